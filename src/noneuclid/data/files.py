@@ -1,0 +1,102 @@
+"""The one place that finds, verifies (sha256) and fetches dataset files in the data root.
+
+The data root is `paths.data_dir` (environment variable NONEUCLID_DATA_DIR); each dataset lives in
+its own folder there with the official file names, e.g. <root>/mnist/train-images-idx3-ubyte.gz.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import os
+import shutil
+import urllib.request
+from dataclasses import dataclass, field
+from pathlib import Path
+
+FIX_HINT = "make data DATA_DIR={root}  (or: python -m noneuclid.data fetch {name} --data-dir {root})"
+
+
+class DataError(RuntimeError):
+    """A dataset file is missing or does not match its checksum."""
+
+
+@dataclass(frozen=True)
+class Dataset:
+    folder: str
+    sha256: dict[str, str]
+    urls: tuple[str, ...] = field(default=())  # base URLs tried in order; file name appended
+
+
+DATASETS = {
+    "mnist": Dataset(
+        folder="mnist",
+        sha256={
+            "train-images-idx3-ubyte.gz": "440fcabf73cc546fa21475e81ea370265605f56be210a4024d2ca8f203523609",
+            "train-labels-idx1-ubyte.gz": "3552534a0a558bbed6aed32b30c495cca23d567ec52cac8be1a0730e8010255c",
+            "t10k-images-idx3-ubyte.gz": "8d422c7b0a1c1c79245a5bcf07fe86e33eeafee792b84584aec276f5a2dbc4e6",
+            "t10k-labels-idx1-ubyte.gz": "f7ae60f92e00ec6debd23a6088c31dbd2371eca3ffa0defaefb259924204aec6",
+        },
+        urls=("https://ossci-datasets.s3.amazonaws.com/mnist/", "http://yann.lecun.com/exdb/mnist/"),
+    ),
+}
+
+
+def sha256sum(path: Path) -> str:
+    h = hashlib.sha256()
+    with open(path, "rb") as f:
+        for chunk in iter(lambda: f.read(1 << 20), b""):
+            h.update(chunk)
+    return h.hexdigest()
+
+
+def require(name: str, data_dir: str | os.PathLike, files: list[str] | None = None) -> Path:
+    """The dataset's folder, after checking that every needed file exists and matches its sha256.
+
+    Raises DataError naming the file, the expected checksum and the command that fixes it.
+    """
+    ds, root = DATASETS[name], Path(data_dir)
+    folder = root / ds.folder
+    for fname in files or ds.sha256:
+        path, expected = folder / fname, ds.sha256[fname]
+        hint = FIX_HINT.format(root=root, name=name)
+        if not path.is_file():
+            raise DataError(f"missing data file {path} (dataset {name!r}). Fetch it with: {hint}")
+        actual = sha256sum(path)
+        if actual != expected:
+            raise DataError(f"corrupt data file {path}: sha256 {actual}, expected {expected}. "
+                            f"Delete it and fetch it again with: {hint}")
+    return folder
+
+
+def fetch(name: str, data_dir: str | os.PathLike, mirror: str | os.PathLike | None = None) -> Path:
+    """Fill <data_dir>/<folder> from a local mirror (same layout) or by downloading; verify each file."""
+    ds = DATASETS[name]
+    folder = Path(data_dir) / ds.folder
+    folder.mkdir(parents=True, exist_ok=True)
+    for fname, expected in ds.sha256.items():
+        dest = folder / fname
+        if dest.is_file() and sha256sum(dest) == expected:
+            continue
+        tmp = dest.with_suffix(dest.suffix + ".part")
+        if mirror is not None and (Path(mirror) / ds.folder / fname).is_file():
+            shutil.copyfile(Path(mirror) / ds.folder / fname, tmp)
+        else:
+            _download(ds, fname, tmp)
+        if sha256sum(tmp) != expected:
+            tmp.unlink()
+            raise DataError(f"{fname} of {name!r} does not match sha256 {expected}; the source is corrupt")
+        os.replace(tmp, dest)
+    return folder
+
+
+def _download(ds: Dataset, fname: str, dest: Path) -> None:
+    errors = []
+    for base in ds.urls:
+        try:
+            with urllib.request.urlopen(base + fname, timeout=60) as r, open(dest, "wb") as f:
+                shutil.copyfileobj(r, f)
+            return
+        except OSError as e:  # URLError is an OSError
+            errors.append(f"{base + fname}: {e}")
+    raise DataError(f"could not download {fname}; tried:\n  " + "\n  ".join(errors) +
+                    "\nOffline? Copy the files from a mirror: make data DATA_MIRROR=/path/to/mirror")

@@ -1,0 +1,1 @@
+"""Tensor math of the manifolds (no nn.Module here)."""

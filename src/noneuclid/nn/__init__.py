@@ -1,0 +1,5 @@
+"""Layers and manifold-valued parameters."""
+
+from noneuclid.nn.parameters import StiefelParameter
+
+__all__ = ["StiefelParameter"]

@@ -1,0 +1,29 @@
+"""Manifold-valued parameters: nn.Parameter subclasses that tell the optimizers which geometry to use."""
+
+from __future__ import annotations
+
+import torch
+from torch import nn
+
+from noneuclid.geometry import stiefel
+
+
+class StiefelParameter(nn.Parameter):
+    """A weight of shape [..., N, n] whose every trailing N x n matrix lies on St(N, n).
+
+    Leading dimensions make a product of Stiefel manifolds (e.g. all heads of an attention layer),
+    which the manifold optimizers update in one batched call.
+    """
+
+    def __new__(cls, data: torch.Tensor, requires_grad: bool = True):
+        if data.dim() < 2 or data.shape[-2] < data.shape[-1]:
+            raise ValueError(f"a Stiefel weight needs shape [..., N, n] with N >= n, got {tuple(data.shape)}")
+        return super().__new__(cls, data, requires_grad)
+
+    @classmethod
+    def random(cls, *batch: int, N: int, n: int, dtype=None, device=None, generator=None):
+        """Initialise with Algorithm 3 of Brantner (QR of a Gaussian matrix)."""
+        return cls(stiefel.random_point(*batch, N=N, n=n, dtype=dtype, device=device, generator=generator))
+
+    def __repr__(self):
+        return f"StiefelParameter(St({self.shape[-2]}, {self.shape[-1]}) x {tuple(self.shape[:-2])})"

@@ -1,0 +1,160 @@
+"""The shared trainer: every experiment of the suite goes through `train(cfg)`.
+
+config -> task (data + loss) + model + optimizer -> epochs of steps -> run folder (+ W&B).
+"""
+
+from __future__ import annotations
+
+import logging
+import math
+import time
+
+import torch
+from omegaconf import DictConfig
+from tqdm import tqdm
+
+from noneuclid import models, optim
+from noneuclid.geometry import stiefel
+from noneuclid.nn import StiefelParameter
+from noneuclid.train import loggers, tasks
+from noneuclid.train.run_dir import RunDir
+
+log = logging.getLogger("noneuclid")
+
+
+class TrainingDiverged(RuntimeError):
+    """The loss became NaN or inf."""
+
+
+def resolve_device(name: str) -> torch.device:
+    if name == "auto":
+        return torch.device("cuda" if torch.cuda.is_available() else "cpu")
+    return torch.device(name)
+
+
+def orthonormality_error(model) -> float:
+    """max |Y^T Y - I| over the model's Stiefel parameters (0 when it has none)."""
+    errs = [float(stiefel.orthonormality_error(p.detach())) for p in model.parameters()
+            if isinstance(p, StiefelParameter)]
+    return max(errs, default=0.0)
+
+
+def train(cfg: DictConfig) -> dict:
+    """Train (or resume, or skip if finished) the run of `cfg`; returns its summary."""
+    run = RunDir(cfg)
+    if run.done:
+        log.info("finished already, skipping: %s", run.path)
+        return run.summary()
+    run.create()
+    _attach_file_log(run)
+
+    # Everything that can fail on a bad config or missing data fails here, before any training.
+    torch.manual_seed(cfg.seed)
+    torch.use_deterministic_algorithms(cfg.trainer.deterministic)
+    if cfg.trainer.threads:
+        torch.set_num_threads(cfg.trainer.threads)
+    device, dtype = resolve_device(cfg.trainer.device), getattr(torch, cfg.trainer.dtype)
+    task = tasks.build(cfg).to(device, dtype)
+    model = models.build(cfg.model).to(device, dtype)
+    optimizer = optim.build(cfg.optim, model.parameters())
+
+    start_epoch, seconds_so_far = 0, 0.0
+    ckpt = run.load_checkpoint()
+    if ckpt is not None:
+        model.load_state_dict(ckpt["model"])
+        optimizer.load_state_dict(ckpt["optimizer"])
+        torch.set_rng_state(ckpt["rng_cpu"])
+        if ckpt.get("rng_cuda") is not None and torch.cuda.is_available():
+            torch.cuda.set_rng_state_all(ckpt["rng_cuda"])
+        start_epoch, seconds_so_far = ckpt["epoch"] + 1, ckpt["train_seconds"]
+        run.truncate_metrics(ckpt["epoch"])
+        log.info("resuming %s after epoch %d", run.path, ckpt["epoch"])
+    else:
+        run.truncate_metrics(-1)
+        log.info("run folder %s", run.path)
+
+    logger = loggers.build(cfg, run)
+    exit_code = 1
+    try:
+        epochs, steps = cfg.trainer.epochs, task.steps_per_epoch()
+        bar = tqdm(total=epochs * steps, initial=start_epoch * steps, desc=run.name, unit="step",
+                   disable=not cfg.trainer.progress, mininterval=1.0, dynamic_ncols=True)
+        for epoch in range(start_epoch, epochs):
+            row = {"epoch": epoch + 1, **train_epoch(model, optimizer, task, epoch, bar)}
+            seconds_so_far += row["train_seconds"]
+            if (epoch + 1) % cfg.trainer.eval_every == 0 or epoch + 1 == epochs:
+                model.eval()
+                row.update(task.evaluate(model, "test"))
+                model.train()
+            row["orthonormality_error"] = orthonormality_error(model)
+            run.append_metrics(row)
+            logger.log(row)
+            run.save_checkpoint({
+                "epoch": epoch, "train_seconds": seconds_so_far,
+                "model": model.state_dict(), "optimizer": optimizer.state_dict(),
+                "rng_cpu": torch.get_rng_state(),
+                "rng_cuda": torch.cuda.get_rng_state_all() if torch.cuda.is_available() else None,
+            })
+        bar.close()
+        summary = summarise(run.metrics(), seconds_so_far, model)
+        run.finish(summary)
+        exit_code = 0
+        log.info("done: %s", {k: summary[k] for k in ("final_train_loss", "final_test_accuracy") if k in summary})
+        return summary
+    finally:
+        logger.finish(exit_code)
+
+
+def train_epoch(model, optimizer, task, epoch: int, bar) -> dict:
+    """One pass over the training data; returns the epoch's mean training loss and its wall time."""
+    model.train()
+    total, count = 0.0, 0
+    start = time.perf_counter()
+    for step, batch in enumerate(task.batches(epoch)):
+        loss = task.loss(model, batch)
+        value = loss.detach().item()
+        if not math.isfinite(value):
+            raise TrainingDiverged(
+                f"the training loss became {value} at epoch {epoch + 1}, step {step + 1}. The last good "
+                f"checkpoint (end of epoch {epoch}) is kept in the run folder. Lower optim.lr or change "
+                f"trainer.dtype, then run again (it resumes from that checkpoint).")
+        optimizer.zero_grad(set_to_none=True)
+        loss.backward()
+        optimizer.step()
+        n = len(batch[-1])
+        total, count = total + value * n, count + n
+        bar.update(1)
+        bar.set_postfix(epoch=epoch + 1, loss=f"{value:.4f}", refresh=False)
+    if next(model.parameters()).is_cuda:
+        torch.cuda.synchronize()
+    return {"train_loss": total / count, "train_seconds": time.perf_counter() - start}
+
+
+def summarise(rows: list[dict], train_seconds: float, model) -> dict:
+    """Final numbers of a run for summary.json."""
+    last = rows[-1]
+    evaluated = [r for r in rows if "test_accuracy" in r]
+    summary = {
+        "epochs": last["epoch"],
+        "final_train_loss": last["train_loss"],
+        "min_train_loss": min(r["train_loss"] for r in rows),
+        "train_seconds": train_seconds,
+        "seconds_per_epoch": train_seconds / len(rows),
+        "orthonormality_error": last["orthonormality_error"],
+        "max_orthonormality_error": max(r["orthonormality_error"] for r in rows),
+        "parameters": sum(p.numel() for p in model.parameters()),
+        "stiefel_parameters": sum(p.numel() for p in model.parameters() if isinstance(p, StiefelParameter)),
+    }
+    if evaluated:
+        summary.update({f"final_{k}": v for k, v in evaluated[-1].items() if k.startswith("test_")})
+    return summary
+
+
+def _attach_file_log(run: RunDir) -> None:
+    for h in list(log.handlers):
+        if isinstance(h, logging.FileHandler):
+            log.removeHandler(h)
+            h.close()
+    handler = logging.FileHandler(run.file("train.log"))
+    handler.setFormatter(logging.Formatter("%(asctime)s %(levelname)s %(message)s"))
+    log.addHandler(handler)

@@ -1,0 +1,135 @@
+"""A run folder: named from the settings and the seed, written atomically, resumable.
+
+    <runs_dir>/<paper>/<profile>/<name>-<hash>/
+        config.yaml      the resolved config
+        env.json         versions, git commit, device
+        metrics.jsonl    one line per epoch
+        checkpoint.pt    the last completed epoch (model, optimizer, RNG states)
+        summary.json     final numbers
+        train.log        the run's log
+        DONE             written last
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import os
+import platform
+import subprocess
+import sys
+from pathlib import Path
+
+import torch
+from omegaconf import DictConfig, OmegaConf
+
+# Settings that change where or how a run is observed, not what it computes.
+NOT_SETTINGS = ("paths", "logger", "trainer.device", "trainer.progress", "experiment_name")
+
+
+def settings_hash(cfg: DictConfig) -> str:
+    """8 hex digits of the resolved config without NOT_SETTINGS: equal settings, equal folder."""
+    c = OmegaConf.to_container(cfg, resolve=True)
+    for key in NOT_SETTINGS:
+        *parents, last = key.split(".")
+        node = c
+        for p in parents:
+            node = node.get(p, {})
+        node.pop(last, None)
+    return hashlib.sha256(json.dumps(c, sort_keys=True).encode()).hexdigest()[:8]
+
+
+def atomic_write(path: Path, text: str) -> None:
+    tmp = path.with_name(path.name + ".tmp")
+    tmp.write_text(text)
+    os.replace(tmp, path)
+
+
+class RunDir:
+    def __init__(self, cfg: DictConfig):
+        self.name = f"{cfg.paper.run_name}-{settings_hash(cfg)}"
+        self.path = Path(cfg.paths.runs_dir) / cfg.paper.name / cfg.profile.name / self.name
+        self.cfg = cfg
+
+    def file(self, name: str) -> Path:
+        return self.path / name
+
+    @property
+    def done(self) -> bool:
+        return self.file("DONE").exists()
+
+    def create(self) -> None:
+        """Make the folder (failing early and clearly if the output location is not writable)."""
+        try:
+            self.path.mkdir(parents=True, exist_ok=True)
+            probe = self.file(".write_test")
+            probe.write_text("")
+            probe.unlink()
+        except OSError as e:
+            raise RuntimeError(f"cannot write the run folder {self.path}: {e}. "
+                               f"Choose another location with paths.runs_dir=... (or NONEUCLID_RUNS_DIR)") from e
+        atomic_write(self.file("config.yaml"), OmegaConf.to_yaml(self.cfg, resolve=True))
+        atomic_write(self.file("env.json"), json.dumps(environment(), indent=2))
+
+    # -- metrics -------------------------------------------------------------------------------
+    def metrics(self) -> list[dict]:
+        f = self.file("metrics.jsonl")
+        if not f.exists():
+            return []
+        rows = []
+        for line in f.read_text().splitlines():
+            try:
+                rows.append(json.loads(line))
+            except json.JSONDecodeError:  # a line cut short by a kill
+                break
+        return rows
+
+    def append_metrics(self, row: dict) -> None:
+        with open(self.file("metrics.jsonl"), "a") as f:
+            f.write(json.dumps(row) + "\n")
+
+    def truncate_metrics(self, last_epoch: int) -> None:
+        """Drop lines past the checkpoint (an interrupted epoch is trained again on resume)."""
+        rows = [r for r in self.metrics() if r["epoch"] <= last_epoch]
+        atomic_write(self.file("metrics.jsonl"), "".join(json.dumps(r) + "\n" for r in rows))
+
+    # -- checkpoints -----------------------------------------------------------------------------
+    def save_checkpoint(self, state: dict) -> None:
+        tmp = self.file("checkpoint.pt.tmp")
+        torch.save(state, tmp)
+        os.replace(tmp, self.file("checkpoint.pt"))
+
+    def load_checkpoint(self) -> dict | None:
+        f = self.file("checkpoint.pt")
+        return torch.load(f, map_location="cpu", weights_only=False) if f.exists() else None
+
+    def finish(self, summary: dict) -> None:
+        atomic_write(self.file("summary.json"), json.dumps(summary, indent=2))
+        atomic_write(self.file("DONE"), "")
+
+    def summary(self) -> dict:
+        return json.loads(self.file("summary.json").read_text())
+
+
+def environment() -> dict:
+    """Versions, git commit and hardware, for env.json."""
+    def git(*args):
+        try:
+            return subprocess.run(["git", *args], capture_output=True, text=True, timeout=10,
+                                  cwd=Path(__file__).parent).stdout.strip()
+        except (OSError, subprocess.SubprocessError):
+            return ""
+    import numpy
+    return {
+        "python": sys.version.split()[0],
+        "torch": torch.__version__,
+        "numpy": numpy.__version__,
+        "platform": platform.platform(),
+        "processor": platform.processor() or platform.machine(),
+        "cpu_count": os.cpu_count(),
+        "torch_threads": torch.get_num_threads(),
+        "cuda": torch.cuda.get_device_name(0) if torch.cuda.is_available() else None,
+        "git_commit": git("rev-parse", "HEAD"),
+        "git_dirty": bool(git("status", "--porcelain", "--untracked-files=no")),
+        "command": " ".join(sys.argv),
+    }

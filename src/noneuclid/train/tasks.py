@@ -1,0 +1,73 @@
+"""What the trainer trains: a task owns the data tensors, cuts batches and scores a model.
+
+Classification now; sentence pairs and language modelling plug in with the same three methods.
+"""
+
+from __future__ import annotations
+
+from collections import Counter
+
+import torch
+from torch import Tensor
+
+from noneuclid.data import mnist
+from noneuclid.train.losses import LOSSES
+
+
+class Classification:
+    """Inputs x [count, ...] and integer labels y [count]; batches reshuffled every epoch."""
+
+    def __init__(self, train: tuple[Tensor, Tensor], test: tuple[Tensor, Tensor], batch_size: int,
+                 loss: str, num_classes: int, seed: int):
+        if loss not in LOSSES:
+            raise ValueError(f"unknown loss {loss!r}: choose loss= one of {sorted(LOSSES)}")
+        self.train, self.test = train, test
+        self.batch_size, self.loss_fn, self.num_classes, self.seed = batch_size, LOSSES[loss], num_classes, seed
+
+    def to(self, device, dtype) -> "Classification":
+        self.train = (self.train[0].to(device, dtype), self.train[1].to(device))
+        self.test = (self.test[0].to(device, dtype), self.test[1].to(device))
+        return self
+
+    def steps_per_epoch(self) -> int:
+        return -(-len(self.train[1]) // self.batch_size)
+
+    def batches(self, epoch: int):
+        """The epoch's shuffled mini-batches; the order depends only on (seed, epoch), so a resumed
+        run sees exactly the batches an uninterrupted one would."""
+        g = torch.Generator().manual_seed(self.seed * 100_003 + epoch)
+        order = torch.randperm(len(self.train[1]), generator=g).to(self.train[1].device)
+        for idx in order.split(self.batch_size):
+            yield self.train[0][idx], self.train[1][idx]
+
+    def loss(self, model, batch) -> Tensor:
+        x, y = batch
+        return self.loss_fn(model(x), y)
+
+    @torch.no_grad()
+    def evaluate(self, model, split: str = "test", batch_size: int = 4096) -> dict:
+        """Loss (over the whole split, same normalisation as training), accuracy and the most
+        predicted class with its share (a collapsed model predicts one class for everything)."""
+        x, y = getattr(self, split)
+        total, preds = 0.0, []
+        for xb, yb in zip(x.split(batch_size), y.split(batch_size)):
+            probs = model(xb)
+            total += float(self.loss_fn.per_example(probs, yb).sum())
+            preds.append(probs.argmax(-1))
+        pred = torch.cat(preds)
+        top_class, top_count = Counter(pred.tolist()).most_common(1)[0]
+        return {f"{split}_loss": float(self.loss_fn.finish(torch.tensor(total / len(y)))),
+                f"{split}_accuracy": float((pred == y).float().mean()),
+                f"{split}_top_class": int(top_class),
+                f"{split}_top_class_share": top_count / len(y)}
+
+
+def build(cfg) -> Classification:
+    """The task of cfg.data (with cfg.loss and cfg.seed)."""
+    d = cfg.data
+    if d.name != "mnist_patches":
+        raise ValueError(f"unknown data {d.name!r}: choose data=mnist_patches")
+    root = cfg.paths.data_dir
+    train = mnist.load(root, "train", d.patch, d.train_size)
+    test = mnist.load(root, "test", d.patch, d.test_size)
+    return Classification(train, test, d.batch_size, cfg.loss, num_classes=10, seed=cfg.seed)
