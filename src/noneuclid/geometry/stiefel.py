@@ -5,7 +5,7 @@ batched over any leading dimensions: ``Y`` has shape [..., N, n].
 
 The global tangent space g^hor (eq. 12) holds the matrices [[A, -B^T], [B, 0]] with A skew (n x n)
 and B ((N - n) x n); we store only the pair (A, B). A section lambda(Y) = [Y, Q] in O(N) maps it to
-the tangent space at Y, and the retraction maps it back to the manifold (eq. 13, 19-21).
+the tangent space at Y, and the retraction maps it back to the manifold (eq. 13, appendix C).
 """
 
 from __future__ import annotations
@@ -56,51 +56,33 @@ def lift(Y: Tensor, Q: Tensor, D: Tensor) -> tuple[Tensor, Tensor]:
     return (YtD - YtD.mT) / 2, Q.mT @ D
 
 
-def _phi1(X: Tensor) -> Tensor:
-    """phi_1(X) = sum_{k>=1} X^{k-1} / k! (the quantity frak-A of Algorithm 4), exactly.
-
-    It is the upper-right block of exp([[X, I], [0, 0]]), so one batched matrix_exp computes it
-    to machine precision (scaling and squaring) instead of a truncated Taylor series.
-    """
-    m = X.shape[-1]
-    aug = X.new_zeros(*X.shape[:-2], 2 * m, 2 * m)
-    aug[..., :m, :m] = X
-    aug[..., :m, m:] = torch.eye(m, dtype=X.dtype, device=X.device)
-    return torch.linalg.matrix_exp(aug)[..., :m, m:]
+def _cayley(K: Tensor) -> Tensor:
+    """(I - K/2)^{-1} (I + K/2), orthogonal for skew K."""
+    eye = torch.eye(K.shape[-1], dtype=K.dtype, device=K.device)
+    return torch.linalg.solve(eye - K / 2, eye + K / 2)
 
 
-def _cayley_factor(X: Tensor) -> Tensor:
-    """(I - X/2)^{-1}: the Cayley map's counterpart of phi_1 in the low-rank formula."""
-    m = X.shape[-1]
-    eye = torch.eye(m, dtype=X.dtype, device=X.device)
-    return torch.linalg.inv(eye - X / 2)
-
-
-_FACTORS = {"geodesic": _phi1, "cayley": _cayley_factor}
+_MAPS = {"geodesic": torch.linalg.matrix_exp, "cayley": _cayley}
 
 
 def retract(Y: Tensor, Q: Tensor, A: Tensor, B: Tensor, kind: str = "geodesic") -> Tensor:
-    """Y_new = lambda(Y) R(W) E for W = [[A, -B^T], [B, 0]] in g^hor and E = [I; 0] (eq. 13).
+    """Y_new = lambda(Y) f(W) E for W = [[A, -B^T], [B, 0]] in g^hor and E = [I; 0] (eq. 13), with
+    f = exp (the geodesic) or the Cayley map f(W) = (I - W/2)^{-1} (I + W/2).
 
-    Write W = B' B''^T with B' = [[A/2, I], [B, 0]] and B''^T = [[I, 0], [A/2, -B^T]] (eq. 18), so
-    X = B''^T B' = [[A/2, I], [A^2/4 - B^T B, A/2]] is only 2n x 2n and
-        geodesic: exp(W) E = E + B' phi_1(X) B''^T E                 (eq. 19-21)
-        cayley:   (I - W/2)^{-1} (I + W/2) E = E + B' (I - X/2)^{-1} B''^T E   (Woodbury)
-    With C = f(X) [I; A/2] = [C1; C2] (2n x n):  R(W) E = [I + A C1 / 2 + C2 ; B C1], hence
-        Y_new = Y (I + A C1 / 2 + C2) + (Q B) C1.
+    W has rank at most 2n, so f(W) E needs only a 2n x 2n matrix function (appendix C; the paper
+    writes it with phi_1 of B''^T B', eq. 19-21; we use the equivalent skew form, which is cheaper
+    and exactly orthogonal): with H = Q B = U R (thin QR, U orthogonal to Y),
+        lambda W lambda^T = [Y, U] K [Y, U]^T,  K = [[A, -R^T], [R, 0]] (2n x 2n, skew), so
+        Y_new = [Y, U] f(K) [I; 0] = Y M1 + U M2  with  [M1; M2] = f(K)[:, :n].
     Shapes: Y [..., N, n], Q [..., N, N - n], A [..., n, n], B [..., N - n, n].
     """
-    if kind not in _FACTORS:
-        raise ValueError(f"unknown retraction {kind!r}: use one of {sorted(_FACTORS)}")
+    if kind not in _MAPS:
+        raise ValueError(f"unknown retraction {kind!r}: use one of {sorted(_MAPS)}")
     n = Y.shape[-1]
-    eye = torch.eye(n, dtype=Y.dtype, device=Y.device).expand_as(A)
-    half_A = A / 2
-    X = torch.cat(
-        [torch.cat([half_A, eye], -1), torch.cat([half_A @ half_A - B.mT @ B, half_A], -1)], -2
-    )  # [..., 2n, 2n]
-    C = _FACTORS[kind](X) @ torch.cat([eye, half_A], -2)  # [..., 2n, n]
-    C1, C2 = C[..., :n, :], C[..., n:, :]
-    return Y @ (eye + half_A @ C1 + C2) + (Q @ B) @ C1
+    U, R = torch.linalg.qr(Q @ B)  # [..., N, n], [..., n, n]
+    K = torch.cat([torch.cat([A, -R.mT], -1), torch.cat([R, torch.zeros_like(R)], -1)], -2)
+    M = _MAPS[kind](K)[..., :n]  # [..., 2n, n]
+    return Y @ M[..., :n, :] + U @ M[..., n:, :]
 
 
 def orthonormality_error(Y: Tensor) -> Tensor:

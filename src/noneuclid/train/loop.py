@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import logging
 import math
+import statistics
 import time
 
 import torch
@@ -140,6 +141,7 @@ def summarise(rows: list[dict], train_seconds: float, model) -> dict:
         "min_train_loss": min(r["train_loss"] for r in rows),
         "train_seconds": train_seconds,
         "seconds_per_epoch": train_seconds / len(rows),
+        "median_seconds_per_epoch": statistics.median(r["train_seconds"] for r in rows),
         "orthonormality_error": last["orthonormality_error"],
         "max_orthonormality_error": max(r["orthonormality_error"] for r in rows),
         "parameters": sum(p.numel() for p in model.parameters()),

@@ -1,0 +1,1 @@
+"""Benchmarks: python -m noneuclid.bench <name>."""

@@ -1,0 +1,30 @@
+"""python -m noneuclid.bench stiefel [--device cpu|cuda] [--batch 2048] [--repeats 10] [--json]
+
+Benchmarks print ratios against a baseline measured in the same run (never timed tests).
+"""
+
+import argparse
+import json
+
+import torch
+
+from noneuclid.bench import stiefel
+
+BENCHMARKS = {"stiefel": stiefel}
+
+
+def main(argv=None) -> None:
+    parser = argparse.ArgumentParser(prog="python -m noneuclid.bench")
+    parser.add_argument("name", choices=sorted(BENCHMARKS))
+    parser.add_argument("--device", default="cuda" if torch.cuda.is_available() else "cpu")
+    parser.add_argument("--batch", type=int, default=2048)
+    parser.add_argument("--repeats", type=int, default=10)
+    parser.add_argument("--json", action="store_true", help="print one JSON object instead of a table")
+    args = parser.parse_args(argv)
+    bench = BENCHMARKS[args.name]
+    result = bench.run(torch.device(args.device), batch=args.batch, repeats=args.repeats)
+    print(json.dumps(result) if args.json else bench.describe(result))
+
+
+if __name__ == "__main__":
+    main()

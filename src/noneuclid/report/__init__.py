@@ -1,0 +1,1 @@
+"""Aggregate run folders into tables and figures (plotting never trains)."""

@@ -1,0 +1,30 @@
+"""python -m noneuclid.report brantner [--runs runs] [--profile cpu] [--out results/brantner]"""
+
+import argparse
+import sys
+from pathlib import Path
+
+from noneuclid.report import brantner
+
+PAPERS = {"brantner": brantner}
+
+
+def main(argv=None) -> int:
+    parser = argparse.ArgumentParser(prog="python -m noneuclid.report")
+    parser.add_argument("paper", choices=sorted(PAPERS))
+    parser.add_argument("--runs", type=Path, default=Path("runs"))
+    parser.add_argument("--profile", default="cpu")
+    parser.add_argument("--out", type=Path, default=None, help="default: results/<paper>")
+    args = parser.parse_args(argv)
+    try:
+        written = PAPERS[args.paper].make(args.runs, args.profile, args.out or Path("results") / args.paper)
+    except FileNotFoundError as e:
+        print(f"error: {e}", file=sys.stderr)
+        return 1
+    for path in written:
+        print(path)
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,358 @@
+"""Property tests for the Stiefel-manifold geometry of Brantner, "Generalizing Adam to manifolds".
+
+Notation (paper section 3, appendices A-C; /work/shared/REFERENCE.md section 1):
+    St(N, n) = {Y in R^{N x n}: Y^T Y = I}, canonical metric g_Y(D1, D2) = tr(D1^T (I - Y Y^T / 2) D2),
+    section lambda(Y) = [Y, Q] in O(N), global tangent space g^hor = {W = [[A, -B^T], [B, 0]]: A skew},
+    E = [I; 0] (N x n), so that Y = lambda E.
+
+Everything is float64 and every test seeds torch's global RNG.
+"""
+
+from __future__ import annotations
+
+import pytest
+import torch
+
+from noneuclid.geometry import stiefel
+
+DT = torch.float64
+KINDS = ("geodesic", "cayley")
+SECTIONS = ("random", "householder")
+
+
+@pytest.fixture(autouse=True, scope="module")
+def _one_thread():
+    """Keep the tests light and free of OpenMP oversubscription on a busy 2-core machine."""
+    old = torch.get_num_threads()
+    torch.set_num_threads(1)
+    yield
+    torch.set_num_threads(old)
+
+
+# -- helpers ------------------------------------------------------------------------------------
+
+
+def _skew(*shape: int) -> torch.Tensor:
+    X = torch.randn(*shape, dtype=DT)
+    return X - X.mT
+
+
+def _eye(m: int) -> torch.Tensor:
+    return torch.eye(m, dtype=DT)
+
+
+def _full_W(A: torch.Tensor, B: torch.Tensor) -> torch.Tensor:
+    """The N x N element [[A, -B^T], [B, 0]] of g^hor (eq. 12) from the stored pair (A, B)."""
+    m = B.shape[-2]
+    zero = B.new_zeros(*B.shape[:-2], m, m)
+    return torch.cat([torch.cat([A, -B.mT], -1), torch.cat([B, zero], -1)], -2)
+
+
+def _lam(Y: torch.Tensor, Q: torch.Tensor) -> torch.Tensor:
+    return torch.cat([Y, Q], -1)
+
+
+def _point_and_section(*batch: int, N: int, n: int, kind: str = "householder"):
+    Y = stiefel.random_point(*batch, N=N, n=n, dtype=DT)
+    return Y, stiefel.section_complement(Y, kind)
+
+
+def _ghor(*batch: int, N: int, n: int, norm: float | None = None):
+    """Random (A, B) of g^hor; if norm is given, each W is scaled to that Frobenius norm."""
+    A, B = _skew(*batch, n, n), torch.randn(*batch, N - n, n, dtype=DT)
+    if norm is not None:
+        s = norm / _full_W(A, B).flatten(-2).norm(dim=-1)[..., None, None]
+        A, B = A * s, B * s
+    return A, B
+
+
+def _canonical_sqnorm(Y: torch.Tensor, D: torch.Tensor) -> torch.Tensor:
+    """g_Y(D, D) = tr(D^T (I - Y Y^T / 2) D) for the canonical metric."""
+    YtD = Y.mT @ D
+    return (D * D).sum((-2, -1)) - 0.5 * (YtD * YtD).sum((-2, -1))
+
+
+def _maxabs(X: torch.Tensor) -> float:
+    return X.abs().max().item() if X.numel() else 0.0
+
+
+# -- random_point (Algorithm 3) ------------------------------------------------------------------
+
+
+@pytest.mark.parametrize("batch, N, n", [((), 10, 4), ((3, 2), 10, 4), ((5,), 6, 6), ((2,), 49, 7), ((), 7, 1)])
+def test_random_point_is_orthonormal_and_batched(batch, N, n):
+    """Algorithm 3 (first n columns of qr(randn(N, n)).Q) lies on St(N, n): Y^T Y = I."""
+    torch.manual_seed(0)
+    Y = stiefel.random_point(*batch, N=N, n=n, dtype=DT)
+    assert Y.shape == (*batch, N, n) and Y.dtype == DT
+    assert _maxabs(Y.mT @ Y - _eye(n)) <= 1e-12
+    assert stiefel.orthonormality_error(Y).item() <= 1e-12
+
+
+def test_random_point_generator_is_reproducible():
+    """Algorithm 3 with an explicit generator is deterministic."""
+    g1, g2 = torch.Generator().manual_seed(7), torch.Generator().manual_seed(7)
+    Y1 = stiefel.random_point(2, N=9, n=3, dtype=DT, generator=g1)
+    Y2 = stiefel.random_point(2, N=9, n=3, dtype=DT, generator=g2)
+    assert torch.equal(Y1, Y2)
+
+
+# -- rgrad (eq. 3) -------------------------------------------------------------------------------
+
+
+def test_rgrad_is_tangent():
+    """Eq. (3): D = G - Y G^T Y lies in T_Y St: Y^T D + D^T Y = 0."""
+    torch.manual_seed(1)
+    Y = stiefel.random_point(3, 2, N=10, n=4, dtype=DT)
+    G = torch.randn(3, 2, 10, 4, dtype=DT)
+    D = stiefel.rgrad(Y, G)
+    assert D.shape == G.shape
+    assert _maxabs(Y.mT @ D + D.mT @ Y) <= 1e-12
+
+
+def test_rgrad_is_the_canonical_metric_gradient():
+    """Eq. (3): D = rgrad(Y, G) is the Riemannian gradient for the canonical metric, i.e.
+    g_Y(D, V) = tr(D^T (I - Y Y^T/2) V) equals the Euclidean derivative tr(G^T V) for every tangent V."""
+    torch.manual_seed(2)
+    Y, Q = _point_and_section(4, N=10, n=4)
+    G = torch.randn(4, 10, 4, dtype=DT)
+    D = stiefel.rgrad(Y, G)
+    A, B = _ghor(4, N=10, n=4)
+    V = Y @ A + Q @ B  # a general tangent vector at Y
+    lhs = (D * (V - 0.5 * Y @ (Y.mT @ V))).sum((-2, -1))
+    rhs = (G * V).sum((-2, -1))
+    assert _maxabs(lhs - rhs) <= 1e-12
+
+
+# -- section lambda(Y) = [Y, Q] (Algorithm 2) ----------------------------------------------------
+
+
+@pytest.mark.parametrize("kind", SECTIONS)
+@pytest.mark.parametrize("batch, N, n", [((), 10, 4), ((3, 2), 10, 4), ((2,), 49, 7), ((), 5, 1)])
+def test_section_completes_to_orthogonal_matrix(kind, batch, N, n):
+    """Algorithm 2 / eq. (10): lambda(Y) = [Y, Q] is in O(N) and Q^T Y = 0."""
+    torch.manual_seed(3)
+    Y = stiefel.random_point(*batch, N=N, n=n, dtype=DT)
+    Q = stiefel.section_complement(Y, kind)
+    assert Q.shape == (*batch, N, N - n)
+    lam = _lam(Y, Q)
+    assert torch.equal(lam[..., :n], Y)  # lambda(Y) E = Y
+    assert _maxabs(lam.mT @ lam - _eye(N)) <= 1e-12
+    assert _maxabs(lam @ lam.mT - _eye(N)) <= 1e-12
+    assert _maxabs(Q.mT @ Y) <= 1e-12
+
+
+def test_random_section_is_resampled_and_householder_is_deterministic():
+    """Algorithm 2 resamples Q each call; the Householder section is a fixed function of Y."""
+    torch.manual_seed(4)
+    Y = stiefel.random_point(2, N=10, n=4, dtype=DT)
+    Q1, Q2 = stiefel.section_complement(Y, "random"), stiefel.section_complement(Y, "random")
+    assert _maxabs(Q1 - Q2) > 1e-3
+    H1, H2 = stiefel.section_complement(Y, "householder"), stiefel.section_complement(Y, "householder")
+    assert torch.equal(H1, H2)
+    # with a seeded generator the random section is reproducible
+    g1, g2 = torch.Generator().manual_seed(5), torch.Generator().manual_seed(5)
+    assert torch.equal(stiefel.section_complement(Y, "random", g1), stiefel.section_complement(Y, "random", g2))
+
+
+def test_section_unknown_kind_raises():
+    Y = stiefel.random_point(N=5, n=2, dtype=DT)
+    with pytest.raises(ValueError):
+        stiefel.section_complement(Y, "qr")
+
+
+# -- lift to g^hor (eq. 10-12, Appendix B) -------------------------------------------------------
+
+
+@pytest.mark.parametrize("kind", SECTIONS)
+def test_lift_is_skew_and_reconstructs_omega(kind):
+    """Eq. (10-12), Appendix B: lift(D) = (A, B) with A skew to the last bit, and the N x N matrix
+    Omega(D) = lambda W lambda^T, W = [[A, -B^T], [B, 0]], satisfies Omega(D) Y = D."""
+    torch.manual_seed(6)
+    Y = stiefel.random_point(3, 2, N=10, n=4, dtype=DT)
+    Q = stiefel.section_complement(Y, kind)
+    D = stiefel.rgrad(Y, torch.randn(3, 2, 10, 4, dtype=DT))
+    A, B = stiefel.lift(Y, Q, D)
+    assert A.shape == (3, 2, 4, 4) and B.shape == (3, 2, 6, 4)
+    assert torch.equal(A + A.mT, torch.zeros_like(A))  # exactly skew, zero diagonal
+    lam = _lam(Y, Q)
+    Omega = lam @ _full_W(A, B) @ lam.mT
+    assert _maxabs(Omega + Omega.mT) <= 1e-12  # Omega(D) in so(N)
+    assert _maxabs(Omega @ Y - D) <= 1e-12  # Omega(D) Y = D
+    assert _maxabs(Y @ A + Q @ B - D) <= 1e-12  # i.e. D = lambda W E
+
+
+@pytest.mark.parametrize("kind", SECTIONS)
+def test_lift_is_an_isomorphism_onto_the_tangent_space(kind):
+    """Eq. (12): (A, B) -> Y A + Q B = lambda W E is a bijection g^hor -> T_Y St whose inverse is lift."""
+    torch.manual_seed(7)
+    Y = stiefel.random_point(5, N=10, n=4, dtype=DT)
+    Q = stiefel.section_complement(Y, kind)
+    A0, B0 = _ghor(5, N=10, n=4)
+    D = Y @ A0 + Q @ B0
+    assert _maxabs(Y.mT @ D + D.mT @ Y) <= 1e-12  # the image is tangent
+    A, B = stiefel.lift(Y, Q, D)
+    assert _maxabs(A - A0) <= 1e-12 and _maxabs(B - B0) <= 1e-12
+    # dimensions agree: n(n-1)/2 + (N-n) n = dim St(N, n) = N n - n(n+1)/2
+    N, n = 10, 4
+    assert n * (n - 1) // 2 + (N - n) * n == N * n - n * (n + 1) // 2
+
+
+# -- retraction (eq. 13, 18-21) ------------------------------------------------------------------
+
+
+@pytest.mark.parametrize("section", SECTIONS)
+@pytest.mark.parametrize("batch, N, n", [((), 10, 4), ((3, 2), 10, 4), ((2,), 49, 7), ((), 6, 1)])
+def test_retract_matches_full_matrix_maps(section, batch, N, n):
+    """Eq. (13) and appendix C (eq. 18-21): the 2n x 2n low-rank formulas equal the full N x N maps
+        geodesic: lambda exp(W) E,      cayley: lambda (I - W/2)^{-1} (I + W/2) E,
+    and both outputs lie on St(N, n)."""
+    torch.manual_seed(8)
+    Y = stiefel.random_point(*batch, N=N, n=n, dtype=DT)
+    Q = stiefel.section_complement(Y, section)
+    A, B = _ghor(*batch, N=N, n=n, norm=0.5)
+    W, lam, I = _full_W(A, B), _lam(Y, Q), _eye(N)
+    expected = {
+        "geodesic": lam @ torch.linalg.matrix_exp(W)[..., :n],
+        "cayley": lam @ torch.linalg.solve(I - W / 2, I + W / 2)[..., :n],
+    }
+    for kind in KINDS:
+        Yn = stiefel.retract(Y, Q, A, B, kind)
+        assert Yn.shape == Y.shape
+        assert _maxabs(Yn - expected[kind]) <= 1e-12, kind
+        assert stiefel.orthonormality_error(Yn).item() <= 1e-12, kind
+
+
+@pytest.mark.parametrize("kind", KINDS)
+def test_retract_large_step_stays_orthonormal(kind):
+    """Eq. (13): R(W) is in O(N) for every W in g^hor, so even a large step stays on St(N, n)."""
+    torch.manual_seed(9)
+    Y, Q = _point_and_section(4, N=12, n=3)
+    A, B = _ghor(4, N=12, n=3, norm=30.0)
+    Yn = stiefel.retract(Y, Q, A, B, kind)
+    assert stiefel.orthonormality_error(Yn).item() <= 1e-12
+    W, lam, I = _full_W(A, B), _lam(Y, Q), _eye(12)
+    ref = lam @ (torch.linalg.matrix_exp(W) if kind == "geodesic" else torch.linalg.solve(I - W / 2, I + W / 2))[..., :3]
+    assert _maxabs(Yn - ref) <= 1e-9
+
+
+def test_retract_unknown_kind_raises():
+    Y, Q = _point_and_section(N=5, n=2)
+    A, B = _ghor(N=5, n=2)
+    with pytest.raises(ValueError):
+        stiefel.retract(Y, Q, A, B, "exp")
+
+
+@pytest.mark.parametrize("kind", KINDS)
+def test_retract_zero_is_identity(kind):
+    """Eq. (13): R(0) = I, so retracting W = 0 returns Y."""
+    torch.manual_seed(10)
+    Y, Q = _point_and_section(3, N=10, n=4)
+    Yn = stiefel.retract(Y, Q, torch.zeros(3, 4, 4, dtype=DT), torch.zeros(3, 6, 4, dtype=DT), kind)
+    assert _maxabs(Yn - Y) <= 1e-15
+
+
+@pytest.mark.parametrize("kind", KINDS)
+def test_retract_first_order_condition(kind):
+    """Eq. (13): d/dt lambda R(t W) E at t = 0 is lambda W E = Y A + Q B (central finite difference)."""
+    torch.manual_seed(11)
+    Y, Q = _point_and_section(2, N=10, n=4)
+    A, B = _ghor(2, N=10, n=4, norm=1.0)
+    h = 1e-5
+    fd = (stiefel.retract(Y, Q, h * A, h * B, kind) - stiefel.retract(Y, Q, -h * A, -h * B, kind)) / (2 * h)
+    assert _maxabs(fd - (Y @ A + Q @ B)) <= 1e-6
+
+
+def test_geodesic_has_constant_canonical_speed():
+    """Eq. (13) with R = exp: t -> lambda exp(t W) E is a geodesic of the canonical metric, so its
+    speed g_{Y(t)}(Y'(t), Y'(t)) is constant, equal to |A|^2/2 + |B|^2 = g_Y(YA + QB, YA + QB)."""
+    torch.manual_seed(12)
+    Y, Q = _point_and_section(2, N=10, n=4, kind="random")
+    A, B = _ghor(2, N=10, n=4, norm=1.0)
+    speed0 = 0.5 * (A * A).sum((-2, -1)) + (B * B).sum((-2, -1))
+    assert _maxabs(_canonical_sqnorm(Y, Y @ A + Q @ B) - speed0) <= 1e-12
+    h = 1e-5
+    for t in torch.linspace(0.0, 3.0, 7, dtype=DT).tolist():
+        Yt = stiefel.retract(Y, Q, t * A, t * B, "geodesic")
+        dY = (stiefel.retract(Y, Q, (t + h) * A, (t + h) * B, "geodesic")
+              - stiefel.retract(Y, Q, (t - h) * A, (t - h) * B, "geodesic")) / (2 * h)
+        assert _maxabs(Yt.mT @ dY + dY.mT @ Yt) <= 1e-6  # velocity tangent at Y(t)
+        assert _maxabs(_canonical_sqnorm(Yt, dY) - speed0) <= 1e-6, t
+
+
+def test_geodesic_one_parameter_group():
+    """Eq. (13) with R = exp: exp((s+t)W) = exp(sW) exp(tW). Retracting tW from Y(s) with the
+    transported section lambda(Y) exp(sW) lands on Y(s + t), to machine precision."""
+    torch.manual_seed(13)
+    n, N = 4, 10
+    Y, Q = _point_and_section(3, N=N, n=n, kind="random")
+    A, B = _ghor(3, N=N, n=n, norm=0.5)
+    s, t = 0.7, 1.3
+    lam_s = _lam(Y, Q) @ torch.linalg.matrix_exp(s * _full_W(A, B))
+    Ys, Qs = lam_s[..., :n], lam_s[..., n:]
+    assert _maxabs(Ys - stiefel.retract(Y, Q, s * A, s * B, "geodesic")) <= 1e-12
+    lhs = stiefel.retract(Ys, Qs, t * A, t * B, "geodesic")
+    rhs = stiefel.retract(Y, Q, (s + t) * A, (s + t) * B, "geodesic")
+    assert _maxabs(lhs - rhs) <= 1e-12
+
+
+def test_cayley_is_second_order_close_to_geodesic():
+    """Eq. (13): Cay(tW) = exp(tW) + O(t^3), so the two retractions agree to third order."""
+    torch.manual_seed(14)
+    Y, Q = _point_and_section(2, N=10, n=4)
+    A, B = _ghor(2, N=10, n=4, norm=1.0)
+    errs = []
+    for t in (1e-1, 5e-2):
+        d = stiefel.retract(Y, Q, t * A, t * B, "geodesic") - stiefel.retract(Y, Q, t * A, t * B, "cayley")
+        errs.append(_maxabs(d))
+    assert errs[0] < 1e-2
+    assert 6.0 < errs[0] / errs[1] < 10.0  # ratio 2^3 = 8 for an O(t^3) difference
+
+
+# -- agreement with geoopt (test-only dependency) ------------------------------------------------
+
+
+def test_rgrad_matches_geoopt_canonical_stiefel():
+    """Eq. (3) agrees with geoopt.manifolds.CanonicalStiefel, whose proju = egrad2rgrad computes
+    u - x u^T x, i.e. the canonical-metric gradient G - Y G^T Y."""
+    geoopt = pytest.importorskip("geoopt")
+    torch.manual_seed(15)
+    M = geoopt.manifolds.CanonicalStiefel()
+    Y = stiefel.random_point(3, N=10, n=4, dtype=DT)
+    G = torch.randn(3, 10, 4, dtype=DT)
+    D = stiefel.rgrad(Y, G)
+    assert _maxabs(M.egrad2rgrad(Y, G) - D) <= 1e-12
+    assert _maxabs(M.proju(Y, G) - D) <= 1e-12
+    # geoopt's canonical inner product is the metric used in the constant-speed test
+    assert _maxabs(M.inner(Y, D) - _canonical_sqnorm(Y, D)) <= 1e-12
+
+
+@pytest.mark.parametrize("section", SECTIONS)
+def test_cayley_retraction_matches_geoopt(section):
+    """Cayley retraction of eq. (13) versus geoopt's CanonicalStiefel.retr.
+
+    geoopt 0.5.1 (geoopt/manifolds/stiefel.py) computes retr(x, u) = (I - a/2)^{-1} (I + a/2) x with
+    a = _amat(x, u) = u x^T - x u^T (the Wen-Yin matrix). For u = Y A + Q B this is
+        a = Y A Y^T + Q B Y^T - Y A^T Y^T - Y B^T Q^T = lambda [[2A, -B^T], [B, 0]] lambda^T,
+    whereas the canonical horizontal lift of the paper is Omega(u) = lambda [[A, -B^T], [B, 0]] lambda^T
+    (Omega(u) = (I - YY^T/2) u Y^T - Y u^T (I - YY^T/2)). geoopt thus counts the Y Y^T u part of u
+    twice, so the exact relationship is
+        geoopt.retr(Y, Y A + Q B)      == retract(Y, Q, 2A, B, "cayley")
+        geoopt.retr(Y, Y A / 2 + Q B)  == retract(Y, Q, A, B, "cayley")
+    and the two coincide for horizontal u (A = 0). A consequence: d/dt geoopt.retr(Y, t u) at 0 is
+    u + Y Y^T u, not u (geoopt's retr is designed to be fed the Euclidean gradient, as in Wen-Yin).
+    retr_transp returns the same point."""
+    geoopt = pytest.importorskip("geoopt")
+    torch.manual_seed(16)
+    M = geoopt.manifolds.CanonicalStiefel()
+    Y = stiefel.random_point(3, N=10, n=4, dtype=DT)
+    Q = stiefel.section_complement(Y, section)
+    A, B = _ghor(3, N=10, n=4, norm=0.5)
+    ours = stiefel.retract(Y, Q, A, B, "cayley")
+    assert _maxabs(M.retr(Y, Y @ A / 2 + Q @ B) - ours) <= 1e-10
+    assert _maxabs(M.retr(Y, Y @ A + Q @ B) - stiefel.retract(Y, Q, 2 * A, B, "cayley")) <= 1e-10
+    assert _maxabs(M.retr(Y, Y @ A + Q @ B) - ours) > 1e-3  # the conventions really differ for A != 0
+    Z = torch.zeros_like(A)
+    assert _maxabs(M.retr(Y, Q @ B) - stiefel.retract(Y, Q, Z, B, "cayley")) <= 1e-10
+    new_x, _ = M.retr_transp(Y, Y @ A / 2 + Q @ B, Q @ B)
+    assert _maxabs(new_x - ours) <= 1e-10
