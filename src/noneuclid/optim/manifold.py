@@ -31,14 +31,19 @@ class ManifoldOptimizer(torch.optim.Optimizer):
     cache_names: tuple[str, ...] = ()
 
     def __init__(self, params, defaults: dict, retraction: str = "geodesic", section: str = "random"):
-        if retraction not in ("geodesic", "cayley"):
-            raise ValueError(f"retraction must be 'geodesic' or 'cayley', got {retraction!r}")
-        if section not in ("random", "householder"):
-            raise ValueError(f"section must be 'random' or 'householder', got {section!r}")
-        if defaults["lr"] <= 0:
-            raise ValueError(f"learning rate must be positive, got {defaults['lr']}")
         super().__init__(params, dict(defaults, retraction=retraction, section=section))
         self._stacks: dict[tuple, Tensor] = {}
+
+    def add_param_group(self, param_group: dict) -> None:
+        """torch's add_param_group, then a check of the group's settings (bad ones fail here, not at step)."""
+        super().add_param_group(param_group)
+        group = self.param_groups[-1]
+        if group["retraction"] not in ("geodesic", "cayley"):
+            raise ValueError(f"retraction must be 'geodesic' or 'cayley', got {group['retraction']!r}")
+        if group["section"] not in ("random", "householder"):
+            raise ValueError(f"section must be 'random' or 'householder', got {group['section']!r}")
+        if not group["lr"] > 0:
+            raise ValueError(f"learning rate must be positive, got {group['lr']}")
 
     # -- the two steps that differ between GD, Momentum and Adam (on lists of tensors) --------------
     def update_and_velocity(self, grads: list[Tensor], caches: dict[str, list[Tensor]],
@@ -59,10 +64,10 @@ class ManifoldOptimizer(torch.optim.Optimizer):
             vector = [p for p in params if not isinstance(p, StiefelParameter)]
             if vector:
                 self._step_vector(vector, group)
-            by_shape = defaultdict(list)
+            by_shape = defaultdict(list)  # stacked together: same shape and same step count
             for p in params:
                 if isinstance(p, StiefelParameter):
-                    by_shape[(p.shape, p.dtype, p.device)].append(p)
+                    by_shape[(p.shape, p.dtype, p.device, self.state[p].get("step", 0))].append(p)
             for same_shape in by_shape.values():
                 self._step_stiefel(same_shape, group)
         return loss
@@ -87,9 +92,7 @@ class ManifoldOptimizer(torch.optim.Optimizer):
 
     def _step_stiefel(self, params: list[Tensor], group: dict) -> None:
         """Manifold case, batched over all parameters of one shape: Y is [P, ..., N, n]."""
-        steps = self._advance(params)
-        if len(set(steps)) != 1:
-            raise RuntimeError("Stiefel parameters of one shape must be stepped together")
+        steps = self._advance(params)  # all equal (see step)
         Y = torch.stack(params)
         G = torch.stack([p.grad for p in params])
         D = stiefel.rgrad(Y, G)

@@ -5,20 +5,17 @@ Add -m for the experiment's sweep (e.g. the four runs of brantner/table2).
 
 import logging
 import sys
-from pathlib import Path
 
 import hydra
 from hydra.core.hydra_config import HydraConfig
-from omegaconf import DictConfig, OmegaConf, open_dict
+from omegaconf import DictConfig, open_dict
 
+from noneuclid.config import CONFIG_DIR
 from noneuclid.data import DataError
 from noneuclid.train.loop import TrainingDiverged, train
 
-CONFIGS = str(Path(__file__).resolve().parents[3] / "configs")
-OmegaConf.register_new_resolver("pick", lambda flag, yes, no: yes if flag else no, replace=True)
 
-
-@hydra.main(version_base="1.3", config_path=CONFIGS, config_name="train")
+@hydra.main(version_base="1.3", config_path=str(CONFIG_DIR), config_name="train")
 def main(cfg: DictConfig) -> None:
     logging.basicConfig(level=logging.INFO, format="%(message)s", stream=sys.stderr, force=True)
     with open_dict(cfg):

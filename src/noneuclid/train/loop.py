@@ -67,11 +67,11 @@ def train(cfg: DictConfig) -> dict:
         torch.set_rng_state(ckpt["rng_cpu"])
         if ckpt.get("rng_cuda") is not None and torch.cuda.is_available():
             torch.cuda.set_rng_state_all(ckpt["rng_cuda"])
-        start_epoch, seconds_so_far = ckpt["epoch"] + 1, ckpt["train_seconds"]
-        run.truncate_metrics(ckpt["epoch"])
-        log.info("resuming %s after epoch %d", run.path, ckpt["epoch"])
+        start_epoch, seconds_so_far = ckpt["epochs_done"], ckpt["train_seconds"]
+        run.truncate_metrics(start_epoch)
+        log.info("resuming %s after epoch %d", run.path, start_epoch)
     else:
-        run.truncate_metrics(-1)
+        run.truncate_metrics(0)
         log.info("run folder %s", run.path)
 
     logger = loggers.build(cfg, run)
@@ -91,7 +91,7 @@ def train(cfg: DictConfig) -> dict:
             run.append_metrics(row)
             logger.log(row)
             run.save_checkpoint({
-                "epoch": epoch, "train_seconds": seconds_so_far,
+                "epochs_done": epoch + 1, "train_seconds": seconds_so_far,
                 "model": model.state_dict(), "optimizer": optimizer.state_dict(),
                 "rng_cpu": torch.get_rng_state(),
                 "rng_cuda": torch.cuda.get_rng_state_all() if torch.cuda.is_available() else None,

@@ -88,9 +88,10 @@ class RunDir:
         with open(self.file("metrics.jsonl"), "a") as f:
             f.write(json.dumps(row) + "\n")
 
-    def truncate_metrics(self, last_epoch: int) -> None:
-        """Drop lines past the checkpoint (an interrupted epoch is trained again on resume)."""
-        rows = [r for r in self.metrics() if r["epoch"] <= last_epoch]
+    def truncate_metrics(self, epochs_done: int) -> None:
+        """Keep the lines of the first `epochs_done` epochs (those in the checkpoint): an interrupted
+        epoch is trained again on resume."""
+        rows = [r for r in self.metrics() if r["epoch"] <= epochs_done]
         atomic_write(self.file("metrics.jsonl"), "".join(json.dumps(r) + "\n" for r in rows))
 
     # -- checkpoints -----------------------------------------------------------------------------

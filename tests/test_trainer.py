@@ -1,0 +1,151 @@
+"""The shared trainer on tiny MNIST files: run folders, resume, skip, failures with clear messages."""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+import pytest
+import torch
+
+from noneuclid.data import DataError
+from noneuclid.train import TrainingDiverged, loop, train
+from noneuclid.train.run_dir import RunDir
+
+from conftest import SHARED_DATA
+
+
+def test_run_folder_contents(make_cfg):
+    cfg = make_cfg("variant=brantner/adam_stiefel")
+    summary = train(cfg)
+    run = RunDir(cfg)
+    assert run.name.startswith("adam-stiefel-s0-")
+    for name in ("config.yaml", "env.json", "metrics.jsonl", "checkpoint.pt", "summary.json", "DONE", "train.log"):
+        assert run.file(name).exists(), name
+    rows = run.metrics()
+    assert [r["epoch"] for r in rows] == [1, 2]
+    assert {"train_loss", "train_seconds", "test_loss", "test_accuracy", "orthonormality_error"} <= set(rows[0])
+    assert summary["orthonormality_error"] < 1e-5
+    assert summary["stiefel_parameters"] == 2 * 3 * 7 * 49 * 7
+    env = json.loads(run.file("env.json").read_text())
+    assert env["torch"] == torch.__version__ and "git_commit" in env
+
+
+def test_same_settings_same_folder_other_settings_other_folder(make_cfg):
+    a, b = RunDir(make_cfg("variant=brantner/adam_stiefel")), RunDir(make_cfg("variant=brantner/adam_stiefel"))
+    c = RunDir(make_cfg("variant=brantner/adam_stiefel", "optim.lr=0.01"))
+    d = RunDir(make_cfg("variant=brantner/adam_stiefel", "seed=1"))
+    assert a.path == b.path
+    assert len({a.path, c.path, d.path}) == 3
+    # where and how a run is watched does not change what it computes
+    assert RunDir(make_cfg("variant=brantner/adam_stiefel", "logger=wandb", "trainer.progress=true")).name == a.name
+
+
+def test_finished_run_is_skipped(make_cfg):
+    cfg = make_cfg()
+    first = train(cfg)
+    before = RunDir(cfg).file("metrics.jsonl").read_text()
+    assert train(cfg) == first
+    assert RunDir(cfg).file("metrics.jsonl").read_text() == before
+
+
+@pytest.mark.parametrize("variant", ["brantner/adam_stiefel", "brantner/momentum_stiefel", "brantner/adam_euclidean"])
+def test_resume_gives_the_same_numbers(make_cfg, tmp_path, monkeypatch, variant):
+    """Interrupted in the middle of epoch 3, then run again: identical to an uninterrupted run."""
+    overrides = (f"variant={variant}", "trainer.epochs=4", "trainer.deterministic=true")
+    reference = train(make_cfg(*overrides, runs_dir=tmp_path / "a"))
+
+    real_epoch = loop.train_epoch
+
+    def interrupted(model, optimizer, task, epoch, bar):
+        if epoch == 2:
+            batches = task.batches(epoch)
+            loss = task.loss(model, next(batches))  # half-done work that must not leak
+            loss.backward()
+            optimizer.step()
+            raise KeyboardInterrupt
+        return real_epoch(model, optimizer, task, epoch, bar)
+
+    cfg = make_cfg(*overrides, runs_dir=tmp_path / "b")
+    monkeypatch.setattr(loop, "train_epoch", interrupted)
+    with pytest.raises(KeyboardInterrupt):
+        train(cfg)
+    assert not RunDir(cfg).done and len(RunDir(cfg).metrics()) == 2
+    monkeypatch.setattr(loop, "train_epoch", real_epoch)
+    resumed = train(cfg)
+    ref_rows, res_rows = RunDir(make_cfg(*overrides, runs_dir=tmp_path / "a")).metrics(), RunDir(cfg).metrics()
+    assert [r["train_loss"] for r in res_rows] == [r["train_loss"] for r in ref_rows]
+    assert resumed["final_test_accuracy"] == reference["final_test_accuracy"]
+    assert resumed["final_train_loss"] == reference["final_train_loss"]
+
+
+def test_nan_loss_stops_with_clear_message_and_keeps_checkpoint(make_cfg, monkeypatch):
+    cfg = make_cfg("trainer.epochs=3")
+    real_loss = loop.tasks.Classification.loss
+    calls = {"n": 0}
+
+    def poisoned(self, model, batch):
+        calls["n"] += 1
+        loss = real_loss(self, model, batch)
+        return loss * float("nan") if calls["n"] > 2 else loss  # 2 steps per epoch: NaN in epoch 2
+
+    monkeypatch.setattr(loop.tasks.Classification, "loss", poisoned)
+    with pytest.raises(TrainingDiverged, match="became nan at epoch 2, step 1.*end of epoch 1"):
+        train(cfg)
+    run = RunDir(cfg)
+    assert not run.done
+    assert torch.load(run.file("checkpoint.pt"), weights_only=False)["epochs_done"] == 1
+
+
+def test_heads_not_dividing_the_dimension_fail_before_training(make_cfg):
+    cfg = make_cfg("model.heads=5")
+    with pytest.raises(ValueError, match="model.heads=5 must divide .* 49"):
+        train(cfg)
+    assert not RunDir(cfg).file("metrics.jsonl").exists()
+
+
+def test_unknown_optimizer_name(make_cfg):
+    cfg = make_cfg("optim.name=adamw")
+    with pytest.raises(ValueError, match="unknown optimizer 'adamw'.*adam"):
+        train(cfg)
+
+
+def test_missing_and_corrupt_data_files_are_named(make_cfg, tiny_mnist):
+    images = tiny_mnist / "mnist" / "t10k-images-idx3-ubyte.gz"
+    data = images.read_bytes()
+    images.write_bytes(data[: len(data) // 2])
+    with pytest.raises(DataError, match=r"corrupt data file .*t10k-images.*expected [0-9a-f]{64}.*make data"):
+        train(make_cfg())
+    images.unlink()
+    with pytest.raises(DataError, match="missing data file .*t10k-images.*make data"):
+        train(make_cfg())
+
+
+def test_unwritable_runs_dir_fails_early(make_cfg, tmp_path):
+    blocker = tmp_path / "file"
+    blocker.write_text("")
+    with pytest.raises(RuntimeError, match="cannot write the run folder.*paths.runs_dir"):
+        train(make_cfg(runs_dir=blocker / "runs"))
+
+
+def test_wandb_offline_without_key(make_cfg, monkeypatch, tmp_path):
+    pytest.importorskip("wandb")
+    monkeypatch.delenv("WANDB_API_KEY", raising=False)
+    monkeypatch.setenv("HOME", str(tmp_path))  # no ~/.netrc with a key
+    monkeypatch.setenv("WANDB_SILENT", "true")
+    cfg = make_cfg("logger=wandb", "trainer.epochs=1")
+    train(cfg)
+    assert list(RunDir(cfg).path.glob("wandb/offline-run-*"))
+
+
+@pytest.mark.skipif(not (SHARED_DATA / "mnist").is_dir(), reason="needs the real MNIST files in ../shared/data")
+def test_cli_multirun_smoke_on_real_mnist(tmp_path):
+    """The documented command, end to end: a Hydra multirun over the Fig. 3a sweep."""
+    env = dict(os.environ, NONEUCLID_DATA_DIR=str(SHARED_DATA), NONEUCLID_RUNS_DIR=str(tmp_path / "runs"),
+               OMP_NUM_THREADS="1")
+    cmd = [sys.executable, "-m", "noneuclid.train", "-m", "experiment=brantner/fig3a", "profile=smoke",
+           "model.depth=2", "trainer.progress=false"]
+    subprocess.run(cmd, check=True, env=env, capture_output=True, timeout=300)
+    done = sorted(p.parent.name for p in (tmp_path / "runs" / "brantner" / "smoke").glob("*/DONE"))
+    assert [d.rsplit("-", 1)[0] for d in done] == ["adam-euclidean-s0", "adam-stiefel-s0"]
