@@ -43,8 +43,12 @@ reproduce-brantner: setup  ## Brantner: train the four runs of Fig. 3 / Table 2 
 
 reproduce-all: reproduce-brantner  ## every paper at PROFILE (default cpu; PROFILE=smoke for a quick look)
 
-tables figures report: setup  ## redraw results/ from existing run folders (no training)
+report: setup  ## redraw results/ (tables, figures, README block) from existing run folders, no training
 	$(PY) -m noneuclid.report brantner --runs $(RUNS_DIR) --profile $(PROFILE)
+
+tables: report  ## same as report (tables and figures are drawn together)
+
+figures: report  ## same as report
 
 sync: setup  ## upload offline W&B runs (needs WANDB_API_KEY and a network)
 	@find $(RUNS_DIR) -type d -name 'offline-run-*' -print0 | xargs -0 -r -n1 $(VENV)/bin/wandb sync

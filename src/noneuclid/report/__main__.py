@@ -1,10 +1,13 @@
-"""python -m noneuclid.report brantner [--runs runs] [--profile cpu] [--out results/brantner]"""
+"""python -m noneuclid.report brantner [--runs runs] [--profile cpu] [--out results/brantner]
+
+Redraws results/<paper>/ from run folders and refreshes that paper's results block in README.md.
+"""
 
 import argparse
 import sys
 from pathlib import Path
 
-from noneuclid.report import brantner
+from noneuclid.report import brantner, readme
 
 PAPERS = {"brantner": brantner}
 
@@ -15,6 +18,8 @@ def main(argv=None) -> int:
     parser.add_argument("--runs", type=Path, default=Path("runs"))
     parser.add_argument("--profile", default="cpu")
     parser.add_argument("--out", type=Path, default=None, help="default: results/<paper>")
+    parser.add_argument("--readme", type=Path, default=Path("README.md"),
+                        help="README whose results block is refreshed (when --out is the default)")
     args = parser.parse_args(argv)
     try:
         written = PAPERS[args.paper].make(args.runs, args.profile, args.out or Path("results") / args.paper)
@@ -23,6 +28,8 @@ def main(argv=None) -> int:
         return 1
     for path in written:
         print(path)
+    if args.out is None and readme.update(args.readme, Path("results"), args.paper):
+        print(f"{args.readme}: results of {args.paper} updated")
     return 0
 
 
