@@ -25,27 +25,53 @@ def rgrad(Y: Tensor, G: Tensor) -> Tensor:
     return G - Y @ (G.mT @ Y)
 
 
-def section_complement(Y: Tensor, kind: str = "random", generator=None) -> Tensor:
-    """The Q of the section lambda(Y) = [Y, Q]: N - n orthonormal columns orthogonal to Y.
+class Section:
+    """The section lambda(Y) = [Y, Q] in O(N) (Algorithm 2), without forming N x N matrices.
 
-    kind="random": Algorithm 2 (the authors' choice, resampled every call): Q spans the successive
-        orthogonal components of a Gaussian R (N x (N - n)) against Y, i.e. Q of qr((I - Y Y^T) R).
-        We compute it as the last N - n columns of the Householder QR of [Y, R]: the same Q in exact
-        arithmetic, but orthogonal to Y to machine precision however ill-conditioned R is (the
-        projected R is square in the complement, so its conditioning is often poor).
-    kind="householder": deterministic, the last N - n columns of the complete QR of Y.
-    Shape [..., N, N - n].
+    Let H be the product of the Householder reflectors of the QR of Y, so H is orthogonal and
+    H[:, :n] = Y up to column signs; Q = H[:, n:] O for an orthogonal (N - n) x (N - n) matrix O:
+      kind="random" (the paper's Algorithm 2, redrawn at every call): O = qr(Z).Q, Z ~ randn((N-n)^2).
+          Algorithm 2 takes Q = qr((I - Y Y^T) R).Q for a Gaussian R (N x (N - n)). Since
+          (I - Y Y^T) R = H[:, n:] Z with Z = H[:, n:]^T R, again Gaussian, that is H[:, n:] qr(Z).Q:
+          the same section, for a QR of size N - n instead of N, and orthogonal to Y to machine
+          precision however badly conditioned Z is.
+      kind="householder": O = I, deterministic.
+    Batched over the leading dimensions of Y [..., N, n].
     """
-    N, n = Y.shape[-2:]
-    if kind == "random":
-        R = torch.randn(*Y.shape[:-1], N - n, dtype=Y.dtype, device=Y.device, generator=generator)
-        return torch.linalg.qr(torch.cat([Y, R], -1)).Q[..., n:]
-    if kind == "householder":
-        return torch.linalg.qr(Y, mode="complete").Q[..., n:]
-    raise ValueError(f"unknown section kind {kind!r}: use 'random' or 'householder'")
+
+    def __init__(self, Y: Tensor, kind: str = "random", generator=None):
+        if kind not in ("random", "householder"):
+            raise ValueError(f"unknown section kind {kind!r}: use 'random' or 'householder'")
+        self.n = Y.shape[-1]
+        self.householder = torch.geqrf(Y)  # H as (reflectors, tau); never formed
+        self.rotation = None  # O likewise, as the reflectors of qr(Z); None stands for the identity
+        if kind == "random":
+            m = Y.shape[-2] - self.n
+            self.rotation = torch.geqrf(
+                torch.randn(*Y.shape[:-2], m, m, dtype=Y.dtype, device=Y.device, generator=generator))
+
+    def coords(self, X: Tensor) -> Tensor:
+        """Q^T X = O^T (H^T X)[n:]: [..., N, k] -> [..., N - n, k]."""
+        C = torch.ormqr(*self.householder, X, left=True, transpose=True)[..., self.n:, :]
+        return C if self.rotation is None else torch.ormqr(*self.rotation, C, left=True, transpose=True)
+
+    def embed(self, B: Tensor) -> Tensor:
+        """Q B = H [0; O B]: [..., N - n, k] -> [..., N, k]."""
+        if self.rotation is not None:
+            B = torch.ormqr(*self.rotation, B, left=True, transpose=False)
+        padded = torch.cat([B.new_zeros(*B.shape[:-2], self.n, B.shape[-1]), B], -2)
+        return torch.ormqr(*self.householder, padded, left=True, transpose=False)
+
+    @property
+    def Q(self) -> Tensor:
+        """The complement as an explicit [..., N, N - n] matrix (for tests and small problems)."""
+        reflectors = self.householder[0]
+        m = reflectors.shape[-2] - self.n
+        eye = torch.eye(m, dtype=reflectors.dtype, device=reflectors.device)
+        return self.embed(eye.expand(*reflectors.shape[:-2], m, m))
 
 
-def lift(Y: Tensor, Q: Tensor, D: Tensor) -> tuple[Tensor, Tensor]:
+def lift(Y: Tensor, section: Section, D: Tensor) -> tuple[Tensor, Tensor]:
     """Map a tangent vector D at Y to g^hor (eq. 10-12): lambda^T Omega(D) lambda = [[A, -B^T], [B, 0]].
 
     Returns A = (Y^T D - D^T Y) / 2 ([..., n, n]) and B = Q^T D ([..., N - n, n]). For a tangent D,
@@ -53,7 +79,7 @@ def lift(Y: Tensor, Q: Tensor, D: Tensor) -> tuple[Tensor, Tensor]:
     elementwise division would otherwise amplify (a rounding-level diagonal divided by sqrt(delta)).
     """
     YtD = Y.mT @ D
-    return (YtD - YtD.mT) / 2, Q.mT @ D
+    return (YtD - YtD.mT) / 2, section.coords(D)
 
 
 def _cayley(K: Tensor) -> Tensor:
@@ -75,21 +101,21 @@ def _expm(K: Tensor) -> Tensor:
 _MAPS = {"geodesic": _expm, "cayley": _cayley}
 
 
-def retract(Y: Tensor, Q: Tensor, A: Tensor, B: Tensor, kind: str = "geodesic") -> Tensor:
+def retract(Y: Tensor, A: Tensor, H: Tensor, kind: str = "geodesic") -> Tensor:
     """Y_new = lambda(Y) f(W) E for W = [[A, -B^T], [B, 0]] in g^hor and E = [I; 0] (eq. 13), with
-    f = exp (the geodesic) or the Cayley map f(W) = (I - W/2)^{-1} (I + W/2).
+    f = exp (the geodesic) or the Cayley map f(W) = (I - W/2)^{-1} (I + W/2); H = Q B = embed(B).
 
     W has rank at most 2n, so f(W) E needs only a 2n x 2n matrix function (appendix C; the paper
     writes it with phi_1 of B''^T B', eq. 19-21; we use the equivalent skew form, which is cheaper
-    and exactly orthogonal): with H = Q B = U R (thin QR, U orthogonal to Y),
+    and exactly orthogonal): with the thin QR H = U R (U orthogonal to Y),
         lambda W lambda^T = [Y, U] K [Y, U]^T,  K = [[A, -R^T], [R, 0]] (2n x 2n, skew), so
         Y_new = [Y, U] f(K) [I; 0] = Y M1 + U M2  with  [M1; M2] = f(K)[:, :n].
-    Shapes: Y [..., N, n], Q [..., N, N - n], A [..., n, n], B [..., N - n, n].
+    The result depends on the section only through H. Shapes: Y, H [..., N, n], A [..., n, n].
     """
     if kind not in _MAPS:
         raise ValueError(f"unknown retraction {kind!r}: use one of {sorted(_MAPS)}")
     n = Y.shape[-1]
-    U, R = torch.linalg.qr(Q @ B)  # [..., N, n], [..., n, n]
+    U, R = torch.linalg.qr(H)  # [..., N, n], [..., n, n]
     K = torch.cat([torch.cat([A, -R.mT], -1), torch.cat([R, torch.zeros_like(R)], -1)], -2)
     M = _MAPS[kind](K)[..., :n]  # [..., 2n, n]
     return Y @ M[..., :n, :] + U @ M[..., n:, :]

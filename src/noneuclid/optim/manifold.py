@@ -96,15 +96,15 @@ class ManifoldOptimizer(torch.optim.Optimizer):
         Y = torch.stack(params)
         G = torch.stack([p.grad for p in params])
         D = stiefel.rgrad(Y, G)
-        Q = stiefel.section_complement(Y, group["section"])
-        A, B = stiefel.lift(Y, Q, D)  # [P, ..., n, n], [P, ..., N-n, n]
+        section = stiefel.Section(Y, group["section"])
+        A, B = stiefel.lift(Y, section, D)  # [P, ..., n, n], [P, ..., N-n, n]
         caches = {
             name: [self._stacked_state(params, f"{name}_A", A.shape[1:]),
                    self._stacked_state(params, f"{name}_B", B.shape[1:])]
             for name in self.cache_names
         }
         WA, WB = self.update_and_velocity([A, B], caches, steps[:1] * 2, group)
-        torch._foreach_copy_(params, list(stiefel.retract(Y, Q, WA, WB, group["retraction"]).unbind(0)))
+        torch._foreach_copy_(params, list(stiefel.retract(Y, WA, section.embed(WB), group["retraction"]).unbind(0)))
 
     def _stacked_state(self, params: list[Tensor], key: str, shape: torch.Size) -> Tensor:
         """One [P, *shape] tensor whose slices are the per-parameter state tensors state[p][key].
