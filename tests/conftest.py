@@ -57,3 +57,13 @@ def make_cfg(tiny_mnist, tmp_path):
 @pytest.fixture(autouse=True)
 def _seed():
     torch.manual_seed(0)
+
+
+@pytest.fixture(autouse=True, scope="session")
+def _one_thread():
+    """One torch thread: the tests are small, and a busy 2-core machine oversubscribed by OpenMP
+    threads slows them down by orders of magnitude."""
+    old = torch.get_num_threads()
+    torch.set_num_threads(1)
+    yield
+    torch.set_num_threads(old)

@@ -25,15 +25,6 @@ DT = torch.float64
 VECTOR_SHAPES = [(3,), (4, 5), (2, 3, 4), (), (7, 1)]
 
 
-@pytest.fixture(autouse=True, scope="module")
-def _one_thread():
-    """Keep the tests light and free of OpenMP oversubscription on a busy 2-core machine."""
-    old = torch.get_num_threads()
-    torch.set_num_threads(1)
-    yield
-    torch.set_num_threads(old)
-
-
 # -- helpers ------------------------------------------------------------------------------------
 
 

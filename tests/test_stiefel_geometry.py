@@ -20,15 +20,6 @@ KINDS = ("geodesic", "cayley")
 SECTIONS = ("random", "householder")
 
 
-@pytest.fixture(autouse=True, scope="module")
-def _one_thread():
-    """Keep the tests light and free of OpenMP oversubscription on a busy 2-core machine."""
-    old = torch.get_num_threads()
-    torch.set_num_threads(1)
-    yield
-    torch.set_num_threads(old)
-
-
 # -- helpers ------------------------------------------------------------------------------------
 
 
