@@ -43,3 +43,16 @@ def test_brantner_results_are_written(four_runs, tmp_path):
 def test_report_without_runs_says_what_to_run(tmp_path):
     with pytest.raises(FileNotFoundError, match="make reproduce-brantner"):
         brantner.make(tmp_path / "nothing", "cpu", tmp_path / "out")
+
+
+def test_readme_block_is_replaced_with_relative_links(tmp_path):
+    from noneuclid.report import readme
+    folder = tmp_path / "results" / "brantner" / "cpu"
+    folder.mkdir(parents=True)
+    (folder / "summary.md").write_text("# Title\n\n![fig3a](fig3a.png) [x](https://example.org)\n")
+    md = tmp_path / "README.md"
+    md.write_text("intro\n<!-- results:brantner:start -->\nold\n<!-- results:brantner:end -->\nrest\n")
+    assert readme.update(md, folder, "brantner")
+    text = md.read_text()
+    assert "old" not in text and "### Title" in text and text.endswith("rest\n")
+    assert "](results/brantner/cpu/fig3a.png)" in text and "](https://example.org)" in text

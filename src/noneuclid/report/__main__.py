@@ -1,6 +1,7 @@
-"""python -m noneuclid.report brantner [--runs runs] [--profile cpu] [--out results/brantner]
+"""python -m noneuclid.report brantner [--runs runs] [--profile cpu] [--out results/brantner/cpu]
 
-Redraws results/<paper>/ from run folders and refreshes that paper's results block in README.md.
+Redraws results/<paper>/<profile>/ from run folders. For the cpu and paper profiles it also
+refreshes that paper's results block in README.md (smoke results never replace it).
 """
 
 import argparse
@@ -17,19 +18,20 @@ def main(argv=None) -> int:
     parser.add_argument("paper", choices=sorted(PAPERS))
     parser.add_argument("--runs", type=Path, default=Path("runs"))
     parser.add_argument("--profile", default="cpu")
-    parser.add_argument("--out", type=Path, default=None, help="default: results/<paper>")
+    parser.add_argument("--out", type=Path, default=None, help="default: results/<paper>/<profile>")
     parser.add_argument("--readme", type=Path, default=Path("README.md"),
-                        help="README whose results block is refreshed (when --out is the default)")
+                        help="README whose results block is refreshed (default --out, not smoke)")
     args = parser.parse_args(argv)
     try:
-        written = PAPERS[args.paper].make(args.runs, args.profile, args.out or Path("results") / args.paper)
+        out = args.out or Path("results") / args.paper / args.profile
+        written = PAPERS[args.paper].make(args.runs, args.profile, out)
     except FileNotFoundError as e:
         print(f"error: {e}", file=sys.stderr)
         return 1
     for path in written:
         print(path)
-    if args.out is None and readme.update(args.readme, Path("results"), args.paper):
-        print(f"{args.readme}: results of {args.paper} updated")
+    if args.out is None and args.profile != "smoke" and readme.update(args.readme, out, args.paper):
+        print(f"{args.readme}: results of {args.paper} ({args.profile} profile) updated")
     return 0
 
 

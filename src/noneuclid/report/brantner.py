@@ -1,6 +1,6 @@
 """Brantner's Fig. 3a/3b, Table 2 and the test accuracies, redrawn from run folders.
 
-    python -m noneuclid.report brantner [--runs runs] [--profile cpu] [--out results/brantner]
+    python -m noneuclid.report brantner [--runs runs] [--profile cpu] [--out results/brantner/<profile>]
 """
 
 from __future__ import annotations

@@ -1,22 +1,24 @@
-"""Copy each paper's results/<paper>/summary.md into README.md between its markers:
+"""Copy a paper's results/<paper>/<profile>/summary.md into README.md between its markers:
 
     <!-- results:brantner:start --> ... <!-- results:brantner:end -->
 """
 
 from __future__ import annotations
 
+import os
 import re
 from pathlib import Path
 
 
-def update(readme: Path, results: Path, paper: str) -> bool:
-    """Replace the paper's block in the README; False when the README has no such block."""
+def update(readme: Path, folder: Path, paper: str) -> bool:
+    """Replace the paper's block in the README with folder/summary.md, its links made relative to
+    the README; False when the README has no such block."""
     text = readme.read_text()
     start, end = f"<!-- results:{paper}:start -->", f"<!-- results:{paper}:end -->"
-    if start not in text or not (results / paper / "summary.md").exists():
+    if start not in text or not (folder / "summary.md").exists():
         return False
-    body = (results / paper / "summary.md").read_text()
-    body = body.replace("](", f"]({results.name}/{paper}/").replace(f"]({results.name}/{paper}/http", "](http")
+    prefix = os.path.relpath(folder, readme.parent) + "/"
+    body = re.sub(r"\]\((?!http)", "](" + prefix, (folder / "summary.md").read_text())
     body = re.sub(r"^# ", "### ", body, flags=re.M)
     body = re.sub(r"^## ", "#### ", body, flags=re.M)
     pattern = re.compile(re.escape(start) + ".*?" + re.escape(end), re.S)
