@@ -61,7 +61,7 @@ def test_resume_gives_the_same_numbers(make_cfg, tmp_path, monkeypatch, variant)
     def interrupted(model, optimizer, task, epoch, bar):
         if epoch == 2:
             batches = task.batches(epoch)
-            loss = task.loss(model, next(batches))  # half-done work that must not leak
+            loss, _ = task.loss(model, next(batches))  # half-done work that must not leak
             loss.backward()
             optimizer.step()
             raise KeyboardInterrupt
@@ -87,8 +87,8 @@ def test_nan_loss_stops_with_clear_message_and_keeps_checkpoint(make_cfg, monkey
 
     def poisoned(self, model, batch):
         calls["n"] += 1
-        loss = real_loss(self, model, batch)
-        return loss * float("nan") if calls["n"] > 2 else loss  # 2 steps per epoch: NaN in epoch 2
+        loss, terms = real_loss(self, model, batch)
+        return (loss * float("nan") if calls["n"] > 2 else loss), terms  # 2 steps per epoch: NaN in epoch 2
 
     monkeypatch.setattr(loop.tasks.Classification, "loss", poisoned)
     with pytest.raises(TrainingDiverged, match="became nan at epoch 2, step 1.*end of epoch 1"):

@@ -15,9 +15,10 @@ from torch import Tensor
 
 
 def random_point(*batch: int, N: int, n: int, dtype=None, device=None, generator=None) -> Tensor:
-    """Algorithm 3: the first n columns of Q in qr(randn(N, n)). Shape [*batch, N, n]."""
-    A = torch.randn(*batch, N, n, dtype=dtype, device=device, generator=generator)
-    return torch.linalg.qr(A).Q
+    """Algorithm 3: the first n columns of Q in qr(randn(N, n)), computed in float64 and then
+    rounded to `dtype` (default: torch's default dtype). Shape [*batch, N, n]."""
+    A = torch.randn(*batch, N, n, dtype=torch.float64, device=device, generator=generator)
+    return torch.linalg.qr(A).Q.to(dtype or torch.get_default_dtype())
 
 
 def rgrad(Y: Tensor, G: Tensor) -> Tensor:

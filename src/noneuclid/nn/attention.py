@@ -43,8 +43,9 @@ class MultiHeadAttention(nn.Module):
 
     def forward(self, x: Tensor) -> Tensor:
         b, t, _ = x.shape
-        # [b, t, N] @ [N, 3*heads*n] -> [3, b, heads, t, n]: one GEMM for all projections and heads
-        qkv = (x @ self.weight.permute(2, 0, 1, 3).reshape(self.dim, -1))
-        q, k, v = qkv.view(b, t, 3, self.heads, self.head_dim).permute(2, 0, 3, 1, 4)
-        out = F.scaled_dot_product_attention(k, q, v, scale=1.0 / math.sqrt(self.dim))
+        # one GEMM for all projections and heads: [b, t, N] @ [N, 3*heads*n] -> [b, t, 3*heads*n]
+        qkv = x @ self.weight.permute(2, 0, 1, 3).reshape(self.dim, -1)
+        q, k, v = qkv.view(b, t, 3, self.heads, self.head_dim).permute(2, 0, 3, 1, 4)  # 3 x [b, heads, t, n]
+        # the softmax over each column of Q^T K makes k_j the query of output token j
+        out = F.scaled_dot_product_attention(query=k, key=q, value=v, scale=1.0 / math.sqrt(self.dim))
         return out.transpose(1, 2).reshape(b, t, self.dim)  # heads stacked along the feature axis

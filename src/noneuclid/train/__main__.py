@@ -11,8 +11,7 @@ from hydra.core.hydra_config import HydraConfig
 from omegaconf import DictConfig, open_dict
 
 from noneuclid.config import CONFIG_DIR
-from noneuclid.data import DataError
-from noneuclid.train.loop import TrainingDiverged, train
+from noneuclid.train.loop import train
 
 
 @hydra.main(version_base="1.3", config_path=str(CONFIG_DIR), config_name="train")
@@ -22,9 +21,11 @@ def main(cfg: DictConfig) -> None:
         cfg.experiment_name = HydraConfig.get().runtime.choices.get("experiment") or "default"
     try:
         train(cfg)
-    except (DataError, TrainingDiverged, ValueError) as e:
+    except (ValueError, RuntimeError) as e:  # bad settings, DataError, TrainingDiverged, ...
+        # Logged here in plain words; re-raised so Hydra records the job as failed. In a sweep the
+        # other jobs still run, and the command exits non-zero at the end.
         logging.getLogger("noneuclid").error("error: %s", e)
-        raise SystemExit(1) from None
+        raise
 
 
 if __name__ == "__main__":

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import hashlib
 import os
 
 from omegaconf import OmegaConf
@@ -32,7 +31,7 @@ class WandbLogger:
             entity=cfg.logger.entity,
             group=f"{cfg.paper.name}/{cfg.experiment_name}",
             name=run_dir.name,
-            id=hashlib.sha256(str(run_dir.path.resolve()).encode()).hexdigest()[:16],
+            id=run_dir.file("wandb_id").read_text().strip(),
             resume="allow",
             tags=[cfg.paper.name, cfg.profile.name],
             config=OmegaConf.to_container(cfg, resolve=True),

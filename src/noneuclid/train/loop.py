@@ -18,7 +18,7 @@ from noneuclid import models, optim
 from noneuclid.geometry import stiefel
 from noneuclid.nn import StiefelParameter
 from noneuclid.train import loggers, tasks
-from noneuclid.train.run_dir import RunDir
+from noneuclid.train.run_dir import RunDir, resolve_device
 
 log = logging.getLogger("noneuclid")
 
@@ -27,10 +27,14 @@ class TrainingDiverged(RuntimeError):
     """The loss became NaN or inf."""
 
 
-def resolve_device(name: str) -> torch.device:
-    if name == "auto":
-        return torch.device("cuda" if torch.cuda.is_available() else "cpu")
-    return torch.device(name)
+def build_model(cfg, device, dtype):
+    """The model created directly in `dtype` (so manifold weights start on the manifold in it)."""
+    previous = torch.get_default_dtype()
+    torch.set_default_dtype(dtype)
+    try:
+        return models.build(cfg).to(device)
+    finally:
+        torch.set_default_dtype(previous)
 
 
 def orthonormality_error(model) -> float:
@@ -46,18 +50,21 @@ def train(cfg: DictConfig) -> dict:
     if run.done:
         log.info("finished already, skipping: %s", run.path)
         return run.summary()
-    run.create()
-    _attach_file_log(run)
 
-    # Everything that can fail on a bad config or missing data fails here, before any training.
+    # Everything that can fail on a bad config or missing data fails here, before any training
+    # and before the run folder exists.
     torch.manual_seed(cfg.seed)
     torch.use_deterministic_algorithms(cfg.trainer.deterministic)
     if cfg.trainer.threads:
         torch.set_num_threads(cfg.trainer.threads)
     device, dtype = resolve_device(cfg.trainer.device), getattr(torch, cfg.trainer.dtype)
+    if cfg.profile.name == "paper" and device.type != "cuda":
+        log.warning("warning: profile=paper on %s; the paper's settings are meant for a GPU", device)
     task = tasks.build(cfg).to(device, dtype)
-    model = models.build(cfg.model).to(device, dtype)
+    model = build_model(cfg.model, device, dtype)
     optimizer = optim.build(cfg.optim, model.parameters())
+    run.create()
+    _attach_file_log(run)
 
     start_epoch, seconds_so_far = 0, 0.0
     ckpt = run.load_checkpoint()
@@ -89,13 +96,13 @@ def train(cfg: DictConfig) -> dict:
                 model.train()
             row["orthonormality_error"] = orthonormality_error(model)
             run.append_metrics(row)
-            logger.log(row)
             run.save_checkpoint({
                 "epochs_done": epoch + 1, "train_seconds": seconds_so_far,
                 "model": model.state_dict(), "optimizer": optimizer.state_dict(),
                 "rng_cpu": torch.get_rng_state(),
                 "rng_cuda": torch.cuda.get_rng_state_all() if torch.cuda.is_available() else None,
             })
+            logger.log(row)  # after the checkpoint: a resumed run never logs an epoch twice
         bar.close()
         summary = summarise(run.metrics(), seconds_so_far, model)
         run.finish(summary)
@@ -107,28 +114,29 @@ def train(cfg: DictConfig) -> dict:
 
 
 def train_epoch(model, optimizer, task, epoch: int, bar) -> dict:
-    """One pass over the training data; returns the epoch's mean training loss and its wall time."""
+    """One pass over the training data; returns its wall time and the training loss over the epoch,
+    loss.finish(mean over all its examples of the per-example term), as the model was at each step."""
     model.train()
     total, count = 0.0, 0
     start = time.perf_counter()
     for step, batch in enumerate(task.batches(epoch)):
-        loss = task.loss(model, batch)
+        loss, per_example_sum = task.loss(model, batch)
         value = loss.detach().item()
         if not math.isfinite(value):
             raise TrainingDiverged(
                 f"the training loss became {value} at epoch {epoch + 1}, step {step + 1}. The last good "
-                f"checkpoint (end of epoch {epoch}) is kept in the run folder. Lower optim.lr or change "
-                f"trainer.dtype, then run again (it resumes from that checkpoint).")
+                f"checkpoint (end of epoch {epoch}) is kept in the run folder; running the same command "
+                f"again resumes from it and will most likely diverge again. Change a setting (e.g. a "
+                f"smaller optim.lr, or trainer.dtype=float64) to start a new run.")
         optimizer.zero_grad(set_to_none=True)
         loss.backward()
         optimizer.step()
-        n = len(batch[-1])
-        total, count = total + value * n, count + n
+        total, count = total + per_example_sum, count + len(batch[-1])
         bar.update(1)
         bar.set_postfix(epoch=epoch + 1, loss=f"{value:.4f}", refresh=False)
     if next(model.parameters()).is_cuda:
         torch.cuda.synchronize()
-    return {"train_loss": total / count, "train_seconds": time.perf_counter() - start}
+    return {"train_loss": task.finish_loss(total / count), "train_seconds": time.perf_counter() - start}
 
 
 def summarise(rows: list[dict], train_seconds: float, model) -> dict:

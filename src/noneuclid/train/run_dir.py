@@ -7,6 +7,7 @@
         checkpoint.pt    the last completed epoch (model, optimizer, RNG states)
         summary.json     final numbers
         train.log        the run's log
+        wandb_id         the id of its W&B run (with logger=wandb)
         DONE             written last
 """
 
@@ -14,7 +15,9 @@ from __future__ import annotations
 
 import hashlib
 import json
+import logging
 import os
+import secrets
 import platform
 import subprocess
 import sys
@@ -24,12 +27,21 @@ import torch
 from omegaconf import DictConfig, OmegaConf
 
 # Settings that change where or how a run is observed, not what it computes.
-NOT_SETTINGS = ("paths", "logger", "trainer.device", "trainer.progress", "experiment_name")
+NOT_SETTINGS = ("paths", "logger", "trainer.progress", "trainer.threads", "experiment_name")
+
+
+def resolve_device(name: str) -> torch.device:
+    """trainer.device: 'auto' is CUDA when present, else the CPU."""
+    if name == "auto":
+        return torch.device("cuda" if torch.cuda.is_available() else "cpu")
+    return torch.device(name)
 
 
 def settings_hash(cfg: DictConfig) -> str:
-    """8 hex digits of the resolved config without NOT_SETTINGS: equal settings, equal folder."""
+    """8 hex digits of the resolved config without NOT_SETTINGS, with the device as resolved (a GPU
+    run and a CPU run of the same settings are different runs): equal settings, equal folder."""
     c = OmegaConf.to_container(cfg, resolve=True)
+    c["trainer"]["device"] = resolve_device(cfg.trainer.device).type
     for key in NOT_SETTINGS:
         *parents, last = key.split(".")
         node = c
@@ -69,7 +81,17 @@ class RunDir:
             raise RuntimeError(f"cannot write the run folder {self.path}: {e}. "
                                f"Choose another location with paths.runs_dir=... (or NONEUCLID_RUNS_DIR)") from e
         atomic_write(self.file("config.yaml"), OmegaConf.to_yaml(self.cfg, resolve=True))
-        atomic_write(self.file("env.json"), json.dumps(environment(), indent=2))
+        env = environment()
+        if not self.file("env.json").exists():
+            atomic_write(self.file("env.json"), json.dumps(env, indent=2))
+        else:  # a resumed run keeps the environment it started in; say when the code changed since
+            first = json.loads(self.file("env.json").read_text())
+            if first.get("git_commit") != env["git_commit"]:
+                logging.getLogger("noneuclid").warning(
+                    "warning: resuming a run started at commit %s with commit %s",
+                    first.get("git_commit"), env["git_commit"])
+        if not self.file("wandb_id").exists():  # one W&B run per run folder, for its whole life
+            atomic_write(self.file("wandb_id"), secrets.token_hex(8))
 
     # -- metrics -------------------------------------------------------------------------------
     def metrics(self) -> list[dict]:

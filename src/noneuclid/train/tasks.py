@@ -18,11 +18,11 @@ class Classification:
     """Inputs x [count, ...] and integer labels y [count]; batches reshuffled every epoch."""
 
     def __init__(self, train: tuple[Tensor, Tensor], test: tuple[Tensor, Tensor], batch_size: int,
-                 loss: str, num_classes: int, seed: int):
+                 loss: str, seed: int):
         if loss not in LOSSES:
             raise ValueError(f"unknown loss {loss!r}: choose loss= one of {sorted(LOSSES)}")
         self.train, self.test = train, test
-        self.batch_size, self.loss_fn, self.num_classes, self.seed = batch_size, LOSSES[loss], num_classes, seed
+        self.batch_size, self.loss_fn, self.seed = batch_size, LOSSES[loss], seed
 
     def to(self, device, dtype) -> "Classification":
         self.train = (self.train[0].to(device, dtype), self.train[1].to(device))
@@ -40,9 +40,15 @@ class Classification:
         for idx in order.split(self.batch_size):
             yield self.train[0][idx], self.train[1][idx]
 
-    def loss(self, model, batch) -> Tensor:
+    def loss(self, model, batch) -> tuple[Tensor, float]:
+        """The batch's loss (to differentiate) and the sum of its per-example terms (to aggregate)."""
         x, y = batch
-        return self.loss_fn(model(x), y)
+        terms = self.loss_fn.per_example(model(x), y)
+        return self.loss_fn.finish(terms.mean()), float(terms.detach().sum())
+
+    def finish_loss(self, mean_term: float) -> float:
+        """The loss of a whole split from the mean of its per-example terms."""
+        return float(self.loss_fn.finish(torch.tensor(mean_term)))
 
     @torch.no_grad()
     def evaluate(self, model, split: str = "test", batch_size: int = 4096) -> dict:
@@ -56,7 +62,7 @@ class Classification:
             preds.append(probs.argmax(-1))
         pred = torch.cat(preds)
         top_class, top_count = Counter(pred.tolist()).most_common(1)[0]
-        return {f"{split}_loss": float(self.loss_fn.finish(torch.tensor(total / len(y)))),
+        return {f"{split}_loss": self.finish_loss(total / len(y)),
                 f"{split}_accuracy": float((pred == y).float().mean()),
                 f"{split}_top_class": int(top_class),
                 f"{split}_top_class_share": top_count / len(y)}
@@ -70,4 +76,4 @@ def build(cfg) -> Classification:
     root = cfg.paths.data_dir
     train = mnist.load(root, "train", d.patch, d.train_size)
     test = mnist.load(root, "test", d.patch, d.test_size)
-    return Classification(train, test, d.batch_size, cfg.loss, num_classes=10, seed=cfg.seed)
+    return Classification(train, test, d.batch_size, cfg.loss, seed=cfg.seed)
