@@ -28,7 +28,7 @@ def test_aggregate_reads_every_run(four_runs):
 
 def test_brantner_results_are_written(four_runs, tmp_path):
     out = tmp_path / "results"
-    brantner.make(four_runs, "smoke", out)
+    brantner.make(four_runs, "smoke", out, overrides=["model.depth=1"])
     for name in ("fig3a.png", "fig3a.pdf", "fig3b.png", "fig3b.pdf", "table2.csv", "table2.md",
                  "accuracy.csv", "accuracy.md", "summary.md"):
         assert (out / name).stat().st_size > 0, name
@@ -38,6 +38,13 @@ def test_brantner_results_are_written(four_runs, tmp_path):
     assert t2["paper CPU min"].tolist() == [2783, 2855, 2370, 2369]
     summary = (out / "summary.md").read_text()
     assert "Euclidean Adam plateaus" in summary and "Adam beats Momentum beats GD" in summary
+
+
+def test_runs_with_other_settings_are_not_mixed_in(four_runs, make_cfg, tmp_path):
+    train(make_cfg("variant=brantner/adam_stiefel", "model.depth=1", "optim.lr=0.5"))
+    runs, _ = brantner.load(four_runs, "smoke", overrides=["model.depth=1"])
+    assert sorted(runs.setup) == sorted(brantner.SETUPS) and set(runs.seeds) == {1}
+    assert runs.set_index("setup").loc["adam_stiefel", "epochs"] == 2
 
 
 def test_report_without_runs_says_what_to_run(tmp_path):

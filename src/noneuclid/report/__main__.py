@@ -19,12 +19,15 @@ def main(argv=None) -> int:
     parser.add_argument("--runs", type=Path, default=Path("runs"))
     parser.add_argument("--profile", default="cpu")
     parser.add_argument("--out", type=Path, default=None, help="default: results/<paper>/<profile>")
+    parser.add_argument("--seeds", default="0", help="comma-separated seeds to average (default 0)")
+    parser.add_argument("overrides", nargs="*", help="the training overrides of the runs, e.g. optim.lr=3e-3")
     parser.add_argument("--readme", type=Path, default=Path("README.md"),
                         help="README whose results block is refreshed (default --out, not smoke)")
     args = parser.parse_args(argv)
     try:
         out = args.out or Path("results") / args.paper / args.profile
-        written = PAPERS[args.paper].make(args.runs, args.profile, out)
+        seeds = [int(x) for x in args.seeds.split(",")]
+        written = PAPERS[args.paper].make(args.runs, args.profile, out, seeds, args.overrides)
     except FileNotFoundError as e:
         print(f"error: {e}", file=sys.stderr)
         return 1

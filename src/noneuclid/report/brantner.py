@@ -14,34 +14,53 @@ matplotlib.use("Agg")
 import matplotlib.pyplot as plt  # noqa: E402
 import pandas as pd  # noqa: E402
 
+from noneuclid.config import compose  # noqa: E402
 from noneuclid.report import aggregate  # noqa: E402
+from noneuclid.train.run_dir import RunDir  # noqa: E402
 
-# The four runs of the paper: (optimizer, Stiefel projections) -> label and published numbers
+# The four runs of the paper (configs/variant/brantner/<name>.yaml) -> label and published numbers
 # (REFERENCE.md section 1: Table 2 minutes for 500 epochs; the authors' documentation run).
 SETUPS = {
-    ("adam", False): dict(label="Adam", color="tab:blue", gpu_min=44, cpu_min=2783, acc=9.74, loss=1.3436),
-    ("adam", True): dict(label="Adam + Stiefel", color="tab:orange", gpu_min=153, cpu_min=2855, acc=86.13, loss=0.254),
-    ("gd", True): dict(label="Gradient + Stiefel", color="tab:blue", gpu_min=144, cpu_min=2370, acc=55.18, loss=0.766),
-    ("momentum", True): dict(label="Momentum + Stiefel", color="tab:green", gpu_min=148, cpu_min=2369, acc=63.51, loss=0.694),
+    "adam_euclidean": dict(label="Adam", color="tab:blue", gpu_min=44, cpu_min=2783, acc=9.74, loss=1.3436),
+    "adam_stiefel": dict(label="Adam + Stiefel", color="tab:orange", gpu_min=153, cpu_min=2855, acc=86.13, loss=0.254),
+    "gd_stiefel": dict(label="Gradient + Stiefel", color="tab:blue", gpu_min=144, cpu_min=2370, acc=55.18, loss=0.766),
+    "momentum_stiefel": dict(label="Momentum + Stiefel", color="tab:green", gpu_min=148, cpu_min=2369, acc=63.51, loss=0.694),
 }
 UNIFORM_LOSS = math.sqrt(0.9)  # every class 1/10
 
 
-def load(runs_dir: Path, profile: str) -> tuple[pd.DataFrame, pd.DataFrame]:
-    """Finished runs of this profile, one per setup (the latest seed-0 run), and their curves."""
+def expected_folders(runs_dir: Path, profile: str, seeds, overrides=()) -> dict[str, str]:
+    """The run folder of each setup and seed, as `experiment=brantner/table2 <overrides>` makes it:
+    composed from the configs, so a run with other settings (another lr, a Cayley retraction) is
+    never mixed in."""
+    folders = {}
+    for variant in SETUPS:
+        for seed in seeds:
+            cfg = compose([f"profile={profile}", f"variant=brantner/{variant}", f"seed={seed}",
+                           f"paths.runs_dir={runs_dir}", *overrides])
+            folders[str(RunDir(cfg).path)] = variant
+    return folders
+
+
+def load(runs_dir: Path, profile: str, seeds=(0,), overrides=()) -> tuple[pd.DataFrame, pd.DataFrame]:
+    """The finished runs of the paper's four setups (one row per setup: the mean over seeds) and
+    their training curves (mean over seeds per epoch)."""
+    folders = expected_folders(runs_dir, profile, seeds, overrides)
     runs = aggregate.runs([runs_dir / "brantner" / profile])
     if runs.empty:
         return runs, pd.DataFrame()
-    runs = runs[runs.status == "done"].copy()
-    runs["setup"] = list(zip(runs["cfg.optim.name"], runs["cfg.model.stiefel"]))
-    runs = runs[runs.setup.isin(list(SETUPS))].sort_values("run").drop_duplicates("setup", keep="last")
-    curves = aggregate.curves([runs_dir / "brantner" / profile])
-    return runs, curves[curves.run.isin(runs.run)]
-
-
-def constant_class_loss(share: float) -> float:
-    """The loss of always predicting one class that makes up `share` of the data."""
-    return math.sqrt(2 * (1 - share))
+    runs = runs[(runs.status == "done") & runs.path.isin(list(folders))].copy()
+    if runs.empty:
+        return runs, pd.DataFrame()
+    runs["setup"] = runs.path.map(folders)
+    curves = aggregate.curves([Path(p) for p in runs.path])
+    curves["setup"] = curves.run.map(dict(zip(runs.run, runs.setup)))
+    curves = curves.groupby(["setup", "epoch"], as_index=False)["train_loss"].mean()
+    numeric = [c for c in runs.select_dtypes("number").columns if not c.startswith(("cfg.", "env."))]
+    table = runs.groupby("setup")[numeric].mean()
+    table["seeds"] = runs.groupby("setup").size()
+    table = table.join(runs.groupby("setup")[["env.processor", "env.cpu_count", "env.torch", "env.cuda"]].first())
+    return table.reset_index(), curves
 
 
 def figure(runs, curves, setups, title: str, out: Path) -> None:
@@ -50,7 +69,7 @@ def figure(runs, curves, setups, title: str, out: Path) -> None:
         match = runs[runs.setup == setup]
         if match.empty:
             continue
-        c = curves[curves.run == match.run.iloc[0]]
+        c = curves[curves.setup == setup]
         ax.plot(c.epoch, c.train_loss, label=SETUPS[setup]["label"], color=SETUPS[setup]["color"])
     ax.axhline(UNIFORM_LOSS, ls=":", color="grey", lw=1)
     ax.text(ax.get_xlim()[0], UNIFORM_LOSS, " uniform output", va="bottom", fontsize=7, color="grey")
@@ -64,7 +83,7 @@ def figure(runs, curves, setups, title: str, out: Path) -> None:
 
 def table2(runs) -> pd.DataFrame:
     rows = []
-    base = runs[runs.setup == ("adam", False)]
+    base = runs[runs.setup == "adam_euclidean"]
     base_s = float(base.median_seconds_per_epoch.iloc[0]) if not base.empty else float("nan")
     for setup, ref in SETUPS.items():
         r = runs[runs.setup == setup]
@@ -86,11 +105,11 @@ def accuracy(runs) -> pd.DataFrame:
             continue
         r = r.iloc[0]
         collapsed = r.final_test_top_class_share > 0.99
-        rows.append({"run": ref["label"], "epochs": int(r.epochs),
+        rows.append({"run": ref["label"], "epochs": int(r.epochs), "seeds": int(r.seeds),
                      "test accuracy % (ours)": round(100 * r.final_test_accuracy, 2),
                      "final train loss (ours)": round(r.final_train_loss, 4),
                      "predicts one class": f"yes, class {int(r.final_test_top_class)}" if collapsed else "no",
-                     "max |YᵀY-I|": f"{r.orthonormality_error:.1e}" if setup[1] else "-",
+                     "max |YᵀY-I| (all epochs)": f"{r.max_orthonormality_error:.1e}" if "stiefel" in setup else "-",
                      "paper test accuracy % (500 ep.)": ref["acc"], "paper final train loss": ref["loss"]})
     return pd.DataFrame(rows)
 
@@ -99,9 +118,9 @@ def claims(runs, curves) -> list[str]:
     """The paper's claims, checked against our numbers (sentences made from the data)."""
     get = {s: runs[runs.setup == s].iloc[0] for s in SETUPS if not runs[runs.setup == s].empty}
     out = []
-    if ("adam", False) in get:
-        e = get[("adam", False)]
-        c = curves[curves.run == e.run]
+    if "adam_euclidean" in get:
+        e = get["adam_euclidean"]
+        c = curves[curves.setup == "adam_euclidean"]
         spread = c.train_loss.tail(max(1, len(c) // 2)).agg(lambda x: x.max() - x.min())
         share = e.final_test_top_class_share
         out.append(
@@ -109,16 +128,16 @@ def claims(runs, curves) -> list[str]:
             f"moves by {spread:.4f} around {e.final_train_loss:.4f}. "
             + (f"It predicts class {int(e.final_test_top_class)} for {100 * share:.1f} % of the test set "
                f"(test accuracy {100 * e.final_test_accuracy:.2f} %): a constant output, not the uniform "
-               f"'maximum entropy' one (that would give {UNIFORM_LOSS:.3f}). The paper's 1.34 is the same "
-               f"collapse onto class 8 (9.74 % of the test set)."
+               f"'maximum entropy' one (that would give {UNIFORM_LOSS:.3f}). For comparison, the paper's "
+               f"1.34 is the loss of always predicting class 8 (9.74 % of the test set)."
                if share > 0.99 else f"It is not a constant output (top class share {100 * share:.1f} %)."))
-    if ("adam", False) in get and ("adam", True) in get:
-        e, s = get[("adam", False)], get[("adam", True)]
+    if "adam_euclidean" in get and "adam_stiefel" in get:
+        e, s = get["adam_euclidean"], get["adam_stiefel"]
         verdict = "reproduces" if s.final_train_loss < e.final_train_loss - 0.1 else "does not reproduce"
         out.append(f"Stiefel Adam trains below Euclidean Adam: final training loss {s.final_train_loss:.4f} vs "
                    f"{e.final_train_loss:.4f}, test accuracy {100 * s.final_test_accuracy:.2f} % vs "
                    f"{100 * e.final_test_accuracy:.2f} % ({verdict}).")
-    trio = [("adam", True), ("momentum", True), ("gd", True)]
+    trio = ["adam_stiefel", "momentum_stiefel", "gd_stiefel"]
     if all(t in get for t in trio):
         losses = [get[t].final_train_loss for t in trio]
         ordered = losses[0] < losses[1] < losses[2]
@@ -128,17 +147,18 @@ def claims(runs, curves) -> list[str]:
     return out
 
 
-def make(runs_dir: Path, profile: str, out: Path) -> list[Path]:
-    """Write fig3a, fig3b (PNG + PDF), table2 and accuracy (CSV + Markdown) and summary.md."""
-    runs, curves = load(runs_dir, profile)
+def make(runs_dir: Path, profile: str, out: Path, seeds=(0,), overrides=()) -> list[Path]:
+    """Write fig3a, fig3b (PNG + PDF), table2 and accuracy (CSV + Markdown) and summary.md from the
+    runs of `python -m noneuclid.train -m experiment=brantner/table2 profile=<profile> <overrides>`."""
+    runs, curves = load(runs_dir, profile, seeds, overrides)
     if runs.empty:
         raise FileNotFoundError(f"no finished brantner runs under {runs_dir}/brantner/{profile}: run "
                                 f"`make reproduce-brantner PROFILE={profile}` first")
     out.mkdir(parents=True, exist_ok=True)
     epochs = int(runs.epochs.max())
-    figure(runs, curves, [("adam", False), ("adam", True)],
+    figure(runs, curves, ["adam_euclidean", "adam_stiefel"],
            f"Fig. 3a: Adam, Euclidean vs Stiefel ({profile} profile)", out / "fig3a")
-    figure(runs, curves, [("gd", True), ("momentum", True), ("adam", True)],
+    figure(runs, curves, ["gd_stiefel", "momentum_stiefel", "adam_stiefel"],
            f"Fig. 3b: optimizers on Stiefel ({profile} profile)", out / "fig3b")
     tables = {"table2": table2(runs), "accuracy": accuracy(runs)}
     for name, df in tables.items():
