@@ -149,3 +149,17 @@ def test_cli_multirun_smoke_on_real_mnist(tmp_path):
     subprocess.run(cmd, check=True, env=env, capture_output=True, timeout=300)
     done = sorted(p.parent.name for p in (tmp_path / "runs" / "brantner" / "smoke").glob("*/DONE"))
     assert [d.rsplit("-", 1)[0] for d in done] == ["adam-euclidean-s0", "adam-stiefel-s0"]
+
+
+@pytest.mark.skipif(not (SHARED_DATA / "mnist").is_dir(), reason="needs the real MNIST files in ../shared/data")
+def test_a_failing_job_does_not_stop_the_sweep(tmp_path):
+    """The Euclidean job gets an invalid setting and fails; the Stiefel job still runs; exit code 1."""
+    env = dict(os.environ, NONEUCLID_DATA_DIR=str(SHARED_DATA), NONEUCLID_RUNS_DIR=str(tmp_path / "runs"),
+               OMP_NUM_THREADS="1")
+    cmd = [sys.executable, "-m", "noneuclid.train", "-m", "experiment=brantner/fig3a", "profile=smoke",
+           "model.depth=1", "trainer.progress=false", "model.euclidean_init=bogus"]
+    proc = subprocess.run(cmd, env=env, capture_output=True, text=True, timeout=300)
+    assert proc.returncode != 0
+    assert "model.euclidean_init must be 'glorot' or 'stiefel'" in proc.stderr
+    done = [p.parent.name for p in (tmp_path / "runs" / "brantner" / "smoke").glob("*/DONE")]
+    assert len(done) == 1 and done[0].startswith("adam-stiefel-s0-")

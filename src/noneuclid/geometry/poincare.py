@@ -1,0 +1,134 @@
+"""The Poincare ball D^n_c = {x : c ||x||^2 < 1} of curvature -c (Ganea, Becigneul, Hofmann 2018).
+
+Every function takes the curvature c > 0 (a float or a tensor broadcastable to the points) and is
+batched over leading dimensions: points and tangent vectors are [..., n]. As c -> 0 each operation
+tends to its Euclidean counterpart (x + y, r x, M x, x + v, ...).
+
+Numerics follow the original code: norms are clamped away from 0 (MIN_NORM), tanh arguments are
+clipped to +-15, artanh arguments stay below 1, and `project` pulls points back inside the ball of
+radius (1 - eps)/sqrt(c), with eps = 1e-5 in float64 and a wider 4e-3 in float32 (as geoopt) so that
+float32 training stays free of NaN and inf.
+"""
+
+from __future__ import annotations
+
+from typing import Callable
+
+import torch
+from torch import Tensor
+
+MIN_NORM = 1e-15
+BALL_EPS = {torch.float32: 4e-3, torch.float64: 1e-5}
+
+
+def _check(c) -> None:
+    if torch.is_tensor(c):
+        if not bool((c > 0).all()):
+            raise ValueError("the curvature parameter c must be > 0 (the ball has curvature -c)")
+    elif not c > 0:
+        raise ValueError(f"the curvature parameter c must be > 0 (the ball has curvature -c), got {c}")
+
+
+def _norm(x: Tensor) -> Tensor:
+    return x.norm(dim=-1, keepdim=True).clamp_min(MIN_NORM)
+
+
+def _tanh(x: Tensor) -> Tensor:
+    return torch.tanh(x.clamp(-15, 15))
+
+
+def _artanh(x: Tensor) -> Tensor:
+    x = x.clamp(-1 + 1e-15, 1 - 1e-15) if x.dtype == torch.float64 else x.clamp(-1 + 1e-7, 1 - 1e-7)
+    return torch.atanh(x)
+
+
+def conformal_factor(x: Tensor, c) -> Tensor:
+    """lambda_x^c = 2 / (1 - c ||x||^2), shape [..., 1]."""
+    return 2 / (1 - c * x.pow(2).sum(-1, keepdim=True)).clamp_min(MIN_NORM)
+
+
+def project(x: Tensor, c) -> Tensor:
+    """Points at norm >= (1 - eps)/sqrt(c) are moved radially to that norm; others are unchanged."""
+    _check(c)
+    max_norm = (1 - BALL_EPS.get(x.dtype, 4e-3)) / c ** 0.5
+    norm = _norm(x)
+    return torch.where(norm > max_norm, x / norm * max_norm, x)
+
+
+def mobius_add(x: Tensor, y: Tensor, c) -> Tensor:
+    """x (+)_c y = ((1 + 2c<x,y> + c||y||^2) x + (1 - c||x||^2) y) / (1 + 2c<x,y> + c^2 ||x||^2 ||y||^2)."""
+    _check(c)
+    xy = (x * y).sum(-1, keepdim=True)
+    x2, y2 = x.pow(2).sum(-1, keepdim=True), y.pow(2).sum(-1, keepdim=True)
+    num = (1 + 2 * c * xy + c * y2) * x + (1 - c * x2) * y
+    return num / (1 + 2 * c * xy + c ** 2 * x2 * y2).clamp_min(MIN_NORM)
+
+
+def mobius_scalar_mul(r, x: Tensor, c) -> Tensor:
+    """r (x)_c x = tanh(r artanh(sqrt(c) ||x||)) x / (sqrt(c) ||x||)."""
+    _check(c)
+    sc, norm = c ** 0.5, _norm(x)
+    return _tanh(r * _artanh(sc * norm)) * x / (sc * norm)
+
+
+def mobius_matvec(M: Tensor, x: Tensor, c) -> Tensor:
+    """M (x)_c x = tanh(||Mx||/||x|| artanh(sqrt(c)||x||)) Mx / (sqrt(c)||Mx||), and 0 where Mx = 0.
+
+    M is [out, in] and acts on the last dimension of x [..., in]; the result is [..., out].
+    """
+    _check(c)
+    sc = c ** 0.5
+    mx = x @ M.mT
+    x_norm, mx_norm = _norm(x), _norm(mx)
+    res = _tanh(mx_norm / x_norm * _artanh(sc * x_norm)) * mx / (mx_norm * sc)
+    return torch.where((mx == 0).all(-1, keepdim=True), torch.zeros_like(res), res)
+
+
+def expmap(x: Tensor, v: Tensor, c) -> Tensor:
+    """exp_x(v) = x (+)_c (tanh(sqrt(c) lambda_x ||v|| / 2) v / (sqrt(c) ||v||))."""
+    _check(c)
+    sc, v_norm = c ** 0.5, _norm(v)
+    second = _tanh(sc * conformal_factor(x, c) * v_norm / 2) * v / (sc * v_norm)
+    return mobius_add(x, second, c)
+
+
+def logmap(x: Tensor, y: Tensor, c) -> Tensor:
+    """log_x(y) = 2 / (sqrt(c) lambda_x) artanh(sqrt(c) ||-x (+)_c y||) (-x (+)_c y) / ||-x (+)_c y||."""
+    _check(c)
+    sc = c ** 0.5
+    u = mobius_add(-x, y, c)
+    u_norm = _norm(u)
+    return 2 / (sc * conformal_factor(x, c)) * _artanh(sc * u_norm) * u / u_norm
+
+
+def expmap0(v: Tensor, c) -> Tensor:
+    """exp_0(v) = tanh(sqrt(c) ||v||) v / (sqrt(c) ||v||)."""
+    _check(c)
+    sc, v_norm = c ** 0.5, _norm(v)
+    return _tanh(sc * v_norm) * v / (sc * v_norm)
+
+
+def logmap0(y: Tensor, c) -> Tensor:
+    """log_0(y) = artanh(sqrt(c) ||y||) y / (sqrt(c) ||y||)."""
+    _check(c)
+    sc, y_norm = c ** 0.5, _norm(y)
+    return _artanh(sc * y_norm) * y / (sc * y_norm)
+
+
+def dist(x: Tensor, y: Tensor, c) -> Tensor:
+    """d_c(x, y) = 2 / sqrt(c) artanh(sqrt(c) ||-x (+)_c y||), shape [...]."""
+    _check(c)
+    sc = c ** 0.5
+    return 2 / sc * _artanh(sc * mobius_add(-x, y, c).norm(dim=-1))
+
+
+def mobius_pointwise(f: Callable[[Tensor], Tensor], x: Tensor, c) -> Tensor:
+    """phi^(x)_c(x) = exp_0(phi(log_0(x))): a Euclidean non-linearity applied in the tangent space at 0."""
+    return expmap0(f(logmap0(x, c)), c)
+
+
+def transport0(x: Tensor, v: Tensor, c) -> Tensor:
+    """Parallel transport of v from T_0 to T_x: P_{0->x}(v) = (lambda_0 / lambda_x) v = (1 - c||x||^2) v
+    (used for the hyperbolic MLR's normals a_k = (1 - c||p_k||^2) a'_k)."""
+    _check(c)
+    return (1 - c * x.pow(2).sum(-1, keepdim=True)) * v
