@@ -66,21 +66,7 @@ def train(cfg: DictConfig) -> dict:
     run.create()
     _attach_file_log(run)
 
-    start_epoch, seconds_so_far = 0, 0.0
-    ckpt = run.load_checkpoint()
-    if ckpt is not None:
-        model.load_state_dict(ckpt["model"])
-        optimizer.load_state_dict(ckpt["optimizer"])
-        torch.set_rng_state(ckpt["rng_cpu"])
-        if ckpt.get("rng_cuda") is not None and torch.cuda.is_available():
-            torch.cuda.set_rng_state_all(ckpt["rng_cuda"])
-        start_epoch, seconds_so_far = ckpt["epochs_done"], ckpt["train_seconds"]
-        run.truncate_metrics(start_epoch)
-        log.info("resuming %s after epoch %d", run.path, start_epoch)
-    else:
-        run.truncate_metrics(0)
-        log.info("run folder %s", run.path)
-
+    start_epoch, seconds_so_far = restore(run, model, optimizer)
     logger = loggers.build(cfg, run)
     exit_code = 1
     try:
@@ -99,7 +85,7 @@ def train(cfg: DictConfig) -> dict:
             run.save_checkpoint({
                 "epochs_done": epoch + 1, "train_seconds": seconds_so_far,
                 "model": model.state_dict(), "optimizer": optimizer.state_dict(),
-                "rng_cpu": torch.get_rng_state(),
+                "rng_cpu": torch.get_rng_state(),  # the random sections draw from it
                 "rng_cuda": torch.cuda.get_rng_state_all() if torch.cuda.is_available() else None,
             })
             logger.log(row)  # after the checkpoint: a resumed run never logs an epoch twice
@@ -111,6 +97,24 @@ def train(cfg: DictConfig) -> dict:
         return summary
     finally:
         logger.finish(exit_code)
+
+
+def restore(run: RunDir, model, optimizer) -> tuple[int, float]:
+    """Load the run's checkpoint, if any, into model, optimizer and RNGs; drop metrics lines past it.
+    Returns (epochs already done, training seconds spent on them)."""
+    ckpt = run.load_checkpoint()
+    if ckpt is None:
+        run.truncate_metrics(0)
+        log.info("run folder %s", run.path)
+        return 0, 0.0
+    model.load_state_dict(ckpt["model"])
+    optimizer.load_state_dict(ckpt["optimizer"])
+    torch.set_rng_state(ckpt["rng_cpu"])
+    if ckpt["rng_cuda"] is not None and torch.cuda.is_available():
+        torch.cuda.set_rng_state_all(ckpt["rng_cuda"])
+    run.truncate_metrics(ckpt["epochs_done"])
+    log.info("resuming %s after epoch %d", run.path, ckpt["epochs_done"])
+    return ckpt["epochs_done"], ckpt["train_seconds"]
 
 
 def train_epoch(model, optimizer, task, epoch: int, bar) -> dict:
