@@ -163,3 +163,37 @@ def test_a_failing_job_does_not_stop_the_sweep(tmp_path):
     assert "model.euclidean_init must be 'glorot' or 'stiefel'" in proc.stderr
     done = [p.parent.name for p in (tmp_path / "runs" / "brantner" / "smoke").glob("*/DONE")]
     assert len(done) == 1 and done[0].startswith("adam-stiefel-s0-")
+
+
+@pytest.mark.skipif(not (SHARED_DATA / "mnist").is_dir(), reason="needs the real MNIST files in ../shared/data")
+def test_kill_9_mid_run_then_same_command_gives_same_numbers(tmp_path):
+    """SIGKILL a training process after its first checkpoint; the same command resumes and ends with
+    exactly the metrics of an uninterrupted run (CPU, deterministic mode)."""
+    import signal
+    import time
+
+    def command(runs):
+        env = dict(os.environ, NONEUCLID_DATA_DIR=str(SHARED_DATA), NONEUCLID_RUNS_DIR=str(runs),
+                   OMP_NUM_THREADS="1")
+        cmd = [sys.executable, "-m", "noneuclid.train", "variant=brantner/adam_stiefel", "profile=smoke",
+               "model.depth=2", "trainer.epochs=6", "data.train_size=1024", "trainer.deterministic=true",
+               "trainer.progress=false"]
+        return cmd, env
+
+    cmd, env = command(tmp_path / "a")
+    subprocess.run(cmd, env=env, check=True, capture_output=True, timeout=300)
+    cmd, env = command(tmp_path / "b")
+    proc = subprocess.Popen(cmd, env=env, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    deadline = time.time() + 240
+    while not list((tmp_path / "b").rglob("checkpoint.pt")) and time.time() < deadline:
+        time.sleep(0.05)
+    time.sleep(0.3)  # into the next epoch
+    proc.send_signal(signal.SIGKILL)
+    proc.wait()
+    folder = next((tmp_path / "b").rglob("checkpoint.pt")).parent
+    assert not (folder / "DONE").exists(), "the run finished before it was killed: make it longer"
+    subprocess.run(cmd, env=env, check=True, capture_output=True, timeout=300)
+    ref = next((tmp_path / "a").rglob("metrics.jsonl")).read_text().splitlines()
+    got = (folder / "metrics.jsonl").read_text().splitlines()
+    strip = lambda lines: [{k: v for k, v in json.loads(l).items() if k != "train_seconds"} for l in lines]
+    assert strip(got) == strip(ref)
