@@ -76,9 +76,14 @@ def mobius_matvec(M: Tensor, x: Tensor, c) -> Tensor:
 
     M is [out, in] and acts on the last dimension of x [..., in]; the result is [..., out].
     """
+    return mobius_matvec_result(x @ M.mT, x, c)
+
+
+def mobius_matvec_result(mx: Tensor, x: Tensor, c) -> Tensor:
+    """M (x)_c x from the Euclidean product mx = M x, for maps applied otherwise than as one matrix
+    (e.g. diag(z) (x) u = mobius_matvec_result(z * u, u, c), or a matrix that differs per example)."""
     _check(c)
     sc = c ** 0.5
-    mx = x @ M.mT
     x_norm, mx_norm = _norm(x), _norm(mx)
     res = _tanh(mx_norm / x_norm * _artanh(sc * x_norm)) * mx / (mx_norm * sc)
     return torch.where((mx == 0).all(-1, keepdim=True), torch.zeros_like(res), res)

@@ -2,8 +2,10 @@
 
 from noneuclid.optim.manifold import (OPTIMIZERS, ManifoldAdam, ManifoldGD, ManifoldMomentum,
                                       ManifoldOptimizer)
+from noneuclid.optim.rsgd import RiemannianSGD
 
-__all__ = ["OPTIMIZERS", "ManifoldAdam", "ManifoldGD", "ManifoldMomentum", "ManifoldOptimizer", "build"]
+__all__ = ["OPTIMIZERS", "ManifoldAdam", "ManifoldGD", "ManifoldMomentum", "ManifoldOptimizer",
+           "RiemannianSGD", "build"]
 
 
 def build(cfg, params):

@@ -1,0 +1,148 @@
+"""Hyperbolic layers and Riemannian SGD (Ganea et al. 2018): reduction to the Euclidean layers as
+c -> 0, points staying in the ball, the hidden state at the true length, and RSGD's update."""
+
+from __future__ import annotations
+
+import copy
+import pickle
+
+import pytest
+import torch
+
+from noneuclid.geometry import poincare as pb
+from noneuclid.nn import HyperbolicMLR, HypRecurrent, MobiusLinear, PoincareParameter
+from noneuclid.optim import RiemannianSGD
+
+DT = torch.float64
+TINY_C = 1e-10
+
+
+def _ball_points(*shape, radius=0.5):
+    x = torch.randn(*shape, dtype=DT)
+    return x / x.norm(dim=-1, keepdim=True) * radius * torch.rand(*shape[:-1], 1, dtype=DT)
+
+
+def test_mobius_linear_tends_to_affine_map():
+    """c -> 0: (M (x) x) (+) b -> M x + b."""
+    layer = MobiusLinear(4, 3, c=TINY_C).double()
+    with torch.no_grad():
+        layer.bias.copy_(torch.randn(3, dtype=DT) * 1e-3)
+    x = torch.randn(5, 4, dtype=DT) * 1e-3
+    torch.testing.assert_close(layer(x), x @ layer.weight.T + layer.bias, rtol=1e-6, atol=1e-12)
+
+
+def test_hyperbolic_rnn_tends_to_linear_rnn():
+    """c -> 0 with the identity non-linearity: h' = W h + U x + b, read at each true length."""
+    torch.manual_seed(1)
+    rnn = HypRecurrent("rnn", 3, 4, c=TINY_C).double()
+    with torch.no_grad():
+        rnn.cell.affine.b.copy_(torch.randn(1, 4, dtype=DT) * 1e-3)
+    x = torch.randn(2, 5, 3, dtype=DT) * 1e-3
+    lengths = torch.tensor([5, 2])
+    W, U, b = rnn.cell.affine.W[0], rnn.cell.affine.U[0], rnn.cell.affine.b[0]
+    h, states = torch.zeros(2, 4, dtype=DT), []
+    for t in range(5):
+        h = h @ W.T + x[:, t] @ U.T + b
+        states.append(h)
+    expected = torch.stack([states[4][0], states[1][1]])
+    torch.testing.assert_close(rnn(x, lengths), expected, rtol=1e-6, atol=1e-12)
+
+
+def test_hyperbolic_gru_tends_to_euclidean_gru_formula():
+    """c -> 0: r, z = sigmoid(W h + U x + b), h~ = W (r * h) + U x + b, h' = h + z * (h~ - h)."""
+    torch.manual_seed(2)
+    gru = HypRecurrent("gru", 3, 4, c=TINY_C).double()
+    with torch.no_grad():
+        gru.cell.affine.b.copy_(torch.randn(3, 4, dtype=DT) * 1e-3)
+    x = torch.randn(2, 3, 3, dtype=DT) * 1e-3
+    W, U, b = gru.cell.affine.W, gru.cell.affine.U, gru.cell.affine.b
+    h = torch.zeros(2, 4, dtype=DT)
+    for t in range(3):
+        r = torch.sigmoid(h @ W[0].T + x[:, t] @ U[0].T + b[0])
+        z = torch.sigmoid(h @ W[1].T + x[:, t] @ U[1].T + b[1])
+        cand = (r * h) @ W[2].T + x[:, t] @ U[2].T + b[2]
+        h = h + z * (cand - h)
+    torch.testing.assert_close(gru(x, torch.tensor([3, 3])), h, rtol=1e-6, atol=1e-12)
+
+
+@pytest.mark.parametrize("cell", ["rnn", "gru"])
+def test_padding_after_the_true_length_is_ignored_and_states_stay_in_the_ball(cell):
+    torch.manual_seed(3)
+    layer = HypRecurrent(cell, 5, 5, c=1.0).double()
+    x = _ball_points(3, 7, 5, radius=0.9)
+    lengths = torch.tensor([7, 3, 1])
+    out = layer(x, lengths)
+    x2 = x.clone()
+    x2[1, 3:] = _ball_points(4, 5, radius=0.9)
+    x2[2, 1:] = 0
+    torch.testing.assert_close(layer(x2, lengths), out, rtol=0, atol=0)
+    assert bool((out.norm(dim=-1) < 1).all()) and torch.isfinite(out).all()
+
+
+def test_empty_sequences_are_rejected():
+    layer = HypRecurrent("gru", 2, 2)
+    with pytest.raises(ValueError, match="at least one token"):
+        layer(torch.zeros(2, 3, 2), torch.tensor([3, 0]))
+
+
+def test_unknown_cell():
+    with pytest.raises(ValueError, match="unknown cell"):
+        HypRecurrent("lstm", 2, 2)
+
+
+def test_gradients_are_finite_from_the_zero_state():
+    torch.manual_seed(4)
+    layer = HypRecurrent("gru", 5, 5).double()
+    x = _ball_points(4, 6, 5, radius=0.99)
+    layer(x, torch.tensor([6, 5, 2, 1])).sum().backward()
+    assert all(torch.isfinite(p.grad).all() for p in layer.parameters())
+
+
+def test_mlr_tends_to_euclidean_mlr():
+    """c -> 0: logit_k -> 4 <x - p_k, a_k> (the paper's limit of the hyperbolic MLR)."""
+    torch.manual_seed(5)
+    mlr = HyperbolicMLR(3, 2, c=TINY_C).double()
+    with torch.no_grad():
+        mlr.p.copy_(torch.randn(2, 3, dtype=DT) * 1e-3)
+    x = torch.randn(6, 3, dtype=DT) * 1e-3
+    expected = 4 * ((x[:, None] - mlr.p) * mlr.a0).sum(-1)
+    torch.testing.assert_close(mlr(x), expected, rtol=1e-6, atol=1e-12)
+
+
+def test_mlr_logit_is_signed_distance_to_the_hyperplane_times_norm():
+    """With p_k = 0 and c = 1: logit = 2 ||a|| asinh(2 <x, a> / ((1 - ||x||^2) ||a||))."""
+    torch.manual_seed(6)
+    mlr = HyperbolicMLR(3, 1, c=1.0).double()
+    x = _ball_points(4, 3, radius=0.8)
+    a = mlr.a0[0]
+    expected = 2 * a.norm() * torch.asinh(2 * (x @ a) / ((1 - x.pow(2).sum(-1)) * a.norm()))
+    torch.testing.assert_close(mlr(x)[:, 0], expected, rtol=1e-12, atol=1e-12)
+
+
+def test_poincare_parameter_keeps_c_through_copies():
+    p = PoincareParameter(torch.zeros(3), c=0.5)
+    assert copy.deepcopy(p).c == 0.5 and pickle.loads(pickle.dumps(p)).c == 0.5
+    with pytest.raises(ValueError):
+        PoincareParameter(torch.zeros(3), c=0.0)
+
+
+@pytest.mark.parametrize("c", [1.0, 0.3])
+def test_rsgd_step_is_the_exponential_map_of_the_rescaled_gradient(c):
+    torch.manual_seed(7)
+    x0 = _ball_points(4, 3, radius=0.7 / c ** 0.5)
+    p = PoincareParameter(x0.clone(), c)
+    g = torch.randn(4, 3, dtype=DT)
+    p.grad = g.clone()
+    RiemannianSGD([p], lr=0.1).step()
+    expected = pb.expmap(x0, -0.1 * (1 - c * x0.pow(2).sum(-1, keepdim=True)) ** 2 / 4 * g, c)
+    torch.testing.assert_close(p.data, expected, rtol=0, atol=1e-14)
+
+
+def test_rsgd_on_ordinary_parameters_is_sgd_and_stays_in_the_ball_for_huge_steps():
+    w = torch.nn.Parameter(torch.ones(3, dtype=DT))
+    w.grad = torch.full((3,), 2.0, dtype=DT)
+    p = PoincareParameter(_ball_points(5, 2, radius=0.9), 1.0)
+    p.grad = torch.randn(5, 2, dtype=DT) * 1e6
+    RiemannianSGD([w, p], lr=0.1).step()
+    torch.testing.assert_close(w.data, torch.full((3,), 0.8, dtype=DT))
+    assert bool((p.norm(dim=-1) < 1).all())
