@@ -1,0 +1,47 @@
+"""PREFIX-Z% generation exactly as specified (REFERENCE.md section 2)."""
+
+import pytest
+
+from noneuclid.data import prefix
+
+
+@pytest.mark.parametrize("percent", [10, 30, 50])
+def test_pairs_follow_the_recipe(percent):
+    first, second, labels = prefix.make_split(percent, 2000, seed=0)
+    assert len(first) == len(second) == len(labels) == 2000 and sum(labels) == 1000
+    for s1, s2, y in zip(first, second, labels):
+        assert 1 <= len(s2) <= len(s1) <= prefix.MAX_LEN
+        assert all(1 <= w <= prefix.VOCAB for w in s1 + s2)
+        if y == 1:  # at most floor(Z/100 * L2) positions differ from the prefix
+            changed = sum(a != b for a, b in zip(s1, s2))
+            assert changed <= percent * len(s2) // 100
+
+
+def test_negatives_are_uniform_and_positives_mostly_match():
+    first, second, labels = prefix.make_split(10, 4000, seed=1)
+    match = [sum(a == b for a, b in zip(s1, s2)) / len(s2) for s1, s2 in zip(first, second)]
+    pos = [m for m, y in zip(match, labels) if y == 1]
+    neg = [m for m, y in zip(match, labels) if y == 0]
+    assert sum(pos) / len(pos) > 0.9 and sum(neg) / len(neg) < 0.05
+
+
+def test_deterministic_and_seeded():
+    assert prefix.make_split(30, 100, 5) == prefix.make_split(30, 100, 5)
+    assert prefix.make_split(30, 100, 5) != prefix.make_split(30, 100, 6)
+    assert prefix.make_split(30, 100, 5) != prefix.make_split(50, 100, 5)
+
+
+def test_written_once_and_reused(tmp_path):
+    data = prefix.load(tmp_path, 10, "dev", 200)
+    path = prefix.split_file(tmp_path, 10, "dev", 200)
+    assert path.exists()
+    stamp = path.stat().st_mtime_ns
+    assert prefix.load(tmp_path, 10, "dev", 200) == data == prefix.make_split(10, 200, prefix.SPLITS["dev"][1])
+    assert path.stat().st_mtime_ns == stamp
+
+
+def test_bad_arguments():
+    with pytest.raises(ValueError):
+        prefix.make_split(10, 3, 0)
+    with pytest.raises(ValueError):
+        prefix.make_split(120, 4, 0)
