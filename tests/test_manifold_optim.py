@@ -421,13 +421,13 @@ def test_bad_input_raises_value_error(make):
 
 def test_build_unknown_optimizer_lists_valid_names():
     with pytest.raises(ValueError) as err:
-        nopt.build({"name": "nope", "lr": 1e-3}, _p())
+        nopt.build({"name": "nope", "lr": 1e-3}, [("w", p) for p in _p()])
     msg = str(err.value)
     assert all(name in msg for name in ("adam", "gd", "momentum"))
 
 
 @pytest.mark.parametrize("name, cls", [("adam", ManifoldAdam), ("gd", ManifoldGD), ("momentum", ManifoldMomentum)])
 def test_build_known_optimizers(name, cls):
-    opt = nopt.build({"name": name, "lr": 2e-3, "section": "householder"}, _p())
+    opt = nopt.build({"name": name, "lr": 2e-3, "section": "householder"}, [("w", p) for p in _p()])
     assert type(opt) is cls
     assert opt.param_groups[0]["lr"] == 2e-3 and opt.param_groups[0]["section"] == "householder"

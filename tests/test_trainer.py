@@ -58,14 +58,14 @@ def test_resume_gives_the_same_numbers(make_cfg, tmp_path, monkeypatch, variant)
 
     real_epoch = loop.train_epoch
 
-    def interrupted(model, optimizer, task, epoch, bar):
+    def interrupted(model, optimizer, task, epoch, bar, after_step=None):
         if epoch == 2:
             batches = task.batches(epoch)
             loss, _ = task.loss(model, next(batches))  # half-done work that must not leak
             loss.backward()
             optimizer.step()
             raise KeyboardInterrupt
-        return real_epoch(model, optimizer, task, epoch, bar)
+        return real_epoch(model, optimizer, task, epoch, bar, after_step)
 
     cfg = make_cfg(*overrides, runs_dir=tmp_path / "b")
     monkeypatch.setattr(loop, "train_epoch", interrupted)

@@ -1,8 +1,9 @@
 """The papers' networks, each built from its config by `build`."""
 
+from noneuclid.models.sentence_pair import SentencePairModel
 from noneuclid.models.vit import PatchViT
 
-MODELS = {"vit": PatchViT}
+MODELS = {"vit": PatchViT, "sentence_pair": SentencePairModel}
 
 
 def build(cfg, **data_info):

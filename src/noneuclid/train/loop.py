@@ -27,12 +27,12 @@ class TrainingDiverged(RuntimeError):
     """The loss became NaN or inf."""
 
 
-def build_model(cfg, device, dtype):
+def build_model(cfg, device, dtype, **data_kwargs):
     """The model created directly in `dtype` (so manifold weights start on the manifold in it)."""
     previous = torch.get_default_dtype()
     torch.set_default_dtype(dtype)
     try:
-        return models.build(cfg).to(device)
+        return models.build(cfg, **data_kwargs).to(device)
     finally:
         torch.set_default_dtype(previous)
 
@@ -61,8 +61,8 @@ def train(cfg: DictConfig) -> dict:
     if cfg.profile.name == "paper" and device.type != "cuda":
         log.warning("warning: profile=paper on %s; the paper's settings are meant for a GPU", device)
     task = tasks.build(cfg).to(device, dtype)
-    model = build_model(cfg.model, device, dtype)
-    optimizer = optim.build(cfg.optim, model.parameters())
+    model = build_model(cfg.model, device, dtype, **task.model_kwargs)
+    optimizer = optim.build(cfg.optim, list(model.named_parameters()))
     run.create()
     _attach_file_log(run)
 
@@ -73,13 +73,19 @@ def train(cfg: DictConfig) -> dict:
         epochs, steps = cfg.trainer.epochs, task.steps_per_epoch()
         bar = tqdm(total=epochs * steps, initial=start_epoch * steps, desc=run.name, unit="step",
                    disable=not cfg.trainer.progress, mininterval=1.0, dynamic_ncols=True)
+        def evaluate(epoch: int, step: int) -> None:
+            """Mid-epoch evaluation every trainer.eval_every_steps steps (Ganea et al.: 2000)."""
+            every = cfg.trainer.eval_every_steps
+            if every and step % every == 0:
+                row = {"epoch": epoch + 1, "step": step, **evaluation(model, task)}
+                run.append_metrics(row)
+                logger.log(row)
+
         for epoch in range(start_epoch, epochs):
-            row = {"epoch": epoch + 1, **train_epoch(model, optimizer, task, epoch, bar)}
+            row = {"epoch": epoch + 1, **train_epoch(model, optimizer, task, epoch, bar, evaluate)}
             seconds_so_far += row["train_seconds"]
             if (epoch + 1) % cfg.trainer.eval_every == 0 or epoch + 1 == epochs:
-                model.eval()
-                row.update(task.evaluate(model, "test"))
-                model.train()
+                row.update(evaluation(model, task))
             row["orthonormality_error"] = orthonormality_error(model)
             run.append_metrics(row)
             run.save_checkpoint({
@@ -97,6 +103,14 @@ def train(cfg: DictConfig) -> dict:
         return summary
     finally:
         logger.finish(exit_code)
+
+
+def evaluation(model, task) -> dict:
+    """The task's metrics on each of its evaluation splits, in eval mode."""
+    model.eval()
+    row = {k: v for split in task.eval_splits for k, v in task.evaluate(model, split).items()}
+    model.train()
+    return row
 
 
 def restore(run: RunDir, model, optimizer) -> tuple[int, float]:
@@ -117,12 +131,15 @@ def restore(run: RunDir, model, optimizer) -> tuple[int, float]:
     return ckpt["epochs_done"], ckpt["train_seconds"]
 
 
-def train_epoch(model, optimizer, task, epoch: int, bar) -> dict:
+def train_epoch(model, optimizer, task, epoch: int, bar, after_step=None) -> dict:
     """One pass over the training data; returns its wall time and the training loss over the epoch,
-    loss.finish(mean over all its examples of the per-example term), as the model was at each step."""
+    loss.finish(mean over all its examples of the per-example term), as the model was at each step.
+    after_step(epoch, global step) runs after every step (mid-epoch evaluation); its time is not
+    counted as training time."""
     model.train()
-    total, count = 0.0, 0
+    total, count, paused = 0.0, 0, 0.0
     start = time.perf_counter()
+    steps_before = epoch * task.steps_per_epoch()
     for step, batch in enumerate(task.batches(epoch)):
         loss, per_example_sum = task.loss(model, batch)
         value = loss.detach().item()
@@ -138,15 +155,20 @@ def train_epoch(model, optimizer, task, epoch: int, bar) -> dict:
         total, count = total + per_example_sum, count + len(batch[-1])
         bar.update(1)
         bar.set_postfix(epoch=epoch + 1, loss=f"{value:.4f}", refresh=False)
+        if after_step is not None:
+            pause = time.perf_counter()
+            after_step(epoch, steps_before + step + 1)
+            paused += time.perf_counter() - pause
     if next(model.parameters()).is_cuda:
         torch.cuda.synchronize()
-    return {"train_loss": task.finish_loss(total / count), "train_seconds": time.perf_counter() - start}
+    return {"train_loss": task.finish_loss(total / count), "train_seconds": time.perf_counter() - start - paused}
 
 
 def summarise(rows: list[dict], train_seconds: float, model) -> dict:
-    """Final numbers of a run for summary.json."""
-    last = rows[-1]
+    """Final numbers of a run for summary.json (rows with "step" are mid-epoch evaluations)."""
     evaluated = [r for r in rows if "test_accuracy" in r]
+    rows = [r for r in rows if "step" not in r]
+    last = rows[-1]
     summary = {
         "epochs": last["epoch"],
         "final_train_loss": last["train_loss"],
@@ -161,6 +183,9 @@ def summarise(rows: list[dict], train_seconds: float, model) -> dict:
     }
     if evaluated:
         summary.update({f"final_{k}": v for k, v in evaluated[-1].items() if k.startswith("test_")})
+    if any("dev_accuracy" in r for r in evaluated):  # model selection on dev (Ganea et al.)
+        best = max(evaluated, key=lambda r: r["dev_accuracy"])
+        summary.update(best_dev_accuracy=best["dev_accuracy"], test_accuracy_at_best_dev=best["test_accuracy"])
     return summary
 
 

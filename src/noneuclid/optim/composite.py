@@ -1,0 +1,43 @@
+"""Several optimizers stepped as one (e.g. Adam for Euclidean weights beside Riemannian SGD for
+ball-valued ones), with optional per-tensor gradient clipping before the step."""
+
+from __future__ import annotations
+
+import torch
+
+
+class CompositeOptimizer:
+    """zero_grad / step / state_dict / load_state_dict over a list of torch optimizers.
+
+    clip_norm: every gradient tensor is scaled to norm <= clip_norm before the step (Ganea et al.
+    clip each gradient to norm 1).
+    """
+
+    def __init__(self, optimizers: list[torch.optim.Optimizer], clip_norm: float | None = None):
+        self.optimizers, self.clip_norm = optimizers, clip_norm
+
+    @property
+    def param_groups(self) -> list[dict]:
+        return [g for opt in self.optimizers for g in opt.param_groups]
+
+    def zero_grad(self, set_to_none: bool = True) -> None:
+        for opt in self.optimizers:
+            opt.zero_grad(set_to_none=set_to_none)
+
+    @torch.no_grad()
+    def step(self) -> None:
+        if self.clip_norm is not None:
+            grads = [p.grad for g in self.param_groups for p in g["params"] if p.grad is not None]
+            if grads:
+                norms = torch._foreach_norm(grads)
+                scales = [torch.clamp(self.clip_norm / (n + 1e-12), max=1.0) for n in norms]
+                torch._foreach_mul_(grads, scales)
+        for opt in self.optimizers:
+            opt.step()
+
+    def state_dict(self) -> dict:
+        return {"optimizers": [opt.state_dict() for opt in self.optimizers]}
+
+    def load_state_dict(self, state: dict) -> None:
+        for opt, s in zip(self.optimizers, state["optimizers"], strict=True):
+            opt.load_state_dict(s)
