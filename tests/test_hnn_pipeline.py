@@ -29,3 +29,18 @@ def test_snli_without_train_split_fails_before_training(tmp_path):
     with pytest.raises(DataError, match="snli_1.0_train"):
         train(cfg)
     assert not (tmp_path / "runs").exists()
+
+
+def test_table1_report_from_runs(tmp_path):
+    from noneuclid.report import hnn
+    common = ["experiment=hnn/table1", "profile=smoke", f"paths.runs_dir={tmp_path}/runs",
+              f"paths.generated_dir={tmp_path}/gen", "trainer.progress=false", "data.train_size=128",
+              "data.dev_size=64", "data.test_size=64"]
+    for row in ("euclidean_gru", "hyperbolic_gru"):
+        train(compose([*common, f"variant=hnn/{row}"], experiment_name="hnn/table1"))
+    out = tmp_path / "results"
+    overrides = [f"paths.generated_dir={tmp_path}/gen", "data.train_size=128", "data.dev_size=64", "data.test_size=64"]
+    hnn.make(tmp_path / "runs", "smoke", out, seeds=(0,), overrides=overrides)
+    table = (out / "table1.md").read_text()
+    assert "n=1" in table and "97.14" in table and (out / "fig_prefix10_dev.png").exists()
+    assert "not run (data missing)" in table or "SNLI" in table

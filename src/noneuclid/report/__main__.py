@@ -8,9 +8,9 @@ import argparse
 import sys
 from pathlib import Path
 
-from noneuclid.report import brantner, readme
+from noneuclid.report import brantner, hnn, readme
 
-PAPERS = {"brantner": brantner}
+PAPERS = {"brantner": brantner, "hnn": hnn}
 
 
 def main(argv=None) -> int:
@@ -19,15 +19,15 @@ def main(argv=None) -> int:
     parser.add_argument("--runs", type=Path, default=Path("runs"))
     parser.add_argument("--profile", default="cpu")
     parser.add_argument("--out", type=Path, default=None, help="default: results/<paper>/<profile>")
-    parser.add_argument("--seeds", default="0", help="comma-separated seeds to average (default 0)")
+    parser.add_argument("--seeds", default=None, help="comma-separated seeds (default: brantner 0, hnn 0,1,2)")
     parser.add_argument("overrides", nargs="*", help="the training overrides of the runs, e.g. optim.lr=3e-3")
     parser.add_argument("--readme", type=Path, default=Path("README.md"),
                         help="README whose results block is refreshed (default --out, not smoke)")
     args = parser.parse_args(argv)
     try:
         out = args.out or Path("results") / args.paper / args.profile
-        seeds = [int(x) for x in args.seeds.split(",")]
-        written = PAPERS[args.paper].make(args.runs, args.profile, out, seeds, args.overrides)
+        seeds = {"seeds": [int(x) for x in args.seeds.split(",")]} if args.seeds else {}
+        written = PAPERS[args.paper].make(args.runs, args.profile, out, overrides=args.overrides, **seeds)
     except FileNotFoundError as e:
         print(f"error: {e}", file=sys.stderr)
         return 1

@@ -82,7 +82,8 @@ def train(cfg: DictConfig) -> dict:
                 logger.log(row)
 
         for epoch in range(start_epoch, epochs):
-            row = {"epoch": epoch + 1, **train_epoch(model, optimizer, task, epoch, bar, evaluate)}
+            row = {"epoch": epoch + 1, "step": (epoch + 1) * steps,
+                   **train_epoch(model, optimizer, task, epoch, bar, evaluate)}
             seconds_so_far += row["train_seconds"]
             if (epoch + 1) % cfg.trainer.eval_every == 0 or epoch + 1 == epochs:
                 row.update(evaluation(model, task))
@@ -165,9 +166,9 @@ def train_epoch(model, optimizer, task, epoch: int, bar, after_step=None) -> dic
 
 
 def summarise(rows: list[dict], train_seconds: float, model) -> dict:
-    """Final numbers of a run for summary.json (rows with "step" are mid-epoch evaluations)."""
+    """Final numbers of a run for summary.json (rows without train_loss are mid-epoch evaluations)."""
     evaluated = [r for r in rows if "test_accuracy" in r]
-    rows = [r for r in rows if "step" not in r]
+    rows = [r for r in rows if "train_loss" in r]
     last = rows[-1]
     summary = {
         "epochs": last["epoch"],

@@ -1,0 +1,110 @@
+"""Ganea et al.'s Table 1 (test accuracy at the best dev accuracy; best of the seeds, and mean +- s.d.)
+and a figure of dev accuracy during training on PREFIX-10, redrawn from run folders.
+
+    python -m noneuclid.report hnn [--runs runs] [--profile cpu] [--seeds 0,1,2]
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import matplotlib
+
+matplotlib.use("Agg")
+import matplotlib.pyplot as plt  # noqa: E402
+import pandas as pd  # noqa: E402
+
+from noneuclid.config import compose  # noqa: E402
+from noneuclid.data.files import DataError  # noqa: E402
+from noneuclid.report import aggregate  # noqa: E402
+from noneuclid.train.run_dir import RunDir  # noqa: E402
+
+ROWS = {  # configs/variant/hnn/<name>.yaml -> label
+    "euclidean_rnn": "fully Euclidean RNN", "hyperbolic_rnn_eucl_mlr": "hyperbolic RNN + FFNN, Eucl. MLR",
+    "hyperbolic_rnn": "fully hyperbolic RNN", "euclidean_gru": "fully Euclidean GRU",
+    "hyperbolic_gru_eucl_mlr": "hyperbolic GRU + FFNN, Eucl. MLR", "hyperbolic_gru": "fully hyperbolic GRU",
+}
+DATASETS = {"snli": "SNLI", "prefix10": "PREFIX-10%", "prefix30": "PREFIX-30%", "prefix50": "PREFIX-50%"}
+PAPER = {  # Table 1 of the paper, test accuracy %
+    "euclidean_rnn": (79.34, 89.62, 81.71, 72.10), "hyperbolic_rnn_eucl_mlr": (79.18, 96.36, 87.83, 76.50),
+    "hyperbolic_rnn": (78.21, 96.91, 87.25, 62.94), "euclidean_gru": (81.52, 95.96, 86.47, 75.04),
+    "hyperbolic_gru_eucl_mlr": (79.76, 97.36, 88.47, 76.87), "hyperbolic_gru": (81.19, 97.14, 88.26, 76.44),
+}
+
+
+def _folder(runs_dir, profile, row, data, seed, overrides) -> Path:
+    cfg = compose(["experiment=hnn/table1", f"profile={profile}", f"variant=hnn/{row}", f"data={data}",
+                   f"seed={seed}", f"paths.runs_dir={runs_dir}", *overrides])
+    return RunDir(cfg).path
+
+
+def _snli_train_missing() -> bool:
+    from noneuclid.data import snli
+    cfg = compose(["experiment=hnn/table1", "data=snli"])
+    try:
+        next(snli._triples("train", Path(cfg.paths.data_dir) / "snli"))
+    except (DataError, StopIteration):
+        return True
+    return False
+
+
+def table1(runs_dir: Path, profile: str, seeds, overrides=()) -> tuple[pd.DataFrame, dict]:
+    """One row per model, one column per dataset: 'best (mean +- s.d., n)' beside the paper's number."""
+    snli_missing = _snli_train_missing()
+    folders = {}
+    rows = []
+    for row, label in ROWS.items():
+        out = {"model": label}
+        for (data, name), paper in zip(DATASETS.items(), PAPER[row]):
+            accs = []
+            for seed in seeds:
+                f = _folder(runs_dir, profile, row, data, seed, overrides)
+                folders[(row, data, seed)] = f
+                if (f / "DONE").exists():
+                    accs.append(100 * aggregate.runs([f]).iloc[0]["test_accuracy_at_best_dev"])
+            if accs:
+                s = pd.Series(accs)
+                out[f"{name} (ours)"] = f"{s.max():.2f} ({s.mean():.2f} ± {s.std(ddof=1) if len(s) > 1 else 0:.2f}, n={len(s)})"
+            else:
+                out[f"{name} (ours)"] = "not run (data missing)" if data == "snli" and snli_missing else "not run"
+            out[f"{name} (paper)"] = paper
+        rows.append(out)
+    return pd.DataFrame(rows), folders
+
+
+def figure(folders: dict, out: Path, seed: int) -> None:
+    fig, ax = plt.subplots(figsize=(6, 4))
+    for row, label in ROWS.items():
+        f = folders.get((row, "prefix10", seed))
+        if f is None or not (f / "metrics.jsonl").exists():
+            continue
+        c = aggregate.curves([f])
+        c = c[c.dev_accuracy.notna()].drop_duplicates("step", keep="last") if "dev_accuracy" in c else c.iloc[0:0]
+        if not c.empty:
+            ax.plot(c.step, 100 * c.dev_accuracy, label=label, ls="-" if "gru" in row else "--")
+    ax.set(xlabel="training batches", ylabel="dev accuracy %", title=f"PREFIX-10%: dev accuracy (seed {seed})")
+    ax.legend(fontsize=7)
+    fig.tight_layout()
+    for ext in ("png", "pdf"):
+        fig.savefig(out.with_suffix(f".{ext}"), dpi=150)
+    plt.close(fig)
+
+
+def make(runs_dir: Path, profile: str, out: Path, seeds=(0, 1, 2), overrides=()) -> list[Path]:
+    """Write table1 (CSV + Markdown), fig_prefix10_dev (PNG + PDF) and summary.md."""
+    table, folders = table1(runs_dir, profile, seeds, overrides)
+    if not any((f / "DONE").exists() for f in folders.values()):
+        raise FileNotFoundError(f"no finished hnn runs under {runs_dir}/hnn/{profile}: run "
+                                f"`python -m noneuclid.train -m experiment=hnn/table1 profile={profile}` first")
+    out.mkdir(parents=True, exist_ok=True)
+    table.to_csv(out / "table1.csv", index=False)
+    (out / "table1.md").write_text(table.to_markdown(index=False) + "\n")
+    figure(folders, out / "fig_prefix10_dev", seeds[0])
+    done = sum((f / "DONE").exists() for f in folders.values())
+    (out / "summary.md").write_text("\n".join([
+        f"# Ganea et al., Hyperbolic Neural Networks: our runs ({profile} profile)", "",
+        f"Made by `python -m noneuclid.train -m experiment=hnn/table1 profile={profile}` and "
+        f"`python -m noneuclid.report hnn --profile {profile}`; {done} of {len(folders)} runs finished.", "",
+        "## Table 1: test accuracy % at the best dev accuracy (best of the seeds; mean ± s.d., runs)", "",
+        table.to_markdown(index=False), "", "![dev accuracy on PREFIX-10](fig_prefix10_dev.png)", ""]))
+    return sorted(out.iterdir())
