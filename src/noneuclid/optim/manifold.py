@@ -15,7 +15,6 @@ and go through rgrad, lift, cache update and retraction in one batched call per 
 
 from __future__ import annotations
 
-import math
 from collections import defaultdict
 
 import torch
