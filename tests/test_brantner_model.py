@@ -7,14 +7,13 @@ import math
 import numpy as np
 import pytest
 import torch
+from conftest import write_idx
 
 from noneuclid.data import files, mnist
 from noneuclid.models.vit import PatchViT
 from noneuclid.nn import StiefelParameter
 from noneuclid.nn.attention import MultiHeadAttention
 from noneuclid.train.losses import LOSSES
-
-from conftest import write_idx
 
 
 def test_parameter_count_matches_the_paper():

@@ -4,10 +4,9 @@ import gzip
 import json
 
 import pytest
+from conftest import SHARED_DATA
 
 from noneuclid.data import DataError, snli
-
-from conftest import SHARED_DATA
 
 ROWS = [("entailment", "A man, in a hat.", "A MAN is outside!"), ("neutral", "Dogs run.", "Two dogs"),
         ("contradiction", "It's 3 cats", "no cats"), ("-", "unclear", "pair")]

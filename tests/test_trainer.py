@@ -6,14 +6,14 @@ import json
 import os
 import subprocess
 import sys
+
 import pytest
 import torch
+from conftest import SHARED_DATA
 
 from noneuclid.data import DataError
 from noneuclid.train import TrainingDiverged, loop, train
 from noneuclid.train.run_dir import RunDir
-
-from conftest import SHARED_DATA
 
 
 def test_run_folder_contents(make_cfg):

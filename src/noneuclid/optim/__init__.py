@@ -2,11 +2,16 @@
 
 import torch
 
-from noneuclid.optim.manifold import (OPTIMIZERS, ManifoldAdam, ManifoldGD, ManifoldMomentum,
-                                      ManifoldOptimizer)
-from noneuclid.optim.composite import CompositeOptimizer
-from noneuclid.optim.rsgd import RiemannianSGD
 from noneuclid.nn.hyperbolic import PoincareParameter
+from noneuclid.optim.composite import CompositeOptimizer
+from noneuclid.optim.manifold import (
+    OPTIMIZERS,
+    ManifoldAdam,
+    ManifoldGD,
+    ManifoldMomentum,
+    ManifoldOptimizer,
+)
+from noneuclid.optim.rsgd import RiemannianSGD
 
 __all__ = ["OPTIMIZERS", "CompositeOptimizer", "ManifoldAdam", "ManifoldGD", "ManifoldMomentum",
            "ManifoldOptimizer", "RiemannianSGD", "build"]

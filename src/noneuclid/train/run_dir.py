@@ -17,8 +17,8 @@ import hashlib
 import json
 import logging
 import os
-import secrets
 import platform
+import secrets
 import subprocess
 import sys
 from pathlib import Path
