@@ -52,7 +52,7 @@ def optimizer_step_times(device, repeats: int) -> dict[str, float]:
         a.grad = torch.randn_like(a)
         b.grad = a.grad.clone()
     random_section = ManifoldAdam(ours, **ADAM)  # the paper's section (Algorithm 2)
-    householder = ManifoldAdam([p.detach().clone().requires_grad_() for p in ours], **ADAM, section="householder")
+    householder = ManifoldAdam([StiefelParameter(p.detach().clone()) for p in ours], **ADAM, section="householder")
     for p, q in zip(householder.param_groups[0]["params"], ours):
         p.grad = q.grad.clone()
     geoopt_adam = geoopt.optim.RiemannianAdam(theirs, **ADAM)
