@@ -37,6 +37,15 @@ class PoincareParameter(nn.Parameter):
         return f"PoincareParameter(c={self.c}, shape={tuple(self.shape)})"
 
 
+NONLINEARITIES = {"id": None, "tanh": torch.tanh, "relu": torch.relu}  # phi of phi^(x); None = identity
+
+
+def _nonlinearity(name: str):
+    if name not in NONLINEARITIES:
+        raise ValueError(f"unknown nonlinearity {name!r}: use one of {sorted(NONLINEARITIES)}")
+    return NONLINEARITIES[name]
+
+
 def _glorot(out_features: int, in_features: int) -> Tensor:
     bound = math.sqrt(6.0 / (in_features + out_features))
     return torch.empty(out_features, in_features).uniform_(-bound, bound)
@@ -90,7 +99,7 @@ class HypRNNCell(nn.Module):
     def __init__(self, input_size: int, hidden_size: int, c: float = 1.0, nonlinearity: str = "id"):
         super().__init__()
         self.affine = _Affine(input_size, hidden_size, 1, c)
-        self.c, self.act = c, {"id": None, "tanh": torch.tanh, "relu": torch.relu}[nonlinearity]
+        self.c, self.act = c, _nonlinearity(nonlinearity)
 
     def forward(self, u: Tensor, h: Tensor) -> Tensor:
         """u: U (x) x precomputed for this step ([batch, 1, hidden]); h: [batch, hidden]."""
@@ -109,7 +118,7 @@ class HypGRUCell(nn.Module):
     def __init__(self, input_size: int, hidden_size: int, c: float = 1.0, nonlinearity: str = "id"):
         super().__init__()
         self.affine = _Affine(input_size, hidden_size, 3, c)  # gates: r, z, candidate
-        self.c, self.act = c, {"id": None, "tanh": torch.tanh, "relu": torch.relu}[nonlinearity]
+        self.c, self.act = c, _nonlinearity(nonlinearity)
 
     def forward(self, u: Tensor, h: Tensor) -> Tensor:
         """u: U_g (x) x precomputed for this step ([batch, 3, hidden]); h: [batch, hidden]."""
