@@ -36,10 +36,10 @@ def test_hyperbolic_rnn_tends_to_linear_rnn():
     torch.manual_seed(1)
     rnn = HypRecurrent("rnn", 3, 4, c=TINY_C).double()
     with torch.no_grad():
-        rnn.cell.affine.b.copy_(torch.randn(1, 4, dtype=DT) * 1e-3)
+        rnn.cells[0].b_h.copy_(torch.randn(4, dtype=DT) * 1e-3)
     x = torch.randn(2, 5, 3, dtype=DT) * 1e-3
     lengths = torch.tensor([5, 2])
-    W, U, b = rnn.cell.affine.W[0], rnn.cell.affine.U[0], rnn.cell.affine.b[0]
+    W, U, b = rnn.cells[0].W_h, rnn.cells[0].U_h, rnn.cells[0].b_h
     h, states = torch.zeros(2, 4, dtype=DT), []
     for t in range(5):
         h = h @ W.T + x[:, t] @ U.T + b
@@ -53,9 +53,10 @@ def test_hyperbolic_gru_tends_to_euclidean_gru_formula():
     torch.manual_seed(2)
     gru = HypRecurrent("gru", 3, 4, c=TINY_C).double()
     with torch.no_grad():
-        gru.cell.affine.b.copy_(torch.randn(3, 4, dtype=DT) * 1e-3)
+        for g in "rzh":
+            getattr(gru.cells[0], f"b_{g}").copy_(torch.randn(4, dtype=DT) * 1e-3)
     x = torch.randn(2, 3, 3, dtype=DT) * 1e-3
-    W, U, b = gru.cell.affine.W, gru.cell.affine.U, gru.cell.affine.b
+    W, U, b = gru.cells[0].stacked()
     h = torch.zeros(2, 4, dtype=DT)
     for t in range(3):
         r = torch.sigmoid(h @ W[0].T + x[:, t] @ U[0].T + b[0])
@@ -146,3 +147,29 @@ def test_rsgd_on_ordinary_parameters_is_sgd_and_stays_in_the_ball_for_huge_steps
     RiemannianSGD([w, p], lr=0.1).step()
     torch.testing.assert_close(w.data, torch.full((3,), 0.8, dtype=DT))
     assert bool((p.norm(dim=-1) < 1).all())
+
+
+@pytest.mark.parametrize("cell", ["rnn", "gru"])
+def test_copies_run_side_by_side_as_independent_encoders(cell):
+    torch.manual_seed(7)
+    both = HypRecurrent(cell, 3, 4, copies=2).double()
+    x, lengths = _ball_points(2, 5, 6, 3, radius=0.9), torch.randint(1, 7, (2, 5))
+    out = both(x, lengths)
+    for k in range(2):
+        alone = HypRecurrent(cell, 3, 4).double()
+        alone.cells[0].load_state_dict(both.cells[k].state_dict())
+        torch.testing.assert_close(out[k], alone(x[k], lengths[k]), rtol=0, atol=1e-15)
+
+
+def test_compiled_recurrence_equals_eager():
+    """torch.compile fuses the step; values and gradients agree with the eager step in float64."""
+    torch.manual_seed(8)
+    layers = [HypRecurrent("gru", 5, 5, copies=2, compile=flag).double() for flag in (False, True)]
+    layers[1].load_state_dict(layers[0].state_dict())
+    x, lengths = _ball_points(2, 8, 6, 5, radius=0.9), torch.randint(1, 7, (2, 8))
+    outs = [layer(x, lengths) for layer in layers]
+    for out in outs:
+        out.pow(2).sum().backward()
+    torch.testing.assert_close(outs[1], outs[0], rtol=1e-12, atol=1e-14)
+    for p_eager, p_compiled in zip(*(layer.parameters() for layer in layers)):
+        torch.testing.assert_close(p_compiled.grad, p_eager.grad, rtol=1e-10, atol=1e-13)

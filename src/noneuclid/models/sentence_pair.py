@@ -18,6 +18,7 @@ import math
 
 import torch
 from torch import Tensor, nn
+from torch.nn import functional as F
 
 from noneuclid.geometry import poincare as pb
 from noneuclid.nn.hyperbolic import HyperbolicMLR, HypRecurrent, PoincareParameter
@@ -46,7 +47,7 @@ class EuclideanMLR(nn.Module):
 
 class SentencePairModel(nn.Module):
     def __init__(self, vocab_size: int, cell: str = "gru", geometry: str = "hyperbolic", dim: int = 5,
-                 c: float = 1.0, classes: int = 2):
+                 c: float = 1.0, classes: int = 2, compile: bool = False):
         super().__init__()
         if geometry not in GEOMETRIES:
             raise ValueError(f"model.geometry must be one of {GEOMETRIES}, got {geometry!r}")
@@ -56,7 +57,7 @@ class SentencePairModel(nn.Module):
         emb = _embedding_init(vocab_size, dim)
         self.embedding = PoincareParameter(emb, c) if self.hyperbolic else nn.Parameter(emb)
         if self.hyperbolic:
-            self.encoders = nn.ModuleList([HypRecurrent(cell, dim, dim, c) for _ in range(2)])
+            self.encoders = HypRecurrent(cell, dim, dim, c, copies=2, compile=compile)
             self.W = nn.Parameter(torch.stack([_glorot(dim) for _ in range(2)]))
             self.b = PoincareParameter(torch.zeros(dim), c)
             self.b_d = PoincareParameter(torch.zeros(dim), c)
@@ -69,16 +70,18 @@ class SentencePairModel(nn.Module):
             self.b_d = nn.Parameter(torch.zeros(dim))
         self.mlr = HyperbolicMLR(dim, classes, c) if geometry == "hyperbolic" else EuclideanMLR(dim, classes)
 
-    def encode(self, which: int, tokens: Tensor, lengths: Tensor) -> Tensor:
-        """The hidden state at each sentence's true length, [batch, dim]."""
-        x = self.embedding[tokens]  # [batch, time, dim]
-        if self.hyperbolic:
-            return self.encoders[which](x, lengths)
-        states, _ = self.encoders[which](x)
-        return states[torch.arange(len(tokens), device=tokens.device), lengths - 1]
+    def encode(self, tokens1: Tensor, lengths1: Tensor, tokens2: Tensor, lengths2: Tensor) -> tuple[Tensor, Tensor]:
+        """The hidden state of each sentence at its true length, ([batch, dim], [batch, dim])."""
+        if self.hyperbolic:  # both encoders in one batched recurrence over the longer padding
+            steps = max(tokens1.shape[1], tokens2.shape[1])
+            tokens = torch.stack([F.pad(t, (0, steps - t.shape[1])) for t in (tokens1, tokens2)])
+            return self.encoders(self.embedding[tokens], torch.stack([lengths1, lengths2])).unbind(0)
+        rows = torch.arange(len(tokens1), device=tokens1.device)
+        return tuple(enc(self.embedding[t])[0][rows, n - 1]
+                     for enc, t, n in zip(self.encoders, (tokens1, tokens2), (lengths1, lengths2)))
 
     def forward(self, tokens1: Tensor, lengths1: Tensor, tokens2: Tensor, lengths2: Tensor) -> Tensor:
-        s1, s2 = self.encode(0, tokens1, lengths1), self.encode(1, tokens2, lengths2)
+        s1, s2 = self.encode(tokens1, lengths1, tokens2, lengths2)
         if self.hyperbolic:
             c = self.c
             d2 = pb.dist(s1, s2, c).pow(2).unsqueeze(-1)

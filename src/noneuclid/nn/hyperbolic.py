@@ -67,97 +67,136 @@ class MobiusLinear(nn.Module):
         return y
 
 
-class _Affine(nn.Module):
-    """(W (x) h) (+) (U (x) x) (+) b for `gates` stacked gates at once: one matmul per input.
-
-    Returns the Euclidean products W h and U x ([..., gates, hidden]) so that a gate can change W
-    (the GRU's W diag(r)) before the Mobius step, and `combine` for the Mobius sum.
-    """
-
-    def __init__(self, input_size: int, hidden_size: int, gates: int, c: float):
-        super().__init__()
-        self.c, self.gates, self.hidden = c, gates, hidden_size
-        self.W = nn.Parameter(torch.stack([_glorot(hidden_size, hidden_size) for _ in range(gates)]))
-        self.U = nn.Parameter(torch.stack([_glorot(hidden_size, input_size) for _ in range(gates)]))
-        self.b = PoincareParameter(torch.zeros(gates, hidden_size), c)
-
-    def input_part(self, x: Tensor) -> Tensor:
-        """U_g (x) x for every gate g: [..., input] -> [..., gates, hidden]."""
-        ux = torch.einsum("ghi,...i->...gh", self.U, x)
-        return pb.mobius_matvec_result(ux, x.unsqueeze(-2), self.c)
-
-    def combine(self, wh: Tensor, h: Tensor, u: Tensor, gates: slice) -> Tensor:
-        """(W h as a Mobius product with h) (+) u (+) b over the selected gates."""
-        c = self.c
-        left = pb.mobius_matvec_result(wh, h.unsqueeze(-2), c)
-        return pb.project(pb.mobius_add(pb.mobius_add(left, u[..., gates, :], c), self.b[gates], c), c)
+def _affine(wh: Tensor, h: Tensor, u: Tensor, b: Tensor, c) -> Tensor:
+    """(W (x) h) (+) (U (x) x) (+) b for stacked gates, from the Euclidean products wh = W h
+    ([..., gates, hidden]) and the precomputed u = U (x) x; h [..., hidden]; b [..., gates, hidden]."""
+    left = pb.mobius_matvec_result(wh, h.unsqueeze(-2), c)
+    return pb.project(pb.mobius_add(pb.mobius_add(left, u, c), b, c), c)
 
 
-class HypRNNCell(nn.Module):
-    """h' = phi^(x)((W (x) h) (+) (U (x) x) (+) b); phi = identity in the paper's runs."""
+def _activate(act, x: Tensor, c) -> Tensor:
+    return x if act is None else pb.project(pb.mobius_pointwise(act, x, c), c)
+
+
+class _HypCell(nn.Module):
+    """Weights of a hyperbolic cell: per gate g, W_g [hidden, hidden] and U_g [hidden, input]
+    (Euclidean, Glorot) and the bias b_g [hidden] on the ball (0 at init). Each is its own tensor, as
+    in the original code, so that per-tensor gradient clipping acts per gate. `step` is the cell's
+    recurrence as a pure function of stacked weights, so that it can be batched and compiled."""
+
+    GATES: tuple[str, ...]
 
     def __init__(self, input_size: int, hidden_size: int, c: float = 1.0, nonlinearity: str = "id"):
         super().__init__()
-        self.affine = _Affine(input_size, hidden_size, 1, c)
-        self.c, self.act = c, _nonlinearity(nonlinearity)
+        self.c, self.act, self.hidden_size = c, _nonlinearity(nonlinearity), hidden_size
+        for g in self.GATES:
+            setattr(self, f"W_{g}", nn.Parameter(_glorot(hidden_size, hidden_size)))
+            setattr(self, f"U_{g}", nn.Parameter(_glorot(hidden_size, input_size)))
+            setattr(self, f"b_{g}", PoincareParameter(torch.zeros(hidden_size), c))
 
-    def forward(self, u: Tensor, h: Tensor) -> Tensor:
-        """u: U (x) x precomputed for this step ([batch, 1, hidden]); h: [batch, hidden]."""
-        wh = torch.einsum("ghk,bk->bgh", self.affine.W, h)
-        out = self.affine.combine(wh, h, u, slice(0, 1))[:, 0]
-        return out if self.act is None else pb.project(pb.mobius_pointwise(self.act, out, self.c), self.c)
+    def stacked(self) -> tuple[Tensor, Tensor, Tensor]:
+        """(W [gates, hidden, hidden], U [gates, hidden, input], b [gates, hidden])."""
+        return tuple(torch.stack([getattr(self, f"{name}_{g}") for g in self.GATES]) for name in "WUb")
+
+    def input_part(self, U: Tensor, x: Tensor) -> Tensor:
+        """U_g (x) x for every gate g: U [..., gates, hidden, input], x [..., input] -> [..., gates, hidden]."""
+        ux = torch.einsum("...ghi,...i->...gh", U, x)
+        return pb.mobius_matvec_result(ux, x.unsqueeze(-2), self.c)
+
+    def forward(self, x: Tensor, h: Tensor) -> Tensor:
+        """One step: x (input point) [..., input], h [..., hidden] -> h' [..., hidden]."""
+        W, U, b = self.stacked()
+        return self.step(self.input_part(U, x), h, W, b, self.c, self.act)
 
 
-class HypGRUCell(nn.Module):
+class HypRNNCell(_HypCell):
+    """h' = phi^(x)((W (x) h) (+) (U (x) x) (+) b); phi = identity in the paper's runs."""
+
+    GATES = ("h",)
+
+    @staticmethod
+    def step(u: Tensor, h: Tensor, W: Tensor, b: Tensor, c, act) -> Tensor:
+        """u = U (x) x [..., 1, hidden]; h [..., hidden]; W [..., 1, hidden, hidden]; b [..., 1, hidden]."""
+        wh = (W @ h[..., None, :, None]).squeeze(-1)  # [..., 1, hidden]
+        return _activate(act, _affine(wh, h, u, b, c)[..., 0, :], c)
+
+
+class HypGRUCell(_HypCell):
     """The hyperbolic GRU of the paper:
         r = sigmoid(log_0((W_r (x) h) (+) (U_r (x) x) (+) b_r)),  z likewise with W_z, U_z, b_z
-        h~ = phi^(x)(([W diag(r)] (x) h) (+) (U (x) x) (+) b)
+        h~ = phi^(x)(([W_h diag(r)] (x) h) (+) (U_h (x) x) (+) b_h)
         h' = h (+) (diag(z) (x) ((-h) (+) h~))
     """
 
-    def __init__(self, input_size: int, hidden_size: int, c: float = 1.0, nonlinearity: str = "id"):
-        super().__init__()
-        self.affine = _Affine(input_size, hidden_size, 3, c)  # gates: r, z, candidate
-        self.c, self.act = c, _nonlinearity(nonlinearity)
+    GATES = ("r", "z", "h")
 
-    def forward(self, u: Tensor, h: Tensor) -> Tensor:
-        """u: U_g (x) x precomputed for this step ([batch, 3, hidden]); h: [batch, hidden]."""
-        c, W = self.c, self.affine.W
-        wh = torch.einsum("ghk,bk->bgh", W[:2], h)  # [batch, 2, hidden]
-        r, z = torch.sigmoid(pb.logmap0(self.affine.combine(wh, h, u, slice(0, 2)), c)).unbind(-2)
-        w_rh = torch.einsum("hk,bk->bh", W[2], r * h)[:, None]  # [W diag(r)] h
-        cand = self.affine.combine(w_rh, h, u, slice(2, 3))[:, 0]
-        if self.act is not None:
-            cand = pb.project(pb.mobius_pointwise(self.act, cand, c), c)
+    @staticmethod
+    def step(u: Tensor, h: Tensor, W: Tensor, b: Tensor, c, act) -> Tensor:
+        """u = U_g (x) x [..., 3, hidden]; h [..., hidden]; W [..., 3, hidden, hidden]; b [..., 3, hidden]."""
+        wh = (W[..., :2, :, :] @ h[..., None, :, None]).squeeze(-1)  # [..., 2, hidden]
+        r, z = torch.sigmoid(pb.logmap0(_affine(wh, h, u[..., :2, :], b[..., :2, :], c), c)).unbind(-2)
+        w_rh = (W[..., 2, :, :] @ (r * h)[..., None]).squeeze(-1)  # [W_h diag(r)] h, [..., hidden]
+        cand = _activate(act, _affine(w_rh[..., None, :], h, u[..., 2:, :], b[..., 2:, :], c)[..., 0, :], c)
         step = pb.mobius_add(-h, cand, c)
         return pb.project(pb.mobius_add(h, pb.mobius_matvec_result(z * step, step, c), c), c)
 
 
-class HypRecurrent(nn.Module):
-    """Runs a hyperbolic RNN or GRU cell over padded sequences [batch, time, input] (points of the
-    ball) and returns the hidden state at each sequence's true length ([batch, hidden]). The input
-    products U (x) x of all time steps are computed in one batched call before the recurrence."""
+CELLS = {"rnn": HypRNNCell, "gru": HypGRUCell}
 
-    def __init__(self, cell: str, input_size: int, hidden_size: int, c: float = 1.0, nonlinearity: str = "id"):
+
+def _masked_step(cell_step):
+    """The cell's step, keeping h where the sequence has already ended (mask False)."""
+    def step(u, h, keep_going, W, b, c, act):
+        return torch.where(keep_going, cell_step(u, h, W, b, c, act), h)
+    return step
+
+
+_STEPS = {name: _masked_step(cls.step) for name, cls in CELLS.items()}
+_COMPILED_STEPS: dict = {}
+
+
+def _compiled_step(name: str):
+    """The masked step compiled once per process with torch.compile (fuses its ~100 small tensor ops)."""
+    if name not in _COMPILED_STEPS:
+        _COMPILED_STEPS[name] = torch.compile(_STEPS[name])
+    return _COMPILED_STEPS[name]
+
+
+class HypRecurrent(nn.Module):
+    """`copies` independent hyperbolic RNN or GRU encoders run side by side over padded sequences.
+
+    forward(x, lengths): x [copies, batch, time, input] (points of the ball; [batch, time, input]
+    when copies = 1), lengths [copies, batch] (or [batch]); returns the hidden state at each
+    sequence's true length, [copies, batch, hidden] (or [batch, hidden]). The input products
+    U (x) x of all time steps are computed in one batched call; the recurrence is one call per time
+    step for all copies, compiled with torch.compile when compile=True.
+    """
+
+    def __init__(self, cell: str, input_size: int, hidden_size: int, c: float = 1.0, nonlinearity: str = "id",
+                 copies: int = 1, compile: bool = False):
         super().__init__()
-        cells = {"rnn": HypRNNCell, "gru": HypGRUCell}
-        if cell not in cells:
-            raise ValueError(f"unknown cell {cell!r}: use one of {sorted(cells)}")
-        self.cell = cells[cell](input_size, hidden_size, c, nonlinearity)
-        self.hidden_size = hidden_size
+        if cell not in CELLS:
+            raise ValueError(f"unknown cell {cell!r}: use one of {sorted(CELLS)}")
+        self.cells = nn.ModuleList([CELLS[cell](input_size, hidden_size, c, nonlinearity) for _ in range(copies)])
+        self.kind, self.hidden_size, self.compile = cell, hidden_size, compile
 
     def forward(self, x: Tensor, lengths: Tensor) -> Tensor:
+        single = x.dim() == 3
+        if single:
+            x, lengths = x.unsqueeze(0), lengths.unsqueeze(0)
         if bool((lengths < 1).any()):
             raise ValueError("every sequence needs at least one token (got a length < 1)")
-        batch, steps, _ = x.shape
-        u = self.cell.affine.input_part(x)  # [batch, time, gates, hidden]
-        h = x.new_zeros(batch, self.hidden_size)
-        states = []
-        for t in range(int(lengths.max())):
-            h = self.cell(u[:, t], h)
-            states.append(h)
-        states = torch.stack(states, 1)  # [batch, time, hidden]
-        return states[torch.arange(batch, device=x.device), lengths - 1]
+        cell = self.cells[0]
+        W, U, b = (torch.stack(t) for t in zip(*(cell.stacked() for cell in self.cells)))  # [copies, gates, ...]
+        u = cell.input_part(U[:, None, None], x)  # [copies, batch, time, gates, hidden]
+        steps = int(lengths.max())
+        keep_going = torch.arange(steps, device=x.device) < lengths[..., None]  # [copies, batch, time]
+        step = _compiled_step(self.kind) if self.compile else _STEPS[self.kind]
+        h = x.new_zeros(*x.shape[:2], self.hidden_size)
+        W, b = W[:, None], b[:, None]  # broadcast over the batch
+        for t in range(steps):
+            h = step(u[:, :, t], h, keep_going[:, :, t, None], W, b, cell.c, cell.act)
+        return h[0] if single else h
 
 
 class HyperbolicMLR(nn.Module):
