@@ -19,6 +19,7 @@ def test_table1_row_trains_on_prefix(row, tmp_path):
     summary = train(cfg)
     assert 0.0 <= summary["test_accuracy_at_best_dev"] <= 1.0
     assert summary["final_train_loss"] == summary["final_train_loss"]  # not NaN
+    assert summary["nonfinite_events"] == 0
     assert (tmp_path / "gen" / "prefix30" / "dev-64.tsv").exists()
 
 
@@ -44,3 +45,49 @@ def test_table1_report_from_runs(tmp_path):
     table = (out / "table1.md").read_text()
     assert "n=1" in table and "97.14" in table and (out / "fig_prefix10_dev.png").exists()
     assert "not run (data missing)" in table or "SNLI" in table
+
+
+def _pairs(n_first, n_second, label):
+    return [[1 + i % 3 for i in range(n_first)]], [[1 + i % 3 for i in range(n_second)]], [label]
+
+
+def test_bad_sentences_get_defined_behaviour():
+    """Empty sentences become one unknown token (id 0); ids 0 (unknown/padding) are embedded like any
+    word; sentences far longer than any seen in training are encoded (the recurrence has no maximum
+    length) and stay in the ball."""
+    import torch
+
+    from noneuclid.models.sentence_pair import SentencePairModel
+    from noneuclid.train.tasks import SentencePairs
+
+    task = SentencePairs({"train": ([[1, 2], []], [[], [0, 0, 3]], [1, 0]),
+                          "dev": _pairs(3, 2, 1), "test": _pairs(200, 150, 0)}, vocab_size=4, batch_size=2, seed=0)
+    t1, l1, t2, l2, _ = task.splits["train"]
+    assert l1.tolist() == [2, 1] and t1[1].tolist() == [0, 0] and l2.tolist() == [1, 3]
+    torch.manual_seed(0)
+    for geometry in ("euclidean", "hyperbolic_eucl_mlr", "hyperbolic"):
+        model = SentencePairModel(4, "gru", geometry).double()
+        row = task.evaluate(model, "test")  # 200 / 150 tokens; training sentences had at most 3
+        assert row["test_nonfinite"] == 0 and 0 <= row["test_accuracy"] <= 1
+        if geometry != "euclidean":
+            states = model.encode(*task.splits["test"][:4])
+            assert all(bool((s.norm(dim=-1) < 1).all()) for s in states)
+
+
+def test_unknown_words_map_to_id_zero(tmp_path):
+    """SNLI words never seen in training get id 0 (the unknown/padding embedding)."""
+    from omegaconf import OmegaConf
+
+    from noneuclid.data import snli
+    from noneuclid.train import tasks
+
+    splits = {"train": ([["a", "cat"]], [["a", "dog"]], [1]), "dev": ([["a", "zebra"]], [["cat"]], [0]),
+              "test": ([["unseen"]], [["a"]], [1])}
+    original = snli.load
+    snli.load = lambda root, split: splits[split]
+    try:
+        ids, vocab = tasks._sentence_pair_splits(OmegaConf.create({"data": {"name": "snli"}, "paths": {"data_dir": "x"}}))
+    finally:
+        snli.load = original
+    assert vocab == 4  # padding/unknown + a, cat, dog
+    assert ids["dev"][0] == [[1, 0]] and ids["test"][0] == [[0]]

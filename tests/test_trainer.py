@@ -197,3 +197,31 @@ def test_kill_9_mid_run_then_same_command_gives_same_numbers(tmp_path):
     got = (folder / "metrics.jsonl").read_text().splitlines()
     strip = lambda lines: [{k: v for k, v in json.loads(l).items() if k != "train_seconds"} for l in lines]
     assert strip(got) == strip(ref)
+
+
+def test_nonfinite_gradient_skips_the_update_and_is_counted():
+    """A step whose gradient has a NaN leaves the weights untouched and is counted (NaN/inf events)."""
+    from tqdm import tqdm
+
+    class Task:
+        def batches(self, epoch):
+            return [(torch.ones(1, 2), torch.zeros(1))] * 3
+
+        def steps_per_epoch(self):
+            return 3
+
+        def loss(self, model, batch):
+            loss = model(batch[0]).sum()
+            return loss, float(loss.detach())
+
+        def finish_loss(self, mean):
+            return mean
+
+    model = torch.nn.Linear(2, 1)
+    calls = []
+    model.weight.register_hook(lambda g: g * float("nan") if calls.append(1) or len(calls) == 2 else g)
+    before = model.weight.detach().clone()
+    row = loop.train_epoch(model, torch.optim.SGD(model.parameters(), lr=0.1), Task(), 0, tqdm(disable=True))
+    assert row["nonfinite_steps"] == 1
+    assert torch.isfinite(model.weight).all()
+    torch.testing.assert_close(model.weight.detach(), before - 2 * 0.1 * torch.ones(1, 2))

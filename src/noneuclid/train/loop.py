@@ -133,12 +133,13 @@ def restore(run: RunDir, model, optimizer) -> tuple[int, float]:
 
 
 def train_epoch(model, optimizer, task, epoch: int, bar, after_step=None) -> dict:
-    """One pass over the training data; returns its wall time and the training loss over the epoch,
-    loss.finish(mean over all its examples of the per-example term), as the model was at each step.
+    """One pass over the training data; returns its wall time, the training loss over the epoch,
+    loss.finish(mean over all its examples of the per-example term), as the model was at each step,
+    and the number of steps whose gradient was not finite (their update is skipped and logged).
     after_step(epoch, global step) runs after every step (mid-epoch evaluation); its time is not
     counted as training time."""
     model.train()
-    total, count, paused = 0.0, 0, 0.0
+    total, count, paused, skipped = 0.0, 0, 0.0, 0
     start = time.perf_counter()
     steps_before = epoch * task.steps_per_epoch()
     for step, batch in enumerate(task.batches(epoch)):
@@ -152,7 +153,12 @@ def train_epoch(model, optimizer, task, epoch: int, bar, after_step=None) -> dic
                 f"smaller optim.lr, or trainer.dtype=float64) to start a new run.")
         optimizer.zero_grad(set_to_none=True)
         loss.backward()
-        optimizer.step()
+        if gradients_finite(model):
+            optimizer.step()
+        else:
+            skipped += 1
+            log.warning("non-finite gradient at epoch %d, step %d: update skipped (counted as "
+                        "nonfinite_steps in the metrics and summary)", epoch + 1, step + 1)
         total, count = total + per_example_sum, count + len(batch[-1])
         bar.update(1)
         bar.set_postfix(epoch=epoch + 1, loss=f"{value:.4f}", refresh=False)
@@ -162,12 +168,20 @@ def train_epoch(model, optimizer, task, epoch: int, bar, after_step=None) -> dic
             paused += time.perf_counter() - pause
     if next(model.parameters()).is_cuda:
         torch.cuda.synchronize()
-    return {"train_loss": task.finish_loss(total / count), "train_seconds": time.perf_counter() - start - paused}
+    return {"train_loss": task.finish_loss(total / count), "train_seconds": time.perf_counter() - start - paused,
+            "nonfinite_steps": skipped}
+
+
+def gradients_finite(model) -> bool:
+    """Whether every gradient of the model is finite (one reduction and one sync per step)."""
+    grads = [p.grad for p in model.parameters() if p.grad is not None]
+    return not grads or bool(torch.stack(torch._foreach_norm(grads)).isfinite().all())
 
 
 def summarise(rows: list[dict], train_seconds: float, model) -> dict:
     """Final numbers of a run for summary.json (rows without train_loss are mid-epoch evaluations)."""
     evaluated = [r for r in rows if "test_accuracy" in r]
+    evaluated_all = [r for r in rows if any(k.endswith("_nonfinite") for k in r)]
     rows = [r for r in rows if "train_loss" in r]
     last = rows[-1]
     summary = {
@@ -181,7 +195,11 @@ def summarise(rows: list[dict], train_seconds: float, model) -> dict:
         "max_orthonormality_error": max(r["orthonormality_error"] for r in rows),
         "parameters": sum(p.numel() for p in model.parameters()),
         "stiefel_parameters": sum(p.numel() for p in model.parameters() if isinstance(p, StiefelParameter)),
+        # NaN/inf events: training steps with a non-finite gradient + evaluated examples with non-finite outputs
+        "nonfinite_steps": sum(r.get("nonfinite_steps", 0) for r in rows),
+        "nonfinite_outputs": sum(v for r in evaluated_all for k, v in r.items() if k.endswith("_nonfinite")),
     }
+    summary["nonfinite_events"] = summary["nonfinite_steps"] + summary["nonfinite_outputs"]
     if evaluated:
         summary.update({f"final_{k}": v for k, v in evaluated[-1].items() if k.startswith("test_")})
     if any("dev_accuracy" in r for r in evaluated):  # model selection on dev (Ganea et al.)

@@ -64,17 +64,24 @@ class Classification:
         """Loss (over the whole split, same normalisation as training), accuracy and the most
         predicted class with its share (a collapsed model predicts one class for everything)."""
         x, y = getattr(self, split)
-        total, preds = 0.0, []
+        total, preds, nonfinite = 0.0, [], 0
         for xb, yb in zip(x.split(batch_size), y.split(batch_size)):
             probs = model(xb)
             total += float(self.loss_fn.per_example(probs, yb).sum())
             preds.append(probs.argmax(-1))
+            nonfinite += _nonfinite_rows(probs)
         pred = torch.cat(preds)
         top_class, top_count = Counter(pred.tolist()).most_common(1)[0]
         return {f"{split}_loss": self.finish_loss(total / len(y)),
                 f"{split}_accuracy": float((pred == y).float().mean()),
                 f"{split}_top_class": int(top_class),
-                f"{split}_top_class_share": top_count / len(y)}
+                f"{split}_top_class_share": top_count / len(y),
+                f"{split}_nonfinite": nonfinite}
+
+
+def _nonfinite_rows(outputs: Tensor) -> int:
+    """How many examples ([count, classes] outputs) have a NaN or inf output."""
+    return int((~torch.isfinite(outputs)).any(-1).sum())
 
 
 def _pad(sentences: list[list[int]]) -> tuple[Tensor, Tensor]:
@@ -121,14 +128,15 @@ class SentencePairs:
     @torch.no_grad()
     def evaluate(self, model, split: str, batch_size: int = 4096) -> dict:
         data = self.splits[split]
-        total, correct = 0.0, 0
+        total, correct, nonfinite = 0.0, 0, 0
         for start in range(0, len(data[-1]), batch_size):
             t1, l1, t2, l2, y = (t[start: start + batch_size] for t in data)
             logits = model(t1, l1, t2, l2)
             total += float(F.cross_entropy(logits, y, reduction="sum"))
             correct += int((logits.argmax(-1) == y).sum())
+            nonfinite += _nonfinite_rows(logits)
         n = len(data[-1])
-        return {f"{split}_loss": total / n, f"{split}_accuracy": correct / n}
+        return {f"{split}_loss": total / n, f"{split}_accuracy": correct / n, f"{split}_nonfinite": nonfinite}
 
 
 def _sentence_pair_splits(cfg) -> tuple[dict, int]:
