@@ -3,13 +3,17 @@
 import argparse
 import sys
 
-from noneuclid.data import snli
+from noneuclid.data import cifar10, snli, wikitext2
 from noneuclid.data.files import DATASETS, DataError, fetch, require
 
 
 def fetch_one(name: str, data_dir: str, mirror: str | None) -> None:
     if name == "snli":  # an archive with its own checksum, downloaded whole
         snli.fetch(data_dir)
+    elif name == "cifar10":  # a mirror's batches or materialize.py, else the official tarball
+        cifar10.fetch(data_dir, mirror)
+    elif name == "wikitext2" and mirror is None:  # the official zip, unpacked to plain .txt
+        wikitext2.fetch(data_dir)
     else:
         fetch(name, data_dir, mirror)
 
@@ -18,6 +22,10 @@ def verify_one(name: str, data_dir: str) -> None:
     if name == "snli":  # dev and test are checked while read; train may be absent (it is here)
         for split in ("dev", "test"):
             snli.load(data_dir, split)
+    elif name == "cifar10":  # python or binary batches, whichever is there
+        cifar10.verify(data_dir)
+    elif name == "wikitext2":  # plain or gzipped
+        wikitext2.verify(data_dir)
     else:
         require(name, data_dir)
 

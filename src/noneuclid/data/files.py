@@ -38,6 +38,30 @@ DATASETS = {
         },
         urls=("https://ossci-datasets.s3.amazonaws.com/mnist/", "http://yann.lecun.com/exdb/mnist/"),
     ),
+    # The official binary batches (md5 = the published ones, see cifar10.BIN_MD5); the python batches are
+    # checked against their published md5 in cifar10.PY_MD5. Fetched by cifar10.fetch, not by fetch().
+    "cifar10": Dataset(
+        folder="cifar10",
+        sha256={
+            "cifar-10-batches-bin/data_batch_1.bin": "cee916563c9f80d84e3cc88e17fdc0941787f1244f00a67874d45b261883ada5",
+            "cifar-10-batches-bin/data_batch_2.bin": "a591ca11fa1708a91ee40f54b3da4784ccd871ecf2137de63f51ada8b3fa57ed",
+            "cifar-10-batches-bin/data_batch_3.bin": "bbe8596564c0f86427f876058170b84dac6670ddf06d79402899d93ceea26f67",
+            "cifar-10-batches-bin/data_batch_4.bin": "014e562d6e23c72197cc727519169a60359f5eccd8945ad5a09d710285ff4e48",
+            "cifar-10-batches-bin/data_batch_5.bin": "755304fc0b379caeae8c14f0dac912fbc7d6cd469eb67a1029a08a39453a9add",
+            "cifar-10-batches-bin/test_batch.bin": "8e2eb146ae340b09e24670f29cabc6326dba54da8789dab6768acf480273f65b",
+        },
+    ),
+    # wiki.{train,valid,test}.tokens renamed, gzipped as in shared/data (gzip -9 -n); fetch() copies them
+    # from a mirror. wikitext2 also reads plain .txt files and checks the uncompressed content's sha256
+    # (wikitext2.CONTENT_SHA256); without a mirror, wikitext2.fetch downloads the official zip.
+    "wikitext2": Dataset(
+        folder="wikitext-2",
+        sha256={
+            "train.txt.gz": "0c202e0b5d919429261b7291d9b5998f0db680c0a6700c0ff2a886d0abe055d4",
+            "valid.txt.gz": "3ac34ae2b6509075d52302c50a04a8a1970739ffe1a904f2cd374fefbea3cbf2",
+            "test.txt.gz": "a2b26b5d2619cc1f6cd34c8e116a451aed09af51479346aadfbf508ceb8b192e",
+        },
+    ),
 }
 
 
