@@ -19,3 +19,13 @@ def test_benchmark_json_keys(name, args, keys):
                          env=dict(os.environ, OMP_NUM_THREADS="1"))
     result = json.loads(out.stdout)
     assert keys <= set(result) and all(result[k] > 0 for k in keys)
+
+
+def test_hypercomplex_benchmark_smoke():
+    """No geoopt needed; every ratio of the PH layers over the real ones is reported."""
+    out = subprocess.run([sys.executable, "-m", "noneuclid.bench", "hypercomplex", "--json", "--repeats", "1",
+                          "--batch", "1"], check=True, capture_output=True, text=True, timeout=300,
+                         env=dict(os.environ, OMP_NUM_THREADS="1"))
+    result = json.loads(out.stdout)
+    assert result["worst_ratio"] == max(result["ratios"].values()) > 0
+    assert len(result["ratios"]) == 2 * 4 + 4 + 2 * 4  # convs at n = 2, 4 and n = 3; linear maps at n = 2, 4

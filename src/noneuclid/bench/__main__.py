@@ -1,4 +1,4 @@
-"""python -m noneuclid.bench stiefel|hyperbolic [--device cpu|cuda] [--batch N] [--repeats 10] [--json]
+"""python -m noneuclid.bench stiefel|hyperbolic|hypercomplex [--device cpu|cuda] [--batch N] [--repeats 10] [--json]
 
 Benchmarks print ratios against a baseline measured in the same run (never timed tests).
 """
@@ -8,16 +8,16 @@ import json
 
 import torch
 
-from noneuclid.bench import hyperbolic, stiefel
+from noneuclid.bench import hyperbolic, hypercomplex, stiefel
 
-BENCHMARKS = {"stiefel": stiefel, "hyperbolic": hyperbolic}
+BENCHMARKS = {"stiefel": stiefel, "hyperbolic": hyperbolic, "hypercomplex": hypercomplex}
 
 
 def main(argv=None) -> None:
     parser = argparse.ArgumentParser(prog="python -m noneuclid.bench")
     parser.add_argument("name", choices=sorted(BENCHMARKS))
     parser.add_argument("--device", default="cuda" if torch.cuda.is_available() else "cpu")
-    parser.add_argument("--batch", type=int, default=None, help="default: the paper's (2048 ViT, 64 HNN)")
+    parser.add_argument("--batch", type=int, default=None, help="default: the paper's (2048 ViT, 64 HNN, 64 PHYDI)")
     parser.add_argument("--repeats", type=int, default=10)
     parser.add_argument("--json", action="store_true", help="print one JSON object instead of a table")
     args = parser.parse_args(argv)

@@ -1,9 +1,11 @@
 """The papers' networks, each built from its config by `build`."""
 
+from noneuclid.models.phresnet import PHResNet
+from noneuclid.models.phtransformer import PHTransformer
 from noneuclid.models.sentence_pair import SentencePairModel
 from noneuclid.models.vit import PatchViT
 
-MODELS = {"vit": PatchViT, "sentence_pair": SentencePairModel}
+MODELS = {"vit": PatchViT, "sentence_pair": SentencePairModel, "phresnet": PHResNet, "phtransformer": PHTransformer}
 
 
 def build(cfg, **data_info):

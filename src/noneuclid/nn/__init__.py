@@ -8,7 +8,8 @@ from noneuclid.nn.hyperbolic import (
                                      MobiusLinear,
                                      PoincareParameter,
 )
+from noneuclid.nn.hypercomplex import PHConv2d, PHMEmbedding, PHMLinear, ResidualGate
 from noneuclid.nn.parameters import StiefelParameter
 
-__all__ = ["HyperbolicMLR", "HypGRUCell", "HypRNNCell", "HypRecurrent", "MobiusLinear", "PoincareParameter",
-           "StiefelParameter"]
+__all__ = ["HyperbolicMLR", "HypGRUCell", "HypRNNCell", "HypRecurrent", "MobiusLinear", "PHConv2d", "PHMEmbedding",
+           "PHMLinear", "PoincareParameter", "ResidualGate", "StiefelParameter"]
