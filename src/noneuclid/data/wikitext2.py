@@ -37,7 +37,7 @@ import re
 import urllib.request
 import zipfile
 from collections import Counter
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from pathlib import Path
 
 import torch
@@ -135,6 +135,17 @@ def load(data_dir, multiple_of: int = 1, max_tokens: int | None = None) -> Corpu
     ids = {s: torch.tensor([stoi.get(t, 0) for t in toks], dtype=torch.long) for s, toks in tokens.items()}
     padding = -len(words) % multiple_of
     return Corpus(itos=words + [f"<pad{k}>" for k in range(padding)], padding=padding, **ids)
+
+
+def truncated(corpus: Corpus, train_tokens: int | None = None, eval_tokens: int | None = None) -> Corpus:
+    """The corpus with only the first train_tokens of train and eval_tokens of valid and test (None:
+    all); the vocabulary stays the one built from the whole training split (a reduced profile)."""
+    def head(stream: Tensor, k: int | None) -> Tensor:
+        if k is not None and not 0 < k:
+            raise ValueError(f"token counts must be positive or null, got {k}")
+        return stream if k is None else stream[:k]
+    return replace(corpus, train=head(corpus.train, train_tokens), valid=head(corpus.valid, eval_tokens),
+                   test=head(corpus.test, eval_tokens))
 
 
 def batchify(data: Tensor, columns: int) -> Tensor:

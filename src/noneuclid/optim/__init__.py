@@ -14,7 +14,7 @@ from noneuclid.optim.manifold import (
 from noneuclid.optim.rsgd import RiemannianSGD
 
 __all__ = ["OPTIMIZERS", "CompositeOptimizer", "ManifoldAdam", "ManifoldGD", "ManifoldMomentum",
-           "ManifoldOptimizer", "RiemannianSGD", "build"]
+           "ManifoldOptimizer", "RiemannianSGD", "build", "end_epoch"]
 
 
 def adam_rsgd(named_params, lr: float, betas, embedding_lr: float, ball_lr: float,
@@ -31,13 +31,31 @@ def adam_rsgd(named_params, lr: float, betas, embedding_lr: float, ball_lr: floa
     return CompositeOptimizer(opts, clip_norm)
 
 
+TORCH_OPTIMIZERS = {"sgd": torch.optim.SGD, "adagrad": torch.optim.Adagrad}  # PHYDI's recipes
+TRAINER_KEYS = ("epoch_lr_factor",)  # read by the trainer, not passed to the optimizer
+
+
 def build(cfg, named_params):
     """The optimizer named cfg.name with the remaining keys as arguments, over (name, parameter) pairs:
-    'gd' | 'momentum' | 'adam' (Algorithm 1 of Brantner) or 'adam_rsgd' (Ganea et al.)."""
-    kwargs = {k: v for k, v in dict(cfg).items() if k != "name"}
-    if cfg["name"] == "adam_rsgd":
+    'gd' | 'momentum' | 'adam' (Algorithm 1 of Brantner), 'adam_rsgd' (Ganea et al.) or 'sgd' |
+    'adagrad' (torch's, for PHYDI). `clip_total_norm` clips the norm of all gradients together."""
+    kwargs = {k: v for k, v in dict(cfg).items() if k not in ("name", "clip_total_norm", *TRAINER_KEYS)}
+    name, params = cfg["name"], [p for _, p in named_params]
+    if name == "adam_rsgd":
         return adam_rsgd(named_params, **kwargs)
-    if cfg["name"] not in OPTIMIZERS:
-        raise ValueError(f"unknown optimizer {cfg['name']!r}: choose optim= one of "
-                         f"{sorted([*OPTIMIZERS, 'adam_rsgd'])}")
-    return OPTIMIZERS[cfg["name"]]([p for _, p in named_params], **kwargs)
+    if name not in OPTIMIZERS and name not in TORCH_OPTIMIZERS:
+        raise ValueError(f"unknown optimizer {name!r}: choose optim= one of "
+                         f"{sorted([*OPTIMIZERS, *TORCH_OPTIMIZERS, 'adam_rsgd'])}")
+    optimizer = {**OPTIMIZERS, **TORCH_OPTIMIZERS}[name](params, **kwargs)
+    if cfg.get("clip_total_norm") is not None:
+        return CompositeOptimizer([optimizer], clip_total_norm=cfg["clip_total_norm"])
+    return optimizer
+
+
+def end_epoch(optimizer, cfg) -> None:
+    """Per-epoch learning-rate decay: lr x cfg.epoch_lr_factor (PHYDI's transformers: 0.9), if set.
+    The decayed lr lives in the optimizer's state_dict, so a resumed run continues the schedule."""
+    factor = cfg.get("epoch_lr_factor")
+    if factor is not None:
+        for group in optimizer.param_groups:
+            group["lr"] *= factor

@@ -1,5 +1,5 @@
 """Several optimizers stepped as one (e.g. Adam for Euclidean weights beside Riemannian SGD for
-ball-valued ones), with optional per-tensor gradient clipping before the step."""
+ball-valued ones), with optional gradient clipping (per tensor or by total norm) before the step."""
 
 from __future__ import annotations
 
@@ -11,10 +11,13 @@ class CompositeOptimizer:
 
     clip_norm: every gradient tensor is scaled to norm <= clip_norm before the step (Ganea et al.
     clip each gradient to norm 1).
+    clip_total_norm: all gradients together are scaled to total norm <= clip_total_norm
+    (torch.nn.utils.clip_grad_norm_; PHYDI's transformers: 0.5).
     """
 
-    def __init__(self, optimizers: list[torch.optim.Optimizer], clip_norm: float | None = None):
-        self.optimizers, self.clip_norm = optimizers, clip_norm
+    def __init__(self, optimizers: list[torch.optim.Optimizer], clip_norm: float | None = None,
+                 clip_total_norm: float | None = None):
+        self.optimizers, self.clip_norm, self.clip_total_norm = optimizers, clip_norm, clip_total_norm
 
     @property
     def param_groups(self) -> list[dict]:
@@ -32,6 +35,8 @@ class CompositeOptimizer:
                 norms = torch._foreach_norm(grads)
                 scales = [torch.clamp(self.clip_norm / (n + 1e-12), max=1.0) for n in norms]
                 torch._foreach_mul_(grads, scales)
+        if self.clip_total_norm is not None:
+            torch.nn.utils.clip_grad_norm_([p for g in self.param_groups for p in g["params"]], self.clip_total_norm)
         for opt in self.optimizers:
             opt.step()
 

@@ -8,9 +8,9 @@ import argparse
 import sys
 from pathlib import Path
 
-from noneuclid.report import brantner, hnn, readme
+from noneuclid.report import brantner, hnn, phydi, readme
 
-PAPERS = {"brantner": brantner, "hnn": hnn}
+PAPERS = {"brantner": brantner, "hnn": hnn, "phydi": phydi}
 
 
 def main(argv=None) -> int:

@@ -11,7 +11,7 @@ from hydra.core.hydra_config import HydraConfig
 from omegaconf import DictConfig, open_dict
 
 from noneuclid.config import CONFIG_DIR
-from noneuclid.train.loop import train
+from noneuclid.train.loop import TrainingDiverged, train
 
 
 @hydra.main(version_base="1.3", config_path=str(CONFIG_DIR), config_name="train")
@@ -21,6 +21,10 @@ def main(cfg: DictConfig) -> None:
         cfg.experiment_name = HydraConfig.get().runtime.choices.get("experiment") or "default"
     try:
         train(cfg)
+    except TrainingDiverged as e:
+        # An outcome, not a failure of the command: the run folder records it (DIVERGED, metrics so far)
+        # and the reports show it; the other jobs of a sweep run, and the command exits 0.
+        logging.getLogger("noneuclid").error("diverged: %s", e)
     except (ValueError, RuntimeError) as e:  # bad settings, DataError, TrainingDiverged, ...
         # Logged here in plain words; re-raised so Hydra records the job as failed. In a sweep the
         # other jobs still run, and the command exits non-zero at the end.

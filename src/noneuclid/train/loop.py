@@ -5,6 +5,7 @@ config -> task (data + loss) + model + optimizer -> epochs of steps -> run folde
 
 from __future__ import annotations
 
+import json
 import logging
 import math
 import statistics
@@ -18,7 +19,7 @@ from noneuclid import models, optim
 from noneuclid.geometry import stiefel
 from noneuclid.nn import StiefelParameter
 from noneuclid.train import loggers, tasks
-from noneuclid.train.run_dir import RunDir, resolve_device
+from noneuclid.train.run_dir import RunDir, atomic_write, resolve_device
 
 log = logging.getLogger("noneuclid")
 
@@ -82,8 +83,13 @@ def train(cfg: DictConfig) -> dict:
                 logger.log(row)
 
         for epoch in range(start_epoch, epochs):
-            row = {"epoch": epoch + 1, "step": (epoch + 1) * steps,
-                   **train_epoch(model, optimizer, task, epoch, bar, evaluate)}
+            try:
+                epoch_row = train_epoch(model, optimizer, task, epoch, bar, evaluate)
+            except TrainingDiverged as e:  # recorded for the reports (e.g. PostNorm transformers)
+                atomic_write(run.file("DIVERGED"), json.dumps({"epoch": epoch + 1, "message": str(e)}))
+                raise
+            row = {"epoch": epoch + 1, "step": (epoch + 1) * steps, **epoch_row}
+            optim.end_epoch(optimizer, cfg.optim)
             seconds_so_far += row["train_seconds"]
             if (epoch + 1) % cfg.trainer.eval_every == 0 or epoch + 1 == epochs:
                 row.update(evaluation(model, task))
@@ -180,7 +186,7 @@ def gradients_finite(model) -> bool:
 
 def summarise(rows: list[dict], train_seconds: float, model) -> dict:
     """Final numbers of a run for summary.json (rows without train_loss are mid-epoch evaluations)."""
-    evaluated = [r for r in rows if "test_accuracy" in r]
+    evaluated = [r for r in rows if any(k.startswith("test_") for k in r)]
     evaluated_all = [r for r in rows if any(k.endswith("_nonfinite") for k in r)]
     rows = [r for r in rows if "train_loss" in r]
     last = rows[-1]

@@ -1,4 +1,4 @@
-"""Losses on class probabilities (the models end in a softmax).
+"""Losses on class probabilities (models ending in a softmax) or on logits.
 
 Each loss is f(mean over examples of a per-example term), so a split's loss is computed exactly
 from batch sums: `loss(probs, y) = finish(per_example(probs, y).mean())`.
@@ -36,5 +36,6 @@ LOSSES = {
     # Brantner: ||Y_hat - Y||_F / ||Y||_F over the batch with Y one-hot, i.e. sqrt(mean ||y_hat - y||^2).
     # Constant outputs give: uniform 0.949; always class k: sqrt(2 (1 - p_k)) (1.34 for k = 8 on MNIST).
     "relative_frobenius": Loss(_squared_error, torch.sqrt),
-    "cross_entropy": Loss(_nll, lambda m: m),
+    "cross_entropy": Loss(_nll, lambda m: m),  # on probabilities
+    "softmax_cross_entropy": Loss(lambda logits, y: F.cross_entropy(logits, y, reduction="none"), lambda m: m),
 }

@@ -8,6 +8,7 @@
         summary.json     final numbers
         train.log        the run's log
         wandb_id         the id of its W&B run (with logger=wandb)
+        DIVERGED         only if the loss became NaN/inf: where and why (the checkpoint stays the last good one)
         DONE             written last
 """
 

@@ -7,13 +7,14 @@ model_kwargs (sizes the model takes from the data, e.g. the vocabulary).
 
 from __future__ import annotations
 
+import math
 from collections import Counter
 
 import torch
 import torch.nn.functional as F
 from torch import Tensor
 
-from noneuclid.data import mnist, prefix, snli
+from noneuclid.data import cifar10, mnist, prefix, snli, wikitext2
 from noneuclid.train.losses import LOSSES
 
 
@@ -25,29 +26,31 @@ def _shuffled(count: int, batch_size: int, seed: int, epoch: int, device):
 
 
 class Classification:
-    """Inputs x [count, ...] and integer labels y [count]; batches reshuffled every epoch."""
+    """Inputs x [count, ...] and integer labels y [count]; batches reshuffled every epoch; evaluated
+    on each split of `evals` ({"test": (x, y)} for MNIST; {"val": ..., "test": ...} for CIFAR-10)."""
 
-    eval_splits = ("test",)
     model_kwargs: dict = {}
 
-    def __init__(self, train: tuple[Tensor, Tensor], test: tuple[Tensor, Tensor], batch_size: int,
-                 loss: str, seed: int):
+    def __init__(self, train: tuple[Tensor, Tensor], evals: dict[str, tuple[Tensor, Tensor]], batch_size: int,
+                 loss: str, seed: int, eval_batch_size: int = 4096):
         if loss not in LOSSES:
             raise ValueError(f"unknown loss {loss!r}: choose loss= one of {sorted(LOSSES)}")
-        self.train, self.test = train, test
+        self.splits = {"train": train, **evals}
+        self.eval_splits = tuple(evals)
         self.batch_size, self.loss_fn, self.seed = batch_size, LOSSES[loss], seed
+        self.eval_batch_size = eval_batch_size
 
     def to(self, device, dtype) -> "Classification":
-        self.train = (self.train[0].to(device, dtype), self.train[1].to(device))
-        self.test = (self.test[0].to(device, dtype), self.test[1].to(device))
+        self.splits = {k: (x.to(device, dtype), y.to(device)) for k, (x, y) in self.splits.items()}
         return self
 
     def steps_per_epoch(self) -> int:
-        return -(-len(self.train[1]) // self.batch_size)
+        return -(-len(self.splits["train"][1]) // self.batch_size)
 
     def batches(self, epoch: int):
-        for idx in _shuffled(len(self.train[1]), self.batch_size, self.seed, epoch, self.train[1].device):
-            yield self.train[0][idx], self.train[1][idx]
+        x, y = self.splits["train"]
+        for idx in _shuffled(len(y), self.batch_size, self.seed, epoch, y.device):
+            yield x[idx], y[idx]
 
     def loss(self, model, batch) -> tuple[Tensor, float]:
         """The batch's loss (to differentiate) and the sum of its per-example terms (to aggregate)."""
@@ -60,12 +63,12 @@ class Classification:
         return float(self.loss_fn.finish(torch.tensor(mean_term)))
 
     @torch.no_grad()
-    def evaluate(self, model, split: str = "test", batch_size: int = 4096) -> dict:
+    def evaluate(self, model, split: str = "test") -> dict:
         """Loss (over the whole split, same normalisation as training), accuracy and the most
         predicted class with its share (a collapsed model predicts one class for everything)."""
-        x, y = getattr(self, split)
+        x, y = self.splits[split]
         total, preds, nonfinite = 0.0, [], 0
-        for xb, yb in zip(x.split(batch_size), y.split(batch_size)):
+        for xb, yb in zip(x.split(self.eval_batch_size), y.split(self.eval_batch_size)):
             probs = model(xb)
             total += float(self.loss_fn.per_example(probs, yb).sum())
             preds.append(probs.argmax(-1))
@@ -139,6 +142,61 @@ class SentencePairs:
         return {f"{split}_loss": total / n, f"{split}_accuracy": correct / n, f"{split}_nonfinite": nonfinite}
 
 
+class LanguageModel:
+    """A token stream cut into columns, read in consecutive windows of bptt tokens (PyTorch's
+    transformer tutorial, which PHYDI follows): no shuffling; the loss is the mean next-token
+    cross-entropy; evaluation gives loss and perplexity exp(loss) on the validation and test streams.
+    The model maps token ids [batch, seq] to logits [batch, seq, vocab]."""
+
+    eval_splits = ("val", "test")
+
+    def __init__(self, corpus: wikitext2.Corpus, batch_size: int, bptt: int, eval_batch_size: int):
+        self.streams = {"train": wikitext2.batchify(corpus.train, batch_size),  # [rows, columns]
+                        "val": wikitext2.batchify(corpus.valid, eval_batch_size),
+                        "test": wikitext2.batchify(corpus.test, eval_batch_size)}
+        self.bptt = bptt
+        self.model_kwargs = {"vocab_size": corpus.vocab_size}
+
+    def to(self, device, dtype) -> "LanguageModel":
+        self.streams = {k: v.to(device) for k, v in self.streams.items()}
+        return self
+
+    def steps_per_epoch(self) -> int:
+        return len(range(0, len(self.streams["train"]) - 1, self.bptt))
+
+    def _windows(self, split: str):
+        source = self.streams[split]
+        for i in range(0, len(source) - 1, self.bptt):
+            yield wikitext2.get_batch(source, i, self.bptt)  # input [L, columns], target [L * columns]
+
+    def batches(self, epoch: int):
+        return self._windows("train")
+
+    @staticmethod
+    def _token_losses(model, batch) -> Tensor:
+        inputs, target = batch
+        logits = model(inputs.T).transpose(0, 1)  # [L, columns, vocab], the order of target
+        return F.cross_entropy(logits.reshape(len(target), -1), target, reduction="none")
+
+    def loss(self, model, batch) -> tuple[Tensor, float]:
+        nll = self._token_losses(model, batch)
+        return nll.mean(), float(nll.detach().sum())
+
+    def finish_loss(self, mean_term: float) -> float:
+        return mean_term
+
+    @torch.no_grad()
+    def evaluate(self, model, split: str) -> dict:
+        total, count, nonfinite = 0.0, 0, 0
+        for batch in self._windows(split):
+            nll = self._token_losses(model, batch)
+            total, count = total + float(nll.sum()), count + len(nll)
+            nonfinite += int((~torch.isfinite(nll)).sum())
+        loss = total / count
+        return {f"{split}_loss": loss, f"{split}_perplexity": math.exp(min(loss, 700.0)),
+                f"{split}_nonfinite": nonfinite}
+
+
 def _sentence_pair_splits(cfg) -> tuple[dict, int]:
     """(splits of token ids, vocabulary size) for data=prefix* or data=snli."""
     d = cfg.data
@@ -161,10 +219,21 @@ def build(cfg):
         root = cfg.paths.data_dir
         train = mnist.load(root, "train", d.patch, d.train_size)
         test = mnist.load(root, "test", d.patch, d.test_size)
-        return Classification(train, test, d.batch_size, cfg.loss, seed=cfg.seed)
+        return Classification(train, {"test": test}, d.batch_size, cfg.loss, seed=cfg.seed)
     if d.name in ("prefix", "snli"):
         splits, vocab = _sentence_pair_splits(cfg)
         if d.name == "snli" and d.get("train_size"):
             splits["train"] = tuple(x[: d.train_size] for x in splits["train"])
         return SentencePairs(splits, vocab, d.batch_size, cfg.seed)
-    raise ValueError(f"unknown data {d.name!r}: choose data=mnist_patches, prefix10|30|50 or snli")
+    if d.name == "cifar10":
+        from noneuclid.models.phresnet import IN_CHANNELS
+        splits = cifar10.load(cfg.paths.data_dir, cfg.paths.generated_dir, train_size=d.train_size,
+                              zero_channel=IN_CHANNELS.get(cfg.model.n) == 4)  # n = 2, 4: RGB after a zero channel
+        evals = {k: tuple(t[: d.eval_size] for t in splits[k]) for k in ("val", "test")}
+        return Classification(splits["train"], evals, d.batch_size, cfg.loss, cfg.seed, d.eval_batch_size)
+    if d.name == "wikitext2":
+        corpus = wikitext2.load(cfg.paths.data_dir, multiple_of=cfg.model.n)
+        corpus = wikitext2.truncated(corpus, d.train_tokens, d.eval_tokens)
+        return LanguageModel(corpus, d.batch_size, d.bptt, d.eval_batch_size)
+    raise ValueError(f"unknown data {d.name!r}: choose data=mnist_patches, prefix10|30|50, snli, cifar10 "
+                     f"or wikitext2")
