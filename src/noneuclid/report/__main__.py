@@ -19,7 +19,7 @@ def main(argv=None) -> int:
     parser.add_argument("--runs", type=Path, default=Path("runs"))
     parser.add_argument("--profile", default="cpu")
     parser.add_argument("--out", type=Path, default=None, help="default: results/<paper>/<profile>")
-    parser.add_argument("--seeds", default=None, help="comma-separated seeds (default: brantner 0, hnn 0,1,2)")
+    parser.add_argument("--seeds", default=None, help="comma-separated seeds (default: brantner 0, hnn the seeds found)")
     parser.add_argument("overrides", nargs="*", help="the training overrides of the runs, e.g. optim.lr=3e-3")
     parser.add_argument("--readme", type=Path, default=Path("README.md"),
                         help="README whose results block is refreshed (default --out, not smoke)")
