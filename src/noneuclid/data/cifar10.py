@@ -74,14 +74,6 @@ TRAIN_SUBSET_SEED = 1  # order in which train_size picks training images
 Split = tuple[Tensor, Tensor]  # images [count, C, 32, 32], int64 labels [count]
 
 
-def _md5(path: Path) -> str:
-    h = hashlib.md5()
-    with open(path, "rb") as f:
-        for chunk in iter(lambda: f.read(1 << 20), b""):
-            h.update(chunk)
-    return h.hexdigest()
-
-
 def _check(path: Path, actual: str, expected: str, kind: str) -> None:
     if actual != expected:
         raise DataError(f"corrupt data file {path}: {kind} {actual}, expected {expected}. Delete the "
@@ -92,7 +84,7 @@ def _check(path: Path, actual: str, expected: str, kind: str) -> None:
 def read_python_batch(path: Path) -> tuple[np.ndarray, np.ndarray]:
     """uint8 [count, 3, 32, 32] and int64 [count] from one pickled batch (checked against PY_MD5 first:
     only the official files are unpickled)."""
-    _check(path, _md5(path), PY_MD5[path.name], "md5")
+    _check(path, files.digest(path, "md5"), PY_MD5[path.name], "md5")
     with open(path, "rb") as f:
         d = pickle.load(f, encoding="bytes")
     data = d[b"data"] if b"data" in d else d["data"]

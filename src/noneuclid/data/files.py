@@ -65,12 +65,17 @@ DATASETS = {
 }
 
 
-def sha256sum(path: Path) -> str:
-    h = hashlib.sha256()
-    with open(path, "rb") as f:
+def digest(path: Path, algorithm: str = "sha256", opener=open) -> str:
+    """The hex digest of a file's bytes (as `opener` reads them: e.g. gzip.open for the content)."""
+    h = hashlib.new(algorithm)
+    with opener(path, "rb") as f:
         for chunk in iter(lambda: f.read(1 << 20), b""):
             h.update(chunk)
     return h.hexdigest()
+
+
+def sha256sum(path: Path) -> str:
+    return digest(path, "sha256")
 
 
 def require(name: str, data_dir: str | os.PathLike, files: list[str] | None = None) -> Path:

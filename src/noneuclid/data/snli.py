@@ -20,6 +20,7 @@ import urllib.request
 import zipfile
 from pathlib import Path
 
+from noneuclid.data import files
 from noneuclid.data.files import DataError
 
 URL = "https://nlp.stanford.edu/projects/snli/snli_1.0.zip"
@@ -39,11 +40,8 @@ def _open_text(path: Path):
 
 
 def _md5(path: Path) -> str:
-    h = hashlib.md5()
-    with (gzip.open(path, "rb") if path.suffix == ".gz" else open(path, "rb")) as f:
-        for chunk in iter(lambda: f.read(1 << 20), b""):
-            h.update(chunk)
-    return h.hexdigest()
+    """md5 of the (uncompressed) content."""
+    return files.digest(path, "md5", gzip.open if path.suffix == ".gz" else open)
 
 
 def _triples(split: str, folder: Path):
