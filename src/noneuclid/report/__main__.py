@@ -28,7 +28,7 @@ def main(argv=None) -> int:
         out = args.out or Path("results") / args.paper / args.profile
         seeds = {"seeds": [int(x) for x in args.seeds.split(",")]} if args.seeds else {}
         written = PAPERS[args.paper].make(args.runs, args.profile, out, overrides=args.overrides, **seeds)
-    except FileNotFoundError as e:
+    except (FileNotFoundError, ValueError) as e:
         print(f"error: {e}", file=sys.stderr)
         return 1
     for path in written:

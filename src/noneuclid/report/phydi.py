@@ -133,7 +133,7 @@ def fig4_table(runs: pd.DataFrame, curves: pd.DataFrame) -> pd.DataFrame:
     return pd.DataFrame(rows).sort_values(["n", "norm", "depth", "seed"]) if rows else pd.DataFrame()
 
 
-def fig4(table: pd.DataFrame, curves: pd.DataFrame, runs: pd.DataFrame, out: Path) -> None:
+def fig4(table: pd.DataFrame, out: Path) -> None:
     """Left: epochs to perplexity <= 200 by depth (x: not reached / diverged, drawn at the top).
     Right: best validation perplexity by depth. One line per norm and n."""
     fig, (ax, bx) = plt.subplots(1, 2, figsize=(10, 4))
@@ -168,7 +168,10 @@ def _reductions(runs: pd.DataFrame, keys: dict[str, str]) -> str:
 
 
 def make(runs_dir: Path, profile: str, out: Path, seeds=None, overrides=()) -> list[Path]:
-    """Write table1, table2 (CSV + Markdown), fig4 (PNG + PDF) and summary.md from the runs found."""
+    """Write table1, table2 (CSV + Markdown), fig4 (PNG + PDF) and summary.md from every run found
+    under runs/phydi/<profile> (so seeds and training overrides are not chosen here)."""
+    if seeds or overrides:
+        raise ValueError("the phydi report reads every run under runs/phydi/<profile>: drop --seeds and overrides")
     resnets, resnet_curves = _runs(runs_dir, profile, "phresnet")
     transformers, transformer_curves = _runs(runs_dir, profile, "phtransformer")
     if resnets.empty and transformers.empty:
@@ -198,7 +201,7 @@ def make(runs_dir: Path, profile: str, out: Path, seeds=None, overrides=()) -> l
         table = fig4_table(transformers, transformer_curves)
         table.to_csv(out / "fig4.csv", index=False)
         (out / "fig4.md").write_text(table.to_markdown(index=False) + "\n")
-        fig4(table, transformer_curves, transformers, out / "fig4")
+        fig4(table, out / "fig4")
         lines += ["## Fig. 4: epochs until validation perplexity <= 200, by depth", "",
                   "Settings of the transformer runs: " + _reductions(transformers, {
                       "data.train_tokens": "training tokens (null = all)", "trainer.epochs": "epochs at most",
