@@ -123,21 +123,33 @@ def test_missing_and_corrupt_data_files_are_named(make_cfg, tiny_mnist):
         train(make_cfg())
 
 
-def test_unwritable_runs_dir_fails_early(make_cfg, tmp_path):
+def test_unwritable_runs_dir_fails_before_data_is_loaded(make_cfg, tmp_path, monkeypatch):
+    from noneuclid.train import loop
+
     blocker = tmp_path / "file"
     blocker.write_text("")
+    cfg = make_cfg(runs_dir=blocker / "runs")
+    monkeypatch.setattr(loop.tasks, "build", lambda cfg: pytest.fail("data loaded before the check"))
     with pytest.raises(RuntimeError, match="cannot write the run folder.*paths.runs_dir"):
-        train(make_cfg(runs_dir=blocker / "runs"))
+        train(cfg)
 
 
-def test_wandb_offline_without_key(make_cfg, monkeypatch, tmp_path):
+def test_wandb_offline_without_key_or_network(make_cfg, monkeypatch, tmp_path):
+    """No API key and no network (every request would go to a closed port): offline logging, no hang."""
+    import time
+
     pytest.importorskip("wandb")
     monkeypatch.delenv("WANDB_API_KEY", raising=False)
+    monkeypatch.delenv("WANDB_MODE", raising=False)
+    for proxy in ("HTTP_PROXY", "HTTPS_PROXY", "http_proxy", "https_proxy"):
+        monkeypatch.setenv(proxy, "http://127.0.0.1:9")
     monkeypatch.setenv("HOME", str(tmp_path))  # no ~/.netrc with a key
     monkeypatch.setenv("WANDB_SILENT", "true")
     cfg = make_cfg("logger=wandb", "trainer.epochs=1")
+    start = time.perf_counter()
     train(cfg)
     assert list(RunDir(cfg).path.glob("wandb/offline-run-*"))
+    assert time.perf_counter() - start < 60
 
 
 @pytest.mark.skipif(not (SHARED_DATA / "mnist").is_dir(), reason="needs the real MNIST files in ../shared/data")

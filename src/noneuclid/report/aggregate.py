@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import re
 from pathlib import Path
 
 import pandas as pd
@@ -28,18 +29,47 @@ def run_folders(roots) -> list[Path]:
     return sorted(found)
 
 
+def status(folder: Path) -> str:
+    """done | diverged | failed | unfinished (still running, or stopped by a kill)."""
+    for marker in ("DONE", "DIVERGED", "FAILED"):
+        if (folder / marker).exists():
+            return marker.lower()
+    return "unfinished"
+
+
 def runs(roots) -> pd.DataFrame:
-    """One row per run: its folder, status (done | unfinished), flattened config and summary."""
+    """One row per run: its folder, status, flattened config and summary."""
     rows = []
     for folder in run_folders(roots):
         cfg = yaml.safe_load((folder / "config.yaml").read_text())
         row = {"run": folder.name, "path": str(folder),
-               "status": "done" if (folder / "DONE").exists() else "unfinished"}
+               "status": status(folder)}
         row.update(_flatten(cfg, "cfg."))
         if (folder / "summary.json").exists():
             row.update(json.loads((folder / "summary.json").read_text()))
         if (folder / "env.json").exists():
             row.update(_flatten(json.loads((folder / "env.json").read_text()), "env."))
+        rows.append(row)
+    return pd.DataFrame(rows)
+
+
+def grouped(table: pd.DataFrame) -> pd.DataFrame:
+    """Runs of the same settings with different seeds as one row: the settings (folder name without
+    seed and hash, paper, profile), how many runs and in which state, the seeds, and mean and
+    standard deviation over the finished runs of each final accuracy, loss and perplexity."""
+    if table.empty:
+        return table
+    table = table.assign(settings=table.run.str.replace(r"-s\d+-[0-9a-f]{8}$", "", regex=True))
+    metrics = sorted(c for c in table.columns if re.fullmatch(r"final_\w+_(accuracy|loss|perplexity)", c))
+    rows = []
+    for (paper, profile, settings), g in table.groupby(["cfg.paper.name", "cfg.profile.name", "settings"], sort=True):
+        done = g[g.status == "done"]
+        row = {"paper": paper, "profile": profile, "settings": settings, "runs": len(g),
+               "status": ", ".join(f"{n} {s}" for s, n in g.status.value_counts().sort_index().items()),
+               "seeds": ",".join(str(x) for x in sorted(g["cfg.seed"]))}
+        for m in metrics:
+            row[f"{m} mean"] = done[m].mean()
+            row[f"{m} sd"] = done[m].std(ddof=1) if len(done) > 1 else float("nan")
         rows.append(row)
     return pd.DataFrame(rows)
 

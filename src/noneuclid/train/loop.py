@@ -52,8 +52,9 @@ def train(cfg: DictConfig) -> dict:
         log.info("finished already, skipping: %s", run.path)
         return run.summary()
 
-    # Everything that can fail on a bad config or missing data fails here, before any training
-    # and before the run folder exists.
+    # Everything that can fail on a bad config, missing data or an unwritable output folder fails
+    # here, before any training.
+    run.ensure_writable()
     torch.manual_seed(cfg.seed)
     torch.use_deterministic_algorithms(cfg.trainer.deterministic)
     if cfg.trainer.threads:
@@ -108,6 +109,11 @@ def train(cfg: DictConfig) -> dict:
         exit_code = 0
         log.info("done: %s", {k: summary[k] for k in ("final_train_loss", "final_test_accuracy") if k in summary})
         return summary
+    except TrainingDiverged:
+        raise  # recorded as DIVERGED above
+    except Exception as e:  # recorded for the reports; the traceback is in train.log
+        atomic_write(run.file("FAILED"), json.dumps({"error": type(e).__name__, "message": str(e)}))
+        raise
     finally:
         logger.finish(exit_code)
 

@@ -9,6 +9,7 @@
         train.log        the run's log
         wandb_id         the id of its W&B run (with logger=wandb)
         DIVERGED         only if the loss became NaN/inf: where and why (the checkpoint stays the last good one)
+        FAILED           only if training raised: the error (removed when the run is started again)
         DONE             written last
 """
 
@@ -71,16 +72,29 @@ class RunDir:
     def done(self) -> bool:
         return self.file("DONE").exists()
 
+    def ensure_writable(self) -> None:
+        """Fail clearly, before any data is loaded, if the run folder cannot be made: its nearest
+        existing ancestor must be a writable folder. Nothing is created yet."""
+        parent = self.path
+        while not parent.exists():
+            parent = parent.parent
+        if not parent.is_dir() or not os.access(parent, os.W_OK | os.X_OK):
+            raise RuntimeError(self._unwritable(f"{parent} is not a writable folder"))
+
+    def _unwritable(self, why) -> str:
+        return (f"cannot write the run folder {self.path}: {why}. "
+                f"Choose another location with paths.runs_dir=... (or NONEUCLID_RUNS_DIR)")
+
     def create(self) -> None:
-        """Make the folder (failing early and clearly if the output location is not writable)."""
+        """Make the folder; write config, environment and W&B id."""
         try:
             self.path.mkdir(parents=True, exist_ok=True)
             probe = self.file(".write_test")
             probe.write_text("")
             probe.unlink()
-        except OSError as e:
-            raise RuntimeError(f"cannot write the run folder {self.path}: {e}. "
-                               f"Choose another location with paths.runs_dir=... (or NONEUCLID_RUNS_DIR)") from e
+        except OSError as e:  # e.g. a read-only file system, which os.access does not see for root
+            raise RuntimeError(self._unwritable(e)) from e
+        self.file("FAILED").unlink(missing_ok=True)  # a new attempt
         atomic_write(self.file("config.yaml"), OmegaConf.to_yaml(self.cfg, resolve=True))
         env = environment()
         if not self.file("env.json").exists():
