@@ -1,42 +1,79 @@
-"""python -m noneuclid.report brantner [--runs runs] [--profile cpu] [--out results/brantner/cpu]
+"""python -m noneuclid.report brantner|hnn|phydi|html|all [--runs runs] [--profile cpu]
 
-Redraws results/<paper>/<profile>/ from run folders. For the cpu and paper profiles it also
+A paper: redraws results/<paper>/<profile>/ from run folders; for the cpu and paper profiles it also
 refreshes that paper's results block in README.md (smoke results never replace it).
+html: writes results/index.html from those folders. all: every paper that has runs, then html.
+
+    python -m noneuclid.report runs ROOT [ROOT ...] [--csv FILE]
+
+prints every run folder under the roots (any sweeps, any papers) as one tidy table, runs of the same
+settings with different seeds grouped (mean and s.d. of the final metrics, failed runs marked).
 """
 
 import argparse
 import sys
 from pathlib import Path
 
-from noneuclid.report import brantner, hnn, phydi, readme
+from noneuclid.report import aggregate, brantner, hnn, html, phydi, readme
 
 PAPERS = {"brantner": brantner, "hnn": hnn, "phydi": phydi}
 
 
 def main(argv=None) -> int:
+    argv = sys.argv[1:] if argv is None else argv
+    if argv[:1] == ["runs"]:
+        return tidy_table(argv[1:])
     parser = argparse.ArgumentParser(prog="python -m noneuclid.report")
-    parser.add_argument("paper", choices=sorted(PAPERS))
+    parser.add_argument("paper", choices=[*sorted(PAPERS), "html", "all"])
     parser.add_argument("--runs", type=Path, default=Path("runs"))
     parser.add_argument("--profile", default="cpu")
-    parser.add_argument("--out", type=Path, default=None, help="default: results/<paper>/<profile>")
+    parser.add_argument("--results", type=Path, default=Path("results"))
+    parser.add_argument("--out", type=Path, default=None, help="default: <results>/<paper>/<profile>")
     parser.add_argument("--seeds", default=None, help="comma-separated seeds (default: brantner 0, hnn the seeds found)")
     parser.add_argument("overrides", nargs="*", help="the training overrides of the runs, e.g. optim.lr=3e-3")
     parser.add_argument("--readme", type=Path, default=Path("README.md"),
                         help="README whose results block is refreshed (default --out, not smoke)")
     args = parser.parse_args(argv)
+    if args.paper == "html":
+        print(html.make(args.runs, args.profile, args.results))
+        return 0
+    if args.paper == "all":
+        if args.out or args.seeds or args.overrides:
+            parser.error("`all` redraws every paper with its defaults: --out, --seeds and overrides need one paper")
+        codes = [report_paper(p, args) for p in sorted(PAPERS)]
+        print(html.make(args.runs, args.profile, args.results))
+        return max(codes)
+    return report_paper(args.paper, args)
+
+
+def tidy_table(argv) -> int:
+    parser = argparse.ArgumentParser(prog="python -m noneuclid.report runs")
+    parser.add_argument("roots", nargs="+", type=Path, help="folders holding run folders (searched recursively)")
+    parser.add_argument("--csv", type=Path, default=None, help="also write the table here")
+    args = parser.parse_args(argv)
+    table = aggregate.grouped(aggregate.runs(args.roots))
+    if table.empty:
+        print(f"error: no run folders under {', '.join(map(str, args.roots))}", file=sys.stderr)
+        return 1
+    print(table.to_markdown(index=False, floatfmt=".4g"))
+    if args.csv:
+        table.to_csv(args.csv, index=False)
+    return 0
+
+
+def report_paper(paper: str, args) -> int:
     try:
-        out = args.out or Path("results") / args.paper / args.profile
+        out = args.out or args.results / paper / args.profile
         seeds = {"seeds": [int(x) for x in args.seeds.split(",")]} if args.seeds else {}
-        written = PAPERS[args.paper].make(args.runs, args.profile, out, overrides=args.overrides, **seeds)
+        written = PAPERS[paper].make(args.runs, args.profile, out, overrides=args.overrides, **seeds)
     except (FileNotFoundError, ValueError) as e:
-        print(f"error: {e}", file=sys.stderr)
+        print(f"error: {paper}: {e}", file=sys.stderr)
         return 1
     for path in written:
         print(path)
-    if args.out is None and args.profile != "smoke" and readme.update(args.readme, out, args.paper):
-        print(f"{args.readme}: results of {args.paper} ({args.profile} profile) updated")
+    if args.out is None and args.profile != "smoke" and readme.update(args.readme, out, paper):
+        print(f"{args.readme}: results of {paper} ({args.profile} profile) updated")
     return 0
-
 
 if __name__ == "__main__":
     sys.exit(main())

@@ -109,7 +109,7 @@ def accuracy(runs) -> pd.DataFrame:
                      "test accuracy % (ours)": round(100 * r.final_test_accuracy, 2),
                      "final train loss (ours)": round(r.final_train_loss, 4),
                      "predicts one class": f"yes, class {int(r.final_test_top_class)}" if collapsed else "no",
-                     "max |YᵀY-I| (all epochs)": f"{r.max_orthonormality_error:.1e}" if "stiefel" in setup else "-",
+                     "max abs(YᵀY - I) (all epochs)": f"{r.max_orthonormality_error:.1e}" if "stiefel" in setup else "-",
                      "paper test accuracy % (500 ep.)": ref["acc"], "paper final train loss": ref["loss"]})
     return pd.DataFrame(rows)
 

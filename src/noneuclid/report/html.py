@@ -1,0 +1,129 @@
+"""results/index.html (cpu profile; index-<profile>.html for the others): one offline page with every paper's tables and figures (ours beside the
+paper's, from results/<paper>/<profile>/summary.md, which names the commands that made them), the
+training curves of every run, and the environment the runs ran in.
+
+    python -m noneuclid.report html [--profile cpu] [--runs runs] [--results results]
+"""
+
+from __future__ import annotations
+
+import html
+import json
+import re
+from pathlib import Path
+
+import markdown
+
+from noneuclid.report import aggregate
+
+TITLES = {"brantner": "Brantner, Adam on manifolds",
+          "hnn": "Ganea et al., Hyperbolic Neural Networks",
+          "phydi": "PHYDI, hypercomplex networks initialised as identity"}
+# The evaluation curve drawn for a run: the first of these its metrics.jsonl holds.
+EVAL_METRICS = ("val_accuracy", "dev_accuracy", "val_perplexity", "test_accuracy")
+ENV_KEYS = ("python", "torch", "platform", "cpu_count", "torch_threads", "cuda", "git_commit", "git_dirty")
+
+STYLE = """
+body { font-family: sans-serif; max-width: 1200px; margin: 2em auto; padding: 0 1em; color: #222; }
+table { border-collapse: collapse; margin: 1em 0; font-size: 0.85em; }
+th, td { border: 1px solid #bbb; padding: 0.25em 0.5em; }
+th { background: #eee; }
+img { max-width: 100%; border: 1px solid #ddd; }
+code { background: #f4f4f4; padding: 0 0.2em; }
+.curves { display: flex; flex-wrap: wrap; gap: 0.5em; }
+.curve { border: 1px solid #ddd; padding: 0.3em; font-size: 0.7em; width: 260px; }
+.loss { stroke: #1f77b4; } .eval { stroke: #d62728; }
+.missing { color: #a00; }
+"""
+
+
+def curve_svg(points: dict[str, list[tuple[float, float]]], width: int = 250, height: int = 90) -> str:
+    """An inline SVG with one polyline per metric, each scaled to the full height (values in the
+    caption beside it). points: {css class: [(step, value), ...]}."""
+    lines = []
+    xs = [x for pts in points.values() for x, _ in pts]
+    x0, x1 = min(xs), max(xs)
+    for cls, pts in points.items():
+        ys = [y for _, y in pts]
+        y0, y1 = min(ys), max(ys)
+        coords = " ".join(
+            f"{(x - x0) / ((x1 - x0) or 1) * (width - 4) + 2:.1f},"
+            f"{height - 2 - (y - y0) / ((y1 - y0) or 1) * (height - 4):.1f}" for x, y in pts)
+        lines.append(f'<polyline class="{cls}" fill="none" stroke-width="1.5" points="{coords}"/>')
+    return f'<svg width="{width}" height="{height}" viewBox="0 0 {width} {height}">{"".join(lines)}</svg>'
+
+
+def run_curves(runs_dir: Path) -> str:
+    """One small plot per run folder: training loss (blue) and its evaluation metric (red)."""
+    cells = []
+    for folder in aggregate.run_folders([runs_dir]):
+        metrics = folder / "metrics.jsonl"
+        rows = [json.loads(line) for line in metrics.read_text().splitlines() if line.strip()] \
+            if metrics.exists() else []
+        loss = [(r["step"], r["train_loss"]) for r in rows if r.get("train_loss") is not None]
+        name = next((m for m in EVAL_METRICS if any(m in r for r in rows)), None)
+        evals = [(r["step"], r[name]) for r in rows if r.get(name) is not None] if name else []
+        caption = [f"<b>{html.escape(folder.name)}</b> ({aggregate.status(folder)})"]
+        if loss:
+            caption.append(f'<span class="loss">train loss</span> {loss[0][1]:.4g} &rarr; {loss[-1][1]:.4g}')
+        if evals:
+            caption.append(f'<span class="eval">{name}</span> {evals[0][1]:.4g} &rarr; {evals[-1][1]:.4g}')
+        plot = {k: v for k, v in (("loss", loss), ("eval", evals)) if len(v) > 1}
+        cells.append(f'<div class="curve">{curve_svg(plot) if plot else "(fewer than two points)"}'
+                     f'<br>{"<br>".join(caption)}</div>')
+    return f'<div class="curves">{"".join(cells)}</div>' if cells else "<p>No run folders.</p>"
+
+
+def environment(runs_dir: Path) -> str:
+    """The distinct environments (env.json) of the runs, with how many runs had each."""
+    counts: dict[tuple, int] = {}
+    for folder in aggregate.run_folders([runs_dir]):
+        if (folder / "env.json").exists():
+            env = json.loads((folder / "env.json").read_text())
+            key = tuple(str(env.get(k)) for k in ENV_KEYS)
+            counts[key] = counts.get(key, 0) + 1
+    if not counts:
+        return ""
+    head = "".join(f"<th>{k}</th>" for k in (*ENV_KEYS, "runs"))
+    body = "".join("<tr>" + "".join(f"<td>{html.escape(v)}</td>" for v in (*key, str(n))) + "</tr>"
+                   for key, n in counts.items())
+    return f"<table><tr>{head}</tr>{body}</table>"
+
+
+def paper_section(paper: str, profile: str, results: Path, runs_dir: Path) -> str:
+    summary = results / paper / profile / "summary.md"
+    parts = [f'<h2 id="{paper}">{TITLES[paper]}</h2>']
+    if summary.exists():
+        text = summary.read_text().split("\n", 1)[-1]  # its title is the heading above
+        text = re.sub(r"^#{1,2} ", "### ", text, flags=re.M)  # its sections sit under the paper
+        body = markdown.markdown(text, extensions=["tables"])
+        # Links and images in summary.md are relative to its folder; the page sits in results/.
+        body = body.replace('src="', f'src="{paper}/{profile}/').replace(
+            'href="', f'href="{paper}/{profile}/').replace(f'{paper}/{profile}/http', "http")
+        parts.append(body)
+    else:
+        parts.append(f'<p class="missing">No results for the {profile} profile yet: '
+                     f'<code>make reproduce-{paper} PROFILE={profile}</code></p>')
+    runs = runs_dir / paper / profile
+    parts.append(f"<h3>Training curves of each run ({html.escape(str(runs))})</h3>")
+    parts.append(run_curves(runs))
+    env = environment(runs)
+    if env:
+        parts.append("<h3>Environment of the runs</h3>" + env)
+    return "\n".join(parts)
+
+
+def make(runs_dir: Path, profile: str, results: Path) -> Path:
+    """Write results/index.html for the cpu profile, results/index-<profile>.html for the others
+    (the paths inside are relative, so the folder can be moved)."""
+    results.mkdir(parents=True, exist_ok=True)
+    toc = " · ".join(f'<a href="#{p}">{t}</a>' for p, t in TITLES.items())
+    sections = "\n".join(paper_section(p, profile, results, runs_dir) for p in TITLES)
+    page = (f"<!doctype html><html><head><meta charset='utf-8'><title>noneuclid results ({profile})</title>"
+            f"<style>{STYLE}</style></head><body><h1>noneuclid: results of the {profile} profile</h1>"
+            f"<p>Made by <code>python -m noneuclid.report html --profile {profile}</code> from "
+            f"<code>{html.escape(str(results))}/</code> and the run folders under "
+            f"<code>{html.escape(str(runs_dir))}/</code>. {toc}</p>{sections}</body></html>")
+    out = results / ("index.html" if profile == "cpu" else f"index-{profile}.html")
+    out.write_text(page)
+    return out

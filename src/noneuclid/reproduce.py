@@ -1,0 +1,136 @@
+"""python -m noneuclid.reproduce [all | brantner hnn phydi ...] [--profile cpu]
+
+What `make reproduce-all` runs: for each paper, check its data, run its sweeps, redraw its results;
+then the HTML report of everything. Every step is its own process, so one failing step does not stop
+the others. Steps whose data is missing are skipped and say what to run. Re-running continues where
+an interrupted call stopped: finished runs are skipped by the trainer (their folders hold DONE).
+
+The command ends with a summary of what ran, was skipped or failed (also written to
+<runs>/reproduce-<profile>.json) and exits 1 if anything failed.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import subprocess
+import sys
+import time
+from dataclasses import asdict, dataclass, field
+from pathlib import Path
+
+from noneuclid.data import cifar10, wikitext2
+from noneuclid.data.files import DataError, require
+
+PAPERS = ("brantner", "hnn", "phydi")
+
+
+@dataclass
+class Step:
+    paper: str
+    name: str
+    args: list[str]                       # after `python -m`
+    status: str = "pending"               # ran | failed | skipped
+    reason: str = ""
+    seconds: float = 0.0
+    needs: list[str] = field(default_factory=list)  # datasets that must be present
+
+
+def _missing(name: str, data_dir: Path, generated_dir: Path) -> str | None:
+    """Why dataset `name` cannot be used (None when it can). CIFAR-10 found only as the mirror's
+    materialize.py is written into generated_dir first (see `plan`)."""
+    try:
+        if name == "mnist":
+            require("mnist", data_dir)
+        elif name == "cifar10":
+            cifar10.verify(data_dir, generated_dir)
+        elif name == "wikitext2":
+            wikitext2.verify(data_dir)
+        return None
+    except DataError as e:
+        return str(e)
+
+
+def plan(papers, profile: str, data_dir: Path, generated_dir: Path, runs_dir: Path) -> list[Step]:
+    """The steps of each paper, in order."""
+    train = ["noneuclid.train", "-m", f"profile={profile}", "trainer.progress=false"]
+    steps: list[Step] = []
+    for paper in papers:
+        if paper == "brantner":
+            steps.append(Step(paper, "train Fig. 3 / Table 2", train + ["experiment=brantner/table2"], needs=["mnist"]))
+        elif paper == "hnn":
+            snli = any((data_dir / "snli").glob("*train*"))
+            data = "prefix10,prefix30,prefix50" + (",snli" if snli else "")
+            steps.append(Step(paper, "train Table 1", train + ["experiment=hnn/table1", f"data={data}"]))
+            if not snli:
+                steps.append(Step(paper, "train Table 1 on SNLI", [], status="skipped",
+                                  reason=f"no SNLI training split in {data_dir / 'snli'} "
+                                         "(python -m noneuclid.data fetch snli --data-dir DATA_DIR)"))
+        elif paper == "phydi":
+            if (data_dir / "cifar10" / "materialize.py").exists() and _missing("cifar10", data_dir, generated_dir):
+                steps.append(Step(paper, "write CIFAR-10 batches from the mirror",
+                                  ["noneuclid.data", "fetch", "cifar10", "--data-dir", str(generated_dir),
+                                   "--mirror", str(data_dir)]))
+            steps += [Step(paper, f"train {name}", train + [f"experiment=phydi/{name}"], needs=[data])
+                      for name, data in [("table1", "cifar10"), ("table2", "cifar10"), ("fig4", "wikitext2")]]
+        steps.append(Step(paper, "report", ["noneuclid.report", paper, "--runs", str(runs_dir), "--profile", profile]))
+    steps.append(Step("all", "HTML report", ["noneuclid.report", "html", "--runs", str(runs_dir), "--profile", profile]))
+    return steps
+
+
+def execute(steps: list[Step], data_dir: Path, generated_dir: Path) -> None:
+    """Run the pending steps in order, recording status, reason and time in place."""
+    for i, step in enumerate(steps):
+        if step.status != "pending":
+            continue
+        trained = [s for s in steps[:i] if s.paper == step.paper and s.name.startswith("train")]
+        if step.name == "report" and trained and all(s.status == "skipped" for s in trained):
+            step.status, step.reason = "skipped", "nothing of this paper was trained"
+            continue
+        missing = [m for m in (_missing(d, data_dir, generated_dir) for d in step.needs) if m]
+        if missing:
+            step.status, step.reason = "skipped", "; ".join(missing)
+            continue
+        print(f"\n=== {step.paper}: {step.name}\n$ python -m {' '.join(step.args)}", flush=True)
+        start = time.perf_counter()
+        code = subprocess.call([sys.executable, "-m", *step.args])
+        step.seconds = time.perf_counter() - start
+        step.status = "ran" if code == 0 else "failed"
+        step.reason = "" if code == 0 else f"exit code {code} (the output above says why)"
+
+
+def summary(steps: list[Step]) -> str:
+    lines = [f"{'paper':9} {'step':40} {'status':8} {'minutes':>7}  reason"]
+    for s in steps:
+        lines.append(f"{s.paper:9} {s.name:40} {s.status:8} {s.seconds / 60:7.1f}  {s.reason}")
+    for paper in dict.fromkeys(s.paper for s in steps):
+        lines.append(f"{paper:9} {'total':40} {'':8} {sum(s.seconds for s in steps if s.paper == paper) / 60:7.1f}")
+    return "\n".join(lines)
+
+
+def main(argv=None) -> int:
+    parser = argparse.ArgumentParser(prog="python -m noneuclid.reproduce", description=__doc__,
+                                     formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser.add_argument("papers", nargs="*", default=["all"], choices=["all", *PAPERS])
+    parser.add_argument("--profile", default="cpu", choices=["smoke", "cpu", "paper"])
+    args = parser.parse_args(argv)
+    papers = PAPERS if "all" in args.papers else tuple(dict.fromkeys(args.papers))
+    data_dir = Path(os.environ.get("NONEUCLID_DATA_DIR", "data"))
+    generated_dir = Path(os.environ.get("NONEUCLID_GENERATED_DIR", "data/generated"))
+    runs_dir = Path(os.environ.get("NONEUCLID_RUNS_DIR", "runs"))
+
+    steps = plan(papers, args.profile, data_dir, generated_dir, runs_dir)
+    execute(steps, data_dir, generated_dir)
+    text = summary(steps)
+    print("\n" + text)
+    runs_dir.mkdir(parents=True, exist_ok=True)
+    record = runs_dir / f"reproduce-{args.profile}.json"
+    record.write_text(json.dumps([asdict(s) for s in steps], indent=1))
+    failed = [s for s in steps if s.status == "failed"]
+    print(f"\n{len(failed)} step(s) failed; this summary is in {record}" if failed else f"\nsummary in {record}")
+    return 1 if failed else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

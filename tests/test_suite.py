@@ -1,0 +1,161 @@
+"""The suite as a whole (issue 5): failed runs marked and aggregated, the reproduce command going on
+after failures and skipping what has no data, the Hydra launchers, and the HTML report rendered in
+headless Chromium."""
+
+from __future__ import annotations
+
+import json
+import os
+import shutil
+import subprocess
+import sys
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+from noneuclid import reproduce
+from noneuclid.report import aggregate, html
+from noneuclid.train import loop
+from noneuclid.train.loop import train
+from noneuclid.train.run_dir import RunDir
+
+from conftest import SHARED_DATA
+
+
+def test_a_run_that_raises_is_marked_failed_and_grouped_with_its_seeds(make_cfg, monkeypatch, tmp_path):
+    train(make_cfg("seed=0", "trainer.epochs=1"))
+    with monkeypatch.context() as m:
+        m.setattr(loop, "train_epoch", lambda *a, **k: (_ for _ in ()).throw(RuntimeError("boom")))
+        failing = make_cfg("seed=1", "trainer.epochs=1")
+        with pytest.raises(RuntimeError, match="boom"):
+            train(failing)
+    assert json.loads(RunDir(failing).file("FAILED").read_text()) == {"error": "RuntimeError", "message": "boom"}
+
+    table = aggregate.grouped(aggregate.runs([tmp_path / "runs"]))
+    assert len(table) == 1  # one setting, two seeds
+    row = table.iloc[0]
+    assert (row.runs, row.status, row.seeds) == (2, "1 done, 1 failed", "0,1")
+    assert row["final_test_accuracy mean"] == pytest.approx(RunDir(make_cfg("seed=0", "trainer.epochs=1")).summary()["final_test_accuracy"])
+
+    train(failing)  # the same command again: a new attempt clears the marker
+    assert not RunDir(failing).file("FAILED").exists() and RunDir(failing).done
+
+
+def test_reproduce_goes_on_after_a_failed_step_and_exits_nonzero():
+    steps = [reproduce.Step("x", "fails", ["noneuclid.no_such_module"]),
+             reproduce.Step("x", "needs data", ["noneuclid.report", "--help"], needs=["mnist"]),
+             reproduce.Step("y", "runs", ["noneuclid.report", "--help"])]
+    reproduce.execute(steps, data_dir=Path("/nonexistent"), generated_dir=Path("/nonexistent"))
+    assert [s.status for s in steps] == ["failed", "skipped", "ran"]
+    assert "missing data file" in steps[1].reason and "make data" in steps[1].reason
+    text = reproduce.summary(steps)
+    assert "failed" in text and "skipped" in text and "total" in text
+
+
+def test_reproduce_all_without_data_skips_every_paper_and_still_writes_the_page(tmp_path, monkeypatch):
+    monkeypatch.chdir(tmp_path)
+    monkeypatch.setenv("NONEUCLID_DATA_DIR", str(tmp_path / "empty"))
+    monkeypatch.setenv("NONEUCLID_RUNS_DIR", str(tmp_path / "runs"))
+    monkeypatch.setenv("NONEUCLID_GENERATED_DIR", str(tmp_path / "generated"))
+    monkeypatch.setattr(reproduce, "PAPERS", ("brantner", "phydi"))  # hnn generates its data: it would train
+    assert reproduce.main(["all", "--profile", "smoke"]) == 0
+    record = json.loads((tmp_path / "runs" / "reproduce-smoke.json").read_text())
+    status = {(s["paper"], s["name"]): s["status"] for s in record}
+    assert status[("brantner", "train Fig. 3 / Table 2")] == "skipped"
+    assert status[("phydi", "train fig4")] == "skipped"
+    assert status[("phydi", "report")] == "skipped"
+    assert status[("all", "HTML report")] == "ran"
+    assert "No results for the smoke profile yet" in (tmp_path / "results" / "index-smoke.html").read_text()
+
+
+@pytest.mark.skipif(not (SHARED_DATA / "mnist").is_dir(), reason="needs the real MNIST files in ../shared/data")
+@pytest.mark.parametrize("launcher", ["hydra/launcher=joblib hydra.launcher.n_jobs=2", "hydra/launcher=submitit_local"])
+def test_multirun_with_parallel_and_cluster_launchers(tmp_path, launcher):
+    """The Fig. 3a sweep through joblib (parallel jobs here) and submitit (its local executor stands
+    in for Slurm): the same deterministic run folders as the basic launcher, all finished."""
+    env = dict(os.environ, NONEUCLID_DATA_DIR=str(SHARED_DATA), NONEUCLID_RUNS_DIR=str(tmp_path / "runs"),
+               OMP_NUM_THREADS="1")
+    cmd = [sys.executable, "-m", "noneuclid.train", "-m", "experiment=brantner/fig3a", "profile=smoke",
+           "model.depth=1", "data.train_size=256", "trainer.epochs=1", "trainer.progress=false", *launcher.split()]
+    subprocess.run(cmd, check=True, env=env, capture_output=True, timeout=300)
+    done = sorted(p.parent.name.rsplit("-", 1)[0] for p in (tmp_path / "runs").rglob("DONE"))
+    assert done == ["adam-euclidean-s0", "adam-stiefel-s0"]
+
+
+def test_slurm_launcher_config_composes():
+    from noneuclid.config import CONFIG_DIR
+    from hydra import compose, initialize_config_dir
+
+    with initialize_config_dir(str(CONFIG_DIR), version_base="1.3"):
+        cfg = compose("train", ["hydra/launcher=slurm"], return_hydra_config=True)
+    launcher = cfg.hydra.launcher
+    assert launcher._target_.endswith("SlurmLauncher") and launcher.gpus_per_node == 1
+
+
+# -- the HTML report in a browser -------------------------------------------------------------------
+
+def _chromium() -> str:
+    """Chromium's path; installed with apt (Debian's package) when missing and possible, else skip."""
+    found = shutil.which("chromium") or shutil.which("chromium-browser")
+    if not found and shutil.which("apt-get") and os.geteuid() == 0:
+        env = dict(os.environ, DEBIAN_FRONTEND="noninteractive")
+        subprocess.run(["apt-get", "update", "-qq"], env=env, capture_output=True, timeout=300)
+        subprocess.run(["apt-get", "install", "-y", "-qq", "--no-install-recommends", "chromium"],
+                       env=env, capture_output=True, timeout=900)
+        found = shutil.which("chromium")
+    if not found:
+        pytest.skip("no chromium, and `apt-get install chromium` was not possible here (needs root and a Debian mirror)")
+    return found
+
+
+FIGURE_RGB = (200, 30, 30)
+
+
+def _results_and_runs(tmp_path) -> tuple[Path, Path]:
+    """A results folder with one paper's summary (a table and a figure in a known colour) and one
+    run folder with a training curve."""
+    from PIL import Image
+
+    folder = tmp_path / "results" / "phydi" / "cpu"
+    folder.mkdir(parents=True)
+    Image.new("RGB", (300, 150), FIGURE_RGB).save(folder / "fig4.png")
+    (folder / "summary.md").write_text(
+        "# PHYDI\n\nMade by `python -m noneuclid.report phydi --profile cpu`.\n\n## Table 1\n\n"
+        "| model | M1 (ours) | M1 (paper) |\n|:--|--:|--:|\n| PHResNet18 | 5.0 | 4.33 |\n\n![fig4](fig4.png)\n")
+    run = tmp_path / "runs" / "phydi" / "cpu" / "phresnet18-n4-phydi-b64-lr0.1-s0-0123abcd"
+    run.mkdir(parents=True)
+    (run / "config.yaml").write_text("seed: 0\n")
+    (run / "DONE").write_text("")
+    (run / "env.json").write_text(json.dumps({"python": "3.11", "torch": "2.13.0+cpu"}))
+    (run / "metrics.jsonl").write_text("".join(
+        json.dumps({"epoch": e, "step": 10 * e, "train_loss": 2 / e, "val_accuracy": 0.1 * e}) + "\n" for e in range(1, 6)))
+    return tmp_path / "results", tmp_path / "runs"
+
+
+def test_html_report_lists_tables_figures_commands_curves_and_environment(tmp_path):
+    results, runs = _results_and_runs(tmp_path)
+    page = html.make(runs, "cpu", results).read_text()
+    assert '<img alt="fig4" src="phydi/cpu/fig4.png"' in page
+    assert "<table>" in page and ">PHResNet18</td>" in page
+    assert "python -m noneuclid.report phydi --profile cpu" in page
+    assert "<polyline" in page and "val_accuracy</span> 0.1 &rarr; 0.5" in page
+    assert "<td>2.13.0+cpu</td>" in page
+    assert "make reproduce-brantner PROFILE=cpu" in page  # papers without results say how to make them
+
+
+def test_html_report_renders_in_headless_chromium(tmp_path):
+    from PIL import Image
+
+    browser = _chromium()
+    results, runs = _results_and_runs(tmp_path)
+    page = html.make(runs, "cpu", results)
+    shot = tmp_path / "shot.png"
+    subprocess.run([browser, "--headless", "--no-sandbox", "--disable-gpu", "--hide-scrollbars",
+                    f"--screenshot={shot}", "--window-size=1200,2000", page.resolve().as_uri()],
+                   check=True, capture_output=True, timeout=120)
+    pixels = np.asarray(Image.open(shot).convert("RGB"))  # [height, width, 3]
+    figure = int((pixels == FIGURE_RGB).all(-1).sum())
+    header_cells = int((pixels == (238, 238, 238)).all(-1).sum())  # the table's <th> background
+    assert figure > 0.8 * 300 * 150, "the figure is not on the screenshot"
+    assert header_cells > 500, "the table header is not on the screenshot"
