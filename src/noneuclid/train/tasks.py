@@ -232,7 +232,7 @@ def build(cfg):
         evals = {k: tuple(t[: d.eval_size] for t in splits[k]) for k in ("val", "test")}
         return Classification(splits["train"], evals, d.batch_size, cfg.loss, cfg.seed, d.eval_batch_size)
     if d.name == "wikitext2":
-        corpus = wikitext2.load(cfg.paths.data_dir, multiple_of=cfg.model.n)
+        corpus = wikitext2.load(cfg.paths.data_dir, multiple_of=cfg.model.n, max_tokens=d.vocab_size)
         corpus = wikitext2.truncated(corpus, d.train_tokens, d.eval_tokens)
         return LanguageModel(corpus, d.batch_size, d.bptt, d.eval_batch_size)
     raise ValueError(f"unknown data {d.name!r}: choose data=mnist_patches, prefix10|30|50, snli, cifar10 "
