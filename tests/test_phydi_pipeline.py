@@ -83,3 +83,27 @@ def test_report_redraws_tables_and_figure(data_root, tmp_path):
 def test_report_without_runs_says_what_to_run(tmp_path):
     with pytest.raises(FileNotFoundError, match="experiment=phydi/table1"):
         report.make(tmp_path / "runs", "cpu", tmp_path / "out")
+
+
+def test_fig4_claims_are_checked_from_the_table():
+    import pandas as pd
+
+    rows = [(2, "post", 300.0, "not reached"), (2, "pre", 250.0, "not reached"), (2, "phydi", 280.0, "not reached"),
+            (48, "post", 900.0, "diverged"), (48, "pre", 400.0, "not reached"), (48, "phydi", 350.0, "not reached")]
+    table = pd.DataFrame([{"depth": d, "norm": m, "n": 4, "seed": 0, "best val ppl": p, "epochs to ppl <= 200": o}
+                          for d, m, p, o in rows])
+    lines = report.fig4_claims(table)
+    assert "diverged at 48" in lines[0] and "worse with depth, as in the paper" in lines[0]
+    assert "PreNorm best, as in the paper" in lines[1]
+    assert "PHYDI best, as in the paper" in lines[2]
+    table.loc[table.norm == "pre", "best val ppl"] = 100.0  # PreNorm now best everywhere
+    assert "pre best, NOT PHYDI" in report.fig4_claims(table)[2]
+
+
+def test_resnet_claims_compare_best_accuracy():
+    import pandas as pd
+
+    table = pd.DataFrame({"depth": 18, "n": 4, "model": ["PHResNet18", "+ WKP", "+ PHYDI"],
+                          "best val acc % (ours)": [40.0, 41.0, 45.0], "M2 (ours)": [1, 2, "-"]})
+    (line,) = report.resnet_claims("Table1", table, ["model.depth", "model.n"])
+    assert "standard 40.0 %, wkp 41.0 %, phydi 45.0 %" in line and "PHYDI ahead, as in the paper" in line
