@@ -122,6 +122,7 @@ def _results_and_runs(tmp_path) -> tuple[Path, Path]:
     Image.new("RGB", (300, 150), FIGURE_RGB).save(folder / "fig4.png")
     (folder / "summary.md").write_text(
         "# PHYDI\n\nMade by `python -m noneuclid.report phydi --profile cpu`.\n\n## Table 1\n\n"
+        "What reproduces:\n- PHYDI ahead\n\n"
         "| model | M1 (ours) | M1 (paper) |\n|:--|--:|--:|\n| PHResNet18 | 5.0 | 4.33 |\n\n![fig4](fig4.png)\n")
     run = tmp_path / "runs" / "phydi" / "cpu" / "phresnet18-n4-phydi-b64-lr0.1-s0-0123abcd"
     run.mkdir(parents=True)
@@ -139,6 +140,7 @@ def test_html_report_lists_tables_figures_commands_curves_and_environment(tmp_pa
     assert '<img alt="fig4" src="phydi/cpu/fig4.png"' in page
     assert "<table>" in page and ">PHResNet18</td>" in page
     assert "python -m noneuclid.report phydi --profile cpu" in page
+    assert "<li>PHYDI ahead</li>" in page
     assert "<polyline" in page and "val_accuracy</span> 0.1 &rarr; 0.5" in page
     assert "<td>2.13.0+cpu</td>" in page
     assert "make reproduce-brantner PROFILE=cpu" in page  # papers without results say how to make them

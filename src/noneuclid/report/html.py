@@ -96,6 +96,7 @@ def paper_section(paper: str, profile: str, results: Path, runs_dir: Path) -> st
     if summary.exists():
         text = summary.read_text().split("\n", 1)[-1]  # its title is the heading above
         text = re.sub(r"^#{1,2} ", "### ", text, flags=re.M)  # its sections sit under the paper
+        text = re.sub(r"^(?!- )(.+)\n- ", r"\1\n\n- ", text, flags=re.M)  # a list needs a blank line before it
         body = markdown.markdown(text, extensions=["tables"])
         # Links and images in summary.md are relative to its folder; the page sits in results/.
         body = body.replace('src="', f'src="{paper}/{profile}/').replace(
