@@ -55,8 +55,9 @@ def runs(roots) -> pd.DataFrame:
 
 def grouped(table: pd.DataFrame) -> pd.DataFrame:
     """Runs of the same settings with different seeds as one row: the settings (folder name without
-    seed and hash, paper, profile), how many runs and in which state, the seeds, and mean and
-    standard deviation over the finished runs of each final accuracy, loss and perplexity."""
+    seed and hash, paper, profile), how many runs and in which state, the seeds, their training
+    minutes (summed), and mean and standard deviation over the finished runs of each final
+    accuracy, loss and perplexity."""
     if table.empty:
         return table
     table = table.assign(settings=table.run.str.replace(r"-s\d+-[0-9a-f]{8}$", "", regex=True))
@@ -66,7 +67,8 @@ def grouped(table: pd.DataFrame) -> pd.DataFrame:
         done = g[g.status == "done"]
         row = {"paper": paper, "profile": profile, "settings": settings, "runs": len(g),
                "status": ", ".join(f"{n} {s}" for s, n in g.status.value_counts().sort_index().items()),
-               "seeds": ",".join(str(x) for x in sorted(g["cfg.seed"]))}
+               "seeds": ",".join(str(x) for x in sorted(g["cfg.seed"])),
+               "train minutes": g.train_seconds.sum() / 60 if "train_seconds" in g else float("nan")}
         for m in metrics:
             row[f"{m} mean"] = done[m].mean()
             row[f"{m} sd"] = done[m].std(ddof=1) if len(done) > 1 else float("nan")
