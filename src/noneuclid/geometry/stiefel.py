@@ -45,21 +45,21 @@ class Section:
             raise ValueError(f"unknown section kind {kind!r}: use 'random' or 'householder'")
         self.n = Y.shape[-1]
         self.householder = torch.geqrf(Y)  # H as (reflectors, tau); never formed
-        self.rotation = None  # O likewise, as the reflectors of qr(Z); None stands for the identity
-        if kind == "random":
+        self.rotation = None  # O as a [..., m, m] matrix (m = N - n); None stands for the identity
+        if kind == "random":  # explicit, as two batched matmuls apply it faster than its reflectors
             m = Y.shape[-2] - self.n
-            self.rotation = torch.geqrf(
-                torch.randn(*Y.shape[:-2], m, m, dtype=Y.dtype, device=Y.device, generator=generator))
+            self.rotation = torch.linalg.qr(
+                torch.randn(*Y.shape[:-2], m, m, dtype=Y.dtype, device=Y.device, generator=generator)).Q
 
     def coords(self, X: Tensor) -> Tensor:
         """Q^T X = O^T (H^T X)[n:]: [..., N, k] -> [..., N - n, k]."""
         C = torch.ormqr(*self.householder, X, left=True, transpose=True)[..., self.n:, :]
-        return C if self.rotation is None else torch.ormqr(*self.rotation, C, left=True, transpose=True)
+        return C if self.rotation is None else self.rotation.mT @ C
 
     def embed(self, B: Tensor) -> Tensor:
         """Q B = H [0; O B]: [..., N - n, k] -> [..., N, k]."""
         if self.rotation is not None:
-            B = torch.ormqr(*self.rotation, B, left=True, transpose=False)
+            B = self.rotation @ B
         padded = torch.cat([B.new_zeros(*B.shape[:-2], self.n, B.shape[-1]), B], -2)
         return torch.ormqr(*self.householder, padded, left=True, transpose=False)
 
