@@ -49,7 +49,7 @@ def test_reproduce_goes_on_after_a_failed_step_and_exits_nonzero():
     reproduce.execute(steps, data_dir=Path("/nonexistent"), generated_dir=Path("/nonexistent"))
     assert [s.status for s in steps] == ["failed", "skipped", "ran"]
     assert "missing data file" in steps[1].reason and "make data" in steps[1].reason
-    text = reproduce.summary(steps)
+    text = reproduce.summary(steps, Path("/nonexistent"), "cpu")
     assert "failed" in text and "skipped" in text and "total" in text
 
 
@@ -60,7 +60,7 @@ def test_reproduce_all_without_data_skips_every_paper_and_still_writes_the_page(
     monkeypatch.setenv("NONEUCLID_GENERATED_DIR", str(tmp_path / "generated"))
     monkeypatch.setattr(reproduce, "PAPERS", ("brantner", "phydi"))  # hnn generates its data: it would train
     assert reproduce.main(["all", "--profile", "smoke"]) == 0
-    record = json.loads((tmp_path / "runs" / "reproduce-smoke.json").read_text())
+    record = json.loads((tmp_path / "runs" / "reproduce-smoke-all.json").read_text())
     status = {(s["paper"], s["name"]): s["status"] for s in record}
     assert status[("brantner", "train Fig. 3 / Table 2")] == "skipped"
     assert status[("phydi", "train fig4")] == "skipped"

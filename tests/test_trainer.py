@@ -97,6 +97,9 @@ def test_nan_loss_stops_with_clear_message_and_keeps_checkpoint(make_cfg, monkey
     assert not run.done
     assert torch.load(run.file("checkpoint.pt"), weights_only=False)["epochs_done"] == 1
     assert json.loads(run.file("DIVERGED").read_text())["epoch"] == 2
+    calls_before = calls["n"]
+    assert train(cfg)["epoch"] == 2  # the same command again: a diverged run counts as finished
+    assert calls["n"] == calls_before
 
 
 def test_heads_not_dividing_the_dimension_fail_before_training(make_cfg):

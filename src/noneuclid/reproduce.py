@@ -1,12 +1,15 @@
-"""python -m noneuclid.reproduce [all | brantner hnn phydi ...] [--profile cpu]
+"""python -m noneuclid.reproduce [all | brantner hnn phydi ...] [--profile cpu] [-- training overrides]
 
 What `make reproduce-all` runs: for each paper, check its data, run its sweeps, redraw its results;
 then the HTML report of everything. Every step is its own process, so one failing step does not stop
 the others. Steps whose data is missing are skipped and say what to run. Re-running continues where
 an interrupted call stopped: finished runs are skipped by the trainer (their folders hold DONE).
 
-The command ends with a summary of what ran, was skipped or failed (also written to
-<runs>/reproduce-<profile>.json) and exits 1 if anything failed.
+Overrides after `--` go to every training sweep, e.g. `-- hydra/launcher=slurm trainer.threads=1`.
+The command ends with a summary of what ran, was skipped or failed, and the state of each paper's
+run folders (also written to <runs>/reproduce-<profile>-<papers>.json); it exits 1 if anything failed.
+Data roots come from NONEUCLID_DATA_DIR / NONEUCLID_GENERATED_DIR / NONEUCLID_RUNS_DIR (the Makefile
+sets them), else ./data, ./data/generated and ./runs.
 """
 
 from __future__ import annotations
@@ -22,6 +25,7 @@ from pathlib import Path
 
 from noneuclid.data import cifar10, wikitext2
 from noneuclid.data.files import DataError, require
+from noneuclid.report import aggregate
 
 PAPERS = ("brantner", "hnn", "phydi")
 
@@ -31,6 +35,7 @@ class Step:
     paper: str
     name: str
     args: list[str]                       # after `python -m`
+    kind: str = "train"                   # train | data | report
     status: str = "pending"               # ran | failed | skipped
     reason: str = ""
     seconds: float = 0.0
@@ -38,8 +43,8 @@ class Step:
 
 
 def _missing(name: str, data_dir: Path, generated_dir: Path) -> str | None:
-    """Why dataset `name` cannot be used (None when it can). CIFAR-10 found only as the mirror's
-    materialize.py is written into generated_dir first (see `plan`)."""
+    """Why dataset `name` cannot be used, or None when it can. (Where the data root holds only
+    CIFAR-10's materialize.py, `plan` adds a step that writes the batches into generated_dir.)"""
     try:
         if name == "mnist":
             require("mnist", data_dir)
@@ -52,9 +57,10 @@ def _missing(name: str, data_dir: Path, generated_dir: Path) -> str | None:
         return str(e)
 
 
-def plan(papers, profile: str, data_dir: Path, generated_dir: Path, runs_dir: Path) -> list[Step]:
+def plan(papers, profile: str, data_dir: Path, generated_dir: Path, runs_dir: Path,
+         overrides: list[str] = ()) -> list[Step]:
     """The steps of each paper, in order."""
-    train = ["noneuclid.train", "-m", f"profile={profile}", "trainer.progress=false"]
+    train = ["noneuclid.train", "-m", f"profile={profile}", "trainer.progress=false", *overrides]
     steps: list[Step] = []
     for paper in papers:
         if paper == "brantner":
@@ -71,11 +77,13 @@ def plan(papers, profile: str, data_dir: Path, generated_dir: Path, runs_dir: Pa
             if (data_dir / "cifar10" / "materialize.py").exists() and _missing("cifar10", data_dir, generated_dir):
                 steps.append(Step(paper, "write CIFAR-10 batches from the mirror",
                                   ["noneuclid.data", "fetch", "cifar10", "--data-dir", str(generated_dir),
-                                   "--mirror", str(data_dir)]))
+                                   "--mirror", str(data_dir)], kind="data"))
             steps += [Step(paper, f"train {name}", train + [f"experiment=phydi/{name}"], needs=[data])
                       for name, data in [("table1", "cifar10"), ("table2", "cifar10"), ("fig4", "wikitext2")]]
-        steps.append(Step(paper, "report", ["noneuclid.report", paper, "--runs", str(runs_dir), "--profile", profile]))
-    steps.append(Step("all", "HTML report", ["noneuclid.report", "html", "--runs", str(runs_dir), "--profile", profile]))
+        steps.append(Step(paper, "report", ["noneuclid.report", paper, "--runs", str(runs_dir), "--profile", profile],
+                          kind="report"))
+    steps.append(Step("all", "HTML report", ["noneuclid.report", "html", "--runs", str(runs_dir), "--profile", profile],
+                      kind="report"))
     return steps
 
 
@@ -84,8 +92,8 @@ def execute(steps: list[Step], data_dir: Path, generated_dir: Path) -> None:
     for i, step in enumerate(steps):
         if step.status != "pending":
             continue
-        trained = [s for s in steps[:i] if s.paper == step.paper and s.name.startswith("train")]
-        if step.name == "report" and trained and all(s.status == "skipped" for s in trained):
+        trained = [s for s in steps[:i] if s.paper == step.paper and s.kind == "train"]
+        if step.kind == "report" and trained and all(s.status == "skipped" for s in trained):
             step.status, step.reason = "skipped", "nothing of this paper was trained"
             continue
         missing = [m for m in (_missing(d, data_dir, generated_dir) for d in step.needs) if m]
@@ -100,12 +108,24 @@ def execute(steps: list[Step], data_dir: Path, generated_dir: Path) -> None:
         step.reason = "" if code == 0 else f"exit code {code} (the output above says why)"
 
 
-def summary(steps: list[Step]) -> str:
+def run_states(runs_dir: Path, paper: str, profile: str) -> str:
+    """How many of the paper's run folders are done, diverged, failed or unfinished."""
+    folders = aggregate.run_folders([runs_dir / paper / profile]) if (runs_dir / paper / profile).is_dir() else []
+    counts = {}
+    for folder in folders:
+        state = aggregate.status(folder)
+        counts[state] = counts.get(state, 0) + 1
+    return ", ".join(f"{n} {state}" for state, n in sorted(counts.items())) or "none"
+
+
+def summary(steps: list[Step], runs_dir: Path, profile: str) -> str:
     lines = [f"{'paper':9} {'step':40} {'status':8} {'minutes':>7}  reason"]
     for s in steps:
         lines.append(f"{s.paper:9} {s.name:40} {s.status:8} {s.seconds / 60:7.1f}  {s.reason}")
     for paper in dict.fromkeys(s.paper for s in steps):
-        lines.append(f"{paper:9} {'total':40} {'':8} {sum(s.seconds for s in steps if s.paper == paper) / 60:7.1f}")
+        minutes = sum(s.seconds for s in steps if s.paper == paper) / 60
+        states = "" if paper == "all" else f"  run folders: {run_states(runs_dir, paper, profile)}"
+        lines.append(f"{paper:9} {'total':40} {'':8} {minutes:7.1f}{states}")
     return "\n".join(lines)
 
 
@@ -114,20 +134,23 @@ def main(argv=None) -> int:
                                      formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("papers", nargs="*", default=["all"], choices=["all", *PAPERS])
     parser.add_argument("--profile", default="cpu", choices=["smoke", "cpu", "paper"])
-    args = parser.parse_args(argv)
+    argv = sys.argv[1:] if argv is None else list(argv)
+    overrides = argv[argv.index("--") + 1:] if "--" in argv else []
+    args = parser.parse_args(argv[:argv.index("--")] if "--" in argv else argv)
     papers = PAPERS if "all" in args.papers else tuple(dict.fromkeys(args.papers))
     data_dir = Path(os.environ.get("NONEUCLID_DATA_DIR", "data"))
     generated_dir = Path(os.environ.get("NONEUCLID_GENERATED_DIR", "data/generated"))
     runs_dir = Path(os.environ.get("NONEUCLID_RUNS_DIR", "runs"))
 
-    steps = plan(papers, args.profile, data_dir, generated_dir, runs_dir)
+    steps = plan(papers, args.profile, data_dir, generated_dir, runs_dir, overrides)
     execute(steps, data_dir, generated_dir)
-    text = summary(steps)
-    print("\n" + text)
+    print("\n" + summary(steps, runs_dir, args.profile))
     runs_dir.mkdir(parents=True, exist_ok=True)
-    record = runs_dir / f"reproduce-{args.profile}.json"
+    record = runs_dir / f"reproduce-{args.profile}-{'-'.join(args.papers)}.json"
     record.write_text(json.dumps([asdict(s) for s in steps], indent=1))
     failed = [s for s in steps if s.status == "failed"]
+    if all(s.status == "skipped" for s in steps if s.kind == "train"):
+        print("\nNOTHING WAS TRAINED: every training step was skipped (see the reasons above)")
     print(f"\n{len(failed)} step(s) failed; this summary is in {record}" if failed else f"\nsummary in {record}")
     return 1 if failed else 0
 

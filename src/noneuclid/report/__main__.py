@@ -2,7 +2,8 @@
 
 A paper: redraws results/<paper>/<profile>/ from run folders; for the cpu and paper profiles it also
 refreshes that paper's results block in README.md (smoke results never replace it).
-html: writes results/index.html from those folders. all: every paper that has runs, then html.
+html: writes results/index.html from those folders. all: every paper that has runs (the others are
+named and left as they are), then html.
 
     python -m noneuclid.report runs ROOT [ROOT ...] [--csv FILE]
 
@@ -11,6 +12,7 @@ settings with different seeds grouped (mean and s.d. of the final metrics, faile
 """
 
 import argparse
+import os
 import sys
 from pathlib import Path
 
@@ -23,16 +25,18 @@ def main(argv=None) -> int:
     argv = sys.argv[1:] if argv is None else argv
     if argv[:1] == ["runs"]:
         return tidy_table(argv[1:])
-    parser = argparse.ArgumentParser(prog="python -m noneuclid.report")
+    parser = argparse.ArgumentParser(prog="python -m noneuclid.report", description=__doc__,
+                                     formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("paper", choices=[*sorted(PAPERS), "html", "all"])
-    parser.add_argument("--runs", type=Path, default=Path("runs"))
+    parser.add_argument("--runs", type=Path, default=Path(os.environ.get("NONEUCLID_RUNS_DIR", "runs")),
+                        help="the run folders (default: $NONEUCLID_RUNS_DIR, else runs)")
     parser.add_argument("--profile", default="cpu")
     parser.add_argument("--results", type=Path, default=Path("results"))
     parser.add_argument("--out", type=Path, default=None, help="default: <results>/<paper>/<profile>")
     parser.add_argument("--seeds", default=None, help="comma-separated seeds (default: brantner 0, hnn the seeds found)")
     parser.add_argument("overrides", nargs="*", help="the training overrides of the runs, e.g. optim.lr=3e-3")
     parser.add_argument("--readme", type=Path, default=Path("README.md"),
-                        help="README whose results block is refreshed (default --out, not smoke)")
+                        help="README whose results block is refreshed (only without --out, and never for smoke)")
     args = parser.parse_args(argv)
     if args.paper == "html":
         print(html.make(args.runs, args.profile, args.results))
@@ -40,7 +44,12 @@ def main(argv=None) -> int:
     if args.paper == "all":
         if args.out or args.seeds or args.overrides:
             parser.error("`all` redraws every paper with its defaults: --out, --seeds and overrides need one paper")
-        codes = [report_paper(p, args) for p in sorted(PAPERS)]
+        codes = [0]
+        for paper in sorted(PAPERS):
+            if (args.runs / paper / args.profile).is_dir():
+                codes.append(report_paper(paper, args))
+            else:
+                print(f"{paper}: no runs under {args.runs / paper / args.profile}, its results are left as they are")
         print(html.make(args.runs, args.profile, args.results))
         return max(codes)
     return report_paper(args.paper, args)

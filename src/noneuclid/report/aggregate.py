@@ -2,12 +2,15 @@
 
 from __future__ import annotations
 
+import hashlib
 import json
 import re
 from pathlib import Path
 
 import pandas as pd
 import yaml
+
+from noneuclid.train.run_dir import NOT_SETTINGS, read_metrics
 
 
 def _flatten(d: dict, prefix: str = "") -> dict:
@@ -29,6 +32,20 @@ def run_folders(roots) -> list[Path]:
     return sorted(found)
 
 
+def settings_id(cfg: dict, cuda: bool) -> str:
+    """8 hex digits naming the settings of a run without its seed: runs that differ only by seed
+    share it (the folder's own hash covers the seed too)."""
+    c = json.loads(json.dumps(cfg))
+    for key in (*NOT_SETTINGS, "seed", "paper.run_name", "trainer.device"):  # run_name holds the seed
+        *parents, last = key.split(".")
+        node = c
+        for p in parents:
+            node = node.get(p, {})
+        node.pop(last, None)
+    c["cuda"] = cuda
+    return hashlib.sha256(json.dumps(c, sort_keys=True).encode()).hexdigest()[:8]
+
+
 def status(folder: Path) -> str:
     """done | diverged | failed | unfinished (still running, or stopped by a kill)."""
     for marker in ("DONE", "DIVERGED", "FAILED"):
@@ -47,25 +64,28 @@ def runs(roots) -> pd.DataFrame:
         row.update(_flatten(cfg, "cfg."))
         if (folder / "summary.json").exists():
             row.update(json.loads((folder / "summary.json").read_text()))
-        if (folder / "env.json").exists():
-            row.update(_flatten(json.loads((folder / "env.json").read_text()), "env."))
+        env = json.loads((folder / "env.json").read_text()) if (folder / "env.json").exists() else {}
+        row.update(_flatten(env, "env."))
+        row["settings_id"] = settings_id(cfg, bool(env.get("cuda")))
         rows.append(row)
     return pd.DataFrame(rows)
 
 
 def grouped(table: pd.DataFrame) -> pd.DataFrame:
     """Runs of the same settings with different seeds as one row: the settings (folder name without
-    seed and hash, paper, profile), how many runs and in which state, the seeds, their training
+    seed and hash, and settings_id, which tells apart settings the name does not show), how many runs and in which state, the seeds, their training
     minutes (summed), and mean and standard deviation over the finished runs of each final
     accuracy, loss and perplexity."""
     if table.empty:
         return table
     table = table.assign(settings=table.run.str.replace(r"-s\d+-[0-9a-f]{8}$", "", regex=True))
-    metrics = sorted(c for c in table.columns if re.fullmatch(r"final_\w+_(accuracy|loss|perplexity)", c))
+    metrics = sorted(c for c in table.columns
+                     if re.fullmatch(r"final_\w+_(accuracy|loss|perplexity)|test_accuracy_at_best_dev", c))
     rows = []
-    for (paper, profile, settings), g in table.groupby(["cfg.paper.name", "cfg.profile.name", "settings"], sort=True):
+    keys = ["cfg.paper.name", "cfg.profile.name", "settings", "settings_id"]
+    for (paper, profile, settings, sid), g in table.groupby(keys, sort=True):
         done = g[g.status == "done"]
-        row = {"paper": paper, "profile": profile, "settings": settings, "runs": len(g),
+        row = {"paper": paper, "profile": profile, "settings": settings, "settings_id": sid, "runs": len(g),
                "status": ", ".join(f"{n} {s}" for s, n in g.status.value_counts().sort_index().items()),
                "seeds": ",".join(str(x) for x in sorted(g["cfg.seed"])),
                "train minutes": g.train_seconds.sum() / 60 if "train_seconds" in g else float("nan")}
@@ -80,8 +100,7 @@ def curves(roots) -> pd.DataFrame:
     """One row per run and logged epoch, from metrics.jsonl."""
     frames = []
     for folder in run_folders(roots):
-        lines = [json.loads(l) for l in (folder / "metrics.jsonl").read_text().splitlines() if l.strip()] \
-            if (folder / "metrics.jsonl").exists() else []
+        lines = read_metrics(folder / "metrics.jsonl")
         if lines:
             frames.append(pd.DataFrame(lines).assign(run=folder.name))
     return pd.concat(frames, ignore_index=True) if frames else pd.DataFrame()

@@ -9,12 +9,14 @@ from __future__ import annotations
 
 import html
 import json
+import math
 import re
 from pathlib import Path
 
 import markdown
 
 from noneuclid.report import aggregate
+from noneuclid.train.run_dir import read_metrics
 
 TITLES = {"brantner": "Brantner, Adam on manifolds",
           "hnn": "Ganea et al., Hyperbolic Neural Networks",
@@ -53,16 +55,19 @@ def curve_svg(points: dict[str, list[tuple[float, float]]], width: int = 250, he
     return f'<svg width="{width}" height="{height}" viewBox="0 0 {width} {height}">{"".join(lines)}</svg>'
 
 
+def _finite(rows: list[dict], key: str) -> list[tuple[float, float]]:
+    """(step, value) of the rows whose `key` is a finite number (a diverged run logs NaN)."""
+    return [(r["step"], r[key]) for r in rows if isinstance(r.get(key), (int, float)) and math.isfinite(r[key])]
+
+
 def run_curves(runs_dir: Path) -> str:
     """One small plot per run folder: training loss (blue) and its evaluation metric (red)."""
     cells = []
     for folder in aggregate.run_folders([runs_dir]):
-        metrics = folder / "metrics.jsonl"
-        rows = [json.loads(line) for line in metrics.read_text().splitlines() if line.strip()] \
-            if metrics.exists() else []
-        loss = [(r["step"], r["train_loss"]) for r in rows if r.get("train_loss") is not None]
+        rows = read_metrics(folder / "metrics.jsonl")
+        loss = _finite(rows, "train_loss")
         name = next((m for m in EVAL_METRICS if any(m in r for r in rows)), None)
-        evals = [(r["step"], r[name]) for r in rows if r.get(name) is not None] if name else []
+        evals = _finite(rows, name) if name else []
         caption = [f"<b>{html.escape(folder.name)}</b> ({aggregate.status(folder)})"]
         if loss:
             caption.append(f'<span class="loss">train loss</span> {loss[0][1]:.4g} &rarr; {loss[-1][1]:.4g}')

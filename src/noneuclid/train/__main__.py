@@ -25,7 +25,7 @@ def main(cfg: DictConfig) -> None:
         # An outcome, not a failure of the command: the run folder records it (DIVERGED, metrics so far)
         # and the reports show it; the other jobs of a sweep run, and the command exits 0.
         logging.getLogger("noneuclid").error("diverged: %s", e)
-    except (ValueError, RuntimeError) as e:  # bad settings, DataError, TrainingDiverged, ...
+    except (ValueError, RuntimeError) as e:  # bad settings, DataError, ...
         # Logged here in plain words; re-raised so Hydra records the job as failed. In a sweep the
         # other jobs still run, and the command exits non-zero at the end.
         logging.getLogger("noneuclid").error("error: %s", e)

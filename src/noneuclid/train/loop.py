@@ -51,6 +51,9 @@ def train(cfg: DictConfig) -> dict:
     if run.done:
         log.info("finished already, skipping: %s", run.path)
         return run.summary()
+    if run.file("DIVERGED").exists():  # an outcome too: a re-run would diverge again, at full cost
+        log.info("diverged before, skipping (delete the folder to train it again): %s", run.path)
+        return json.loads(run.file("DIVERGED").read_text())
 
     # Everything that can fail on a bad config, missing data or an unwritable output folder fails
     # here, before any training.
@@ -68,10 +71,10 @@ def train(cfg: DictConfig) -> dict:
     run.create()
     _attach_file_log(run)
 
-    start_epoch, seconds_so_far = restore(run, model, optimizer)
-    logger = loggers.build(cfg, run)
-    exit_code = 1
+    logger, exit_code = None, 1
     try:
+        start_epoch, seconds_so_far = restore(run, model, optimizer)
+        logger = loggers.build(cfg, run)
         epochs, steps = cfg.trainer.epochs, task.steps_per_epoch()
         bar = tqdm(total=epochs * steps, initial=start_epoch * steps, desc=run.name, unit="step",
                    disable=not cfg.trainer.progress, mininterval=1.0, dynamic_ncols=True)
@@ -111,11 +114,13 @@ def train(cfg: DictConfig) -> dict:
         return summary
     except TrainingDiverged:
         raise  # recorded as DIVERGED above
-    except Exception as e:  # recorded for the reports; the traceback is in train.log
+    except Exception as e:  # recorded for the reports, with the traceback in train.log
+        log.exception("failed: %s", e)
         atomic_write(run.file("FAILED"), json.dumps({"error": type(e).__name__, "message": str(e)}))
         raise
     finally:
-        logger.finish(exit_code)
+        if logger is not None:
+            logger.finish(exit_code)
 
 
 def evaluation(model, task) -> dict:

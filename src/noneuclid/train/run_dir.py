@@ -8,7 +8,8 @@
         summary.json     final numbers
         train.log        the run's log
         wandb_id         the id of its W&B run (with logger=wandb)
-        DIVERGED         only if the loss became NaN/inf: where and why (the checkpoint stays the last good one)
+        DIVERGED         only if the loss became NaN/inf: where and why (the checkpoint stays the last good
+                         one); the run then counts as finished and is skipped, like DONE
         FAILED           only if training raised: the error (removed when the run is started again)
         DONE             written last
 """
@@ -110,16 +111,7 @@ class RunDir:
 
     # -- metrics -------------------------------------------------------------------------------
     def metrics(self) -> list[dict]:
-        f = self.file("metrics.jsonl")
-        if not f.exists():
-            return []
-        rows = []
-        for line in f.read_text().splitlines():
-            try:
-                rows.append(json.loads(line))
-            except json.JSONDecodeError:  # a line cut short by a kill
-                break
-        return rows
+        return read_metrics(self.file("metrics.jsonl"))
 
     def append_metrics(self, row: dict) -> None:
         with open(self.file("metrics.jsonl"), "a") as f:
@@ -147,6 +139,19 @@ class RunDir:
 
     def summary(self) -> dict:
         return json.loads(self.file("summary.json").read_text())
+
+
+def read_metrics(path: Path) -> list[dict]:
+    """The rows of a metrics.jsonl, up to a last line cut short by a kill ([] if there is no file)."""
+    if not path.exists():
+        return []
+    rows = []
+    for line in path.read_text().splitlines():
+        try:
+            rows.append(json.loads(line))
+        except json.JSONDecodeError:
+            break
+    return rows
 
 
 def environment() -> dict:
