@@ -8,6 +8,8 @@ PY := $(VENV)/bin/python
 DATA_DIR ?= $(if $(wildcard ../shared/data/mnist),$(abspath ../shared/data),$(abspath data))
 DATA_MIRROR ?=
 RUNS_DIR ?= runs
+# Extra training overrides for every sweep, e.g. TRAIN_ARGS='hydra/launcher=slurm trainer.threads=1'
+TRAIN_ARGS ?=
 # Files the suite writes itself: PREFIX splits, CIFAR-10 binary batches made from a mirror.
 GENERATED_DIR ?= $(abspath data/generated)
 export NONEUCLID_DATA_DIR := $(DATA_DIR)
@@ -28,8 +30,8 @@ $(VENV)/.installed: pyproject.toml
 setup: $(VENV)/.installed  ## create .venv and install the package (pinned) with its test extra
 
 data: setup  ## fill DATA_DIR (from DATA_MIRROR when given, else download); verifies sha256
-	$(PY) -m noneuclid.data fetch mnist wikitext2 --data-dir $(DATA_DIR) $(if $(DATA_MIRROR),--mirror $(DATA_MIRROR))
-	$(PY) -m noneuclid.data fetch cifar10 --data-dir $(if $(DATA_MIRROR),$(GENERATED_DIR),$(DATA_DIR)) $(if $(DATA_MIRROR),--mirror $(DATA_MIRROR))
+	$(PY) scripts/data.py fetch mnist wikitext2 --data-dir $(DATA_DIR) $(if $(DATA_MIRROR),--mirror $(DATA_MIRROR))
+	$(PY) scripts/data.py fetch cifar10 --data-dir $(if $(DATA_MIRROR),$(GENERATED_DIR),$(DATA_DIR)) $(if $(DATA_MIRROR),--mirror $(DATA_MIRROR))
 
 test: setup  ## run the test suite (no network, no real datasets needed)
 	$(PY) -m pytest
@@ -38,31 +40,31 @@ smoke: setup  ## every experiment at profile=smoke (seconds)
 	$(MAKE) reproduce-all PROFILE=smoke
 
 bench: setup  ## benchmarks: ratios against baselines measured in the same run
-	$(PY) -m noneuclid.bench stiefel
-	$(PY) -m noneuclid.bench hyperbolic
-	$(PY) -m noneuclid.bench hypercomplex
+	$(PY) scripts/bench.py stiefel
+	$(PY) scripts/bench.py hyperbolic
+	$(PY) scripts/bench.py hypercomplex
 
 reproduce-all: setup  ## every paper at PROFILE (default cpu; PROFILE=smoke for a quick look), then results/index.html; resumable
-	$(PY) -m noneuclid.reproduce all --profile $(PROFILE)
+	$(PY) scripts/reproduce.py all --profile $(PROFILE) $(if $(TRAIN_ARGS),-- $(TRAIN_ARGS))
 
 reproduce-brantner: setup  ## Brantner: Fig. 3 / Table 2 runs at PROFILE, then results/brantner
-	$(PY) -m noneuclid.reproduce brantner --profile $(PROFILE)
+	$(PY) scripts/reproduce.py brantner --profile $(PROFILE) $(if $(TRAIN_ARGS),-- $(TRAIN_ARGS))
 
 reproduce-hnn: setup  ## Ganea et al.: Table 1 sweep (six models x PREFIX-10/30/50 [x SNLI]) at PROFILE, then results/hnn
-	$(PY) -m noneuclid.reproduce hnn --profile $(PROFILE)
+	$(PY) scripts/reproduce.py hnn --profile $(PROFILE) $(if $(TRAIN_ARGS),-- $(TRAIN_ARGS))
 
 reproduce-phydi: setup  ## PHYDI: Tables 1-2 (PHResNets, CIFAR-10) and Fig. 4 (PHTransformers, WikiText-2) at PROFILE
-	$(PY) -m noneuclid.reproduce phydi --profile $(PROFILE)
+	$(PY) scripts/reproduce.py phydi --profile $(PROFILE) $(if $(TRAIN_ARGS),-- $(TRAIN_ARGS))
 
 report: setup  ## redraw results/ (every table and figure, README blocks, results/index.html) from run folders, no training
-	$(PY) -m noneuclid.report all --runs $(RUNS_DIR) --profile $(PROFILE)
+	$(PY) scripts/report.py all --runs $(RUNS_DIR) --profile $(PROFILE)
 
 tables: report  ## same as report (tables and figures are drawn together)
 
 figures: report  ## same as report
 
 runs: setup  ## every run folder under RUNS_DIR as one tidy table, seeds grouped
-	$(PY) -m noneuclid.report runs $(RUNS_DIR)
+	$(PY) scripts/report.py runs $(RUNS_DIR)
 
 sync: setup  ## upload offline W&B runs (needs WANDB_API_KEY and a network)
 	@find $(RUNS_DIR) -type d -name 'offline-run-*' -print0 | xargs -0 -r -n1 $(VENV)/bin/wandb sync
