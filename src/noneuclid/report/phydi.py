@@ -179,25 +179,31 @@ def resnet_claims(name: str, table: pd.DataFrame, keys: list[str]) -> list[str]:
 
 def fig4_claims(table: pd.DataFrame) -> list[str]:
     """The paper's three claims about Fig. 4, per n, from the best validation perplexity by depth
-    (epochs to <= 200 where reached): PostNorm degrades or diverges with depth, PreNorm is best at the
-    smallest depth, PHYDI is best at the largest."""
+    (a diverged run counts as infinite), over the depths where all three norms have finished:
+    PostNorm degrades or diverges with depth, PreNorm is best at the smallest depth, PHYDI is best at
+    the largest."""
     lines = []
-    for n, g in table.groupby("n"):
-        best = g.groupby(["norm", "depth"])["best val ppl"].min().unstack("depth")  # norm x depth
-        diverged = set(g[g["epochs to ppl <= 200"] == "diverged"].apply(lambda r: (r.norm, r.depth), axis=1))
-        if best.shape[1] < 2 or not {"post", "pre", "phydi"} <= set(best.index):
+    finished = table[table["epochs to ppl <= 200"] != "unfinished"].assign(
+        ppl=lambda t: t["best val ppl"].where(t["epochs to ppl <= 200"] != "diverged", math.inf))
+    for n, g in finished.groupby("n"):
+        best = g.groupby(["norm", "depth"]).ppl.min().unstack("depth")  # norm x depth
+        if not {"post", "pre", "phydi"} <= set(best.index):
+            continue
+        best = best.loc[["post", "pre", "phydi"]].dropna(axis=1)
+        if best.shape[1] < 2:
             continue
         low, high = best.columns.min(), best.columns.max()
         post = best.loc["post"]
-        post_worse = any(("post", d) in diverged for d in best.columns if d > low) or post[high] > post[low]
+        show = lambda v: "diverged" if v == math.inf else f"{v:.0f}"  # noqa: E731
         lines += [
-            f"- n = {n}, PostNorm by depth: best perplexity {', '.join(f'{d}: {v:.0f}' for d, v in post.items())}"
-            f"{' (diverged at ' + ', '.join(str(d) for nm, d in sorted(diverged) if nm == 'post') + ')' if any(nm == 'post' for nm, _ in diverged) else ''}: "
-            + ("worse with depth, as in the paper." if post_worse else "NOT worse with depth at this scale."),
-            f"- n = {n}, depth {low}: " + ", ".join(f"{m} {best.at[m, low]:.0f}" for m in ("post", "pre", "phydi"))
-            + (": PreNorm best, as in the paper." if best[low].idxmin() == "pre" else f": {best[low].idxmin()} best, NOT PreNorm as in the paper."),
-            f"- n = {n}, depth {high}: " + ", ".join(f"{m} {best.at[m, high]:.0f}" for m in ("post", "pre", "phydi"))
-            + (": PHYDI best, as in the paper." if best[high].idxmin() == "phydi" else f": {best[high].idxmin()} best, NOT PHYDI as in the paper."),
+            f"- n = {n}, PostNorm by depth: best perplexity {', '.join(f'{d}: {show(v)}' for d, v in post.items())}: "
+            + ("worse with depth, as in the paper." if post[high] > post[low] else "NOT worse with depth at this scale."),
+            f"- n = {n}, depth {low}: " + ", ".join(f"{m} {show(best.at[m, low])}" for m in best.index)
+            + (": PreNorm best, as in the paper." if best[low].idxmin() == "pre"
+               else f": {best[low].idxmin()} best, NOT PreNorm as in the paper."),
+            f"- n = {n}, depth {high}: " + ", ".join(f"{m} {show(best.at[m, high])}" for m in best.index)
+            + (": PHYDI best, as in the paper." if best[high].idxmin() == "phydi"
+               else f": {best[high].idxmin()} best, NOT PHYDI as in the paper."),
         ]
     return lines
 
@@ -208,8 +214,8 @@ def _reductions(runs: pd.DataFrame, keys: dict[str, str]) -> str:
     for key, label in keys.items():
         col = f"cfg.{key}"
         if col in runs:
-            values = sorted({str(int(v)) if isinstance(v, float) and v.is_integer() else str(v) for v in runs[col]})
-            parts.append(f"{label} {', '.join(values)}")
+            values = sorted(set(runs[col]), key=lambda v: (isinstance(v, str), v if v == v else 0))
+            parts.append(f"{label} {', '.join(str(int(v)) if isinstance(v, float) and v.is_integer() else str(v) for v in values)}")
     return "; ".join(parts)
 
 
