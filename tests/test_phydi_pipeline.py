@@ -107,6 +107,8 @@ def test_resnet_claims_compare_best_accuracy():
     import pandas as pd
 
     table = pd.DataFrame({"depth": 18, "n": 4, "model": ["PHResNet18", "+ WKP", "+ PHYDI"],
-                          "best val acc % (ours)": [40.0, 41.0, 45.0], "M2 (ours)": [1, 2, "-"]})
-    (line,) = report.resnet_claims("Table1", table, ["model.depth", "model.n"])
+                          "best val acc % (ours)": [40.0, 41.0, 45.0], "M2 (ours)": [1, 2, "-"],
+                          "reached 80 % / runs": "0/1"})
+    line, note = report.resnet_claims("Table1", table, ["model.depth", "model.n"])
+    assert "One seed per cell" in note
     assert "standard 40.0 %, wkp 41.0 %, phydi 45.0 %" in line and "PHYDI ahead, as in the paper" in line
