@@ -21,6 +21,7 @@ import matplotlib
 
 matplotlib.use("Agg")
 import matplotlib.pyplot as plt  # noqa: E402
+from matplotlib.ticker import NullFormatter  # noqa: E402
 import pandas as pd  # noqa: E402
 
 from noneuclid.report import aggregate  # noqa: E402
@@ -150,6 +151,10 @@ def fig4(table: pd.DataFrame, out: Path) -> None:
            title=f"x at {ceiling}: not reached or diverged")
     bx.set(xscale="log", yscale="log", xlabel="layers", ylabel="best validation perplexity")
     bx.axhline(PERPLEXITY, color="grey", lw=0.8, ls=":")
+    depths = sorted(table.depth.unique())
+    for a in (ax, bx):  # the depths themselves as ticks, not log-scale powers of ten
+        a.set_xticks(depths, [str(d) for d in depths])
+        a.xaxis.set_minor_formatter(NullFormatter())
     ax.legend(fontsize=7)
     fig.tight_layout()
     for ext in ("png", "pdf"):
