@@ -37,7 +37,7 @@ def main(argv=None) -> int:
     parser.add_argument("overrides", nargs="*", help="the training overrides of the runs, e.g. optim.lr=3e-3")
     parser.add_argument("--readme", type=Path, default=Path("README.md"),
                         help="README whose results block is refreshed (only without --out, and never for smoke)")
-    args = parser.parse_args(argv)
+    args = parser.parse_intermixed_args(argv)  # options may come after the overrides
     if args.paper == "html":
         print(html.make(args.runs, args.profile, args.results))
         return 0

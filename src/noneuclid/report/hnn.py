@@ -144,10 +144,12 @@ def make(runs_dir: Path, profile: str, out: Path, seeds=None, overrides=()) -> l
     (out / "table1.md").write_text(table.to_markdown(index=False) + "\n")
     figure(folders, out / "fig_prefix10_dev", seeds[0])
     finished = aggregate.runs([f for f in folders.values() if (f / "DONE").exists()])
+    extra = "".join(f" {o}" for o in overrides)
     (out / "summary.md").write_text("\n".join([
-        f"# Ganea et al., Hyperbolic Neural Networks: our runs ({profile} profile)", "",
-        f"Made by `python -m noneuclid.train -m experiment=hnn/table1 profile={profile}` and "
-        f"`python -m noneuclid.report hnn --profile {profile}`; {len(finished)} of {len(folders)} runs finished "
+        f"# Ganea et al., Hyperbolic Neural Networks: our runs ({profile} profile{',' + extra if extra else ''})", "",
+        f"Made by `python -m noneuclid.train -m experiment=hnn/table1 profile={profile}{extra}` and "
+        f"`python -m noneuclid.report hnn --profile {profile}{' --out ' + str(out) if extra else ''}{extra}`; "
+        f"{len(finished)} of {len(folders)} runs finished "
         f"(seeds {', '.join(map(str, seeds))}).", "",
         _settings(finished), "", *_claims(finished), "",
         "## Table 1: test accuracy % at the best dev accuracy (best of the seeds; mean ± s.d., runs)", "",
