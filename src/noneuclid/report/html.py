@@ -95,19 +95,27 @@ def environment(runs_dir: Path) -> str:
     return f"<table><tr>{head}</tr>{body}</table>"
 
 
+def summary_html(folder: Path, results: Path) -> str:
+    """A results folder's summary.md as HTML, its sections under the paper's heading and its links
+    made relative to results/ (where the page is)."""
+    lines = folder.joinpath("summary.md").read_text().split("\n", 1)
+    title, text = lines[0].lstrip("# "), lines[-1]
+    text = re.sub(r"^#{1,2} ", "### ", text, flags=re.M)  # its sections sit under the paper
+    text = re.sub(r"^(?!- )(.+)\n- ", r"\1\n\n- ", text, flags=re.M)  # a list needs a blank line before it
+    body = markdown.markdown(text, extensions=["tables"])
+    prefix = folder.relative_to(results).as_posix() + "/"
+    body = body.replace('src="', f'src="{prefix}').replace('href="', f'href="{prefix}').replace(f"{prefix}http", "http")
+    return f"<p><i>{html.escape(title)}</i></p>{body}"
+
+
 def paper_section(paper: str, profile: str, results: Path, runs_dir: Path) -> str:
-    summary = results / paper / profile / "summary.md"
+    """The paper's results for the profile (results/<paper>/<profile>/, then any variants of it such
+    as <profile>-float32/), its runs' curves and their environment."""
     parts = [f'<h2 id="{paper}">{TITLES[paper]}</h2>']
-    if summary.exists():
-        text = summary.read_text().split("\n", 1)[-1]  # its title is the heading above
-        text = re.sub(r"^#{1,2} ", "### ", text, flags=re.M)  # its sections sit under the paper
-        text = re.sub(r"^(?!- )(.+)\n- ", r"\1\n\n- ", text, flags=re.M)  # a list needs a blank line before it
-        body = markdown.markdown(text, extensions=["tables"])
-        # Links and images in summary.md are relative to its folder; the page sits in results/.
-        body = body.replace('src="', f'src="{paper}/{profile}/').replace(
-            'href="', f'href="{paper}/{profile}/').replace(f'{paper}/{profile}/http', "http")
-        parts.append(body)
-    else:
+    folders = [results / paper / profile, *sorted((results / paper).glob(f"{profile}-*"))]
+    found = [f for f in folders if (f / "summary.md").exists()]
+    parts += [summary_html(f, results) for f in found]
+    if not found:
         parts.append(f'<p class="missing">No results for the {profile} profile yet: '
                      f'<code>make reproduce-{paper} PROFILE={profile}</code></p>')
     runs = runs_dir / paper / profile
