@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import hashlib
 import json
 import re
 from pathlib import Path
@@ -10,7 +9,7 @@ from pathlib import Path
 import pandas as pd
 import yaml
 
-from noneuclid.train.run_dir import NOT_SETTINGS, read_metrics
+from noneuclid.train.run_dir import NOT_SETTINGS, digest_without, read_metrics
 
 
 def _flatten(d: dict, prefix: str = "") -> dict:
@@ -35,15 +34,8 @@ def run_folders(roots) -> list[Path]:
 def settings_id(cfg: dict, cuda: bool) -> str:
     """8 hex digits naming the settings of a run without its seed: runs that differ only by seed
     share it (the folder's own hash covers the seed too)."""
-    c = json.loads(json.dumps(cfg))
-    for key in (*NOT_SETTINGS, "seed", "paper.run_name", "trainer.device"):  # run_name holds the seed
-        *parents, last = key.split(".")
-        node = c
-        for p in parents:
-            node = node.get(p, {})
-        node.pop(last, None)
-    c["cuda"] = cuda
-    return hashlib.sha256(json.dumps(c, sort_keys=True).encode()).hexdigest()[:8]
+    # run_name holds the seed; the device is told by env.json (config.yaml may say 'auto')
+    return digest_without(dict(cfg, cuda=cuda), (*NOT_SETTINGS, "seed", "paper.run_name", "trainer.device"))
 
 
 def status(folder: Path) -> str:

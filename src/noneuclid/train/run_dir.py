@@ -40,18 +40,24 @@ def resolve_device(name: str) -> torch.device:
     return torch.device(name)
 
 
-def settings_hash(cfg: DictConfig) -> str:
-    """8 hex digits of the resolved config without NOT_SETTINGS, with the device as resolved (a GPU
-    run and a CPU run of the same settings are different runs): equal settings, equal folder."""
-    c = OmegaConf.to_container(cfg, resolve=True)
-    c["trainer"]["device"] = resolve_device(cfg.trainer.device).type
-    for key in NOT_SETTINGS:
+def digest_without(c: dict, keys) -> str:
+    """8 hex digits of the plain config dict `c` without the dotted `keys` (c is not changed)."""
+    c = json.loads(json.dumps(c))
+    for key in keys:
         *parents, last = key.split(".")
         node = c
         for p in parents:
             node = node.get(p, {})
         node.pop(last, None)
     return hashlib.sha256(json.dumps(c, sort_keys=True).encode()).hexdigest()[:8]
+
+
+def settings_hash(cfg: DictConfig) -> str:
+    """8 hex digits of the resolved config without NOT_SETTINGS, with the device as resolved (a GPU
+    run and a CPU run of the same settings are different runs): equal settings, equal folder."""
+    c = OmegaConf.to_container(cfg, resolve=True)
+    c["trainer"]["device"] = resolve_device(cfg.trainer.device).type
+    return digest_without(c, NOT_SETTINGS)
 
 
 def atomic_write(path: Path, text: str) -> None:
