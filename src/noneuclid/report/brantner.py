@@ -15,7 +15,7 @@ import matplotlib.pyplot as plt  # noqa: E402
 import pandas as pd  # noqa: E402
 
 from noneuclid.config import compose  # noqa: E402
-from noneuclid.report import aggregate  # noqa: E402
+from noneuclid.report import aggregate, figures  # noqa: E402
 from noneuclid.train.run_dir import RunDir  # noqa: E402
 
 # The four runs of the paper (configs/variant/brantner/<name>.yaml) -> label and published numbers
@@ -76,9 +76,7 @@ def figure(runs, curves, setups, title: str, out: Path) -> None:
     ax.set(xlabel="epoch", ylabel="training loss  ||Ŷ-Y||_F / ||Y||_F", title=title)
     ax.legend()
     fig.tight_layout()
-    for ext in ("png", "pdf"):
-        fig.savefig(out.with_suffix(f".{ext}"), dpi=150)
-    plt.close(fig)
+    figures.save(fig, out)
 
 
 def table2(runs) -> pd.DataFrame:

@@ -16,7 +16,7 @@ import pandas as pd  # noqa: E402
 
 from noneuclid.config import compose  # noqa: E402
 from noneuclid.data.files import DataError  # noqa: E402
-from noneuclid.report import aggregate  # noqa: E402
+from noneuclid.report import aggregate, figures  # noqa: E402
 from noneuclid.train.run_dir import RunDir  # noqa: E402
 
 ROWS = {  # configs/variant/hnn/<name>.yaml -> label
@@ -85,9 +85,7 @@ def figure(folders: dict, out: Path, seed: int) -> None:
     ax.set(xlabel="training batches", ylabel="dev accuracy %", title=f"PREFIX-10%: dev accuracy (seed {seed})")
     ax.legend(fontsize=7)
     fig.tight_layout()
-    for ext in ("png", "pdf"):
-        fig.savefig(out.with_suffix(f".{ext}"), dpi=150)
-    plt.close(fig)
+    figures.save(fig, out)
 
 
 def _settings(finished: pd.DataFrame) -> str:

@@ -24,7 +24,7 @@ import matplotlib.pyplot as plt  # noqa: E402
 from matplotlib.ticker import NullFormatter  # noqa: E402
 import pandas as pd  # noqa: E402
 
-from noneuclid.report import aggregate  # noqa: E402
+from noneuclid.report import aggregate, figures  # noqa: E402
 
 M1_ACCURACY, PERPLEXITY = 0.80, 200.0
 INITS = ("standard", "wkp", "phydi")
@@ -157,9 +157,7 @@ def fig4(table: pd.DataFrame, out: Path) -> None:
         a.xaxis.set_minor_formatter(NullFormatter())
     ax.legend(fontsize=7)
     fig.tight_layout()
-    for ext in ("png", "pdf"):
-        fig.savefig(out.with_suffix(f".{ext}"), dpi=150)
-    plt.close(fig)
+    figures.save(fig, out)
 
 
 def resnet_claims(name: str, table: pd.DataFrame, keys: list[str]) -> list[str]:

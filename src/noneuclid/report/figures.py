@@ -1,0 +1,16 @@
+"""Writing a figure the same way for every paper."""
+
+from pathlib import Path
+
+import matplotlib.pyplot as plt
+
+# No creation date (PDF) or software version (PNG) in the files: the same runs give the same bytes,
+# so a redrawn figure shows up in git only when it changed.
+_METADATA = {"png": {"Software": None}, "pdf": {"CreationDate": None, "Producer": None, "Creator": None}}
+
+
+def save(fig, stem: Path) -> None:
+    """stem.png and stem.pdf at 150 dpi, then close the figure."""
+    for ext, metadata in _METADATA.items():
+        fig.savefig(stem.with_suffix(f".{ext}"), dpi=150, metadata=metadata)
+    plt.close(fig)
