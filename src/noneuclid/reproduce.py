@@ -26,8 +26,9 @@ from pathlib import Path
 from noneuclid.data import cifar10, wikitext2
 from noneuclid.data.files import DataError, require
 from noneuclid.report import aggregate
+from noneuclid.report.html import TITLES
 
-PAPERS = ("brantner", "hnn", "phydi")
+PAPERS = tuple(TITLES)  # the papers of the suite, in the order they run
 
 
 @dataclass
