@@ -13,12 +13,29 @@ OmegaConf.register_new_resolver("pick", lambda flag, yes, no: yes if flag else n
 
 
 def compose(overrides: list[str] = (), experiment_name: str = "default") -> DictConfig:
-    """The config `python -m noneuclid.train <overrides>` would run (single run, no sweep)."""
+    """The config `python -m noneuclid.train <overrides>` would run (single run, no sweep); also
+    from inside a running Hydra app (e.g. for the runs of a stack)."""
     from hydra import compose as hydra_compose
     from hydra import initialize_config_dir
+    from hydra.core.global_hydra import GlobalHydra
 
-    with initialize_config_dir(config_dir=str(CONFIG_DIR), version_base="1.3"):
+    if GlobalHydra.instance().is_initialized():
         cfg = hydra_compose(config_name="train", overrides=list(overrides))
+    else:
+        with initialize_config_dir(config_dir=str(CONFIG_DIR), version_base="1.3"):
+            cfg = hydra_compose(config_name="train", overrides=list(overrides))
     with open_dict(cfg):
         cfg.experiment_name = experiment_name
     return cfg
+
+
+def stacked_runs(overrides: list[str], stack: dict, experiment_name: str = "default") -> list[DictConfig]:
+    """The configs of the runs that `stack` ({key: [values]}) asks for on top of `overrides`: one per
+    combination of values, in order, each with stack=null (the config of the run trained alone)."""
+    import itertools
+
+    base = [o for o in overrides if not o.lstrip("+~").startswith("stack")]
+    keys = list(stack)
+    combos = itertools.product(*(stack[k] for k in keys))
+    return [compose([*base, *(f"{k}={v}" for k, v in zip(keys, values)), "stack=null"], experiment_name)
+            for values in combos]

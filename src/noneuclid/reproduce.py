@@ -67,10 +67,10 @@ def plan(papers, profile: str, data_dir: Path, generated_dir: Path, runs_dir: Pa
         if paper == "brantner":
             steps.append(Step(paper, "train Fig. 3 / Table 2", train + ["experiment=brantner/table2"], needs=["mnist"]))
         elif paper == "hnn":
-            snli = any((data_dir / "snli").glob("*train*"))
-            data = "prefix10,prefix30,prefix50" + (",snli" if snli else "")
-            steps.append(Step(paper, "train Table 1", train + ["experiment=hnn/table1", f"data={data}"]))
-            if not snli:
+            steps.append(Step(paper, "train Table 1", train + ["experiment=hnn/table1"]))
+            if any((data_dir / "snli").glob("*train*")):
+                steps.append(Step(paper, "train Table 1 on SNLI", train + ["experiment=hnn/table1", "stack.data=[snli]"]))
+            else:
                 steps.append(Step(paper, "train Table 1 on SNLI", [], status="skipped",
                                   reason=f"no SNLI training split in {data_dir / 'snli'} "
                                          "(python -m noneuclid.data fetch snli --data-dir DATA_DIR)"))

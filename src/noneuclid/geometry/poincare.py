@@ -148,3 +148,9 @@ def transport0(x: Tensor, v: Tensor, c) -> Tensor:
     (used for the hyperbolic MLR's normals a_k = (1 - c||p_k||^2) a'_k)."""
     _check(c)
     return (1 - c * x.pow(2).sum(-1, keepdim=True)) * v
+
+
+def boundary_share(x: Tensor, c, tol: float = 1e-3) -> Tensor:
+    """The share of points x [..., n, dim] within tol of the boundary (1 - sqrt(c)||x|| < tol), [...]:
+    a health metric; states there have saturated tanh/artanh and vanishing gradients."""
+    return ((1 - c ** 0.5 * x.norm(dim=-1)) < tol).to(x.dtype).mean(-1)

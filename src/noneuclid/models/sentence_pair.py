@@ -6,94 +6,85 @@
         hyperbolic: o = (W1 (x) s1) (+) (W2 (x) s2) (+) b (+) (d_c(s1, s2)^2 (x) b_d)
     2-class MLR: Euclidean <x - p_k, a_k> or the hyperbolic MLR
 
-geometry = "euclidean": everything Euclidean ("fully Euclidean RNN/GRU");
+geometry = "euclidean": everything Euclidean ("fully Euclidean RNN/GRU", tanh cells);
            "hyperbolic_eucl_mlr": hyperbolic embeddings, encoders and FFNN, Euclidean MLR on log_0(o);
-           "hyperbolic": fully hyperbolic.
-Input: token ids [batch, time] (0 = padding) and lengths [batch] for each sentence; output logits [batch, 2].
+           "hyperbolic": fully hyperbolic (cells with the identity non-linearity, as the paper's runs).
+Both geometries run the same formulas over a space (`noneuclid.geometry.spaces`).
+
+`runs` independent models live in one module, every weight with a leading runs dimension (a stacked
+sweep: seeds and datasets of one architecture trained side by side, see `noneuclid.train.loop`).
+Input: token ids [runs, batch, time] (0 = padding) and lengths [runs, batch] per sentence (or
+[batch, time] and [batch] when runs = 1); output logits [runs, batch, classes] (or [batch, classes]).
 """
 
 from __future__ import annotations
-
-import math
 
 import torch
 from torch import Tensor, nn
 from torch.nn import functional as F
 
-from noneuclid.geometry import poincare as pb
-from noneuclid.nn.hyperbolic import HyperbolicMLR, HypRecurrent, PoincareParameter
+from noneuclid.geometry import spaces
+from noneuclid.nn.hyperbolic import HyperbolicMLR, PoincareParameter, glorot
+from noneuclid.nn.parameters import with_copy_dims
+from noneuclid.nn.recurrent import Recurrent, matvec
 
 GEOMETRIES = ("euclidean", "hyperbolic_eucl_mlr", "hyperbolic")
 
 
-def _embedding_init(vocab: int, dim: int) -> Tensor:
+def _embedding_init(runs: int, vocab: int, dim: int) -> Tensor:
     """U(-m, m) with m = (3 * 0.001^2 / (2 * dim))^(1/3), as the original code."""
     m = (3 * 0.001 ** 2 / (2 * dim)) ** (1 / 3)
-    return torch.empty(vocab, dim).uniform_(-m, m)
+    return torch.empty(runs, vocab, dim).uniform_(-m, m)
 
 
 class EuclideanMLR(nn.Module):
-    """logit_k = <x - p_k, a_k> (the paper's Euclidean MLR)."""
+    """logit_k = <x - p_k, a_k> (the paper's Euclidean MLR); p, a [runs, classes, dim], x [runs, batch, dim]."""
 
-    def __init__(self, dim: int, classes: int):
+    def __init__(self, dim: int, classes: int, runs: int):
         super().__init__()
-        bound = math.sqrt(6.0 / (dim + classes))
-        self.p = nn.Parameter(torch.zeros(classes, dim))
-        self.a = nn.Parameter(torch.empty(classes, dim).uniform_(-bound, bound))
+        self.p = with_copy_dims(nn.Parameter(torch.zeros(runs, classes, dim)), 1)
+        self.a = with_copy_dims(nn.Parameter(glorot(runs, classes, dim)), 1)
 
     def forward(self, x: Tensor) -> Tensor:
-        return ((x.unsqueeze(-2) - self.p) * self.a).sum(-1)
+        return ((x.unsqueeze(-2) - self.p.unsqueeze(-3)) * self.a.unsqueeze(-3)).sum(-1)
 
 
 class SentencePairModel(nn.Module):
     def __init__(self, vocab_size: int, cell: str = "gru", geometry: str = "hyperbolic", dim: int = 5,
-                 c: float = 1.0, classes: int = 2, compile: bool = False):
+                 c: float = 1.0, classes: int = 2, compile: bool = False, runs: int = 1):
         super().__init__()
         if geometry not in GEOMETRIES:
             raise ValueError(f"model.geometry must be one of {GEOMETRIES}, got {geometry!r}")
         if cell not in ("rnn", "gru"):
             raise ValueError(f"model.cell must be 'rnn' or 'gru', got {cell!r}")
-        self.geometry, self.c, self.hyperbolic = geometry, c, geometry != "euclidean"
-        emb = _embedding_init(vocab_size, dim)
-        self.embedding = PoincareParameter(emb, c) if self.hyperbolic else nn.Parameter(emb)
-        if self.hyperbolic:
-            self.encoders = HypRecurrent(cell, dim, dim, c, copies=2, compile=compile)
-            self.W = nn.Parameter(torch.stack([_glorot(dim) for _ in range(2)]))
-            self.b = PoincareParameter(torch.zeros(dim), c)
-            self.b_d = PoincareParameter(torch.zeros(dim), c)
-        else:
-            rnn = {"rnn": lambda: nn.RNN(dim, dim, nonlinearity="tanh", batch_first=True),
-                   "gru": lambda: nn.GRU(dim, dim, batch_first=True)}[cell]
-            self.encoders = nn.ModuleList([rnn() for _ in range(2)])
-            self.W = nn.Parameter(torch.stack([_glorot(dim) for _ in range(2)]))
-            self.b = nn.Parameter(torch.zeros(dim))
-            self.b_d = nn.Parameter(torch.zeros(dim))
-        self.mlr = HyperbolicMLR(dim, classes, c) if geometry == "hyperbolic" else EuclideanMLR(dim, classes)
+        self.geometry, self.runs = geometry, runs
+        self.space = spaces.space(geometry != "euclidean", c)
+        ball = PoincareParameter if self.space.hyperbolic else nn.Parameter
+        self.embedding = with_copy_dims(ball(_embedding_init(runs, vocab_size, dim)), 1)
+        self.encoders = Recurrent(cell, dim, dim, self.space, "id" if self.space.hyperbolic else "tanh",
+                                  copies=(runs, 2), compile=compile)
+        self.W = with_copy_dims(nn.Parameter(glorot(runs, 2, dim, dim)), 1)  # W1, W2 of the FFNN
+        self.b = with_copy_dims(ball(torch.zeros(runs, dim)), 1)
+        self.b_d = with_copy_dims(ball(torch.zeros(runs, dim)), 1)
+        self.mlr = (HyperbolicMLR(dim, classes, c, copies=(runs,)) if geometry == "hyperbolic"
+                    else EuclideanMLR(dim, classes, runs))
 
     def encode(self, tokens1: Tensor, lengths1: Tensor, tokens2: Tensor, lengths2: Tensor) -> tuple[Tensor, Tensor]:
-        """The hidden state of each sentence at its true length, ([batch, dim], [batch, dim])."""
-        if self.hyperbolic:  # both encoders in one batched recurrence over the longer padding
-            steps = max(tokens1.shape[1], tokens2.shape[1])
-            tokens = torch.stack([F.pad(t, (0, steps - t.shape[1])) for t in (tokens1, tokens2)])
-            return self.encoders(self.embedding[tokens], torch.stack([lengths1, lengths2])).unbind(0)
-        rows = torch.arange(len(tokens1), device=tokens1.device)
-        return tuple(enc(self.embedding[t])[0][rows, n - 1]
-                     for enc, t, n in zip(self.encoders, (tokens1, tokens2), (lengths1, lengths2)))
+        """The hidden state of each sentence at its true length, ([runs, batch, dim], [runs, batch, dim])."""
+        steps = max(tokens1.shape[-1], tokens2.shape[-1])
+        tokens = torch.stack([F.pad(t, (0, steps - t.shape[-1])) for t in (tokens1, tokens2)], 1)  # [runs, 2, batch, time]
+        run = torch.arange(self.runs, device=tokens.device).view(-1, 1, 1, 1)
+        states = self.encoders(self.embedding[run, tokens], torch.stack([lengths1, lengths2], 1))
+        return states.unbind(1)
 
     def forward(self, tokens1: Tensor, lengths1: Tensor, tokens2: Tensor, lengths2: Tensor) -> Tensor:
-        s1, s2 = self.encode(tokens1, lengths1, tokens2, lengths2)
-        if self.hyperbolic:
-            c = self.c
-            d2 = pb.dist(s1, s2, c).pow(2).unsqueeze(-1)
-            o = pb.mobius_add(pb.mobius_matvec(self.W[0], s1, c), pb.mobius_matvec(self.W[1], s2, c), c)
-            o = pb.mobius_add(pb.mobius_add(o, self.b, c), pb.mobius_scalar_mul(d2, self.b_d.expand_as(o), c), c)
-            o = pb.project(o, c)
-            return self.mlr(o) if self.geometry == "hyperbolic" else self.mlr(pb.logmap0(o, c))
-        d2 = (s1 - s2).pow(2).sum(-1, keepdim=True)
-        o = torch.relu(s1 @ self.W[0].T + s2 @ self.W[1].T + self.b + d2 * self.b_d)
-        return self.mlr(o)
-
-
-def _glorot(dim: int) -> Tensor:
-    bound = math.sqrt(6.0 / (2 * dim))
-    return torch.empty(dim, dim).uniform_(-bound, bound)
+        if tokens1.dim() == 2:  # one run without its leading dimension
+            return self(tokens1[None], lengths1[None], tokens2[None], lengths2[None])[0]
+        s1, s2 = self.encode(tokens1, lengths1, tokens2, lengths2)  # [runs, batch, dim]
+        sp, W = self.space, self.W.unsqueeze(2)  # [runs, 2, 1, dim, dim]
+        o = sp.add(sp.matvec_result(matvec(W[:, 0], s1), s1), sp.matvec_result(matvec(W[:, 1], s2), s2))
+        o = sp.add(o, self.b.unsqueeze(1))
+        o = sp.project(sp.add(o, sp.scalar_mul(sp.dist2(s1, s2), self.b_d.unsqueeze(1).expand_as(o))))
+        if self.geometry == "euclidean":
+            return self.mlr(torch.relu(o))
+        return self.mlr(o) if self.geometry == "hyperbolic" else self.mlr(sp.logmap0(o))

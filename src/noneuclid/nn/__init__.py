@@ -1,15 +1,9 @@
 """Layers and manifold-valued parameters."""
 
-from noneuclid.nn.hyperbolic import (
-                                     HyperbolicMLR,
-                                     HypGRUCell,
-                                     HypRecurrent,
-                                     HypRNNCell,
-                                     MobiusLinear,
-                                     PoincareParameter,
-)
+from noneuclid.nn.hyperbolic import HyperbolicMLR, MobiusLinear, PoincareParameter
 from noneuclid.nn.hypercomplex import PHConv2d, PHMEmbedding, PHMLinear, ResidualGate
 from noneuclid.nn.parameters import StiefelParameter
+from noneuclid.nn.recurrent import Recurrent
 
-__all__ = ["HyperbolicMLR", "HypGRUCell", "HypRNNCell", "HypRecurrent", "MobiusLinear", "PHConv2d", "PHMEmbedding",
-           "PHMLinear", "PoincareParameter", "ResidualGate", "StiefelParameter"]
+__all__ = ["HyperbolicMLR", "MobiusLinear", "PHConv2d", "PHMEmbedding",
+           "PHMLinear", "PoincareParameter", "Recurrent", "ResidualGate", "StiefelParameter"]

@@ -27,3 +27,16 @@ class StiefelParameter(nn.Parameter):
 
     def __repr__(self):
         return f"StiefelParameter(St({self.shape[-2]}, {self.shape[-1]}) x {tuple(self.shape[:-2])})"
+
+
+def with_copy_dims(p: nn.Parameter, dims: int) -> nn.Parameter:
+    """Mark the first `dims` dimensions of p as indexing independent copies of one weight (runs of a
+    stacked sweep, encoders, gates): per-tensor operations such as gradient clipping then act on
+    each copy p[i, j, ...] separately, exactly as on separate tensors. Returns p."""
+    p.copy_dims = dims
+    return p
+
+
+def copy_dims(p: torch.Tensor) -> int:
+    """The number of leading copy dimensions of p (0: p is one weight)."""
+    return getattr(p, "copy_dims", 0)

@@ -1,6 +1,7 @@
 """python -m noneuclid.train experiment=<paper>/<name> [profile=smoke|cpu|paper] [overrides]
 
-Add -m for the experiment's sweep (e.g. the four runs of brantner/table2).
+Add -m for the experiment's sweep (e.g. the four runs of brantner/table2); with stack={key: [values]}
+one job trains several runs side by side (e.g. hnn/table1: the seeds and PREFIX datasets of a model).
 """
 
 import logging
@@ -8,10 +9,10 @@ import sys
 
 import hydra
 from hydra.core.hydra_config import HydraConfig
-from omegaconf import DictConfig, open_dict
+from omegaconf import DictConfig, OmegaConf, open_dict
 
-from noneuclid.config import CONFIG_DIR
-from noneuclid.train.loop import TrainingDiverged, train
+from noneuclid.config import CONFIG_DIR, stacked_runs
+from noneuclid.train.loop import TrainingDiverged, train_stacked
 
 
 @hydra.main(version_base="1.3", config_path=str(CONFIG_DIR), config_name="train")
@@ -19,8 +20,12 @@ def main(cfg: DictConfig) -> None:
     logging.basicConfig(level=logging.INFO, format="%(message)s", stream=sys.stderr, force=True)
     with open_dict(cfg):
         cfg.experiment_name = HydraConfig.get().runtime.choices.get("experiment") or "default"
+    cfgs = [cfg]
+    if cfg.stack:  # several runs, trained side by side in this process
+        overrides = list(HydraConfig.get().overrides.task)
+        cfgs = stacked_runs(overrides, OmegaConf.to_container(cfg.stack), cfg.experiment_name)
     try:
-        train(cfg)
+        train_stacked(cfgs)
     except TrainingDiverged as e:
         # An outcome, not a failure of the command: the run folder records it (DIVERGED, metrics so far)
         # and the reports show it; the other jobs of a sweep run, and the command exits 0.

@@ -30,7 +30,7 @@ import torch
 from omegaconf import DictConfig, OmegaConf
 
 # Settings that change where or how a run is observed, not what it computes.
-NOT_SETTINGS = ("paths", "logger", "trainer.progress", "trainer.threads", "experiment_name")
+NOT_SETTINGS = ("paths", "logger", "trainer.progress", "trainer.threads", "experiment_name", "stack")
 
 
 def resolve_device(name: str) -> torch.device:

@@ -15,6 +15,7 @@ import torch.nn.functional as F
 from torch import Tensor
 
 from noneuclid.data import cifar10, mnist, prefix, snli, wikitext2
+from noneuclid.geometry import poincare as pb
 from noneuclid.train.losses import LOSSES
 
 
@@ -87,12 +88,12 @@ def _nonfinite_rows(outputs: Tensor) -> int:
     return int((~torch.isfinite(outputs)).any(-1).sum())
 
 
-def _pad(sentences: list[list[int]]) -> tuple[Tensor, Tensor]:
-    """Token ids [count, longest] (0 = padding) and lengths [count]; an empty sentence becomes one
-    unknown token (id 0), so every sequence has a last state to read."""
+def _pad(sentences: list[list[int]], width: int = 0) -> tuple[Tensor, Tensor]:
+    """Token ids [count, max(width, longest)] (0 = padding) and lengths [count]; an empty sentence
+    becomes one unknown token (id 0), so every sequence has a last state to read."""
     sentences = [s or [0] for s in sentences]
     lengths = torch.tensor([len(s) for s in sentences])
-    tokens = torch.zeros(len(sentences), int(lengths.max()), dtype=torch.long)
+    tokens = torch.zeros(len(sentences), max(width, int(lengths.max())), dtype=torch.long)
     for i, s in enumerate(sentences):
         tokens[i, : len(s)] = torch.tensor(s)
     return tokens, lengths
@@ -100,13 +101,20 @@ def _pad(sentences: list[list[int]]) -> tuple[Tensor, Tensor]:
 
 class SentencePairs:
     """Pairs of sentences (token ids) with binary labels; cross-entropy on the model's logits;
-    accuracy on dev and test (Ganea et al.: the test accuracy at the best dev accuracy is reported)."""
+    accuracy on dev and test (Ganea et al.: the test accuracy at the best dev accuracy is reported).
+
+    Holds `runs` independent runs (one dataset and seed each; `stack` joins tasks of one run) whose
+    batches are stacked: tokens [runs, batch, width], lengths and labels [runs, batch]. Every split
+    is padded to one width (the longest sentence of all splits), so that a compiled model sees one
+    shape. Losses and scores are per run."""
 
     eval_splits = ("dev", "test")
 
     def __init__(self, splits: dict, vocab_size: int, batch_size: int, seed: int):
-        self.splits = {name: (*_pad(a), *_pad(b), torch.tensor(y)) for name, (a, b, y) in splits.items()}
-        self.batch_size, self.seed = batch_size, seed
+        width = max(len(s) for a, b, _ in splits.values() for s in (*a, *b))
+        self.splits = {name: tuple(t[None] for t in (*_pad(a, width), *_pad(b, width), torch.tensor(y)))
+                       for name, (a, b, y) in splits.items()}  # each [runs = 1, count, ...]
+        self.batch_size, self.seeds, self.runs = batch_size, [seed], 1
         self.model_kwargs = {"vocab_size": vocab_size}
 
     def to(self, device, dtype) -> "SentencePairs":
@@ -114,32 +122,76 @@ class SentencePairs:
         return self
 
     def steps_per_epoch(self) -> int:
-        return -(-len(self.splits["train"][-1]) // self.batch_size)
+        return -(-self.splits["train"][-1].shape[1] // self.batch_size)
 
     def batches(self, epoch: int):
         train = self.splits["train"]
-        for idx in _shuffled(len(train[-1]), self.batch_size, self.seed, epoch, train[-1].device):
-            yield tuple(t[idx] for t in train)
+        orders = [_shuffled(train[-1].shape[1], self.batch_size, seed, epoch, train[-1].device) for seed in self.seeds]
+        run = torch.arange(self.runs, device=train[-1].device)[:, None]
+        for idx in zip(*orders):  # one index set per run, [runs, batch]
+            idx = torch.stack(idx)
+            yield tuple(t[run, idx] for t in train)
 
-    def loss(self, model, batch) -> tuple[Tensor, float]:
-        nll = F.cross_entropy(model(*batch[:4]), batch[4], reduction="none")
-        return nll.mean(), float(nll.detach().sum())
+    def loss(self, model, batch) -> tuple[Tensor, list[float]]:
+        """The sum over runs of each run's mean loss (its gradient is each run's own), and each
+        run's sum of per-example losses."""
+        logits, y = model(*batch[:4]), batch[4]  # [runs, batch, classes], [runs, batch]
+        nll = F.cross_entropy(logits.flatten(0, 1), y.flatten(), reduction="none").view_as(y)
+        return nll.mean(1).sum(), nll.detach().sum(1).tolist()
 
     def finish_loss(self, mean_term: float) -> float:
         return mean_term
 
     @torch.no_grad()
-    def evaluate(self, model, split: str, batch_size: int = 4096) -> dict:
+    def evaluate(self, model, split: str, batch_size: int = 2000) -> list[dict]:
+        """Per run: loss, accuracy, non-finite outputs, and the share of sentence states within
+        1e-3 of the ball's boundary per encoder (a saturated encoder cannot learn)."""
         data = self.splits[split]
-        total, correct, nonfinite = 0.0, 0, 0
-        for start in range(0, len(data[-1]), batch_size):
-            t1, l1, t2, l2, y = (t[start: start + batch_size] for t in data)
+        n = data[-1].shape[1]
+        total, correct = torch.zeros(self.runs, dtype=torch.float64), torch.zeros(self.runs)
+        nonfinite, saturated = torch.zeros(self.runs), torch.zeros(self.runs, 2)
+        for start in range(0, n, batch_size):
+            t1, l1, t2, l2, y = (t[:, start: start + batch_size] for t in data)
             logits = model(t1, l1, t2, l2)
-            total += float(F.cross_entropy(logits, y, reduction="sum"))
-            correct += int((logits.argmax(-1) == y).sum())
-            nonfinite += _nonfinite_rows(logits)
-        n = len(data[-1])
-        return {f"{split}_loss": total / n, f"{split}_accuracy": correct / n, f"{split}_nonfinite": nonfinite}
+            total += F.cross_entropy(logits.flatten(0, 1), y.flatten(), reduction="none").view_as(y).sum(1).cpu()
+            correct += (logits.argmax(-1) == y).sum(1).cpu()
+            nonfinite += (~torch.isfinite(logits)).any(-1).sum(1).cpu()
+            if model.space.hyperbolic:
+                states = torch.stack(model.encode(t1, l1, t2, l2), 1)  # [runs, 2, batch, dim]
+                saturated += pb.boundary_share(states, model.space.c).cpu() * states.shape[-2]
+        rows = [{f"{split}_loss": float(total[r]) / n, f"{split}_accuracy": float(correct[r]) / n,
+                 f"{split}_nonfinite": int(nonfinite[r])} for r in range(self.runs)]
+        if model.space.hyperbolic:
+            for r, row in enumerate(rows):
+                row.update({f"{split}_boundary_share_s{k + 1}": float(saturated[r, k]) / n for k in range(2)})
+        return rows
+
+
+def stack(run_tasks: list) -> SentencePairs:
+    """One task that trains the runs of `run_tasks` (sentence-pair tasks of one run each, same
+    vocabulary, batch size and split sizes) side by side."""
+    first = run_tasks[0]
+    if not all(isinstance(t, SentencePairs) for t in run_tasks):
+        raise ValueError("only sentence-pair tasks (data=prefix*, snli) can be stacked")
+    if any(t.model_kwargs != first.model_kwargs for t in run_tasks):
+        raise ValueError("runs of one stack need the same vocabulary (PREFIX datasets stack; SNLI stacks only with SNLI)")
+    for name in first.splits:
+        sizes = {t.splits[name][-1].shape[1] for t in run_tasks}
+        if len(sizes) > 1:
+            raise ValueError(f"runs of one stack need {name} splits of one size, got {sorted(sizes)}")
+    width = max(t.splits["train"][0].shape[-1] for t in run_tasks)
+    joined = SentencePairs.__new__(SentencePairs)
+    joined.splits = {name: tuple(torch.cat([_widen(t.splits[name][i], width) for t in run_tasks]) for i in range(5))
+                     for name in first.splits}
+    joined.batch_size, joined.model_kwargs = first.batch_size, dict(first.model_kwargs)
+    joined.seeds = [seed for t in run_tasks for seed in t.seeds]
+    joined.runs = len(joined.seeds)
+    return joined
+
+
+def _widen(t: Tensor, width: int) -> Tensor:
+    """Token ids [runs, count, w] padded with 0 to `width`; other tensors unchanged."""
+    return F.pad(t, (0, width - t.shape[-1])) if t.dim() == 3 else t
 
 
 class LanguageModel:
