@@ -39,12 +39,14 @@ def test_table1_report_from_runs(tmp_path):
               "data.dev_size=64", "data.test_size=64"]
     for row in ("euclidean_gru", "hyperbolic_gru"):
         train(compose([*common, f"variant=hnn/{row}"], experiment_name="hnn/table1"))
+    train(compose([*common, "variant=hnn/euclidean_gru", "model.embedding_init_scale=100"], experiment_name="hnn/init"))
     out = tmp_path / "results"
     overrides = [f"paths.generated_dir={tmp_path}/gen", "data.train_size=128", "data.dev_size=64", "data.test_size=64"]
     hnn.make(tmp_path / "runs", "smoke", out, seeds=(0,), overrides=overrides)
     table = (out / "table1.md").read_text()
     assert "n=1" in table and "97.14" in table and (out / "fig_prefix10_dev.png").exists()
     assert "not run (data missing)" in table or "SNLI" in table
+    assert "x100" in (out / "init.md").read_text() and "Per cell" in (out / "summary.md").read_text()
 
 
 def _pairs(n_first, n_second, label):
@@ -62,12 +64,13 @@ def test_bad_sentences_get_defined_behaviour():
 
     task = SentencePairs({"train": ([[1, 2], []], [[], [0, 0, 3]], [1, 0]),
                           "dev": _pairs(3, 2, 1), "test": _pairs(200, 150, 0)}, vocab_size=4, batch_size=2, seed=0)
-    t1, l1, t2, l2, _ = task.splits["train"]
-    assert l1.tolist() == [2, 1] and t1[1].tolist() == [0, 0] and l2.tolist() == [1, 3]
+    t1, l1, t2, l2, _ = (t[0] for t in task.splits["train"])  # run 0 of the task's stack of one
+    assert l1.tolist() == [2, 1] and t1[1, :2].tolist() == [0, 0] and l2.tolist() == [1, 3]
+    assert t1.shape[-1] == 200  # every split padded to the longest sentence of all
     torch.manual_seed(0)
     for geometry in ("euclidean", "hyperbolic_eucl_mlr", "hyperbolic"):
         model = SentencePairModel(4, "gru", geometry).double()
-        row = task.evaluate(model, "test")  # 200 / 150 tokens; training sentences had at most 3
+        row, = task.evaluate(model, "test")  # 200 / 150 tokens; training sentences had at most 3
         assert row["test_nonfinite"] == 0 and 0 <= row["test_accuracy"] <= 1
         if geometry != "euclidean":
             states = model.encode(*task.splits["test"][:4])

@@ -10,7 +10,8 @@ import pytest
 import torch
 
 from noneuclid.geometry import poincare as pb
-from noneuclid.nn import HyperbolicMLR, HypRecurrent, MobiusLinear, PoincareParameter
+from noneuclid.geometry.spaces import Euclidean, PoincareBall
+from noneuclid.nn import HyperbolicMLR, MobiusLinear, PoincareParameter, Recurrent
 from noneuclid.optim import RiemannianSGD
 
 DT = torch.float64
@@ -34,12 +35,12 @@ def test_mobius_linear_tends_to_affine_map():
 def test_hyperbolic_rnn_tends_to_linear_rnn():
     """c -> 0 with the identity non-linearity: h' = W h + U x + b, read at each true length."""
     torch.manual_seed(1)
-    rnn = HypRecurrent("rnn", 3, 4, c=TINY_C).double()
+    rnn = Recurrent("rnn", 3, 4, PoincareBall(TINY_C)).double()
     with torch.no_grad():
-        rnn.cells[0].b_h.copy_(torch.randn(4, dtype=DT) * 1e-3)
+        rnn.b.copy_(torch.randn(1, 4, dtype=DT) * 1e-3)
     x = torch.randn(2, 5, 3, dtype=DT) * 1e-3
     lengths = torch.tensor([5, 2])
-    W, U, b = rnn.cells[0].W_h, rnn.cells[0].U_h, rnn.cells[0].b_h
+    W, U, b = rnn.W[0], rnn.U[0], rnn.b[0]
     h, states = torch.zeros(2, 4, dtype=DT), []
     for t in range(5):
         h = h @ W.T + x[:, t] @ U.T + b
@@ -51,12 +52,11 @@ def test_hyperbolic_rnn_tends_to_linear_rnn():
 def test_hyperbolic_gru_tends_to_euclidean_gru_formula():
     """c -> 0: r, z = sigmoid(W h + U x + b), h~ = W (r * h) + U x + b, h' = h + z * (h~ - h)."""
     torch.manual_seed(2)
-    gru = HypRecurrent("gru", 3, 4, c=TINY_C).double()
+    gru = Recurrent("gru", 3, 4, PoincareBall(TINY_C)).double()
     with torch.no_grad():
-        for g in "rzh":
-            getattr(gru.cells[0], f"b_{g}").copy_(torch.randn(4, dtype=DT) * 1e-3)
+        gru.b.copy_(torch.randn(3, 4, dtype=DT) * 1e-3)
     x = torch.randn(2, 3, 3, dtype=DT) * 1e-3
-    W, U, b = gru.cells[0].stacked()
+    W, U, b = gru.W, gru.U, gru.b
     h = torch.zeros(2, 4, dtype=DT)
     for t in range(3):
         r = torch.sigmoid(h @ W[0].T + x[:, t] @ U[0].T + b[0])
@@ -69,7 +69,7 @@ def test_hyperbolic_gru_tends_to_euclidean_gru_formula():
 @pytest.mark.parametrize("cell", ["rnn", "gru"])
 def test_padding_after_the_true_length_is_ignored_and_states_stay_in_the_ball(cell):
     torch.manual_seed(3)
-    layer = HypRecurrent(cell, 5, 5, c=1.0).double()
+    layer = Recurrent(cell, 5, 5, PoincareBall(1.0)).double()
     x = _ball_points(3, 7, 5, radius=0.9)
     lengths = torch.tensor([7, 3, 1])
     out = layer(x, lengths)
@@ -81,19 +81,19 @@ def test_padding_after_the_true_length_is_ignored_and_states_stay_in_the_ball(ce
 
 
 def test_empty_sequences_are_rejected():
-    layer = HypRecurrent("gru", 2, 2)
+    layer = Recurrent("gru", 2, 2, PoincareBall())
     with pytest.raises(ValueError, match="at least one token"):
         layer(torch.zeros(2, 3, 2), torch.tensor([3, 0]))
 
 
 def test_unknown_cell():
     with pytest.raises(ValueError, match="unknown cell"):
-        HypRecurrent("lstm", 2, 2)
+        Recurrent("lstm", 2, 2, PoincareBall())
 
 
 def test_gradients_are_finite_from_the_zero_state():
     torch.manual_seed(4)
-    layer = HypRecurrent("gru", 5, 5).double()
+    layer = Recurrent("gru", 5, 5, PoincareBall()).double()
     x = _ball_points(4, 6, 5, radius=0.99)
     layer(x, torch.tensor([6, 5, 2, 1])).sum().backward()
     assert all(torch.isfinite(p.grad).all() for p in layer.parameters())
@@ -150,21 +150,36 @@ def test_rsgd_on_ordinary_parameters_is_sgd_and_stays_in_the_ball_for_huge_steps
 
 
 @pytest.mark.parametrize("cell", ["rnn", "gru"])
-def test_copies_run_side_by_side_as_independent_encoders(cell):
+@pytest.mark.parametrize("space", [Euclidean(), PoincareBall(1.0)], ids=["euclidean", "hyperbolic"])
+def test_copies_run_side_by_side_as_independent_encoders(cell, space):
     torch.manual_seed(7)
-    both = HypRecurrent(cell, 3, 4, copies=2).double()
+    both = Recurrent(cell, 3, 4, space, copies=(2,)).double()
     x, lengths = _ball_points(2, 5, 6, 3, radius=0.9), torch.randint(1, 7, (2, 5))
     out = both(x, lengths)
     for k in range(2):
-        alone = HypRecurrent(cell, 3, 4).double()
-        alone.cells[0].load_state_dict(both.cells[k].state_dict())
+        alone = Recurrent(cell, 3, 4, space).double()
+        alone.load_state_dict({name: w[k] for name, w in both.state_dict().items()})
         torch.testing.assert_close(out[k], alone(x[k], lengths[k]), rtol=0, atol=1e-15)
+
+
+def test_euclidean_gru_is_the_gated_update_with_tanh():
+    """Euclidean space, phi = tanh: h' = (1 - z) h + z tanh(W_h (r * h) + U_h x + b_h)."""
+    torch.manual_seed(9)
+    gru = Recurrent("gru", 3, 4, Euclidean(), "tanh").double()
+    x = torch.randn(2, 3, 3, dtype=DT)
+    W, U, b = gru.W, gru.U, gru.b
+    h = torch.zeros(2, 4, dtype=DT)
+    for t in range(3):
+        r = torch.sigmoid(h @ W[0].T + x[:, t] @ U[0].T + b[0])
+        z = torch.sigmoid(h @ W[1].T + x[:, t] @ U[1].T + b[1])
+        h = (1 - z) * h + z * torch.tanh((r * h) @ W[2].T + x[:, t] @ U[2].T + b[2])
+    torch.testing.assert_close(gru(x, torch.tensor([3, 3])), h, rtol=1e-12, atol=1e-14)
 
 
 def test_compiled_recurrence_equals_eager():
     """torch.compile fuses the step; values and gradients agree with the eager step in float64."""
     torch.manual_seed(8)
-    layers = [HypRecurrent("gru", 5, 5, copies=2, compile=flag).double() for flag in (False, True)]
+    layers = [Recurrent("gru", 5, 5, PoincareBall(), copies=(2,), compile=flag).double() for flag in (False, True)]
     layers[1].load_state_dict(layers[0].state_dict())
     x, lengths = _ball_points(2, 8, 6, 5, radius=0.9), torch.randint(1, 7, (2, 8))
     outs = [layer(x, lengths) for layer in layers]

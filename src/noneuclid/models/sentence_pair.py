@@ -31,9 +31,12 @@ from noneuclid.nn.recurrent import Recurrent, matvec
 GEOMETRIES = ("euclidean", "hyperbolic_eucl_mlr", "hyperbolic")
 
 
-def _embedding_init(runs: int, vocab: int, dim: int) -> Tensor:
-    """U(-m, m) with m = (3 * 0.001^2 / (2 * dim))^(1/3), as the original code."""
-    m = (3 * 0.001 ** 2 / (2 * dim)) ** (1 / 3)
+def _embedding_init(runs: int, vocab: int, dim: int, scale: float = 1.0) -> Tensor:
+    """U(-m, m) with m = scale * (3 * 0.001^2 / (2 * dim))^(1/3) (scale 1: the original code's ±6.7e-3
+    for dim 5, which puts every sentence state near 0 and makes the models plateau at chance for
+    thousands of batches; experiment=hnn/init measures that). Hyperbolic models project the draw
+into the ball (at scale 100 many points would lie outside it)."""
+    m = scale * (3 * 0.001 ** 2 / (2 * dim)) ** (1 / 3)
     return torch.empty(runs, vocab, dim).uniform_(-m, m)
 
 
@@ -51,7 +54,8 @@ class EuclideanMLR(nn.Module):
 
 class SentencePairModel(nn.Module):
     def __init__(self, vocab_size: int, cell: str = "gru", geometry: str = "hyperbolic", dim: int = 5,
-                 c: float = 1.0, classes: int = 2, compile: bool = False, runs: int = 1):
+                 c: float = 1.0, classes: int = 2, compile: bool = False, runs: int = 1,
+                 embedding_init_scale: float = 1.0):
         super().__init__()
         if geometry not in GEOMETRIES:
             raise ValueError(f"model.geometry must be one of {GEOMETRIES}, got {geometry!r}")
@@ -60,7 +64,10 @@ class SentencePairModel(nn.Module):
         self.geometry, self.runs = geometry, runs
         self.space = spaces.space(geometry != "euclidean", c)
         ball = PoincareParameter if self.space.hyperbolic else nn.Parameter
-        self.embedding = with_copy_dims(ball(_embedding_init(runs, vocab_size, dim)), 1)
+        embedding = _embedding_init(runs, vocab_size, dim, embedding_init_scale)
+        if self.space.hyperbolic:  # a large init scale draws points outside the ball: onto its edge
+            embedding = self.space.project(embedding)
+        self.embedding = with_copy_dims(ball(embedding), 1)
         self.encoders = Recurrent(cell, dim, dim, self.space, "id" if self.space.hyperbolic else "tanh",
                                   copies=(runs, 2), compile=compile)
         self.W = with_copy_dims(nn.Parameter(glorot(runs, 2, dim, dim)), 1)  # W1, W2 of the FFNN

@@ -154,7 +154,7 @@ def _train_pending(cfgs: list[DictConfig], runs: list[RunDir]) -> list[dict]:
                           "rng_cuda": torch.cuda.get_rng_state_all() if torch.cuda.is_available() else None}
             for i, run in enumerate(runs):
                 run.append_metrics(rows[i])
-                run.save_checkpoint(stacking.run_slice(checkpoint, i) if len(runs) > 1 else checkpoint)
+                run.save_checkpoint(stacking.checkpoint_slice(checkpoint, i) if len(runs) > 1 else checkpoint)
             for logger, row in zip(loggers_, rows):
                 logger.log(row)  # after the checkpoint: a resumed run never logs an epoch twice
         bar.close()

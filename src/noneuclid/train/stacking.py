@@ -98,6 +98,11 @@ def run_slice(state, i: int):
     return state
 
 
+def checkpoint_slice(ckpt: dict, i: int) -> dict:
+    """Run i's checkpoint from the stack's: the file a single run writes (RNG states are shared)."""
+    return {**ckpt, "model": run_slice(ckpt["model"], i), "optimizer": run_slice(ckpt["optimizer"], i)}
+
+
 def stack_checkpoints(ckpts: list[dict]) -> dict:
     """The checkpoint of a stack from its runs' checkpoints (same epoch; RNG state of the first)."""
     return {**ckpts[0], "model": stack_states([c["model"] for c in ckpts]),

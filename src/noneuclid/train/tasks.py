@@ -256,7 +256,9 @@ def _sentence_pair_splits(cfg) -> tuple[dict, int]:
         splits = {s: prefix.load(cfg.paths.generated_dir, d.percent, s, d.get(f"{s}_size"))
                   for s in ("train", "dev", "test")}
         return splits, prefix.VOCAB + 1
-    splits = {s: snli.load(cfg.paths.data_dir, s) for s in ("train", "dev", "test")}
+    sources = {"train": d.get("train_split") or "train", "dev": "dev", "test": "test"}
+    splits = {s: tuple(part[: d.get(f"{s}_size")] for part in snli.load(cfg.paths.data_dir, source))
+              for s, source in sources.items()}
     words = sorted({w for sents in splits["train"][:2] for s in sents for w in s})
     index = {w: i + 1 for i, w in enumerate(words)}  # 0: padding and unknown words
     ids = {s: ([[index.get(w, 0) for w in x] for x in a], [[index.get(w, 0) for w in x] for x in b], y)
@@ -274,8 +276,6 @@ def build(cfg):
         return Classification(train, {"test": test}, d.batch_size, cfg.loss, seed=cfg.seed)
     if d.name in ("prefix", "snli"):
         splits, vocab = _sentence_pair_splits(cfg)
-        if d.name == "snli" and d.get("train_size"):
-            splits["train"] = tuple(x[: d.train_size] for x in splits["train"])
         return SentencePairs(splits, vocab, d.batch_size, cfg.seed)
     if d.name == "cifar10":
         from noneuclid.models.phresnet import IN_CHANNELS

@@ -1,0 +1,111 @@
+"""Stacked training (noneuclid.train.stacking): runs trained side by side in one model are the runs
+trained one by one (float64, same metrics), resume alone from a stack's checkpoints, and a run that
+diverges in a stack leaves the others training."""
+
+import json
+
+import pytest
+import torch
+from conftest import SHARED_DATA
+
+from noneuclid.config import compose
+from noneuclid.train import loop
+from noneuclid.train.loop import train, train_stacked
+from noneuclid.train.run_dir import RunDir
+
+RUNS = [(0, "prefix10"), (1, "prefix30"), (2, "prefix10")]
+
+
+def _cfg(root, seed, data, variant="hyperbolic_gru", *extra):
+    return compose(["experiment=hnn/table1", "profile=smoke", f"variant=hnn/{variant}", f"seed={seed}",
+                    f"data={data}", f"paths.runs_dir={root}/runs", f"paths.generated_dir={root}/gen",
+                    "trainer.progress=false", "trainer.epochs=2", "data.train_size=128", "data.dev_size=64",
+                    "data.test_size=64", *extra], experiment_name="hnn/table1")
+
+
+def _metrics(cfg) -> list[dict]:
+    return [{k: v for k, v in row.items() if k != "train_seconds"} for row in RunDir(cfg).metrics()]
+
+
+@pytest.mark.parametrize("variant", ["euclidean_gru", "hyperbolic_rnn"])
+def test_a_stack_trains_exactly_the_runs_one_by_one(variant, tmp_path):
+    alone = [train(_cfg(tmp_path / "a", s, d, variant)) for s, d in RUNS]
+    cfgs = [_cfg(tmp_path / "b", s, d, variant) for s, d in RUNS]
+    stacked = train_stacked(cfgs)
+    for cfg, a, b in zip(cfgs, alone, stacked):
+        assert _metrics(cfg) == _metrics(_cfg(tmp_path / "a", cfg.seed, cfg.data.label, variant))
+        assert b["stacked_runs"] == 3 and a["parameters"] == b["parameters"]
+    assert len({s["final_train_loss"] for s in stacked}) == 3  # three different runs
+    assert RunDir(cfgs[0]).name == RunDir(_cfg(tmp_path / "a", 0, "prefix10", variant)).name
+
+
+def test_a_run_of_an_interrupted_stack_resumes_alone(tmp_path, monkeypatch):
+    reference = train(_cfg(tmp_path / "a", 0, "prefix10"))
+    real_epoch, calls = loop.train_epoch, []
+
+    def killed_in_epoch_2(*args, **kwargs):
+        calls.append(1)
+        if len(calls) == 2:
+            raise KeyboardInterrupt
+        return real_epoch(*args, **kwargs)
+
+    monkeypatch.setattr(loop, "train_epoch", killed_in_epoch_2)
+    with pytest.raises(KeyboardInterrupt):
+        train_stacked([_cfg(tmp_path / "b", s, d) for s, d in RUNS])
+    monkeypatch.setattr(loop, "train_epoch", real_epoch)
+    resumed = train(_cfg(tmp_path / "b", 0, "prefix10"))
+    assert resumed["final_train_loss"] == reference["final_train_loss"]
+    assert _metrics(_cfg(tmp_path / "b", 0, "prefix10")) == _metrics(_cfg(tmp_path / "a", 0, "prefix10"))
+
+
+def test_a_diverging_run_is_marked_and_the_others_finish(tmp_path, monkeypatch):
+    real_loss = loop.tasks.SentencePairs.loss
+
+    def poisoned(self, model, batch):
+        loss, sums = real_loss(self, model, batch)
+        if self.runs == 3:
+            sums[1] = float("nan")
+        return loss, sums
+
+    monkeypatch.setattr(loop.tasks.SentencePairs, "loss", poisoned)
+    cfgs = [_cfg(tmp_path, s, d) for s, d in RUNS]
+    summaries = train_stacked(cfgs)
+    assert json.loads(RunDir(cfgs[1]).file("DIVERGED").read_text())["epoch"] == 1
+    assert RunDir(cfgs[0]).done and RunDir(cfgs[2]).done and not RunDir(cfgs[1]).done
+    assert summaries[0]["epochs"] == 2 and summaries[1]["epoch"] == 1
+
+
+def test_runs_that_differ_in_more_than_seed_and_data_are_refused(tmp_path):
+    cfgs = [_cfg(tmp_path, 0, "prefix10"), _cfg(tmp_path, 1, "prefix10", "hyperbolic_gru", "optim.lr=0.01")]
+    with pytest.raises(ValueError, match="may differ only in.*optim"):
+        train_stacked(cfgs)
+
+
+def test_stack_config_trains_every_combination(tmp_path):
+    from noneuclid.config import stacked_runs
+    cfgs = stacked_runs([f"paths.runs_dir={tmp_path}", "experiment=hnn/table1"], {"seed": [0, 1], "data": ["prefix10", "prefix50"]})
+    assert [(c.seed, c.data.label) for c in cfgs] == [(0, "prefix10"), (0, "prefix50"), (1, "prefix10"), (1, "prefix50")]
+    assert all(c.stack is None for c in cfgs)
+
+
+def test_gradient_clipping_acts_per_copy():
+    from noneuclid.nn.parameters import with_copy_dims
+    from noneuclid.optim.composite import CompositeOptimizer
+    p = with_copy_dims(torch.nn.Parameter(torch.zeros(2, 3, 4, dtype=torch.float64)), 2)
+    p.grad = torch.randn(2, 3, 4, dtype=torch.float64) * 10
+    p.grad[0, 0] = 0.01
+    expected = p.grad / p.grad.norm(dim=-1, keepdim=True).clamp_min(1)
+    CompositeOptimizer([torch.optim.SGD([p], lr=1.0)], clip_norm=1.0).step()
+    torch.testing.assert_close(p.data, -expected)
+
+
+@pytest.mark.skipif(not (SHARED_DATA / "snli").is_dir(), reason="needs ../shared/data/snli")
+def test_snli_end_to_end_on_a_slice_of_dev(tmp_path):
+    """SNLI's training split cannot be had here: the SNLI path (real files, vocabulary, stack of
+    seeds) runs end to end with a slice of dev as the training split."""
+    cfgs = [compose(["experiment=hnn/table1", "profile=smoke", "variant=hnn/hyperbolic_gru", "data=snli",
+                     f"seed={s}", f"paths.data_dir={SHARED_DATA}", f"paths.runs_dir={tmp_path}", "data.train_split=dev",
+                     "data.train_size=256", "data.dev_size=256", "data.test_size=256", "trainer.progress=false"],
+                    experiment_name="hnn/table1") for s in (0, 1)]
+    summaries = train_stacked(cfgs)
+    assert all(s["nonfinite_events"] == 0 and 0 <= s["test_accuracy_at_best_dev"] <= 1 for s in summaries)
