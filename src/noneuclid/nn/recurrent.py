@@ -64,6 +64,10 @@ def gru_step(space, act, u: Tensor, h: Tensor, W: Tensor, b: Tensor) -> Tensor:
 
 STEPS = {"rnn": rnn_step, "gru": gru_step}
 _COMPILED: dict = {}
+# Every cell shares the code object of `step` below, and each needs about 5 graphs (train batch and
+# last batch, the first step's h without gradient, evaluation): raise torch's limit of 8 per code
+# object so that a process training several models never falls back to eager.
+torch._dynamo.config.recompile_limit = max(torch._dynamo.config.recompile_limit, 64)
 
 
 def masked_step(cell: str, space, act, compile: bool):
