@@ -74,6 +74,11 @@ def plan(papers, profile: str, data_dir: Path, generated_dir: Path, runs_dir: Pa
                 steps.append(Step(paper, "train Table 1 on SNLI", [], status="skipped",
                                   reason=f"no SNLI training split in {data_dir / 'snli'} "
                                          "(python -m noneuclid.data fetch snli --data-dir DATA_DIR)"))
+            steps.append(Step(paper, "train Table 1 in float32", train + ["experiment=hnn/table1", "trainer.dtype=float32"]))
+            steps.append(Step(paper, "train the init ablation", train + ["experiment=hnn/init"]))
+            steps.append(Step(paper, "report float32", ["noneuclid.report", paper, "--runs", str(runs_dir), "--profile",
+                                                        profile, "--out", f"results/hnn/{profile}-float32",
+                                                        "trainer.dtype=float32"], kind="report"))
         elif paper == "phydi":
             if (data_dir / "cifar10" / "materialize.py").exists() and _missing("cifar10", data_dir, generated_dir):
                 steps.append(Step(paper, "write CIFAR-10 batches from the mirror",
