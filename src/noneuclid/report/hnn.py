@@ -170,7 +170,7 @@ def init_ablation(runs_dir: Path, profile: str, seeds, overrides=()) -> pd.DataF
     None while no scale-100 run has finished."""
     rows = []
     for row in ("euclidean_gru", "hyperbolic_gru"):
-        for scale in (1, 100):
+        for scale in (1.0, 100.0):
             found = [f for f in (_folder(runs_dir, profile, row, "prefix10", seed,
                                          [*overrides, f"model.embedding_init_scale={scale}"]) for seed in seeds)
                      if (f / "DONE").exists()]
@@ -178,7 +178,7 @@ def init_ablation(runs_dir: Path, profile: str, seeds, overrides=()) -> pd.DataF
                 continue
             acc = pd.Series([100 * aggregate.runs([f]).iloc[0]["test_accuracy_at_best_dev"] for f in found])
             escape = [escape_batches(f) for f in found]
-            rows.append({"model": ROWS[row], "embedding init": f"x{scale}" + (" (paper)" if scale == 1 else ""),
+            rows.append({"model": ROWS[row], "embedding init": f"x{scale:g}" + (" (paper)" if scale == 1 else ""),
                          "test accuracy %": f"{acc.mean():.2f} ± {acc.std(ddof=1) if len(acc) > 1 else 0:.2f}",
                          "batches to 60 % dev (per seed)": ", ".join("never" if e == float("inf") else str(int(e))
                                                                    for e in escape),
