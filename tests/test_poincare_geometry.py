@@ -64,11 +64,12 @@ def _tight(a, b, tol: float = 1e-12) -> None:
 
 @pytest.mark.parametrize("c", CS)
 def test_mobius_add_neutral_element(c):
-    """0 (+) x = x (+) 0 = x."""
+    """0 (+) x = x exactly; x (+) 0 = x up to rounding (mobius_add's cancellation-free form evaluates
+    ((1 - c||x||^2) x + c||x||^2 x) / (c||x||^2 + 1 - c||x||^2), a few ulps off)."""
     x = _points(c)
     zero = torch.zeros_like(x)
     assert torch.equal(P.mobius_add(zero, x, c), x)
-    assert torch.equal(P.mobius_add(x, zero, c), x)
+    _tight(P.mobius_add(x, zero, c), x, tol=4 * torch.finfo(DT).eps)
 
 
 @pytest.mark.parametrize("c", CS)
@@ -354,10 +355,13 @@ def test_transport0(c):
 # -- project --------------------------------------------------------------------------------------
 
 
-@pytest.mark.parametrize("dtype, eps", [(torch.float64, 1e-5), (torch.float32, 4e-3)])
+@pytest.mark.parametrize("dtype", [torch.float64, torch.float32])
 @pytest.mark.parametrize("c", CS)
-def test_project(c, dtype, eps):
-    """project keeps inside points bit-identical and moves outside ones radially to norm (1 - eps)/sqrt(c)."""
+def test_project(c, dtype):
+    """project keeps inside points bit-identical and moves outside ones radially to norm (1 - eps)/sqrt(c),
+    eps = 1e-5 in every dtype (float32 computes the same model as float64)."""
+    eps = P.BALL_EPS
+    assert eps == 1e-5
     max_norm = (1 - eps) / c ** 0.5
     inside = _points(c, dtype=dtype, max_frac=1 - 2 * eps)
     outside = _unit(*SHAPE, dtype=dtype) * (max_norm * (1 + 2 * eps + 2 * torch.rand(*SHAPE[:-1], 1, dtype=dtype)))

@@ -6,8 +6,13 @@ tends to its Euclidean counterpart (x + y, r x, M x, x + v, ...).
 
 Numerics follow the original code: norms are clamped away from 0 (MIN_NORM), tanh arguments are
 clipped to +-15, artanh arguments stay below 1, and `project` pulls points back inside the ball of
-radius (1 - eps)/sqrt(c), with eps = 1e-5 in float64 and a wider 4e-3 in float32 (as geoopt) so that
-float32 training stays free of NaN and inf.
+radius (1 - BALL_EPS)/sqrt(c), with BALL_EPS = 1e-5 in every dtype (the original code's PROJ_EPS), so
+that float32 and float64 compute the same model. geoopt widens the float32 margin to 4e-3; that caps
+the tangent norm of a projected point at artanh(1 - 4e-3) = 3.1 instead of artanh(1 - 1e-5) = 6.1,
+a different model, with which the hyperbolic RNN of Ganea et al. stays at chance level on PREFIX-10
+in float64 as in float32. float32 keeps about 2 significant digits of 1 - c||x||^2
+at the margin (its spacing near 1 is 6e-8); the formulas avoid every other cancellation near the
+boundary (mobius_add, dist and logmap are written with the gaps 1 - c||x||^2 and ||x +- y||).
 """
 
 from __future__ import annotations
@@ -18,7 +23,7 @@ import torch
 from torch import Tensor
 
 MIN_NORM = 1e-15
-BALL_EPS = {torch.float32: 4e-3, torch.float64: 1e-5}
+BALL_EPS = 1e-5
 
 
 def _check(c) -> None:
@@ -51,18 +56,26 @@ def conformal_factor(x: Tensor, c) -> Tensor:
 def project(x: Tensor, c) -> Tensor:
     """Points at norm >= (1 - eps)/sqrt(c) are moved radially to that norm; others are unchanged."""
     _check(c)
-    max_norm = (1 - BALL_EPS.get(x.dtype, 4e-3)) / c ** 0.5
+    max_norm = (1 - BALL_EPS) / c ** 0.5
     norm = _norm(x)
     return torch.where(norm > max_norm, x / norm * max_norm, x)
 
 
 def mobius_add(x: Tensor, y: Tensor, c) -> Tensor:
-    """x (+)_c y = ((1 + 2c<x,y> + c||y||^2) x + (1 - c||x||^2) y) / (1 + 2c<x,y> + c^2 ||x||^2 ||y||^2)."""
+    """x (+)_c y = ((1 + 2c<x,y> + c||y||^2) x + (1 - c||x||^2) y) / (1 + 2c<x,y> + c^2 ||x||^2 ||y||^2)
+
+    evaluated as (g_x (x + y) + c||x + y||^2 x) / (c||x + y||^2 + g_x g_y) with g = 1 - c||.||^2: the
+    same rational function as a ratio of sums of non-negative terms. The textbook form cancels O(1)
+    terms when y is near -x (e.g. -h (+) h~ in the GRU): its numerator loses ||x|| / ||x + y|| digits,
+    and at the boundary its denominator, about g_x g_y ~ 4e-10, is below float32's rounding of 1 and
+    comes out as noise, 0 or negative. Here x + y is exact for such pairs, and nothing cancels.
+    """
     _check(c)
-    xy = (x * y).sum(-1, keepdim=True)
-    x2, y2 = x.pow(2).sum(-1, keepdim=True), y.pow(2).sum(-1, keepdim=True)
-    num = (1 + 2 * c * xy + c * y2) * x + (1 - c * x2) * y
-    return num / (1 + 2 * c * xy + c ** 2 * x2 * y2).clamp_min(MIN_NORM)
+    s = x + y
+    s2 = s.pow(2).sum(-1, keepdim=True)
+    gap_x = 1 - c * x.pow(2).sum(-1, keepdim=True)
+    gap_y = 1 - c * y.pow(2).sum(-1, keepdim=True)
+    return (gap_x * s + c * s2 * x) / (c * s2 + gap_x * gap_y).clamp_min(MIN_NORM)
 
 
 def mobius_scalar_mul(r, x: Tensor, c) -> Tensor:
@@ -98,23 +111,22 @@ def expmap(x: Tensor, v: Tensor, c) -> Tensor:
     return mobius_add(x, second, c)
 
 
-def _difference_norm(x: Tensor, y: Tensor, c) -> Tensor:
-    """||-x (+)_c y|| = ||x - y|| / sqrt(c ||x - y||^2 + (1 - c||x||^2)(1 - c||y||^2)), [..., 1].
+def _half_dist(x: Tensor, y: Tensor, c) -> Tensor:
+    """artanh(sqrt(c) ||-x (+)_c y||) = asinh(sqrt(c) ||x - y|| / sqrt((1 - c||x||^2)(1 - c||y||^2))), [..., 1].
 
-    Equal to the norm of mobius_add(-x, y, c), but without its cancellation of O(1) terms near the
-    boundary (which costs about 5 digits of dist for close points at norm 1 - 1e-5).
+    The right side has no cancellation: for far pairs near the boundary the artanh argument is 1 - 1e-10
+    (two points at the margin), which float32 rounds to 1 (the distance saturates and its gradient is 0),
+    and for close pairs ||-x (+) y|| cancels O(1) terms. ||x - y|| has gradient 0 (not NaN) at x = y.
     """
-    diff2 = (x - y).pow(2).sum(-1, keepdim=True)
     gap = (1 - c * x.pow(2).sum(-1, keepdim=True)) * (1 - c * y.pow(2).sum(-1, keepdim=True))
-    return (diff2 / (c * diff2 + gap).clamp_min(MIN_NORM)).sqrt()
+    return torch.asinh(c ** 0.5 * (x - y).norm(dim=-1, keepdim=True) / gap.clamp_min(MIN_NORM).sqrt())
 
 
 def logmap(x: Tensor, y: Tensor, c) -> Tensor:
     """log_x(y) = 2 / (sqrt(c) lambda_x) artanh(sqrt(c) ||-x (+)_c y||) (-x (+)_c y) / ||-x (+)_c y||."""
     _check(c)
-    sc = c ** 0.5
     u = mobius_add(-x, y, c)
-    return 2 / (sc * conformal_factor(x, c)) * _artanh(sc * _difference_norm(x, y, c)) * u / _norm(u)
+    return 2 / (c ** 0.5 * conformal_factor(x, c)) * _half_dist(x, y, c) * u / _norm(u)
 
 
 def expmap0(v: Tensor, c) -> Tensor:
@@ -132,10 +144,9 @@ def logmap0(y: Tensor, c) -> Tensor:
 
 
 def dist(x: Tensor, y: Tensor, c) -> Tensor:
-    """d_c(x, y) = 2 / sqrt(c) artanh(sqrt(c) ||-x (+)_c y||), shape [...]."""
+    """d_c(x, y) = 2 / sqrt(c) artanh(sqrt(c) ||-x (+)_c y||), shape [...] (evaluated by _half_dist)."""
     _check(c)
-    sc = c ** 0.5
-    return (2 / sc * _artanh(sc * _difference_norm(x, y, c))).squeeze(-1)
+    return (2 / c ** 0.5 * _half_dist(x, y, c)).squeeze(-1)
 
 
 def mobius_pointwise(f: Callable[[Tensor], Tensor], x: Tensor, c) -> Tensor:
@@ -151,6 +162,7 @@ def transport0(x: Tensor, v: Tensor, c) -> Tensor:
 
 
 def boundary_share(x: Tensor, c, tol: float = 1e-3) -> Tensor:
-    """The share of points x [..., n, dim] within tol of the boundary (1 - sqrt(c)||x|| < tol), [...]:
-    a health metric; states there have saturated tanh/artanh and vanishing gradients."""
-    return ((1 - c ** 0.5 * x.norm(dim=-1)) < tol).to(x.dtype).mean(-1)
+    """The share of the points x [..., n, dim] with 1 - sqrt(c)||x|| < tol, [...] (a saturation health
+    metric for hidden states: a recurrence whose states sit at the boundary has no radial gradient)."""
+    _check(c)
+    return (1 - c ** 0.5 * x.norm(dim=-1) < tol).to(x.dtype).mean(-1)
