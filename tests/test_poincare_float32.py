@@ -126,13 +126,14 @@ def test_margin_is_the_same_in_every_dtype():
 
 
 def test_boundary_share():
-    """The share of points with 1 - sqrt(c)||x|| < tol, over all leading dimensions."""
+    """The share of points x [..., n, dim] with 1 - sqrt(c)||x|| < tol, per leading index."""
     c = 4.0
     radii = torch.tensor([0.0, 0.5, 1 - 2e-3, 1 - 5e-4, 1 - 1e-5]) / c ** 0.5
     x = torch.stack([radii, torch.zeros(5)], -1)  # [5, 2]
     assert float(P.boundary_share(x, c)) == pytest.approx(2 / 5)
     assert float(P.boundary_share(x, c, tol=3e-3)) == pytest.approx(3 / 5)
-    assert float(P.boundary_share(x.reshape(5, 1, 2).expand(5, 3, 2), c)) == pytest.approx(2 / 5)
+    per_row = P.boundary_share(x.reshape(1, 5, 2).expand(3, 5, 2), c)  # [3]
+    assert per_row.shape == (3,) and torch.allclose(per_row, torch.full((3,), 2 / 5))
     assert P.boundary_share(x.double(), c).dtype == torch.float64
     with pytest.raises(ValueError, match="c must be > 0"):
         P.boundary_share(x, 0.0)
