@@ -1,31 +1,33 @@
-"""The benchmarks run and print the keys the issues name (their timings are not asserted)."""
+"""The benchmarks run and print the keys the issues name (their timings are not asserted).
+
+The CLI's main() is called in this process (the same code as `python -m noneuclid.bench`, without a
+Python start and torch import per call); the hyperbolic one then reuses the recurrence step that
+test_hyperbolic_layers compiles with the same shapes (torch.compile costs ~30 s per new shape)."""
 
 import json
-import os
-import subprocess
-import sys
 
 import pytest
+
+from noneuclid.bench.__main__ import main
+
+
+def _bench_json(capsys, *args: str) -> dict:
+    main([*args, "--json", "--repeats", "1"])
+    return json.loads(capsys.readouterr().out)
 
 
 @pytest.mark.parametrize("name, args, keys", [
     ("stiefel", ["--batch", "8"], {"train_step_ratio", "optimizer_speedup_vs_geoopt"}),
     ("hyperbolic", ["--batch", "4"], {"train_step_ratio", "stacked_runs_speedup"}),
 ])
-def test_benchmark_json_keys(name, args, keys):
+def test_benchmark_json_keys(name, args, keys, capsys):
     pytest.importorskip("geoopt")
-    out = subprocess.run([sys.executable, "-m", "noneuclid.bench", name, "--json", "--repeats", "1", *args],
-                         check=True, capture_output=True, text=True, timeout=300,
-                         env=dict(os.environ, OMP_NUM_THREADS="1"))
-    result = json.loads(out.stdout)
+    result = _bench_json(capsys, name, *args)
     assert keys <= set(result) and all(result[k] > 0 for k in keys)
 
 
-def test_hypercomplex_benchmark_smoke():
+def test_hypercomplex_benchmark_smoke(capsys):
     """No geoopt needed; every ratio of the PH layers over the real ones is reported."""
-    out = subprocess.run([sys.executable, "-m", "noneuclid.bench", "hypercomplex", "--json", "--repeats", "1",
-                          "--batch", "1"], check=True, capture_output=True, text=True, timeout=300,
-                         env=dict(os.environ, OMP_NUM_THREADS="1"))
-    result = json.loads(out.stdout)
+    result = _bench_json(capsys, "hypercomplex", "--batch", "1")
     assert result["worst_ratio"] == max(result["ratios"].values()) > 0
     assert len(result["ratios"]) == 2 * 4 + 4 + 2 * 4  # convs at n = 2, 4 and n = 3; linear maps at n = 2, 4
