@@ -145,8 +145,9 @@ def _health(finished: pd.DataFrame, folders: dict) -> list[str]:
     p10 = finished[finished["cfg.data.label"] == "prefix10"]
     if len(p10):
         low = p10[p10.test_accuracy_at_best_dev < 0.8]
+        below = low.run.str.replace(r"-prefix10-s\d+-[0-9a-f]+$", "", regex=True).value_counts().sort_index()
         lines.append(f"PREFIX-10: {len(p10) - len(low)} of {len(p10)} finished runs reach 80 % test accuracy"
-                     + (f"; below: {', '.join(sorted(set(low.run.str.rsplit('-', n=1).str[0])))}." if len(low) else "."))
+                     + (f"; seeds below 80 %: {', '.join(f'{m} {n}' for m, n in below.items())}." if len(low) else "."))
     stuck = []
     for f in map(Path, finished.path):
         rows = [r for r in aggregate.read_metrics(f / "metrics.jsonl") if "test_boundary_share_s1" in r]
@@ -187,6 +188,26 @@ def init_ablation(runs_dir: Path, profile: str, seeds, overrides=()) -> pd.DataF
     return table if len(table) and (table["embedding init"] == "x100").any() else None
 
 
+def dtype_comparison(runs_dir: Path, profile: str, seeds, overrides) -> pd.DataFrame | None:
+    """For a float32 report: per PREFIX-10 model, the mean test accuracy over the seeds in float32 and
+    in float64 (the same runs without trainer.dtype=float32) and their difference."""
+    if "trainer.dtype=float32" not in overrides:
+        return None
+    other = [o for o in overrides if o != "trainer.dtype=float32"]
+    rows = []
+    for row, label in ROWS.items():
+        means = {}
+        for dtype, ovr in (("float32", overrides), ("float64", other)):
+            found = [f for f in (_folder(runs_dir, profile, row, "prefix10", s, ovr) for s in seeds) if (f / "DONE").exists()]
+            if found:
+                means[dtype] = (100 * aggregate.runs(found).test_accuracy_at_best_dev.mean(), len(found))
+        if len(means) == 2:
+            rows.append({"model": label, "float32": f"{means['float32'][0]:.2f} (n={means['float32'][1]})",
+                         "float64": f"{means['float64'][0]:.2f} (n={means['float64'][1]})",
+                         "float32 - float64": round(means["float32"][0] - means["float64"][0], 2)})
+    return pd.DataFrame(rows) if rows else None
+
+
 def seeds_run(runs_dir: Path, profile: str) -> tuple[int, ...]:
     """The seeds of the runs under runs/hnn/<profile> (the cpu profile runs seed 0 only), else 0, 1, 2."""
     root = Path(runs_dir) / "hnn" / profile
@@ -204,6 +225,7 @@ def make(runs_dir: Path, profile: str, out: Path, seeds=None, overrides=()) -> l
     out.mkdir(parents=True, exist_ok=True)
     table.to_csv(out / "table1.csv", index=False)
     ablation = init_ablation(runs_dir, profile, seeds, overrides)
+    comparison = dtype_comparison(runs_dir, profile, seeds, overrides)
     if ablation is not None:
         ablation.to_csv(out / "init.csv", index=False)
         (out / "init.md").write_text("# The plateau of the paper's embedding init (experiment=hnn/init)\n\n"
@@ -221,6 +243,8 @@ def make(runs_dir: Path, profile: str, out: Path, seeds=None, overrides=()) -> l
         _settings(finished), "", *_claims(finished), "", *_health(finished, folders), "",
         "## Table 1: test accuracy % at the best dev accuracy (best of the seeds; mean ± s.d., runs)", "",
         table.to_markdown(index=False), "", "![dev accuracy on PREFIX-10](fig_prefix10_dev.png)", "",
+        *([] if comparison is None else ["## float32 against float64 on PREFIX-10 (test accuracy at best dev, "
+                                         "mean over seeds)", "", comparison.to_markdown(index=False), ""]),
         *([] if ablation is None else ["## Beyond the paper: the plateau of its embedding init (PREFIX-10)", "",
                                        ablation.to_markdown(index=False), ""])]))
     return sorted(out.iterdir())
