@@ -176,6 +176,16 @@ class Hierarchy:
         return mask
 
 
+    def restricted(self, root: str) -> "Hierarchy":
+        """The closure of `root` and its descendants (e.g. the mammal closure of Nickel & Kiela)."""
+        keep = self.descendants(root)
+        keep[self.names.index(root)] = True
+        new_id = torch.full((self.size,), -1, dtype=torch.long)
+        new_id[keep] = torch.arange(int(keep.sum()))
+        inside = keep[self.edges].all(1)
+        return Hierarchy([n for n, k in zip(self.names, keep.tolist()) if k], new_id[self.edges[inside]])
+
+
 def nouns(generated_dir) -> Hierarchy:
     """The WordNet 3.0 noun closure, cached as closure.pt beside the dict files (parsing takes seconds)."""
     dict_dir = require(generated_dir)
@@ -209,12 +219,14 @@ def toy(depth: int = 4, branching: int = 4) -> Hierarchy:
 
 
 def load(hierarchy: str, generated_dir) -> Hierarchy:
-    """data.hierarchy: "wordnet" (the noun closure) or "toy" (toy())."""
+    """data.hierarchy: "wordnet" (the noun closure), "wordnet_mammal" (its mammal.n.01 part) or "toy"."""
     if hierarchy == "wordnet":
         return nouns(generated_dir)
+    if hierarchy == "wordnet_mammal":
+        return nouns(generated_dir).restricted("mammal.n.01")
     if hierarchy == "toy":
         return toy()
-    raise ValueError(f"unknown hierarchy {hierarchy!r}: choose data.hierarchy=wordnet or toy")
+    raise ValueError(f"unknown hierarchy {hierarchy!r}: choose data.hierarchy=wordnet, wordnet_mammal or toy")
 
 
 def split(count: int, seed: int, test_fraction: float = 0.2) -> Tensor:
