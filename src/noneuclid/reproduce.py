@@ -23,7 +23,7 @@ import time
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
 
-from noneuclid.data import cifar10, wikitext2
+from noneuclid.data import cifar10, wikitext2, wordnet
 from noneuclid.data.files import DataError, require
 from noneuclid.report import aggregate
 from noneuclid.report.html import TITLES
@@ -53,6 +53,8 @@ def _missing(name: str, data_dir: Path, generated_dir: Path) -> str | None:
             cifar10.verify(data_dir, generated_dir)
         elif name == "wikitext2":
             wikitext2.verify(data_dir)
+        elif name == "wordnet":
+            wordnet.require(generated_dir)
         return None
     except DataError as e:
         return str(e)
@@ -74,6 +76,13 @@ def plan(papers, profile: str, data_dir: Path, generated_dir: Path, runs_dir: Pa
                 steps.append(Step(paper, "train Table 1 on SNLI", [], status="skipped",
                                   reason=f"no SNLI training split in {data_dir / 'snli'} "
                                          "(python -m noneuclid.data fetch snli --data-dir DATA_DIR)"))
+            if _missing("wordnet", data_dir, generated_dir):  # Table 2: WordNet from Debian's packages
+                steps.append(Step(paper, "prepare WordNet 3.0", ["noneuclid.data", "fetch", "wordnet", "--data-dir",
+                                                                 str(generated_dir)], kind="data"))
+            steps += [Step(paper, "train Table 2 embeddings", train + ["experiment=hnn/poincare"], needs=["wordnet"]),
+                      Step(paper, "train Table 2", train + ["experiment=hnn/table2"], needs=["wordnet"]),
+                      Step(paper, "report Table 2", ["noneuclid.report.hnn_table2", "--runs", str(runs_dir),
+                                                     "--profile", profile], kind="report")]
         elif paper == "phydi":
             if (data_dir / "cifar10" / "materialize.py").exists() and _missing("cifar10", data_dir, generated_dir):
                 steps.append(Step(paper, "write CIFAR-10 batches from the mirror",

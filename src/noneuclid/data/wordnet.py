@@ -6,7 +6,8 @@ corpora/wordnet/ (what `nltk.corpus.wordnet` reads with NLTK_DATA=<generated_dir
 data.{noun,verb,adj,adv}, index.{noun,verb,adj,adv,sense}, *.exc, cntlist.rev (checked against the
 sha256 of Debian's wordnet-base / wordnet-sense-index 3.0 in files.DATASETS["wordnet"]) and `lexnames`,
 written by `fetch` from LEXNAMES (the 45 lines of the lexnames(5WN) man page). `fetch` copies the dict
-files from a WordNet 3.0 dict folder: --mirror, else Debian's /usr/share/wordnet.
+files from a WordNet 3.0 dict folder: --mirror, else Debian's /usr/share/wordnet (installed with
+apt-get first when it is missing and apt-get can be run; otherwise the error says what to install).
 
 The suite reads data.noun and index.noun itself (no NLTK needed):
     data.noun   one synset per line: offset lex_filenum ss_type w_cnt(hex) [word lex_id]... p_cnt
@@ -25,6 +26,7 @@ from __future__ import annotations
 
 import os
 import shutil
+import subprocess
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -68,6 +70,8 @@ def fetch(generated_dir, mirror=None) -> Path:
     Debian's /usr/share/wordnet), write `lexnames`, and verify every file's sha256."""
     source = Path(mirror) if mirror is not None else DEBIAN_DICT
     expected = files.DATASETS["wordnet"].sha256
+    if mirror is None and not (source / "index.sense").is_file():
+        install_with_apt()
     if not (source / "data.noun").is_file():
         raise DataError(f"no WordNet 3.0 dict files in {source}. Install them with: {INSTALL_HINT}")
     dest = folder(generated_dir)
@@ -83,6 +87,16 @@ def fetch(generated_dir, mirror=None) -> Path:
         shutil.copyfile(source / name, tmp)
         os.replace(tmp, dest / name)
     return require(generated_dir)
+
+
+def install_with_apt() -> None:
+    """apt-get install Debian's WordNet 3.0 packages, where apt-get exists and we are root; else nothing
+    (fetch then says what to install)."""
+    if shutil.which("apt-get") is None or os.geteuid() != 0:
+        return
+    print("installing WordNet 3.0: apt-get update && apt-get install -y wordnet-base wordnet-sense-index", flush=True)
+    if subprocess.call(["apt-get", "update", "-q"]) == 0:
+        subprocess.call(["apt-get", "install", "-y", "-q", "wordnet-base", "wordnet-sense-index"])
 
 
 def require(generated_dir) -> Path:
