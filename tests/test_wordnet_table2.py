@@ -198,3 +198,17 @@ def test_real_noun_closure_sizes():
     assert (h.size, len(h.edges)) == (82_115, 743_086)
     sizes = [int(h.descendants(root).sum()) for root in wordnet.SUBTREES]
     assert sizes == [4_016, 8_376, 1_115, 1_181]
+
+
+def test_reproduce_runs_table2_after_table1(tmp_path):
+    from noneuclid import reproduce
+    steps = [s.name for s in reproduce.plan(["hnn"], "smoke", tmp_path, tmp_path, tmp_path) if s.paper == "hnn"]
+    assert steps.index("train Table 1") < steps.index("train Table 2 embeddings") < steps.index("train Table 2")
+    assert "report Table 2" in steps
+
+
+def test_paper_registry_names_every_experiment_config():
+    from noneuclid.config import CONFIG_DIR
+    from noneuclid.papers import PAPERS
+    for key, paper in PAPERS.items():
+        assert {p.stem for p in (CONFIG_DIR / "experiment" / key).glob("*.yaml")} == set(paper.experiments)

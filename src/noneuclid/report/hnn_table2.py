@@ -150,7 +150,8 @@ def figure(values: pd.DataFrame, runs_dir, profile: str, out: Path) -> bool:
     gx, gy = torch.meshgrid(grid, grid, indexing="xy")
     inside = gx ** 2 + gy ** 2 < 0.999
     xy = torch.stack([gx, gy], -1) * inside[..., None]  # outside the ball: masked below
-    fig, axes = plt.subplots(1, len(wordnet.SUBTREES), figsize=(4 * len(wordnet.SUBTREES), 4.2))
+    fig, axes = plt.subplots(1, len(wordnet.SUBTREES), figsize=(4 * len(wordnet.SUBTREES), 4.4),
+                             constrained_layout=True)
     colors = {"hyperbolic": "tab:red", "euclidean": "tab:blue", "euclidean_log0": "tab:green"}
     for ax, subtree in zip(axes, wordnet.SUBTREES):
         pos = h.descendants(subtree)
@@ -171,7 +172,6 @@ def figure(values: pd.DataFrame, runs_dir, profile: str, out: Path) -> bool:
         ax.set(xlim=(-1.02, 1.02), ylim=(-1.02, 1.02), aspect="equal", title=f"{subtree} (2-D)")
         ax.axis("off")
     axes[0].legend(fontsize=7, loc="lower left", markerscale=8)
-    fig.tight_layout()
     figures.save(fig, out)
     return True
 
