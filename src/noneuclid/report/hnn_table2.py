@@ -27,7 +27,7 @@ from noneuclid.config import compose  # noqa: E402
 from noneuclid.data import wordnet  # noqa: E402
 from noneuclid.models.mlr import GEOMETRIES, PointMLR  # noqa: E402
 from noneuclid.report import figures, readme  # noqa: E402
-from noneuclid.train.run_dir import RunDir, read_metrics  # noqa: E402
+from noneuclid.train.run_dir import read_metrics  # noqa: E402
 
 DIMS = (2, 3, 5, 10)
 SEEDS = (0, 1, 2)
@@ -38,25 +38,32 @@ NOT_AVAILABLE = "not available here"
 T975 = {1: 12.706, 2: 4.303, 3: 3.182, 4: 2.776, 5: 2.571, 6: 2.447, 7: 2.365, 8: 2.306, 9: 2.262, 10: 2.228}  # t_{0.975, df}
 
 
-def embedding_folder(runs_dir, profile: str, dim: int) -> Path:
-    return RunDir(compose(["experiment=hnn/poincare", f"profile={profile}", f"model.dim={dim}",
-                           f"paths.runs_dir={runs_dir}"])).path
+def _folder(runs_dir, profile: str, run_name: str) -> Path | None:
+    """The run folder <runs_dir>/hnn/<profile>/<run_name>-<hash>, None if there is none; several
+    (runs of other settings under the same name) are an error that says which to delete."""
+    found = sorted((Path(runs_dir) / "hnn" / profile).glob(f"{run_name}-" + "[0-9a-f]" * 8))
+    if len(found) > 1:
+        raise ValueError(f"several run folders for {run_name}: {', '.join(map(str, found))}; delete the "
+                         f"stale ones (their config.yaml says which settings they ran)")
+    return found[0] if found else None
 
 
-def classifier_folder(runs_dir, profile: str, geometry: str, subtree: str, dim: int, seed: int) -> Path:
-    return RunDir(compose(["experiment=hnn/table2", f"profile={profile}", f"model.geometry={geometry}",
-                           f"data.subtree={subtree}", f"data.dim={dim}", f"seed={seed}",
-                           f"paths.runs_dir={runs_dir}"])).path
+def embedding_folder(runs_dir, profile: str, hierarchy: str, dim: int) -> Path | None:
+    return _folder(runs_dir, profile, f"poincare-{hierarchy}-d{dim}-s0")
 
 
-def embeddings(runs_dir, profile: str) -> pd.DataFrame:
+def classifier_folder(runs_dir, profile: str, geometry: str, subtree: str, dim: int, seed: int) -> Path | None:
+    return _folder(runs_dir, profile, f"mlr-{geometry}-{subtree}-d{dim}-s{seed}")
+
+
+def embeddings(runs_dir, profile: str, hierarchy: str) -> pd.DataFrame:
     """One row per dimension: state, epochs, training minutes and the last reconstruction numbers."""
     rows = []
     for dim in DIMS:
-        folder = embedding_folder(runs_dir, profile, dim)
-        metrics = read_metrics(folder / "metrics.jsonl")
+        folder = embedding_folder(runs_dir, profile, hierarchy, dim)
+        metrics = read_metrics(folder / "metrics.jsonl") if folder else []
         evaluated = [r for r in metrics if "reconstruction_map" in r]
-        done = (folder / "DONE").exists()
+        done = folder is not None and (folder / "DONE").exists()
         row = {"dim": dim, "state": "finished" if done else ("unfinished" if metrics else "not run"),
                "epochs": metrics[-1]["epoch"] if metrics else 0,
                "train minutes": round(sum(r["train_seconds"] for r in metrics if "train_seconds" in r) / 60, 1)}
@@ -88,7 +95,7 @@ def f1_values(runs_dir, profile) -> pd.DataFrame:
             for geometry in GEOMETRIES:
                 for seed in SEEDS:
                     folder = classifier_folder(runs_dir, profile, geometry, subtree, dim, seed)
-                    if (folder / "DONE").exists():
+                    if folder is not None and (folder / "DONE").exists():
                         summary = json.loads((folder / "summary.json").read_text())
                         rows.append({"subtree": subtree, "dim": dim, "geometry": geometry, "seed": seed,
                                      "f1": summary["final_test_f1"], "folder": folder})
@@ -136,16 +143,15 @@ def claims(values: pd.DataFrame) -> list[str]:
 
 
 @torch.no_grad()
-def figure(values: pd.DataFrame, runs_dir, profile: str, out: Path) -> bool:
+def figure(values: pd.DataFrame, runs_dir, profile: str, hierarchy: str, generated_dir, out: Path) -> bool:
     """For the 2-D embedding: the ball with each subtree's points and the decision boundaries
     (logit difference 0 on a grid) of the three classifiers trained with seed 0. False if none is there."""
     seed0 = values[(values.dim == 2) & (values.seed == 0)]
     if seed0.empty:
         return False
-    points = torch.load(embedding_folder(runs_dir, profile, 2) / "checkpoint.pt", map_location="cpu",
+    points = torch.load(embedding_folder(runs_dir, profile, hierarchy, 2) / "checkpoint.pt", map_location="cpu",
                         weights_only=False)["model"]["weight"]
-    cfg = compose(["experiment=hnn/table2", f"profile={profile}"])
-    h = wordnet.load(cfg.data.hierarchy, cfg.paths.generated_dir)
+    h = wordnet.load(hierarchy, generated_dir)
     grid = torch.linspace(-1, 1, 401, dtype=points.dtype)
     gx, gy = torch.meshgrid(grid, grid, indexing="xy")
     inside = gx ** 2 + gy ** 2 < 0.999
@@ -176,9 +182,8 @@ def figure(values: pd.DataFrame, runs_dir, profile: str, out: Path) -> bool:
     return True
 
 
-def settings(profile: str) -> str:
-    e = compose(["experiment=hnn/poincare", f"profile={profile}"])
-    c = compose(["experiment=hnn/table2", f"profile={profile}"])
+def settings(e, c) -> str:
+    """The settings of the profile's embedding (e) and classifier (c) configs, in words."""
     return (f"Settings: embeddings {e.trainer.epochs} epochs, batches of {e.data.batch_size} edges x "
             f"{e.data.negatives} negatives, lr {e.optim.lr} ({e.optim.burnin_epochs} burn-in epochs at "
             f"x{e.optim.burnin_factor}), {e.trainer.dtype}, reconstruction on "
@@ -189,7 +194,9 @@ def settings(profile: str) -> str:
 
 def make(runs_dir: Path, profile: str, out: Path) -> list[Path]:
     """Write table2.{csv,md}, table2_embeddings.csv and fig_table2_boundaries.{png,pdf} into `out`."""
-    emb = embeddings(runs_dir, profile)
+    e = compose(["experiment=hnn/poincare", f"profile={profile}"])
+    c = compose(["experiment=hnn/table2", f"profile={profile}"])
+    emb = embeddings(runs_dir, profile, c.data.hierarchy)
     values = f1_values(runs_dir, profile)
     if values.empty and not (emb.state == "finished").any():
         raise FileNotFoundError(f"no finished Table 2 runs under {runs_dir}/hnn/{profile}: run "
@@ -199,7 +206,7 @@ def make(runs_dir: Path, profile: str, out: Path) -> list[Path]:
     table = table2(values)
     table.to_csv(out / "table2.csv", index=False)
     emb.to_csv(out / "table2_embeddings.csv", index=False)
-    drawn = figure(values, runs_dir, profile, out / "fig_table2_boundaries")
+    drawn = figure(values, runs_dir, profile, c.data.hierarchy, c.paths.generated_dir, out / "fig_table2_boundaries")
     (out / "table2.md").write_text("\n".join([
         f"# Ganea et al., Table 2: hyperbolic vs Euclidean MLR on WordNet noun subtrees ({profile} profile)", "",
         f"Made by `python -m noneuclid.train -m experiment=hnn/poincare profile={profile}`, "
@@ -207,7 +214,7 @@ def make(runs_dir: Path, profile: str, out: Path) -> list[Path]:
         f"`python -m noneuclid.report.hnn_table2 --profile {profile}`, from finished runs only "
         f"({len(values)} of {len(wordnet.SUBTREES) * len(DIMS) * len(GEOMETRIES) * len(SEEDS)} classifier runs). "
         f"Test F1 % of the subtree class (last epoch), mean ± half-width of the 95 % Student-t interval over "
-        f"the seeds. The paper's F1 values could not be retrieved here.", "", settings(profile), "",
+        f"the seeds. The paper's F1 values could not be retrieved here.", "", settings(e, c), "",
         "## Poincare embeddings of the noun closure (reconstruction)", "",
         emb.to_markdown(index=False), "",
         "## Table 2: test F1 %", "", table.to_markdown(index=False), "",
