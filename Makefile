@@ -7,6 +7,8 @@ PY := $(VENV)/bin/python
 # The data root: ../shared/data when it sits beside the checkout, else ./data (filled by `make data`).
 DATA_DIR ?= $(if $(wildcard ../shared/data/mnist),$(abspath ../shared/data),$(abspath data))
 DATA_MIRROR ?=
+# A WordNet 3.0 dict folder to copy from (default: Debian's /usr/share/wordnet, apt-get installed when missing)
+WORDNET_DICT ?=
 RUNS_DIR ?= runs
 # Extra training overrides for every sweep, e.g. TRAIN_ARGS='hydra/launcher=slurm trainer.threads=1'
 TRAIN_ARGS ?=
@@ -32,6 +34,7 @@ setup: $(VENV)/.installed  ## create .venv and install the package (pinned) with
 data: setup  ## fill DATA_DIR (from DATA_MIRROR when given, else download); verifies sha256
 	$(PY) scripts/data.py fetch mnist wikitext2 --data-dir $(DATA_DIR) $(if $(DATA_MIRROR),--mirror $(DATA_MIRROR))
 	$(PY) scripts/data.py fetch cifar10 --data-dir $(if $(DATA_MIRROR),$(GENERATED_DIR),$(DATA_DIR)) $(if $(DATA_MIRROR),--mirror $(DATA_MIRROR))
+	$(PY) scripts/data.py fetch wordnet --data-dir $(GENERATED_DIR) $(if $(WORDNET_DICT),--mirror $(WORDNET_DICT))
 
 test: setup  ## run the test suite (no network, no real datasets needed)
 	$(PY) -m pytest
@@ -50,7 +53,7 @@ reproduce-all: setup  ## every paper at PROFILE (default cpu; PROFILE=smoke for 
 reproduce-brantner: setup  ## Brantner: Fig. 3 / Table 2 runs at PROFILE, then results/brantner
 	$(PY) scripts/reproduce.py brantner --profile $(PROFILE) $(if $(TRAIN_ARGS),-- $(TRAIN_ARGS))
 
-reproduce-hnn: setup  ## Ganea et al.: Table 1 sweep (six models x PREFIX-10/30/50 [x SNLI]) at PROFILE, then results/hnn
+reproduce-hnn: setup  ## Ganea et al.: Table 1 sweep (six models x PREFIX-10/30/50 [x SNLI]), then Table 2 (WordNet) at PROFILE, then results/hnn
 	$(PY) scripts/reproduce.py hnn --profile $(PROFILE) $(if $(TRAIN_ARGS),-- $(TRAIN_ARGS))
 
 reproduce-phydi: setup  ## PHYDI: Tables 1-2 (PHResNets, CIFAR-10) and Fig. 4 (PHTransformers, WikiText-2) at PROFILE

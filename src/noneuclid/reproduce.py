@@ -23,12 +23,12 @@ import time
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
 
-from noneuclid.data import cifar10, wikitext2
+from noneuclid.data import cifar10, wikitext2, wordnet
 from noneuclid.data.files import DataError, require
 from noneuclid.report import aggregate
-from noneuclid.report.html import TITLES
+from noneuclid import papers as registry
 
-PAPERS = tuple(TITLES)  # the papers of the suite, in the order they run
+PAPERS = tuple(registry.PAPERS)  # the papers of the suite, in the order they run
 
 
 @dataclass
@@ -53,6 +53,8 @@ def _missing(name: str, data_dir: Path, generated_dir: Path) -> str | None:
             cifar10.verify(data_dir, generated_dir)
         elif name == "wikitext2":
             wikitext2.verify(data_dir)
+        elif name == "wordnet":
+            wordnet.require(generated_dir)
         return None
     except DataError as e:
         return str(e)
@@ -79,6 +81,14 @@ def plan(papers, profile: str, data_dir: Path, generated_dir: Path, runs_dir: Pa
             steps.append(Step(paper, "report float32", ["noneuclid.report", paper, "--runs", str(runs_dir), "--profile",
                                                         profile, "--out", f"results/hnn/{profile}-float32",
                                                         "trainer.dtype=float32"], kind="report"))
+            wn = [] if profile == "smoke" else ["wordnet"]  # Table 2; smoke: a hand-made tree
+            if wn and _missing("wordnet", data_dir, generated_dir):  # WordNet from Debian's packages
+                steps.append(Step(paper, "prepare WordNet 3.0", ["noneuclid.data", "fetch", "wordnet", "--data-dir",
+                                                                 str(generated_dir)], kind="data"))
+            steps += [Step(paper, "train Table 2 embeddings", train + ["experiment=hnn/poincare"], needs=wn),
+                      Step(paper, "train Table 2", train + ["experiment=hnn/table2"], needs=wn),
+                      Step(paper, "report Table 2", ["noneuclid.report.hnn_table2", "--runs", str(runs_dir),
+                                                     "--profile", profile], kind="report")]
         elif paper == "phydi":
             if (data_dir / "cifar10" / "materialize.py").exists() and _missing("cifar10", data_dir, generated_dir):
                 steps.append(Step(paper, "write CIFAR-10 batches from the mirror",

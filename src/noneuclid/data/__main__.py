@@ -3,7 +3,7 @@
 import argparse
 import sys
 
-from noneuclid.data import cifar10, snli, wikitext2
+from noneuclid.data import cifar10, snli, wikitext2, wordnet
 from noneuclid.data.files import DATASETS, DataError, fetch, require
 
 
@@ -14,6 +14,8 @@ def fetch_one(name: str, data_dir: str, mirror: str | None) -> None:
         cifar10.fetch(data_dir, mirror)
     elif name == "wikitext2" and mirror is None:  # the official zip, unpacked to plain .txt
         wikitext2.fetch(data_dir)
+    elif name == "wordnet":  # an NLTK data root made from a WordNet 3.0 dict folder (Debian's by default)
+        wordnet.fetch(data_dir, mirror)
     else:
         fetch(name, data_dir, mirror)
 
@@ -26,6 +28,8 @@ def verify_one(name: str, data_dir: str) -> None:
         cifar10.verify(data_dir)
     elif name == "wikitext2":  # plain or gzipped
         wikitext2.verify(data_dir)
+    elif name == "wordnet":
+        wordnet.require(data_dir)
     else:
         require(name, data_dir)
 
@@ -36,7 +40,8 @@ def main(argv=None) -> int:
     parser.add_argument("action", choices=["fetch", "verify"])
     parser.add_argument("names", nargs="*", default=sorted(DATASETS), help=f"datasets among {names}")
     parser.add_argument("--data-dir", required=True)
-    parser.add_argument("--mirror", default=None, help="a local folder with the same layout to copy from")
+    parser.add_argument("--mirror", default=None, help="a local folder with the same layout to copy from "
+                        "(wordnet: any WordNet 3.0 dict folder; default /usr/share/wordnet)")
     args = parser.parse_args(argv)
     try:
         for name in args.names:

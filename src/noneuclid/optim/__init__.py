@@ -31,6 +31,16 @@ def adam_rsgd(named_params, lr: float, betas, embedding_lr: float, ball_lr: floa
     return CompositeOptimizer(opts, clip_norm)
 
 
+def rsgd(named_params, lr: float, burnin_epochs: int = 0, burnin_factor: float = 0.1) -> RiemannianSGD:
+    """Riemannian SGD for every parameter (Nickel & Kiela's Poincare embeddings), at lr * burnin_factor
+    for the first burnin_epochs epochs (their burn-in phase), then at lr (switched by end_epoch; the
+    countdown is kept in the optimizer's state_dict, so a resumed run continues it)."""
+    optimizer = RiemannianSGD([p for _, p in named_params], lr=lr * (burnin_factor if burnin_epochs else 1.0))
+    for group in optimizer.param_groups:
+        group.update(burnin_epochs_left=burnin_epochs, full_lr=lr)
+    return optimizer
+
+
 TORCH_OPTIMIZERS = {"sgd": torch.optim.SGD, "adagrad": torch.optim.Adagrad}  # PHYDI's recipes
 TRAINER_KEYS = ("epoch_lr_factor",)  # read by the trainer, not passed to the optimizer
 
@@ -43,9 +53,11 @@ def build(cfg, named_params):
     name, params = cfg["name"], [p for _, p in named_params]
     if name == "adam_rsgd":
         return adam_rsgd(named_params, **kwargs)
+    if name == "rsgd":
+        return rsgd(named_params, **kwargs)
     if name not in OPTIMIZERS and name not in TORCH_OPTIMIZERS:
         raise ValueError(f"unknown optimizer {name!r}: choose optim= one of "
-                         f"{sorted([*OPTIMIZERS, *TORCH_OPTIMIZERS, 'adam_rsgd'])}")
+                         f"{sorted([*OPTIMIZERS, *TORCH_OPTIMIZERS, 'adam_rsgd', 'rsgd'])}")
     optimizer = {**OPTIMIZERS, **TORCH_OPTIMIZERS}[name](params, **kwargs)
     if cfg.get("clip_total_norm") is not None:
         return CompositeOptimizer([optimizer], clip_total_norm=cfg["clip_total_norm"])
@@ -53,8 +65,14 @@ def build(cfg, named_params):
 
 
 def end_epoch(optimizer, cfg) -> None:
-    """Per-epoch learning-rate decay: lr x cfg.epoch_lr_factor (PHYDI's transformers: 0.9), if set.
+    """The end of rsgd's burn-in, and per-epoch learning-rate decay: lr x cfg.epoch_lr_factor (PHYDI's
+    transformers: 0.9), if set.
     The decayed lr lives in the optimizer's state_dict, so a resumed run continues the schedule."""
+    for group in optimizer.param_groups:  # the end of rsgd's burn-in
+        if group.get("burnin_epochs_left"):
+            group["burnin_epochs_left"] -= 1
+            if group["burnin_epochs_left"] == 0:
+                group["lr"] = group["full_lr"]
     factor = cfg.get("epoch_lr_factor")
     if factor is not None:
         for group in optimizer.param_groups:

@@ -12,13 +12,15 @@ settings with different seeds grouped (mean and s.d. of the final metrics, faile
 """
 
 import argparse
+import importlib
 import os
 import sys
 from pathlib import Path
 
-from noneuclid.report import aggregate, brantner, hnn, html, phydi, readme
+from noneuclid import papers
+from noneuclid.report import aggregate, html, readme
 
-PAPERS = {"brantner": brantner, "hnn": hnn, "phydi": phydi}
+PAPERS = {key: importlib.import_module(paper.reports[0]) for key, paper in papers.PAPERS.items()}
 
 
 def main(argv=None) -> int:

@@ -15,12 +15,11 @@ from pathlib import Path
 
 import markdown
 
+from noneuclid.papers import PAPERS
 from noneuclid.report import aggregate
 from noneuclid.train.run_dir import read_metrics
 
-TITLES = {"brantner": "Brantner, Adam on manifolds",
-          "hnn": "Ganea et al., Hyperbolic Neural Networks",
-          "phydi": "PHYDI, hypercomplex networks initialised as identity"}
+TITLES = {key: paper.title for key, paper in PAPERS.items()}
 # The evaluation curve drawn for a run: the first of these its metrics.jsonl holds.
 EVAL_METRICS = ("val_accuracy", "dev_accuracy", "val_perplexity", "test_accuracy")
 ENV_KEYS = ("python", "torch", "platform", "cpu_count", "torch_threads", "cuda", "git_commit", "git_dirty")

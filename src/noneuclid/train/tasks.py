@@ -14,7 +14,7 @@ import torch
 import torch.nn.functional as F
 from torch import Tensor
 
-from noneuclid.data import cifar10, mnist, prefix, snli, wikitext2
+from noneuclid.data import cifar10, mnist, prefix, snli, wikitext2, wordnet
 from noneuclid.geometry import poincare as pb
 from noneuclid.train.losses import LOSSES
 
@@ -283,9 +283,15 @@ def build(cfg):
                               zero_channel=IN_CHANNELS.get(cfg.model.n) == 4)  # n = 2, 4: RGB after a zero channel
         evals = {k: tuple(t[: d.eval_size] for t in splits[k]) for k in ("val", "test")}
         return Classification(splits["train"], evals, d.batch_size, cfg.loss, cfg.seed, d.eval_batch_size)
+    if d.name == "wordnet_nouns":  # Poincare embeddings of a hierarchy's closure
+        from noneuclid.train import hypernymy
+        return hypernymy.build(cfg, wordnet.load(d.hierarchy, cfg.paths.generated_dir))
+    if d.name == "wordnet_subtree":  # Ganea et al.'s Table 2: classify the points of those embeddings
+        from noneuclid.train import subtrees
+        return subtrees.build(cfg)
     if d.name == "wikitext2":
         corpus = wikitext2.load(cfg.paths.data_dir, multiple_of=cfg.model.n, max_tokens=d.vocab_size)
         corpus = wikitext2.truncated(corpus, d.train_tokens, d.eval_tokens)
         return LanguageModel(corpus, d.batch_size, d.bptt, d.eval_batch_size)
-    raise ValueError(f"unknown data {d.name!r}: choose data=mnist_patches, prefix10|30|50, snli, cifar10 "
-                     f"or wikitext2")
+    raise ValueError(f"unknown data {d.name!r}: choose data=mnist_patches, prefix10|30|50, snli, cifar10, "
+                     f"wikitext2, wordnet_nouns or wordnet_subtree")

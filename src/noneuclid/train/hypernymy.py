@@ -1,0 +1,117 @@
+"""The task of Poincare embeddings (Nickel & Kiela 2017): reconstruct a hierarchy's closure.
+
+Training: every edge (u, v) of the closure (v an ancestor of u) against `negatives` nodes w drawn
+uniformly for u, the loss of eq. (6) of the paper
+    L(u, v) = -log( exp(-d(u, v)) / sum_{v' in {v} + N(u)} exp(-d(u, v')) ),
+where N(u) are the drawn nodes that are not related to u (a drawn w with (u, w) or (w, u) in the
+closure, or w = u, is replaced by v and masked out of the sum). Batches of edges and their negatives are tensors: one
+distance call per batch, no loop over edges.
+
+Evaluation (the paper's "reconstruction"): for each node u with ancestors A(u), rank every ancestor
+by its distance from u among all nodes other than u; the mean rank counts, for each (u, v), the
+nodes outside A(u) closer than v, plus 1 (mean over edges); the average precision of u is
+mean over v in A(u) of |{a in A(u): d(u, a) <= d(u, v)}| / |{w != u: d(u, w) <= d(u, v)}|, and MAP
+is its mean over nodes. Computed in chunks of rows, with one sorted search per chunk.
+"""
+
+from __future__ import annotations
+
+import torch
+import torch.nn.functional as F
+from torch import Tensor
+
+from noneuclid.train.tasks import _shuffled
+
+
+class Hypernymy:
+    """edges [E, 2] of (node, ancestor) pairs over `num_nodes` nodes."""
+
+    eval_splits = ("reconstruction",)
+
+    def __init__(self, edges: Tensor, num_nodes: int, negatives: int, batch_size: int, seed: int,
+                 eval_nodes: int | None = None, eval_chunk: int = 128):
+        self.edges, self.num_nodes = edges, num_nodes
+        self.negatives, self.batch_size, self.seed = negatives, batch_size, seed
+        self.eval_chunk = eval_chunk
+        self.model_kwargs = {"num_nodes": num_nodes}
+        pairs = torch.cat([edges, edges.flip(1)])
+        self.related = torch.unique(pairs[:, 0] * num_nodes + pairs[:, 1])  # sorted keys u * N + w
+        order = torch.argsort(edges[:, 0], stable=True)
+        self.ancestors = edges[order]  # grouped by node, for the evaluation
+        rows = torch.unique(edges[:, 0])
+        if eval_nodes is not None and eval_nodes < len(rows):  # a fixed sample (seed 0) of the nodes
+            rows = rows[torch.randperm(len(rows), generator=torch.Generator().manual_seed(0))[:eval_nodes]].sort().values
+        self.eval_rows = rows
+
+    def to(self, device, dtype) -> "Hypernymy":
+        self.edges, self.related = self.edges.to(device), self.related.to(device)
+        self.ancestors, self.eval_rows = self.ancestors.to(device), self.eval_rows.to(device)
+        return self
+
+    def steps_per_epoch(self) -> int:
+        return -(-len(self.edges) // self.batch_size)
+
+    def batches(self, epoch: int):
+        """(u [B], candidates [B, 1 + negatives]: v then the drawn nodes, unrelated [B, negatives]).
+        The draws depend only on (seed, epoch), like the batch order: a resumed run sees the same ones."""
+        g = torch.Generator().manual_seed(self.seed * 100_003 + epoch + 7)
+        for idx in _shuffled(len(self.edges), self.batch_size, self.seed, epoch, self.edges.device):
+            u, v = self.edges[idx].unbind(1)
+            w = torch.randint(self.num_nodes, (len(idx), self.negatives), generator=g).to(u.device)
+            related = self._related(u[:, None], w)
+            w = torch.where(related, v[:, None], w)  # masked out of the loss; never d(u, u) (its gradient is NaN)
+            yield u, torch.cat([v[:, None], w], 1), ~related
+
+    def _related(self, u: Tensor, w: Tensor) -> Tensor:
+        """Whether u = w or (u, w) or (w, u) is an edge, elementwise over broadcast u and w."""
+        keys = u * self.num_nodes + w
+        pos = torch.searchsorted(self.related, keys).clamp_max(len(self.related) - 1)
+        return (self.related[pos] == keys) | (u == w)
+
+    def loss(self, model, batch) -> tuple[Tensor, float]:
+        u, candidates, unrelated = batch
+        logits = -model(u, candidates)  # [B, 1 + negatives]
+        keep = torch.cat([torch.ones_like(unrelated[:, :1]), unrelated], 1)
+        terms = torch.logsumexp(logits.masked_fill(~keep, float("-inf")), 1) - logits[:, 0]
+        return terms.mean(), float(terms.detach().sum())
+
+    def finish_loss(self, mean_term: float) -> float:
+        return mean_term
+
+    @torch.no_grad()
+    def evaluate(self, model, split: str = "reconstruction") -> dict:
+        """Mean rank and MAP over self.eval_rows (all nodes with ancestors, or a fixed sample)."""
+        rank_sum, edges, ap_sum, nonfinite = 0.0, 0, 0.0, 0
+        nodes = self.ancestors[:, 0].contiguous()
+        starts, ends = torch.searchsorted(nodes, self.eval_rows), torch.searchsorted(nodes, self.eval_rows, right=True)
+        for chunk in range(0, len(self.eval_rows), self.eval_chunk):
+            rows = self.eval_rows[chunk: chunk + self.eval_chunk]
+            lo, hi = starts[chunk: chunk + self.eval_chunk], ends[chunk: chunk + self.eval_chunk]
+            key = model.ranking_key(rows)  # [R, N]
+            nonfinite += int((~torch.isfinite(key)).any(1).sum())
+            key[torch.arange(len(rows)), rows] = float("inf")  # u itself is not ranked
+            count = hi - lo  # ancestors per row
+            width = int(count.max())
+            slot = torch.arange(width, device=rows.device)
+            valid = slot < count[:, None]  # [R, K]
+            anc = self.ancestors[(lo[:, None] + slot).clamp_max(len(self.ancestors) - 1), 1]  # [R, K]
+            anc_key = key.gather(1, anc).masked_fill(~valid, float("inf")).sort(1).values  # [R, K] ascending
+            # closer[r, j] = |{w : key[w] <= anc_key[r, j]}| (the j + 1 nearest ancestors included),
+            # from one sorted search of all keys: bucket[r, w] = ancestors with a smaller key than w
+            bucket = torch.searchsorted(anc_key, key)  # [R, N]
+            hist = torch.zeros(len(rows), width + 1, dtype=torch.long, device=rows.device)
+            hist.scatter_add_(1, bucket, torch.ones_like(bucket))
+            closer = hist.cumsum(1)[:, :width]  # [R, K]
+            rank = (closer - slot).to(key.dtype)  # non-ancestors closer, + 1
+            precision = (slot + 1) / closer.to(key.dtype)
+            rank_sum += float(rank[valid].sum())
+            edges += int(valid.sum())
+            ap_sum += float((precision * valid).sum(1).div(count).sum())
+        return {f"{split}_mean_rank": rank_sum / edges, f"{split}_map": ap_sum / len(self.eval_rows),
+                f"{split}_nodes": len(self.eval_rows), f"{split}_nonfinite": nonfinite}
+
+
+def build(cfg, hierarchy) -> Hypernymy:
+    d = cfg.data
+    return Hypernymy(hierarchy.edges, hierarchy.size, d.negatives, d.batch_size, cfg.seed,
+                     d.get("eval_nodes"), d.get("eval_chunk", 128))

@@ -1,0 +1,214 @@
+"""WordNet noun closure, Poincare embeddings (reconstruction) and Ganea et al.'s Table 2 (smoke)."""
+
+from __future__ import annotations
+
+import math
+import os
+from pathlib import Path
+
+import pytest
+import torch
+
+from noneuclid import optim
+from noneuclid.config import compose
+from noneuclid.data import files, wordnet
+from noneuclid.data.files import DataError
+from noneuclid.geometry import poincare as pb
+from noneuclid.models.poincare_embedding import PoincareEmbedding
+from noneuclid.train.hypernymy import Hypernymy
+from noneuclid.train.loop import train
+from noneuclid.train.subtrees import f1_score
+
+# A dict folder in WordNet's format: 1 entity <- 2 organism <- 3 animal <- 4 dog; 5 rover is an
+# instance (@i) of 4 and has the hypernym 2 too; 6 fido is an instance of 5 (@i @i), 7 pet has the
+# hypernym 6 (a path @ then @i, which the closure does not follow). "Dog" has two senses.
+DATA_NOUN = """  1 This is a licence header line
+00000001 03 n 01 entity 0 000 | the top
+00000002 03 n 01 organism 0 001 @ 00000001 n 0000 | living
+00000003 05 n 01 animal 0 001 @ 00000002 n 0000 | beast
+00000004 05 n 02 Dog 0 domestic_dog 0 001 @ 00000003 n 0000 | barks
+00000005 18 n 01 Rover 0 002 @i 00000004 n 0000 @ 00000002 n 0000 | a dog
+00000006 18 n 01 Fido 0 001 @i 00000005 n 0000 | another
+00000007 05 n 01 dog 0 001 @ 00000006 n 0000 | second sense of dog
+"""
+INDEX_NOUN = """  1 licence
+animal n 1 1 @ 1 0 00000003
+dog n 2 1 @ 2 0 00000004 00000007
+domestic_dog n 1 1 @ 1 0 00000004
+entity n 1 0 1 0 00000001
+fido n 1 1 @i 1 0 00000006
+organism n 1 1 @ 1 0 00000002
+rover n 1 2 @i @ 1 0 00000005
+"""
+
+
+@pytest.fixture
+def dict_dir(tmp_path) -> Path:
+    (tmp_path / "data.noun").write_text(DATA_NOUN)
+    (tmp_path / "index.noun").write_text(INDEX_NOUN)
+    return tmp_path
+
+
+def test_parse_names_and_pointers(dict_dir):
+    names, hyper, inst = wordnet.parse_nouns(dict_dir)
+    assert names == ["entity.n.01", "organism.n.01", "animal.n.01", "dog.n.01", "rover.n.01", "fido.n.01",
+                     "dog.n.02"]
+    assert hyper[4] == [1] and inst[4] == [3] and inst[5] == [4] and hyper[6] == [5]
+
+
+def test_closure_follows_instance_then_hypernym_paths_only(dict_dir):
+    names, hyper, inst = wordnet.parse_nouns(dict_dir)
+    edges = {(names[u], names[a]) for u, a in wordnet.closure(hyper, inst).tolist()}
+    assert {a for u, a in edges if u == "fido.n.01"} == {"rover.n.01", "dog.n.01", "animal.n.01",
+                                                         "organism.n.01", "entity.n.01"}
+    assert {a for u, a in edges if u == "dog.n.02"} == {"fido.n.01"}  # @ then @i: not followed
+    assert not any(u == a for u, a in edges)
+
+
+def test_toy_hierarchy_descendants_and_split():
+    h = wordnet.toy(depth=3, branching=4)
+    assert h.size == 1 + 4 + 16 + 64 and h.names[1:5] == list(wordnet.SUBTREES)
+    assert int(h.descendants("animal.n.01").sum()) == 4 + 16
+    assert not bool(h.descendants("animal.n.01")[h.names.index("animal.n.01")])
+    mammal = h.restricted("mammal.n.01")
+    assert mammal.size == 21 and len(mammal.edges) == 4 + 16 * 2
+    test = wordnet.split(h.size, seed=3)
+    assert int(test.sum()) == round(0.2 * h.size) and torch.equal(test, wordnet.split(h.size, seed=3))
+
+
+def test_fetch_explains_what_to_install(tmp_path):
+    with pytest.raises(DataError, match="apt-get install wordnet-base wordnet-sense-index"):
+        wordnet.fetch(tmp_path / "gen", mirror=tmp_path / "nothing")
+    with pytest.raises(DataError, match="python -m noneuclid.data fetch wordnet"):
+        wordnet.require(tmp_path / "gen")
+
+
+def test_lexnames_has_45_lines():
+    lines = wordnet.lexnames_text().splitlines()
+    assert len(lines) == 45 and lines[3] == "03\tnoun.Tops\t1" and lines[44] == "44\tadj.ppl\t3"
+
+
+@pytest.mark.parametrize("seed", [0, 1])
+def test_ranking_key_orders_like_the_distance(seed):
+    torch.manual_seed(seed)
+    model = PoincareEmbedding(50, 3, init=0.3).double()
+    rows = torch.tensor([0, 7, 49])
+    d = pb.dist(model.weight[rows][:, None], model.weight[None], 1.0)
+    assert torch.equal(model.ranking_key(rows).argsort(1), d.argsort(1))
+
+
+def _brute_force(points: torch.Tensor, edges: torch.Tensor) -> tuple[float, float]:
+    """Mean rank and MAP by the definitions, one node and one ancestor at a time."""
+    ranks, aps = [], []
+    for u in sorted(set(edges[:, 0].tolist())):
+        anc = set(edges[edges[:, 0] == u, 1].tolist())
+        d = pb.dist(points[u], points, 1.0).tolist()
+        others = [w for w in range(len(points)) if w != u]
+        precisions = []
+        for v in anc:
+            ranks.append(1 + sum(d[w] < d[v] for w in others if w not in anc))
+            precisions.append(sum(d[a] <= d[v] for a in anc) / sum(d[w] <= d[v] for w in others))
+        aps.append(sum(precisions) / len(precisions))
+    return sum(ranks) / len(ranks), sum(aps) / len(aps)
+
+
+def test_reconstruction_matches_the_definition_in_chunks():
+    h = wordnet.toy(depth=3, branching=3)
+    model = PoincareEmbedding(h.size, 2, init=0.5).double()
+    task = Hypernymy(h.edges, h.size, negatives=5, batch_size=16, seed=0, eval_chunk=7)
+    got = task.evaluate(model)
+    rank, map_ = _brute_force(model.weight.detach(), h.edges)
+    assert got["reconstruction_mean_rank"] == pytest.approx(rank) and got["reconstruction_map"] == pytest.approx(map_)
+
+
+def test_negatives_are_unrelated_and_batches_repeat():
+    h = wordnet.toy(depth=2, branching=3)
+    task = Hypernymy(h.edges, h.size, negatives=20, batch_size=8, seed=0)
+    related = {(u, a) for u, a in h.edges.tolist()} | {(a, u) for u, a in h.edges.tolist()}
+    for (u, cand, keep), (u2, cand2, _) in zip(task.batches(1), task.batches(1)):
+        assert torch.equal(cand, cand2)
+        for i in range(len(u)):
+            for w, k in zip(cand[i, 1:].tolist(), keep[i].tolist()):
+                assert k == ((u[i].item(), w) not in related and w != u[i].item())
+                assert w != u[i].item()  # masked draws are replaced by the positive: d(u, u) never computed
+    model = PoincareEmbedding(h.size, 2).double()
+    loss, total = task.loss(model, next(iter(task.batches(0))))
+    loss.backward()
+    assert math.isfinite(loss.item()) and torch.isfinite(model.weight.grad).all()
+
+
+def test_rsgd_burn_in_switches_to_the_full_rate():
+    p = torch.nn.Parameter(torch.zeros(2))
+    cfg = {"name": "rsgd", "lr": 2.0, "burnin_epochs": 2, "burnin_factor": 0.1}
+    opt = optim.build(cfg, [("w", p)])
+    rates = []
+    for _ in range(3):
+        rates.append(opt.param_groups[0]["lr"])
+        optim.end_epoch(opt, cfg)
+    assert rates == [pytest.approx(0.2), pytest.approx(0.2), 2.0]
+
+
+def test_f1():
+    assert f1_score(torch.tensor([1, 1, 0, 0]), torch.tensor([1, 0, 1, 0])) == pytest.approx(0.5)
+    assert f1_score(torch.tensor([0, 0]), torch.tensor([0, 0])) == 0.0
+
+
+def test_smoke_embedding_three_classifiers_and_report(tmp_path):
+    """The smoke profile end to end on the toy tree: embedding, the three classifiers, F1, report."""
+    from noneuclid.report import hnn_table2
+    common = ["profile=smoke", f"paths.runs_dir={tmp_path / 'runs'}", "trainer.progress=false"]
+    emb = train(compose(["experiment=hnn/poincare", "model.dim=2", *common]))
+    assert emb["epochs"] == 3 and emb["nonfinite_events"] == 0
+    f1 = {}
+    for geometry in ("hyperbolic", "euclidean", "euclidean_log0"):
+        s = train(compose(["experiment=hnn/table2", f"model.geometry={geometry}", "data.dim=2",
+                           "data.subtree=group.n.01", *common]))
+        f1[geometry] = s["final_test_f1"]
+    assert all(0.0 <= v <= 1.0 for v in f1.values())
+    with pytest.raises(FileNotFoundError, match="experiment=hnn/poincare"):  # no 3-D embedding was trained
+        train(compose(["experiment=hnn/table2", "data.dim=3", *common]))
+    written = hnn_table2.make(tmp_path / "runs", "smoke", tmp_path / "out")
+    names = {p.name for p in written}
+    assert {"table2.csv", "table2.md", "table2_embeddings.csv", "fig_table2_boundaries.png"} <= names
+    assert "not available here" in (tmp_path / "out" / "table2.md").read_text()
+
+
+def test_paper_profiles_compose():
+    cfg = compose(["experiment=hnn/poincare", "profile=paper"])
+    assert (cfg.trainer.epochs, cfg.data.batch_size, cfg.optim.lr, cfg.data.negatives) == (1500, 50, 1.0, 50)
+    cfg = compose(["experiment=hnn/table2", "profile=paper"])
+    assert cfg.data.hierarchy == "wordnet" and cfg.model.dim == cfg.data.dim
+
+
+def _generated_dir() -> Path:
+    return Path(os.environ.get("NONEUCLID_GENERATED_DIR", "data/generated"))
+
+
+@pytest.mark.skipif(not (wordnet.DEBIAN_DICT / "data.noun").is_file()
+                    and not (_generated_dir() / wordnet.FOLDER / "data.noun").is_file(),
+                    reason="WordNet 3.0 is not installed (apt-get install wordnet-base wordnet-sense-index)")
+def test_real_noun_closure_sizes():
+    gen = _generated_dir()
+    try:
+        wordnet.require(gen)
+    except DataError:
+        wordnet.fetch(gen)
+    assert files.sha256sum(gen / wordnet.FOLDER / "lexnames") == files.DATASETS["wordnet"].sha256["lexnames"]
+    h = wordnet.nouns(gen)
+    assert (h.size, len(h.edges)) == (82_115, 743_086)
+    sizes = [int(h.descendants(root).sum()) for root in wordnet.SUBTREES]
+    assert sizes == [4_016, 8_376, 1_115, 1_181]
+
+
+def test_reproduce_runs_table2_after_table1(tmp_path):
+    from noneuclid import reproduce
+    steps = [s.name for s in reproduce.plan(["hnn"], "smoke", tmp_path, tmp_path, tmp_path) if s.paper == "hnn"]
+    assert steps.index("train Table 1") < steps.index("train Table 2 embeddings") < steps.index("train Table 2")
+    assert "report Table 2" in steps
+
+
+def test_paper_registry_names_every_experiment_config():
+    from noneuclid.config import CONFIG_DIR
+    from noneuclid.papers import PAPERS
+    for key, paper in PAPERS.items():
+        assert {p.stem for p in (CONFIG_DIR / "experiment" / key).glob("*.yaml")} == set(paper.experiments)
