@@ -23,8 +23,8 @@ class Paper:
 PAPERS = {
     "brantner": Paper("Brantner, Adam on manifolds", ("fig3a", "fig3b", "table2"),
                       ("noneuclid.report.brantner",), ("table2", "accuracy"), ("fig3a", "fig3b")),
-    "hnn": Paper("Ganea et al., Hyperbolic Neural Networks", ("table1", "poincare", "table2"),
-                 ("noneuclid.report.hnn", "noneuclid.report.hnn_table2"), ("table1", "table2", "table2_embeddings"),
+    "hnn": Paper("Ganea et al., Hyperbolic Neural Networks", ("table1", "init", "poincare", "table2"),
+                 ("noneuclid.report.hnn", "noneuclid.report.hnn_table2"), ("table1", "init", "table2", "table2_embeddings"),
                  ("fig_prefix10_dev", "fig_table2_boundaries")),
     "phydi": Paper("PHYDI, hypercomplex networks initialised as identity", ("table1", "table2", "fig4"),
                    ("noneuclid.report.phydi",), ("table1", "table2", "fig4"), ("fig4",)),
