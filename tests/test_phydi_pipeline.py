@@ -112,3 +112,15 @@ def test_resnet_claims_compare_best_accuracy():
     line, note = report.resnet_claims("Table1", table, ["model.depth", "model.n"])
     assert "One seed per cell" in note
     assert "standard 40.0 %, wkp 41.0 %, phydi 45.0 %" in line and "PHYDI ahead, as in the paper" in line
+
+
+def test_cpu_reproduction_runs_one_process_per_core(tmp_path):
+    """make reproduce-phydi (cpu): each sweep through joblib, 2 jobs of one torch thread, unless the
+    user chose a launcher."""
+    from noneuclid import reproduce
+    per_core = ["hydra/launcher=joblib", "hydra.launcher.n_jobs=2", "trainer.threads=1"]
+    steps = {s.name: s.args for s in reproduce.plan(["phydi"], "cpu", tmp_path, tmp_path, tmp_path)}
+    assert all(set(per_core) <= set(steps[f"train {name}"]) for name in ("table1", "table2", "fig4"))
+    steps = {s.name: s.args for s in reproduce.plan(["phydi"], "cpu", tmp_path, tmp_path, tmp_path,
+                                                      ["hydra/launcher=slurm"])}
+    assert "hydra/launcher=joblib" not in steps["train fig4"] and "hydra/launcher=slurm" in steps["train fig4"]
