@@ -19,7 +19,7 @@ process when torch runs on one CPU thread (`clock`: "process" then, about the wa
 even when the machine is busy; "wall" otherwise):
     baseline        float32 NCHW images normalised once in memory (the trainer today)
     uint8           images kept as uint8 in memory, normalised per batch (cifar10.normalize)
-    channels_last   the batch in torch.channels_last memory format (every activation follows it)
+    channels_last   PHResNet(channels_last=True): every activation in torch.channels_last memory format
     compile         torch.compile(model) (inductor: fuses BatchNorm + ReLU + residual add, and the
                     Kronecker sums); its one-off compile time is reported as compile_seconds
 `speedup` is best / baseline per depth. One process per core (hydra/launcher=joblib, trainer.threads=1)
@@ -85,11 +85,8 @@ def _training_step(depth: int, variant: str, images: torch.Tensor, labels: torch
     """A closure doing one training step of PHResNet<depth> (n = 4, PHYDI) the `variant` way on a fixed
     batch, and its one-off set-up seconds (compilation: the first steps)."""
     torch.manual_seed(0)
-    model = PHResNet(depth, 4, "phydi", width_mult=width).to(device)
+    model = PHResNet(depth, 4, "phydi", width_mult=width, channels_last=variant == "channels_last").to(device)
     x = cifar10.normalize(images, zero_channel=True)  # [batch, 4, 32, 32]
-    if variant == "channels_last":
-        x = x.contiguous(memory_format=torch.channels_last)  # the PH weights are rebuilt each step: the
-        # convolutions follow the input's layout
     net = torch.compile(model) if variant == "compile" else model
     opt = torch.optim.SGD(model.parameters(), lr=0.01, momentum=0.9, weight_decay=5e-4)
 

@@ -462,8 +462,8 @@ def make(runs_dir: Path, profile: str, out: Path, seeds=None, overrides=()) -> l
                                 f"-m experiment=phydi/table1 profile={profile}` (and table2, fig4) first")
     out.mkdir(parents=True, exist_ok=True)
     lines = [f"# PHYDI: our runs ({profile} profile)", "",
-             f"Made by `make reproduce-phydi PROFILE={profile}` (the sweeps experiment=phydi/table1, table2, "
-             f"fig4 and fig4_seeds, then `python -m noneuclid.report phydi --profile {profile}`). Only finished "
+             f"Made by `make reproduce-phydi PROFILE={profile}` (the sweeps experiment=phydi/table1, table2 "
+             f"and fig4, then `python -m noneuclid.report phydi --profile {profile}`). Only finished "
              "runs count (`seeds`); mean ± standard error over seeds; two numbers whose difference is within "
              "their combined standard error are a tie (≈). Every check compares our ordering of a cell with "
              "the paper's ordering of the same cell.", ""]
