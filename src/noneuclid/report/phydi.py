@@ -398,6 +398,9 @@ def _runs(runs_dir: Path, profile: str, model: str) -> tuple[pd.DataFrame, pd.Da
 
 def _curves(runs: pd.DataFrame, curves: pd.DataFrame, column: str) -> Curves:
     """epoch x seed of `column` for these runs (one per seed)."""
+    if runs["cfg.seed"].duplicated().any():
+        raise ValueError(f"runs {', '.join(runs.run)} share a cell and a seed but differ in another setting: "
+                         f"keep one setting per profile under runs/phydi/<profile> (move the others away)")
     c = curves[curves.run.isin(runs.run)].merge(runs[["run", "cfg.seed"]], on="run")
     return c.pivot(index="epoch", columns="cfg.seed", values=column).sort_index()
 
