@@ -113,4 +113,6 @@ def test_fig4_claims_per_depth():
     verdict = phydi.fig4_claims(stuck, unigram).set_index("claim").at["PreNorm best (small encoders)", "verdict"]
     assert verdict.startswith("not testable at this scale (best ppl 289 is not below 0.8 x the unigram 300")
     rows = phydi.fig4_rows(cells, unigram)
+    post48 = rows[(rows.depth == 48) & (rows.norm == "post")].iloc[0]
+    assert post48["best val ppl (ours)"] == "diverged" and post48["diverged"] == 3
     assert set(rows.seeds) == {3} and rows["T"].iloc[0] == pytest.approx(200 * 300 / phydi.PAPER_UNIGRAM_PERPLEXITY, abs=0.05)

@@ -274,7 +274,7 @@ def fig4_rows(cells: dict[tuple, dict[str, tuple[Curves, dict]]], unigram: dict[
             rows.append({"n": n, "depth": depth, "norm": norm, "seeds": curves.shape[1],
                          "epochs to ppl <= T (ours)": str(estimate(reached)) if reached else "not reached",
                          "reached T": f"{len(reached)}/{len(first)}",
-                         "best val ppl (ours)": str(estimate(best)),
+                         "best val ppl (ours)": "diverged" if math.isinf(estimate(best).mean) else str(estimate(best)),
                          "best val ppl mean": estimate(best).mean,
                          "best val ppl se": estimate(best).se,
                          "diverged": sum(bool(v) for v in diverged.values()),
@@ -418,6 +418,9 @@ def lm_cells(runs: pd.DataFrame, curves: pd.DataFrame) -> tuple[dict, dict[int, 
     """((n, depth) -> norm -> (val-ppl curves, seed -> diverged)) of the finished or diverged runs, and
     n -> the unigram perplexity their data has (logged by the trainer as val_unigram_perplexity)."""
     ended = runs[runs.status.isin(["done", "diverged"])]
+    if len(ended) and "val_unigram_perplexity" not in curves:
+        raise ValueError("these transformer runs did not log val_unigram_perplexity (made before it was added): "
+                         "retrain them")
     cells, unigram = {}, {}
     for (n, depth), group in ended.groupby(["cfg.model.n", "cfg.model.depth"], sort=True):
         cells[(int(n), int(depth))] = {
