@@ -28,6 +28,9 @@ def test_benchmark_json_keys(name, args, keys, capsys):
 
 def test_hypercomplex_benchmark_smoke(capsys):
     """No geoopt needed; every ratio of the PH layers over the real ones is reported."""
-    result = _bench_json(capsys, "hypercomplex", "--batch", "1")
+    result = _bench_json(capsys, "hypercomplex", "--batch", "1", "--quick")
     assert result["worst_ratio"] == max(result["ratios"].values()) > 0
     assert len(result["ratios"]) == 2 * 4 + 4 + 2 * 4  # convs at n = 2, 4 and n = 3; linear maps at n = 2, 4
+    training = result["training"]  # PHResNet18 training steps, the ways of running them (compile only without --quick)
+    assert set(training["images_per_s"]["R18"]) == {"baseline", "uint8", "channels_last"}
+    assert training["speedup"]["R18"] >= 1 and training["best"]["R18"] in training["images_per_s"]["R18"]

@@ -75,9 +75,16 @@ def test_report_redraws_tables_and_figure(data_root, tmp_path):
         train(_cfg("fig4", data_root, tmp_path, *LM, f"model.depth={depth}", "model.n=2"))
     written = report.make(tmp_path / "runs", "smoke", tmp_path / "out")
     names = {p.name for p in written}
-    assert {"table1.csv", "table1.md", "fig4.png", "fig4.pdf", "fig4.csv", "summary.md"} <= names
+    assert {"table1.csv", "table1.md", "table1_claims.csv", "table1_claims.md", "fig4.png", "fig4.pdf", "fig4.csv",
+            "fig4_claims.md", "summary.md"} <= names
     table = (tmp_path / "out" / "table1.md").read_text()
     assert "+ PHYDI" in table and "PHResNet18" in table and "6.00 ± 0.58" in table  # ours beside the paper's
+    for name in ("table1", "table1_claims", "fig4", "fig4_claims"):  # finished seeds of every row
+        assert "seeds" in (tmp_path / "out" / f"{name}.csv").read_text().splitlines()[0].split(",")
+    claims = (tmp_path / "out" / "table1_claims.md").read_text()  # one seed, no WKP run: nothing to decide
+    assert "not testable at this scale (no finished runs of WKP)" in claims
+    assert "val_unigram_perplexity" not in (tmp_path / "out" / "fig4.csv").read_text()
+    assert "unigram ppl U" in (tmp_path / "out" / "fig4.csv").read_text()
 
 
 def test_report_without_runs_says_what_to_run(tmp_path):
@@ -85,30 +92,13 @@ def test_report_without_runs_says_what_to_run(tmp_path):
         report.make(tmp_path / "runs", "cpu", tmp_path / "out")
 
 
-def test_fig4_claims_are_checked_from_the_table():
-    import pandas as pd
-
-    rows = [(2, "post", 300.0, "not reached"), (2, "pre", 250.0, "not reached"), (2, "phydi", 280.0, "not reached"),
-            (48, "post", 900.0, "diverged"), (48, "pre", 400.0, "not reached"), (48, "phydi", 350.0, "not reached")]
-    table = pd.DataFrame([{"depth": d, "norm": m, "n": 4, "seed": 0, "best val ppl": p, "epochs to ppl <= 200": o}
-                          for d, m, p, o in rows])
-    lines = report.fig4_claims(table)
-    assert "48: diverged" in lines[0] and "worse with depth, as in the paper" in lines[0]
-    assert "PreNorm best, as in the paper" in lines[1]
-    assert "PHYDI best, as in the paper" in lines[2]
-    table.loc[table.norm == "pre", "best val ppl"] = 100.0  # PreNorm now best everywhere
-    assert "pre best, NOT PHYDI" in report.fig4_claims(table)[2]
-    unfinished = pd.concat([table, pd.DataFrame([{"depth": 96, "norm": "post", "n": 4, "seed": 0, "best val ppl": 50.0,
-                                                  "epochs to ppl <= 200": "unfinished"}])])
-    assert report.fig4_claims(unfinished) == report.fig4_claims(table)  # depths not finished by all norms: left out
-
-
-def test_resnet_claims_compare_best_accuracy():
-    import pandas as pd
-
-    table = pd.DataFrame({"depth": 18, "n": 4, "model": ["PHResNet18", "+ WKP", "+ PHYDI"],
-                          "best val acc % (ours)": [40.0, 41.0, 45.0], "M2 (ours)": [1, 2, "-"],
-                          "reached 80 % / runs": "0/1"})
-    line, note = report.resnet_claims("Table1", table, ["model.depth", "model.n"])
-    assert "One seed per cell" in note
-    assert "standard 40.0 %, wkp 41.0 %, phydi 45.0 %" in line and "PHYDI ahead, as in the paper" in line
+def test_cpu_reproduction_runs_one_process_per_core(tmp_path):
+    """make reproduce-phydi (cpu): each sweep through joblib, 2 jobs of one torch thread, unless the
+    user chose a launcher."""
+    from noneuclid import reproduce
+    per_core = ["hydra/launcher=joblib", "hydra.launcher.n_jobs=2", "trainer.threads=1"]
+    steps = {s.name: s.args for s in reproduce.plan(["phydi"], "cpu", tmp_path, tmp_path, tmp_path)}
+    assert all(set(per_core) <= set(steps[f"train {name}"]) for name in ("table1", "table2", "fig4"))
+    steps = {s.name: s.args for s in reproduce.plan(["phydi"], "cpu", tmp_path, tmp_path, tmp_path,
+                                                      ["hydra/launcher=slurm"])}
+    assert "hydra/launcher=joblib" not in steps["train fig4"] and "hydra/launcher=slurm" in steps["train fig4"]

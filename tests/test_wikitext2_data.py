@@ -3,6 +3,7 @@ padding the vocabulary to a multiple of n, batchify / get_batch layout, and what
 
 import gzip
 import hashlib
+import math
 
 import pytest
 import torch
@@ -141,3 +142,15 @@ def test_real_files_match_the_torchtext_tutorial():
     assert c.itos[:6] == ["<unk>", "the", ",", ".", "of", "and"]
     phydi = wikitext2.build_vocab([c.itos[i] for i in c.train.tolist()], max_tokens=28_781)  # PHYDI configs
     assert len(phydi) == 28_780 and phydi[-1] == "ストップ"
+
+
+def test_unigram_perplexity_on_a_tiny_corpus():
+    """p(w) = (c(w) + 1) / (N + words): train counts [2, 1, 1] -> p = 3/7, 2/7, 2/7."""
+    train, words = torch.tensor([0, 0, 1, 2]), 3
+    assert wikitext2.unigram_perplexity(train, torch.tensor([0, 1]), words) == pytest.approx(7 / math.sqrt(6))
+    # equal counts: every word 1/words, perplexity = words
+    assert wikitext2.unigram_perplexity(torch.tensor([0, 1, 2]), torch.tensor([2, 2, 0]), 3) == pytest.approx(3)
+    # a word missing from the training tokens still has p > 0
+    assert math.isfinite(wikitext2.unigram_perplexity(torch.tensor([0, 0]), torch.tensor([1]), 2))
+    with pytest.raises(ValueError, match="not below words"):
+        wikitext2.unigram_perplexity(torch.tensor([5]), torch.tensor([0]), 3)

@@ -94,7 +94,10 @@ def plan(papers, profile: str, data_dir: Path, generated_dir: Path, runs_dir: Pa
                 steps.append(Step(paper, "write CIFAR-10 batches from the mirror",
                                   ["noneuclid.data", "fetch", "cifar10", "--data-dir", str(generated_dir),
                                    "--mirror", str(data_dir)], kind="data"))
-            steps += [Step(paper, f"train {name}", train + [f"experiment=phydi/{name}"], needs=[data])
+            # cpu: one process per core, torch at one thread each (the cpu profiles' budgets assume it)
+            per_core = ([] if profile != "cpu" or any(o.startswith("hydra/launcher") for o in overrides)
+                        else ["hydra/launcher=joblib", "hydra.launcher.n_jobs=2", "trainer.threads=1"])
+            steps += [Step(paper, f"train {name}", train + per_core + [f"experiment=phydi/{name}"], needs=[data])
                       for name, data in [("table1", "cifar10"), ("table2", "cifar10"), ("fig4", "wikitext2")]]
         steps.append(Step(paper, "report", ["noneuclid.report", paper, "--runs", str(runs_dir), "--profile", profile],
                           kind="report"))

@@ -1,4 +1,4 @@
-"""python -m noneuclid.bench stiefel|hyperbolic|hypercomplex [--device cpu|cuda] [--batch N] [--repeats 10] [--json]
+"""python -m noneuclid.bench stiefel|hyperbolic|hypercomplex [--device cpu|cuda] [--batch N] [--repeats 10] [--json] [--quick]
 
 Benchmarks print ratios against a baseline measured in the same run (never timed tests).
 """
@@ -20,9 +20,14 @@ def main(argv=None) -> None:
     parser.add_argument("--batch", type=int, default=None, help="default: the paper's (2048 ViT, 64 HNN, 64 PHYDI)")
     parser.add_argument("--repeats", type=int, default=10)
     parser.add_argument("--json", action="store_true", help="print one JSON object instead of a table")
+    parser.add_argument("--quick", action="store_true", help="hypercomplex only: the smallest training case (a smoke run)")
     args = parser.parse_args(argv)
     bench = BENCHMARKS[args.name]
     kwargs = {"batch": args.batch} if args.batch else {}
+    if args.quick:
+        if args.name != "hypercomplex":
+            parser.error("--quick is only for hypercomplex")
+        kwargs["quick"] = True
     result = bench.run(torch.device(args.device), repeats=args.repeats, **kwargs)
     print(json.dumps(result) if args.json else bench.describe(result))
 

@@ -15,9 +15,11 @@ def _sync(device: torch.device) -> None:
 
 
 def compare(fns: dict[str, Callable[[], None]], device: torch.device, warmup: int = 2,
-            repeats: int = 10) -> dict[str, float]:
+            repeats: int = 10, clock: Callable[[], float] = time.perf_counter) -> dict[str, float]:
     """Median seconds per call of each function, measured round-robin so that load changes on the
-    machine hit every candidate alike."""
+    machine hit every candidate alike. clock=time.process_time counts this process's CPU seconds
+    instead of wall time: on a busy CPU-only machine with torch at one thread, about the wall time
+    the call would take on an idle core."""
     for fn in fns.values():
         for _ in range(warmup):
             fn()
@@ -25,8 +27,8 @@ def compare(fns: dict[str, Callable[[], None]], device: torch.device, warmup: in
     for _ in range(repeats):
         for name, fn in fns.items():
             _sync(device)
-            start = time.perf_counter()
+            start = clock()
             fn()
             _sync(device)
-            times[name].append(time.perf_counter() - start)
+            times[name].append(clock() - start)
     return {name: statistics.median(t) for name, t in times.items()}

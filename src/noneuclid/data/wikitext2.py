@@ -32,6 +32,7 @@ from __future__ import annotations
 import gzip
 import hashlib
 import io
+import math
 import os
 import re
 import urllib.request
@@ -146,6 +147,21 @@ def truncated(corpus: Corpus, train_tokens: int | None = None, eval_tokens: int 
         return stream if k is None else stream[:k]
     return replace(corpus, train=head(corpus.train, train_tokens), valid=head(corpus.valid, eval_tokens),
                    test=head(corpus.test, eval_tokens))
+
+
+def unigram_perplexity(train: Tensor, evaluated: Tensor, words: int) -> float:
+    """Perplexity on `evaluated` of the best model that ignores context, fitted on `train` (1-D token
+    streams of ids < words): p(w) = (c(w) + 1) / (N + words), c the training counts, N = len(train)
+    (add-one smoothing, so that a word the training tokens lack has p > 0); returns
+    exp(-mean_t log p(evaluated_t)). A language model below it uses the context; at it, it has only
+    learned the word frequencies (the padding ids never occur and are not counted in `words`)."""
+    if evaluated.numel() == 0:
+        raise ValueError("no tokens to evaluate the unigram baseline on")
+    counts = torch.bincount(train, minlength=words).double()
+    if counts.numel() > words:
+        raise ValueError(f"token id {int(train.max())} is not below words={words}")
+    log_p = (counts + 1).log() - math.log(len(train) + words)
+    return math.exp(-float(log_p[evaluated].mean()))
 
 
 def batchify(data: Tensor, columns: int) -> Tensor:

@@ -17,6 +17,7 @@ Blocks by `init` (branch = conv-BN, then ReLU-conv-BN for each further conv):
 
 from __future__ import annotations
 
+import torch
 from torch import Tensor, nn
 from torch.nn import functional
 
@@ -70,10 +71,13 @@ class PHResNet(nn.Module):
     `self.in_channels`); output logits [batch, num_classes].
 
     width_mult scales the four stage widths for reduced (cpu-profile) runs; each is rounded to the
-    nearest multiple of n (at least n), so width_mult = 1 gives the paper's widths.
+    nearest multiple of n (at least n), so width_mult = 1 gives the paper's widths. channels_last runs
+    every activation in torch.channels_last memory format (the same function; faster on CPU, see
+    `python -m noneuclid.bench hypercomplex`).
     """
 
-    def __init__(self, depth: int, n: int, init: str, num_classes: int = 10, width_mult: float = 1.0):
+    def __init__(self, depth: int, n: int, init: str, num_classes: int = 10, width_mult: float = 1.0,
+                 channels_last: bool = False):
         super().__init__()
         _choice("depth", depth, STAGES)
         _choice("n", n, WIDTHS)
@@ -95,10 +99,13 @@ class PHResNet(nn.Module):
             stages.append(nn.Sequential(*stage))
         self.stages = nn.Sequential(*stages)
         self.head = nn.Linear(in_planes, num_classes)
+        self.channels_last = channels_last
 
     def forward(self, x: Tensor) -> Tensor:
         if x.shape[1] != self.in_channels:
             raise ValueError(f"this PHResNet takes {self.in_channels} input channels (n=3: RGB; n=2, 4: a zero "
                              f"channel prepended to RGB), got {x.shape[1]}")
+        if self.channels_last:  # the convolutions' outputs (and so every later activation) follow the input
+            x = x.contiguous(memory_format=torch.channels_last)
         features = self.stages(self.stem(x))  # [batch, channels, H/8, W/8]
         return self.head(features.mean(dim=(2, 3)))

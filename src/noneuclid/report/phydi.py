@@ -1,20 +1,37 @@
 """PHYDI's Tables 1 and 2 (convergence of PHResNets on CIFAR-10) and Fig. 4 (PHTransformers on
-WikiText-2), redrawn from run folders.
+WikiText-2), redrawn from run folders, with every cell's ordering checked against the paper's.
 
     python -m noneuclid.report phydi [--runs runs] [--profile cpu]
 
-Metrics, from each run's per-epoch validation curve:
-    M1   epochs until the validation accuracy first reaches 80 % (mean +- standard error over seeds)
-    M2   our reading of the paper's "epochs to beat a model with the proposed approach": the first epoch
-         at which the PHYDI model's validation accuracy (mean over seeds) exceeds the compared model's
-         (mean over seeds) at the same epoch
-    Fig. 4: epochs until the validation perplexity first reaches <= 200, per depth; "diverged" when the
-         loss became NaN/inf (the run folder holds DIVERGED), "not reached" otherwise.
+Per run, from its per-epoch validation curve (only finished runs count; `seeds` = their number):
+    M1          epochs until validation accuracy >= 80 % (the paper's M1)
+    M1 at X %   epochs until validation accuracy >= X, with X fixed per cell by a rule that does not look
+                at the inits: X = 0.9 x the lowest best validation accuracy of any run of the cell (every
+                init, every seed), rounded down to a whole percent, so that every run reaches it
+    AUC         the area under the validation-accuracy curve per epoch (its mean over the epochs run):
+                higher = converges faster, and less sensitive to one lucky epoch than a threshold
+    M2          our reading of "epochs to beat a model with the proposed approach": the first epoch at
+                which PHYDI's mean curve is above the compared init's by more than their combined
+                standard error
+Fig. 4: epochs until validation perplexity <= T, T = 200 x U / U_paper where U is the unigram perplexity
+(wikitext2.unigram_perplexity) of the vocabulary and tokens the runs used and U_paper that of the paper's
+setting (all of WikiText-2, 28,782 words): the paper's threshold at the same ratio to "knowing only the
+word frequencies". "diverged" when the loss became NaN/inf (DIVERGED in the run folder).
+
+Mean +- standard error over seeds (the paper's +-). Two estimates differ when their means differ by more
+than sqrt(se_a^2 + se_b^2); otherwise they are a tie (applied to the paper's numbers and to ours alike).
+
+Claims, checked per cell against the paper's own ordering of that cell (never a claim the paper does not
+make there): Tables 1-2, PHYDI vs standard and PHYDI vs WKP by M1 (80 % where every run reaches it, else
+M1 at X %), by AUC, and M2; Fig. 4, PreNorm best at depth 2 (and 4), PHYDI best at the deepest depth
+(48), PostNorm worse at the deepest depth than at depth 2. Each reads "agrees", "disagrees (...)" or
+"not testable at this scale (why)".
 """
 
 from __future__ import annotations
 
 import math
+from dataclasses import dataclass
 from pathlib import Path
 
 import matplotlib
@@ -26,8 +43,15 @@ import pandas as pd  # noqa: E402
 
 from noneuclid.report import aggregate, figures  # noqa: E402
 
-M1_ACCURACY, PERPLEXITY = 0.80, 200.0
+M1_ACCURACY, X_FRACTION = 0.80, 0.9
+PERPLEXITY = 200.0
+# U_paper: the unigram perplexity of WikiText-2's validation stream (10 columns, as evaluated) under the
+# add-one unigram model of all 2,049,990 training tokens, 28,782 words, as the trainer logs it
+# (val_unigram_perplexity); lm_cells checks it against runs on the full data
+PAPER_UNIGRAM_PERPLEXITY = 804.3
+PAST_UNIGRAM = 0.8  # a Fig. 4 cell is past the unigram regime when its best model's ppl <= 0.8 U
 INITS = ("standard", "wkp", "phydi")
+NAMES = {"standard": "standard", "wkp": "WKP", "phydi": "PHYDI", "post": "PostNorm", "pre": "PreNorm"}
 LABELS = {"standard": "PHResNet{d}", "wkp": "+ WKP", "phydi": "+ PHYDI"}
 # The paper's Table 1: (depth, n) -> init -> (M1 mean, M1 s.e., M2); M2 is None for PHYDI itself.
 PAPER_TABLE1 = {
@@ -51,12 +75,312 @@ PAPER_TABLE2 = {
     (50, 4, 0.01): {"standard": (22.33, 8.67, 2), "wkp": (11.00, 0.58, 2), "phydi": (10.00, 1.00, None)},
 }
 
+Curves = pd.DataFrame  # epoch (index, from 1) x seed (columns): one metric per finished run
 
-def first_epoch(curve: pd.DataFrame, column: str, reached) -> int | None:
-    """The first epoch whose `column` satisfies `reached`, or None."""
-    hits = curve[curve[column].notna() & curve[column].map(reached)]
-    return int(hits.epoch.min()) if len(hits) else None
 
+# ---------------------------------------------------------------- estimates and their comparison
+
+@dataclass(frozen=True)
+class Estimate:
+    """mean +- standard error over `count` values (inf when a value is inf: not reached / diverged)."""
+    mean: float
+    se: float
+    count: int
+
+    def __str__(self) -> str:
+        if math.isinf(self.mean):
+            return "never"
+        return f"{self.mean:.2f} ± {self.se:.2f}" if self.count > 1 else f"{self.mean:.2f}"
+
+
+def estimate(values) -> Estimate:
+    s = pd.Series(list(values), dtype=float)
+    if s.empty:
+        return Estimate(math.nan, math.nan, 0)
+    if s.map(math.isinf).any():
+        return Estimate(math.inf, 0.0, len(s))
+    return Estimate(float(s.mean()), float(s.std(ddof=1) / math.sqrt(len(s))) if len(s) > 1 else 0.0, len(s))
+
+
+def compare(a: Estimate, b: Estimate, lower_is_better: bool = True) -> str:
+    """'better', 'worse' or 'tie' for a against b: a tie when the means differ by no more than
+    sqrt(se_a^2 + se_b^2) (two infinities are a tie too)."""
+    if math.isinf(a.mean) and math.isinf(b.mean):
+        return "tie"
+    gap = a.mean - b.mean
+    if abs(gap) <= math.hypot(a.se, b.se):
+        return "tie"
+    return "better" if (gap < 0) == lower_is_better else "worse"
+
+
+def ordering(estimates: dict[str, Estimate], lower_is_better: bool = True) -> str:
+    """e.g. 'standard < PHYDI ≈ WKP': best first, '≈' between neighbours that are a tie."""
+    order = sorted(estimates, key=lambda k: estimates[k].mean * (1 if lower_is_better else -1))
+    out = NAMES.get(order[0], order[0])
+    for prev, cur in zip(order, order[1:]):
+        sign = "≈" if compare(estimates[prev], estimates[cur], lower_is_better) == "tie" else "<"
+        out += f" {sign} {NAMES.get(cur, cur)}"
+    return out
+
+
+def pair_verdict(paper: str, ours: str) -> str:
+    """Our relation of a pair against the paper's: 'agrees' or 'disagrees (ours: ..., paper: ...)'."""
+    return "agrees" if paper == ours else f"disagrees (ours: {ours}, paper: {paper})"
+
+
+def cell_verdict(pairs: list[str]) -> str:
+    """'agrees' when every checked pair agrees, else the first disagreement."""
+    bad = [p for p in pairs if p != "agrees"]
+    return "agrees" if not bad else bad[0]
+
+
+# ---------------------------------------------------------------- per-run curve metrics
+
+def epochs_to(curve: pd.Series, threshold: float, above: bool = True) -> float:
+    """The first epoch (curve's index) whose value is >= threshold (above) or <= threshold; inf if none."""
+    hit = curve[curve >= threshold] if above else curve[curve <= threshold]
+    return float(hit.index.min()) if len(hit) else math.inf
+
+
+def threshold_x(curves: dict[str, Curves]) -> float:
+    """X of 'M1 at X %' for a cell: X_FRACTION x the lowest best accuracy of any run of the cell, rounded
+    down to a whole percent (the same for every init: it cannot favour one)."""
+    lowest = min(float(c.max().min()) for c in curves.values())
+    return math.floor(100 * X_FRACTION * lowest) / 100
+
+
+def auc(curve: pd.Series) -> float:
+    """Mean of the per-epoch values over epochs 1..E: the area under the curve per epoch."""
+    return float(curve.mean())
+
+
+def beats_from(phydi: Curves, other: Curves) -> float:
+    """M2: the first epoch at which PHYDI's mean curve exceeds `other`'s by more than the combined
+    standard error of the two at that epoch; inf if never."""
+    for epoch in phydi.index.intersection(other.index):
+        a, b = estimate(phydi.loc[epoch].dropna()), estimate(other.loc[epoch].dropna())
+        if compare(a, b, lower_is_better=False) == "better":
+            return float(epoch)
+    return math.inf
+
+
+# ---------------------------------------------------------------- Tables 1 and 2
+
+def resnet_rows(curves: dict[str, Curves], paper: dict, x: float) -> dict[str, dict]:
+    """init -> our numbers for one cell (val-accuracy curves of its finished runs), beside the paper's."""
+    rows = {}
+    for init in (i for i in INITS if i in curves):
+        c = curves[init]
+        cols = [c[s].dropna() for s in c]
+        ref = paper.get(init)
+        m1 = [epochs_to(s, M1_ACCURACY) for s in cols]
+        reached = [m for m in m1 if not math.isinf(m)]
+        rows[init] = {
+            "seeds": len(cols),
+            "M1 (ours)": str(estimate(reached)) if reached else "not reached",
+            "reached 80 %": f"{len(reached)}/{len(cols)}",
+            "X %": round(100 * x),
+            "M1 at X % (ours)": str(estimate(epochs_to(s, x) for s in cols)),
+            "AUC % (ours)": str(estimate(100 * auc(s) for s in cols)),
+            "best val acc % (ours)": str(estimate(100 * s.max() for s in cols)),
+            "M2 (ours)": "-" if init == "phydi" or "phydi" not in curves else _epochs(beats_from(curves["phydi"], c)),
+            "epochs": max(len(s) for s in cols),
+            "M1 (paper)": f"{ref[0]:.2f} ± {ref[1]:.2f}" if ref else "",
+            "M2 (paper)": "" if not ref else "-" if ref[2] is None else ref[2],
+        }
+    return rows
+
+
+def _epochs(e: float) -> str | int:
+    return "never" if math.isinf(e) else int(e)
+
+
+def resnet_claims(curves: dict[str, Curves], paper: dict, x: float) -> list[dict]:
+    """The cell's checks: M1 (80 % if every run reaches it, else X %), AUC and M2, PHYDI against
+    standard and against WKP, each against the paper's ordering of the same cell (see the module doc)."""
+    missing = [i for i in INITS if i not in curves]
+    few = [i for i in INITS if i in curves and curves[i].shape[1] < 2]
+    why = (f"no finished runs of {', '.join(NAMES[i] for i in missing)}" if missing
+           else f"fewer than 2 finished seeds of {', '.join(NAMES[i] for i in few)}: no spread to tell a tie" if few
+           else "" if paper else "no paper numbers for this cell")
+    paper_m1 = {i: Estimate(paper[i][0], paper[i][1], 3) for i in INITS} if paper else {}
+    if why:
+        return [{"metric": m, "paper": ordering(paper_m1) if paper else "", "ours": "", "PHYDI vs standard": "",
+                 "PHYDI vs WKP": "", "verdict": f"not testable at this scale ({why})"} for m in ("M1", "AUC", "M2")]
+    every_80 = all(not math.isinf(epochs_to(c[s].dropna(), M1_ACCURACY)) for c in curves.values() for s in c)
+    level = M1_ACCURACY if every_80 else x
+    m1 = {i: estimate(epochs_to(c[s].dropna(), level) for s in c) for i, c in curves.items()}
+    area = {i: estimate(auc(c[s].dropna()) for s in c) for i, c in curves.items()}
+    rows = []
+    for metric, ours, lower in ((f"M1 at {round(100 * level)} %", m1, True), ("AUC", area, False)):
+        pairs = [pair_verdict(compare(paper_m1["phydi"], paper_m1[o]), compare(ours["phydi"], ours[o], lower))
+                 for o in ("standard", "wkp")]
+        rows.append({"metric": metric + ("" if every_80 else " (80 % out of reach)") if metric != "AUC"
+                     else "AUC (vs the paper's M1)", "paper": ordering(paper_m1),
+                     "ours": ordering(ours, lower), "PHYDI vs standard": pairs[0], "PHYDI vs WKP": pairs[1],
+                     "verdict": cell_verdict(pairs)})
+    m2 = {o: beats_from(curves["phydi"], curves[o]) for o in ("standard", "wkp")}
+    pairs = ["agrees" if not math.isinf(m2[o]) else f"disagrees (ours: never, paper: epoch {paper[o][2]})"
+             for o in ("standard", "wkp")]
+    rows.append({"metric": "M2", "paper": ", ".join(f"{NAMES[o]} {paper[o][2]}" for o in m2),
+                 "ours": ", ".join(f"{NAMES[o]} {_epochs(m2[o])}" for o in m2),
+                 "PHYDI vs standard": pairs[0], "PHYDI vs WKP": pairs[1], "verdict": cell_verdict(pairs)})
+    return rows
+
+
+def resnet_tables(cells: dict[tuple, dict[str, Curves]], keys: list[str], paper: dict) -> tuple[pd.DataFrame, pd.DataFrame]:
+    """(numbers: one row per cell and init, claims: one row per cell and metric) from the cells'
+    val-accuracy curves, keyed by the settings tuple of `keys`."""
+    numbers, claims = [], []
+    for cell in sorted(cells):
+        curves, ref = cells[cell], paper.get(cell, {})
+        x = threshold_x(curves)
+        settings = {k.split(".")[-1]: v for k, v in zip(keys, cell)}
+        depth = settings.get("depth", "")
+        for init, row in resnet_rows(curves, ref, x).items():
+            numbers.append({**settings, "model": LABELS[init].format(d=depth), **row})
+        seeds = min((curves[i].shape[1] if i in curves else 0) for i in INITS)  # of the init with fewest
+        claims += [{**settings, "seeds": seeds, **row} for row in resnet_claims(curves, ref, x)]
+    return pd.DataFrame(numbers), pd.DataFrame(claims)
+
+
+# ---------------------------------------------------------------- Fig. 4
+
+def scaled_threshold(unigram: float) -> float:
+    """T = 200 x U / U_paper (see the module doc)."""
+    return PERPLEXITY * unigram / PAPER_UNIGRAM_PERPLEXITY
+
+
+def _lm_values(curves: Curves, diverged: dict, threshold: float) -> tuple[list[float], list[float]]:
+    """Per seed: (epochs to ppl <= threshold, best ppl), inf for a diverged seed."""
+    first, best = [], []
+    for s in curves:
+        c = curves[s].dropna()
+        bad = diverged.get(s, False)
+        first.append(math.inf if bad else epochs_to(c, threshold, above=False))
+        best.append(math.inf if bad or c.empty else float(c.min()))
+    return first, best
+
+
+def fig4_rows(cells: dict[tuple, dict[str, tuple[Curves, dict]]], unigram: dict[int, float]) -> pd.DataFrame:
+    """One row per (n, depth, norm): seeds, epochs to ppl <= T, best val ppl (mean +- s.e.), diverged
+    seeds, the unigram perplexity U and T. cells: (n, depth) -> norm -> (val-ppl curves, seed -> diverged)."""
+    rows = []
+    for (n, depth), norms in sorted(cells.items()):
+        t = scaled_threshold(unigram[n])
+        for norm, (curves, diverged) in sorted(norms.items()):
+            first, best = _lm_values(curves, diverged, t)
+            reached = [f for f in first if not math.isinf(f)]
+            rows.append({"n": n, "depth": depth, "norm": norm, "seeds": curves.shape[1],
+                         "epochs to ppl <= T (ours)": str(estimate(reached)) if reached else "not reached",
+                         "reached T": f"{len(reached)}/{len(first)}",
+                         "best val ppl (ours)": "diverged" if math.isinf(estimate(best).mean) else str(estimate(best)),
+                         "best val ppl mean": estimate(best).mean,
+                         "best val ppl se": estimate(best).se,
+                         "diverged": sum(bool(v) for v in diverged.values()),
+                         "epochs": max((len(curves[s].dropna()) for s in curves), default=0),
+                         "unigram ppl U": round(unigram[n], 1), "T": round(t, 1)})
+    return pd.DataFrame(rows)
+
+
+def _lm_estimates(norms: dict, t: float) -> tuple[str, dict[str, Estimate]]:
+    """(metric name, norm -> estimate): epochs to ppl <= T where some norm reaches T with every seed,
+    else the best validation perplexity (a diverged seed counts as inf in both)."""
+    values = {norm: _lm_values(c, d, t) for norm, (c, d) in norms.items()}
+    if any(not any(math.isinf(f) for f in first) for first, _ in values.values()):
+        return "epochs to ppl <= T", {k: estimate(v[0]) for k, v in values.items()}
+    return "best val ppl", {k: estimate(v[1]) for k, v in values.items()}
+
+
+def fig4_claims(cells: dict[tuple, dict[str, tuple[Curves, dict]]], unigram: dict[int, float]) -> pd.DataFrame:
+    """The paper's three Fig. 4 claims, per n, each at the depths where the paper makes it."""
+    rows = []
+    for n in sorted({n for n, _ in cells}):
+        t = scaled_threshold(unigram[n])
+        depths = sorted(d for m, d in cells if m == n)
+        checks = [(d, "pre", "PreNorm best (small encoders)") for d in depths if d in (2, 4)]
+        checks += [(48, "phydi", "PHYDI best (deepest stack)")] if 48 in depths else []
+        for depth, winner, claim in checks:
+            rows.append({"n": n, "claim": claim, "depth": depth, "seeds": _fewest(cells[(n, depth)]),
+                         **_winner_check(cells[(n, depth)], winner, t, unigram[n])})
+        if 2 in depths and depths[-1] > 2:
+            shallow, deep = cells[(n, 2)], cells[(n, depths[-1])]
+            rows.append({"n": n, "claim": "PostNorm worse with depth", "depth": f"2 vs {depths[-1]}",
+                         "seeds": min((c["post"][0].shape[1] if "post" in c else 0) for c in (shallow, deep)),
+                         **_post_depth_check(shallow, deep, t, unigram[n])})
+    return pd.DataFrame(rows)
+
+
+def _fewest(norms: dict) -> int:
+    """Finished (or diverged) seeds of the norm with fewest, over the three norms (0 if one is missing)."""
+    return min((norms[m][0].shape[1] if m in norms else 0) for m in ("post", "pre", "phydi"))
+
+
+def _untestable(norms: dict, needed, t: float, unigram: float) -> str:
+    """Why a Fig. 4 cell cannot be checked, or ''."""
+    missing = [NAMES[m] for m in needed if m not in norms]
+    if missing:
+        return f"no finished runs of {', '.join(missing)}"
+    few = [NAMES[m] for m in needed if norms[m][0].shape[1] < 2]
+    if few:
+        return f"fewer than 2 finished seeds of {', '.join(few)}: no spread to tell a tie"
+    best = min(min(_lm_values(c, d, t)[1]) for c, d in norms.values())
+    if best > PAST_UNIGRAM * unigram:
+        return f"best ppl {best:.0f} is not below {PAST_UNIGRAM} x the unigram {unigram:.0f}: only word frequencies learnt"
+    return ""
+
+
+def _winner_check(norms: dict, winner: str, t: float, unigram: float) -> dict:
+    others = [m for m in ("post", "pre", "phydi") if m != winner]
+    why = _untestable(norms, (winner, *others), t, unigram)
+    if why:
+        return {"metric": "", "ours": "", "verdict": f"not testable at this scale ({why})"}
+    metric, est = _lm_estimates({m: norms[m] for m in (winner, *others)}, t)
+    pairs = [pair_verdict("better", compare(est[winner], est[o])) for o in others]
+    return {"metric": metric, "ours": ordering(est), "verdict": cell_verdict(pairs)}
+
+
+def _post_depth_check(shallow: dict, deep: dict, t: float, unigram: float) -> dict:
+    why = _untestable({"post": shallow.get("post")} if "post" in shallow else {}, ("post",), t, unigram)
+    why = why or ("no finished runs of PostNorm at the deepest depth" if "post" not in deep else "")
+    if why:
+        return {"metric": "", "ours": "", "verdict": f"not testable at this scale ({why})"}
+    metric, est = _lm_estimates({"shallow": shallow["post"], "deep": deep["post"]}, t)
+    ours = f"shallow {est['shallow']}, deep {est['deep']}"
+    return {"metric": metric, "ours": ours, "verdict": pair_verdict("worse", compare(est["deep"], est["shallow"]))}
+
+
+def fig4(rows: pd.DataFrame, out: Path) -> None:
+    """Left: epochs to ppl <= T by depth (x at the top: not reached or diverged); right: best validation
+    perplexity by depth (mean +- s.e.) with the unigram perplexity U and T. One line per norm and n."""
+    fig, (ax, bx) = plt.subplots(1, 2, figsize=(10, 4))
+    ceiling = int(rows.epochs.max()) + 1
+    for (norm, n), g in rows.groupby(["norm", "n"]):
+        g = g.sort_values("depth")
+        first = [float(v.split(" ")[0]) if v != "not reached" else ceiling for v in g["epochs to ppl <= T (ours)"]]
+        line, = ax.plot(g.depth, first, marker="o", label=f"{NAMES[norm]}, n={n}")
+        missed = [v == "not reached" for v in g["epochs to ppl <= T (ours)"]]
+        ax.scatter(g.depth[missed], [ceiling] * sum(missed), marker="x", s=60, color=line.get_color())
+        finite = g[g["best val ppl mean"] < math.inf]
+        bx.errorbar(finite.depth, finite["best val ppl mean"], yerr=finite["best val ppl se"], marker="o",
+                    color=line.get_color(), label=f"{NAMES[norm]}, n={n}", capsize=2)
+    for n, g in rows.groupby("n"):
+        bx.axhline(g["unigram ppl U"].iloc[0], color="black", lw=0.8, ls="--", label=f"unigram U, n={n}")
+        bx.axhline(g["T"].iloc[0], color="grey", lw=0.8, ls=":", label=f"T = 200 U / U_paper, n={n}")
+    ax.set(xscale="log", xlabel="layers", ylabel="epochs to validation perplexity <= T",
+           title=f"x at {ceiling}: not reached or diverged")
+    bx.set(xscale="log", yscale="log", xlabel="layers", ylabel="best validation perplexity")
+    depths = sorted(rows.depth.unique())
+    for a in (ax, bx):  # the depths themselves as ticks, not log-scale powers of ten
+        a.set_xticks(depths, [str(d) for d in depths])
+        a.xaxis.set_minor_formatter(NullFormatter())
+    ax.legend(fontsize=7)
+    bx.legend(fontsize=6)
+    fig.tight_layout()
+    figures.save(fig, out)
+
+
+# ---------------------------------------------------------------- run folders -> cells
 
 def _runs(runs_dir: Path, profile: str, model: str) -> tuple[pd.DataFrame, pd.DataFrame]:
     """(one row per run of `model`, one row per run and evaluated epoch) under runs/phydi/<profile>."""
@@ -65,7 +389,6 @@ def _runs(runs_dir: Path, profile: str, model: str) -> tuple[pd.DataFrame, pd.Da
     if runs.empty:
         return runs, pd.DataFrame()
     runs = runs[runs["cfg.model.name"] == model].copy()
-    runs["diverged"] = [(Path(p) / "DIVERGED").exists() for p in runs.path]
     curves = aggregate.curves([Path(p) for p in runs.path]) if len(runs) else pd.DataFrame()
     if not curves.empty:
         curves = curves[curves["epoch"].notna() & curves.filter(like="val_").notna().any(axis=1)]
@@ -73,144 +396,46 @@ def _runs(runs_dir: Path, profile: str, model: str) -> tuple[pd.DataFrame, pd.Da
     return runs, curves
 
 
-def _mean_se(values: list[float]) -> str:
-    if not values:
-        return "-"
-    s = pd.Series(values, dtype=float)
-    se = s.std(ddof=1) / math.sqrt(len(s)) if len(s) > 1 else 0.0
-    return f"{s.mean():.2f} ± {se:.2f}"
+def _curves(runs: pd.DataFrame, curves: pd.DataFrame, column: str) -> Curves:
+    """epoch x seed of `column` for these runs (one per seed)."""
+    if runs["cfg.seed"].duplicated().any():
+        raise ValueError(f"runs {', '.join(runs.run)} share a cell and a seed but differ in another setting: "
+                         f"keep one setting per profile under runs/phydi/<profile> (move the others away)")
+    c = curves[curves.run.isin(runs.run)].merge(runs[["run", "cfg.seed"]], on="run")
+    return c.pivot(index="epoch", columns="cfg.seed", values=column).sort_index()
 
 
-def convergence_table(runs: pd.DataFrame, curves: pd.DataFrame, keys: list[str], paper: dict) -> pd.DataFrame:
-    """One row per setting (keys) and init: M1 (mean +- s.e., runs that reached 80 %), M2, beside the paper."""
-    rows = []
-    if runs.empty:
-        return pd.DataFrame()
+def resnet_cells(runs: pd.DataFrame, curves: pd.DataFrame, keys: list[str]) -> dict[tuple, dict[str, Curves]]:
+    """settings tuple -> init -> val-accuracy curves of the finished runs."""
     done = runs[runs.status == "done"]
+    cells = {}
     for setting, group in done.groupby([f"cfg.{k}" for k in keys], sort=True):
-        mean_curves = {}
-        for init, g in group.groupby("cfg.model.init"):
-            c = curves[curves.run.isin(g.run)]
-            mean_curves[init] = c.groupby("epoch").val_accuracy.mean()
-        for init in INITS:
-            g = group[group["cfg.model.init"] == init]
-            if g.empty:
-                continue
-            m1 = [first_epoch(curves[curves.run == r], "val_accuracy", lambda a: a >= M1_ACCURACY) for r in g.run]
-            reached = [m for m in m1 if m is not None]
-            best = max(curves[curves.run.isin(g.run)].val_accuracy, default=float("nan"))
-            m2 = None
-            if init != "phydi" and "phydi" in mean_curves:
-                both = pd.concat({"phydi": mean_curves["phydi"], "other": mean_curves[init]}, axis=1).dropna()
-                beat = both[both.phydi > both.other]
-                m2 = int(beat.index.min()) if len(beat) else None
-            ref = paper.get(tuple(setting), {}).get(init)
-            depth = dict(zip(keys, setting)).get("model.depth", "")
-            rows.append({
-                **{k.split(".")[-1]: v for k, v in zip(keys, setting)},
-                "model": LABELS[init].format(d=depth),
-                "M1 (ours)": _mean_se(reached) if reached else f"not reached (best {100 * best:.1f} %)",
-                "reached 80 % / runs": f"{len(reached)}/{len(g)}",
-                "best val acc % (ours)": round(100 * best, 1),
-                "M2 (ours)": "-" if init == "phydi" else (m2 if m2 is not None else "never"),
-                "epochs": int(g.epochs.max()),
-                "M1 (paper)": f"{ref[0]:.2f} ± {ref[1]:.2f}" if ref else "",
-                "M2 (paper)": "-" if ref and ref[2] is None else (ref[2] if ref else ""),
-            })
-    return pd.DataFrame(rows)
+        cells[tuple(setting)] = {init: _curves(g, curves, "val_accuracy") for init, g in group.groupby("cfg.model.init")}
+    return cells
 
 
-def fig4_table(runs: pd.DataFrame, curves: pd.DataFrame) -> pd.DataFrame:
-    """One row per transformer run: depth, norm, n, epochs to validation perplexity <= 200 (or why not)."""
-    rows = []
-    for _, r in runs.iterrows():
-        c = curves[curves.run == r.run]
-        hit = first_epoch(c, "val_perplexity", lambda p: p <= PERPLEXITY) if "val_perplexity" in c else None
-        outcome = hit if hit is not None else ("diverged" if r.diverged else
-                                                "not reached" if r.status == "done" else "unfinished")
-        rows.append({"depth": int(r["cfg.model.depth"]), "norm": r["cfg.model.norm"], "n": int(r["cfg.model.n"]),
-                     "seed": int(r["cfg.seed"]), "epochs to ppl <= 200": outcome,
-                     "best val ppl": round(float(c.val_perplexity.min()), 1) if len(c) else None,
-                     "epochs run": int(c.epoch.max()) if len(c) else 0})
-    return pd.DataFrame(rows).sort_values(["n", "norm", "depth", "seed"]) if rows else pd.DataFrame()
-
-
-def fig4(table: pd.DataFrame, out: Path) -> None:
-    """Left: epochs to perplexity <= 200 by depth (x: not reached / diverged, drawn at the top).
-    Right: best validation perplexity by depth. One line per norm and n."""
-    fig, (ax, bx) = plt.subplots(1, 2, figsize=(10, 4))
-    ceiling = max([int(e) for e in table["epochs run"]] + [1]) + 1
-    for (norm, n), g in table.groupby(["norm", "n"]):
-        g = g.groupby("depth").first().reset_index()
-        y = [v if isinstance(v, int) else ceiling for v in g["epochs to ppl <= 200"]]
-        line, = ax.plot(g.depth, y, marker="o", label=f"{norm}, n={n}")
-        missed = [isinstance(v, str) for v in g["epochs to ppl <= 200"]]
-        ax.scatter(g.depth[missed], [ceiling] * sum(missed), marker="x", s=60, color=line.get_color())
-        bx.plot(g.depth, g["best val ppl"], marker="o", label=f"{norm}, n={n}", color=line.get_color())
-    ax.set(xscale="log", xlabel="layers", ylabel="epochs to validation perplexity <= 200",
-           title=f"x at {ceiling}: not reached or diverged")
-    bx.set(xscale="log", yscale="log", xlabel="layers", ylabel="best validation perplexity")
-    bx.axhline(PERPLEXITY, color="grey", lw=0.8, ls=":")
-    depths = sorted(table.depth.unique())
-    for a in (ax, bx):  # the depths themselves as ticks, not log-scale powers of ten
-        a.set_xticks(depths, [str(d) for d in depths])
-        a.xaxis.set_minor_formatter(NullFormatter())
-    ax.legend(fontsize=7)
-    fig.tight_layout()
-    figures.save(fig, out)
-
-
-def resnet_claims(name: str, table: pd.DataFrame, keys: list[str]) -> list[str]:
-    """The paper's claim for the ResNets, per setting: PHYDI converges faster than standard and WKP
-    initialisation. Where 80 % is reached (M1) it compares M1; otherwise the best validation accuracy
-    within the epochs run, and M2 (the first epoch PHYDI's curve is above the other's)."""
-    lines = []
-    cols = [k.split(".")[-1] for k in keys]
-    for setting, g in table.groupby(cols, sort=True):
-        by = g.set_index(g.model.str.replace(r"PHResNet\d+", "standard", regex=True).str.replace("+ ", "").str.lower())
-        if "phydi" not in by.index or len(by) < 2:
-            continue
-        others = [i for i in by.index if i != "phydi"]
-        ahead = all(by.at["phydi", "best val acc % (ours)"] > by.at[i, "best val acc % (ours)"] for i in others)
-        label = ", ".join(f"{c} {v}" for c, v in zip(cols, setting if isinstance(setting, tuple) else (setting,)))
-        accs = ", ".join(f"{i} {by.at[i, 'best val acc % (ours)']} %" for i in ("standard", "wkp", "phydi") if i in by.index)
-        m2 = ", ".join(f"{i} {by.at[i, 'M2 (ours)']}" for i in others)
-        verdict = "PHYDI ahead, as in the paper" if ahead else "NOT reproduced at this scale"
-        lines.append(f"- {name}, {label}: best validation accuracy {accs}; M2 (first epoch with PHYDI's curve above): {m2}: {verdict}.")
-    if lines and table["reached 80 % / runs"].str.endswith("/1").all():
-        lines.append("- One seed per cell: differences of a few points are within what another seed could change.")
-    return lines
-
-
-def fig4_claims(table: pd.DataFrame) -> list[str]:
-    """The paper's three claims about Fig. 4, per n, from the best validation perplexity by depth
-    (a diverged run counts as infinite), over the depths where all three norms have finished:
-    PostNorm degrades or diverges with depth, PreNorm is best at the smallest depth, PHYDI is best at
-    the largest."""
-    lines = []
-    finished = table[table["epochs to ppl <= 200"] != "unfinished"].assign(
-        ppl=lambda t: t["best val ppl"].where(t["epochs to ppl <= 200"] != "diverged", math.inf))
-    for n, g in finished.groupby("n"):
-        best = g.groupby(["norm", "depth"]).ppl.min().unstack("depth")  # norm x depth
-        if not {"post", "pre", "phydi"} <= set(best.index):
-            continue
-        best = best.loc[["post", "pre", "phydi"]].dropna(axis=1)
-        if best.shape[1] < 2:
-            continue
-        low, high = best.columns.min(), best.columns.max()
-        post = best.loc["post"]
-        show = lambda v: "diverged" if v == math.inf else f"{v:.0f}"  # noqa: E731
-        lines += [
-            f"- n = {n}, PostNorm by depth: best perplexity {', '.join(f'{d}: {show(v)}' for d, v in post.items())}: "
-            + ("worse with depth, as in the paper." if post[high] > post[low] else "NOT worse with depth at this scale."),
-            f"- n = {n}, depth {low}: " + ", ".join(f"{m} {show(best.at[m, low])}" for m in best.index)
-            + (": PreNorm best, as in the paper." if best[low].idxmin() == "pre"
-               else f": {best[low].idxmin()} best, NOT PreNorm as in the paper."),
-            f"- n = {n}, depth {high}: " + ", ".join(f"{m} {show(best.at[m, high])}" for m in best.index)
-            + (": PHYDI best, as in the paper." if best[high].idxmin() == "phydi"
-               else f": {best[high].idxmin()} best, NOT PHYDI as in the paper."),
-        ]
-    return lines
+def lm_cells(runs: pd.DataFrame, curves: pd.DataFrame) -> tuple[dict, dict[int, float]]:
+    """((n, depth) -> norm -> (val-ppl curves, seed -> diverged)) of the finished or diverged runs, and
+    n -> the unigram perplexity their data has (logged by the trainer as val_unigram_perplexity)."""
+    ended = runs[runs.status.isin(["done", "diverged"])]
+    if len(ended) and "val_unigram_perplexity" not in curves:
+        raise ValueError("these transformer runs did not log val_unigram_perplexity (made before it was added): "
+                         "retrain them")
+    cells, unigram = {}, {}
+    for (n, depth), group in ended.groupby(["cfg.model.n", "cfg.model.depth"], sort=True):
+        cells[(int(n), int(depth))] = {
+            norm: (_curves(g, curves, "val_perplexity"), dict(zip(g["cfg.seed"], g.status == "diverged")))
+            for norm, g in group.groupby("cfg.model.norm")}
+        u = curves[curves.run.isin(group.run)]["val_unigram_perplexity"].dropna().unique()
+        if len(u) != 1:
+            raise ValueError(f"runs of n={n} have unigram perplexities {list(u)}: their data differ; keep one "
+                             f"data setting per profile (or retrain runs made before val_unigram_perplexity was logged)")
+        full = group[["cfg.data.vocab_size", "cfg.data.train_tokens", "cfg.data.eval_tokens"]].isna().all(axis=None)
+        if full and abs(u[0] - PAPER_UNIGRAM_PERPLEXITY) > 0.05:
+            raise ValueError(f"runs on all of WikiText-2 logged a unigram perplexity {u[0]:.2f}, not "
+                             f"PAPER_UNIGRAM_PERPLEXITY = {PAPER_UNIGRAM_PERPLEXITY}: the data or the baseline changed")
+        unigram.setdefault(int(n), float(u[0]))
+    return cells, unigram
 
 
 def _reductions(runs: pd.DataFrame, keys: dict[str, str]) -> str:
@@ -224,9 +449,16 @@ def _reductions(runs: pd.DataFrame, keys: dict[str, str]) -> str:
     return "; ".join(parts)
 
 
+def _write(table: pd.DataFrame, out: Path, name: str) -> str:
+    table.to_csv(out / f"{name}.csv", index=False)
+    md = table.to_markdown(index=False)
+    (out / f"{name}.md").write_text(md + "\n")
+    return md
+
+
 def make(runs_dir: Path, profile: str, out: Path, seeds=None, overrides=()) -> list[Path]:
-    """Write table1, table2 (CSV + Markdown), fig4 (PNG + PDF) and summary.md from every run found
-    under runs/phydi/<profile> (so seeds and training overrides are not chosen here)."""
+    """Write table1, table2, their claims, fig4 and its claims (CSV + Markdown), fig4 (PNG + PDF) and
+    summary.md from every run under runs/phydi/<profile> (seeds and overrides are not chosen here)."""
     if seeds or overrides:
         raise ValueError("the phydi report reads every run under runs/phydi/<profile>: drop --seeds and overrides")
     resnets, resnet_curves = _runs(runs_dir, profile, "phresnet")
@@ -236,37 +468,44 @@ def make(runs_dir: Path, profile: str, out: Path, seeds=None, overrides=()) -> l
                                 f"-m experiment=phydi/table1 profile={profile}` (and table2, fig4) first")
     out.mkdir(parents=True, exist_ok=True)
     lines = [f"# PHYDI: our runs ({profile} profile)", "",
-             f"Made by `make reproduce-phydi PROFILE={profile}` (the sweeps experiment=phydi/table1, table2 and "
-             f"fig4, then `python -m noneuclid.report phydi --profile {profile}`).", ""]
+             f"Made by `make reproduce-phydi PROFILE={profile}` (the sweeps experiment=phydi/table1, table2 "
+             f"and fig4, then `python -m noneuclid.report phydi --profile {profile}`). Only finished "
+             "runs count (`seeds`); mean ± standard error over seeds; two numbers whose difference is within "
+             "their combined standard error are a tie (≈). Every check compares our ordering of a cell with "
+             "the paper's ordering of the same cell.", ""]
     if not resnets.empty:
         lines += ["Settings of the ResNet runs: " + _reductions(resnets, {
             "data.train_size": "training images (null = 50000)", "model.width_mult": "width x",
-            "trainer.epochs": "epochs at most", "data.batch_size": "batch"}) + ".", ""]
-        table1_runs = resnets[resnets["cfg.experiment_name"] == "phydi/table1"]
-        table2_runs = resnets[resnets["cfg.experiment_name"] == "phydi/table2"]
-        for name, runs_, keys, paper in (("table1", table1_runs, ["model.depth", "model.n"], PAPER_TABLE1),
-                                         ("table2", table2_runs, ["model.depth", "model.n", "optim.lr"], PAPER_TABLE2)):
-            table = convergence_table(runs_, resnet_curves, keys, paper)
-            if table.empty:
+            "trainer.epochs": "epochs", "data.batch_size": "batch"}) + ". M1 at X %: X = 0.9 x the lowest "
+            "best validation accuracy of any run of the cell, rounded down (the same X for every init of a "
+            "cell). AUC: mean validation accuracy over the epochs run.", ""]
+        for name, keys, paper in (("table1", ["model.depth", "model.n"], PAPER_TABLE1),
+                                  ("table2", ["model.depth", "model.n", "optim.lr"], PAPER_TABLE2)):
+            runs_ = resnets[resnets["cfg.experiment_name"] == f"phydi/{name}"]
+            cells = resnet_cells(runs_, resnet_curves, keys)
+            if not cells:
                 lines += [f"## {name}: no finished runs", ""]
                 continue
-            table.to_csv(out / f"{name}.csv", index=False)
-            (out / f"{name}.md").write_text(table.to_markdown(index=False) + "\n")
-            lines += [f"## {name.capitalize()}: epochs to 80 % validation accuracy (M1) and M2", "",
-                      "What reproduces (PHYDI converges faster than standard and WKP initialisation):",
-                      *resnet_claims(name.capitalize(), table, keys), "", table.to_markdown(index=False), ""]
+            numbers, claims = resnet_tables(cells, keys, paper)
+            lines += [f"## {name.capitalize()}: checks against the paper, cell by cell", "",
+                      _write(claims, out, f"{name}_claims"), "",
+                      f"## {name.capitalize()}: our numbers beside the paper's", "", _write(numbers, out, name), ""]
     if not transformers.empty:
-        table = fig4_table(transformers, transformer_curves)
-        table.to_csv(out / "fig4.csv", index=False)
-        (out / "fig4.md").write_text(table.to_markdown(index=False) + "\n")
-        fig4(table, out / "fig4")
-        lines += ["## Fig. 4: epochs until validation perplexity <= 200, by depth", "",
-                  "Settings of the transformer runs: " + _reductions(transformers, {
-                      "data.train_tokens": "training tokens (null = all)", "trainer.epochs": "epochs at most",
-                      "model.depth": "depths"}) + ".", "",
-                  "What reproduces (best validation perplexity by depth"
-                  + ("" if (table["epochs to ppl <= 200"].map(type) == int).any() else "; no run reaches 200 here")
-                  + "):",
-                  *fig4_claims(table), "", table.to_markdown(index=False), "", "![Fig. 4](fig4.png)", ""]
+        cells, unigram = lm_cells(transformers, transformer_curves)
+        if cells:
+            rows = fig4_rows(cells, unigram)
+            claims = fig4_claims(cells, unigram)
+            fig4(rows, out / "fig4")
+            shown = rows.drop(columns=["best val ppl mean", "best val ppl se"])
+            lines += ["## Fig. 4: PHTransformers by depth", "",
+                      "Settings of the transformer runs: " + _reductions(transformers, {
+                          "data.vocab_size": "vocabulary (null = all 28,782 words)",
+                          "data.train_tokens": "training tokens (null = all)", "trainer.epochs": "epochs",
+                          "model.depth": "depths"}) + ". "
+                      f"U: unigram perplexity of the validation tokens under the training tokens' word "
+                      f"frequencies (add-one); T = 200 x U / {PAPER_UNIGRAM_PERPLEXITY:.1f}, the paper's "
+                      "threshold at the same ratio to the unigram perplexity of the paper's full setting.", "",
+                      _write(claims, out, "fig4_claims"), "", _write(shown, out, "fig4"), "",
+                      "![Fig. 4](fig4.png)", ""]
     (out / "summary.md").write_text("\n".join(lines))
     return sorted(out.iterdir())

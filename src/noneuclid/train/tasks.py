@@ -208,6 +208,9 @@ class LanguageModel:
                         "test": wikitext2.batchify(corpus.test, eval_batch_size)}
         self.bptt = bptt
         self.model_kwargs = {"vocab_size": corpus.vocab_size}
+        # the perplexity of knowing only the training tokens' word frequencies, on the tokens evaluated
+        self.unigram = {s: wikitext2.unigram_perplexity(self.streams["train"].reshape(-1), self.streams[s][1:].reshape(-1),
+                                                        corpus.words) for s in self.eval_splits}
 
     def to(self, device, dtype) -> "LanguageModel":
         self.streams = {k: v.to(device) for k, v in self.streams.items()}
@@ -246,7 +249,7 @@ class LanguageModel:
             nonfinite += int((~torch.isfinite(nll)).sum())
         loss = total / count
         return {f"{split}_loss": loss, f"{split}_perplexity": math.exp(min(loss, 700.0)),
-                f"{split}_nonfinite": nonfinite}
+                f"{split}_unigram_perplexity": self.unigram[split], f"{split}_nonfinite": nonfinite}
 
 
 def _sentence_pair_splits(cfg) -> tuple[dict, int]:
