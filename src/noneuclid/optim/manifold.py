@@ -29,7 +29,7 @@ class ManifoldOptimizer(torch.optim.Optimizer):
 
     cache_names: tuple[str, ...] = ()
 
-    def __init__(self, params, defaults: dict, retraction: str = "geodesic", section: str = "random"):
+    def __init__(self, params, defaults: dict, retraction: str = "geodesic", section: str = "householder"):
         super().__init__(params, dict(defaults, retraction=retraction, section=section))
         self._stacks: dict[tuple, Tensor] = {}
 
