@@ -9,11 +9,14 @@ import pytest
 
 
 @pytest.mark.parametrize("name, args, keys", [
-    ("stiefel", ["--batch", "8"], {"train_step_ratio", "optimizer_speedup_vs_geoopt"}),
+    ("stiefel", ["--batch", "8"], {"train_step_ratio", "optimizer_speedup_vs_geoopt", "geotorch_train_step_ratio",
+                                   "optimizer_speedup_vs_geoopt_random", "optimizer_speedup_vs_geoopt_cayley"}),
     ("hyperbolic", ["--batch", "4"], {"train_step_ratio"}),
 ])
 def test_benchmark_json_keys(name, args, keys):
     pytest.importorskip("geoopt")
+    if name == "stiefel":
+        pytest.importorskip("geotorch")
     out = subprocess.run([sys.executable, "-m", "noneuclid.bench", name, "--json", "--repeats", "1", *args],
                          check=True, capture_output=True, text=True, timeout=300,
                          env=dict(os.environ, OMP_NUM_THREADS="1"))
