@@ -447,3 +447,26 @@ def test_float32_orthonormality_does_not_drift():
         opt.step()
     assert p.dtype == torch.float32
     assert stiefel.orthonormality_error(p.detach()).item() <= 5e-6
+
+
+def test_householder_section_is_the_default_and_deterministic():
+    """optim.section defaults to householder (any lambda with lambda(Y)E = Y is valid): two optimizers
+    from the same point and gradients take identical steps; optim.section=random still draws."""
+    from noneuclid.config import compose
+    for name in ("adam", "gd", "momentum"):
+        assert compose([f"optim={name}"]).optim.section == "householder"
+    start, grad = StiefelParameter.random(3, N=9, n=3).detach(), torch.randn(3, 9, 3)
+
+    def one_step(**kw):
+        p = StiefelParameter(start.clone())
+        p.grad = grad.clone()
+        opt = ManifoldAdam([p], lr=1e-2, **kw)
+        assert opt.param_groups[0]["section"] == kw.get("section", "householder")
+        opt.step()
+        return p.detach()
+
+    assert torch.equal(one_step(), one_step())
+    torch.manual_seed(1)
+    a = one_step(section="random")
+    torch.manual_seed(2)
+    assert not torch.equal(a, one_step(section="random"))

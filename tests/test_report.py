@@ -63,3 +63,41 @@ def test_readme_block_is_replaced_with_relative_links(tmp_path):
     text = md.read_text()
     assert "old" not in text and "### Title" in text and text.endswith("rest\n")
     assert "](results/brantner/cpu/fig3a.png)" in text and "](https://example.org)" in text
+
+
+def _authors_metadata(folder, epochs: int = 500):
+    """A tiny mnist_metadata.h5 as the authors store it: loss_array<k> (one value per epoch), accuracy_score<k>."""
+    import h5py
+    import numpy as np
+    folder.mkdir(parents=True)
+    curves = {k: np.linspace(1.0, 0.1 * k, epochs) for k in range(1, 5)}
+    with h5py.File(folder / "mnist_metadata.h5", "w") as f:
+        for k, c in curves.items():
+            f[f"loss_array{k}"], f[f"accuracy_score{k}"] = c, 0.1 * k
+    return curves
+
+
+def test_brantner_figures_and_table_show_the_authors_curves(four_runs, tmp_path):
+    theirs = _authors_metadata(tmp_path / "gml")
+    out = tmp_path / "results"
+    brantner.make(four_runs, "smoke", out, overrides=["model.depth=1"], reference=tmp_path / "gml")
+    table = pd.read_csv(out / "curves.csv")
+    assert sorted(set(table.run)) == sorted(s["label"] for s in brantner.SETUPS.values())
+    adam = table[table.run == "Adam + Stiefel"].set_index("epoch")
+    assert list(adam.index) == [1, 2, 5, 10, 25]  # CURVE_EPOCHS and our last epoch (2 in smoke)
+    assert adam.loc[25, "train loss (authors)"] == round(theirs[2][24], 4)
+    assert adam.loc[2, "our last epoch"] == "yes" and pd.isna(adam.loc[25, "train loss (ours)"])
+    assert "the authors' 500-epoch curves dashed" in (out / "summary.md").read_text()
+
+
+def test_section_report_gives_mean_and_sd_over_seeds(make_cfg, tmp_path):
+    for section in brantner.SECTIONS:
+        for seed in brantner.SECTION_SEEDS:
+            train(make_cfg("experiment=brantner/section", f"optim.section={section}", f"seed={seed}", "model.depth=1"))
+    out = tmp_path / "results"
+    brantner.make_section(tmp_path / "runs", "smoke", out, overrides=["model.depth=1"])
+    table = pd.read_csv(out / "section.csv").set_index("section")
+    assert list(table.index) == ["householder", "random"] and table["seeds done"].tolist() == [3, 3]
+    assert "±" in table.loc["random", "test accuracy % (mean ± s.d.)"]
+    with pytest.raises(FileNotFoundError, match="experiment=brantner/section"):
+        brantner.make_section(tmp_path / "nothing", "smoke", out)

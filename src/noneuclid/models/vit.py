@@ -40,3 +40,40 @@ class PatchViT(nn.Module):
 
     def forward(self, x: Tensor) -> Tensor:
         return torch.softmax(self.classifier(self.blocks(x)[:, -1]), dim=-1)
+
+
+def load_gml(path) -> PatchViT:
+    """The network that GeometricMachineLearning.jl (Brantner's Julia package) stored in the HDF5 file
+    `path`, as a PatchViT (float32, eval mode); Stiefel projections when the file stores them as
+    manifold points (groups holding `A`), Euclidean ones when it stores plain arrays.
+
+    Layout (16 blocks: odd groups L1..L31 attention, even groups L2..L32 x + tanh(Wx + b), L33 the
+    classifier): `L{2l-1}/{PQ,PK,PV}/head_h[/A]`, `L{2l}/weight`, `L{2l}/bias`, `L33/weight`.
+    Julia stores matrices column-major, so h5py shows every matrix transposed: a 49 x 7 projection
+    P as 7 x 49, W (49 x 49) as W^T, the classifier (10 x 49) as 49 x 10. Their network computes
+    exactly our forward pass on our input format (see PatchViT and data/mnist.patches).
+    """
+    import h5py
+
+    with h5py.File(path, "r") as f:
+        depth = sum(1 for k in f if k.startswith("L")) // 2
+        first = f["L1/PQ/head_1"]
+        stiefel = isinstance(first, h5py.Group)
+        heads = len(f["L1/PQ"])
+        dim = f["L2/weight"].shape[0]
+        num_classes = f[f"L{2 * depth + 1}/weight"].shape[1]
+        model = PatchViT(dim, depth, heads, num_classes, stiefel=stiefel)
+
+        def array(name: str) -> Tensor:
+            node = f[name]
+            return torch.from_numpy(node["A"][()] if isinstance(node, h5py.Group) else node[()])
+
+        with torch.no_grad():
+            for l, (attention, feed_forward) in enumerate(model.blocks):
+                for i, proj in enumerate(("PQ", "PK", "PV")):  # weight[i, h] is head h's 49 x 7 P
+                    attention.weight[i] = torch.stack(
+                        [array(f"L{2 * l + 1}/{proj}/head_{h + 1}").T for h in range(heads)])
+                feed_forward.linear.weight.copy_(array(f"L{2 * l + 2}/weight").T)
+                feed_forward.linear.bias.copy_(array(f"L{2 * l + 2}/bias"))
+            model.classifier.weight.copy_(array(f"L{2 * depth + 1}/weight").T)
+    return model.eval()

@@ -25,11 +25,20 @@ from noneuclid.nn.parameters import StiefelParameter
 
 
 class ManifoldOptimizer(torch.optim.Optimizer):
-    """Base class: subclasses name their cache tensors and implement update + velocity."""
+    """Base class: subclasses name their cache tensors and implement update + velocity.
+
+    section: which lambda(Y) = [Y, Q] lifts the gradient (stiefel.Section). Any section with
+    lambda(Y)E = Y is valid for Algorithm 1: Algorithm 2 draws A "from a given distribution", and the
+    paper's appendix computes lambda with Householder reflections. "householder" (the default) takes
+    Q from the reflectors of the QR of Y: deterministic, so Adam's moments of B stay in the same
+    coordinates from step to step as long as Y moves little, and cheaper (no random orthogonal matrix
+    per projection and step). "random" redraws Q at every step (Algorithm 2 as the authors' code runs it).
+    retraction: "geodesic" (eq. 13, exp) or "cayley".
+    """
 
     cache_names: tuple[str, ...] = ()
 
-    def __init__(self, params, defaults: dict, retraction: str = "geodesic", section: str = "random"):
+    def __init__(self, params, defaults: dict, retraction: str = "geodesic", section: str = "householder"):
         super().__init__(params, dict(defaults, retraction=retraction, section=section))
         self._stacks: dict[tuple, Tensor] = {}
 

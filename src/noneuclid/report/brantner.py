@@ -1,17 +1,24 @@
-"""Brantner's Fig. 3a/3b, Table 2 and the test accuracies, redrawn from run folders.
+"""Brantner's Fig. 3a/3b, Table 2 and the test accuracies, redrawn from run folders; the authors'
+own networks and curves (GeometricMachineLearning.jl, <data>/reference/brantner_gml) beside ours.
 
     python -m noneuclid.report brantner [--runs runs] [--profile cpu] [--out results/brantner/<profile>]
+    python -m noneuclid.report.brantner authors [--out results/brantner/cpu]   (evaluates their 4 networks)
+    python -m noneuclid.report.brantner section [--runs runs] [--profile cpu]  (experiment=brantner/section)
 """
 
 from __future__ import annotations
 
+import argparse
 import math
+import os
+import sys
 from pathlib import Path
 
 import matplotlib
 
 matplotlib.use("Agg")
 import matplotlib.pyplot as plt  # noqa: E402
+import numpy as np  # noqa: E402
 import pandas as pd  # noqa: E402
 
 from noneuclid.config import compose  # noqa: E402
@@ -19,13 +26,18 @@ from noneuclid.report import aggregate, figures  # noqa: E402
 from noneuclid.train.run_dir import RunDir  # noqa: E402
 
 # The four runs of the paper (configs/variant/brantner/<name>.yaml) -> label and published numbers
-# (REFERENCE.md section 1: Table 2 minutes for 500 epochs; the authors' documentation run).
+# (REFERENCE.md section 1: Table 2 minutes for 500 epochs; the authors' documentation run); gml = k of
+# the authors' files mnist_nn<k>.h5 and of loss_array<k>, accuracy_score<k> in mnist_metadata.h5.
 SETUPS = {
-    "adam_euclidean": dict(label="Adam", color="tab:blue", gpu_min=44, cpu_min=2783, acc=9.74, loss=1.3436),
-    "adam_stiefel": dict(label="Adam + Stiefel", color="tab:orange", gpu_min=153, cpu_min=2855, acc=86.13, loss=0.254),
-    "gd_stiefel": dict(label="Gradient + Stiefel", color="tab:blue", gpu_min=144, cpu_min=2370, acc=55.18, loss=0.766),
-    "momentum_stiefel": dict(label="Momentum + Stiefel", color="tab:green", gpu_min=148, cpu_min=2369, acc=63.51, loss=0.694),
+    "adam_euclidean": dict(label="Adam", color="tab:blue", gpu_min=44, cpu_min=2783, acc=9.74, loss=1.3436, gml=1),
+    "adam_stiefel": dict(label="Adam + Stiefel", color="tab:orange", gpu_min=153, cpu_min=2855, acc=86.13, loss=0.254,
+                         gml=2),
+    "gd_stiefel": dict(label="Gradient + Stiefel", color="tab:blue", gpu_min=144, cpu_min=2370, acc=55.18, loss=0.766,
+                       gml=3),
+    "momentum_stiefel": dict(label="Momentum + Stiefel", color="tab:green", gpu_min=148, cpu_min=2369, acc=63.51,
+                             loss=0.694, gml=4),
 }
+CURVE_EPOCHS = (1, 5, 10, 25)  # where our curves and theirs are compared (and our last epoch)
 UNIFORM_LOSS = math.sqrt(0.9)  # every class 1/10
 
 
@@ -63,20 +75,47 @@ def load(runs_dir: Path, profile: str, seeds=(0,), overrides=()) -> tuple[pd.Dat
     return table.reset_index(), curves
 
 
-def figure(runs, curves, setups, title: str, out: Path) -> None:
-    fig, ax = plt.subplots(figsize=(5.5, 3.8))
+def figure(runs, curves, setups, title: str, out: Path, theirs: dict | None = None) -> None:
+    """Our training curves (solid) and, when given, the authors' 500-epoch curves (dashed, same colour)
+    on one log-scaled epoch axis, with the epochs we ran shaded."""
+    fig, ax = plt.subplots(figsize=(6.2, 4.0))
     for setup in setups:
         match = runs[runs.setup == setup]
         if match.empty:
             continue
         c = curves[curves.setup == setup]
-        ax.plot(c.epoch, c.train_loss, label=SETUPS[setup]["label"], color=SETUPS[setup]["color"])
+        ax.plot(c.epoch, c.train_loss, label=f"{SETUPS[setup]['label']} (ours)", color=SETUPS[setup]["color"])
+    for setup in setups if theirs else ():
+        curve = theirs[setup]
+        ax.plot(np.arange(1, len(curve) + 1), curve, ls="--", lw=1, color=SETUPS[setup]["color"],
+                label=f"{SETUPS[setup]['label']} (authors, GML)")
+    if theirs:
+        ax.axvspan(1, int(runs.epochs.max()), color="grey", alpha=0.12, lw=0, label="epochs we ran")
+        ax.set_xscale("log")
     ax.axhline(UNIFORM_LOSS, ls=":", color="grey", lw=1)
     ax.text(ax.get_xlim()[0], UNIFORM_LOSS, " uniform output", va="bottom", fontsize=7, color="grey")
-    ax.set(xlabel="epoch", ylabel="training loss  ||Ŷ-Y||_F / ||Y||_F", title=title)
-    ax.legend()
+    ax.set(xlabel="epoch" + (" (log scale)" if theirs else ""), ylabel="training loss  ||Ŷ-Y||_F / ||Y||_F",
+           title=title)
+    ax.legend(fontsize=7)
     fig.tight_layout()
     figures.save(fig, out)
+
+
+def curves_table(curves, theirs: dict) -> pd.DataFrame:
+    """Our training loss and the authors' at epochs 1, 5, 10, 25 and our last epoch (a missing epoch
+    of ours stays empty)."""
+    rows = []
+    for setup, ref in SETUPS.items():
+        ours = curves[curves.setup == setup].set_index("epoch").train_loss
+        if ours.empty:
+            continue
+        last = int(ours.index.max())
+        for epoch in sorted({*CURVE_EPOCHS, last}):
+            rows.append({"run": ref["label"], "epoch": epoch,
+                         "train loss (ours)": round(float(ours[epoch]), 4) if epoch in ours.index else None,
+                         "train loss (authors)": round(float(theirs[setup][epoch - 1]), 4),
+                         "our last epoch": "yes" if epoch == last else ""})
+    return pd.DataFrame(rows)
 
 
 def table2(runs) -> pd.DataFrame:
@@ -145,20 +184,27 @@ def claims(runs, curves) -> list[str]:
     return out
 
 
-def make(runs_dir: Path, profile: str, out: Path, seeds=(0,), overrides=()) -> list[Path]:
-    """Write fig3a, fig3b (PNG + PDF), table2 and accuracy (CSV + Markdown) and summary.md from the
-    runs of `python -m noneuclid.train -m experiment=brantner/table2 profile=<profile> <overrides>`."""
+def make(runs_dir: Path, profile: str, out: Path, seeds=(0,), overrides=(), reference: Path | None = None) -> list[Path]:
+    """Write fig3a, fig3b (PNG + PDF), table2, accuracy and, when the authors' curves are at
+    `reference` (default <data>/reference/brantner_gml), curves (CSV + Markdown), and summary.md
+    from the runs of `python -m noneuclid.train -m experiment=brantner/table2 profile=<profile> <overrides>`.
+    summary.md includes authors_networks.md when `python -m noneuclid.report.brantner authors` wrote it."""
     runs, curves = load(runs_dir, profile, seeds, overrides)
     if runs.empty:
         raise FileNotFoundError(f"no finished brantner runs under {runs_dir}/brantner/{profile}: run "
                                 f"`make reproduce-brantner PROFILE={profile}` first")
+    reference = reference_dir() if reference is None else reference
+    theirs = ({k: v["curve"] for k, v in authors_metadata(reference).items()}
+              if (reference / "mnist_metadata.h5").is_file() else None)
     out.mkdir(parents=True, exist_ok=True)
     epochs = int(runs.epochs.max())
     figure(runs, curves, ["adam_euclidean", "adam_stiefel"],
-           f"Fig. 3a: Adam, Euclidean vs Stiefel ({profile} profile)", out / "fig3a")
+           f"Fig. 3a: Adam, Euclidean vs Stiefel ({profile} profile)", out / "fig3a", theirs)
     figure(runs, curves, ["gd_stiefel", "momentum_stiefel", "adam_stiefel"],
-           f"Fig. 3b: optimizers on Stiefel ({profile} profile)", out / "fig3b")
+           f"Fig. 3b: optimizers on Stiefel ({profile} profile)", out / "fig3b", theirs)
     tables = {"table2": table2(runs), "accuracy": accuracy(runs)}
+    if theirs:
+        tables["curves"] = curves_table(curves, theirs)
     for name, df in tables.items():
         df.to_csv(out / f"{name}.csv", index=False)
         (out / f"{name}.md").write_text(df.to_markdown(index=False) + "\n")
@@ -171,10 +217,154 @@ def make(runs_dir: Path, profile: str, out: Path, seeds=(0,), overrides=()) -> l
         f"Machine: {env.get('env.processor', '?')}, {env.get('env.cpu_count', '?')} CPUs, "
         f"torch {env.get('env.torch', '?')}, CUDA: {env.get('env.cuda') or 'none'}.", "",
         "## What reproduces", "", *[f"- {c}" for c in claims(runs, curves)], "",
-        "## Fig. 3a and 3b (training loss per epoch)", "", "![fig3a](fig3a.png) ![fig3b](fig3b.png)", "",
+        "## Fig. 3a and 3b (training loss per epoch" + (", the authors' 500-epoch curves dashed)" if theirs else ")"),
+        "", "![fig3a](fig3a.png) ![fig3b](fig3b.png)", "",
+    ]
+    if theirs:
+        lines += ["## Our training loss and the authors' (GeometricMachineLearning.jl) at the same epochs", "",
+                  tables["curves"].to_markdown(index=False), ""]
+    lines += [
         "## Test accuracy (the paper's numbers are after 500 epochs)", "", tables["accuracy"].to_markdown(index=False), "",
         "## Table 2: time per epoch (median over epochs), ratio to Euclidean Adam", "",
         tables["table2"].to_markdown(index=False), "",
     ]
+    if (out / "authors_networks.md").is_file():
+        lines += ["#" + (out / "authors_networks.md").read_text(), ""]
     (out / "summary.md").write_text("\n".join(lines))
     return sorted(out.iterdir())
+
+
+# -- the authors' networks and curves (GeometricMachineLearning.jl) --------------------------------------
+def reference_dir(data_dir=None) -> Path:
+    """<data>/reference/brantner_gml (data root: $NONEUCLID_DATA_DIR, else ./data)."""
+    return Path(data_dir or os.environ.get("NONEUCLID_DATA_DIR", "data")) / "reference" / "brantner_gml"
+
+
+def authors_metadata(reference: Path) -> dict[str, dict]:
+    """Per setup: the authors' 500 per-epoch training losses ("curve") and published test accuracy."""
+    import h5py
+
+    with h5py.File(reference / "mnist_metadata.h5", "r") as f:
+        return {setup: {"curve": np.asarray(f[f"loss_array{ref['gml']}"][()], dtype=float),
+                        "accuracy": float(f[f"accuracy_score{ref['gml']}"][()])}
+                for setup, ref in SETUPS.items()}
+
+
+def authors_networks(reference: Path, data_dir: Path) -> pd.DataFrame:
+    """Their four trained networks, loaded with models.vit.load_gml and scored by our MNIST task:
+    test accuracy, training loss over the whole training set (||Ŷ - Y||_F / ||Y||_F), against their
+    published accuracy and the last value of their training curve; max |YᵀY - I| of their Stiefel
+    projections (computed in float64 from the stored float32 values)."""
+    from noneuclid.data import mnist
+    from noneuclid.geometry import stiefel
+    from noneuclid.models.vit import load_gml
+    from noneuclid.nn import StiefelParameter
+    from noneuclid.train.tasks import Classification
+
+    meta = authors_metadata(reference)
+    task = Classification(mnist.load(data_dir, "train", 7), {"test": mnist.load(data_dir, "test", 7)},
+                          batch_size=2048, loss="relative_frobenius", seed=0)
+    rows, count = [], len(task.splits["train"][1])
+    for setup, ref in SETUPS.items():
+        model = load_gml(reference / f"mnist_nn{ref['gml']}.h5")
+        test, train = task.evaluate(model, "test"), task.evaluate(model, "train")
+        projections = [p for p in model.parameters() if isinstance(p, StiefelParameter)]
+        drift = max((float(stiefel.orthonormality_error(p.detach().double())) for p in projections), default=None)
+        rows.append({"network (500 epochs)": ref["label"], "file": f"mnist_nn{ref['gml']}.h5",
+                     "test accuracy % (noneuclid)": round(100 * test["test_accuracy"], 2),
+                     "published test accuracy %": round(100 * meta[setup]["accuracy"], 2),
+                     f"training loss (noneuclid, {count} images)": round(train["train_loss"], 4),
+                     "their curve, epoch 500": round(float(meta[setup]["curve"][-1]), 4),
+                     "predicts one class": (f"yes, class {test['test_top_class']}"
+                                            if test["test_top_class_share"] > 0.99 else "no"),
+                     "max abs(YᵀY - I)": f"{drift:.1e}" if drift is not None else "-"})
+    return pd.DataFrame(rows)
+
+
+def make_authors(reference: Path, data_dir: Path, out: Path) -> list[Path]:
+    """Write authors_networks.csv and .md ("the authors' networks evaluated by noneuclid")."""
+    if not (reference / "mnist_metadata.h5").is_file():
+        raise FileNotFoundError(f"no authors' networks in {reference}: it needs mnist_nn1..4.h5 and "
+                                f"mnist_metadata.h5 (see ../shared/data/reference/brantner_gml/README.md)")
+    table = authors_networks(reference, data_dir)
+    out.mkdir(parents=True, exist_ok=True)
+    table.to_csv(out / "authors_networks.csv", index=False)
+    (out / "authors_networks.md").write_text(
+        "# The authors' networks evaluated by noneuclid\n\n"
+        f"Made by `python -m noneuclid.report.brantner authors` from `{reference.name}/` "
+        "(GeometricMachineLearning.jl's four 500-epoch networks, loaded with `noneuclid.models.vit.load_gml`) "
+        "and our MNIST pipeline (`noneuclid.data.mnist`, `noneuclid.train.tasks`).\n\n"
+        + table.to_markdown(index=False) + "\n")
+    return [out / "authors_networks.csv", out / "authors_networks.md"]
+
+
+# -- the section experiment (experiment=brantner/section) ----------------------------------------------
+SECTIONS, SECTION_SEEDS = ("householder", "random"), (0, 1, 2)
+
+
+def section_runs(runs_dir: Path, profile: str, overrides=()) -> pd.DataFrame:
+    """The finished runs of `experiment=brantner/section <overrides>` (Adam + Stiefel, each section x seed)."""
+    folders = {}
+    for section in SECTIONS:
+        for seed in SECTION_SEEDS:
+            cfg = compose(["experiment=brantner/section", f"profile={profile}", f"optim.section={section}",
+                           f"seed={seed}", f"paths.runs_dir={runs_dir}", *overrides])
+            folders[str(RunDir(cfg).path)] = section
+    root = runs_dir / "brantner" / profile
+    runs = aggregate.runs([root]) if root.is_dir() else pd.DataFrame()
+    if runs.empty:
+        return runs
+    runs = runs[(runs.status == "done") & runs.path.isin(list(folders))].copy()
+    runs["section"] = runs.path.map(folders)
+    return runs
+
+
+def make_section(runs_dir: Path, profile: str, out: Path, overrides=()) -> list[Path]:
+    """section.csv and section.md: final training loss and test accuracy, mean ± s.d. over seeds."""
+    runs = section_runs(runs_dir, profile, overrides)
+    if runs.empty:
+        raise FileNotFoundError(f"no finished section runs under {runs_dir}/brantner/{profile}: run "
+                                f"`python -m noneuclid.train -m experiment=brantner/section profile={profile}` first")
+    rows = []
+    for section in SECTIONS:
+        r = runs[runs.section == section]
+        loss, acc = r.final_train_loss, 100 * r.final_test_accuracy
+        rows.append({"section": section, "seeds done": len(r), "epochs": int(r.epochs.max()) if len(r) else 0,
+                     "final train loss (mean ± s.d.)": f"{loss.mean():.4f} ± {loss.std(ddof=1):.4f}" if len(r) else "-",
+                     "test accuracy % (mean ± s.d.)": f"{acc.mean():.2f} ± {acc.std(ddof=1):.2f}" if len(r) else "-",
+                     "per seed (loss / acc %)": ", ".join(f"{a:.4f} / {b:.2f}" for a, b in zip(loss, acc))})
+    table = pd.DataFrame(rows)
+    out.mkdir(parents=True, exist_ok=True)
+    table.to_csv(out / "section.csv", index=False)
+    (out / "section.md").write_text(
+        f"# Does the section matter? Adam + Stiefel, householder vs random ({profile} profile)\n\n"
+        f"Made by `python -m noneuclid.train -m experiment=brantner/section profile={profile}`, then "
+        f"`python -m noneuclid.report.brantner section --profile {profile}`. s.d. over seeds (ddof 1).\n\n"
+        + table.to_markdown(index=False) + "\n")
+    return [out / "section.csv", out / "section.md"]
+
+
+def main(argv=None) -> int:
+    parser = argparse.ArgumentParser(prog="python -m noneuclid.report.brantner", description=__doc__,
+                                     formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser.add_argument("what", choices=["authors", "section"])
+    parser.add_argument("--data", type=Path, default=Path(os.environ.get("NONEUCLID_DATA_DIR", "data")))
+    parser.add_argument("--runs", type=Path, default=Path(os.environ.get("NONEUCLID_RUNS_DIR", "runs")))
+    parser.add_argument("--profile", default="cpu")
+    parser.add_argument("--out", type=Path, default=None, help="default: results/brantner/<profile>")
+    args = parser.parse_args(argv)
+    out = args.out or Path("results") / "brantner" / args.profile
+    try:
+        if args.what == "authors":
+            written = make_authors(reference_dir(args.data), args.data, out)
+        else:
+            written = make_section(args.runs, args.profile, out)
+    except FileNotFoundError as e:
+        print(f"error: {e}", file=sys.stderr)
+        return 1
+    print("\n".join(map(str, written)))
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
