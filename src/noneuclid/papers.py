@@ -21,7 +21,7 @@ class Paper:
 
 
 PAPERS = {
-    "brantner": Paper("Brantner, Adam on manifolds", ("fig3a", "fig3b", "table2"),
+    "brantner": Paper("Brantner, Adam on manifolds", ("fig3a", "fig3b", "table2", "section"),
                       ("noneuclid.report.brantner",), ("table2", "accuracy"), ("fig3a", "fig3b")),
     "hnn": Paper("Ganea et al., Hyperbolic Neural Networks", ("table1", "init", "poincare", "table2"),
                  ("noneuclid.report.hnn", "noneuclid.report.hnn_table2"), ("table1", "init", "table2", "table2_embeddings"),
