@@ -167,7 +167,7 @@ def test_saturated_model_has_the_same_loss_and_gradients_in_float32():
         model = copy.deepcopy(model64).to(dtype)
         loss, _ = task.loss(model, batch)
         loss.backward()
-        losses[dtype] = float(loss)
+        losses[dtype] = float(loss.detach())
         grads[dtype] = {k: p.grad.double() for k, p in model.named_parameters()}
         if dtype == torch.float64:
             with torch.no_grad():
