@@ -237,7 +237,7 @@ def test_nonfinite_gradient_skips_the_update_and_is_counted():
     calls = []
     model.weight.register_hook(lambda g: g * float("nan") if calls.append(1) or len(calls) == 2 else g)
     before = model.weight.detach().clone()
-    row = loop.train_epoch(model, torch.optim.SGD(model.parameters(), lr=0.1), Task(), 0, tqdm(disable=True))
+    row, = loop.train_epoch(model, torch.optim.SGD(model.parameters(), lr=0.1), Task(), 0, tqdm(disable=True))
     assert row["nonfinite_steps"] == 1
     assert torch.isfinite(model.weight).all()
     torch.testing.assert_close(model.weight.detach(), before - 2 * 0.1 * torch.ones(1, 2))

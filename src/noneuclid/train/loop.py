@@ -257,10 +257,12 @@ def train_epoch(model, optimizer, task, epoch: int, bar, after_step=None) -> lis
     for step, batch in enumerate(task.batches(epoch)):
         loss, per_example_sums = task.loss(model, batch)
         sums = torch.tensor(per_run(per_example_sums), dtype=torch.float64)
-        if not bool(sums.isfinite().all()):
-            bad = (~sums.isfinite()).nonzero().flatten().tolist()
+        value = loss.detach().item()
+        if not (math.isfinite(value) and bool(sums.isfinite().all())):
+            bad = (~sums.isfinite()).nonzero().flatten().tolist() or list(range(runs))  # which runs, where known
             raise TrainingDiverged(
-                f"the training loss became {sums[bad[0]].item()} at epoch {epoch + 1}, step {step + 1}. The last "
+                f"the training loss became {value if not math.isfinite(value) else sums[bad[0]].item()} at "
+                f"epoch {epoch + 1}, step {step + 1}. The last "
                 f"good checkpoint (end of epoch {epoch}) is kept in the run folder; running the same command "
                 f"again resumes from it and will most likely diverge again. Change a setting (e.g. a "
                 f"smaller optim.lr, or trainer.dtype=float64) to start a new run.", runs=bad)
