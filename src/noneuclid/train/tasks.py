@@ -269,32 +269,53 @@ def _sentence_pair_splits(cfg) -> tuple[dict, int]:
     return ids, len(words) + 1
 
 
-def build(cfg):
-    """The task of cfg.data (with cfg.loss and cfg.seed)."""
+def _mnist_patches(cfg) -> Classification:
+    d, root = cfg.data, cfg.paths.data_dir
+    train = mnist.load(root, "train", d.patch, d.train_size)
+    test = mnist.load(root, "test", d.patch, d.test_size)
+    return Classification(train, {"test": test}, d.batch_size, cfg.loss, seed=cfg.seed)
+
+
+def _sentence_pairs(cfg) -> SentencePairs:
+    splits, vocab = _sentence_pair_splits(cfg)
+    return SentencePairs(splits, vocab, cfg.data.batch_size, cfg.seed)
+
+
+def _cifar10(cfg) -> Classification:
+    from noneuclid.models.phresnet import IN_CHANNELS
     d = cfg.data
-    if d.name == "mnist_patches":
-        root = cfg.paths.data_dir
-        train = mnist.load(root, "train", d.patch, d.train_size)
-        test = mnist.load(root, "test", d.patch, d.test_size)
-        return Classification(train, {"test": test}, d.batch_size, cfg.loss, seed=cfg.seed)
-    if d.name in ("prefix", "snli"):
-        splits, vocab = _sentence_pair_splits(cfg)
-        return SentencePairs(splits, vocab, d.batch_size, cfg.seed)
-    if d.name == "cifar10":
-        from noneuclid.models.phresnet import IN_CHANNELS
-        splits = cifar10.load(cfg.paths.data_dir, cfg.paths.generated_dir, train_size=d.train_size,
-                              zero_channel=IN_CHANNELS.get(cfg.model.n) == 4)  # n = 2, 4: RGB after a zero channel
-        evals = {k: tuple(t[: d.eval_size] for t in splits[k]) for k in ("val", "test")}
-        return Classification(splits["train"], evals, d.batch_size, cfg.loss, cfg.seed, d.eval_batch_size)
-    if d.name == "wordnet_nouns":  # Poincare embeddings of a hierarchy's closure
-        from noneuclid.train import hypernymy
-        return hypernymy.build(cfg, wordnet.load(d.hierarchy, cfg.paths.generated_dir))
-    if d.name == "wordnet_subtree":  # Ganea et al.'s Table 2: classify the points of those embeddings
-        from noneuclid.train import subtrees
-        return subtrees.build(cfg)
-    if d.name == "wikitext2":
-        corpus = wikitext2.load(cfg.paths.data_dir, multiple_of=cfg.model.n, max_tokens=d.vocab_size)
-        corpus = wikitext2.truncated(corpus, d.train_tokens, d.eval_tokens)
-        return LanguageModel(corpus, d.batch_size, d.bptt, d.eval_batch_size)
-    raise ValueError(f"unknown data {d.name!r}: choose data=mnist_patches, prefix10|30|50, snli, cifar10, "
-                     f"wikitext2, wordnet_nouns or wordnet_subtree")
+    splits = cifar10.load(cfg.paths.data_dir, cfg.paths.generated_dir, train_size=d.train_size,
+                          zero_channel=IN_CHANNELS.get(cfg.model.n) == 4)  # n = 2, 4: RGB after a zero channel
+    evals = {k: tuple(t[: d.eval_size] for t in splits[k]) for k in ("val", "test")}
+    return Classification(splits["train"], evals, d.batch_size, cfg.loss, cfg.seed, d.eval_batch_size)
+
+
+def _wordnet_nouns(cfg):
+    """Poincare embeddings of a hierarchy's closure."""
+    from noneuclid.train import hypernymy
+    return hypernymy.build(cfg, wordnet.load(cfg.data.hierarchy, cfg.paths.generated_dir))
+
+
+def _wordnet_subtree(cfg):
+    """Ganea et al.'s Table 2: classify the points of those embeddings."""
+    from noneuclid.train import subtrees
+    return subtrees.build(cfg)
+
+
+def _wikitext2(cfg) -> LanguageModel:
+    d = cfg.data
+    corpus = wikitext2.load(cfg.paths.data_dir, multiple_of=cfg.model.n, max_tokens=d.vocab_size)
+    corpus = wikitext2.truncated(corpus, d.train_tokens, d.eval_tokens)
+    return LanguageModel(corpus, d.batch_size, d.bptt, d.eval_batch_size)
+
+
+TASKS = {"mnist_patches": _mnist_patches, "prefix": _sentence_pairs, "snli": _sentence_pairs, "cifar10": _cifar10,
+         "wordnet_nouns": _wordnet_nouns, "wordnet_subtree": _wordnet_subtree, "wikitext2": _wikitext2}
+
+
+def build(cfg):
+    """The task of cfg.data (with cfg.loss and cfg.seed): TASKS[cfg.data.name](cfg)."""
+    if cfg.data.name not in TASKS:
+        raise ValueError(f"unknown data {cfg.data.name!r}: choose data= one of {sorted(TASKS)} "
+                         f"(prefix: data=prefix10|30|50)")
+    return TASKS[cfg.data.name](cfg)
