@@ -179,27 +179,29 @@ def _train_pending(cfgs: list[DictConfig], runs: list[RunDir]) -> list[dict]:
             logger.finish(exit_code)
 
 
+def _train_groups(cfgs, groups: list[list[int]], summaries: list | None = None) -> list[dict]:
+    """Train each group of runs (indices into cfgs) as its own stack, in order; returns the
+    summaries of all runs, those given in `summaries` kept."""
+    summaries = list(summaries or [None] * len(cfgs))
+    for group in groups:
+        for i, summary in zip(group, train_stacked([cfgs[i] for i in group])):
+            summaries[i] = summary
+    return summaries
+
+
 def _summaries_after_divergence(cfgs, keep: list[int], error: TrainingDiverged) -> list[dict]:
     """The group's summaries after the runs `error.runs` diverged: theirs from DIVERGED, the others
     trained on (from their last checkpoint) as a smaller stack."""
-    summaries = [None] * len(cfgs)
-    for i in error.runs:
-        summaries[i] = json.loads(RunDir(cfgs[i]).file("DIVERGED").read_text())
-    for i, summary in zip(keep, train_stacked([cfgs[i] for i in keep])):
-        summaries[i] = summary
-    return summaries
+    diverged = [json.loads(RunDir(cfgs[i]).file("DIVERGED").read_text()) if i in error.runs else None
+                for i in range(len(cfgs))]
+    return _train_groups(cfgs, [keep], diverged)
 
 
 def _train_by_epoch(cfgs, runs) -> list[dict]:
     """Runs of one stack that were checkpointed at different epochs (a kill between two of their
     checkpoint writes): each group of equal progress is trained as its own stack."""
     done = [r.load_checkpoint()["epochs_done"] if r.file("checkpoint.pt").exists() else 0 for r in runs]
-    summaries = [None] * len(cfgs)
-    for epoch in sorted(set(done)):
-        group = [i for i, d in enumerate(done) if d == epoch]
-        for i, summary in zip(group, train_stacked([cfgs[i] for i in group])):
-            summaries[i] = summary
-    return summaries
+    return _train_groups(cfgs, [[i for i, d in enumerate(done) if d == e] for e in sorted(set(done))])
 
 
 def evaluation(model, task) -> list[dict]:
