@@ -191,6 +191,45 @@ def test_lift_is_an_isomorphism_onto_the_tangent_space(kind):
     assert n * (n - 1) // 2 + (N - n) * n == N * n - n * (n + 1) // 2
 
 
+@pytest.mark.parametrize("kind", SECTIONS)
+def test_lift_gradient_is_lift_of_rgrad(kind):
+    """Algorithm 1's first two lines at once: lift_gradient(G) = lift(rgrad(G)) = (Y^T G - G^T Y, Q^T G)."""
+    torch.manual_seed(16)
+    Y = stiefel.random_point(3, 2, N=10, n=4, dtype=DT)
+    S, G = stiefel.Section(Y, kind), torch.randn(3, 2, 10, 4, dtype=DT)
+    A, B = stiefel.lift_gradient(Y, S, G)
+    A0, B0 = stiefel.lift(Y, S, stiefel.rgrad(Y, G))
+    assert torch.equal(A + A.mT, torch.zeros_like(A))
+    assert _maxabs(A - A0) <= 1e-12 and _maxabs(B - B0) <= 1e-12
+
+
+@pytest.mark.parametrize("norm", [0.0, 1e-3, 0.3, 5.0, 40.0])  # s = 0 (Horner on columns) and s > 0 (doubling)
+def test_phi1_times_matches_augmented_exponential(norm):
+    """phi_1(X) V is the top-right block of exp([[X, V], [0, 0]]) (Higham, Functions of Matrices, 10.7)."""
+    torch.manual_seed(18)
+    X = torch.randn(5, 6, 6, dtype=DT)
+    X *= norm / X.abs().sum(-2).amax()
+    V = torch.randn(5, 6, 3, dtype=DT)
+    aug = torch.cat([torch.cat([X, V], -1), torch.zeros(5, 3, 9, dtype=DT)], -2)
+    ref = torch.linalg.matrix_exp(aug)[..., :6, 6:]
+    assert _maxabs(stiefel._phi1_times(X, V) - ref) <= 1e-13 * max(1.0, _maxabs(ref))
+
+
+@pytest.mark.parametrize("kind", KINDS)
+def test_retract_needs_no_orthogonality_of_H(kind):
+    """The low-rank formula holds for any U = [Y, H/e]: with H not orthogonal to Y the result is still
+    Y mapped by f(Y A Y^T + H Y^T - Y H^T), an orthogonal matrix, so it stays on St(N, n)."""
+    torch.manual_seed(19)
+    Y = stiefel.random_point(4, N=12, n=3, dtype=DT)
+    A, H = _skew(4, 3, 3) * 0.1, torch.randn(4, 12, 3, dtype=DT) * 0.1
+    Yn = stiefel.retract(Y, A, H, kind)
+    Omega = Y @ A @ Y.mT + H @ Y.mT - Y @ H.mT
+    I = _eye(12)
+    f = torch.linalg.matrix_exp(Omega) if kind == "geodesic" else torch.linalg.solve(I - Omega / 2, I + Omega / 2)
+    assert _maxabs(Yn - f @ Y) <= 1e-13
+    assert stiefel.orthonormality_error(Yn).item() <= 1e-13
+
+
 # -- retraction (eq. 13, 18-21) ------------------------------------------------------------------
 
 

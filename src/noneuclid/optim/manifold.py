@@ -40,7 +40,7 @@ class ManifoldOptimizer(torch.optim.Optimizer):
 
     def __init__(self, params, defaults: dict, retraction: str = "geodesic", section: str = "householder"):
         super().__init__(params, dict(defaults, retraction=retraction, section=section))
-        self._stacks: dict[tuple, Tensor] = {}
+        self._stacks: dict[tuple, tuple[Tensor, tuple[Tensor, ...]]] = {}  # stacked state and its views
 
     def add_param_group(self, param_group: dict) -> None:
         """torch's add_param_group, then a check of the group's settings (bad ones fail here, not at step)."""
@@ -103,9 +103,8 @@ class ManifoldOptimizer(torch.optim.Optimizer):
         steps = self._advance(params)  # all equal (see step)
         Y = torch.stack(params)
         G = torch.stack([p.grad for p in params])
-        D = stiefel.rgrad(Y, G)
         section = stiefel.Section(Y, group["section"])
-        A, B = stiefel.lift(Y, section, D)  # [P, ..., n, n], [P, ..., N-n, n]
+        A, B = stiefel.lift_gradient(Y, section, G)  # rgrad and lift: [P, ..., n, n], [P, ..., N-n, n]
         caches = {
             name: [self._stacked_state(params, f"{name}_A", A.shape[1:]),
                    self._stacked_state(params, f"{name}_B", B.shape[1:])]
@@ -120,19 +119,17 @@ class ManifoldOptimizer(torch.optim.Optimizer):
         Built once (or again after load_state_dict) so that batched updates write the state in place.
         """
         ident = (key, tuple(id(p) for p in params))
-        buf = self._stacks.get(ident)
-        if buf is not None and all(
-            self.state[p].get(key) is not None and self.state[p][key].data_ptr() == buf[i].data_ptr()
-            for i, p in enumerate(params)
-        ):
+        buf, views = self._stacks.get(ident, (None, ()))
+        if buf is not None and all(self.state[p].get(key) is v for p, v in zip(params, views)):
             return buf
         ref = params[0]
         buf = torch.stack([
             self.state[p][key] if key in self.state[p] else ref.new_zeros(shape) for p in params
         ])
-        for i, p in enumerate(params):
-            self.state[p][key] = buf[i]
-        self._stacks[ident] = buf
+        views = buf.unbind(0)
+        for p, view in zip(params, views):
+            self.state[p][key] = view
+        self._stacks[ident] = buf, views
         return buf
 
 
