@@ -46,7 +46,8 @@ def test_table1_report_from_runs(tmp_path):
     table = (out / "table1.md").read_text()
     assert "n=1" in table and "97.14" in table and (out / "fig_prefix10_dev.png").exists()
     assert "not run (data missing)" in table or "SNLI" in table
-    assert "x100" in (out / "init.md").read_text() and "Per cell" in (out / "summary.md").read_text()
+    init = (out / "init.md").read_text()
+    assert "x100" in init and "states at the boundary" in init and "Per cell" in (out / "summary.md").read_text()
 
 
 def _pairs(n_first, n_second, label):

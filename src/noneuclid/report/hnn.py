@@ -165,9 +165,19 @@ def escape_batches(folder: Path, level: float = 0.6) -> float:
     return next((r["step"] for r in rows if r["dev_accuracy"] >= level), float("inf"))
 
 
+def _boundary_shares(row: dict) -> str:
+    """'75 % / 58 %': the share of each encoder's sentence states within 1e-3 of the ball's boundary
+    in an evaluation row ('-' for Euclidean encoders, which have no boundary)."""
+    if "test_boundary_share_s1" not in row:
+        return "-"
+    return " / ".join(f"{100 * row[f'test_boundary_share_s{k}']:.0f} %" for k in (1, 2))
+
+
 def init_ablation(runs_dir: Path, profile: str, seeds, overrides=()) -> pd.DataFrame | None:
     """experiment=hnn/init: PREFIX-10 GRUs with the paper's embedding init and x100; per setting the
-    test accuracy at best dev (mean ± s.d.) and the batches until dev accuracy first reaches 60 %.
+    test accuracy at best dev (mean ± s.d.), the batches until dev accuracy first reaches 60 %, and per
+    seed the final training loss and the share of sentence states on the boundary (an encoder whose
+    states sit there passes no gradient: the x100 init saturates the hyperbolic GRU).
     None while no scale-100 run has finished."""
     rows = []
     for row in ("euclidean_gru", "hyperbolic_gru"):
@@ -179,10 +189,13 @@ def init_ablation(runs_dir: Path, profile: str, seeds, overrides=()) -> pd.DataF
                 continue
             acc = pd.Series([100 * aggregate.runs([f]).iloc[0]["test_accuracy_at_best_dev"] for f in found])
             escape = [escape_batches(f) for f in found]
+            last = [aggregate.read_metrics(f / "metrics.jsonl")[-1] for f in found]
             rows.append({"model": ROWS[row], "embedding init": f"x{scale:g}" + (" (paper)" if scale == 1 else ""),
                          "test accuracy %": f"{acc.mean():.2f} ± {acc.std(ddof=1) if len(acc) > 1 else 0:.2f}",
                          "batches to 60 % dev (per seed)": ", ".join("never" if e == float("inf") else str(int(e))
                                                                    for e in escape),
+                         "final train loss (chance: ln 2 = 0.693)": ", ".join(f"{r['train_loss']:.3f}" for r in last),
+                         "test states at the boundary, s1 / s2": ", ".join(_boundary_shares(r) for r in last),
                          "seeds": len(found)})
     table = pd.DataFrame(rows)
     return table if len(table) and (table["embedding init"] == "x100").any() else None
