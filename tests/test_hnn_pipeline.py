@@ -95,3 +95,17 @@ def test_unknown_words_map_to_id_zero(tmp_path):
         snli.load = original
     assert vocab == 4  # padding/unknown + a, cat, dog
     assert ids["dev"][0] == [[1, 0]] and ids["test"][0] == [[0]]
+
+
+def test_budget_ablation_from_runs(tmp_path):
+    """experiment=hnn/budget's table: a GRU at the profile's epochs beside the same GRU trained longer."""
+    from noneuclid.report import hnn
+    common = ["experiment=hnn/table1", "profile=smoke", f"paths.runs_dir={tmp_path}/runs", "variant=hnn/euclidean_gru",
+              f"paths.generated_dir={tmp_path}/gen", "trainer.progress=false", "data.train_size=128",
+              "data.dev_size=64", "data.test_size=64"]
+    for extra in ([], ["trainer.epochs=2"]):
+        train(compose([*common, *extra], experiment_name="hnn/budget"))
+    overrides = [f"paths.generated_dir={tmp_path}/gen", "data.train_size=128", "data.dev_size=64", "data.test_size=64"]
+    table = hnn.budget_ablation(tmp_path / "runs", "smoke", (0,), overrides, epochs=2)
+    assert list(table["budget"]) == ["profile (Table 1)", "2 epochs"] and set(table["seeds"]) == {1}
+    assert table.columns[-1] == "seeds" and "batches to 60 % / 80 % dev (per seed)" in table.columns

@@ -173,32 +173,50 @@ def _boundary_shares(row: dict) -> str:
     return " / ".join(f"{100 * row[f'test_boundary_share_s{k}']:.0f} %" for k in (1, 2))
 
 
-def init_ablation(runs_dir: Path, profile: str, seeds, overrides=()) -> pd.DataFrame | None:
-    """experiment=hnn/init: PREFIX-10 GRUs with the paper's embedding init and x100; per setting the
-    test accuracy at best dev (mean ± s.d.), the batches until dev accuracy first reaches 60 %, and per
-    seed the final training loss and the share of sentence states on the boundary (an encoder whose
-    states sit there passes no gradient: the x100 init saturates the hyperbolic GRU).
-    None while no scale-100 run has finished."""
+def ablation(runs_dir: Path, profile: str, seeds, overrides, column: str, settings) -> pd.DataFrame | None:
+    """A PREFIX-10 ablation table: for each (row, value, extra overrides) in `settings`, the finished
+    runs of that model with those overrides: test accuracy at best dev (mean ± s.d. and best), per
+    seed the batches until dev accuracy first reaches 60 % and 80 %, the final training loss and the
+    share of sentence states on the boundary (an encoder whose states sit there passes no gradient).
+    `column` names the setting. None while no run of a non-default setting has finished."""
     rows = []
-    for row in ("euclidean_gru", "hyperbolic_gru"):
-        for scale in (1.0, 100.0):
-            found = [f for f in (_folder(runs_dir, profile, row, "prefix10", seed,
-                                         [*overrides, f"model.embedding_init_scale={scale}"]) for seed in seeds)
-                     if (f / "DONE").exists()]
-            if not found:
-                continue
-            acc = pd.Series([100 * aggregate.runs([f]).iloc[0]["test_accuracy_at_best_dev"] for f in found])
-            escape = [escape_batches(f) for f in found]
-            last = [aggregate.read_metrics(f / "metrics.jsonl")[-1] for f in found]
-            rows.append({"model": ROWS[row], "embedding init": f"x{scale:g}" + (" (paper)" if scale == 1 else ""),
-                         "test accuracy %": f"{acc.mean():.2f} ± {acc.std(ddof=1) if len(acc) > 1 else 0:.2f}",
-                         "batches to 60 % dev (per seed)": ", ".join("never" if e == float("inf") else str(int(e))
-                                                                   for e in escape),
-                         "final train loss (chance: ln 2 = 0.693)": ", ".join(f"{r['train_loss']:.3f}" for r in last),
-                         "test states at the boundary, s1 / s2": ", ".join(_boundary_shares(r) for r in last),
-                         "seeds": len(found)})
+    for row, value, extra in settings:
+        found = [f for f in (_folder(runs_dir, profile, row, "prefix10", seed, [*overrides, *extra]) for seed in seeds)
+                 if (f / "DONE").exists()]
+        if not found:
+            continue
+        acc = pd.Series([100 * aggregate.runs([f]).iloc[0]["test_accuracy_at_best_dev"] for f in found])
+        last = [aggregate.read_metrics(f / "metrics.jsonl")[-1] for f in found]
+        escape = [" / ".join("never" if e == float("inf") else str(int(e)) for e in (escape_batches(f, 0.6), escape_batches(f, 0.8)))
+                  for f in found]
+        rows.append({"model": ROWS[row], column: value,
+                     "test accuracy % (mean ± s.d.)": f"{acc.mean():.2f} ± {acc.std(ddof=1) if len(acc) > 1 else 0:.2f}",
+                     "best": round(acc.max(), 2),
+                     "batches to 60 % / 80 % dev (per seed)": ", ".join(escape),
+                     "final train loss (chance: ln 2 = 0.693)": ", ".join(f"{r['train_loss']:.3f}" for r in last),
+                     "test states at the boundary, s1 / s2": ", ".join(_boundary_shares(r) for r in last),
+                     "seeds": len(found)})
     table = pd.DataFrame(rows)
-    return table if len(table) and (table["embedding init"] == "x100").any() else None
+    return table if len(table) and any(extra and value in set(table[column]) for _, value, extra in settings) else None
+
+
+def init_ablation(runs_dir: Path, profile: str, seeds, overrides=()) -> pd.DataFrame | None:
+    """experiment=hnn/init: the PREFIX-10 GRUs with the paper's embedding init and x100 (the x100 init
+    saturates the hyperbolic GRU's encoders on the boundary)."""
+    settings = [(row, f"x{scale:g}" + (" (paper)" if scale == 1 else ""), [] if scale == 1 else [f"model.embedding_init_scale={scale}"])
+                for row in ("euclidean_gru", "hyperbolic_gru") for scale in (1.0, 100.0)]
+    return ablation(runs_dir, profile, seeds, overrides, "embedding init", settings)
+
+
+BUDGET_EPOCHS = 30  # experiment=hnn/budget
+
+
+def budget_ablation(runs_dir: Path, profile: str, seeds, overrides=(), epochs: int = BUDGET_EPOCHS) -> pd.DataFrame | None:
+    """experiment=hnn/budget: the three PREFIX-10 GRUs at the profile's epochs and at `epochs`, the
+    paper's init: do they leave the plateau given more batches?"""
+    settings = [(row, label, extra) for row in ("euclidean_gru", "hyperbolic_gru_eucl_mlr", "hyperbolic_gru")
+                for label, extra in (("profile (Table 1)", []), (f"{epochs} epochs", [f"trainer.epochs={epochs}"]))]
+    return ablation(runs_dir, profile, seeds, overrides, "budget", settings)
 
 
 def dtype_comparison(runs_dir: Path, profile: str, seeds, overrides) -> pd.DataFrame | None:
@@ -239,10 +257,12 @@ def make(runs_dir: Path, profile: str, out: Path, seeds=None, overrides=()) -> l
     table.to_csv(out / "table1.csv", index=False)
     ablation = init_ablation(runs_dir, profile, seeds, overrides)
     comparison = dtype_comparison(runs_dir, profile, seeds, overrides)
-    if ablation is not None:
-        ablation.to_csv(out / "init.csv", index=False)
-        (out / "init.md").write_text("# The plateau of the paper's embedding init (experiment=hnn/init)\n\n"
-                                     + ablation.to_markdown(index=False) + "\n")
+    budget = budget_ablation(runs_dir, profile, seeds, overrides)
+    for name, extra_table, title in (("init", ablation, "The plateau of the paper's embedding init (experiment=hnn/init)"),
+                                     ("budget", budget, "The GRUs given 3x the batches (experiment=hnn/budget)")):
+        if extra_table is not None:
+            extra_table.to_csv(out / f"{name}.csv", index=False)
+            (out / f"{name}.md").write_text(f"# {title}\n\n" + extra_table.to_markdown(index=False) + "\n")
     (out / "table1.md").write_text(table.to_markdown(index=False) + "\n")
     figure(folders, out / "fig_prefix10_dev", seeds[0])
     finished = aggregate.runs([f for f in folders.values() if (f / "DONE").exists()])
@@ -259,5 +279,7 @@ def make(runs_dir: Path, profile: str, out: Path, seeds=None, overrides=()) -> l
         *([] if comparison is None else ["## float32 against float64 on PREFIX-10 (test accuracy at best dev, "
                                          "mean over seeds)", "", comparison.to_markdown(index=False), ""]),
         *([] if ablation is None else ["## Beyond the paper: the plateau of its embedding init (PREFIX-10)", "",
-                                       ablation.to_markdown(index=False), ""])]))
+                                       ablation.to_markdown(index=False), ""]),
+        *([] if budget is None else [f"## Beyond the paper: the GRUs with {BUDGET_EPOCHS} epochs (PREFIX-10, the paper's init)", "",
+                                     budget.to_markdown(index=False), ""])]))
     return sorted(out.iterdir())
