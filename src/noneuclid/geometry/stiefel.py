@@ -108,7 +108,7 @@ def _phi1_times(X: Tensor, V: Tensor) -> Tensor:
     x = float(X.abs().sum(-2).amax()) if X.numel() else 0.0
     s = max(0, math.ceil(math.log2(x / _THETA))) if x > _THETA else 0
     x /= 2**s
-    degree, remainder, tol = 0, 2 * x / 2, torch.finfo(X.dtype).eps / 4
+    degree, remainder, tol = 0, x, torch.finfo(X.dtype).eps / 4  # the bound at d = 0: 2 x / 2! = x
     while remainder > tol:
         degree += 1
         remainder *= x / (degree + 2)
@@ -133,8 +133,9 @@ def retract(Y: Tensor, A: Tensor, H: Tensor, kind: str = "geodesic") -> Tensor:
     lambda W lambda^T = Y A Y^T + H Y^T - Y H^T has rank at most 2n, so f needs only 2n x 2n matrices
     (appendix C, eq. 18-21). Written as U C U^T with
         U = [Y, H/e] (N x 2n),  C = [[A, -e I], [e I, 0]] (skew),  e = ||H||_F (balances the blocks),
-    the identities f(U C U^T) = I + U g(C U^T U) C U^T (push-through) give, with X = C U^T U and
-    C U^T Y = X[:, :n] (the first n columns of U are Y):
+    the push-through identity f(U C U^T) = I + U g(C U^T U) C U^T, with g = phi_1 for exp and
+    g(X) = (I - X/2)^{-1} for Cayley, gives, with X = C U^T U and C U^T Y = X[:, :n] (the first n
+    columns of U are Y):
         geodesic: Y_new = Y + U phi_1(X) X[:, :n],        phi_1(z) = (e^z - 1)/z,
         cayley:   Y_new = Y + U (I - X/2)^{-1} X[:, :n].
     This holds for any U, so H need not be orthogonal to Y: f(lambda W lambda^T) is orthogonal for any
