@@ -24,7 +24,8 @@ def random_point(*batch: int, N: int, n: int, dtype=None, device=None, generator
 
 
 def rgrad(Y: Tensor, G: Tensor) -> Tensor:
-    """Riemannian gradient for the canonical metric (eq. 3): D = G - Y G^T Y."""
+    """Riemannian gradient for the canonical metric of eq. (3): D = G - Y G^T Y (eq. 4). The optimizer
+    uses lift_gradient, which never forms D; this is the reference form."""
     return G - Y @ (G.mT @ Y)
 
 
@@ -42,7 +43,7 @@ class Section:
     Batched over the leading dimensions of Y [..., N, n].
     """
 
-    def __init__(self, Y: Tensor, kind: str = "random", generator=None):
+    def __init__(self, Y: Tensor, kind: str = "householder", generator=None):
         if kind not in ("random", "householder"):
             raise ValueError(f"unknown section kind {kind!r}: use 'random' or 'householder'")
         self.n = Y.shape[-1]
@@ -87,11 +88,14 @@ def lift(Y: Tensor, section: Section, D: Tensor) -> tuple[Tensor, Tensor]:
 
 def lift_gradient(Y: Tensor, section: Section, G: Tensor) -> tuple[Tensor, Tensor]:
     """lift(Y, section, rgrad(Y, G)) for a Euclidean gradient G [..., N, n], without forming rgrad:
-    with D = G - Y G^T Y (eq. 3) and Y^T Y = I, Q^T Y = 0,
+    with D = G - Y G^T Y (eq. 4) and Y^T Y = I, Q^T Y = 0,
         A = (Y^T D - D^T Y) / 2 = Y^T G - G^T Y,    B = Q^T D = Q^T G.
     Algorithm 1's first two lines in one matmul and one application of the section."""
     YtG = Y.mT @ G
     return YtG - YtG.mT, section.coords(G)
+
+
+_THETA = 0.5  # largest 1-norm the Taylor polynomial of _phi1_times is applied to (scaled down to it)
 
 
 def _phi1_times(X: Tensor, V: Tensor) -> Tensor:
@@ -100,8 +104,8 @@ def _phi1_times(X: Tensor, V: Tensor) -> Tensor:
     A Taylor polynomial sized to the batch's largest 1-norm x = max ||X||_1, with scaling and squaring
     as for exp (Higham, "The scaling and squaring method", 2005): s halvings bring the norm to at most
     theta = 1/2, and the degree d is the smallest whose remainder bound 2 (x/2^s)^(d+1) / (d+2)! is
-    below a quarter of the dtype's eps. With s = 0 (the optimizer's lr-sized steps: x about 1e-2, d = 4
-    in float32, 8 in float64) Horner's rule runs on the k columns of V only:
+    below a quarter of the dtype's eps. With s = 0 (the optimizer's lr-sized steps: Adam at lr 1e-3
+    gives x about 2e-2, so d = 3 in float32, 7 in float64) Horner's rule runs on the k columns of V:
         phi_1(X) V = V + X/2 (V + X/3 (V + ... (V + X/(d+1) V))).
     Otherwise phi_1(Z), Z = X/2^s, is doubled s times by phi_1(2Z) = phi_1(Z) (2I + Z phi_1(Z)) / 2,
     which follows from e^(2Z) - I = (e^Z - I)(e^Z + I) and e^Z = I + Z phi_1(Z)."""
@@ -123,23 +127,22 @@ def _phi1_times(X: Tensor, V: Tensor) -> Tensor:
     return P if s == 0 else P @ V
 
 
-_THETA = 0.5  # largest 1-norm the Taylor polynomial of _phi1_times is applied to (scaled down to it)
-
-
 def retract(Y: Tensor, A: Tensor, H: Tensor, kind: str = "geodesic") -> Tensor:
     """Y_new = lambda(Y) f(W) E for W = [[A, -B^T], [B, 0]] in g^hor and E = [I; 0] (eq. 13), with
     f = exp (the geodesic) or the Cayley map f(W) = (I - W/2)^{-1} (I + W/2); H = Q B = embed(B).
 
     lambda W lambda^T = Y A Y^T + H Y^T - Y H^T has rank at most 2n, so f needs only 2n x 2n matrices
-    (appendix C, eq. 18-21). Written as U C U^T with
-        U = [Y, H/e] (N x 2n),  C = [[A, -e I], [e I, 0]] (skew),  e = ||H||_F (balances the blocks),
+    (appendix C, eq. 19-21). Written as U C U^T with
+        U = [Y, H/e] (N x 2n),  C = [[A, -e I], [e I, 0]] (skew),  e = ||H||_F (balances the blocks;
+        at least sqrt(tiny), so that H = 0 is safe),
     the push-through identity f(U C U^T) = I + U g(C U^T U) C U^T, with g = phi_1 for exp and
     g(X) = (I - X/2)^{-1} for Cayley, gives, with X = C U^T U and C U^T Y = X[:, :n] (the first n
     columns of U are Y):
         geodesic: Y_new = Y + U phi_1(X) X[:, :n],        phi_1(z) = (e^z - 1)/z,
         cayley:   Y_new = Y + U (I - X/2)^{-1} X[:, :n].
-    This holds for any U, so H need not be orthogonal to Y: f(lambda W lambda^T) is orthogonal for any
-    skew C, and no QR is needed. Shapes: Y, H [..., N, n], A [..., n, n].
+    This holds for any U, and f(U C U^T) is orthogonal for any skew C: H need not be exactly
+    orthogonal to Y (the result is then Y moved by the skew map Y A Y^T + H Y^T - Y H^T), and no QR is
+    needed. Shapes: Y, H [..., N, n], A [..., n, n].
 
     It runs in the dtype of Y. The update is added to Y once (Y + U P), so the only float32 rounding at
     Y's scale is that final one; the correction U P is lr-sized and its own rounding is 1e-7 of that.

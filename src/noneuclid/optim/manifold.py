@@ -1,16 +1,17 @@
 """Algorithm 1 of Brantner, "Generalizing Adam to manifolds": one optimizer framework for vector
 spaces and homogeneous spaces.
 
-    Delta_t   <- rgrad(grad L)                  Riemannian gradient
-    lambda, B <- lift(Y_t, Delta_t)             section and global-tangent-space representation
-    cache     <- update(cache, B, t)            e.g. Adam's first and second moments (eq. 5)
-    W_t       <- velocity(cache)                e.g. -eta M1 / sqrt(M2 + delta) (eq. 6)
-    Y_{t+1}   <- retraction(Y_t, W_t, lambda)   geodesic (eq. 13, 19-21) or Cayley
+    Delta_t      <- rgrad(grad L)                  Riemannian gradient (eq. 4)
+    lambda, calB <- lift(Y_t, Delta_t)             section and global-tangent-space representation
+    cache        <- update(cache, calB, t)         e.g. Adam's first and second moments (eq. 5)
+    W_t          <- velocity(cache)                e.g. -eta M1 / sqrt(M2 + delta) (eq. 6)
+    Y_{t+1}      <- retraction(Y_t, W_t, lambda)   geodesic (eq. 13, 19-21) or Cayley
 
 For an ordinary parameter rgrad and lift are the identity and the retraction is addition, so
 ManifoldGD, ManifoldMomentum and ManifoldAdam reduce to SGD, heavy-ball SGD and Adam. For a
-StiefelParameter, B is the pair (A, B) of g^hor; all Stiefel parameters of one shape are stacked
-and go through rgrad, lift, cache update and retraction in one batched call per step.
+StiefelParameter, calB is the pair (A, B) of g^hor (A skew n x n, B (N - n) x n); all Stiefel
+parameters of one shape are stacked and go through rgrad and lift (one call: stiefel.lift_gradient),
+cache update and retraction in one batched call per step.
 """
 
 from __future__ import annotations
@@ -28,7 +29,8 @@ class ManifoldOptimizer(torch.optim.Optimizer):
     """Base class: subclasses name their cache tensors and implement update + velocity.
 
     section: which lambda(Y) = [Y, Q] lifts the gradient (stiefel.Section). Any section with
-    lambda(Y)E = Y is valid for Algorithm 1: Algorithm 2 draws A "from a given distribution", and the
+    lambda(Y)E = Y is valid for Algorithm 1: Algorithm 2 draws its random matrix (R in stiefel.Section)
+    "from a given distribution", and the
     paper's appendix computes lambda with Householder reflections. "householder" (the default) takes
     Q from the reflectors of the QR of Y: deterministic, so Adam's moments of B stay in the same
     coordinates from step to step as long as Y moves little, and cheaper (no random orthogonal matrix
@@ -110,7 +112,7 @@ class ManifoldOptimizer(torch.optim.Optimizer):
                    self._stacked_state(params, f"{name}_B", B.shape[1:])]
             for name in self.cache_names
         }
-        WA, WB = self.update_and_velocity([A, B], caches, steps[:1] * 2, group)
+        WA, WB = self.update_and_velocity([A, B], caches, [steps[0]] * 2, group)  # one step count for both
         torch._foreach_copy_(params, list(stiefel.retract(Y, WA, section.embed(WB), group["retraction"]).unbind(0)))
 
     def _stacked_state(self, params: list[Tensor], key: str, shape: torch.Size) -> Tensor:
