@@ -1,11 +1,14 @@
-"""Ganea et al.'s Table 1 (test accuracy at the best dev accuracy; best of the seeds, and mean +- s.d.)
-and a figure of dev accuracy during training on PREFIX-10, redrawn from run folders.
+"""Ganea et al.'s Table 1 (test accuracy at the best dev accuracy; best of the seeds, and mean +- s.d.),
+a figure of dev accuracy during training on PREFIX-10, the per-cell check of the paper's comparisons,
+run health (runs below 80 %, encoders saturated on the boundary) and two ablations beyond the paper
+(embedding init, training budget), redrawn from run folders.
 
     python -m noneuclid.report hnn [--runs runs] [--profile cpu] [--seeds 0,1,2]  (default: the seeds run)
 """
 
 from __future__ import annotations
 
+import math
 from pathlib import Path
 
 import matplotlib
@@ -17,6 +20,7 @@ import pandas as pd  # noqa: E402
 from noneuclid.config import compose  # noqa: E402
 from noneuclid.data.files import DataError  # noqa: E402
 from noneuclid.report import aggregate, figures  # noqa: E402
+from noneuclid.report.estimates import compare, estimate  # noqa: E402
 from noneuclid.train.run_dir import RunDir  # noqa: E402
 
 ROWS = {  # configs/variant/hnn/<name>.yaml -> label
@@ -106,10 +110,12 @@ GEOMETRY_OF = {"euclidean": "Euclidean", "hyperbolic_eucl_mlr": "hyperbolic + Eu
 
 def _claims(finished: pd.DataFrame) -> list[str]:
     """Per dataset and cell, the paper's own comparison of that cell: its best hyperbolic variant
-    against its Euclidean model, ours beside it (means over seeds); a difference within the seeds'
-    spread (the larger s.d.) is a tie."""
+    against its Euclidean model, ours beside it (means over seeds); a difference within the combined
+    standard error is a tie (report.estimates, the rule of every report); fewer than 2 finished
+    seeds on either side is not a test."""
     lines = ["Per cell, the paper's comparison of its best hyperbolic variant with the Euclidean model, and ours "
-             "(test accuracy at best dev, mean over seeds; a difference within the seeds' s.d. is a tie):"]
+             "(test accuracy at best dev, mean over seeds; a difference within the combined standard error "
+             "sqrt(se_a^2 + se_b^2) is a tie):"]
     for col, (data, name) in enumerate(DATASETS.items()):
         for cell in ("rnn", "gru"):
             runs = finished[(finished["cfg.data.label"] == data) & (finished["cfg.model.cell"] == cell)]
@@ -122,20 +128,22 @@ def _claims(finished: pd.DataFrame) -> list[str]:
             paper_best = max(("hyperbolic_eucl_mlr", "hyperbolic"), key=paper.get)
             ours_best = max(("hyperbolic_eucl_mlr", "hyperbolic"), key=lambda g: acc[g].mean())
             diff_paper = paper[paper_best] - paper["euclidean"]
-            diff = acc[ours_best].mean() - acc["euclidean"].mean()
-            spread = max(acc[ours_best].std(ddof=1), acc["euclidean"].std(ddof=1)) if len(acc["euclidean"]) > 1 else 0.0
-            if max(a.max() for a in acc.values()) < 100 * CHANCE:
+            ours, euclid = estimate(acc[ours_best]), estimate(acc["euclidean"])
+            diff, se = ours.mean - euclid.mean, math.hypot(ours.se, euclid.se)
+            if min(ours.count, euclid.count) < 2:
+                verdict = "not tested: fewer than 2 finished seeds"
+            elif max(a.max() for a in acc.values()) < 100 * CHANCE:
                 verdict = "not tested: no model of this cell left chance level at this training budget"
-            elif abs(diff) <= spread:
-                verdict = "tie within the seeds' spread" + (" (the paper: hyperbolic better)" if diff_paper > 0 else "")
+            elif compare(ours, euclid, lower_is_better=False) == "tie":
+                verdict = "tie within the standard error" + (" (the paper: hyperbolic better)" if diff_paper > 0 else "")
             elif (diff > 0) == (diff_paper > 0):
                 verdict = "agrees"
             else:
                 verdict = "disagrees"
             lines.append(f"- {name}, {cell.upper()}: paper {GEOMETRY_OF[paper_best]} {paper[paper_best]:.2f} vs Euclidean "
                          f"{paper['euclidean']:.2f} ({diff_paper:+.2f}); ours {GEOMETRY_OF[ours_best]} "
-                         f"{acc[ours_best].mean():.2f} vs Euclidean {acc['euclidean'].mean():.2f} ({diff:+.2f}, s.d. "
-                         f"{spread:.2f}): {verdict}.")
+                         f"{ours.mean:.2f} vs Euclidean {euclid.mean:.2f} ({diff:+.2f}, combined s.e. "
+                         f"{se:.2f}): {verdict}.")
     return lines
 
 
@@ -145,9 +153,11 @@ def _health(finished: pd.DataFrame, folders: dict) -> list[str]:
     p10 = finished[finished["cfg.data.label"] == "prefix10"]
     if len(p10):
         low = p10[p10.test_accuracy_at_best_dev < 0.8]
-        below = low.run.str.replace(r"-prefix10-s\d+-[0-9a-f]+$", "", regex=True).value_counts().sort_index()
+        label = {(geometry, cell): f"{GEOMETRY_OF[geometry]} {cell.upper()}" for geometry in GEOMETRY_OF for cell in ("rnn", "gru")}
+        below = [f"{label[key]}: {n} of {len(p10[(p10['cfg.model.geometry'] == key[0]) & (p10['cfg.model.cell'] == key[1])])}"
+                 for key, n in low.groupby(["cfg.model.geometry", "cfg.model.cell"]).size().items()]
         lines.append(f"PREFIX-10: {len(p10) - len(low)} of {len(p10)} finished runs reach 80 % test accuracy"
-                     + (f"; seeds below 80 %: {', '.join(f'{m} {n}' for m, n in below.items())}." if len(low) else "."))
+                     + (f"; seeds below 80 %: {', '.join(below)}." if below else "."))
     stuck = []
     for f in map(Path, finished.path):
         rows = [r for r in aggregate.read_metrics(f / "metrics.jsonl") if "test_boundary_share_s1" in r]
@@ -240,14 +250,16 @@ def dtype_comparison(runs_dir: Path, profile: str, seeds, overrides) -> pd.DataF
 
 
 def seeds_run(runs_dir: Path, profile: str) -> tuple[int, ...]:
-    """The seeds of the runs under runs/hnn/<profile> (the cpu profile runs seed 0 only), else 0, 1, 2."""
+    """The seeds of the runs under runs/hnn/<profile> (the smoke profile runs seed 0 only), else 0, 1, 2."""
     root = Path(runs_dir) / "hnn" / profile
     found = aggregate.runs([root]) if root.exists() else pd.DataFrame()
     return tuple(sorted({int(x) for x in found["cfg.seed"]})) if len(found) else (0, 1, 2)
 
 
 def make(runs_dir: Path, profile: str, out: Path, seeds=None, overrides=()) -> list[Path]:
-    """Write table1 (CSV + Markdown), fig_prefix10_dev (PNG + PDF) and summary.md."""
+    """Write table1 (CSV + Markdown), fig_prefix10_dev (PNG + PDF), init and budget (CSV + Markdown, once
+    their ablations have runs) and summary.md (settings, per-cell claim check, health lines, the
+    float32-float64 comparison of a float32 report and the ablations)."""
     seeds = seeds or seeds_run(runs_dir, profile)
     table, folders = table1(runs_dir, profile, seeds, overrides)
     if not any((f / "DONE").exists() for f in folders.values()):
@@ -255,11 +267,11 @@ def make(runs_dir: Path, profile: str, out: Path, seeds=None, overrides=()) -> l
                                 f"`python -m noneuclid.train -m experiment=hnn/table1 profile={profile}` first")
     out.mkdir(parents=True, exist_ok=True)
     table.to_csv(out / "table1.csv", index=False)
-    ablation = init_ablation(runs_dir, profile, seeds, overrides)
+    init_table = init_ablation(runs_dir, profile, seeds, overrides)
     comparison = dtype_comparison(runs_dir, profile, seeds, overrides)
-    budget = budget_ablation(runs_dir, profile, seeds, overrides)
-    for name, extra_table, title in (("init", ablation, "The plateau of the paper's embedding init (experiment=hnn/init)"),
-                                     ("budget", budget, "The GRUs given 3x the batches (experiment=hnn/budget)")):
+    budget_table = budget_ablation(runs_dir, profile, seeds, overrides)
+    for name, extra_table, title in (("init", init_table, "The plateau of the paper's embedding init (experiment=hnn/init)"),
+                                     ("budget", budget_table, f"The PREFIX-10 GRUs for {BUDGET_EPOCHS} epochs (experiment=hnn/budget)")):
         if extra_table is not None:
             extra_table.to_csv(out / f"{name}.csv", index=False)
             (out / f"{name}.md").write_text(f"# {title}\n\n" + extra_table.to_markdown(index=False) + "\n")
@@ -271,15 +283,18 @@ def make(runs_dir: Path, profile: str, out: Path, seeds=None, overrides=()) -> l
         f"# Ganea et al., Hyperbolic Neural Networks: our runs ({profile} profile{',' + extra if extra else ''})", "",
         f"Made by `python -m noneuclid.train -m experiment=hnn/table1 profile={profile}{extra}` and "
         f"`python -m noneuclid.report hnn --profile {profile}{' --out ' + str(out) if extra else ''}{extra}`; "
-        f"{len(finished)} of {len(folders)} runs finished "
-        f"(seeds {', '.join(map(str, seeds))}).", "",
+        f"{sum((f / 'DONE').exists() for k, f in folders.items() if k[1] != 'snli')} of "
+        f"{sum(k[1] != 'snli' for k in folders)} PREFIX runs and "
+        f"{sum((f / 'DONE').exists() for k, f in folders.items() if k[1] == 'snli')} of "
+        f"{sum(k[1] == 'snli' for k in folders)} SNLI runs finished (seeds {', '.join(map(str, seeds))})"
+        f"{'; SNLI: not run (no training split here)' if _snli_train_missing() else ''}.", "",
         _settings(finished), "", *_claims(finished), "", *_health(finished, folders), "",
         "## Table 1: test accuracy % at the best dev accuracy (best of the seeds; mean ± s.d., runs)", "",
         table.to_markdown(index=False), "", "![dev accuracy on PREFIX-10](fig_prefix10_dev.png)", "",
         *([] if comparison is None else ["## float32 against float64 on PREFIX-10 (test accuracy at best dev, "
                                          "mean over seeds)", "", comparison.to_markdown(index=False), ""]),
-        *([] if ablation is None else ["## Beyond the paper: the plateau of its embedding init (PREFIX-10)", "",
-                                       ablation.to_markdown(index=False), ""]),
-        *([] if budget is None else [f"## Beyond the paper: the GRUs with {BUDGET_EPOCHS} epochs (PREFIX-10, the paper's init)", "",
-                                     budget.to_markdown(index=False), ""])]))
+        *([] if init_table is None else ["## Beyond the paper: the plateau of its embedding init (PREFIX-10)", "",
+                                         init_table.to_markdown(index=False), ""]),
+        *([] if budget_table is None else [f"## Beyond the paper: the GRUs with {BUDGET_EPOCHS} epochs (PREFIX-10, the paper's init)", "",
+                                           budget_table.to_markdown(index=False), ""])]))
     return sorted(out.iterdir())

@@ -31,7 +31,6 @@ M1 at X %), by AUC, and M2; Fig. 4, PreNorm best at depth 2 (and 4), PHYDI best 
 from __future__ import annotations
 
 import math
-from dataclasses import dataclass
 from pathlib import Path
 
 import matplotlib
@@ -42,6 +41,7 @@ from matplotlib.ticker import NullFormatter  # noqa: E402
 import pandas as pd  # noqa: E402
 
 from noneuclid.report import aggregate, figures  # noqa: E402
+from noneuclid.report.estimates import Estimate, compare, estimate  # noqa: E402,F401
 
 M1_ACCURACY, X_FRACTION = 0.80, 0.9
 PERPLEXITY = 200.0
@@ -79,39 +79,6 @@ Curves = pd.DataFrame  # epoch (index, from 1) x seed (columns): one metric per 
 
 
 # ---------------------------------------------------------------- estimates and their comparison
-
-@dataclass(frozen=True)
-class Estimate:
-    """mean +- standard error over `count` values (inf when a value is inf: not reached / diverged)."""
-    mean: float
-    se: float
-    count: int
-
-    def __str__(self) -> str:
-        if math.isinf(self.mean):
-            return "never"
-        return f"{self.mean:.2f} ± {self.se:.2f}" if self.count > 1 else f"{self.mean:.2f}"
-
-
-def estimate(values) -> Estimate:
-    s = pd.Series(list(values), dtype=float)
-    if s.empty:
-        return Estimate(math.nan, math.nan, 0)
-    if s.map(math.isinf).any():
-        return Estimate(math.inf, 0.0, len(s))
-    return Estimate(float(s.mean()), float(s.std(ddof=1) / math.sqrt(len(s))) if len(s) > 1 else 0.0, len(s))
-
-
-def compare(a: Estimate, b: Estimate, lower_is_better: bool = True) -> str:
-    """'better', 'worse' or 'tie' for a against b: a tie when the means differ by no more than
-    sqrt(se_a^2 + se_b^2) (two infinities are a tie too)."""
-    if math.isinf(a.mean) and math.isinf(b.mean):
-        return "tie"
-    gap = a.mean - b.mean
-    if abs(gap) <= math.hypot(a.se, b.se):
-        return "tie"
-    return "better" if (gap < 0) == lower_is_better else "worse"
-
 
 def ordering(estimates: dict[str, Estimate], lower_is_better: bool = True) -> str:
     """e.g. 'standard < PHYDI ≈ WKP': best first, '≈' between neighbours that are a tie."""
