@@ -99,5 +99,6 @@ def test_section_report_gives_mean_and_sd_over_seeds(make_cfg, tmp_path):
     table = pd.read_csv(out / "section.csv").set_index("section")
     assert list(table.index) == ["householder", "random"] and table["seeds done"].tolist() == [3, 3]
     assert "±" in table.loc["random", "test accuracy % (mean ± s.d.)"]
+    assert table["seeds predicting one class"].between(0, 3).all()
     with pytest.raises(FileNotFoundError, match="experiment=brantner/section"):
         brantner.make_section(tmp_path / "nothing", "smoke", out)
