@@ -68,6 +68,16 @@ def plan(papers, profile: str, data_dir: Path, generated_dir: Path, runs_dir: Pa
     for paper in papers:
         if paper == "brantner":
             steps.append(Step(paper, "train Fig. 3 / Table 2", train + ["experiment=brantner/table2"], needs=["mnist"]))
+            steps.append(Step(paper, "train the section experiment", train + ["experiment=brantner/section"], needs=["mnist"]))
+            steps.append(Step(paper, "report the section experiment", ["noneuclid.report.brantner", "section", "--runs",
+                                                                        str(runs_dir), "--profile", profile], kind="report"))
+            reference = data_dir / "reference" / "brantner_gml"
+            if (reference / "mnist_metadata.h5").is_file():
+                steps.append(Step(paper, "evaluate the authors' networks", ["noneuclid.report.brantner", "authors", "--data",
+                                                                            str(data_dir)], kind="report", needs=["mnist"]))
+            else:
+                steps.append(Step(paper, "evaluate the authors' networks", [], status="skipped",
+                                  reason=f"no authors' networks in {reference} (see its README in ../shared/data)"))
         elif paper == "hnn":
             steps.append(Step(paper, "train Table 1", train + ["experiment=hnn/table1"]))
             if any((data_dir / "snli").glob("*train*")):

@@ -189,7 +189,8 @@ def make(runs_dir: Path, profile: str, out: Path, seeds=(0,), overrides=(), refe
     """Write fig3a, fig3b (PNG + PDF), table2, accuracy and, when the authors' curves are at
     `reference` (default <data>/reference/brantner_gml), curves (CSV + Markdown), and summary.md
     from the runs of `python -m noneuclid.train -m experiment=brantner/table2 profile=<profile> <overrides>`.
-    summary.md includes authors_networks.md when `python -m noneuclid.report.brantner authors` wrote it."""
+    summary.md includes authors_networks.md and section.md when `python -m noneuclid.report.brantner
+    authors` and `... section` wrote them."""
     runs, curves = load(runs_dir, profile, seeds, overrides)
     if runs.empty:
         raise FileNotFoundError(f"no finished brantner runs under {runs_dir}/brantner/{profile}: run "
@@ -229,8 +230,9 @@ def make(runs_dir: Path, profile: str, out: Path, seeds=(0,), overrides=(), refe
         "## Table 2: time per epoch (median over epochs), ratio to Euclidean Adam", "",
         tables["table2"].to_markdown(index=False), "",
     ]
-    if (out / "authors_networks.md").is_file():
-        lines += ["#" + (out / "authors_networks.md").read_text(), ""]
+    for extra in ("authors_networks.md", "section.md"):  # written by `python -m noneuclid.report.brantner authors|section`
+        if (out / extra).is_file():
+            lines += ["#" + (out / extra).read_text(), ""]
     (out / "summary.md").write_text("\n".join(lines))
     return sorted(out.iterdir())
 
