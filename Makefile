@@ -50,7 +50,7 @@ bench: setup  ## benchmarks: ratios against baselines measured in the same run
 reproduce-all: setup  ## every paper at PROFILE (default cpu; PROFILE=smoke for a quick look), then results/index.html; resumable
 	$(PY) scripts/reproduce.py all --profile $(PROFILE) $(if $(TRAIN_ARGS),-- $(TRAIN_ARGS))
 
-reproduce-brantner: setup  ## Brantner: Fig. 3 / Table 2 runs at PROFILE, then results/brantner
+reproduce-brantner: setup  ## Brantner: Fig. 3 / Table 2 runs and the section experiment at PROFILE, the authors' networks, then results/brantner
 	$(PY) scripts/reproduce.py brantner --profile $(PROFILE) $(if $(TRAIN_ARGS),-- $(TRAIN_ARGS))
 
 reproduce-hnn: setup  ## Ganea et al.: Table 1 sweep (six models x PREFIX-10/30/50 [x SNLI]), then Table 2 (WordNet) at PROFILE, then results/hnn
