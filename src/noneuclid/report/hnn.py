@@ -188,7 +188,8 @@ def ablation(runs_dir: Path, profile: str, seeds, overrides, column: str, settin
     runs of that model with those overrides: test accuracy at best dev (mean ± s.d. and best), per
     seed the batches until dev accuracy first reaches 60 % and 80 %, the final training loss and the
     share of sentence states on the boundary (an encoder whose states sit there passes no gradient).
-    `column` names the setting. None while no run of a non-default setting has finished."""
+    `column` names the setting. Only models with a finished run of a non-default setting are shown;
+    None while there is none."""
     rows = []
     for row, value, extra in settings:
         found = [f for f in (_folder(runs_dir, profile, row, "prefix10", seed, [*overrides, *extra]) for seed in seeds)
@@ -207,7 +208,10 @@ def ablation(runs_dir: Path, profile: str, seeds, overrides, column: str, settin
                      "test states at the boundary, s1 / s2": ", ".join(_boundary_shares(r) for r in last),
                      "seeds": len(found)})
     table = pd.DataFrame(rows)
-    return table if len(table) and any(extra and value in set(table[column]) for _, value, extra in settings) else None
+    if table.empty:
+        return None
+    changed = {ROWS[row] for row, value, extra in settings if extra and ((table.model == ROWS[row]) & (table[column] == value)).any()}
+    return table[table.model.isin(changed)].reset_index(drop=True) if changed else None  # models with a finished ablation run
 
 
 def init_ablation(runs_dir: Path, profile: str, seeds, overrides=()) -> pd.DataFrame | None:
