@@ -17,7 +17,9 @@ matplotlib.use("Agg")
 import matplotlib.pyplot as plt  # noqa: E402
 import pandas as pd  # noqa: E402
 
-from noneuclid.config import compose  # noqa: E402
+from omegaconf import OmegaConf  # noqa: E402
+
+from noneuclid.config import CONFIG_DIR, compose  # noqa: E402
 from noneuclid.data.files import DataError  # noqa: E402
 from noneuclid.report import aggregate, figures  # noqa: E402
 from noneuclid.report.estimates import compare, estimate  # noqa: E402
@@ -108,6 +110,11 @@ SATURATED = 0.5  # share of sentence states within 1e-3 of the ball's boundary t
 GEOMETRY_OF = {"euclidean": "Euclidean", "hyperbolic_eucl_mlr": "hyperbolic + Eucl. MLR", "hyperbolic": "fully hyperbolic"}
 
 
+def _row(geometry: str, cell: str) -> str:
+    """The ROWS key (configs/variant/hnn/<key>.yaml) of a run's model.geometry and model.cell."""
+    return f"hyperbolic_{cell}_eucl_mlr" if geometry == "hyperbolic_eucl_mlr" else f"{geometry}_{cell}"
+
+
 def _claims(finished: pd.DataFrame) -> list[str]:
     """Per dataset and cell, the paper's own comparison of that cell: its best hyperbolic variant
     against its Euclidean model, ours beside it (means over seeds); a difference within the combined
@@ -122,9 +129,7 @@ def _claims(finished: pd.DataFrame) -> list[str]:
             acc = {g: 100 * runs[runs["cfg.model.geometry"] == g].test_accuracy_at_best_dev for g in GEOMETRY_OF}
             if any(a.empty for a in acc.values()):
                 continue
-            variant = {"euclidean": f"euclidean_{cell}", "hyperbolic_eucl_mlr": f"hyperbolic_{cell}_eucl_mlr",
-                       "hyperbolic": f"hyperbolic_{cell}"}
-            paper = {g: PAPER[variant[g]][col] for g in GEOMETRY_OF}
+            paper = {g: PAPER[_row(g, cell)][col] for g in GEOMETRY_OF}
             paper_best = max(("hyperbolic_eucl_mlr", "hyperbolic"), key=paper.get)
             ours_best = max(("hyperbolic_eucl_mlr", "hyperbolic"), key=lambda g: acc[g].mean())
             diff_paper = paper[paper_best] - paper["euclidean"]
@@ -153,8 +158,8 @@ def _health(finished: pd.DataFrame, folders: dict) -> list[str]:
     p10 = finished[finished["cfg.data.label"] == "prefix10"]
     if len(p10):
         low = p10[p10.test_accuracy_at_best_dev < 0.8]
-        label = {(geometry, cell): f"{GEOMETRY_OF[geometry]} {cell.upper()}" for geometry in GEOMETRY_OF for cell in ("rnn", "gru")}
-        below = [f"{label[key]}: {n} of {len(p10[(p10['cfg.model.geometry'] == key[0]) & (p10['cfg.model.cell'] == key[1])])}"
+        runs_of = p10.groupby(["cfg.model.geometry", "cfg.model.cell"]).size()
+        below = [f"{ROWS[_row(*key)]}: {n} of {runs_of[key]}"
                  for key, n in low.groupby(["cfg.model.geometry", "cfg.model.cell"]).size().items()]
         lines.append(f"PREFIX-10: {len(p10) - len(low)} of {len(p10)} finished runs reach 80 % test accuracy"
                      + (f"; seeds below 80 %: {', '.join(below)}." if below else "."))
@@ -169,10 +174,10 @@ def _health(finished: pd.DataFrame, folders: dict) -> list[str]:
     return lines
 
 
-def escape_batches(folder: Path, level: float = 0.6) -> float:
-    """The first evaluated batch at which dev accuracy reaches `level` (inf if it never does)."""
-    rows = [r for r in aggregate.read_metrics(folder / "metrics.jsonl") if "dev_accuracy" in r]
-    return next((r["step"] for r in rows if r["dev_accuracy"] >= level), float("inf"))
+def escape_batches(metrics: list[dict], level: float) -> float:
+    """The first evaluated batch at which dev accuracy reaches `level` in a run's metrics rows (inf if
+    it never does)."""
+    return next((r["step"] for r in metrics if r.get("dev_accuracy", -1) >= level), float("inf"))
 
 
 def _boundary_shares(row: dict) -> str:
@@ -190,16 +195,18 @@ def ablation(runs_dir: Path, profile: str, seeds, overrides, column: str, settin
     share of sentence states on the boundary (an encoder whose states sit there passes no gradient).
     `column` names the setting. Only models with a finished run of a non-default setting are shown;
     None while there is none."""
-    rows = []
+    rows, ablated = [], set()  # ablated: the models with a finished run of a non-default setting
     for row, value, extra in settings:
         found = [f for f in (_folder(runs_dir, profile, row, "prefix10", seed, [*overrides, *extra]) for seed in seeds)
                  if (f / "DONE").exists()]
         if not found:
             continue
-        acc = pd.Series([100 * aggregate.runs([f]).iloc[0]["test_accuracy_at_best_dev"] for f in found])
-        last = [aggregate.read_metrics(f / "metrics.jsonl")[-1] for f in found]
-        escape = [" / ".join("never" if e == float("inf") else str(int(e)) for e in (escape_batches(f, 0.6), escape_batches(f, 0.8)))
-                  for f in found]
+        ablated |= {ROWS[row]} if extra else set()
+        acc = 100 * aggregate.runs(found).test_accuracy_at_best_dev
+        metrics = [aggregate.read_metrics(f / "metrics.jsonl") for f in found]
+        last = [m[-1] for m in metrics]
+        escape = [" / ".join("never" if e == float("inf") else str(int(e)) for e in (escape_batches(m, 0.6), escape_batches(m, 0.8)))
+                  for m in metrics]
         rows.append({"model": ROWS[row], column: value,
                      "test accuracy % (mean ± s.d.)": f"{acc.mean():.2f} ± {acc.std(ddof=1) if len(acc) > 1 else 0:.2f}",
                      "best": round(acc.max(), 2),
@@ -207,11 +214,8 @@ def ablation(runs_dir: Path, profile: str, seeds, overrides, column: str, settin
                      "final train loss (chance: ln 2 = 0.693)": ", ".join(f"{r['train_loss']:.3f}" for r in last),
                      "test states at the boundary, s1 / s2": ", ".join(_boundary_shares(r) for r in last),
                      "seeds": len(found)})
-    table = pd.DataFrame(rows)
-    if table.empty:
-        return None
-    changed = {ROWS[row] for row, value, extra in settings if extra and ((table.model == ROWS[row]) & (table[column] == value)).any()}
-    return table[table.model.isin(changed)].reset_index(drop=True) if changed else None  # models with a finished ablation run
+    table = pd.DataFrame([r for r in rows if r["model"] in ablated])
+    return table if len(table) else None
 
 
 def init_ablation(runs_dir: Path, profile: str, seeds, overrides=()) -> pd.DataFrame | None:
@@ -222,7 +226,8 @@ def init_ablation(runs_dir: Path, profile: str, seeds, overrides=()) -> pd.DataF
     return ablation(runs_dir, profile, seeds, overrides, "embedding init", settings)
 
 
-BUDGET_EPOCHS = 30  # experiment=hnn/budget
+# experiment=hnn/budget's length (a sweep parameter of that config: the profile sets trainer.epochs)
+BUDGET_EPOCHS = int(OmegaConf.load(CONFIG_DIR / "experiment" / "hnn" / "budget.yaml").hydra.sweeper.params["trainer.epochs"])
 
 
 def budget_ablation(runs_dir: Path, profile: str, seeds, overrides=(), epochs: int = BUDGET_EPOCHS) -> pd.DataFrame | None:
