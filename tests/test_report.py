@@ -100,5 +100,6 @@ def test_section_report_gives_mean_and_sd_over_seeds(make_cfg, tmp_path):
     assert list(table.index) == ["householder", "random"] and table["seeds done"].tolist() == [3, 3]
     assert "±" in table.loc["random", "test accuracy % (mean ± s.d.)"]
     assert table["seeds predicting one class"].between(0, 3).all()
+    assert "combined s.e." in (out / "section.md").read_text()
     with pytest.raises(FileNotFoundError, match="experiment=brantner/section"):
         brantner.make_section(tmp_path / "nothing", "smoke", out)

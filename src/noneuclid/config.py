@@ -1,4 +1,5 @@
-"""Where the Hydra configs live, the resolvers they use, and `compose` for notebooks and tests."""
+"""Where the Hydra configs live, the resolvers they use, `compose` for notebooks and tests, and the
+sweep values an experiment lists (for the reports that read its runs)."""
 
 from __future__ import annotations
 
@@ -39,3 +40,10 @@ def stacked_runs(overrides: list[str], stack: dict, experiment_name: str = "defa
     combos = itertools.product(*(stack[k] for k in keys))
     return [compose([*base, *(f"{k}={v}" for k, v in zip(keys, values)), "stack=null"], experiment_name)
             for values in combos]
+
+
+def sweep_values(experiment: str, key: str) -> list[str]:
+    """The values that configs/experiment/<experiment>.yaml sweeps `key` over (hydra.sweeper.params),
+    as strings, e.g. sweep_values("brantner/section", "seed") -> ["0", "1", "2"]."""
+    params = OmegaConf.load(CONFIG_DIR / "experiment" / f"{experiment}.yaml").hydra.sweeper.params
+    return [v.strip() for v in str(params[key]).split(",")]

@@ -21,8 +21,9 @@ import matplotlib.pyplot as plt  # noqa: E402
 import numpy as np  # noqa: E402
 import pandas as pd  # noqa: E402
 
-from noneuclid.config import compose  # noqa: E402
+from noneuclid.config import compose, sweep_values  # noqa: E402
 from noneuclid.report import aggregate, figures  # noqa: E402
+from noneuclid.report.estimates import compare, estimate  # noqa: E402
 from noneuclid.train.run_dir import RunDir  # noqa: E402
 
 # The four runs of the paper (configs/variant/brantner/<name>.yaml) -> label and published numbers
@@ -302,7 +303,8 @@ def make_authors(reference: Path, data_dir: Path, out: Path) -> list[Path]:
 
 
 # -- the section experiment (experiment=brantner/section) ----------------------------------------------
-SECTIONS, SECTION_SEEDS = ("householder", "random"), (0, 1, 2)
+SECTIONS = tuple(sweep_values("brantner/section", "optim.section"))  # ("householder", "random")
+SECTION_SEEDS = tuple(int(seed) for seed in sweep_values("brantner/section", "seed"))
 
 
 def section_runs(runs_dir: Path, profile: str, overrides=()) -> pd.DataFrame:
@@ -345,8 +347,23 @@ def make_section(runs_dir: Path, profile: str, out: Path, overrides=()) -> list[
         f"# Does the section matter? Adam + Stiefel, householder vs random ({profile} profile)\n\n"
         f"Made by `python -m noneuclid.train -m experiment=brantner/section profile={profile}`, then "
         f"`python -m noneuclid.report.brantner section --profile {profile}`. s.d. over seeds (ddof 1).\n\n"
-        + table.to_markdown(index=False) + "\n")
+        + table.to_markdown(index=False) + "\n\n" + section_verdict(runs) + "\n")
     return [out / "section.csv", out / "section.md"]
+
+
+def section_verdict(runs: pd.DataFrame) -> str:
+    """Random against householder in final training loss and test accuracy, mean ± standard error over
+    seeds, compared by the reports' one rule (report.estimates: a tie within the combined s.e.)."""
+    parts = []
+    for metric, name, scale, lower_is_better in (("final_train_loss", "final training loss", 1, True),
+                                                 ("final_test_accuracy", "test accuracy %", 100, False)):
+        est = {section: estimate(scale * runs[runs.section == section][metric]) for section in SECTIONS}
+        verdict = compare(est["random"], est["householder"], lower_is_better)
+        parts.append(f"{name}: random {est['random']} against householder {est['householder']} "
+                     f"(difference {est['random'].mean - est['householder'].mean:+.2f}, combined s.e. "
+                     f"{math.hypot(est['random'].se, est['householder'].se):.2f}): random is "
+                     + ("as good (a tie)" if verdict == "tie" else verdict))
+    return "Mean ± standard error over seeds; " + "; ".join(parts) + "."
 
 
 def main(argv=None) -> int:

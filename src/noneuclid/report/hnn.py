@@ -17,9 +17,7 @@ matplotlib.use("Agg")
 import matplotlib.pyplot as plt  # noqa: E402
 import pandas as pd  # noqa: E402
 
-from omegaconf import OmegaConf  # noqa: E402
-
-from noneuclid.config import CONFIG_DIR, compose  # noqa: E402
+from noneuclid.config import compose, sweep_values  # noqa: E402
 from noneuclid.data.files import DataError  # noqa: E402
 from noneuclid.report import aggregate, figures  # noqa: E402
 from noneuclid.report.estimates import compare, estimate  # noqa: E402
@@ -226,8 +224,7 @@ def init_ablation(runs_dir: Path, profile: str, seeds, overrides=()) -> pd.DataF
     return ablation(runs_dir, profile, seeds, overrides, "embedding init", settings)
 
 
-# experiment=hnn/budget's length (a sweep parameter of that config: the profile sets trainer.epochs)
-BUDGET_EPOCHS = int(OmegaConf.load(CONFIG_DIR / "experiment" / "hnn" / "budget.yaml").hydra.sweeper.params["trainer.epochs"])
+BUDGET_EPOCHS = int(sweep_values("hnn/budget", "trainer.epochs")[0])  # a sweep parameter: the profile sets trainer.epochs
 
 
 def budget_ablation(runs_dir: Path, profile: str, seeds, overrides=(), epochs: int = BUDGET_EPOCHS) -> pd.DataFrame | None:
