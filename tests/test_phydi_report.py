@@ -9,6 +9,7 @@ import pandas as pd
 import pytest
 
 from noneuclid.report import phydi
+from noneuclid.report.estimates import Estimate, compare, estimate
 
 
 def _curves(*seeds: list[float]) -> pd.DataFrame:
@@ -34,13 +35,13 @@ def test_threshold_metric_on_a_hand_made_curve():
 
 
 def test_ties_follow_the_standard_errors():
-    a, b = phydi.Estimate(4.5, 0.5, 3), phydi.Estimate(3.75, 0.48, 3)
-    assert phydi.compare(a, b) == "worse" and phydi.compare(b, a) == "better"  # 0.75 > hypot(0.5, 0.48)
-    assert phydi.compare(phydi.Estimate(6.0, 0.58, 3), phydi.Estimate(6.0, 0.0, 3)) == "tie"
-    assert phydi.compare(phydi.Estimate(math.inf, 0, 3), phydi.Estimate(math.inf, 0, 3)) == "tie"
-    assert phydi.compare(phydi.Estimate(5, 0, 3), phydi.Estimate(math.inf, 0, 3)) == "better"
-    assert phydi.estimate([1.0, 2.0, 3.0]) == phydi.Estimate(2.0, pytest.approx(1 / math.sqrt(3)), 3)
-    assert phydi.ordering({"standard": a, "wkp": phydi.Estimate(5.0, 0.67, 3), "phydi": b}) == "PHYDI < standard ≈ WKP"
+    a, b = Estimate(4.5, 0.5, 3), Estimate(3.75, 0.48, 3)
+    assert compare(a, b) == "worse" and compare(b, a) == "better"  # 0.75 > hypot(0.5, 0.48)
+    assert compare(Estimate(6.0, 0.58, 3), Estimate(6.0, 0.0, 3)) == "tie"
+    assert compare(Estimate(math.inf, 0, 3), Estimate(math.inf, 0, 3)) == "tie"
+    assert compare(Estimate(5, 0, 3), Estimate(math.inf, 0, 3)) == "better"
+    assert estimate([1.0, 2.0, 3.0]) == Estimate(2.0, pytest.approx(1 / math.sqrt(3)), 3)
+    assert phydi.ordering({"standard": a, "wkp": Estimate(5.0, 0.67, 3), "phydi": b}) == "PHYDI < standard ≈ WKP"
 
 
 def _verdicts(claims: list[dict]) -> dict[str, str]:

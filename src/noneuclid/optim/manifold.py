@@ -30,8 +30,8 @@ class ManifoldOptimizer(torch.optim.Optimizer):
 
     section: which lambda(Y) = [Y, Q] lifts the gradient (stiefel.Section). Any section with
     lambda(Y)E = Y is valid for Algorithm 1: Algorithm 2 draws its random matrix (R in stiefel.Section)
-    "from a given distribution", and the
-    paper's appendix computes lambda with Householder reflections. "householder" (the default) takes
+    "from a given distribution", and the paper's appendix computes lambda with Householder
+    reflections. "householder" (the default) takes
     Q from the reflectors of the QR of Y: deterministic, so Adam's moments of B stay in the same
     coordinates from step to step as long as Y moves little, and cheaper (no random orthogonal matrix
     per projection and step). "random" redraws Q at every step (Algorithm 2 as the authors' code runs it).

@@ -41,7 +41,7 @@ from matplotlib.ticker import NullFormatter  # noqa: E402
 import pandas as pd  # noqa: E402
 
 from noneuclid.report import aggregate, figures  # noqa: E402
-from noneuclid.report.estimates import Estimate, compare, estimate  # noqa: E402,F401
+from noneuclid.report.estimates import Estimate, compare, estimate  # noqa: E402
 
 M1_ACCURACY, X_FRACTION = 0.80, 0.9
 PERPLEXITY = 200.0
