@@ -40,15 +40,20 @@ def resolve_device(name: str) -> torch.device:
     return torch.device(name)
 
 
-def digest_without(c: dict, keys) -> str:
-    """8 hex digits of the plain config dict `c` without the dotted `keys` (c is not changed)."""
-    c = json.loads(json.dumps(c))
+def drop_keys(c: dict, keys) -> dict:
+    """The plain config dict `c` without the dotted `keys` (e.g. "trainer.threads"), in place; returns c."""
     for key in keys:
         *parents, last = key.split(".")
         node = c
         for p in parents:
             node = node.get(p, {})
         node.pop(last, None)
+    return c
+
+
+def digest_without(c: dict, keys) -> str:
+    """8 hex digits of the plain config dict `c` without the dotted `keys` (c is not changed)."""
+    c = drop_keys(json.loads(json.dumps(c)), keys)
     return hashlib.sha256(json.dumps(c, sort_keys=True).encode()).hexdigest()[:8]
 
 

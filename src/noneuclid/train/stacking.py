@@ -19,6 +19,8 @@ from __future__ import annotations
 import torch
 from omegaconf import OmegaConf
 
+from noneuclid.train.run_dir import drop_keys
+
 # Config keys in which the runs of one stack may differ (everything else must be equal).
 VARYING = ("seed", "data")
 NOT_COMPARED = ("paths", "logger", "experiment_name", "stack", "trainer.progress", "trainer.threads")
@@ -49,14 +51,9 @@ def _model_arguments(name: str) -> set[str]:
 
 
 def _comparable(cfg) -> dict:
-    c = OmegaConf.to_container(cfg, resolve=False)
-    for key in (*VARYING, *NOT_COMPARED):
-        *parents, last = key.split(".")
-        node = c
-        for p in parents:
-            node = node.get(p, {})
-        node.pop(last, None)
-    c.get("paper", {}).pop("run_name", None)
+    """The config as it must be equal across a stack's runs: without VARYING, NOT_COMPARED and the
+    run name (which names the seed and data)."""
+    c = drop_keys(OmegaConf.to_container(cfg, resolve=False), (*VARYING, *NOT_COMPARED, "paper.run_name"))
     return {k: repr(v) for k, v in c.items()}
 
 
