@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 import os
+import socket
 import subprocess
 import sys
 
@@ -48,6 +49,23 @@ def test_finished_run_is_skipped(make_cfg):
     before = RunDir(cfg).file("metrics.jsonl").read_text()
     assert train(cfg) == first
     assert RunDir(cfg).file("metrics.jsonl").read_text() == before
+
+
+def test_run_held_by_a_live_process_is_skipped_and_a_stale_hold_is_taken_over(make_cfg):
+    cfg = make_cfg()
+    run = RunDir(cfg)
+    run.path.mkdir(parents=True)
+    sleeper = subprocess.Popen([sys.executable, "-c", "import time; time.sleep(60)"])
+    try:  # another sweep's process trains it: skipped, nothing written
+        run.file("RUNNING").write_text(f"{socket.gethostname()} {sleeper.pid}")
+        assert train(cfg) == {"trained_by": f"{socket.gethostname()} {sleeper.pid}"}
+        assert not run.file("metrics.jsonl").exists()
+    finally:
+        sleeper.kill()
+        sleeper.wait()
+    summary = train(cfg)  # its process is gone: taken over, trained, released
+    assert run.done and "final_train_loss" in summary
+    assert not run.file("RUNNING").exists()
 
 
 @pytest.mark.parametrize("variant", ["brantner/adam_stiefel", "brantner/momentum_stiefel", "brantner/adam_euclidean"])

@@ -60,14 +60,29 @@ def train_stacked(cfgs: list[DictConfig]) -> list[dict]:
     """Train the runs of `cfgs` side by side, as one model whose weights carry a leading runs
     dimension (`stacking.py`): runs that differ only in seed and data, e.g. the seeds and PREFIX
     datasets of one Table 1 model. Each run keeps its own folder, checkpoint, metrics, summary and
-    logger, exactly as when trained alone; finished runs are skipped. Returns the summaries."""
+    logger, exactly as when trained alone; finished runs, and runs another process is training
+    (RUNNING), are skipped. Returns the summaries."""
     runs = [RunDir(cfg) for cfg in cfgs]
     summaries = [finished_summary(run) for run in runs]
-    pending = [i for i, s in enumerate(summaries) if s is None]
-    if pending:
-        for i, summary in zip(pending, _train_pending([cfgs[i] for i in pending], [runs[i] for i in pending])):
-            summaries[i] = summary
-    return summaries
+    claimed = []
+    try:
+        for i in [i for i, s in enumerate(summaries) if s is None]:
+            holder = runs[i].claim()
+            if holder:
+                log.warning("skipping, being trained by %s (delete %s if that process is gone): %s",
+                            holder, runs[i].file("RUNNING"), runs[i].path)
+                summaries[i] = {"trained_by": holder}
+            else:
+                claimed.append(i)
+                summaries[i] = finished_summary(runs[i])  # finished by another process meanwhile?
+        pending = [i for i in claimed if summaries[i] is None]
+        if pending:
+            for i, summary in zip(pending, _train_pending([cfgs[i] for i in pending], [runs[i] for i in pending])):
+                summaries[i] = summary
+        return summaries
+    finally:
+        for i in claimed:
+            runs[i].release()
 
 
 def finished_summary(run: RunDir) -> dict | None:

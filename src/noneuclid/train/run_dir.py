@@ -11,6 +11,8 @@
         DIVERGED         only if the loss became NaN/inf: where and why (the checkpoint stays the last good
                          one); the run then counts as finished and is skipped, like DONE
         FAILED           only if training raised: the error (removed when the run is started again)
+        RUNNING          while a process trains it: that process's host and pid (another sweep over the same
+                         runs skips the folder instead of training it twice)
         DONE             written last
 """
 
@@ -22,6 +24,7 @@ import logging
 import os
 import platform
 import secrets
+import socket
 import subprocess
 import sys
 from pathlib import Path
@@ -63,6 +66,20 @@ def settings_hash(cfg: DictConfig) -> str:
     c = OmegaConf.to_container(cfg, resolve=True)
     c["trainer"]["device"] = resolve_device(cfg.trainer.device).type
     return digest_without(c, NOT_SETTINGS)
+
+
+def _process_id() -> str:
+    return f"{socket.gethostname()} {os.getpid()}"
+
+
+def _alive(pid: int) -> bool:
+    try:
+        os.kill(pid, 0)
+    except ProcessLookupError:
+        return False
+    except PermissionError:  # alive, another user's
+        return True
+    return True
 
 
 def atomic_write(path: Path, text: str) -> None:
@@ -119,6 +136,38 @@ class RunDir:
                     first.get("git_commit"), env["git_commit"])
         if not self.file("wandb_id").exists():  # one W&B run per run folder, for its whole life
             atomic_write(self.file("wandb_id"), secrets.token_hex(8))
+
+    # -- who trains it ----------------------------------------------------------------------------
+    def claim(self) -> str | None:
+        """Take the run for this process by creating RUNNING exclusively. Returns None when taken (or
+        already held by this process), else its holder: a live process of this host, or any process
+        of another host (whose liveness cannot be checked here). A RUNNING left by a process of this
+        host that is gone (killed) is taken over."""
+        self.ensure_writable()
+        self.path.mkdir(parents=True, exist_ok=True)
+        lock, me = self.file("RUNNING"), _process_id()
+        for _ in range(2):  # a second try after removing a stale RUNNING
+            try:
+                fd = os.open(lock, os.O_CREAT | os.O_EXCL | os.O_WRONLY)
+            except FileExistsError:
+                holder = lock.read_text().strip()  # empty while its holder is still writing it
+                if holder == me:
+                    return None
+                host, _, pid = holder.partition(" ")
+                if host != socket.gethostname() or not pid.isdigit() or _alive(int(pid)):
+                    return holder or "another process"
+                lock.unlink(missing_ok=True)
+                continue
+            with os.fdopen(fd, "w") as f:
+                f.write(me)
+            return None
+        return "another process"
+
+    def release(self) -> None:
+        """Remove RUNNING if this process holds it."""
+        lock = self.file("RUNNING")
+        if lock.exists() and lock.read_text().strip() == _process_id():
+            lock.unlink(missing_ok=True)
 
     # -- metrics -------------------------------------------------------------------------------
     def metrics(self) -> list[dict]:
