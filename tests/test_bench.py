@@ -1,8 +1,8 @@
 """The benchmarks run and print the keys the issues name (their timings are not asserted).
 
 The CLI's main() is called in this process (the same code as `python -m noneuclid.bench`, without a
-Python start and torch import per call); the hyperbolic one then reuses the recurrence step that
-test_hyperbolic_layers compiles with the same shapes (torch.compile costs ~30 s per new shape)."""
+Python start and torch import per call); the hyperbolic one then finds compiled the graphs of the
+model that test_hyperbolic_layers compiles with the same shapes (torch.compile costs ~30 s per new shape)."""
 
 import json
 

@@ -11,6 +11,7 @@ import torch
 
 from noneuclid.geometry import poincare as pb
 from noneuclid.geometry.spaces import Euclidean, PoincareBall
+from noneuclid.models.sentence_pair import SentencePairModel
 from noneuclid.nn import HyperbolicMLR, MobiusLinear, PoincareParameter, Recurrent
 from noneuclid.optim import RiemannianSGD
 
@@ -176,17 +177,18 @@ def test_euclidean_gru_is_the_gated_update_with_tanh():
     torch.testing.assert_close(gru(x, torch.tensor([3, 3])), h, rtol=1e-12, atol=1e-14)
 
 
-def test_compiled_recurrence_equals_eager():
-    """torch.compile fuses the step; values and gradients agree with the eager step in float64.
-    (The shapes of `python -m noneuclid.bench hyperbolic --batch 4`, batch 4 and 20 tokens, so that
-    test_bench reuses this compiled step instead of compiling its own.)"""
+def test_compiled_model_equals_eager():
+    """torch.compile fuses the input products, the recurrence step and the FFNN + MLR; values and
+    gradients agree with the eager model in float64. (The shapes of `python -m noneuclid.bench
+    hyperbolic --batch 4`, batch 4 and 20 tokens, so that test_bench finds these graphs compiled.)"""
     torch.manual_seed(8)
-    layers = [Recurrent("gru", 5, 5, PoincareBall(), copies=(2,), compile=flag).double() for flag in (False, True)]
-    layers[1].load_state_dict(layers[0].state_dict())
-    x, lengths = _ball_points(2, 4, 20, 5, radius=0.9), torch.randint(1, 21, (2, 4))
-    outs = [layer(x, lengths) for layer in layers]
+    models = [SentencePairModel(101, "gru", "hyperbolic", compile=flag).double() for flag in (False, True)]
+    models[1].load_state_dict(models[0].state_dict())
+    tokens1, tokens2 = torch.randint(1, 101, (2, 1, 4, 20))
+    lengths1, lengths2 = torch.randint(1, 21, (2, 1, 4))
+    outs = [model(tokens1, lengths1, tokens2, lengths2) for model in models]
     for out in outs:
         out.pow(2).sum().backward()
     torch.testing.assert_close(outs[1], outs[0], rtol=1e-12, atol=1e-14)
-    for p_eager, p_compiled in zip(*(layer.parameters() for layer in layers)):
+    for p_eager, p_compiled in zip(*(model.parameters() for model in models)):
         torch.testing.assert_close(p_compiled.grad, p_eager.grad, rtol=1e-10, atol=1e-13)

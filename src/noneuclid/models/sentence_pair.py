@@ -26,7 +26,7 @@ from torch.nn import functional as F
 from noneuclid.geometry import spaces
 from noneuclid.nn.hyperbolic import HyperbolicMLR, PoincareParameter, glorot
 from noneuclid.nn.parameters import with_copy_dims
-from noneuclid.nn.recurrent import Recurrent, matvec
+from noneuclid.nn.recurrent import Recurrent, matvec, maybe_compile
 
 GEOMETRIES = ("euclidean", "hyperbolic_eucl_mlr", "hyperbolic")
 
@@ -73,6 +73,7 @@ class SentencePairModel(nn.Module):
         self.W = with_copy_dims(nn.Parameter(glorot(runs, 2, dim, dim)), 1)  # W1, W2 of the FFNN
         self.b = with_copy_dims(ball(torch.zeros(runs, dim)), 1)
         self.b_d = with_copy_dims(ball(torch.zeros(runs, dim)), 1)
+        self.classify = maybe_compile(self._classify, compile)
         self.mlr = (HyperbolicMLR(dim, classes, c, copies=(runs,)) if geometry == "hyperbolic"
                     else EuclideanMLR(dim, classes, runs))
 
@@ -87,7 +88,10 @@ class SentencePairModel(nn.Module):
     def forward(self, tokens1: Tensor, lengths1: Tensor, tokens2: Tensor, lengths2: Tensor) -> Tensor:
         if tokens1.dim() == 2:  # one run without its leading dimension
             return self(tokens1[None], lengths1[None], tokens2[None], lengths2[None])[0]
-        s1, s2 = self.encode(tokens1, lengths1, tokens2, lengths2)  # [runs, batch, dim]
+        return self.classify(*self.encode(tokens1, lengths1, tokens2, lengths2))
+
+    def _classify(self, s1: Tensor, s2: Tensor) -> Tensor:
+        """The FFNN and the MLR: sentence states [runs, batch, dim] -> logits [runs, batch, classes]."""
         sp, W = self.space, self.W.unsqueeze(2)  # [runs, 2, 1, dim, dim]
         o = sp.add(sp.matvec_result(matvec(W[:, 0], s1), s1), sp.matvec_result(matvec(W[:, 1], s2), s2))
         o = sp.add(o, self.b.unsqueeze(1))

@@ -19,6 +19,8 @@ runs of a stacked sweep) then run as one batched recurrence; gradient clipping s
 
 from __future__ import annotations
 
+import functools
+
 import torch
 from torch import Tensor, nn
 
@@ -62,6 +64,19 @@ def gru_step(space, act, u: Tensor, h: Tensor, W: Tensor, b: Tensor) -> Tensor:
     return space.project(space.add(h, space.matvec_result(z * step, step)))
 
 
+def input_products(space, U: Tensor, x: Tensor) -> Tensor:
+    """U_g (x) x for every gate and time step at once: U [*copies, gates, hidden, input], x [*copies,
+    batch, time, input] -> [*copies, batch, time, gates, hidden]."""
+    ux = torch.einsum("...ghi,...bti->...btgh", U, x)
+    return space.matvec_result(ux, x.unsqueeze(-2))
+
+
+def maybe_compile(fn, compile: bool):
+    """fn compiled with torch.compile (static shapes) when asked: it fuses fn's element-wise work,
+    forward and backward, into a few loops."""
+    return torch.compile(fn, dynamic=False) if compile else fn
+
+
 STEPS = {"rnn": rnn_step, "gru": gru_step}
 _COMPILED: dict = {}
 # Every cell shares the code object of `step` below, and each needs about 5 graphs (train batch and
@@ -90,7 +105,7 @@ class Recurrent(nn.Module):
     forward(x, lengths): x [*copies, batch, time, input] (points of the space), lengths [*copies,
     batch] -> the hidden state at each sequence's true length, [*copies, batch, hidden]. Steps after
     a sequence's end keep its state, so padding never changes the result. The input products
-    U (x) x of all time steps are one batched call; the recurrence is one (compiled) call per step.
+    U (x) x of all time steps are one (compiled) call; the recurrence is one (compiled) call per step.
     """
 
     def __init__(self, cell: str, input_size: int, hidden_size: int, space: Euclidean | PoincareBall,
@@ -101,6 +116,7 @@ class Recurrent(nn.Module):
         if nonlinearity not in ACTIVATIONS:
             raise ValueError(f"unknown nonlinearity {nonlinearity!r}: use one of {sorted(ACTIVATIONS)}")
         self.step = masked_step(cell, space, ACTIVATIONS[nonlinearity], compile)
+        self.inputs = maybe_compile(functools.partial(input_products, space), compile)
         self.space = space
         gates, copies = GATES[cell], tuple(copies)
         per_gate = len(copies) + 1  # one clipping unit per copy and gate
@@ -112,10 +128,8 @@ class Recurrent(nn.Module):
     def forward(self, x: Tensor, lengths: Tensor) -> Tensor:
         if bool((lengths < 1).any()):
             raise ValueError("every sequence needs at least one token (got a length < 1)")
-        space, W, b = self.space, self.W.unsqueeze(-4), self.b.unsqueeze(-3)  # broadcast over the batch
-        # U_g (x) x for every gate and time step at once: [*copies, batch, time, gates, hidden]
-        ux = torch.einsum("...ghi,...bti->...btgh", self.U, x)
-        u = space.matvec_result(ux, x.unsqueeze(-2)).unbind(-3)  # per time step
+        W, b = self.W.unsqueeze(-4), self.b.unsqueeze(-3)  # broadcast over the batch
+        u = self.inputs(self.U, x).unbind(-3)  # per time step
         keep_going = (torch.arange(x.shape[-2], device=x.device) < lengths.unsqueeze(-1)).unsqueeze(-1).unbind(-2)
         h = x.new_zeros(*x.shape[:-2], W.shape[-1])
         for u_t, keep_t in zip(u, keep_going):
