@@ -16,6 +16,12 @@ from pathlib import Path
 FIX_HINT = "make data DATA_DIR={root}  (or: python -m noneuclid.data fetch {name} --data-dir {root})"
 
 
+def temporary_sibling(path: Path) -> Path:
+    """A file name beside `path` for writing it atomically (write, then os.replace), unique to this
+    process: two processes writing the same file (two sweeps generating one split) never share it."""
+    return path.with_name(f"{path.name}.{os.getpid()}.tmp")
+
+
 class DataError(RuntimeError):
     """A dataset file is missing or does not match its checksum."""
 

@@ -16,6 +16,8 @@ from pathlib import Path
 
 import numpy as np
 
+from noneuclid.data.files import temporary_sibling
+
 VOCAB = 100  # word ids 1..VOCAB
 MAX_LEN = 20
 # The paper's split sizes; each split has its own seed so that train, dev and test never coincide.
@@ -58,7 +60,7 @@ def load(folder: str | os.PathLike, percent: int, split: str, size: int | None =
     if not path.exists():
         first, second, labels = make_split(percent, size, seed)
         path.parent.mkdir(parents=True, exist_ok=True)
-        tmp = path.with_name(path.name + ".tmp")
+        tmp = temporary_sibling(path)
         with open(tmp, "w") as f:
             for a, b, y in zip(first, second, labels):
                 f.write(f"{y}\t{' '.join(map(str, a))}\t{' '.join(map(str, b))}\n")

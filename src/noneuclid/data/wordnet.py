@@ -209,7 +209,7 @@ def nouns(generated_dir) -> Hierarchy:
         return Hierarchy(data["names"], data["edges"])
     names, hypernyms, instance_hypernyms = parse_nouns(dict_dir)
     h = Hierarchy(names, torch.from_numpy(closure(hypernyms, instance_hypernyms)))
-    tmp = cache.with_suffix(".tmp")
+    tmp = files.temporary_sibling(cache)
     torch.save({"names": h.names, "edges": h.edges}, tmp)
     os.replace(tmp, cache)
     return h

@@ -32,6 +32,8 @@ from pathlib import Path
 import torch
 from omegaconf import DictConfig, OmegaConf
 
+from noneuclid.data.files import temporary_sibling
+
 # Settings that change where or how a run is observed, not what it computes.
 NOT_SETTINGS = ("paths", "logger", "trainer.progress", "trainer.threads", "experiment_name", "stack")
 
@@ -83,7 +85,7 @@ def _alive(pid: int) -> bool:
 
 
 def atomic_write(path: Path, text: str) -> None:
-    tmp = path.with_name(path.name + ".tmp")
+    tmp = temporary_sibling(path)
     tmp.write_text(text)
     os.replace(tmp, path)
 
@@ -185,7 +187,7 @@ class RunDir:
 
     # -- checkpoints -----------------------------------------------------------------------------
     def save_checkpoint(self, state: dict) -> None:
-        tmp = self.file("checkpoint.pt.tmp")
+        tmp = temporary_sibling(self.file("checkpoint.pt"))
         torch.save(state, tmp)
         os.replace(tmp, self.file("checkpoint.pt"))
 
