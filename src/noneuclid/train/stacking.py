@@ -3,7 +3,7 @@
 Ganea et al.'s models are tiny (dimension 5): one training step is a few hundred small tensor
 operations, and much of their cost is per call. Runs that differ only in seed and data (the 3 seeds
 x 3 PREFIX datasets of one Table 1 model) therefore train side by side in one model built with
-`runs=K` (every weight [K, ...]), sharing those calls: measured, 3.4x more Euclidean GRU runs per hour
+`runs=K` (every weight [K, ...]), sharing those calls: measured, about 3x more Euclidean GRU runs per hour
 for K = 9, but only about 2x for the hyperbolic GRU, whose compiled step is bound by its arithmetic
 (`python -m noneuclid.bench hyperbolic`).
 
