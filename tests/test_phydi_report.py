@@ -117,3 +117,19 @@ def test_fig4_claims_per_depth():
     post48 = rows[(rows.depth == 48) & (rows.norm == "post")].iloc[0]
     assert post48["best val ppl (ours)"] == "diverged" and post48["diverged"] == 3
     assert set(rows.seeds) == {3} and rows["T"].iloc[0] == pytest.approx(200 * 300 / phydi.PAPER_UNIGRAM_PERPLEXITY, abs=0.05)
+
+
+def test_digest_groups_the_checks_by_outcome_in_the_papers_terms():
+    table = pd.DataFrame([
+        {"depth": 152, "n": 4, "seeds": 3, "metric": "AUC", "paper": "PHYDI < WKP ≈ standard",
+         "ours": "PHYDI < standard ≈ WKP", "verdict": "agrees"},
+        {"depth": 18, "n": 4, "seeds": 3, "metric": "M2", "paper": "standard 1, WKP 2", "ours": "standard never, WKP 3",
+         "verdict": "disagrees (ours: never, paper: epoch 1)"}])
+    fig = pd.DataFrame([{"n": 4, "claim": "PHYDI best (deepest stack)", "depth": 48, "seeds": 1, "metric": "",
+                         "ours": "", "verdict": "not testable at this scale (fewer than 2 finished seeds of PHYDI)"}])
+    text = "\n".join(phydi.digest([("Table 1", table), ("Fig. 4", fig)]))
+    agrees, disagrees, untestable = text.split("**")[1::2]
+    assert agrees.endswith(": 1 checks.") and disagrees.endswith(": 1 checks.") and untestable.endswith(": 1 checks.")
+    assert "- Table 1, PHResNet152, n = 4, AUC: ours PHYDI < standard ≈ WKP; paper PHYDI < WKP ≈ standard" in text
+    assert "- Fig. 4, n = 4, depth 48, PHYDI best (deepest stack) (fewer than 2 finished seeds of PHYDI)" in text
+    assert phydi.not_run({(18, 4): {}, (50, 4): {}, (152, 4): {}}, phydi.PAPER_TABLE1) == "n = 2, 3 (6 of the paper's 9 cells)"

@@ -347,6 +347,49 @@ def fig4(rows: pd.DataFrame, out: Path) -> None:
     figures.save(fig, out)
 
 
+# ---------------------------------------------------------------- the checks in words
+
+OUTCOMES = {"agrees": "Reproduces (our ordering of the cell is the paper's)",
+            "disagrees": "Does not reproduce (our ordering differs from the paper's)",
+            "not testable at this scale": "Cannot be tested at this scale"}
+
+
+def digest(checks: list[tuple[str, pd.DataFrame]]) -> list[str]:
+    """Markdown bullets grouping every check of every table by outcome (agrees, disagrees, not
+    testable), each naming its cell in the paper's terms. checks: (table title, its claims table)."""
+    groups = {outcome: [] for outcome in OUTCOMES}
+    for title, claims in checks:
+        for row in claims.to_dict("records"):
+            outcome = next(o for o in OUTCOMES if row["verdict"].startswith(o))
+            detail = row["verdict"].removeprefix(outcome).strip(" ()")
+            groups[outcome].append(f"- {title}, {_cell_name(row)}"
+                                   + (f": ours {row['ours']}" if row.get("ours") else "")
+                                   + (f"; paper {row['paper']}" if row.get("paper") else "")
+                                   + (f" ({detail})" if detail and outcome != "disagrees" else ""))
+    lines = []
+    for outcome, title in OUTCOMES.items():
+        lines += [f"**{title}: {len(groups[outcome]) or 'no'} checks.**", ""]
+        lines += [*groups[outcome], ""] if groups[outcome] else []
+    return lines
+
+
+def _cell_name(row: dict) -> str:
+    """e.g. 'PHResNet152, n = 4, M1 at 27 %' or 'n = 4, depth 48, PHYDI best (deepest stack)'."""
+    if "claim" in row:  # Fig. 4
+        return f"n = {row['n']}, depth {row['depth']}, {row['claim']}" + (f" by {row['metric']}" if row["metric"] else "")
+    lr = f", lr {row['lr']:g}" if "lr" in row else ""
+    return f"PHResNet{row['depth']}, n = {row['n']}{lr}, {row['metric']}"
+
+
+def not_run(cells, paper: dict) -> str:
+    """The paper's cells (keys of `paper`) that have no finished runs here, e.g. 'n = 2, 3 (6 of 9 cells)'."""
+    missing = [k for k in paper if k not in cells]
+    if not missing:
+        return ""
+    ns = sorted({k[1] for k in missing})
+    return f"n = {', '.join(map(str, ns))} ({len(missing)} of the paper's {len(paper)} cells)"
+
+
 # ---------------------------------------------------------------- run folders -> cells
 
 def _runs(runs_dir: Path, profile: str, model: str) -> tuple[pd.DataFrame, pd.DataFrame]:
@@ -434,6 +477,7 @@ def make(runs_dir: Path, profile: str, out: Path, seeds=None, overrides=()) -> l
         raise FileNotFoundError(f"no phydi runs under {runs_dir}/phydi/{profile}: run `python -m noneuclid.train "
                                 f"-m experiment=phydi/table1 profile={profile}` (and table2, fig4) first")
     out.mkdir(parents=True, exist_ok=True)
+    checks, skipped = [], []  # (title, claims table); cells of the paper with no runs here
     lines = [f"# PHYDI: our runs ({profile} profile)", "",
              f"Made by `make reproduce-phydi PROFILE={profile}` (the sweeps experiment=phydi/table1, table2 "
              f"and fig4, then `python -m noneuclid.report phydi --profile {profile}`). Only finished "
@@ -450,10 +494,15 @@ def make(runs_dir: Path, profile: str, out: Path, seeds=None, overrides=()) -> l
                                   ("table2", ["model.depth", "model.n", "optim.lr"], PAPER_TABLE2)):
             runs_ = resnets[resnets["cfg.experiment_name"] == f"phydi/{name}"]
             cells = resnet_cells(runs_, resnet_curves, keys)
+            title = f"Table {name[-1]}"
             if not cells:
                 lines += [f"## {name}: no finished runs", ""]
+                skipped.append(f"{title}: no finished runs")
                 continue
             numbers, claims = resnet_tables(cells, keys, paper)
+            checks.append((title, claims))
+            if not_run(cells, paper):
+                skipped.append(f"{title}: {not_run(cells, paper)}")
             lines += [f"## {name.capitalize()}: checks against the paper, cell by cell", "",
                       _write(claims, out, f"{name}_claims"), "",
                       f"## {name.capitalize()}: our numbers beside the paper's", "", _write(numbers, out, name), ""]
@@ -462,6 +511,7 @@ def make(runs_dir: Path, profile: str, out: Path, seeds=None, overrides=()) -> l
         if cells:
             rows = fig4_rows(cells, unigram)
             claims = fig4_claims(cells, unigram)
+            checks.append(("Fig. 4", claims))
             fig4(rows, out / "fig4")
             shown = rows.drop(columns=["best val ppl mean", "best val ppl se"])
             lines += ["## Fig. 4: PHTransformers by depth", "",
@@ -474,5 +524,8 @@ def make(runs_dir: Path, profile: str, out: Path, seeds=None, overrides=()) -> l
                       "threshold at the same ratio to the unigram perplexity of the paper's full setting.", "",
                       _write(claims, out, "fig4_claims"), "", _write(shown, out, "fig4"), "",
                       "![Fig. 4](fig4.png)", ""]
+    intro = lines.index("") + 1 + lines[lines.index("") + 1:].index("") + 1  # after the title and the paragraph
+    lines[intro:intro] = ["## What reproduces, what does not, what cannot be tested here", "", *digest(checks),
+                          *([f"Not run at this profile: {'; '.join(skipped)}.", ""] if skipped else [])]
     (out / "summary.md").write_text("\n".join(lines))
     return sorted(out.iterdir())
