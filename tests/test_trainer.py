@@ -51,20 +51,33 @@ def test_finished_run_is_skipped(make_cfg):
     assert RunDir(cfg).file("metrics.jsonl").read_text() == before
 
 
-def test_run_held_by_a_live_process_is_skipped_and_a_stale_hold_is_taken_over(make_cfg):
+def test_run_held_by_another_process_is_skipped_and_free_once_that_process_is_killed(make_cfg):
     cfg = make_cfg()
     run = RunDir(cfg)
     run.path.mkdir(parents=True)
-    sleeper = subprocess.Popen([sys.executable, "-c", "import time; time.sleep(60)"])
+    holder = subprocess.Popen([sys.executable, "-c", (
+        "import fcntl, os, sys, time\n"
+        f"fd = os.open({str(run.file('RUNNING'))!r}, os.O_RDWR | os.O_CREAT)\n"
+        "fcntl.flock(fd, fcntl.LOCK_EX); os.write(fd, b'otherhost 123'); print('held', flush=True); time.sleep(60)")],
+        stdout=subprocess.PIPE, text=True)
     try:  # another sweep's process trains it: skipped, nothing written
-        run.file("RUNNING").write_text(f"{socket.gethostname()} {sleeper.pid}")
-        assert train(cfg) == {"trained_by": f"{socket.gethostname()} {sleeper.pid}"}
+        assert holder.stdout.readline().strip() == "held"
+        assert train(cfg) == {"trained_by": "otherhost 123"}
         assert not run.file("metrics.jsonl").exists()
     finally:
-        sleeper.kill()
-        sleeper.wait()
-    summary = train(cfg)  # its process is gone: taken over, trained, released
+        holder.kill()  # as by kill -9 or a node failure: RUNNING stays, its lock goes
+        holder.wait()
+    summary = train(cfg)
     assert run.done and "final_train_loss" in summary
+    assert not run.file("RUNNING").exists()
+
+
+def test_claim_is_reentrant(make_cfg):
+    run = RunDir(make_cfg())
+    assert run.claim() is None and run.claim() is None
+    run.release()
+    assert run.file("RUNNING").read_text() == f"{socket.gethostname()} {os.getpid()}"
+    run.release()
     assert not run.file("RUNNING").exists()
 
 

@@ -1,9 +1,9 @@
 """Benchmark of Ganea et al.'s models (issue 3, issue 10): one training step of the fully hyperbolic
 GRU sentence-pair model over the fully Euclidean GRU model, same sizes and batch (PREFIX-like data:
 batch 64, sentences of up to 20 tokens, dimension 5, float64 as in the paper). The hyperbolic
-model runs as configured (recurrence step compiled) and, for comparison, eager. Then the stacked
-trainer: runs per hour when `stacked_runs` runs train as one model, over one run at a time (the
-same step, same machine, same run)."""
+model runs as configured (compiled: input products, recurrence step, FFNN + MLR) and, for
+comparison, eager. Then the stacked trainer: runs per hour when `stacked_runs` runs train as one
+model, over one run at a time (the same step, same machine, same run)."""
 
 from __future__ import annotations
 
@@ -55,7 +55,7 @@ def describe(r: dict) -> str:
     return "\n".join([
         f"Sentence-pair GRU models, batch {r['batch']}, {r['dtype']}, {r['device']} (medians of interleaved repeats)",
         f"  train step, fully Euclidean GRU  : {s['euclidean_gru'] * 1e3:8.1f} ms",
-        f"  train step, fully hyperbolic GRU : {s['hyperbolic_gru'] * 1e3:8.1f} ms  (recurrence step compiled)",
+        f"  train step, fully hyperbolic GRU : {s['hyperbolic_gru'] * 1e3:8.1f} ms  (compiled)",
         f"  ... the same, eager              : {s['hyperbolic_gru_eager'] * 1e3:8.1f} ms",
         f"  ratio hyperbolic / Euclidean     : {r['train_step_ratio']:8.2f}   (target <= 3 on CPU)",
         f"  ratio eager hyperbolic / Eucl.   : {r['eager_train_step_ratio']:8.2f}",

@@ -231,7 +231,8 @@ def fetch(data_dir, mirror=None) -> Path:
     (dest / PY_DIR).mkdir(exist_ok=True)
     with tarfile.open(fileobj=io.BytesIO(blob), mode="r:gz") as tar:
         for b in BATCHES:  # only these members, written to fixed paths: nothing else leaves the archive
-            with tar.extractfile(f"{PY_DIR}/{b}") as src_f, open(dest / PY_DIR / (b + ".part"), "wb") as out:
+            tmp = files.temporary_sibling(dest / PY_DIR / b)
+            with tar.extractfile(f"{PY_DIR}/{b}") as src_f, open(tmp, "wb") as out:
                 shutil.copyfileobj(src_f, out)
-            os.replace(dest / PY_DIR / (b + ".part"), dest / PY_DIR / b)
+            os.replace(tmp, dest / PY_DIR / b)
     return verify(data_dir)

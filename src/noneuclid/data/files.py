@@ -134,7 +134,7 @@ def fetch(name: str, data_dir: str | os.PathLike, mirror: str | os.PathLike | No
         dest = folder / fname
         if dest.is_file() and sha256sum(dest) == expected:
             continue
-        tmp = dest.with_suffix(dest.suffix + ".part")
+        tmp = temporary_sibling(dest)
         if mirror is not None and (Path(mirror) / ds.folder / fname).is_file():
             shutil.copyfile(Path(mirror) / ds.folder / fname, tmp)
         else:

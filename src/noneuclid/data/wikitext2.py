@@ -44,7 +44,7 @@ from pathlib import Path
 import torch
 from torch import Tensor
 
-from noneuclid.data.files import DataError
+from noneuclid.data.files import DataError, temporary_sibling
 
 FOLDER = "wikitext-2"
 SPLITS = ("train", "valid", "test")
@@ -210,6 +210,7 @@ def fetch(data_dir) -> Path:
     for s, blob in texts.items():
         if hashlib.sha256(blob).hexdigest() != CONTENT_SHA256[s]:
             raise DataError(f"the downloaded {s} split does not match sha256 {CONTENT_SHA256[s]}")
-        (folder / f"{s}.txt.part").write_bytes(blob)
-        os.replace(folder / f"{s}.txt.part", folder / f"{s}.txt")
+        tmp = temporary_sibling(folder / f"{s}.txt")
+        tmp.write_bytes(blob)
+        os.replace(tmp, folder / f"{s}.txt")
     return verify(data_dir)

@@ -83,7 +83,7 @@ def fetch(generated_dir, mirror=None) -> Path:
         if not (source / name).is_file():
             raise DataError(f"{source} lacks {name} (index.sense is in Debian's wordnet-sense-index). "
                             f"Install with: {INSTALL_HINT}")
-        tmp = dest / (name + ".part")
+        tmp = files.temporary_sibling(dest / name)
         shutil.copyfile(source / name, tmp)
         os.replace(tmp, dest / name)
     return require(generated_dir)

@@ -26,7 +26,7 @@ from torch.nn import functional as F
 from noneuclid.geometry import spaces
 from noneuclid.nn.hyperbolic import HyperbolicMLR, PoincareParameter, glorot
 from noneuclid.nn.parameters import with_copy_dims
-from noneuclid.nn.recurrent import Recurrent, matvec, maybe_compile
+from noneuclid.nn.recurrent import Recurrent, matvec
 
 GEOMETRIES = ("euclidean", "hyperbolic_eucl_mlr", "hyperbolic")
 
@@ -73,7 +73,7 @@ class SentencePairModel(nn.Module):
         self.W = with_copy_dims(nn.Parameter(glorot(runs, 2, dim, dim)), 1)  # W1, W2 of the FFNN
         self.b = with_copy_dims(ball(torch.zeros(runs, dim)), 1)
         self.b_d = with_copy_dims(ball(torch.zeros(runs, dim)), 1)
-        self.classify = maybe_compile(self._classify, compile)
+        self.classify = torch.compile(self._classify, dynamic=False) if compile else self._classify  # fuses its small ops
         self.mlr = (HyperbolicMLR(dim, classes, c, copies=(runs,)) if geometry == "hyperbolic"
                     else EuclideanMLR(dim, classes, runs))
 

@@ -71,12 +71,6 @@ def input_products(space, U: Tensor, x: Tensor) -> Tensor:
     return space.matvec_result(ux, x.unsqueeze(-2))
 
 
-def maybe_compile(fn, compile: bool):
-    """fn compiled with torch.compile (static shapes) when asked: it fuses fn's element-wise work,
-    forward and backward, into a few loops."""
-    return torch.compile(fn, dynamic=False) if compile else fn
-
-
 STEPS = {"rnn": rnn_step, "gru": gru_step}
 _COMPILED: dict = {}
 # Every cell shares the code object of `step` below, and each needs about 5 graphs (train batch and
@@ -85,18 +79,21 @@ _COMPILED: dict = {}
 torch._dynamo.config.recompile_limit = max(torch._dynamo.config.recompile_limit, 64)
 
 
+def compiled(key: tuple, fn):
+    """fn compiled with torch.compile (static shapes), once per process and key: it fuses fn's small
+    element-wise operations, forward and backward, into a few loops."""
+    if key not in _COMPILED:
+        _COMPILED[key] = torch.compile(fn, dynamic=False)
+    return _COMPILED[key]
+
+
 def masked_step(cell: str, space, act, compile: bool):
     """The cell's step keeping h where a sequence has ended (keep_going False), as a function of
-    (u, h, keep_going, W, b); compiled once per process and cell with torch.compile when asked
-    (it fuses the step's ~100 small operations, forward and backward, into a few loops)."""
+    (u, h, keep_going, W, b); compiled once per process and cell when asked (the step's ~100 small
+    operations)."""
     def step(u, h, keep_going, W, b):
         return torch.where(keep_going, STEPS[cell](space, act, u, h, W, b), h)
-    if not compile:
-        return step
-    key = (cell, type(space).__name__, getattr(space, "c", None), act)
-    if key not in _COMPILED:
-        _COMPILED[key] = torch.compile(step, dynamic=False)
-    return _COMPILED[key]
+    return compiled(("step", cell, type(space).__name__, getattr(space, "c", None), act), step) if compile else step
 
 
 class Recurrent(nn.Module):
@@ -116,7 +113,8 @@ class Recurrent(nn.Module):
         if nonlinearity not in ACTIVATIONS:
             raise ValueError(f"unknown nonlinearity {nonlinearity!r}: use one of {sorted(ACTIVATIONS)}")
         self.step = masked_step(cell, space, ACTIVATIONS[nonlinearity], compile)
-        self.inputs = maybe_compile(functools.partial(input_products, space), compile)
+        inputs = functools.partial(input_products, space)
+        self.inputs = compiled(("inputs", type(space).__name__, getattr(space, "c", None)), inputs) if compile else inputs
         self.space = space
         gates, copies = GATES[cell], tuple(copies)
         per_gate = len(copies) + 1  # one clipping unit per copy and gate

@@ -52,7 +52,8 @@ def orthonormality_error(model) -> float:
 
 
 def train(cfg: DictConfig) -> dict:
-    """Train (or resume, or skip if finished) the run of `cfg`; returns its summary."""
+    """Train (or resume, or skip if finished) the run of `cfg`; returns its summary, or
+    {"trained_by": holder} when another process is training it (see train_stacked)."""
     return train_stacked([cfg])[0]
 
 

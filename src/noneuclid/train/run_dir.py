@@ -11,13 +11,14 @@
         DIVERGED         only if the loss became NaN/inf: where and why (the checkpoint stays the last good
                          one); the run then counts as finished and is skipped, like DONE
         FAILED           only if training raised: the error (removed when the run is started again)
-        RUNNING          while a process trains it: that process's host and pid (another sweep over the same
-                         runs skips the folder instead of training it twice)
+        RUNNING          while a process trains it: that process's host and pid, under its flock (another
+                         sweep over the same runs skips the folder instead of training it twice)
         DONE             written last
 """
 
 from __future__ import annotations
 
+import fcntl
 import hashlib
 import json
 import logging
@@ -70,18 +71,12 @@ def settings_hash(cfg: DictConfig) -> str:
     return digest_without(c, NOT_SETTINGS)
 
 
+# The run folders this process holds (RunDir.claim): resolved path -> [RUNNING's descriptor, claims].
+_HELD: dict[str, list[int]] = {}
+
+
 def _process_id() -> str:
     return f"{socket.gethostname()} {os.getpid()}"
-
-
-def _alive(pid: int) -> bool:
-    try:
-        os.kill(pid, 0)
-    except ProcessLookupError:
-        return False
-    except PermissionError:  # alive, another user's
-        return True
-    return True
 
 
 def atomic_write(path: Path, text: str) -> None:
@@ -105,7 +100,7 @@ class RunDir:
 
     def ensure_writable(self) -> None:
         """Fail clearly, before any data is loaded, if the run folder cannot be made: its nearest
-        existing ancestor must be a writable folder. Nothing is created yet."""
+        existing ancestor must be a writable folder. Nothing is created here."""
         parent = self.path
         while not parent.exists():
             parent = parent.parent
@@ -141,35 +136,51 @@ class RunDir:
 
     # -- who trains it ----------------------------------------------------------------------------
     def claim(self) -> str | None:
-        """Take the run for this process by creating RUNNING exclusively. Returns None when taken (or
-        already held by this process), else its holder: a live process of this host, or any process
-        of another host (whose liveness cannot be checked here). A RUNNING left by a process of this
-        host that is gone (killed) is taken over."""
+        """Take the run for this process: an exclusive flock on RUNNING (which names host and pid), held
+        until release(). The kernel drops the lock when the process dies, so a killed or requeued run is
+        free again at once, from any host. Re-entrant: a process may claim a run it holds (when it
+        regroups its own runs). Returns None when taken, else the holder's name."""
         self.ensure_writable()
         self.path.mkdir(parents=True, exist_ok=True)
-        lock, me = self.file("RUNNING"), _process_id()
-        for _ in range(2):  # a second try after removing a stale RUNNING
-            try:
-                fd = os.open(lock, os.O_CREAT | os.O_EXCL | os.O_WRONLY)
-            except FileExistsError:
-                holder = lock.read_text().strip()  # empty while its holder is still writing it
-                if holder == me:
-                    return None
-                host, _, pid = holder.partition(" ")
-                if host != socket.gethostname() or not pid.isdigit() or _alive(int(pid)):
-                    return holder or "another process"
-                lock.unlink(missing_ok=True)
-                continue
-            with os.fdopen(fd, "w") as f:
-                f.write(me)
+        key = str(self.path.resolve())
+        if key in _HELD:
+            _HELD[key][1] += 1
             return None
-        return "another process"
+        lock = self.file("RUNNING")
+        while True:
+            fd = os.open(lock, os.O_RDWR | os.O_CREAT, 0o644)
+            try:
+                fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
+            except BlockingIOError:
+                os.close(fd)
+                try:
+                    return lock.read_text().strip() or "another process"
+                except FileNotFoundError:  # released meanwhile
+                    return "another process"
+            try:  # the file we locked is still RUNNING (a releasing holder may have removed it)
+                if os.stat(lock).st_ino == os.fstat(fd).st_ino:
+                    break
+            except FileNotFoundError:
+                pass
+            os.close(fd)
+        os.ftruncate(fd, 0)
+        os.write(fd, _process_id().encode())
+        _HELD[key] = [fd, 1]
+        for stale in self.path.glob("*.tmp"):  # left by a killed writer (ours now)
+            stale.unlink(missing_ok=True)
+        return None
 
     def release(self) -> None:
-        """Remove RUNNING if this process holds it."""
-        lock = self.file("RUNNING")
-        if lock.exists() and lock.read_text().strip() == _process_id():
-            lock.unlink(missing_ok=True)
+        """Undo one claim(); the last one removes RUNNING and drops the lock."""
+        key = str(self.path.resolve())
+        held = _HELD.get(key)
+        if held is None:
+            return
+        held[1] -= 1
+        if held[1] == 0:
+            del _HELD[key]
+            self.file("RUNNING").unlink(missing_ok=True)
+            os.close(held[0])
 
     # -- metrics -------------------------------------------------------------------------------
     def metrics(self) -> list[dict]:
