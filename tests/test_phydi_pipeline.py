@@ -85,6 +85,9 @@ def test_report_redraws_tables_and_figure(data_root, tmp_path):
     assert "not testable at this scale (no finished runs of WKP)" in claims
     assert "val_unigram_perplexity" not in (tmp_path / "out" / "fig4.csv").read_text()
     assert "unigram ppl U" in (tmp_path / "out" / "fig4.csv").read_text()
+    summary = (tmp_path / "out" / "summary.md").read_text()  # the checks in words come first
+    assert summary.index("## What reproduces") < summary.index("## Table1") < summary.index("## Fig. 4")
+    assert "Not run at this profile: Table 1: n = 2: PHResNet50" in summary and "Fig. 4: n = 4" in summary
 
 
 def test_report_without_runs_says_what_to_run(tmp_path):

@@ -123,13 +123,17 @@ def test_digest_groups_the_checks_by_outcome_in_the_papers_terms():
     table = pd.DataFrame([
         {"depth": 152, "n": 4, "seeds": 3, "metric": "AUC", "paper": "PHYDI < WKP ≈ standard",
          "ours": "PHYDI < standard ≈ WKP", "verdict": "agrees"},
-        {"depth": 18, "n": 4, "seeds": 3, "metric": "M2", "paper": "standard 1, WKP 2", "ours": "standard never, WKP 3",
+        {"depth": 18, "n": 4, "lr": 0.1, "seeds": 3, "metric": "M2", "paper": "standard 1, WKP 2", "ours": "standard never, WKP 3",
          "verdict": "disagrees (ours: never, paper: epoch 1)"}])
     fig = pd.DataFrame([{"n": 4, "claim": "PHYDI best (deepest stack)", "depth": 48, "seeds": 1, "metric": "",
                          "ours": "", "verdict": "not testable at this scale (fewer than 2 finished seeds of PHYDI)"}])
     text = "\n".join(phydi.digest([("Table 1", table), ("Fig. 4", fig)]))
     agrees, disagrees, untestable = text.split("**")[1::2]
-    assert agrees.endswith(": 1 checks.") and disagrees.endswith(": 1 checks.") and untestable.endswith(": 1 checks.")
+    assert agrees.endswith(": 1 check.") and disagrees.endswith(": 1 check.") and untestable.endswith(": 1 check.")
     assert "- Table 1, PHResNet152, n = 4, AUC: ours PHYDI < standard ≈ WKP; paper PHYDI < WKP ≈ standard" in text
     assert "- Fig. 4, n = 4, depth 48, PHYDI best (deepest stack) (fewer than 2 finished seeds of PHYDI)" in text
-    assert phydi.not_run({(18, 4): {}, (50, 4): {}, (152, 4): {}}, phydi.PAPER_TABLE1) == "n = 2, 3 (6 of the paper's 9 cells)"
+    assert "- Table 1, PHResNet18 (lr 0.1), n = 4, M2: ours standard never, WKP 3; paper standard 1, WKP 2" in text
+    assert phydi.not_run({(d, 4): {} for d in (18, 50, 152)}, phydi.PAPER_TABLE1) == (
+        "n = 2: PHResNet18, PHResNet50, PHResNet152; n = 3: PHResNet18, PHResNet50, PHResNet152 (6 of the paper's 9 cells)")
+    ran = {(18, 4, 0.1): {}, (50, 4, 0.01): {}, (18, 2, 0.1): {}, (50, 2, 0.01): {}, (18, 3, 0.1): {}}
+    assert phydi.not_run(ran, phydi.PAPER_TABLE2) == "n = 3: PHResNet50 (lr 0.01) (1 of the paper's 6 cells)"

@@ -40,6 +40,7 @@ import matplotlib.pyplot as plt  # noqa: E402
 from matplotlib.ticker import NullFormatter  # noqa: E402
 import pandas as pd  # noqa: E402
 
+from noneuclid.config import sweep_values  # noqa: E402
 from noneuclid.report import aggregate, figures  # noqa: E402
 from noneuclid.report.estimates import Estimate, compare, estimate  # noqa: E402
 
@@ -360,7 +361,9 @@ def digest(checks: list[tuple[str, pd.DataFrame]]) -> list[str]:
     groups = {outcome: [] for outcome in OUTCOMES}
     for title, claims in checks:
         for row in claims.to_dict("records"):
-            outcome = next(o for o in OUTCOMES if row["verdict"].startswith(o))
+            outcome = next((o for o in OUTCOMES if row["verdict"].startswith(o)), None)
+            if outcome is None:
+                raise ValueError(f"unknown verdict {row['verdict']!r}: it must start with one of {list(OUTCOMES)}")
             detail = row["verdict"].removeprefix(outcome).strip(" ()")
             groups[outcome].append(f"- {title}, {_cell_name(row)}"
                                    + (f": ours {row['ours']}" if row.get("ours") else "")
@@ -368,26 +371,34 @@ def digest(checks: list[tuple[str, pd.DataFrame]]) -> list[str]:
                                    + (f" ({detail})" if detail and outcome != "disagrees" else ""))
     lines = []
     for outcome, title in OUTCOMES.items():
-        lines += [f"**{title}: {len(groups[outcome]) or 'no'} checks.**", ""]
+        count = len(groups[outcome])
+        lines += [f"**{title}: {count or 'no'} check{'' if count == 1 else 's'}.**", ""]
         lines += [*groups[outcome], ""] if groups[outcome] else []
     return lines
 
 
 def _cell_name(row: dict) -> str:
-    """e.g. 'PHResNet152, n = 4, M1 at 27 %' or 'n = 4, depth 48, PHYDI best (deepest stack)'."""
+    """e.g. 'PHResNet152, n = 4, AUC', 'PHResNet18, n = 4, lr 0.1, M2' or 'n = 4, depth 48, PHYDI best
+    (deepest stack) by best val ppl'."""
     if "claim" in row:  # Fig. 4
         return f"n = {row['n']}, depth {row['depth']}, {row['claim']}" + (f" by {row['metric']}" if row["metric"] else "")
-    lr = f", lr {row['lr']:g}" if "lr" in row else ""
-    return f"PHResNet{row['depth']}, n = {row['n']}{lr}, {row['metric']}"
+    lr = row.get("lr")
+    return f"{_resnet_name(row['depth'], None if pd.isna(lr) else lr)}, n = {row['n']}, {row['metric']}"
+
+
+def _resnet_name(depth: int, lr: float | None = None) -> str:
+    return f"PHResNet{depth}" + ("" if lr is None else f" (lr {lr:g})")
 
 
 def not_run(cells, paper: dict) -> str:
-    """The paper's cells (keys of `paper`) that have no finished runs here, e.g. 'n = 2, 3 (6 of 9 cells)'."""
+    """The paper's cells (keys (depth, n) or (depth, n, lr) of `paper`) without finished runs here, by n,
+    e.g. 'n = 2: PHResNet18, PHResNet50; n = 3: PHResNet18 (2 of the paper's 9 cells)'; '' if none."""
     missing = [k for k in paper if k not in cells]
     if not missing:
         return ""
-    ns = sorted({k[1] for k in missing})
-    return f"n = {', '.join(map(str, ns))} ({len(missing)} of the paper's {len(paper)} cells)"
+    by_n = {n: [_resnet_name(k[0], *k[2:]) for k in missing if k[1] == n] for n in sorted({k[1] for k in missing})}
+    return "; ".join(f"n = {n}: {', '.join(names)}" for n, names in by_n.items()) + \
+        f" ({len(missing)} of the paper's {len(paper)} cells)"
 
 
 # ---------------------------------------------------------------- run folders -> cells
@@ -478,13 +489,16 @@ def make(runs_dir: Path, profile: str, out: Path, seeds=None, overrides=()) -> l
                                 f"-m experiment=phydi/table1 profile={profile}` (and table2, fig4) first")
     out.mkdir(parents=True, exist_ok=True)
     checks, skipped = [], []  # (title, claims table); cells of the paper with no runs here
-    lines = [f"# PHYDI: our runs ({profile} profile)", "",
+    header = [f"# PHYDI: our runs ({profile} profile)", "",
              f"Made by `make reproduce-phydi PROFILE={profile}` (the sweeps experiment=phydi/table1, table2 "
              f"and fig4, then `python -m noneuclid.report phydi --profile {profile}`). Only finished "
              "runs count (`seeds`); mean ± standard error over seeds; two numbers whose difference is within "
              "their combined standard error are a tie (≈). Every check compares our ordering of a cell with "
              "the paper's ordering of the same cell.", ""]
-    if not resnets.empty:
+    lines = []
+    if resnets.empty:
+        skipped.append("Tables 1-2: no finished runs")
+    else:
         lines += ["Settings of the ResNet runs: " + _reductions(resnets, {
             "data.train_size": "training images (null = 50000)", "model.width_mult": "width x",
             "trainer.epochs": "epochs", "data.batch_size": "batch"}) + ". M1 at X %: X = 0.9 x the lowest "
@@ -501,31 +515,35 @@ def make(runs_dir: Path, profile: str, out: Path, seeds=None, overrides=()) -> l
                 continue
             numbers, claims = resnet_tables(cells, keys, paper)
             checks.append((title, claims))
-            if not_run(cells, paper):
-                skipped.append(f"{title}: {not_run(cells, paper)}")
+            missing = not_run(cells, paper)
+            if missing:
+                skipped.append(f"{title}: {missing}")
             lines += [f"## {name.capitalize()}: checks against the paper, cell by cell", "",
                       _write(claims, out, f"{name}_claims"), "",
                       f"## {name.capitalize()}: our numbers beside the paper's", "", _write(numbers, out, name), ""]
-    if not transformers.empty:
-        cells, unigram = lm_cells(transformers, transformer_curves)
-        if cells:
-            rows = fig4_rows(cells, unigram)
-            claims = fig4_claims(cells, unigram)
-            checks.append(("Fig. 4", claims))
-            fig4(rows, out / "fig4")
-            shown = rows.drop(columns=["best val ppl mean", "best val ppl se"])
-            lines += ["## Fig. 4: PHTransformers by depth", "",
-                      "Settings of the transformer runs: " + _reductions(transformers, {
-                          "data.vocab_size": "vocabulary (null = all 28,782 words)",
-                          "data.train_tokens": "training tokens (null = all)", "trainer.epochs": "epochs",
-                          "model.depth": "depths"}) + ". "
-                      f"U: unigram perplexity of the validation tokens under the training tokens' word "
-                      f"frequencies (add-one); T = 200 x U / {PAPER_UNIGRAM_PERPLEXITY:.1f}, the paper's "
-                      "threshold at the same ratio to the unigram perplexity of the paper's full setting.", "",
-                      _write(claims, out, "fig4_claims"), "", _write(shown, out, "fig4"), "",
-                      "![Fig. 4](fig4.png)", ""]
-    intro = lines.index("") + 1 + lines[lines.index("") + 1:].index("") + 1  # after the title and the paragraph
-    lines[intro:intro] = ["## What reproduces, what does not, what cannot be tested here", "", *digest(checks),
-                          *([f"Not run at this profile: {'; '.join(skipped)}.", ""] if skipped else [])]
-    (out / "summary.md").write_text("\n".join(lines))
+    cells, unigram = lm_cells(transformers, transformer_curves) if not transformers.empty else ({}, {})
+    missing_n = [n for n in (int(v) for v in sweep_values("phydi/fig4", "model.n")) if n not in {m for m, _ in cells}]
+    if not cells:
+        skipped.append("Fig. 4: no finished runs")
+    else:
+        if missing_n:
+            skipped.append(f"Fig. 4: n = {', '.join(map(str, missing_n))}")
+        rows = fig4_rows(cells, unigram)
+        claims = fig4_claims(cells, unigram)
+        checks.append(("Fig. 4", claims))
+        fig4(rows, out / "fig4")
+        shown = rows.drop(columns=["best val ppl mean", "best val ppl se"])
+        lines += ["## Fig. 4: PHTransformers by depth", "",
+                  "Settings of the transformer runs: " + _reductions(transformers, {
+                      "data.vocab_size": "vocabulary (null = all 28,782 words)",
+                      "data.train_tokens": "training tokens (null = all)", "trainer.epochs": "epochs",
+                      "model.depth": "depths"}) + ". "
+                  f"U: unigram perplexity of the validation tokens under the training tokens' word "
+                  f"frequencies (add-one); T = 200 x U / {PAPER_UNIGRAM_PERPLEXITY:.1f}, the paper's "
+                  "threshold at the same ratio to the unigram perplexity of the paper's full setting.", "",
+                  _write(claims, out, "fig4_claims"), "", _write(shown, out, "fig4"), "",
+                  "![Fig. 4](fig4.png)", ""]
+    verdicts = ["## What reproduces, what does not, what cannot be tested here", "", *digest(checks),
+                *([f"Not run at this profile: {'; '.join(skipped)}.", ""] if skipped else [])]
+    (out / "summary.md").write_text("\n".join(header + verdicts + lines))
     return sorted(out.iterdir())
