@@ -109,6 +109,9 @@ def test_fig4_claims_per_depth():
     assert claims.at["PreNorm best (small encoders)", "verdict"] == "agrees"
     assert claims.at["PHYDI best (deepest stack)", "verdict"] == "agrees"
     assert claims.at["PostNorm worse with depth", "verdict"] == "agrees"  # diverged at 48
+    one_deep = {**cells, (4, 48): {**cells[(4, 48)], "post": _lm(400)}}  # one seed at 48: no spread
+    verdict = phydi.fig4_claims(one_deep, unigram).set_index("claim").at["PostNorm worse with depth", "verdict"]
+    assert verdict.startswith("not testable at this scale (fewer than 2 finished seeds of PostNorm at the deepest")
     # the same cells at the unigram baseline: not testable
     stuck = {(4, 2): {m: _lm(290, 291, 289) for m in ("pre", "post", "phydi")}}
     verdict = phydi.fig4_claims(stuck, unigram).set_index("claim").at["PreNorm best (small encoders)", "verdict"]

@@ -309,8 +309,10 @@ def _winner_check(norms: dict, winner: str, t: float, unigram: float) -> dict:
 
 
 def _post_depth_check(shallow: dict, deep: dict, t: float, unigram: float) -> dict:
-    why = _untestable({"post": shallow.get("post")} if "post" in shallow else {}, ("post",), t, unigram)
-    why = why or ("no finished runs of PostNorm at the deepest depth" if "post" not in deep else "")
+    why = _untestable({"post": shallow["post"]} if "post" in shallow else {}, ("post",), t, unigram)
+    why = why or ("no finished runs of PostNorm at the deepest depth" if "post" not in deep else
+                  "fewer than 2 finished seeds of PostNorm at the deepest depth: no spread to tell a tie"
+                  if deep["post"][0].shape[1] < 2 else "")
     if why:
         return {"metric": "", "ours": "", "verdict": f"not testable at this scale ({why})"}
     metric, est = _lm_estimates({"shallow": shallow["post"], "deep": deep["post"]}, t)
