@@ -18,7 +18,7 @@ export NONEUCLID_DATA_DIR := $(DATA_DIR)
 export NONEUCLID_RUNS_DIR := $(RUNS_DIR)
 export NONEUCLID_GENERATED_DIR := $(GENERATED_DIR)
 
-.PHONY: help setup data test smoke bench reproduce-all reproduce-brantner reproduce-hnn reproduce-phydi tables figures report runs sync clean
+.PHONY: help setup data test test-slow smoke bench reproduce-all reproduce-brantner reproduce-hnn reproduce-phydi tables figures report runs sync clean
 
 help:  ## list the targets
 	@grep -E '^[a-z-]+:.*## ' $(MAKEFILE_LIST) | awk -F':.*## ' '{printf "  %-20s %s\n", $$1, $$2}'
@@ -38,6 +38,9 @@ data: setup  ## fill DATA_DIR (from DATA_MIRROR when given, else download); veri
 
 test: setup  ## run the test suite (no network, no real datasets needed)
 	$(PY) -m pytest
+
+test-slow: setup  ## the long regression tests left out of `make test` (minutes)
+	$(PY) -m pytest -m slow
 
 smoke: setup  ## every experiment at profile=smoke (seconds)
 	$(MAKE) reproduce-all PROFILE=smoke
