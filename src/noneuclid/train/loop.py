@@ -70,8 +70,7 @@ def train_stacked(cfgs: list[DictConfig]) -> list[dict]:
         for i in [i for i, s in enumerate(summaries) if s is None]:
             holder = runs[i].claim()
             if holder:
-                log.warning("skipping, being trained by %s (delete %s if that process is gone): %s",
-                            holder, runs[i].file("RUNNING"), runs[i].path)
+                log.warning("skipping, being trained by %s: %s", holder, runs[i].path)
                 summaries[i] = {"trained_by": holder}
             else:
                 claimed.append(i)
