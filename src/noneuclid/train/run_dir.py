@@ -71,8 +71,9 @@ def settings_hash(cfg: DictConfig) -> str:
     return digest_without(c, NOT_SETTINGS)
 
 
-# The run folders this process holds (RunDir.claim): resolved path -> [RUNNING's descriptor, claims].
-_HELD: dict[str, list[int]] = {}
+# The run folders this process holds (RunDir.claim): resolved path -> [RUNNING's descriptor, claims,
+# the nearest folder that existed before the claim].
+_HELD: dict[str, list] = {}
 
 
 def _process_id() -> str:
@@ -101,11 +102,16 @@ class RunDir:
     def ensure_writable(self) -> None:
         """Fail clearly, before any data is loaded, if the run folder cannot be made: its nearest
         existing ancestor must be a writable folder. Nothing is created here."""
-        parent = self.path
-        while not parent.exists():
-            parent = parent.parent
+        parent = self._nearest_existing()
         if not parent.is_dir() or not os.access(parent, os.W_OK | os.X_OK):
             raise RuntimeError(self._unwritable(f"{parent} is not a writable folder"))
+
+    def _nearest_existing(self) -> Path:
+        """The run folder, or its nearest ancestor that exists."""
+        folder = self.path
+        while not folder.exists():
+            folder = folder.parent
+        return folder
 
     def _unwritable(self, why) -> str:
         return (f"cannot write the run folder {self.path}: {why}. "
@@ -141,11 +147,12 @@ class RunDir:
         free again at once, from any host. Re-entrant: a process may claim a run it holds (when it
         regroups its own runs). Returns None when taken, else the holder's name."""
         self.ensure_writable()
-        self.path.mkdir(parents=True, exist_ok=True)
         key = str(self.path.resolve())
         if key in _HELD:
             _HELD[key][1] += 1
             return None
+        existing = self._nearest_existing()
+        self.path.mkdir(parents=True, exist_ok=True)
         lock = self.file("RUNNING")
         while True:
             fd = os.open(lock, os.O_RDWR | os.O_CREAT, 0o644)
@@ -153,7 +160,7 @@ class RunDir:
                 fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
             except BlockingIOError:
                 os.close(fd)
-                try:
+                try:  # (the folder existed: its holder made it)
                     return lock.read_text().strip() or "another process"
                 except FileNotFoundError:  # released meanwhile
                     return "another process"
@@ -165,13 +172,14 @@ class RunDir:
             os.close(fd)
         os.ftruncate(fd, 0)
         os.write(fd, _process_id().encode())
-        _HELD[key] = [fd, 1]
+        _HELD[key] = [fd, 1, existing]
         for stale in self.path.glob("*.tmp"):  # left by a killed writer (ours now)
             stale.unlink(missing_ok=True)
         return None
 
     def release(self) -> None:
-        """Undo one claim(); the last one removes RUNNING and drops the lock."""
+        """Undo one claim(); the last one removes RUNNING, drops the lock, and removes the folders that
+        claim() made if nothing was written into them (a run that failed before training leaves none)."""
         key = str(self.path.resolve())
         held = _HELD.get(key)
         if held is None:
@@ -181,6 +189,13 @@ class RunDir:
             del _HELD[key]
             self.file("RUNNING").unlink(missing_ok=True)
             os.close(held[0])
+            folder = self.path
+            while folder != held[2]:
+                try:
+                    folder.rmdir()
+                except OSError:  # not empty
+                    break
+                folder = folder.parent
 
     # -- metrics -------------------------------------------------------------------------------
     def metrics(self) -> list[dict]:
