@@ -91,15 +91,22 @@ def ordering(estimates: dict[str, Estimate], lower_is_better: bool = True) -> st
     return out
 
 
+AGREES, DISAGREES, UNTESTABLE = "agrees", "disagrees", "not testable at this scale"  # how every verdict starts
+
+
+def untestable(why: str) -> str:
+    return f"{UNTESTABLE} ({why})"
+
+
 def pair_verdict(paper: str, ours: str) -> str:
     """Our relation of a pair against the paper's: 'agrees' or 'disagrees (ours: ..., paper: ...)'."""
-    return "agrees" if paper == ours else f"disagrees (ours: {ours}, paper: {paper})"
+    return AGREES if paper == ours else f"{DISAGREES} (ours: {ours}, paper: {paper})"
 
 
 def cell_verdict(pairs: list[str]) -> str:
     """'agrees' when every checked pair agrees, else the first disagreement."""
-    bad = [p for p in pairs if p != "agrees"]
-    return "agrees" if not bad else bad[0]
+    bad = [p for p in pairs if p != AGREES]
+    return AGREES if not bad else bad[0]
 
 
 # ---------------------------------------------------------------- per-run curve metrics
@@ -174,7 +181,7 @@ def resnet_claims(curves: dict[str, Curves], paper: dict, x: float) -> list[dict
     paper_m1 = {i: Estimate(paper[i][0], paper[i][1], 3) for i in INITS} if paper else {}
     if why:
         return [{"metric": m, "paper": ordering(paper_m1) if paper else "", "ours": "", "PHYDI vs standard": "",
-                 "PHYDI vs WKP": "", "verdict": f"not testable at this scale ({why})"} for m in ("M1", "AUC", "M2")]
+                 "PHYDI vs WKP": "", "verdict": untestable(why)} for m in ("M1", "AUC", "M2")]
     every_80 = all(not math.isinf(epochs_to(c[s].dropna(), M1_ACCURACY)) for c in curves.values() for s in c)
     level = M1_ACCURACY if every_80 else x
     m1 = {i: estimate(epochs_to(c[s].dropna(), level) for s in c) for i, c in curves.items()}
@@ -188,7 +195,7 @@ def resnet_claims(curves: dict[str, Curves], paper: dict, x: float) -> list[dict
                      "ours": ordering(ours, lower), "PHYDI vs standard": pairs[0], "PHYDI vs WKP": pairs[1],
                      "verdict": cell_verdict(pairs)})
     m2 = {o: beats_from(curves["phydi"], curves[o]) for o in ("standard", "wkp")}
-    pairs = ["agrees" if not math.isinf(m2[o]) else f"disagrees (ours: never, paper: epoch {paper[o][2]})"
+    pairs = [AGREES if not math.isinf(m2[o]) else f"{DISAGREES} (ours: never, paper: epoch {paper[o][2]})"
              for o in ("standard", "wkp")]
     rows.append({"metric": "M2", "paper": ", ".join(f"{NAMES[o]} {paper[o][2]}" for o in m2),
                  "ours": ", ".join(f"{NAMES[o]} {_epochs(m2[o])}" for o in m2),
@@ -302,7 +309,7 @@ def _winner_check(norms: dict, winner: str, t: float, unigram: float) -> dict:
     others = [m for m in ("post", "pre", "phydi") if m != winner]
     why = _untestable(norms, (winner, *others), t, unigram)
     if why:
-        return {"metric": "", "ours": "", "verdict": f"not testable at this scale ({why})"}
+        return {"metric": "", "ours": "", "verdict": untestable(why)}
     metric, est = _lm_estimates({m: norms[m] for m in (winner, *others)}, t)
     pairs = [pair_verdict("better", compare(est[winner], est[o])) for o in others]
     return {"metric": metric, "ours": ordering(est), "verdict": cell_verdict(pairs)}
@@ -314,7 +321,7 @@ def _post_depth_check(shallow: dict, deep: dict, t: float, unigram: float) -> di
                   "fewer than 2 finished seeds of PostNorm at the deepest depth: no spread to tell a tie"
                   if deep["post"][0].shape[1] < 2 else "")
     if why:
-        return {"metric": "", "ours": "", "verdict": f"not testable at this scale ({why})"}
+        return {"metric": "", "ours": "", "verdict": untestable(why)}
     metric, est = _lm_estimates({"shallow": shallow["post"], "deep": deep["post"]}, t)
     ours = f"shallow {est['shallow']}, deep {est['deep']}"
     return {"metric": metric, "ours": ours, "verdict": pair_verdict("worse", compare(est["deep"], est["shallow"]))}
@@ -352,9 +359,9 @@ def fig4(rows: pd.DataFrame, out: Path) -> None:
 
 # ---------------------------------------------------------------- the checks in words
 
-OUTCOMES = {"agrees": "Reproduces (our ordering of the cell is the paper's)",
-            "disagrees": "Does not reproduce (our ordering differs from the paper's)",
-            "not testable at this scale": "Cannot be tested at this scale"}
+OUTCOMES = {AGREES: "Reproduces (our ordering of the cell is the paper's)",
+            DISAGREES: "Does not reproduce (our ordering differs from the paper's)",
+            UNTESTABLE: "Cannot be tested at this scale"}
 
 
 def digest(checks: list[tuple[str, pd.DataFrame]]) -> list[str]:
@@ -370,7 +377,7 @@ def digest(checks: list[tuple[str, pd.DataFrame]]) -> list[str]:
             groups[outcome].append(f"- {title}, {_cell_name(row)}"
                                    + (f": ours {row['ours']}" if row.get("ours") else "")
                                    + (f"; paper {row['paper']}" if row.get("paper") else "")
-                                   + (f" ({detail})" if detail and outcome != "disagrees" else ""))
+                                   + (f" ({detail})" if detail and outcome != DISAGREES else ""))
     lines = []
     for outcome, title in OUTCOMES.items():
         count = len(groups[outcome])

@@ -100,10 +100,8 @@ def finished_summary(run: RunDir) -> dict | None:
 def _train_pending(cfgs: list[DictConfig], runs: list[RunDir]) -> list[dict]:
     cfg = cfgs[0]
     stacking.check_stackable(cfgs)
-    # Everything that can fail on a bad config, missing data or an unwritable output folder fails
-    # here, before any training.
-    for run in runs:
-        run.ensure_writable()
+    # Everything that can fail on a bad config or missing data fails here, before any training (an
+    # unwritable output folder failed already, in RunDir.claim).
     torch.use_deterministic_algorithms(cfg.trainer.deterministic)
     if cfg.trainer.threads:
         torch.set_num_threads(cfg.trainer.threads)

@@ -19,11 +19,10 @@ from __future__ import annotations
 import torch
 from omegaconf import OmegaConf
 
-from noneuclid.train.run_dir import drop_keys
+from noneuclid.train.run_dir import NOT_SETTINGS, drop_keys
 
 # Config keys in which the runs of one stack may differ (everything else must be equal).
 VARYING = ("seed", "data")
-NOT_COMPARED = ("paths", "logger", "experiment_name", "stack", "trainer.progress", "trainer.threads")
 
 
 def check_stackable(cfgs) -> None:
@@ -51,9 +50,9 @@ def _model_arguments(name: str) -> set[str]:
 
 
 def _comparable(cfg) -> dict:
-    """The config as it must be equal across a stack's runs: without VARYING, NOT_COMPARED and the
-    run name (which names the seed and data)."""
-    c = drop_keys(OmegaConf.to_container(cfg, resolve=False), (*VARYING, *NOT_COMPARED, "paper.run_name"))
+    """The config as it must be equal across a stack's runs: without VARYING, the keys that do not
+    change what a run computes (NOT_SETTINGS) and the run name (which names the seed and data)."""
+    c = drop_keys(OmegaConf.to_container(cfg, resolve=False), (*VARYING, *NOT_SETTINGS, "paper.run_name"))
     return {k: repr(v) for k, v in c.items()}
 
 
