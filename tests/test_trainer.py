@@ -51,6 +51,17 @@ def test_finished_run_is_skipped(make_cfg):
     assert RunDir(cfg).file("metrics.jsonl").read_text() == before
 
 
+def test_evaluation_every_n_steps_is_not_repeated_at_the_epochs_end(make_cfg, tmp_path):
+    """eval_every_steps dividing the epoch: the epoch-end evaluation stands for the mid-epoch one."""
+    train(make_cfg(runs_dir=tmp_path / "a"))
+    steps = RunDir(make_cfg(runs_dir=tmp_path / "a")).metrics()[0]["step"]  # steps per epoch
+    cfg = make_cfg(f"trainer.eval_every_steps={steps}", "trainer.eval_every=2", runs_dir=tmp_path / "b")
+    train(cfg)
+    rows = RunDir(cfg).metrics()
+    evaluated = [r["step"] for r in rows if "test_accuracy" in r]
+    assert evaluated == [steps, 2 * steps]  # epoch 1 mid-epoch (no epoch-end evaluation), epoch 2 at its end
+
+
 def test_run_held_by_another_process_is_skipped_and_free_once_that_process_is_killed(make_cfg):
     cfg = make_cfg()
     run = RunDir(cfg)

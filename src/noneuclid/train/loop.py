@@ -137,10 +137,15 @@ def _train_pending(cfgs: list[DictConfig], runs: list[RunDir]) -> list[dict]:
                 run.append_metrics(row)
                 logger.log(row)
 
+        def evaluates_at_end(epoch: int) -> bool:
+            """Whether epoch (0-based) ends with an evaluation: every trainer.eval_every epochs, and the last."""
+            return (epoch + 1) % cfg.trainer.eval_every == 0 or epoch + 1 == epochs
+
         def evaluate(epoch: int, step: int) -> None:
-            """Mid-epoch evaluation every trainer.eval_every_steps steps (Ganea et al.: 2000)."""
+            """Mid-epoch evaluation every trainer.eval_every_steps steps (Ganea et al.: 2000); not at
+            the epoch's last step when the epoch-end evaluation follows."""
             every = cfg.trainer.eval_every_steps
-            if every and step % every == 0:
+            if every and step % every == 0 and not (step == (epoch + 1) * steps and evaluates_at_end(epoch)):
                 log_rows([{"epoch": epoch + 1, "step": step, **row} for row in evaluation(model, task)])
 
         for epoch in range(start_epoch, epochs):
@@ -156,8 +161,7 @@ def _train_pending(cfgs: list[DictConfig], runs: list[RunDir]) -> list[dict]:
                 return _summaries_after_divergence(cfgs, keep, e)
             optim.end_epoch(optimizer, cfg.optim)
             seconds_so_far += epoch_rows[0]["train_seconds"]
-            evaluated = (epoch + 1) % cfg.trainer.eval_every == 0 or epoch + 1 == epochs
-            scores = evaluation(model, task) if evaluated else [{}] * len(runs)
+            scores = evaluation(model, task) if evaluates_at_end(epoch) else [{}] * len(runs)
             ortho = orthonormality_error(model)
             rows = [{"epoch": epoch + 1, "step": (epoch + 1) * steps, **row, **score, "orthonormality_error": ortho}
                     for row, score in zip(epoch_rows, scores)]
