@@ -13,6 +13,7 @@ import torch
 from conftest import SHARED_DATA
 
 from noneuclid.data import DataError
+from noneuclid.report import aggregate
 from noneuclid.train import TrainingDiverged, loop, train
 from noneuclid.train.run_dir import RunDir
 
@@ -75,9 +76,11 @@ def test_run_held_by_another_process_is_skipped_and_free_once_that_process_is_ki
         assert holder.stdout.readline().strip() == "held"
         assert train(cfg) == {"trained_by": "otherhost 123"}
         assert not run.file("metrics.jsonl").exists()
+        assert aggregate.status(run.path) == "running"
     finally:
         holder.kill()  # as by kill -9 or a node failure: RUNNING stays, its lock goes
         holder.wait()
+    assert run.file("RUNNING").exists() and aggregate.status(run.path) == "stopped"
     summary = train(cfg)
     assert run.done and "final_train_loss" in summary
     assert not run.file("RUNNING").exists()

@@ -139,7 +139,7 @@ def execute(steps: list[Step], data_dir: Path, generated_dir: Path) -> None:
 
 
 def run_states(runs_dir: Path, paper: str, profile: str) -> str:
-    """How many of the paper's run folders are done, diverged, failed or unfinished."""
+    """How many of the paper's run folders are done, diverged, failed, running or stopped."""
     folders = aggregate.run_folders([runs_dir / paper / profile]) if (runs_dir / paper / profile).is_dir() else []
     counts = {}
     for folder in folders:

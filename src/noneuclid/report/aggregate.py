@@ -9,7 +9,7 @@ from pathlib import Path
 import pandas as pd
 import yaml
 
-from noneuclid.train.run_dir import NOT_SETTINGS, digest_without, read_metrics
+from noneuclid.train.run_dir import NOT_SETTINGS, digest_without, is_held, read_metrics
 
 
 def _flatten(d: dict, prefix: str = "") -> dict:
@@ -39,11 +39,12 @@ def settings_id(cfg: dict, cuda: bool) -> str:
 
 
 def status(folder: Path) -> str:
-    """done | diverged | failed | unfinished (still running, or stopped by a kill)."""
+    """done | diverged | failed | running (a live process trains it) | stopped (killed or interrupted:
+    the same command resumes it)."""
     for marker in ("DONE", "DIVERGED", "FAILED"):
         if (folder / marker).exists():
             return marker.lower()
-    return "unfinished"
+    return "running" if is_held(folder) else "stopped"
 
 
 def runs(roots) -> pd.DataFrame:

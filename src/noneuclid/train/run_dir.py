@@ -229,6 +229,22 @@ class RunDir:
         return json.loads(self.file("summary.json").read_text())
 
 
+def is_held(folder: Path) -> bool:
+    """Whether a live process trains the run in folder now (holds the flock on its RUNNING); a RUNNING
+    file left by a killed process is not held."""
+    try:
+        fd = os.open(folder / "RUNNING", os.O_RDONLY)
+    except FileNotFoundError:
+        return False
+    try:
+        fcntl.flock(fd, fcntl.LOCK_SH | fcntl.LOCK_NB)
+        return False
+    except BlockingIOError:
+        return True
+    finally:
+        os.close(fd)  # (drops the shared lock, if taken)
+
+
 def read_metrics(path: Path) -> list[dict]:
     """The rows of a metrics.jsonl, up to a last line cut short by a kill ([] if there is no file)."""
     if not path.exists():
