@@ -39,7 +39,10 @@ def test_table1_report_from_runs(tmp_path):
               "data.dev_size=64", "data.test_size=64"]
     for row in ("euclidean_gru", "hyperbolic_gru"):
         train(compose([*common, f"variant=hnn/{row}"], experiment_name="hnn/table1"))
-    train(compose([*common, "variant=hnn/euclidean_gru", "model.embedding_init_scale=100.0"], experiment_name="hnn/init"))
+    init_epochs = f"trainer.epochs={hnn.ablation_epochs('hnn/init')}"  # a sweep parameter of experiment=hnn/init
+    for scale in ("1.0", "100.0"):
+        train(compose([*common, "variant=hnn/euclidean_gru", init_epochs, f"model.embedding_init_scale={scale}"],
+                      experiment_name="hnn/init"))
     out = tmp_path / "results"
     overrides = [f"paths.generated_dir={tmp_path}/gen", "data.train_size=128", "data.dev_size=64", "data.test_size=64"]
     hnn.make(tmp_path / "runs", "smoke", out, seeds=(0,), overrides=overrides)

@@ -191,15 +191,14 @@ def ablation(runs_dir: Path, profile: str, seeds, overrides, column: str, settin
     runs of that model with those overrides: test accuracy at best dev (mean ± s.d. and best), per
     seed the batches until dev accuracy first reaches 60 % and 80 %, the final training loss and the
     share of sentence states on the boundary (an encoder whose states sit there passes no gradient).
-    `column` names the setting. Only models with a finished run of a non-default setting are shown;
-    None while there is none."""
-    rows, ablated = [], set()  # ablated: the models with a finished run of a non-default setting
+    `column` names the setting. Only models with finished runs of two settings or more are shown
+    (a comparison); None while there is none."""
+    rows = []
     for row, value, extra in settings:
         found = [f for f in (_folder(runs_dir, profile, row, "prefix10", seed, [*overrides, *extra]) for seed in seeds)
                  if (f / "DONE").exists()]
         if not found:
             continue
-        ablated |= {ROWS[row]} if extra else set()
         acc = 100 * aggregate.runs(found).test_accuracy_at_best_dev
         metrics = [aggregate.read_metrics(f / "metrics.jsonl") for f in found]
         last = [m[-1] for m in metrics]
@@ -212,24 +211,29 @@ def ablation(runs_dir: Path, profile: str, seeds, overrides, column: str, settin
                      "final train loss (chance: ln 2 = 0.693)": ", ".join(f"{r['train_loss']:.3f}" for r in last),
                      "test states at the boundary, s1 / s2": ", ".join(_boundary_shares(r) for r in last),
                      "seeds": len(found)})
-    table = pd.DataFrame([r for r in rows if r["model"] in ablated])
+    compared = {m for m in (r["model"] for r in rows) if sum(r["model"] == m for r in rows) > 1}
+    table = pd.DataFrame([r for r in rows if r["model"] in compared])
     return table if len(table) else None
 
 
+def ablation_epochs(experiment: str) -> int:
+    """The epochs of an ablation experiment (a sweep parameter: the profile sets trainer.epochs)."""
+    return int(sweep_values(experiment, "trainer.epochs")[0])
+
+
 def init_ablation(runs_dir: Path, profile: str, seeds, overrides=()) -> pd.DataFrame | None:
-    """experiment=hnn/init: the PREFIX-10 GRUs with the paper's embedding init and x100 (the x100 init
-    saturates the hyperbolic GRU's encoders on the boundary)."""
-    settings = [(row, f"x{scale:g}" + (" (paper)" if scale == 1 else ""), [] if scale == 1 else [f"model.embedding_init_scale={scale}"])
+    """experiment=hnn/init: the PREFIX-10 GRUs with the paper's embedding init and x100, for
+    experiment=hnn/init's epochs (the x100 init saturates the hyperbolic GRU's encoders on the boundary)."""
+    epochs = [f"trainer.epochs={ablation_epochs('hnn/init')}"]
+    settings = [(row, f"x{scale:g}" + (" (paper)" if scale == 1 else ""), epochs + ([] if scale == 1 else [f"model.embedding_init_scale={scale}"]))
                 for row in ("euclidean_gru", "hyperbolic_gru") for scale in (1.0, 100.0)]
     return ablation(runs_dir, profile, seeds, overrides, "embedding init", settings)
 
 
-BUDGET_EPOCHS = int(sweep_values("hnn/budget", "trainer.epochs")[0])  # a sweep parameter: the profile sets trainer.epochs
-
-
-def budget_ablation(runs_dir: Path, profile: str, seeds, overrides=(), epochs: int = BUDGET_EPOCHS) -> pd.DataFrame | None:
-    """experiment=hnn/budget: the three PREFIX-10 GRUs at the profile's epochs and at `epochs`, the
-    paper's init: do they leave the plateau given more batches?"""
+def budget_ablation(runs_dir: Path, profile: str, seeds, overrides=(), epochs: int | None = None) -> pd.DataFrame | None:
+    """experiment=hnn/budget: the three PREFIX-10 GRUs at the profile's epochs (Table 1's runs) and at
+    `epochs` (experiment=hnn/budget's by default), the paper's init: how many batches the plateau costs."""
+    epochs = epochs or ablation_epochs("hnn/budget")
     settings = [(row, label, extra) for row in ("euclidean_gru", "hyperbolic_gru_eucl_mlr", "hyperbolic_gru")
                 for label, extra in (("profile (Table 1)", []), (f"{epochs} epochs", [f"trainer.epochs={epochs}"]))]
     return ablation(runs_dir, profile, seeds, overrides, "budget", settings)
@@ -277,7 +281,7 @@ def make(runs_dir: Path, profile: str, out: Path, seeds=None, overrides=()) -> l
     comparison = dtype_comparison(runs_dir, profile, seeds, overrides)
     budget_table = budget_ablation(runs_dir, profile, seeds, overrides)
     for name, extra_table, title in (("init", init_table, "The plateau of the paper's embedding init (experiment=hnn/init)"),
-                                     ("budget", budget_table, f"The PREFIX-10 GRUs for {BUDGET_EPOCHS} epochs (experiment=hnn/budget)")):
+                                     ("budget", budget_table, f"The PREFIX-10 GRUs for {ablation_epochs('hnn/budget')} epochs (experiment=hnn/budget)")):
         if extra_table is not None:
             extra_table.to_csv(out / f"{name}.csv", index=False)
             (out / f"{name}.md").write_text(f"# {title}\n\n" + extra_table.to_markdown(index=False) + "\n")
@@ -299,8 +303,9 @@ def make(runs_dir: Path, profile: str, out: Path, seeds=None, overrides=()) -> l
         table.to_markdown(index=False), "", "![dev accuracy on PREFIX-10](fig_prefix10_dev.png)", "",
         *([] if comparison is None else ["## float32 against float64 on PREFIX-10 (test accuracy at best dev, "
                                          "mean over seeds)", "", comparison.to_markdown(index=False), ""]),
-        *([] if init_table is None else ["## Beyond the paper: the plateau of its embedding init (PREFIX-10)", "",
+        *([] if init_table is None else [f"## Beyond the paper: the plateau of its embedding init (PREFIX-10, "
+                                         f"{ablation_epochs('hnn/init')} epochs)", "",
                                          init_table.to_markdown(index=False), ""]),
-        *([] if budget_table is None else [f"## Beyond the paper: the GRUs with {BUDGET_EPOCHS} epochs (PREFIX-10, the paper's init)", "",
+        *([] if budget_table is None else [f"## Beyond the paper: the GRUs with {ablation_epochs('hnn/budget')} epochs (PREFIX-10, the paper's init)", "",
                                            budget_table.to_markdown(index=False), ""])]))
     return sorted(out.iterdir())
