@@ -37,7 +37,7 @@ import matplotlib
 
 matplotlib.use("Agg")
 import matplotlib.pyplot as plt  # noqa: E402
-from matplotlib.ticker import NullFormatter  # noqa: E402
+from matplotlib.ticker import MaxNLocator, NullFormatter  # noqa: E402
 import pandas as pd  # noqa: E402
 
 from noneuclid.config import sweep_values  # noqa: E402
@@ -344,8 +344,12 @@ def fig4(rows: pd.DataFrame, out: Path) -> None:
     for n, g in rows.groupby("n"):
         bx.axhline(g["unigram ppl U"].iloc[0], color="black", lw=0.8, ls="--", label=f"unigram U, n={n}")
         bx.axhline(g["T"].iloc[0], color="grey", lw=0.8, ls=":", label=f"T = 200 U / U_paper, n={n}")
-    ax.set(xscale="log", xlabel="layers", ylabel="epochs to validation perplexity <= T",
+    ax.set(xscale="log", xlabel="layers", ylabel="epochs to validation perplexity <= T", ylim=(0, ceiling + 0.5),
            title=f"x at {ceiling}: not reached or diverged")
+    ax.yaxis.set_major_locator(MaxNLocator(integer=True))
+    if (rows["epochs to ppl <= T (ours)"] == "not reached").all():  # say so, not just a flat line of x
+        ax.text(0.5, 0.45, f"no run reached T = {rows['T'].min():.1f}\nin {ceiling - 1} epochs", transform=ax.transAxes,
+                ha="center", va="center")
     bx.set(xscale="log", yscale="log", xlabel="layers", ylabel="best validation perplexity")
     depths = sorted(rows.depth.unique())
     for a in (ax, bx):  # the depths themselves as ticks, not log-scale powers of ten
