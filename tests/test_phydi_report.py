@@ -42,6 +42,10 @@ def test_ties_follow_the_standard_errors():
     assert compare(Estimate(5, 0, 3), Estimate(math.inf, 0, 3)) == "better"
     assert estimate([1.0, 2.0, 3.0]) == Estimate(2.0, pytest.approx(1 / math.sqrt(3)), 3)
     assert phydi.ordering({"standard": a, "wkp": Estimate(5.0, 0.67, 3), "phydi": b}) == "PHYDI < standard ≈ WKP"
+    # ties that do not chain: the paper's PHResNet50, n = 4 (PHYDI 7.00 ± 1.15 ≈ standard 8.33 ± 0.88 ≈ WKP
+    # 9.33 ± 0.88, but 2.33 apart from WKP is more than hypot(1.15, 0.88) = 1.45)
+    paper50 = {"standard": Estimate(8.33, 0.88, 3), "wkp": Estimate(9.33, 0.88, 3), "phydi": Estimate(7.00, 1.15, 3)}
+    assert phydi.ordering(paper50) == "PHYDI ≈ standard ≈ WKP (PHYDI < WKP)"
 
 
 def _verdicts(claims: list[dict]) -> dict[str, str]:

@@ -82,13 +82,15 @@ Curves = pd.DataFrame  # epoch (index, from 1) x seed (columns): one metric per 
 # ---------------------------------------------------------------- estimates and their comparison
 
 def ordering(estimates: dict[str, Estimate], lower_is_better: bool = True) -> str:
-    """e.g. 'standard < PHYDI ≈ WKP': best first, '≈' between neighbours that are a tie."""
+    """e.g. 'standard < PHYDI ≈ WKP': best first, '≈' between neighbours that are a tie. Ties need not
+    chain: when a ≈ b and b ≈ c but a is better than c, that is said in brackets, 'a ≈ b ≈ c (a < c)'."""
     order = sorted(estimates, key=lambda k: estimates[k].mean * (1 if lower_is_better else -1))
-    out = NAMES.get(order[0], order[0])
-    for prev, cur in zip(order, order[1:]):
-        sign = "≈" if compare(estimates[prev], estimates[cur], lower_is_better) == "tie" else "<"
-        out += f" {sign} {NAMES.get(cur, cur)}"
-    return out
+    name = [NAMES.get(k, k) for k in order]
+    tied = [compare(estimates[a], estimates[b], lower_is_better) == "tie" for a, b in zip(order, order[1:])]
+    out = name[0] + "".join(f" {'≈' if t else '<'} {n}" for t, n in zip(tied, name[1:]))
+    apart = [f"{name[i]} < {name[j]}" for i in range(len(order)) for j in range(i + 2, len(order))
+             if all(tied[i:j]) and compare(estimates[order[i]], estimates[order[j]], lower_is_better) != "tie"]
+    return out + (f" ({', '.join(apart)})" if apart else "")
 
 
 AGREES, DISAGREES, UNTESTABLE = "agrees", "disagrees", "not testable at this scale"  # how every verdict starts
