@@ -112,3 +112,20 @@ def test_budget_ablation_from_runs(tmp_path):
     table = hnn.budget_ablation(tmp_path / "runs", "smoke", (0,), overrides, epochs=2)
     assert list(table["budget"]) == ["profile (Table 1)", "2 epochs"] and set(table["seeds"]) == {1}
     assert table.columns[-1] == "seeds" and "batches to 60 % / 80 % dev (per seed)" in table.columns
+
+
+def test_float32_against_float64_from_runs(tmp_path):
+    """A float32 report's comparison: the same model in both dtypes, the difference and whether it is
+    beyond the seeds' spread."""
+    from noneuclid.report import hnn
+    data = [f"paths.generated_dir={tmp_path}/gen", "data.train_size=128", "data.dev_size=64", "data.test_size=64"]
+    common = ["experiment=hnn/table1", "profile=smoke", f"paths.runs_dir={tmp_path}/runs", "variant=hnn/euclidean_rnn",
+              "trainer.progress=false", *data]
+    for dtype in ("float64", "float32"):
+        train(compose([*common, f"trainer.dtype={dtype}"], experiment_name="hnn/table1"))
+    assert hnn.dtype_comparison(tmp_path / "runs", "smoke", (0,), data) is None  # not a float32 report
+    table = hnn.dtype_comparison(tmp_path / "runs", "smoke", (0,), [*data, "trainer.dtype=float32"])
+    row, = table.to_dict("records")
+    assert row["model"] == "fully Euclidean RNN" and row["float32"].endswith("(n=1)")
+    assert row["combined s.e."] == 0  # one seed: no spread, so any difference is beyond it
+    assert row["difference"] == ("within the seeds' spread" if row["float32 - float64"] == 0 else "beyond the seeds' spread")
