@@ -9,6 +9,7 @@ run health (runs below 80 %, encoders saturated on the boundary) and two ablatio
 from __future__ import annotations
 
 import math
+from collections import Counter
 from pathlib import Path
 
 import matplotlib
@@ -211,8 +212,8 @@ def ablation(runs_dir: Path, profile: str, seeds, overrides, column: str, settin
                      "final train loss (chance: ln 2 = 0.693)": ", ".join(f"{r['train_loss']:.3f}" for r in last),
                      "test states at the boundary, s1 / s2": ", ".join(_boundary_shares(r) for r in last),
                      "seeds": len(found)})
-    compared = {m for m in (r["model"] for r in rows) if sum(r["model"] == m for r in rows) > 1}
-    table = pd.DataFrame([r for r in rows if r["model"] in compared])
+    settings_found = Counter(r["model"] for r in rows)
+    table = pd.DataFrame([r for r in rows if settings_found[r["model"]] > 1])
     return table if len(table) else None
 
 
@@ -221,10 +222,10 @@ def ablation_epochs(experiment: str) -> int:
     return int(sweep_values(experiment, "trainer.epochs")[0])
 
 
-def init_ablation(runs_dir: Path, profile: str, seeds, overrides=()) -> pd.DataFrame | None:
-    """experiment=hnn/init: the PREFIX-10 GRUs with the paper's embedding init and x100, for
-    experiment=hnn/init's epochs (the x100 init saturates the hyperbolic GRU's encoders on the boundary)."""
-    epochs = [f"trainer.epochs={ablation_epochs('hnn/init')}"]
+def init_ablation(runs_dir: Path, profile: str, seeds, overrides=(), epochs: int | None = None) -> pd.DataFrame | None:
+    """experiment=hnn/init: the PREFIX-10 GRUs with the paper's embedding init and x100, for `epochs`
+    (experiment=hnn/init's by default; the x100 init saturates the hyperbolic GRU's encoders on the boundary)."""
+    epochs = [f"trainer.epochs={epochs or ablation_epochs('hnn/init')}"]
     settings = [(row, f"x{scale:g}" + (" (paper)" if scale == 1 else ""), epochs + ([] if scale == 1 else [f"model.embedding_init_scale={scale}"]))
                 for row in ("euclidean_gru", "hyperbolic_gru") for scale in (1.0, 100.0)]
     return ablation(runs_dir, profile, seeds, overrides, "embedding init", settings)
@@ -282,11 +283,12 @@ def make(runs_dir: Path, profile: str, out: Path, seeds=None, overrides=()) -> l
                                 f"`python -m noneuclid.train -m experiment=hnn/table1 profile={profile}` first")
     out.mkdir(parents=True, exist_ok=True)
     table.to_csv(out / "table1.csv", index=False)
-    init_table = init_ablation(runs_dir, profile, seeds, overrides)
     comparison = dtype_comparison(runs_dir, profile, seeds, overrides)
-    budget_table = budget_ablation(runs_dir, profile, seeds, overrides)
+    budget_epochs, init_epochs = ablation_epochs("hnn/budget"), ablation_epochs("hnn/init")
+    init_table = init_ablation(runs_dir, profile, seeds, overrides, init_epochs)
+    budget_table = budget_ablation(runs_dir, profile, seeds, overrides, budget_epochs)
     for name, extra_table, title in (("init", init_table, "The plateau of the paper's embedding init (experiment=hnn/init)"),
-                                     ("budget", budget_table, f"The PREFIX-10 GRUs for {ablation_epochs('hnn/budget')} epochs (experiment=hnn/budget)")):
+                                     ("budget", budget_table, f"The PREFIX-10 GRUs for {budget_epochs} epochs (experiment=hnn/budget)")):
         if extra_table is not None:
             extra_table.to_csv(out / f"{name}.csv", index=False)
             (out / f"{name}.md").write_text(f"# {title}\n\n" + extra_table.to_markdown(index=False) + "\n")
@@ -309,8 +311,8 @@ def make(runs_dir: Path, profile: str, out: Path, seeds=None, overrides=()) -> l
         *([] if comparison is None else ["## float32 against float64 on PREFIX-10 (test accuracy % at best dev, "
                                          "mean ± s.d. over seeds)", "", comparison.to_markdown(index=False), ""]),
         *([] if init_table is None else [f"## Beyond the paper: the plateau of its embedding init (PREFIX-10, "
-                                         f"{ablation_epochs('hnn/init')} epochs)", "",
+                                         f"{init_epochs} epochs)", "",
                                          init_table.to_markdown(index=False), ""]),
-        *([] if budget_table is None else [f"## Beyond the paper: the GRUs with {ablation_epochs('hnn/budget')} epochs (PREFIX-10, the paper's init)", "",
+        *([] if budget_table is None else [f"## Beyond the paper: the GRUs with {budget_epochs} epochs (PREFIX-10, the paper's init)", "",
                                            budget_table.to_markdown(index=False), ""])]))
     return sorted(out.iterdir())

@@ -99,18 +99,14 @@ class RunDir:
     def done(self) -> bool:
         return self.file("DONE").exists()
 
-    def ensure_writable(self) -> None:
-        """Fail clearly, before any data is loaded, if the run folder cannot be made: its nearest
-        existing ancestor must be a writable folder. Nothing is created here."""
-        parent = self._nearest_existing()
-        if not parent.is_dir() or not os.access(parent, os.W_OK | os.X_OK):
-            raise RuntimeError(self._unwritable(f"{parent} is not a writable folder"))
-
-    def _nearest_existing(self) -> Path:
-        """The run folder, or its nearest ancestor that exists."""
+    def _writable_ancestor(self) -> Path:
+        """The run folder or its nearest existing ancestor, which must be a writable folder: fails
+        clearly, before any data is loaded, if the run folder cannot be made. Nothing is created here."""
         folder = self.path
         while not folder.exists():
             folder = folder.parent
+        if not folder.is_dir() or not os.access(folder, os.W_OK | os.X_OK):
+            raise RuntimeError(self._unwritable(f"{folder} is not a writable folder"))
         return folder
 
     def _unwritable(self, why) -> str:
@@ -146,12 +142,11 @@ class RunDir:
         until release(). The kernel drops the lock when the process dies, so a killed or requeued run is
         free again at once, from any host. Re-entrant: a process may claim a run it holds (when it
         regroups its own runs). Returns None when taken, else the holder's name."""
-        self.ensure_writable()
         key = str(self.path.resolve())
         if key in _HELD:
             _HELD[key][1] += 1
             return None
-        existing = self._nearest_existing()
+        existing = self._writable_ancestor()  # removed again down to here by release() if left empty
         self.path.mkdir(parents=True, exist_ok=True)
         lock = self.file("RUNNING")
         while True:
