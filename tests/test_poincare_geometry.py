@@ -592,3 +592,33 @@ def test_tensor_curvature_broadcasts_like_points(op):
     expected = torch.stack([TENSOR_C_OPS[op](x[i], y[i], float(cs[i])) for i in range(4)])
     assert out.shape == expected.shape
     _tight(out, expected)
+
+
+# -- coordinates along another dimension -------------------------------------------------------------
+
+
+@pytest.mark.parametrize("c", CS)
+def test_every_operation_along_dim_minus_2_is_the_operation_on_the_transpose(c):
+    """The batch-last layout of the recurrent layers: points [..., n, batch] with dim=-2 give exactly
+    the results of [..., batch, n] with the default dim=-1, transposed."""
+    x, y, v = _points(c), _points(c), 0.7 * torch.randn(SHAPE, dtype=DT)
+    x[0, 0] = _unit(N) * (1 - 1e-7) / c ** 0.5  # one point beyond the projection margin
+    M = torch.randn(N, N, dtype=DT)
+    T = lambda t: t.mT  # noqa: E731  [..., n, batch] <-> [..., batch, n]
+    ops = {
+        "mobius_add": lambda d, a, b, w: P.mobius_add(a, b, c, dim=d),
+        "mobius_scalar_mul": lambda d, a, b, w: P.mobius_scalar_mul(0.7, a, c, dim=d),
+        "mobius_matvec_result": lambda d, a, b, w: P.mobius_matvec_result(
+            a @ M.mT if d == -1 else M @ a, a, c, dim=d),
+        "project": lambda d, a, b, w: P.project(a, c, dim=d),
+        "conformal_factor": lambda d, a, b, w: P.conformal_factor(a, c, dim=d),
+        "expmap": lambda d, a, b, w: P.expmap(a, w, c, dim=d),
+        "logmap": lambda d, a, b, w: P.logmap(a, b, c, dim=d),
+        "expmap0": lambda d, a, b, w: P.expmap0(w, c, dim=d),
+        "logmap0": lambda d, a, b, w: P.logmap0(a, c, dim=d),
+        "dist": lambda d, a, b, w: P.dist(a, b, c, dim=d).unsqueeze(d),
+        "mobius_pointwise": lambda d, a, b, w: P.mobius_pointwise(torch.tanh, a, c, dim=d),
+        "transport0": lambda d, a, b, w: P.transport0(a, w, c, dim=d),
+    }
+    for name, op in ops.items():
+        assert_close(T(op(-2, T(x), T(y), T(v))), op(-1, x, y, v), rtol=1e-14, atol=1e-14, msg=name)

@@ -1,8 +1,10 @@
 """The Poincare ball D^n_c = {x : c ||x||^2 < 1} of curvature -c (Ganea, Becigneul, Hofmann 2018).
 
 Every function takes the curvature c > 0 (a float or a tensor broadcastable to the points) and is
-batched over leading dimensions: points and tangent vectors are [..., n]. As c -> 0 each operation
-tends to its Euclidean counterpart (x + y, r x, M x, x + v, ...).
+batched over the other dimensions: points and tangent vectors are [..., n] with their coordinates
+along `dim` (the last by default, as in geoopt; `noneuclid.nn.recurrent` keeps the batch last,
+[..., n, batch] with dim=-2, so that compiled kernels vectorize over the batch instead of over n = 5).
+As c -> 0 each operation tends to its Euclidean counterpart (x + y, r x, M x, x + v, ...).
 
 Numerics follow the original code: norms are clamped away from 0 (MIN_NORM), tanh arguments are
 clipped to +-15, artanh arguments stay below 1, and `project` pulls points back inside the ball of
@@ -34,8 +36,13 @@ def _check(c) -> None:
         raise ValueError(f"the curvature parameter c must be > 0 (the ball has curvature -c), got {c}")
 
 
-def _norm(x: Tensor) -> Tensor:
-    return x.norm(dim=-1, keepdim=True).clamp_min(MIN_NORM)
+def _norm(x: Tensor, dim: int = -1) -> Tensor:
+    return x.norm(dim=dim, keepdim=True).clamp_min(MIN_NORM)
+
+
+def _norm2(x: Tensor, dim: int = -1) -> Tensor:
+    """||x||^2, keeping `dim`."""
+    return x.pow(2).sum(dim, keepdim=True)
 
 
 def _tanh(x: Tensor) -> Tensor:
@@ -47,21 +54,21 @@ def _artanh(x: Tensor) -> Tensor:
     return torch.atanh(x)
 
 
-def conformal_factor(x: Tensor, c) -> Tensor:
+def conformal_factor(x: Tensor, c, dim: int = -1) -> Tensor:
     """lambda_x^c = 2 / (1 - c ||x||^2), shape [..., 1]."""
     _check(c)
-    return 2 / (1 - c * x.pow(2).sum(-1, keepdim=True)).clamp_min(MIN_NORM)
+    return 2 / (1 - c * _norm2(x, dim)).clamp_min(MIN_NORM)
 
 
-def project(x: Tensor, c) -> Tensor:
+def project(x: Tensor, c, dim: int = -1) -> Tensor:
     """Points at norm >= (1 - eps)/sqrt(c) are moved radially to that norm; others are unchanged."""
     _check(c)
     max_norm = (1 - BALL_EPS) / c ** 0.5
-    norm = _norm(x)
+    norm = _norm(x, dim)
     return torch.where(norm > max_norm, x / norm * max_norm, x)
 
 
-def mobius_add(x: Tensor, y: Tensor, c) -> Tensor:
+def mobius_add(x: Tensor, y: Tensor, c, dim: int = -1) -> Tensor:
     """x (+)_c y = ((1 + 2c<x,y> + c||y||^2) x + (1 - c||x||^2) y) / (1 + 2c<x,y> + c^2 ||x||^2 ||y||^2)
 
     evaluated as (g_x (x + y) + c||x + y||^2 x) / (c||x + y||^2 + g_x g_y) with g = 1 - c||.||^2: the
@@ -72,16 +79,16 @@ def mobius_add(x: Tensor, y: Tensor, c) -> Tensor:
     """
     _check(c)
     s = x + y
-    s2 = s.pow(2).sum(-1, keepdim=True)
-    gap_x = 1 - c * x.pow(2).sum(-1, keepdim=True)
-    gap_y = 1 - c * y.pow(2).sum(-1, keepdim=True)
+    s2 = _norm2(s, dim)
+    gap_x = 1 - c * _norm2(x, dim)
+    gap_y = 1 - c * _norm2(y, dim)
     return (gap_x * s + c * s2 * x) / (c * s2 + gap_x * gap_y).clamp_min(MIN_NORM)
 
 
-def mobius_scalar_mul(r, x: Tensor, c) -> Tensor:
+def mobius_scalar_mul(r, x: Tensor, c, dim: int = -1) -> Tensor:
     """r (x)_c x = tanh(r artanh(sqrt(c) ||x||)) x / (sqrt(c) ||x||)."""
     _check(c)
-    sc, norm = c ** 0.5, _norm(x)
+    sc, norm = c ** 0.5, _norm(x, dim)
     return _tanh(r * _artanh(sc * norm)) * x / (sc * norm)
 
 
@@ -93,72 +100,72 @@ def mobius_matvec(M: Tensor, x: Tensor, c) -> Tensor:
     return mobius_matvec_result(x @ M.mT, x, c)
 
 
-def mobius_matvec_result(mx: Tensor, x: Tensor, c) -> Tensor:
+def mobius_matvec_result(mx: Tensor, x: Tensor, c, dim: int = -1) -> Tensor:
     """M (x)_c x from the Euclidean product mx = M x, for maps applied otherwise than as one matrix
     (e.g. diag(z) (x) u = mobius_matvec_result(z * u, u, c), or a matrix that differs per example)."""
     _check(c)
     sc = c ** 0.5
-    x_norm, mx_norm = _norm(x), _norm(mx)
+    x_norm, mx_norm = _norm(x, dim), _norm(mx, dim)
     res = _tanh(mx_norm / x_norm * _artanh(sc * x_norm)) * mx / (mx_norm * sc)
-    return torch.where((mx == 0).all(-1, keepdim=True), torch.zeros_like(res), res)
+    return torch.where((mx == 0).all(dim, keepdim=True), torch.zeros_like(res), res)
 
 
-def expmap(x: Tensor, v: Tensor, c) -> Tensor:
+def expmap(x: Tensor, v: Tensor, c, dim: int = -1) -> Tensor:
     """exp_x(v) = x (+)_c (tanh(sqrt(c) lambda_x ||v|| / 2) v / (sqrt(c) ||v||))."""
     _check(c)
-    sc, v_norm = c ** 0.5, _norm(v)
-    second = _tanh(sc * conformal_factor(x, c) * v_norm / 2) * v / (sc * v_norm)
-    return mobius_add(x, second, c)
+    sc, v_norm = c ** 0.5, _norm(v, dim)
+    second = _tanh(sc * conformal_factor(x, c, dim) * v_norm / 2) * v / (sc * v_norm)
+    return mobius_add(x, second, c, dim)
 
 
-def _half_dist(x: Tensor, y: Tensor, c) -> Tensor:
+def _half_dist(x: Tensor, y: Tensor, c, dim: int = -1) -> Tensor:
     """artanh(sqrt(c) ||-x (+)_c y||) = asinh(sqrt(c) ||x - y|| / sqrt((1 - c||x||^2)(1 - c||y||^2))), [..., 1].
 
     The right side has no cancellation: for far pairs near the boundary the artanh argument is 1 - 1e-10
     (two points at the margin), which float32 rounds to 1 (the distance saturates and its gradient is 0),
     and for close pairs ||-x (+) y|| cancels O(1) terms. ||x - y|| has gradient 0 (not NaN) at x = y.
     """
-    gap = (1 - c * x.pow(2).sum(-1, keepdim=True)) * (1 - c * y.pow(2).sum(-1, keepdim=True))
-    return torch.asinh(c ** 0.5 * (x - y).norm(dim=-1, keepdim=True) / gap.clamp_min(MIN_NORM).sqrt())
+    gap = (1 - c * _norm2(x, dim)) * (1 - c * _norm2(y, dim))
+    return torch.asinh(c ** 0.5 * (x - y).norm(dim=dim, keepdim=True) / gap.clamp_min(MIN_NORM).sqrt())
 
 
-def logmap(x: Tensor, y: Tensor, c) -> Tensor:
+def logmap(x: Tensor, y: Tensor, c, dim: int = -1) -> Tensor:
     """log_x(y) = 2 / (sqrt(c) lambda_x) artanh(sqrt(c) ||-x (+)_c y||) (-x (+)_c y) / ||-x (+)_c y||."""
     _check(c)
-    u = mobius_add(-x, y, c)
-    return 2 / (c ** 0.5 * conformal_factor(x, c)) * _half_dist(x, y, c) * u / _norm(u)
+    u = mobius_add(-x, y, c, dim)
+    return 2 / (c ** 0.5 * conformal_factor(x, c, dim)) * _half_dist(x, y, c, dim) * u / _norm(u, dim)
 
 
-def expmap0(v: Tensor, c) -> Tensor:
+def expmap0(v: Tensor, c, dim: int = -1) -> Tensor:
     """exp_0(v) = tanh(sqrt(c) ||v||) v / (sqrt(c) ||v||)."""
     _check(c)
-    sc, v_norm = c ** 0.5, _norm(v)
+    sc, v_norm = c ** 0.5, _norm(v, dim)
     return _tanh(sc * v_norm) * v / (sc * v_norm)
 
 
-def logmap0(y: Tensor, c) -> Tensor:
+def logmap0(y: Tensor, c, dim: int = -1) -> Tensor:
     """log_0(y) = artanh(sqrt(c) ||y||) y / (sqrt(c) ||y||)."""
     _check(c)
-    sc, y_norm = c ** 0.5, _norm(y)
+    sc, y_norm = c ** 0.5, _norm(y, dim)
     return _artanh(sc * y_norm) * y / (sc * y_norm)
 
 
-def dist(x: Tensor, y: Tensor, c) -> Tensor:
+def dist(x: Tensor, y: Tensor, c, dim: int = -1) -> Tensor:
     """d_c(x, y) = 2 / sqrt(c) artanh(sqrt(c) ||-x (+)_c y||), shape [...] (evaluated by _half_dist)."""
     _check(c)
-    return (2 / c ** 0.5 * _half_dist(x, y, c)).squeeze(-1)
+    return (2 / c ** 0.5 * _half_dist(x, y, c, dim)).squeeze(dim)
 
 
-def mobius_pointwise(f: Callable[[Tensor], Tensor], x: Tensor, c) -> Tensor:
+def mobius_pointwise(f: Callable[[Tensor], Tensor], x: Tensor, c, dim: int = -1) -> Tensor:
     """phi^(x)_c(x) = exp_0(phi(log_0(x))): a Euclidean non-linearity applied in the tangent space at 0."""
-    return expmap0(f(logmap0(x, c)), c)
+    return expmap0(f(logmap0(x, c, dim)), c, dim)
 
 
-def transport0(x: Tensor, v: Tensor, c) -> Tensor:
+def transport0(x: Tensor, v: Tensor, c, dim: int = -1) -> Tensor:
     """Parallel transport of v from T_0 to T_x: P_{0->x}(v) = (lambda_0 / lambda_x) v = (1 - c||x||^2) v
     (used for the hyperbolic MLR's normals a_k = (1 - c||p_k||^2) a'_k)."""
     _check(c)
-    return (1 - c * x.pow(2).sum(-1, keepdim=True)) * v
+    return (1 - c * _norm2(x, dim)) * v
 
 
 def boundary_share(x: Tensor, c, tol: float = 1e-3) -> Tensor:

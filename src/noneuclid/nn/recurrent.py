@@ -15,6 +15,10 @@ Weights carry leading `copies` dimensions: W [*copies, gates, hidden, hidden], U
 hidden, input], b [*copies, gates, hidden]. Independent encoders (the two sentences of a pair, the
 runs of a stacked sweep) then run as one batched recurrence; gradient clipping still acts per
 (copy, gate) matrix, as for separate tensors (see `noneuclid.nn.parameters.copy_dims`).
+
+Inside the recurrence the batch is the last dimension: states are [*copies, hidden, batch] and the
+space's points lie along dim -2. The compiled step then vectorizes over the batch; with the
+coordinates last (n = 5 of a 16-wide vector) the same kernels ran 1.5x slower for 9 stacked runs.
 """
 
 from __future__ import annotations
@@ -32,16 +36,23 @@ GATES = {"rnn": 1, "gru": 3}
 ACTIVATIONS = {"id": None, "tanh": torch.tanh, "relu": torch.relu}  # phi of phi^(x); None = identity
 
 
-def matvec(W: Tensor, x: Tensor) -> Tensor:
-    """W x for W [..., out, in] and x [..., in] (broadcast), as a product and a sum that
+def matvec(W: Tensor, x: Tensor, dim: int = -1) -> Tensor:
+    """W x for W [..., out, in] and x with its coordinates along `dim`: [..., in] -> [..., out] (dim -1)
+    or [..., in, batch] -> [..., out, batch] (dim -2), broadcast; as a product and a sum that
     torch.compile fuses with the surrounding element-wise work (no batched-matmul call)."""
-    return (W * x.unsqueeze(-2)).sum(-1)
+    if dim == -1:
+        return (W * x.unsqueeze(-2)).sum(-1)
+    if dim == -2:
+        return (W.unsqueeze(-1) * x.unsqueeze(-3)).sum(-2)
+    raise ValueError(f"matvec takes coordinates along dim -1 or -2, got {dim}")
 
+
+# The steps below take the batch-last layout: `space` has dim -2, states h are [..., hidden, batch],
+# per-gate tensors [..., gates, hidden, batch], W [..., gates, hidden, hidden], b [..., gates, hidden, 1].
 
 def _affine(space, wh: Tensor, h: Tensor, u: Tensor, b: Tensor) -> Tensor:
-    """(W (x) h) (+) (U (x) x) (+) b per gate, from wh = W h [..., gates, hidden], h [..., hidden],
-    u = U (x) x [..., gates, hidden] and b [..., gates, hidden]."""
-    return space.project(space.add(space.add(space.matvec_result(wh, h.unsqueeze(-2)), u), b))
+    """(W (x) h) (+) (U (x) x) (+) b per gate, from wh = W h, h, u = U (x) x and b."""
+    return space.project(space.add(space.add(space.matvec_result(wh, h.unsqueeze(-3)), u), b))
 
 
 def _activate(space, act, x: Tensor) -> Tensor:
@@ -50,25 +61,26 @@ def _activate(space, act, x: Tensor) -> Tensor:
 
 
 def rnn_step(space, act, u: Tensor, h: Tensor, W: Tensor, b: Tensor) -> Tensor:
-    """u [..., 1, hidden], h [..., hidden], W [..., 1, hidden, hidden], b [..., 1, hidden]."""
-    return _activate(space, act, _affine(space, matvec(W, h.unsqueeze(-2)), h, u, b)[..., 0, :])
+    """One gate: u [..., 1, hidden, batch], W [..., 1, hidden, hidden], b [..., 1, hidden, 1]."""
+    return _activate(space, act, _affine(space, matvec(W, h.unsqueeze(-3), -2), h, u, b)[..., 0, :, :])
 
 
 def gru_step(space, act, u: Tensor, h: Tensor, W: Tensor, b: Tensor) -> Tensor:
-    """u [..., 3, hidden] (gates r, z, h~), h [..., hidden], W [..., 3, hidden, hidden], b [..., 3, hidden]."""
-    wh = matvec(W[..., :2, :, :], h.unsqueeze(-2))  # [..., 2, hidden]
-    r, z = torch.sigmoid(space.logmap0(_affine(space, wh, h, u[..., :2, :], b[..., :2, :]))).unbind(-2)
-    w_rh = matvec(W[..., 2:, :, :], (r * h).unsqueeze(-2))  # [W_h diag(r)] h, [..., 1, hidden]
-    cand = _activate(space, act, _affine(space, w_rh, h, u[..., 2:, :], b[..., 2:, :])[..., 0, :])
+    """Gates r, z, h~: u [..., 3, hidden, batch], W [..., 3, hidden, hidden], b [..., 3, hidden, 1]."""
+    wh = matvec(W[..., :2, :, :], h.unsqueeze(-3), -2)  # [..., 2, hidden, batch]
+    gates = _affine(space, wh, h, u[..., :2, :, :], b[..., :2, :, :])
+    r, z = torch.sigmoid(space.logmap0(gates)).unbind(-3)
+    w_rh = matvec(W[..., 2:, :, :], (r * h).unsqueeze(-3), -2)  # [W_h diag(r)] h, [..., 1, hidden, batch]
+    cand = _activate(space, act, _affine(space, w_rh, h, u[..., 2:, :, :], b[..., 2:, :, :])[..., 0, :, :])
     step = space.add(-h, cand)
     return space.project(space.add(h, space.matvec_result(z * step, step)))
 
 
 def input_products(space, U: Tensor, x: Tensor) -> Tensor:
-    """U_g (x) x for every gate and time step at once: U [*copies, gates, hidden, input], x [*copies,
-    batch, time, input] -> [*copies, batch, time, gates, hidden]."""
-    ux = torch.einsum("...ghi,...bti->...btgh", U, x)
-    return space.matvec_result(ux, x.unsqueeze(-2))
+    """U_g (x) x for every gate and time step at once, batch last (`space` with dim -2): U [*copies,
+    gates, hidden, input], x [*copies, time, input, batch] -> [*copies, time, gates, hidden, batch]."""
+    x = x.unsqueeze(-3)  # [*copies, time, 1, input, batch]
+    return space.matvec_result(matvec(U.unsqueeze(-4), x, -2), x)
 
 
 STEPS = {"rnn": rnn_step, "gru": gru_step}
@@ -102,7 +114,8 @@ class Recurrent(nn.Module):
     forward(x, lengths): x [*copies, batch, time, input] (points of the space), lengths [*copies,
     batch] -> the hidden state at each sequence's true length, [*copies, batch, hidden]. Steps after
     a sequence's end keep its state, so padding never changes the result. The input products
-    U (x) x of all time steps are one (compiled) call; the recurrence is one (compiled) call per step.
+    U (x) x of all time steps are one (compiled) call; the recurrence is one (compiled) call per step,
+    in the batch-last layout.
     """
 
     def __init__(self, cell: str, input_size: int, hidden_size: int, space: Euclidean | PoincareBall,
@@ -112,8 +125,9 @@ class Recurrent(nn.Module):
             raise ValueError(f"unknown cell {cell!r}: use one of {sorted(STEPS)}")
         if nonlinearity not in ACTIVATIONS:
             raise ValueError(f"unknown nonlinearity {nonlinearity!r}: use one of {sorted(ACTIVATIONS)}")
-        self.step = masked_step(cell, space, ACTIVATIONS[nonlinearity], compile)
-        inputs = functools.partial(input_products, space)
+        batch_last = space.along(-2)
+        self.step = masked_step(cell, batch_last, ACTIVATIONS[nonlinearity], compile)
+        inputs = functools.partial(input_products, batch_last)
         self.inputs = compiled(("inputs", type(space).__name__, getattr(space, "c", None)), inputs) if compile else inputs
         self.space = space
         gates, copies = GATES[cell], tuple(copies)
@@ -126,10 +140,12 @@ class Recurrent(nn.Module):
     def forward(self, x: Tensor, lengths: Tensor) -> Tensor:
         if bool((lengths < 1).any()):
             raise ValueError("every sequence needs at least one token (got a length < 1)")
-        W, b = self.W.unsqueeze(-4), self.b.unsqueeze(-3)  # broadcast over the batch
-        u = self.inputs(self.U, x).unbind(-3)  # per time step
-        keep_going = (torch.arange(x.shape[-2], device=x.device) < lengths.unsqueeze(-1)).unsqueeze(-1).unbind(-2)
-        h = x.new_zeros(*x.shape[:-2], W.shape[-1])
+        W, b = self.W, self.b.unsqueeze(-1)  # b broadcast over the batch: [*copies, gates, hidden, 1]
+        x = x.movedim(-3, -1).contiguous()  # batch last: [*copies, time, input, batch]
+        u = self.inputs(self.U, x).unbind(-4)  # per time step [*copies, gates, hidden, batch]
+        keep_going = torch.arange(x.shape[-3], device=x.device) < lengths.unsqueeze(-1)  # [*copies, batch, time]
+        keep_going = keep_going.unsqueeze(-3).unbind(-1)  # per time step [*copies, 1, batch]
+        h = x.new_zeros(*x.shape[:-3], W.shape[-1], x.shape[-1])  # [*copies, hidden, batch]
         for u_t, keep_t in zip(u, keep_going):
             h = self.step(u_t, h, keep_t, W, b)
-        return h
+        return h.mT

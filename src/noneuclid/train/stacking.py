@@ -3,9 +3,9 @@
 Ganea et al.'s models are tiny (dimension 5): one training step is a few hundred small tensor
 operations, and much of their cost is per call. Runs that differ only in seed and data (the 3 seeds
 x 3 PREFIX datasets of one Table 1 model) therefore train side by side in one model built with
-`runs=K` (every weight [K, ...]), sharing those calls: measured, about 3x more Euclidean GRU runs per hour
-for K = 9, but only about 2x for the hyperbolic GRU, whose compiled step is bound by its arithmetic
-(`python -m noneuclid.bench hyperbolic`).
+`runs=K` (every weight [K, ...]), sharing those calls: measured for K = 9, about 3x more Euclidean
+GRU runs per hour and 2.4x (one thread) to 3.7x (two threads) more hyperbolic GRU runs, whose compiled
+step is bound by its arithmetic (`python -m noneuclid.bench hyperbolic`).
 
 Each run stays what it would be alone: its initial weights are drawn as for a single run (seed,
 then model) and stacked; Adam and Riemannian SGD act element-wise or row-wise, and gradient clipping
