@@ -5,6 +5,7 @@ import pytest
 
 from noneuclid.config import compose
 from noneuclid.train import train
+from noneuclid.train.run_dir import RunDir
 
 ROWS = ["euclidean_rnn", "hyperbolic_rnn_eucl_mlr", "hyperbolic_rnn", "euclidean_gru",
         "hyperbolic_gru_eucl_mlr", "hyperbolic_gru"]
@@ -129,3 +130,19 @@ def test_float32_against_float64_from_runs(tmp_path):
     assert row["model"] == "fully Euclidean RNN" and row["float32"].endswith("(n=1)")
     assert row["combined s.e."] == 0  # one seed: no spread, so any difference is beyond it
     assert row["difference"] == ("within the seeds' spread" if row["float32 - float64"] == 0 else "beyond the seeds' spread")
+
+
+def test_same_weights_in_both_dtypes_from_a_float64_run(tmp_path):
+    """The float64-trained weights evaluated in float32: one row per finished run, with both test
+    accuracies, the largest relative gradient error and the boundary shares of a hyperbolic model."""
+    from noneuclid.report import hnn, hnn_float32
+    data = [f"paths.generated_dir={tmp_path}/gen", "data.train_size=128", "data.dev_size=64", "data.test_size=64"]
+    cfg = compose(["experiment=hnn/table1", "profile=smoke", f"paths.runs_dir={tmp_path}/runs",
+                   "variant=hnn/hyperbolic_rnn", "trainer.progress=false", *data], experiment_name="hnn/table1")
+    train(cfg)
+    folders = {("hyperbolic_rnn", 0): RunDir(cfg).path, ("hyperbolic_gru", 0): tmp_path / "not-run"}
+    row, = hnn_float32.same_weights(folders, hnn.ROWS).to_dict("records")
+    assert row["model"] == "fully hyperbolic RNN" and row["seed"] == 0
+    assert abs(row["test accuracy %, float32"] - row["test accuracy %, float64"]) <= 100 / 64  # one example at most
+    assert float(row["float32 gradient, largest relative error"]) < 1e-2
+    assert row["states at the boundary s1 / s2"].count("%") == 2 and row["non-finite float32 outputs"] == 0

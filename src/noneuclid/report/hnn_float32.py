@@ -1,0 +1,55 @@
+"""Does float32 compute Ganea et al.'s trained models as float64 does? The float64-trained weights of
+each Table 1 model (PREFIX-10, every seed), evaluated in both dtypes.
+
+Training runs in the two dtypes part ways (a rounding difference compounds over 47K steps, and when a
+run leaves a plateau is chaotic), so their accuracies differ by the seeds' spread and cannot show a
+float32 defect alone. Here the weights are the same: a float32 defect near the ball's boundary (where
+the trained encoders keep most sentence states) would show as a different test accuracy or as
+float32 gradients far from float64's; the Euclidean models show the gradient error that float32
+rounding alone gives these networks.
+"""
+
+from __future__ import annotations
+
+import pandas as pd
+import torch
+from omegaconf import OmegaConf
+
+from noneuclid.train import tasks
+from noneuclid.train.loop import build_model
+
+CPU = torch.device("cpu")
+
+
+def evaluate_in(folder, dtype) -> tuple[dict, dict]:
+    """The run's final weights in `dtype`: its test metrics and the gradient of its loss on the first
+    training batch (per parameter, as float64)."""
+    cfg = OmegaConf.load(folder / "config.yaml")
+    task = tasks.build(cfg).to(CPU, dtype)
+    model = build_model({**cfg.model, "compile": False}, CPU, dtype, **task.model_kwargs)  # eager: no compile time
+    weights = torch.load(folder / "checkpoint.pt", map_location=CPU, weights_only=False)["model"]
+    model.load_state_dict({k: v.to(dtype) for k, v in weights.items()})
+    metrics = task.evaluate(model, "test")[0]
+    loss, _ = task.loss(model, next(iter(task.batches(0))))
+    loss.backward()
+    return metrics, {n: p.grad.double() for n, p in model.named_parameters() if p.grad is not None}
+
+
+def same_weights(folders: dict, labels: dict) -> pd.DataFrame | None:
+    """One row per finished float64 run, in the order of `labels`; folders maps (row, seed) to its folder."""
+    rows = []
+    for (row, seed), folder in sorted(folders.items(), key=lambda item: (list(labels).index(item[0][0]), item[0][1])):
+        if not (folder / "DONE").exists():
+            continue
+        (m64, g64), (m32, g32) = (evaluate_in(folder, dt) for dt in (torch.float64, torch.float32))
+        error = max(float((g32[n] - g).norm() / g.norm().clamp_min(1e-300)) for n, g in g64.items())
+        rows.append({"model": labels[row], "seed": seed,
+                     "test accuracy %, float64": round(100 * m64["test_accuracy"], 2),
+                     "test accuracy %, float32": round(100 * m32["test_accuracy"], 2),
+                     "test loss, float64": round(m64["test_loss"], 4), "test loss, float32": round(m32["test_loss"], 4),
+                     "states at the boundary s1 / s2": f"{m64['test_boundary_share_s1']:.0%} / "
+                                                       f"{m64['test_boundary_share_s2']:.0%}"
+                                                       if "test_boundary_share_s1" in m64 else "-",
+                     "float32 gradient, largest relative error": f"{error:.1e}",
+                     "non-finite float32 outputs": m32["test_nonfinite"]})
+    return pd.DataFrame(rows) if rows else None
