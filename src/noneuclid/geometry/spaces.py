@@ -46,7 +46,7 @@ class Euclidean:
     def expmap0(self, v: Tensor) -> Tensor:
         return v
 
-    def logmap0(self, x: Tensor) -> Tensor:
+    def logmap0(self, x: Tensor, project: bool = False) -> Tensor:
         return x
 
 
@@ -84,8 +84,9 @@ class PoincareBall:
     def expmap0(self, v: Tensor) -> Tensor:
         return pb.expmap0(v, self.c, self.dim)
 
-    def logmap0(self, x: Tensor) -> Tensor:
-        return pb.logmap0(x, self.c, self.dim)
+    def logmap0(self, x: Tensor, project: bool = False) -> Tensor:
+        """log_0(x), or log_0(project(x)) computed without the projected point (see poincare.logmap0)."""
+        return pb.logmap0(x, self.c, self.dim, project)
 
 
 def space(hyperbolic: bool, c: float = 1.0) -> Euclidean | PoincareBall:

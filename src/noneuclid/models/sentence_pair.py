@@ -95,7 +95,8 @@ class SentencePairModel(nn.Module):
         sp, W = self.space, self.W.unsqueeze(2)  # [runs, 2, 1, dim, dim]
         o = sp.add(sp.matvec_result(matvec(W[:, 0], s1), s1), sp.matvec_result(matvec(W[:, 1], s2), s2))
         o = sp.add(o, self.b.unsqueeze(1))
-        o = sp.project(sp.add(o, sp.scalar_mul(sp.dist2(s1, s2), self.b_d.unsqueeze(1).expand_as(o))))
+        o = sp.add(o, sp.scalar_mul(sp.dist2(s1, s2), self.b_d.unsqueeze(1).expand_as(o)))
         if self.geometry == "euclidean":
             return self.mlr(torch.relu(o))
-        return self.mlr(o) if self.geometry == "hyperbolic" else self.mlr(sp.logmap0(o))
+        # log_0 of the projection without forming it: exact in float32 (see poincare.logmap0)
+        return self.mlr(sp.project(o)) if self.geometry == "hyperbolic" else self.mlr(sp.logmap0(o, project=True))

@@ -51,13 +51,14 @@ def matvec(W: Tensor, x: Tensor, dim: int = -1) -> Tensor:
 # per-gate tensors [..., gates, hidden, batch], W [..., gates, hidden, hidden], b [..., gates, hidden, 1].
 
 def _affine(space, wh: Tensor, h: Tensor, u: Tensor, b: Tensor) -> Tensor:
-    """(W (x) h) (+) (U (x) x) (+) b per gate, from wh = W h, h, u = U (x) x and b."""
-    return space.project(space.add(space.add(space.matvec_result(wh, h.unsqueeze(-3)), u), b))
+    """(W (x) h) (+) (U (x) x) (+) b per gate, from wh = W h, h, u = U (x) x and b; not projected
+    (the gates take log_0 of its projection without forming it, exact in float32; see poincare.logmap0)."""
+    return space.add(space.add(space.matvec_result(wh, h.unsqueeze(-3)), u), b)
 
 
 def _activate(space, act, x: Tensor) -> Tensor:
-    """phi^(x)(x) = exp_0(phi(log_0(x))) (phi(x) in Euclidean space)."""
-    return x if act is None else space.project(space.expmap0(act(space.logmap0(x))))
+    """phi^(x)(x) = exp_0(phi(log_0(x))) (phi(x) in Euclidean space), projected into the ball."""
+    return space.project(x if act is None else space.expmap0(act(space.logmap0(x))))
 
 
 def rnn_step(space, act, u: Tensor, h: Tensor, W: Tensor, b: Tensor) -> Tensor:
@@ -69,7 +70,7 @@ def gru_step(space, act, u: Tensor, h: Tensor, W: Tensor, b: Tensor) -> Tensor:
     """Gates r, z, h~: u [..., 3, hidden, batch], W [..., 3, hidden, hidden], b [..., 3, hidden, 1]."""
     wh = matvec(W[..., :2, :, :], h.unsqueeze(-3), -2)  # [..., 2, hidden, batch]
     gates = _affine(space, wh, h, u[..., :2, :, :], b[..., :2, :, :])
-    r, z = torch.sigmoid(space.logmap0(gates)).unbind(-3)
+    r, z = torch.sigmoid(space.logmap0(gates, project=True)).unbind(-3)
     w_rh = matvec(W[..., 2:, :, :], (r * h).unsqueeze(-3), -2)  # [W_h diag(r)] h, [..., 1, hidden, batch]
     cand = _activate(space, act, _affine(space, w_rh, h, u[..., 2:, :, :], b[..., 2:, :, :])[..., 0, :, :])
     step = space.add(-h, cand)
