@@ -18,7 +18,8 @@ runs of a stacked sweep) then run as one batched recurrence; gradient clipping s
 
 Inside the recurrence the batch is the last dimension: states are [*copies, hidden, batch] and the
 space's points lie along dim -2. The compiled step then vectorizes over the batch; with the
-coordinates last (n = 5 of a 16-wide vector) the same kernels ran 1.5x slower for 9 stacked runs.
+coordinates last (n = 5 of a 16-wide vector) a training step of 9 stacked runs was 1.4x (one thread)
+to 2.5x (two threads) slower (`python -m noneuclid.bench hyperbolic`).
 """
 
 from __future__ import annotations
