@@ -152,7 +152,8 @@ def _claims(finished: pd.DataFrame) -> list[str]:
 
 
 def _health(finished: pd.DataFrame, folders: dict) -> list[str]:
-    """PREFIX-10 models below 80 %, and runs at chance whose encoders sit on the ball's boundary."""
+    """PREFIX-10 models below 80 %, runs still at chance when training stopped (per dataset and
+    model), and runs at chance whose encoders sit on the ball's boundary."""
     lines = []
     p10 = finished[finished["cfg.data.label"] == "prefix10"]
     if len(p10):
@@ -162,6 +163,13 @@ def _health(finished: pd.DataFrame, folders: dict) -> list[str]:
                  for key, n in low.groupby(["cfg.model.geometry", "cfg.model.cell"]).size().items()]
         lines.append(f"PREFIX-10: {len(p10) - len(low)} of {len(p10)} finished runs reach 80 % test accuracy"
                      + (f"; seeds below 80 %: {', '.join(below)}." if below else "."))
+    keys = ["cfg.data.label", "cfg.model.geometry", "cfg.model.cell"]
+    totals = finished.groupby(keys).size()
+    at_chance = finished[finished.final_test_accuracy < CHANCE].groupby(keys).size()
+    if len(at_chance):
+        lines.append(f"Still at chance when training stopped (final test accuracy below {100 * CHANCE:.0f} %): "
+                     + ", ".join(f"{DATASETS[data]} {ROWS[_row(geometry, cell)]} {n} of {totals[(data, geometry, cell)]}"
+                                 for (data, geometry, cell), n in at_chance.items()) + ".")
     stuck = []
     for f in map(Path, finished.path):
         rows = [r for r in aggregate.read_metrics(f / "metrics.jsonl") if "test_boundary_share_s1" in r]
