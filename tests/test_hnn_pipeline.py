@@ -127,7 +127,7 @@ def test_float32_against_float64_from_runs(tmp_path):
     assert hnn.dtype_comparison(tmp_path / "runs", "smoke", (0,), data) is None  # not a float32 report
     table = hnn.dtype_comparison(tmp_path / "runs", "smoke", (0,), [*data, "trainer.dtype=float32"])
     row, = table.to_dict("records")
-    assert row["model"] == "fully Euclidean RNN" and row["float32"].endswith("(n=1)")
+    assert row["dataset"] == "PREFIX-10%" and row["model"] == "fully Euclidean RNN" and row["float32"].endswith("(n=1)")
     assert row["combined s.e."] == 0  # one seed: no spread, so any difference is beyond it
     assert row["difference"] == ("within the seeds' spread" if row["float32 - float64"] == 0 else "beyond the seeds' spread")
 

@@ -8,6 +8,7 @@ run health (runs below 80 %, encoders saturated on the boundary) and two ablatio
 
 from __future__ import annotations
 
+import itertools
 import math
 from collections import Counter
 from pathlib import Path
@@ -249,7 +250,7 @@ def budget_ablation(runs_dir: Path, profile: str, seeds, overrides=(), epochs: i
 
 
 def dtype_comparison(runs_dir: Path, profile: str, seeds, overrides) -> pd.DataFrame | None:
-    """For a float32 report: per PREFIX-10 model, the test accuracy over the seeds in float32 and in
+    """For a float32 report: per PREFIX dataset and model, the test accuracy over the seeds in float32 and in
     float64 (the same runs without trainer.dtype=float32), mean ± s.d., their difference and its
     combined standard error sqrt(se_32^2 + se_64^2): a difference within it cannot be told from the
     seeds' spread (the Euclidean models, with no Möbius arithmetic, show how large that spread is)."""
@@ -257,17 +258,19 @@ def dtype_comparison(runs_dir: Path, profile: str, seeds, overrides) -> pd.DataF
         return None
     other = [o for o in overrides if o != "trainer.dtype=float32"]
     rows = []
-    for row, label in ROWS.items():
+    prefix = {data: name for data, name in DATASETS.items() if data.startswith("prefix")}
+    for (data, name), (row, label) in itertools.product(prefix.items(), ROWS.items()):
         acc = {}
         for dtype, ovr in (("float32", overrides), ("float64", other)):
-            found = [f for f in (_folder(runs_dir, profile, row, "prefix10", s, ovr) for s in seeds) if (f / "DONE").exists()]
+            found = [f for f in (_folder(runs_dir, profile, row, data, s, ovr) for s in seeds) if (f / "DONE").exists()]
             if found:
                 acc[dtype] = 100 * aggregate.runs(found).test_accuracy_at_best_dev
         if len(acc) == 2:
             sd = {k: a.std(ddof=1) if len(a) > 1 else 0.0 for k, a in acc.items()}
             diff = acc["float32"].mean() - acc["float64"].mean()
             se = math.hypot(*(sd[k] / math.sqrt(len(acc[k])) for k in acc))
-            rows.append({"model": label, **{k: f"{a.mean():.2f} ± {sd[k]:.2f} (n={len(a)})" for k, a in acc.items()},
+            rows.append({"dataset": name, "model": label,
+                         **{k: f"{a.mean():.2f} ± {sd[k]:.2f} (n={len(a)})" for k, a in acc.items()},
                          "float32 - float64": round(diff, 2), "combined s.e.": round(se, 2),
                          "difference": "within the seeds' spread" if abs(diff) <= se else "beyond the seeds' spread"})
     return pd.DataFrame(rows) if rows else None
@@ -322,7 +325,7 @@ def make(runs_dir: Path, profile: str, out: Path, seeds=None, overrides=()) -> l
         _settings(finished), "", *_claims(finished), "", *_health(finished, folders), "",
         "## Table 1: test accuracy % at the best dev accuracy (best of the seeds; mean ± s.d., runs)", "",
         table.to_markdown(index=False), "", "![dev accuracy on PREFIX-10](fig_prefix10_dev.png)", "",
-        *([] if comparison is None else ["## float32 against float64 on PREFIX-10 (test accuracy % at best dev, "
+        *([] if comparison is None else ["## float32 against float64 (test accuracy % at best dev, "
                                          "mean ± s.d. over seeds)", "", comparison.to_markdown(index=False), ""]),
         *([] if same is None else ["## The same weights in both dtypes: the float64-trained PREFIX-10 models "
                                    "(final epoch), evaluated in float32", "", hnn_float32.__doc__.split("\n\n")[1]
