@@ -156,16 +156,14 @@ def _health(finished: pd.DataFrame, folders: dict) -> list[str]:
     """PREFIX-10 models below 80 %, runs still at chance when training stopped (per dataset and
     model), and runs at chance whose encoders sit on the ball's boundary."""
     lines = []
+    keys = ["cfg.data.label", "cfg.model.geometry", "cfg.model.cell"]
+    totals = finished.groupby(keys).size()  # finished runs per dataset and model
     p10 = finished[finished["cfg.data.label"] == "prefix10"]
     if len(p10):
         low = p10[p10.test_accuracy_at_best_dev < 0.8]
-        runs_of = p10.groupby(["cfg.model.geometry", "cfg.model.cell"]).size()
-        below = [f"{ROWS[_row(*key)]}: {n} of {runs_of[key]}"
-                 for key, n in low.groupby(["cfg.model.geometry", "cfg.model.cell"]).size().items()]
+        below = [f"{ROWS[_row(*key[1:])]}: {n} of {totals[key]}" for key, n in low.groupby(keys).size().items()]
         lines.append(f"PREFIX-10: {len(p10) - len(low)} of {len(p10)} finished runs reach 80 % test accuracy"
                      + (f"; seeds below 80 %: {', '.join(below)}." if below else "."))
-    keys = ["cfg.data.label", "cfg.model.geometry", "cfg.model.cell"]
-    totals = finished.groupby(keys).size()
     at_chance = finished[finished.final_test_accuracy < CHANCE].groupby(keys).size()
     if len(at_chance):
         lines.append(f"Still at chance when training stopped (final test accuracy below {100 * CHANCE:.0f} %): "
@@ -249,14 +247,22 @@ def budget_ablation(runs_dir: Path, profile: str, seeds, overrides=(), epochs: i
     return ablation(runs_dir, profile, seeds, overrides, "budget", settings)
 
 
+FLOAT32 = "trainer.dtype=float32"
+
+
+def _float64(overrides) -> list:
+    """The overrides of a float32 report without the dtype: those of its float64 runs."""
+    return [o for o in overrides if o != FLOAT32]
+
+
 def dtype_comparison(runs_dir: Path, profile: str, seeds, overrides) -> pd.DataFrame | None:
     """For a float32 report: per PREFIX dataset and model, the test accuracy over the seeds in float32 and in
     float64 (the same runs without trainer.dtype=float32), mean ± s.d., their difference and its
     combined standard error sqrt(se_32^2 + se_64^2): a difference within it cannot be told from the
     seeds' spread (the Euclidean models, with no Möbius arithmetic, show how large that spread is)."""
-    if "trainer.dtype=float32" not in overrides:
+    if FLOAT32 not in overrides:
         return None
-    other = [o for o in overrides if o != "trainer.dtype=float32"]
+    other = _float64(overrides)
     rows = []
     prefix = {data: name for data, name in DATASETS.items() if data.startswith("prefix")}
     for (data, name), (row, label) in itertools.product(prefix.items(), ROWS.items()):
@@ -297,8 +303,7 @@ def make(runs_dir: Path, profile: str, out: Path, seeds=None, overrides=()) -> l
     table.to_csv(out / "table1.csv", index=False)
     comparison = dtype_comparison(runs_dir, profile, seeds, overrides)
     same = None if comparison is None else hnn_float32.same_weights(
-        {(row, s): _folder(runs_dir, profile, row, "prefix10", s, [o for o in overrides if o != "trainer.dtype=float32"])
-         for row in ROWS for s in seeds}, ROWS)
+        {(row, s): _folder(runs_dir, profile, row, "prefix10", s, _float64(overrides)) for row in ROWS for s in seeds}, ROWS)
     if same is not None:
         same.to_csv(out / "same_weights.csv", index=False)
     budget_epochs, init_epochs = ablation_epochs("hnn/budget"), ablation_epochs("hnn/init")

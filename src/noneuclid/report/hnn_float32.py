@@ -21,13 +21,11 @@ from noneuclid.train.loop import build_model
 CPU = torch.device("cpu")
 
 
-def evaluate_in(folder, dtype) -> tuple[dict, dict]:
-    """The run's final weights in `dtype`: its test metrics and the gradient of its loss on the first
-    training batch (per parameter, as float64)."""
-    cfg = OmegaConf.load(folder / "config.yaml")
-    task = tasks.build(cfg).to(CPU, dtype)
+def evaluate_in(cfg, task, weights: dict, dtype) -> tuple[dict, dict]:
+    """A run's weights in `dtype`: its test metrics and the gradient of its loss on the first training
+    batch (per parameter, as float64)."""
+    task = task.to(CPU, dtype)
     model = build_model({**cfg.model, "compile": False}, CPU, dtype, **task.model_kwargs)  # eager: no compile time
-    weights = torch.load(folder / "checkpoint.pt", map_location=CPU, weights_only=False)["model"]
     model.load_state_dict({k: v.to(dtype) for k, v in weights.items()})
     metrics = task.evaluate(model, "test")[0]
     loss, _ = task.loss(model, next(iter(task.batches(0))))
@@ -36,12 +34,16 @@ def evaluate_in(folder, dtype) -> tuple[dict, dict]:
 
 
 def same_weights(folders: dict, labels: dict) -> pd.DataFrame | None:
-    """One row per finished float64 run, in the order of `labels`; folders maps (row, seed) to its folder."""
+    """One row per finished float64 run, in the order of `folders`, which maps (row, seed) to its folder;
+    labels maps row to the model's name."""
     rows = []
-    for (row, seed), folder in sorted(folders.items(), key=lambda item: (list(labels).index(item[0][0]), item[0][1])):
+    for (row, seed), folder in folders.items():
         if not (folder / "DONE").exists():
             continue
-        (m64, g64), (m32, g32) = (evaluate_in(folder, dt) for dt in (torch.float64, torch.float32))
+        cfg = OmegaConf.load(folder / "config.yaml")
+        task = tasks.build(cfg)  # token ids: the same data for both dtypes
+        weights = torch.load(folder / "checkpoint.pt", map_location=CPU, weights_only=False)["model"]
+        (m64, g64), (m32, g32) = (evaluate_in(cfg, task, weights, dt) for dt in (torch.float64, torch.float32))
         error = max(float((g32[n] - g).norm() / g.norm().clamp_min(1e-300)) for n, g in g64.items())
         rows.append({"model": labels[row], "seed": seed,
                      "test accuracy %, float64": round(100 * m64["test_accuracy"], 2),
