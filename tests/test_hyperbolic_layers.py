@@ -13,7 +13,7 @@ from noneuclid.geometry import poincare as pb
 from noneuclid.geometry.spaces import Euclidean, PoincareBall
 from noneuclid.models.sentence_pair import SentencePairModel
 from noneuclid.nn import HyperbolicMLR, MobiusLinear, PoincareParameter, Recurrent
-from noneuclid.optim import RiemannianSGD
+from noneuclid.optim import RiemannianSGD, adam_rsgd
 
 DT = torch.float64
 TINY_C = 1e-10
@@ -148,6 +148,23 @@ def test_rsgd_on_ordinary_parameters_is_sgd_and_stays_in_the_ball_for_huge_steps
     RiemannianSGD([w, p], lr=0.1).step()
     torch.testing.assert_close(w.data, torch.full((3,), 0.8, dtype=DT))
     assert bool((p.norm(dim=-1) < 1).all())
+
+
+@pytest.mark.parametrize("geometry", ["euclidean", "hyperbolic"])
+def test_adam_rsgd_gives_euclidean_weights_adam_and_ball_weights_rsgd(geometry):
+    """As the original code (hyp_rnn.py): Euclidean word embeddings are Adam variables; ball-valued
+    embeddings get RSGD at the embedding lr, the other ball-valued weights at the ball lr."""
+    model = SentencePairModel(vocab_size=7, cell="rnn", geometry=geometry).double()
+    opt = adam_rsgd(list(model.named_parameters()), lr=1e-3, betas=(0.9, 0.999), embedding_lr=0.1, ball_lr=0.01)
+    adam, *rsgd = opt.optimizers
+    in_adam = {id(p) for g in adam.param_groups for p in g["params"]}
+    lr_of = {id(p): g["lr"] for opt_ in rsgd for g in opt_.param_groups for p in g["params"]}
+    for name, p in model.named_parameters():
+        if not isinstance(p, PoincareParameter):
+            assert id(p) in in_adam and id(p) not in lr_of, name
+        else:
+            assert lr_of[id(p)] == (0.1 if name == "embedding" else 0.01), name
+    assert (id(model.embedding) in in_adam) == (geometry == "euclidean")
 
 
 @pytest.mark.parametrize("cell", ["rnn", "gru"])

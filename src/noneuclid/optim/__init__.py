@@ -19,15 +19,20 @@ __all__ = ["OPTIMIZERS", "CompositeOptimizer", "ManifoldAdam", "ManifoldGD", "Ma
 
 def adam_rsgd(named_params, lr: float, betas, embedding_lr: float, ball_lr: float,
               clip_norm: float | None = None) -> CompositeOptimizer:
-    """Ganea et al.'s recipe: Adam (lr) for Euclidean weights; Riemannian SGD for the word embeddings
-    (embedding_lr; plain SGD when they are Euclidean) and the other ball-valued weights (ball_lr);
-    every gradient clipped to norm clip_norm."""
+    """Ganea et al.'s recipe: Adam (lr) for every Euclidean weight, the word embeddings of the
+    Euclidean models included (the original code's `eucl_vars`); Riemannian SGD for ball-valued
+    weights: the word embeddings (embedding_lr) and the others (ball_lr); every gradient clipped to
+    norm clip_norm."""
     embedding, ball, euclidean = [], [], []
     for name, p in named_params:
-        (embedding if name == "embedding" else ball if isinstance(p, PoincareParameter) else euclidean).append(p)
+        if not isinstance(p, PoincareParameter):
+            euclidean.append(p)
+        else:
+            (embedding if name == "embedding" else ball).append(p)
     opts = [torch.optim.Adam(euclidean, lr=lr, betas=tuple(betas))]
-    opts.append(RiemannianSGD([{"params": embedding, "lr": embedding_lr}] +
-                              ([{"params": ball, "lr": ball_lr}] if ball else []), lr=ball_lr))
+    groups = [{"params": ps, "lr": group_lr} for ps, group_lr in ((embedding, embedding_lr), (ball, ball_lr)) if ps]
+    if groups:
+        opts.append(RiemannianSGD(groups, lr=ball_lr))
     return CompositeOptimizer(opts, clip_norm)
 
 
