@@ -118,6 +118,8 @@ def test_budget_ablation_from_runs(tmp_path):
 def test_float32_against_float64_from_runs(tmp_path):
     """A float32 report's comparison: the same model in both dtypes, the difference and whether it is
     beyond the seeds' spread."""
+    import pandas as pd
+
     from noneuclid.report import hnn
     data = [f"paths.generated_dir={tmp_path}/gen", "data.train_size=128", "data.dev_size=64", "data.test_size=64"]
     common = ["experiment=hnn/table1", "profile=smoke", f"paths.runs_dir={tmp_path}/runs", "variant=hnn/euclidean_rnn",
@@ -130,6 +132,9 @@ def test_float32_against_float64_from_runs(tmp_path):
     assert row["dataset"] == "PREFIX-10%" and row["model"] == "fully Euclidean RNN" and row["float32"].endswith("(n=1)")
     assert row["combined s.e."] == 0  # one seed: no spread, so any difference is beyond it
     assert row["difference"] == ("within the seeds' spread" if row["float32 - float64"] == 0 else "beyond the seeds' spread")
+    out = tmp_path / "results"  # the float32 report: the weights trained in each dtype, evaluated in both
+    hnn.make(tmp_path / "runs", "smoke", out, seeds=(0,), overrides=[*data, "trainer.dtype=float32"])
+    assert list(pd.read_csv(out / "same_weights.csv")["trained in"]) == ["float64", "float32"]
 
 
 def test_same_weights_in_both_dtypes_from_a_float64_run(tmp_path):
@@ -142,7 +147,7 @@ def test_same_weights_in_both_dtypes_from_a_float64_run(tmp_path):
     train(cfg)
     folders = {("hyperbolic_rnn", 0): RunDir(cfg).path, ("hyperbolic_gru", 0): tmp_path / "not-run"}
     row, = hnn_float32.same_weights(folders, hnn.ROWS).to_dict("records")
-    assert row["model"] == "fully hyperbolic RNN" and row["seed"] == 0
+    assert row["model"] == "fully hyperbolic RNN" and row["seed"] == 0 and row["trained in"] == "float64"
     assert abs(row["test accuracy %, float32"] - row["test accuracy %, float64"]) <= 100 / 64  # one example at most
     assert float(row["float32 gradient, largest relative error"]) < 1e-2
     assert row["states at the boundary s1 / s2"].count("%") == 2 and row["non-finite float32 outputs"] == 0

@@ -292,8 +292,8 @@ def seeds_run(runs_dir: Path, profile: str) -> tuple[int, ...]:
 def make(runs_dir: Path, profile: str, out: Path, seeds=None, overrides=()) -> list[Path]:
     """Write table1 (CSV + Markdown), fig_prefix10_dev (PNG + PDF), init and budget (CSV + Markdown, once
     their ablations have runs) and summary.md (settings, per-cell claim check, health lines, the
-    float32-float64 comparison of a float32 report with same_weights.csv, the float64-trained weights
-    evaluated in float32, and the ablations)."""
+    float32-float64 comparison of a float32 report with same_weights.csv, the weights trained in each
+    dtype evaluated in both, and the ablations)."""
     seeds = seeds or seeds_run(runs_dir, profile)
     table, folders = table1(runs_dir, profile, seeds, overrides)
     if not any((f / "DONE").exists() for f in folders.values()):
@@ -302,8 +302,10 @@ def make(runs_dir: Path, profile: str, out: Path, seeds=None, overrides=()) -> l
     out.mkdir(parents=True, exist_ok=True)
     table.to_csv(out / "table1.csv", index=False)
     comparison = dtype_comparison(runs_dir, profile, seeds, overrides)
-    same = None if comparison is None else hnn_float32.same_weights(
-        {(row, s): _folder(runs_dir, profile, row, "prefix10", s, _float64(overrides)) for row in ROWS for s in seeds}, ROWS)
+    same = None if comparison is None else [hnn_float32.same_weights(
+        {(row, s): _folder(runs_dir, profile, row, "prefix10", s, trained_in) for row in ROWS for s in seeds}, ROWS)
+        for trained_in in (_float64(overrides), overrides)]  # weights trained in float64, then in float32
+    same = pd.concat(same) if same and any(t is not None for t in same) else None
     if same is not None:
         same.to_csv(out / "same_weights.csv", index=False)
     budget_epochs, init_epochs = ablation_epochs("hnn/budget"), ablation_epochs("hnn/init")
@@ -332,8 +334,8 @@ def make(runs_dir: Path, profile: str, out: Path, seeds=None, overrides=()) -> l
         table.to_markdown(index=False), "", "![dev accuracy on PREFIX-10](fig_prefix10_dev.png)", "",
         *([] if comparison is None else ["## float32 against float64 (test accuracy % at best dev, "
                                          "mean ± s.d. over seeds)", "", comparison.to_markdown(index=False), ""]),
-        *([] if same is None else ["## The same weights in both dtypes: the float64-trained PREFIX-10 models "
-                                   "(final epoch), evaluated in float32", "", hnn_float32.__doc__.split("\n\n")[1]
+        *([] if same is None else ["## The same weights in both dtypes: the PREFIX-10 models trained in each "
+                                   "dtype (final epoch), evaluated in both", "", hnn_float32.__doc__.split("\n\n")[1]
                                    .replace("\n", " "), "", same.to_markdown(index=False), ""]),
         *([] if init_table is None else [f"## Beyond the paper: the plateau of its embedding init (PREFIX-10, "
                                          f"{init_epochs} epochs)", "",

@@ -1,12 +1,12 @@
-"""Does float32 compute Ganea et al.'s trained models as float64 does? The float64-trained weights of
-each Table 1 model (PREFIX-10, every seed), evaluated in both dtypes.
+"""Does float32 compute Ganea et al.'s trained models as float64 does? The weights of each Table 1
+model (PREFIX-10, every seed), trained in float64 and in float32, evaluated in both dtypes.
 
 Training runs in the two dtypes part ways (a rounding difference compounds over 47K steps, and when a
 run leaves a plateau is chaotic), so their accuracies differ by the seeds' spread and cannot show a
 float32 defect alone. Here the weights are the same: a float32 defect near the ball's boundary (where
-the trained encoders keep most sentence states) would show as a different test accuracy or as
-float32 gradients far from float64's; the Euclidean models show the gradient error that float32
-rounding alone gives these networks.
+trained encoders keep most sentence states) or on a plateau (where float32-trained runs that stayed
+there stopped) would show as a different test accuracy or as float32 gradients far from float64's;
+the Euclidean models show the gradient error that float32 rounding alone gives these networks.
 """
 
 from __future__ import annotations
@@ -34,8 +34,8 @@ def evaluate_in(cfg, task, weights: dict, dtype) -> tuple[dict, dict]:
 
 
 def same_weights(folders: dict, labels: dict) -> pd.DataFrame | None:
-    """One row per finished float64 run, in the order of `folders`, which maps (row, seed) to its folder;
-    labels maps row to the model's name."""
+    """One row per finished run, in the order of `folders`, which maps (row, seed) to its folder (runs
+    of one dtype); labels maps row to the model's name."""
     rows = []
     for (row, seed), folder in folders.items():
         if not (folder / "DONE").exists():
@@ -45,7 +45,7 @@ def same_weights(folders: dict, labels: dict) -> pd.DataFrame | None:
         weights = torch.load(folder / "checkpoint.pt", map_location=CPU, weights_only=False)["model"]
         (m64, g64), (m32, g32) = (evaluate_in(cfg, task, weights, dt) for dt in (torch.float64, torch.float32))
         error = max(float((g32[n] - g).norm() / g.norm().clamp_min(1e-300)) for n, g in g64.items())
-        rows.append({"model": labels[row], "seed": seed,
+        rows.append({"model": labels[row], "seed": seed, "trained in": cfg.trainer.dtype,
                      "test accuracy %, float64": round(100 * m64["test_accuracy"], 2),
                      "test accuracy %, float32": round(100 * m32["test_accuracy"], 2),
                      "test loss, float64": round(m64["test_loss"], 4), "test loss, float32": round(m32["test_loss"], 4),
