@@ -89,6 +89,7 @@ def plan(papers, profile: str, data_dir: Path, generated_dir: Path, runs_dir: Pa
             steps.append(Step(paper, "train Table 1 in float32", train + ["experiment=hnn/table1", "trainer.dtype=float32"]))
             steps.append(Step(paper, "train the init ablation", train + ["experiment=hnn/init"]))
             steps.append(Step(paper, "train the budget ablation", train + ["experiment=hnn/budget"]))
+            steps.append(Step(paper, "train the long-budget ablation", train + ["experiment=hnn/long"]))
             steps.append(Step(paper, "report float32", ["noneuclid.report", paper, "--runs", str(runs_dir), "--profile",
                                                         profile, "--out", f"results/hnn/{profile}-float32",
                                                         "trainer.dtype=float32"], kind="report"))

@@ -238,11 +238,13 @@ def init_ablation(runs_dir: Path, profile: str, seeds, overrides=(), epochs: int
     return ablation(runs_dir, profile, seeds, overrides, "embedding init", settings)
 
 
-def budget_ablation(runs_dir: Path, profile: str, seeds, overrides=(), epochs: int | None = None) -> pd.DataFrame | None:
-    """experiment=hnn/budget: the three PREFIX-10 GRUs at the profile's epochs (Table 1's runs) and at
-    `epochs` (experiment=hnn/budget's by default), the paper's init: how many batches the plateau costs."""
-    epochs = epochs or ablation_epochs("hnn/budget")
-    settings = [(row, label, extra) for row in ("euclidean_gru", "hyperbolic_gru_eucl_mlr", "hyperbolic_gru")
+def budget_ablation(runs_dir: Path, profile: str, seeds, overrides=(), experiment: str = "hnn/budget",
+                    epochs: int | None = None) -> pd.DataFrame | None:
+    """experiment=hnn/budget (the three PREFIX-10 GRUs for a third of the profile's epochs: how many
+    batches the plateau costs) or hnn/long (the RNNs for three times as many): the experiment's models
+    at the profile's epochs (Table 1's runs) and at `epochs` (the experiment's by default)."""
+    epochs = epochs or ablation_epochs(experiment)
+    settings = [(row.removeprefix("hnn/"), label, extra) for row in sweep_values(experiment, "variant")
                 for label, extra in (("profile (Table 1)", []), (f"{epochs} epochs", [f"trainer.epochs={epochs}"]))]
     return ablation(runs_dir, profile, seeds, overrides, "budget", settings)
 
@@ -290,8 +292,8 @@ def seeds_run(runs_dir: Path, profile: str) -> tuple[int, ...]:
 
 
 def make(runs_dir: Path, profile: str, out: Path, seeds=None, overrides=()) -> list[Path]:
-    """Write table1 (CSV + Markdown), fig_prefix10_dev (PNG + PDF), init and budget (CSV + Markdown, once
-    their ablations have runs) and summary.md (settings, per-cell claim check, health lines, the
+    """Write table1 (CSV + Markdown), fig_prefix10_dev (PNG + PDF), init, budget and long (CSV + Markdown,
+    once their ablations have runs) and summary.md (settings, per-cell claim check, health lines, the
     float32-float64 comparison of a float32 report with same_weights.csv, the weights trained in each
     dtype evaluated in both, and the ablations)."""
     seeds = seeds or seeds_run(runs_dir, profile)
@@ -308,11 +310,13 @@ def make(runs_dir: Path, profile: str, out: Path, seeds=None, overrides=()) -> l
     same = pd.concat(same) if same and any(t is not None for t in same) else None
     if same is not None:
         same.to_csv(out / "same_weights.csv", index=False)
-    budget_epochs, init_epochs = ablation_epochs("hnn/budget"), ablation_epochs("hnn/init")
+    budget_epochs, long_epochs, init_epochs = (ablation_epochs(f"hnn/{e}") for e in ("budget", "long", "init"))
     init_table = init_ablation(runs_dir, profile, seeds, overrides, init_epochs)
-    budget_table = budget_ablation(runs_dir, profile, seeds, overrides, budget_epochs)
+    budget_table = budget_ablation(runs_dir, profile, seeds, overrides, "hnn/budget", budget_epochs)
+    long_table = budget_ablation(runs_dir, profile, seeds, overrides, "hnn/long", long_epochs)
     for name, extra_table, title in (("init", init_table, "The plateau of the paper's embedding init (experiment=hnn/init)"),
-                                     ("budget", budget_table, f"The PREFIX-10 GRUs for {budget_epochs} epochs (experiment=hnn/budget)")):
+                                     ("budget", budget_table, f"The PREFIX-10 GRUs for {budget_epochs} epochs (experiment=hnn/budget)"),
+                                     ("long", long_table, f"The PREFIX-10 RNNs for {long_epochs} epochs (experiment=hnn/long)")):
         if extra_table is not None:
             extra_table.to_csv(out / f"{name}.csv", index=False)
             (out / f"{name}.md").write_text(f"# {title}\n\n" + extra_table.to_markdown(index=False) + "\n")
@@ -341,5 +345,7 @@ def make(runs_dir: Path, profile: str, out: Path, seeds=None, overrides=()) -> l
                                          f"{init_epochs} epochs)", "",
                                          init_table.to_markdown(index=False), ""]),
         *([] if budget_table is None else [f"## Beyond the paper: the GRUs with {budget_epochs} epochs (PREFIX-10, the paper's init)", "",
-                                           budget_table.to_markdown(index=False), ""])]))
+                                           budget_table.to_markdown(index=False), ""]),
+        *([] if long_table is None else [f"## Beyond the paper: the RNNs with {long_epochs} epochs (PREFIX-10, the paper's settings)", "",
+                                         long_table.to_markdown(index=False), ""])]))
     return sorted(out.iterdir())
