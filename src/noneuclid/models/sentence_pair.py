@@ -34,8 +34,8 @@ GEOMETRIES = ("euclidean", "hyperbolic_eucl_mlr", "hyperbolic")
 def _embedding_init(runs: int, vocab: int, dim: int, scale: float = 1.0) -> Tensor:
     """U(-m, m) with m = scale * (3 * 0.001^2 / (2 * dim))^(1/3) (scale 1: the original code's ±6.7e-3
     for dim 5, which puts every sentence state near 0; the hyperbolic models, whose embeddings move by
-    Riemannian SGD, then plateau at chance for thousands of batches; experiment=hnn/init measures that). Hyperbolic models project the draw
-into the ball (at scale 100 many points would lie outside it)."""
+    Riemannian SGD, then plateau at chance for thousands of batches; experiment=hnn/init measures that).
+    Hyperbolic models project the draw into the ball (at scale 100 many points would lie outside it)."""
     m = scale * (3 * 0.001 ** 2 / (2 * dim)) ** (1 / 3)
     return torch.empty(runs, vocab, dim).uniform_(-m, m)
 

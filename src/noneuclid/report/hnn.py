@@ -291,6 +291,31 @@ def seeds_run(runs_dir: Path, profile: str) -> tuple[int, ...]:
     return tuple(sorted({int(x) for x in found["cfg.seed"]})) if len(found) else (0, 1, 2)
 
 
+def same_weights(runs_dir: Path, profile: str, seeds, overrides) -> pd.DataFrame | None:
+    """For a float32 report: the PREFIX-10 weights trained in float64, then those trained in float32,
+    each evaluated in both dtypes (`hnn_float32.same_weights`); None while neither has finished runs."""
+    tables = [hnn_float32.same_weights({(row, s): _folder(runs_dir, profile, row, "prefix10", s, trained_in)
+                                        for row in ROWS for s in seeds}, ROWS)
+              for trained_in in (_float64(overrides), overrides)]
+    tables = [t for t in tables if t is not None]
+    return pd.concat(tables) if tables else None
+
+
+def ablation_tables(runs_dir: Path, profile: str, seeds, overrides) -> list[tuple]:
+    """The ablations that have runs, as (file name, table, file title, summary heading)."""
+    budget, long, init = (ablation_epochs(f"hnn/{e}") for e in ("budget", "long", "init"))
+    tables = [("init", init_ablation(runs_dir, profile, seeds, overrides, init),
+               "The plateau of the paper's embedding init (experiment=hnn/init)",
+               f"the plateau of its embedding init (PREFIX-10, {init} epochs)"),
+              ("budget", budget_ablation(runs_dir, profile, seeds, overrides, "hnn/budget", budget),
+               f"The PREFIX-10 GRUs for {budget} epochs (experiment=hnn/budget)",
+               f"the GRUs with {budget} epochs (PREFIX-10, the paper's init)"),
+              ("long", budget_ablation(runs_dir, profile, seeds, overrides, "hnn/long", long),
+               f"The PREFIX-10 RNNs for {long} epochs (experiment=hnn/long)",
+               f"the RNNs with {long} epochs (PREFIX-10, the paper's settings)")]
+    return [t for t in tables if t[1] is not None]
+
+
 def make(runs_dir: Path, profile: str, out: Path, seeds=None, overrides=()) -> list[Path]:
     """Write table1 (CSV + Markdown), fig_prefix10_dev (PNG + PDF), init, budget and long (CSV + Markdown,
     once their ablations have runs) and summary.md (settings, per-cell claim check, health lines, the
@@ -304,22 +329,13 @@ def make(runs_dir: Path, profile: str, out: Path, seeds=None, overrides=()) -> l
     out.mkdir(parents=True, exist_ok=True)
     table.to_csv(out / "table1.csv", index=False)
     comparison = dtype_comparison(runs_dir, profile, seeds, overrides)
-    same = None if comparison is None else [hnn_float32.same_weights(
-        {(row, s): _folder(runs_dir, profile, row, "prefix10", s, trained_in) for row in ROWS for s in seeds}, ROWS)
-        for trained_in in (_float64(overrides), overrides)]  # weights trained in float64, then in float32
-    same = pd.concat(same) if same and any(t is not None for t in same) else None
+    same = None if comparison is None else same_weights(runs_dir, profile, seeds, overrides)
     if same is not None:
         same.to_csv(out / "same_weights.csv", index=False)
-    budget_epochs, long_epochs, init_epochs = (ablation_epochs(f"hnn/{e}") for e in ("budget", "long", "init"))
-    init_table = init_ablation(runs_dir, profile, seeds, overrides, init_epochs)
-    budget_table = budget_ablation(runs_dir, profile, seeds, overrides, "hnn/budget", budget_epochs)
-    long_table = budget_ablation(runs_dir, profile, seeds, overrides, "hnn/long", long_epochs)
-    for name, extra_table, title in (("init", init_table, "The plateau of the paper's embedding init (experiment=hnn/init)"),
-                                     ("budget", budget_table, f"The PREFIX-10 GRUs for {budget_epochs} epochs (experiment=hnn/budget)"),
-                                     ("long", long_table, f"The PREFIX-10 RNNs for {long_epochs} epochs (experiment=hnn/long)")):
-        if extra_table is not None:
-            extra_table.to_csv(out / f"{name}.csv", index=False)
-            (out / f"{name}.md").write_text(f"# {title}\n\n" + extra_table.to_markdown(index=False) + "\n")
+    extra_tables = ablation_tables(runs_dir, profile, seeds, overrides)
+    for name, extra_table, title, _ in extra_tables:
+        extra_table.to_csv(out / f"{name}.csv", index=False)
+        (out / f"{name}.md").write_text(f"# {title}\n\n" + extra_table.to_markdown(index=False) + "\n")
     (out / "table1.md").write_text(table.to_markdown(index=False) + "\n")
     figure(folders, out / "fig_prefix10_dev", seeds[0])
     finished = aggregate.runs([f for f in folders.values() if (f / "DONE").exists()])
@@ -341,11 +357,6 @@ def make(runs_dir: Path, profile: str, out: Path, seeds=None, overrides=()) -> l
         *([] if same is None else ["## The same weights in both dtypes: the PREFIX-10 models trained in each "
                                    "dtype (final epoch), evaluated in both", "", hnn_float32.__doc__.split("\n\n")[1]
                                    .replace("\n", " "), "", same.to_markdown(index=False), ""]),
-        *([] if init_table is None else [f"## Beyond the paper: the plateau of its embedding init (PREFIX-10, "
-                                         f"{init_epochs} epochs)", "",
-                                         init_table.to_markdown(index=False), ""]),
-        *([] if budget_table is None else [f"## Beyond the paper: the GRUs with {budget_epochs} epochs (PREFIX-10, the paper's init)", "",
-                                           budget_table.to_markdown(index=False), ""]),
-        *([] if long_table is None else [f"## Beyond the paper: the RNNs with {long_epochs} epochs (PREFIX-10, the paper's settings)", "",
-                                         long_table.to_markdown(index=False), ""])]))
+        *(line for _, extra_table, _, heading in extra_tables
+          for line in (f"## Beyond the paper: {heading}", "", extra_table.to_markdown(index=False), ""))]))
     return sorted(out.iterdir())
