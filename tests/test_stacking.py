@@ -16,10 +16,10 @@ from noneuclid.train.run_dir import RunDir
 RUNS = [(0, "prefix10"), (1, "prefix30"), (2, "prefix10")]
 
 
-def _cfg(root, seed, data, variant="hyperbolic_gru", *extra):
+def _cfg(root, seed, data, variant="hyperbolic_gru", *extra, epochs=2):
     return compose(["experiment=hnn/table1", "profile=smoke", f"variant=hnn/{variant}", f"seed={seed}",
                     f"data={data}", f"paths.runs_dir={root}/runs", f"paths.generated_dir={root}/gen",
-                    "trainer.progress=false", "trainer.epochs=2", "data.train_size=128", "data.dev_size=64",
+                    "trainer.progress=false", f"trainer.epochs={epochs}", "data.train_size=128", "data.dev_size=64",
                     "data.test_size=64", *extra], experiment_name="hnn/table1")
 
 
@@ -56,6 +56,27 @@ def test_a_run_of_an_interrupted_stack_resumes_alone(tmp_path, monkeypatch):
     resumed = train(_cfg(tmp_path / "b", 0, "prefix10"))
     assert resumed["final_train_loss"] == reference["final_train_loss"]
     assert _metrics(_cfg(tmp_path / "b", 0, "prefix10")) == _metrics(_cfg(tmp_path / "a", 0, "prefix10"))
+
+
+def test_a_longer_stack_goes_on_from_the_finished_shorter_one(tmp_path):
+    """Runs of 3 epochs after the same runs of 1: they start from their checkpoints (EXTENDS) and
+    give exactly the runs of 3 epochs trained from the start; the short runs stay as they were."""
+    short = [_cfg(tmp_path / "b", s, d, epochs=1) for s, d in RUNS]
+    train_stacked(short)
+    before = [RunDir(c).file("metrics.jsonl").read_text() for c in short]
+    longer = [_cfg(tmp_path / "b", s, d, epochs=3) for s, d in RUNS]
+    train_stacked(longer)
+    train_stacked([_cfg(tmp_path / "a", s, d, epochs=3) for s, d in RUNS])
+    for c, s, text in zip(longer, short, before):
+        assert RunDir(c).file("EXTENDS").read_text() == str(RunDir(s).path)
+        assert _metrics(c) == _metrics(_cfg(tmp_path / "a", c.seed, c.data.label, epochs=3))
+        assert RunDir(s).file("metrics.jsonl").read_text() == text
+    other = _cfg(tmp_path / "b", 0, "prefix10", "hyperbolic_gru", "optim.lr=0.01", epochs=3)
+    assert RunDir(other).shorter_run() is None  # other settings
+    fresh = _cfg(tmp_path / "b", 0, "prefix10", "hyperbolic_gru", "trainer.extend=false", epochs=2)
+    train(fresh)
+    assert not RunDir(fresh).file("EXTENDS").exists()
+    assert RunDir(fresh).path == RunDir(_cfg(tmp_path / "b", 0, "prefix10", epochs=2)).path
 
 
 def test_a_diverging_run_is_marked_and_the_others_finish(tmp_path, monkeypatch):

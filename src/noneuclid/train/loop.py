@@ -120,6 +120,11 @@ def _train_pending(cfgs: list[DictConfig], runs: list[RunDir]) -> list[dict]:
     for run in runs:
         run.create()
     _attach_file_log(runs)
+    if cfg.trainer.extend:
+        for run in runs:
+            shorter = None if run.file("checkpoint.pt").exists() else run.shorter_run()
+            if shorter is not None:
+                run.start_from(shorter)
 
     loggers_, exit_code = [], 1
     try:

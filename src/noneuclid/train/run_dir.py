@@ -13,6 +13,7 @@
         FAILED           only if training raised: the error (removed when the run is started again)
         RUNNING          while a process trains it: that process's host and pid, under its flock (another
                          sweep over the same runs skips the folder instead of training it twice)
+        EXTENDS          only in a run started from a shorter one (see RunDir.shorter_run): its folder
         DONE             written last
 """
 
@@ -25,6 +26,7 @@ import logging
 import os
 import platform
 import secrets
+import shutil
 import socket
 import subprocess
 import sys
@@ -36,7 +38,7 @@ from omegaconf import DictConfig, OmegaConf
 from noneuclid.data.files import temporary_sibling
 
 # Settings that change where or how a run is observed, not what it computes.
-NOT_SETTINGS = ("paths", "logger", "trainer.progress", "trainer.threads", "experiment_name", "stack")
+NOT_SETTINGS = ("paths", "logger", "trainer.progress", "trainer.threads", "trainer.extend", "experiment_name", "stack")
 
 
 def resolve_device(name: str) -> torch.device:
@@ -191,6 +193,33 @@ class RunDir:
                 except OSError:  # not empty
                     break
                 folder = folder.parent
+
+    # -- starting from a shorter run --------------------------------------------------------------
+    def shorter_run(self) -> Path | None:
+        """The longest finished run beside this one whose settings differ only in fewer epochs, n, with
+        an evaluation at its end in this run too (trainer.eval_every divides n); None if there is none.
+        Its n epochs are this run's first n: nothing depends on the total (batches are shuffled per seed
+        and epoch, learning rates change per epoch), so this run can go on from its checkpoint."""
+        epochs, own, best = self.cfg.trainer.epochs, settings_hash(self.cfg), (None, 0)
+        for folder in self.path.parent.glob(f"{self.cfg.paper.run_name}-*"):
+            if folder == self.path or not all((folder / f).exists() for f in ("DONE", "checkpoint.pt", "config.yaml")):
+                continue
+            other = OmegaConf.load(folder / "config.yaml")
+            n = other.trainer.epochs
+            other.trainer.epochs = epochs
+            if best[1] < n < epochs and n % self.cfg.trainer.eval_every == 0 and settings_hash(other) == own:
+                best = (folder, n)
+        return best[0]
+
+    def start_from(self, shorter: Path) -> None:
+        """Copy a shorter run's checkpoint and metrics into this run's (new) folder, to train on from
+        there as a resumed run; EXTENDS names it. (W&B shows this run from there on.)"""
+        for name in ("metrics.jsonl", "checkpoint.pt"):
+            tmp = temporary_sibling(self.file(name))
+            shutil.copyfile(shorter / name, tmp)
+            os.replace(tmp, self.file(name))
+        atomic_write(self.file("EXTENDS"), str(shorter))
+        logging.getLogger("noneuclid").info("starting from the shorter run %s", shorter)
 
     # -- metrics -------------------------------------------------------------------------------
     def metrics(self) -> list[dict]:
