@@ -152,12 +152,13 @@ class SentencePairs:
         nonfinite, saturated = torch.zeros(self.runs), torch.zeros(self.runs, 2)
         for start in range(0, n, batch_size):
             t1, l1, t2, l2, y = (t[:, start: start + batch_size] for t in data)
-            logits = model(t1, l1, t2, l2)
+            s1, s2 = model.encode(t1, l1, t2, l2)  # [runs, batch, dim] each
+            logits = model.classify(s1, s2)
             total += F.cross_entropy(logits.flatten(0, 1), y.flatten(), reduction="none").view_as(y).sum(1).cpu()
             correct += (logits.argmax(-1) == y).sum(1).cpu()
             nonfinite += (~torch.isfinite(logits)).any(-1).sum(1).cpu()
             if model.space.hyperbolic:
-                states = torch.stack(model.encode(t1, l1, t2, l2), 1)  # [runs, 2, batch, dim]
+                states = torch.stack((s1, s2), 1)  # [runs, 2, batch, dim]
                 saturated += pb.boundary_share(states, model.space.c).cpu() * states.shape[-2]
         rows = [{f"{split}_loss": float(total[r]) / n, f"{split}_accuracy": float(correct[r]) / n,
                  f"{split}_nonfinite": int(nonfinite[r])} for r in range(self.runs)]
