@@ -167,3 +167,19 @@ def test_health_names_runs_still_at_chance_per_dataset_and_model(tmp_path):
     assert lines[0] == "PREFIX-10: 1 of 1 finished runs reach 80 % test accuracy."
     assert lines[1] == ("Still at chance when training stopped (final test accuracy below 52 %): PREFIX-30% fully "
                         "Euclidean GRU 1 of 2, PREFIX-50% fully Euclidean GRU 1 of 1.")
+
+
+def test_cpu_profile_gives_the_rnns_twice_the_gru_epochs_and_the_report_says_so():
+    """About equal CPU time per model (a GRU step costs 2.5 RNN steps); the settings line names both."""
+    import pandas as pd
+
+    from noneuclid.report import hnn
+
+    epochs = {cell: compose(["experiment=hnn/table1", "profile=cpu", f"variant=hnn/euclidean_{cell}"]).trainer.epochs
+              for cell in ("rnn", "gru")}
+    assert epochs["rnn"] == 2 * epochs["gru"]
+    runs = pd.DataFrame({"cfg.model.cell": ["gru", "rnn"], "cfg.trainer.epochs": [epochs["gru"], epochs["rnn"]],
+                         "cfg.data.train_size": 1000, "cfg.data.batch_size": 64, "cfg.trainer.eval_every_steps": 2000,
+                         "cfg.trainer.dtype": "float64", "nonfinite_events": 0})
+    assert (f"the GRUs {epochs['gru']} epochs ({epochs['gru'] * 16} batches of 64), "
+            f"the RNNs {epochs['rnn']} epochs ({epochs['rnn'] * 16} batches of 64)") in hnn._settings(runs)

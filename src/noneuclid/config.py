@@ -11,6 +11,8 @@ CONFIG_DIR = Path(__file__).resolve().parents[2] / "configs"
 
 # ${pick:flag,yes,no} -> yes if flag else no (used in run names, e.g. stiefel | euclidean)
 OmegaConf.register_new_resolver("pick", lambda flag, yes, no: yes if flag else no, replace=True)
+# ${choose:key,{a: x, b: y}} -> the value of key in the table (e.g. epochs per model.cell)
+OmegaConf.register_new_resolver("choose", lambda key, table: table[key], replace=True)
 
 
 def compose(overrides: list[str] = (), experiment_name: str = "default") -> DictConfig:

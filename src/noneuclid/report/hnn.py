@@ -98,9 +98,15 @@ def _settings(finished: pd.DataFrame) -> str:
     """The settings the profile reduces, and the NaN/inf events counted over the finished runs."""
     r = finished.iloc[0]
     size = int(r["cfg.data.train_size"]) if r["cfg.data.train_size"] == r["cfg.data.train_size"] else 500_000
-    epochs, batch = int(r["cfg.trainer.epochs"]), int(r["cfg.data.batch_size"])
-    return (f"Settings: {size} training pairs, {epochs} epochs ({epochs * -(-size // batch)} batches of {batch}; "
-            f"the paper: 500000 pairs, 30 epochs, 3 seeds), evaluation every "
+    batch = int(r["cfg.data.batch_size"])
+    epochs = finished.groupby("cfg.model.cell")["cfg.trainer.epochs"].max().astype(int)  # cell -> epochs
+
+    def budget(e: int) -> str:
+        return f"{e} epochs ({e * -(-size // batch)} batches of {batch})"
+    budgets = (budget(epochs.iloc[0]) if epochs.nunique() == 1  # (the cpu profile: about equal CPU time per model)
+               else ", ".join(f"the {cell.upper()}s {budget(e)}" for cell, e in epochs.items()))
+    return (f"Settings: {size} training pairs, {budgets} "
+            f"(the paper: 500000 pairs, 30 epochs, 3 seeds), evaluation every "
             f"{int(r['cfg.trainer.eval_every_steps'])} batches, {r['cfg.trainer.dtype']}. "
             f"NaN/inf events over the {len(finished)} finished runs: {int(finished.nonfinite_events.sum())}.")
 
