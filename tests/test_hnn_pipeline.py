@@ -137,6 +137,23 @@ def test_float32_against_float64_from_runs(tmp_path):
     assert list(pd.read_csv(out / "same_weights.csv")["trained in"]) == ["float64", "float32"]
 
 
+def test_more_seeds_compare_the_seeds_experiments_models_over_all_seeds(tmp_path):
+    """experiment=hnn/seeds' runs (seed 3 here) join Table 1's seed in the float32 report's more-seeds
+    comparison, and stay out of Table 1 (whose seeds are 0, 1, 2)."""
+    from noneuclid.report import hnn
+    from noneuclid.train.loop import train_stacked
+    data = [f"paths.generated_dir={tmp_path}/gen", "data.train_size=128", "data.dev_size=64", "data.test_size=64"]
+    for dtype in ("float64", "float32"):
+        train_stacked([compose(["experiment=hnn/seeds", "profile=smoke", f"paths.runs_dir={tmp_path}/runs",
+                                "variant=hnn/hyperbolic_rnn_eucl_mlr", "data=prefix10", f"seed={seed}",
+                                f"trainer.dtype={dtype}", "trainer.progress=false", *data], experiment_name="hnn/seeds")
+                       for seed in (0, 3)])
+    assert hnn.seeds_run(tmp_path / "runs", "smoke") == (0,)
+    row, = hnn.more_seeds(tmp_path / "runs", "smoke", (0,), [*data, "trainer.dtype=float32"]).to_dict("records")
+    assert row["model"] == "hyperbolic RNN + FFNN, Eucl. MLR" and row["dataset"] == "PREFIX-10%"
+    assert row["float32"].endswith("(n=2)") and row["float64"].endswith("(n=2)")
+
+
 def test_same_weights_in_both_dtypes_from_a_float64_run(tmp_path):
     """The float64-trained weights evaluated in float32: one row per finished run, with both test
     accuracies, the largest relative gradient error and the boundary shares of a hyperbolic model."""

@@ -24,7 +24,7 @@ PAPERS = {
     "brantner": Paper("Brantner, Adam on manifolds", ("fig3a", "fig3b", "table2", "section"),
                       ("noneuclid.report.brantner",), ("table2", "accuracy", "authors_networks", "curves", "section"),
                       ("fig3a", "fig3b")),
-    "hnn": Paper("Ganea et al., Hyperbolic Neural Networks", ("table1", "init", "budget", "long", "poincare", "table2"),
+    "hnn": Paper("Ganea et al., Hyperbolic Neural Networks", ("table1", "init", "budget", "long", "seeds", "poincare", "table2"),
                  ("noneuclid.report.hnn", "noneuclid.report.hnn_table2"),
                  ("table1", "init", "budget", "long", "table2", "table2_embeddings"),
                  ("fig_prefix10_dev", "fig_table2_boundaries")),

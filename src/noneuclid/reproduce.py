@@ -90,6 +90,9 @@ def plan(papers, profile: str, data_dir: Path, generated_dir: Path, runs_dir: Pa
             steps.append(Step(paper, "train the init ablation", train + ["experiment=hnn/init"]))
             steps.append(Step(paper, "train the budget ablation", train + ["experiment=hnn/budget"]))
             steps.append(Step(paper, "train the long-budget ablation", train + ["experiment=hnn/long"]))
+            for dtype in ("float64", "float32"):  # for the float32 report's comparison with nine seeds
+                steps.append(Step(paper, f"train more seeds in {dtype}", train + ["experiment=hnn/seeds",
+                                                                                  f"trainer.dtype={dtype}"]))
             steps.append(Step(paper, "report float32", ["noneuclid.report", paper, "--runs", str(runs_dir), "--profile",
                                                         profile, "--out", f"results/hnn/{profile}-float32",
                                                         "trainer.dtype=float32"], kind="report"))

@@ -19,7 +19,9 @@ matplotlib.use("Agg")
 import matplotlib.pyplot as plt  # noqa: E402
 import pandas as pd  # noqa: E402
 
-from noneuclid.config import compose, sweep_values  # noqa: E402
+from omegaconf import OmegaConf  # noqa: E402
+
+from noneuclid.config import CONFIG_DIR, compose, sweep_values  # noqa: E402
 from noneuclid.data.files import DataError  # noqa: E402
 from noneuclid.report import aggregate, figures, hnn_float32  # noqa: E402
 from noneuclid.report.estimates import compare, estimate  # noqa: E402
@@ -263,17 +265,20 @@ def _float64(overrides) -> list:
     return [o for o in overrides if o != FLOAT32]
 
 
-def dtype_comparison(runs_dir: Path, profile: str, seeds, overrides) -> pd.DataFrame | None:
-    """For a float32 report: per PREFIX dataset and model, the test accuracy over the seeds in float32 and in
-    float64 (the same runs without trainer.dtype=float32), mean ± s.d., their difference and its
-    combined standard error sqrt(se_32^2 + se_64^2): a difference within it cannot be told from the
-    seeds' spread (the Euclidean models, with no Möbius arithmetic, show how large that spread is)."""
+def dtype_comparison(runs_dir: Path, profile: str, seeds, overrides, models=tuple(ROWS),
+                     datasets=None) -> pd.DataFrame | None:
+    """For a float32 report: per PREFIX dataset and model (of `models` and `datasets`, default all), the
+    test accuracy over the seeds in float32 and in float64 (the same runs without
+    trainer.dtype=float32), mean ± s.d., their difference and its combined standard error
+    sqrt(se_32^2 + se_64^2): a difference within it cannot be told from the seeds' spread (the
+    Euclidean models, with no Möbius arithmetic, show how large that spread is)."""
     if FLOAT32 not in overrides:
         return None
     other = _float64(overrides)
+    datasets = datasets or [data for data in DATASETS if data.startswith("prefix")]
     rows = []
-    prefix = {data: name for data, name in DATASETS.items() if data.startswith("prefix")}
-    for (data, name), (row, label) in itertools.product(prefix.items(), ROWS.items()):
+    for data, row in itertools.product(datasets, models):
+        name, label = DATASETS[data], ROWS[row]
         acc = {}
         for dtype, ovr in (("float32", overrides), ("float64", other)):
             found = [f for f in (_folder(runs_dir, profile, row, data, s, ovr) for s in seeds) if (f / "DONE").exists()]
@@ -290,11 +295,26 @@ def dtype_comparison(runs_dir: Path, profile: str, seeds, overrides) -> pd.DataF
     return pd.DataFrame(rows) if rows else None
 
 
+def _stack_values(experiment: str, key: str) -> list:
+    """configs/experiment/hnn/<experiment>.yaml's stack.<key>, e.g. its seeds."""
+    return list(OmegaConf.load(CONFIG_DIR / "experiment" / "hnn" / f"{experiment}.yaml").stack[key])
+
+
 def seeds_run(runs_dir: Path, profile: str) -> tuple[int, ...]:
-    """The seeds of the runs under runs/hnn/<profile> (the smoke profile runs seed 0 only), else 0, 1, 2."""
+    """Table 1's seeds that have runs under runs/hnn/<profile> (the smoke profile runs seed 0 only),
+    else all of Table 1's (0, 1, 2)."""
     root = Path(runs_dir) / "hnn" / profile
     found = aggregate.runs([root]) if root.exists() else pd.DataFrame()
-    return tuple(sorted({int(x) for x in found["cfg.seed"]})) if len(found) else (0, 1, 2)
+    table1 = _stack_values("table1", "seed")
+    return tuple(s for s in table1 if s in {int(x) for x in found["cfg.seed"]}) if len(found) else tuple(table1)
+
+
+def more_seeds(runs_dir: Path, profile: str, seeds, overrides) -> pd.DataFrame | None:
+    """For a float32 report: float32 against float64 (`dtype_comparison`) with Table 1's seeds and
+    experiment=hnn/seeds' more seeds, for that experiment's models and datasets."""
+    models = [v.removeprefix("hnn/") for v in sweep_values("hnn/seeds", "variant")]
+    return dtype_comparison(runs_dir, profile, (*seeds, *_stack_values("seeds", "seed")), overrides, models,
+                            _stack_values("seeds", "data"))
 
 
 def same_weights(runs_dir: Path, profile: str, seeds, overrides) -> pd.DataFrame | None:
@@ -338,6 +358,9 @@ def make(runs_dir: Path, profile: str, out: Path, seeds=None, overrides=()) -> l
     same = None if comparison is None else same_weights(runs_dir, profile, seeds, overrides)
     if same is not None:
         same.to_csv(out / "same_weights.csv", index=False)
+    seeds_table = more_seeds(runs_dir, profile, seeds, overrides)
+    if seeds_table is not None:
+        seeds_table.to_csv(out / "seeds.csv", index=False)
     extra_tables = ablation_tables(runs_dir, profile, seeds, overrides)
     for name, extra_table, title, _ in extra_tables:
         extra_table.to_csv(out / f"{name}.csv", index=False)
@@ -360,6 +383,10 @@ def make(runs_dir: Path, profile: str, out: Path, seeds=None, overrides=()) -> l
         table.to_markdown(index=False), "", "![dev accuracy on PREFIX-10](fig_prefix10_dev.png)", "",
         *([] if comparison is None else ["## float32 against float64 (test accuracy % at best dev, "
                                          "mean ± s.d. over seeds)", "", comparison.to_markdown(index=False), ""]),
+        *([] if seeds_table is None else ["## float32 against float64 with more seeds (experiment=hnn/seeds: the "
+                                          "models with a Euclidean MLR, seeds "
+                                          f"{', '.join(map(str, _stack_values('seeds', 'seed')))} beside Table 1's)", "",
+                                          seeds_table.to_markdown(index=False), ""]),
         *([] if same is None else ["## The same weights in both dtypes: the PREFIX-10 models trained in each "
                                    "dtype (final epoch), evaluated in both", "", hnn_float32.__doc__.split("\n\n")[1]
                                    .replace("\n", " "), "", same.to_markdown(index=False), ""]),
