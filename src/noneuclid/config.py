@@ -47,5 +47,16 @@ def stacked_runs(overrides: list[str], stack: dict, experiment_name: str = "defa
 def sweep_values(experiment: str, key: str) -> list[str]:
     """The values that configs/experiment/<experiment>.yaml sweeps `key` over (hydra.sweeper.params),
     as strings, e.g. sweep_values("brantner/section", "seed") -> ["0", "1", "2"]."""
-    params = OmegaConf.load(CONFIG_DIR / "experiment" / f"{experiment}.yaml").hydra.sweeper.params
+    params = _experiment(experiment).hydra.sweeper.params
     return [v.strip() for v in str(params[key]).split(",")]
+
+
+def experiment_value(experiment: str, key: str):
+    """What configs/experiment/<experiment>.yaml itself sets at the dotted `key` (plain Python values),
+    e.g. experiment_value("hnn/seeds", "stack.seed") -> [3, 4, 5, 6, 7, 8]."""
+    value = OmegaConf.select(_experiment(experiment), key)
+    return OmegaConf.to_object(value) if OmegaConf.is_config(value) else value
+
+
+def _experiment(experiment: str) -> DictConfig:
+    return OmegaConf.load(CONFIG_DIR / "experiment" / f"{experiment}.yaml")

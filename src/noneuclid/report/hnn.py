@@ -19,9 +19,7 @@ matplotlib.use("Agg")
 import matplotlib.pyplot as plt  # noqa: E402
 import pandas as pd  # noqa: E402
 
-from omegaconf import OmegaConf  # noqa: E402
-
-from noneuclid.config import CONFIG_DIR, compose, sweep_values  # noqa: E402
+from noneuclid.config import compose, experiment_value, sweep_values  # noqa: E402
 from noneuclid.data.files import DataError  # noqa: E402
 from noneuclid.report import aggregate, figures, hnn_float32  # noqa: E402
 from noneuclid.report.estimates import compare, estimate  # noqa: E402
@@ -249,7 +247,7 @@ def init_ablation(runs_dir: Path, profile: str, seeds, overrides=(), epochs: int
 def budget_ablation(runs_dir: Path, profile: str, seeds, overrides=(), experiment: str = "hnn/budget",
                     epochs: int | None = None) -> pd.DataFrame | None:
     """experiment=hnn/budget (the three PREFIX-10 GRUs for a third of the profile's epochs: how many
-    batches the plateau costs) or hnn/long (the RNNs for three times as many): the experiment's models
+    batches the plateau costs) or hnn/long (the RNNs for 1.5 times as many): the experiment's models
     at the profile's epochs (Table 1's runs) and at `epochs` (the experiment's by default)."""
     epochs = epochs or ablation_epochs(experiment)
     settings = [(row.removeprefix("hnn/"), label, extra) for row in sweep_values(experiment, "variant")
@@ -295,17 +293,12 @@ def dtype_comparison(runs_dir: Path, profile: str, seeds, overrides, models=tupl
     return pd.DataFrame(rows) if rows else None
 
 
-def _stack_values(experiment: str, key: str) -> list:
-    """configs/experiment/hnn/<experiment>.yaml's stack.<key>, e.g. its seeds."""
-    return list(OmegaConf.load(CONFIG_DIR / "experiment" / "hnn" / f"{experiment}.yaml").stack[key])
-
-
 def seeds_run(runs_dir: Path, profile: str) -> tuple[int, ...]:
     """Table 1's seeds that have runs under runs/hnn/<profile> (the smoke profile runs seed 0 only),
     else all of Table 1's (0, 1, 2)."""
     root = Path(runs_dir) / "hnn" / profile
     found = aggregate.runs([root]) if root.exists() else pd.DataFrame()
-    table1 = _stack_values("table1", "seed")
+    table1 = experiment_value("hnn/table1", "stack.seed")
     return tuple(s for s in table1 if s in {int(x) for x in found["cfg.seed"]}) if len(found) else tuple(table1)
 
 
@@ -313,8 +306,8 @@ def more_seeds(runs_dir: Path, profile: str, seeds, overrides) -> pd.DataFrame |
     """For a float32 report: float32 against float64 (`dtype_comparison`) with Table 1's seeds and
     experiment=hnn/seeds' more seeds, for that experiment's models and datasets."""
     models = [v.removeprefix("hnn/") for v in sweep_values("hnn/seeds", "variant")]
-    return dtype_comparison(runs_dir, profile, (*seeds, *_stack_values("seeds", "seed")), overrides, models,
-                            _stack_values("seeds", "data"))
+    return dtype_comparison(runs_dir, profile, (*seeds, *experiment_value("hnn/seeds", "stack.seed")), overrides,
+                            models, experiment_value("hnn/seeds", "stack.data"))
 
 
 def same_weights(runs_dir: Path, profile: str, seeds, overrides) -> pd.DataFrame | None:
@@ -385,7 +378,7 @@ def make(runs_dir: Path, profile: str, out: Path, seeds=None, overrides=()) -> l
                                          "mean ± s.d. over seeds)", "", comparison.to_markdown(index=False), ""]),
         *([] if seeds_table is None else ["## float32 against float64 with more seeds (experiment=hnn/seeds: the "
                                           "models with a Euclidean MLR, seeds "
-                                          f"{', '.join(map(str, _stack_values('seeds', 'seed')))} beside Table 1's)", "",
+                                          f"{', '.join(map(str, experiment_value('hnn/seeds', 'stack.seed')))} beside Table 1's)", "",
                                           seeds_table.to_markdown(index=False), ""]),
         *([] if same is None else ["## The same weights in both dtypes: the PREFIX-10 models trained in each "
                                    "dtype (final epoch), evaluated in both", "", hnn_float32.__doc__.split("\n\n")[1]
