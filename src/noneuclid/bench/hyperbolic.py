@@ -3,7 +3,8 @@ GRU sentence-pair model over the fully Euclidean GRU model, same sizes and batch
 batch 64, sentences of up to 20 tokens, dimension 5, float64 as in the paper). The hyperbolic
 model runs as configured (compiled: input products, recurrence step, FFNN + MLR) and, for
 comparison, eager. Then the stacked trainer: runs per hour when `stacked_runs` runs train as one
-model, over one run at a time (the same step, same machine, same run)."""
+model, over one run at a time (the same step, same machine, same run), at the process's threads and,
+on a CPU with more, at one thread as in the sweeps (one process per core)."""
 
 from __future__ import annotations
 
@@ -41,19 +42,33 @@ def run(device: torch.device, batch: int = 64, repeats: int = 10, dtype=torch.fl
              "hyperbolic_gru_stacked": make_step("hyperbolic", device, dtype, batch, compile=True, runs=stacked_runs),
              "euclidean_gru_stacked": make_step("euclidean", device, dtype, batch, runs=stacked_runs)}
     t = compare(steps, device, repeats=repeats)
-    return {"device": str(device), "batch": batch, "dtype": str(dtype).removeprefix("torch."),
+    threads = torch.get_num_threads()
+    one_thread = {}
+    if device.type == "cpu" and threads > 1:  # the sweeps' setting: one process per core, one thread each
+        torch.set_num_threads(1)
+        one_thread = compare({k: steps[k] for k in ("hyperbolic_gru", "hyperbolic_gru_stacked")}, device, repeats=repeats)
+        torch.set_num_threads(threads)
+    return {"device": str(device), "batch": batch, "dtype": str(dtype).removeprefix("torch."), "threads": threads,
             "train_step_seconds": t, "train_step_ratio": t["hyperbolic_gru"] / t["euclidean_gru"],
             "eager_train_step_ratio": t["hyperbolic_gru_eager"] / t["euclidean_gru"],
             "stacked_runs": stacked_runs,
             "stacked_runs_speedup": stacked_runs * t["hyperbolic_gru"] / t["hyperbolic_gru_stacked"],
             "euclidean_stacked_runs_speedup": stacked_runs * t["euclidean_gru"] / t["euclidean_gru_stacked"],
+            "one_thread_train_step_seconds": one_thread,
+            "one_thread_stacked_runs_speedup": (stacked_runs * one_thread["hyperbolic_gru"] / one_thread["hyperbolic_gru_stacked"]
+                                                if one_thread else None),
             "targets": {"train_step_ratio": "<= 3 on CPU", "stacked_runs_speedup": ">= 4"}}
 
 
 def describe(r: dict) -> str:
     s, k = r["train_step_seconds"], r["stacked_runs"]
+    one = ([f"  the same at one thread           : {r['one_thread_stacked_runs_speedup']:8.2f}   (alone "
+            f"{r['one_thread_train_step_seconds']['hyperbolic_gru'] * 1e3:.1f} ms, stacked "
+            f"{r['one_thread_train_step_seconds']['hyperbolic_gru_stacked'] * 1e3:.1f} ms; sweeps run one "
+            "process per core)"] if r["one_thread_stacked_runs_speedup"] else [])
     return "\n".join([
-        f"Sentence-pair GRU models, batch {r['batch']}, {r['dtype']}, {r['device']} (medians of interleaved repeats)",
+        f"Sentence-pair GRU models, batch {r['batch']}, {r['dtype']}, {r['device']}, {r['threads']} threads "
+        "(medians of interleaved repeats)",
         f"  train step, fully Euclidean GRU  : {s['euclidean_gru'] * 1e3:8.1f} ms",
         f"  train step, fully hyperbolic GRU : {s['hyperbolic_gru'] * 1e3:8.1f} ms  (compiled)",
         f"  ... the same, eager              : {s['hyperbolic_gru_eager'] * 1e3:8.1f} ms",
@@ -62,4 +77,5 @@ def describe(r: dict) -> str:
         f"  {k} hyperbolic runs stacked      : {s['hyperbolic_gru_stacked'] * 1e3:8.1f} ms per step of all {k}",
         f"  runs per hour, stacked / alone   : {r['stacked_runs_speedup']:8.2f}   (target >= 4; Euclidean GRU: "
         f"{r['euclidean_stacked_runs_speedup']:.2f})",
+        *one,
     ])

@@ -81,8 +81,7 @@ class SentencePairModel(nn.Module):
         """The hidden state of each sentence at its true length, ([runs, batch, dim], [runs, batch, dim])."""
         steps = max(tokens1.shape[-1], tokens2.shape[-1])
         tokens = torch.stack([F.pad(t, (0, steps - t.shape[-1])) for t in (tokens1, tokens2)], 1)  # [runs, 2, batch, time]
-        run = torch.arange(self.runs, device=tokens.device).view(-1, 1, 1, 1)
-        states = self.encoders(self.embedding[run, tokens], torch.stack([lengths1, lengths2], 1))
+        states = self.encoders.forward_tokens(self.embedding, tokens, torch.stack([lengths1, lengths2], 1))
         return states.unbind(1)
 
     def forward(self, tokens1: Tensor, lengths1: Tensor, tokens2: Tensor, lengths2: Tensor) -> Tensor:

@@ -28,6 +28,7 @@ import functools
 
 import torch
 from torch import Tensor, nn
+from torch.nn import functional as F
 
 from noneuclid.geometry.spaces import Euclidean, PoincareBall
 from noneuclid.nn.hyperbolic import PoincareParameter, glorot
@@ -85,6 +86,24 @@ def input_products(space, U: Tensor, x: Tensor) -> Tensor:
     return space.matvec_result(matvec(U.unsqueeze(-4), x, -2), x)
 
 
+def token_products(space, U: Tensor, table: Tensor, tokens: Tensor) -> Tensor:
+    """U_g (x) table[token] for every token, formed once per table row and gathered, batch last
+    (`space` with dim -2): U [runs, encoders, gates, hidden, input], table [runs, vocab, input],
+    tokens [runs, encoders, time, batch] -> [runs, encoders, time, gates, hidden, batch].
+
+    The rows are padded with zeros to a multiple of 16, so that the element-wise kernels meet no
+    remainder shorter than a SIMD vector (where torch rounds transcendental functions differently):
+    each run's values are then bitwise the same whether it is stacked with others or not."""
+    runs, encoders, time, batch = tokens.shape
+    vocab = table.shape[-2]
+    table = F.pad(table.mT, (0, -vocab % 16))  # [runs, input, vocab + padding]
+    table = table.unsqueeze(1).expand(runs, encoders, *table.shape[1:]).contiguous()
+    rows = input_products(space, U, table.unsqueeze(2))[:, :, 0]  # [runs, encoders, gates, hidden, vocab + padding]
+    out = (runs, encoders, time, *rows.shape[-3:-1])
+    index = tokens[:, :, :, None, None, :].expand(*out, batch)
+    return rows.unsqueeze(2).expand(*out, rows.shape[-1]).gather(-1, index)
+
+
 STEPS = {"rnn": rnn_step, "gru": gru_step}
 _COMPILED: dict = {}
 # Every cell shares the code object of `step` below, and each needs about 5 graphs (train batch and
@@ -116,8 +135,8 @@ class Recurrent(nn.Module):
     forward(x, lengths): x [*copies, batch, time, input] (points of the space), lengths [*copies,
     batch] -> the hidden state at each sequence's true length, [*copies, batch, hidden]. Steps after
     a sequence's end keep its state, so padding never changes the result. The input products
-    U (x) x of all time steps are one (compiled) call; the recurrence is one (compiled) call per step,
-    in the batch-last layout.
+    U (x) x of all time steps are one (compiled) call, per token or, from token ids, per word
+    (forward_tokens); the recurrence is one (compiled) call per step, in the batch-last layout.
     """
 
     def __init__(self, cell: str, input_size: int, hidden_size: int, space: Euclidean | PoincareBall,
@@ -129,8 +148,10 @@ class Recurrent(nn.Module):
             raise ValueError(f"unknown nonlinearity {nonlinearity!r}: use one of {sorted(ACTIVATIONS)}")
         batch_last = space.along(-2)
         self.step = masked_step(cell, batch_last, ACTIVATIONS[nonlinearity], compile)
-        inputs = functools.partial(input_products, batch_last)
-        self.inputs = compiled(("inputs", type(space).__name__, getattr(space, "c", None)), inputs) if compile else inputs
+        def on_space(fn):  # fn with the batch-last space bound, compiled once per process and space if asked
+            bound = functools.partial(fn, batch_last)
+            return compiled((fn.__name__, type(space).__name__, getattr(space, "c", None)), bound) if compile else bound
+        self.inputs, self.token_inputs = on_space(input_products), on_space(token_products)
         self.space = space
         gates, copies = GATES[cell], tuple(copies)
         per_gate = len(copies) + 1  # one clipping unit per copy and gate
@@ -140,14 +161,30 @@ class Recurrent(nn.Module):
         self.b = with_copy_dims(PoincareParameter(bias, space.c) if space.hyperbolic else nn.Parameter(bias), per_gate)
 
     def forward(self, x: Tensor, lengths: Tensor) -> Tensor:
+        x = x.movedim(-3, -1).contiguous()  # batch last: [*copies, time, input, batch]
+        return self.recur(self.inputs(self.U, x), lengths)
+
+    def forward_tokens(self, table: Tensor, tokens: Tensor, lengths: Tensor) -> Tensor:
+        """forward(table[tokens], lengths) per copy, for copies = (runs, encoders) sharing a table of
+        points table [runs, vocab, input], with token ids tokens [runs, encoders, batch, time].
+
+        U (x) x depends on the token alone, so when the table has fewer rows than a batch has tokens
+        (PREFIX: 101 words, 64 x 20 tokens) the products are formed once per row and looked up: the
+        same values for 1/12 of the work. Otherwise they are formed once per token, as in forward."""
+        runs, encoders, batch, time = tokens.shape
+        if table.shape[-2] >= batch * time:
+            return self(table[torch.arange(runs, device=tokens.device).view(-1, 1, 1, 1), tokens], lengths)
+        return self.recur(self.token_inputs(self.U, table, tokens.mT.contiguous()), lengths)
+
+    def recur(self, u: Tensor, lengths: Tensor) -> Tensor:
+        """The recurrence over input products u [*copies, time, gates, hidden, batch] -> [*copies, batch, hidden]."""
         if bool((lengths < 1).any()):
             raise ValueError("every sequence needs at least one token (got a length < 1)")
         W, b = self.W, self.b.unsqueeze(-1)  # b broadcast over the batch: [*copies, gates, hidden, 1]
-        x = x.movedim(-3, -1).contiguous()  # batch last: [*copies, time, input, batch]
-        u = self.inputs(self.U, x).unbind(-4)  # per time step [*copies, gates, hidden, batch]
-        keep_going = torch.arange(x.shape[-3], device=x.device) < lengths.unsqueeze(-1)  # [*copies, batch, time]
+        time, batch = u.shape[-4], u.shape[-1]
+        keep_going = torch.arange(time, device=u.device) < lengths.unsqueeze(-1)  # [*copies, batch, time]
         keep_going = keep_going.unsqueeze(-3).unbind(-1)  # per time step [*copies, 1, batch]
-        h = x.new_zeros(*x.shape[:-3], W.shape[-1], x.shape[-1])  # [*copies, hidden, batch]
-        for u_t, keep_t in zip(u, keep_going):
+        h = u.new_zeros(*u.shape[:-4], W.shape[-1], batch)  # [*copies, hidden, batch]
+        for u_t, keep_t in zip(u.unbind(-4), keep_going):
             h = self.step(u_t, h, keep_t, W, b)
         return h.mT
