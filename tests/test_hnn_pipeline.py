@@ -2,6 +2,7 @@
 evaluate on dev and test every few steps and select the test accuracy at the best dev accuracy."""
 
 import pytest
+import torch
 
 from noneuclid.config import compose
 from noneuclid.train import train
@@ -156,7 +157,8 @@ def test_more_seeds_compare_the_seeds_experiments_models_over_all_seeds(tmp_path
 
 def test_same_weights_in_both_dtypes_from_a_float64_run(tmp_path):
     """The float64-trained weights evaluated in float32: one row per finished run, with both test
-    accuracies, the largest relative gradient error and the boundary shares of a hyperbolic model."""
+    accuracies, the largest relative errors of the gradient and of the Riemannian SGD step, and the
+    boundary shares of a hyperbolic model."""
     from noneuclid.report import hnn, hnn_float32
     data = [f"paths.generated_dir={tmp_path}/gen", "data.train_size=128", "data.dev_size=64", "data.test_size=64"]
     cfg = compose(["experiment=hnn/table1", "profile=smoke", f"paths.runs_dir={tmp_path}/runs",
@@ -166,7 +168,11 @@ def test_same_weights_in_both_dtypes_from_a_float64_run(tmp_path):
     row, = hnn_float32.same_weights(folders, hnn.ROWS).to_dict("records")
     assert row["model"] == "fully hyperbolic RNN" and row["seed"] == 0 and row["trained in"] == "float64"
     assert abs(row["test accuracy %, float32"] - row["test accuracy %, float64"]) <= 100 / 64  # one example at most
-    assert float(row["float32 gradient, largest relative error"]) < 1e-2
+    weights = torch.load(RunDir(cfg).path / "checkpoint.pt", weights_only=False)["model"]
+    for column in ("float32 gradient, largest relative error", "float32 RSGD step, largest relative error"):
+        error, parameter = row[column].split()  # e.g. "3.1e-03 (encoders.W)"
+        assert float(error) < 1e-2 and parameter.strip("()") in weights
+    assert row["RSGD step coordinates lost to float32 rounding"] == "0.0%"
     assert row["states at the boundary s1 / s2"].count("%") == 2 and row["non-finite float32 outputs"] == 0
 
 

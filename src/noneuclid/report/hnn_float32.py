@@ -5,8 +5,10 @@ Training runs in the two dtypes part ways (a rounding difference compounds over 
 run leaves a plateau is chaotic), so their accuracies differ by the seeds' spread and cannot show a
 float32 defect alone. Here the weights are the same: a float32 defect near the ball's boundary (where
 trained encoders keep most sentence states) or on a plateau (where float32-trained runs that stayed
-there stopped) would show as a different test accuracy or as float32 gradients far from float64's;
-the Euclidean models show the gradient error that float32 rounding alone gives these networks.
+there stopped) would show as a different test accuracy, as float32 gradients far from float64's, or
+as Riemannian SGD steps of the ball-valued weights that float32 computes wrongly or rounds away (a
+step below the spacing of float32 numbers at x leaves x unchanged); the Euclidean models show the
+gradient error that float32 rounding alone gives these networks.
 """
 
 from __future__ import annotations
@@ -15,22 +17,42 @@ import pandas as pd
 import torch
 from omegaconf import OmegaConf
 
+from noneuclid.nn.hyperbolic import PoincareParameter
+from noneuclid.optim.rsgd import ball_step
 from noneuclid.train import tasks
 from noneuclid.train.loop import build_model
 
 CPU = torch.device("cpu")
 
 
-def evaluate_in(cfg, task, weights: dict, dtype) -> tuple[dict, dict]:
-    """A run's weights in `dtype`: its test metrics and the gradient of its loss on the first training
-    batch (per parameter, as float64)."""
+def evaluate_in(cfg, task, weights: dict, dtype) -> tuple[dict, dict, dict]:
+    """A run's weights in `dtype`: its test metrics, the gradient of its loss on the first training
+    batch and the Riemannian SGD step each ball-valued weight would take from it (x_new - x, at the
+    configured learning rates, before clipping), both per parameter, as float64."""
     task = task.to(CPU, dtype)
     model = build_model({**cfg.model, "compile": False}, CPU, dtype, **task.model_kwargs)  # eager: no compile time
     model.load_state_dict({k: v.to(dtype) for k, v in weights.items()})
     metrics = task.evaluate(model, "test")[0]
     loss, _ = task.loss(model, next(iter(task.batches(0))))
     loss.backward()
-    return metrics, {n: p.grad.double() for n, p in model.named_parameters() if p.grad is not None}
+    grads = {n: p.grad.double() for n, p in model.named_parameters() if p.grad is not None}
+    with torch.no_grad():
+        steps = {n: (ball_step(p, p.grad, cfg.optim.embedding_lr if n == "embedding" else cfg.optim.ball_lr, p.c)
+                     - p).double() for n, p in model.named_parameters() if isinstance(p, PoincareParameter)}
+    return metrics, grads, steps
+
+
+def _largest(per_parameter: dict, fmt: str) -> str:
+    """The largest value of {parameter: value}, formatted, and its parameter (none when 0); '-' when empty."""
+    if not per_parameter:
+        return "-"
+    name = max(per_parameter, key=per_parameter.get)
+    return f"{per_parameter[name]:{fmt}}" + (f" ({name})" if per_parameter[name] else "")
+
+
+def _relative_errors(approx: dict, exact: dict) -> dict:
+    """||approx - exact|| / ||exact|| per parameter of `exact`."""
+    return {n: float((approx[n] - e).norm() / e.norm().clamp_min(1e-300)) for n, e in exact.items()}
 
 
 def same_weights(folders: dict, labels: dict) -> pd.DataFrame | None:
@@ -43,8 +65,8 @@ def same_weights(folders: dict, labels: dict) -> pd.DataFrame | None:
         cfg = OmegaConf.load(folder / "config.yaml")
         task = tasks.build(cfg)  # token ids: the same data for both dtypes
         weights = torch.load(folder / "checkpoint.pt", map_location=CPU, weights_only=False)["model"]
-        (m64, g64), (m32, g32) = (evaluate_in(cfg, task, weights, dt) for dt in (torch.float64, torch.float32))
-        error = max(float((g32[n] - g).norm() / g.norm().clamp_min(1e-300)) for n, g in g64.items())
+        (m64, g64, s64), (m32, g32, s32) = (evaluate_in(cfg, task, weights, dt) for dt in (torch.float64, torch.float32))
+        lost = {n: float(((s32[n] == 0) & (s != 0)).sum()) / s.numel() for n, s in s64.items()}
         rows.append({"model": labels[row], "seed": seed, "trained in": cfg.trainer.dtype,
                      "test accuracy %, float64": round(100 * m64["test_accuracy"], 2),
                      "test accuracy %, float32": round(100 * m32["test_accuracy"], 2),
@@ -52,6 +74,8 @@ def same_weights(folders: dict, labels: dict) -> pd.DataFrame | None:
                      "states at the boundary s1 / s2": f"{m64['test_boundary_share_s1']:.0%} / "
                                                        f"{m64['test_boundary_share_s2']:.0%}"
                                                        if "test_boundary_share_s1" in m64 else "-",
-                     "float32 gradient, largest relative error": f"{error:.1e}",
+                     "float32 gradient, largest relative error": _largest(_relative_errors(g32, g64), ".1e"),
+                     "float32 RSGD step, largest relative error": _largest(_relative_errors(s32, s64), ".1e"),
+                     "RSGD step coordinates lost to float32 rounding": _largest(lost, ".1%"),
                      "non-finite float32 outputs": m32["test_nonfinite"]})
     return pd.DataFrame(rows) if rows else None
