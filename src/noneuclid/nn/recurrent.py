@@ -96,12 +96,12 @@ def token_products(space, U: Tensor, table: Tensor, tokens: Tensor) -> Tensor:
     each run's values are then bitwise the same whether it is stacked with others or not."""
     runs, encoders, time, batch = tokens.shape
     vocab = table.shape[-2]
-    table = F.pad(table.mT, (0, -vocab % 16))  # [runs, input, vocab + padding]
-    table = table.unsqueeze(1).expand(runs, encoders, *table.shape[1:]).contiguous()
-    rows = input_products(space, U, table.unsqueeze(2))[:, :, 0]  # [runs, encoders, gates, hidden, vocab + padding]
-    out = (runs, encoders, time, *rows.shape[-3:-1])
-    index = tokens[:, :, :, None, None, :].expand(*out, batch)
-    return rows.unsqueeze(2).expand(*out, rows.shape[-1]).gather(-1, index)
+    points = F.pad(table.mT, (0, -vocab % 16))  # the rows as a batch: [runs, input, vocab + padding]
+    points = points.unsqueeze(1).expand(runs, encoders, *points.shape[1:]).contiguous()
+    rows = input_products(space, U, points.unsqueeze(2))[:, :, 0]  # [runs, encoders, gates, hidden, vocab + padding]
+    out = (runs, encoders, time, *rows.shape[-3:-1])  # [runs, encoders, time, gates, hidden]
+    index = tokens[:, :, :, None, None, :].expand(*out, batch)  # each token id, repeated over gates and hidden
+    return rows.unsqueeze(2).expand(*out, rows.shape[-1]).gather(-1, index)  # out[..., k] = rows[..., tokens[k]]
 
 
 STEPS = {"rnn": rnn_step, "gru": gru_step}
