@@ -3,17 +3,9 @@
 from __future__ import annotations
 
 import torch
-from torch import Tensor
 
 from noneuclid.geometry import poincare as pb
 from noneuclid.nn.hyperbolic import PoincareParameter
-
-
-def ball_step(x: Tensor, grad: Tensor, lr: float, c: float) -> Tensor:
-    """One Riemannian SGD step on the Poincare ball from the Euclidean gradient grad, whose Riemannian
-    counterpart is grad / lambda_x^2: project(exp_x(-lr (1 - c ||x||^2)^2 / 4 grad))."""
-    scale = (1 - c * x.pow(2).sum(-1, keepdim=True)).pow(2) / 4
-    return pb.project(pb.expmap(x, -lr * scale * grad, c), c)
 
 
 class RiemannianSGD(torch.optim.Optimizer):
@@ -38,7 +30,9 @@ class RiemannianSGD(torch.optim.Optimizer):
                 if p.grad is None:
                     continue
                 if isinstance(p, PoincareParameter):
-                    p.copy_(ball_step(p, p.grad, group["lr"], p.c))
+                    c = p.c
+                    scale = (1 - c * p.pow(2).sum(-1, keepdim=True)).pow(2) / 4
+                    p.copy_(pb.project(pb.expmap(p, -group["lr"] * scale * p.grad, c), c))
                 else:
                     p.add_(p.grad, alpha=-group["lr"])
         return loss

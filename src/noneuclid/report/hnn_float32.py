@@ -17,8 +17,8 @@ import pandas as pd
 import torch
 from omegaconf import OmegaConf
 
+from noneuclid import optim
 from noneuclid.nn.hyperbolic import PoincareParameter
-from noneuclid.optim.rsgd import ball_step
 from noneuclid.train import tasks
 from noneuclid.train.loop import build_model
 
@@ -27,19 +27,19 @@ CPU = torch.device("cpu")
 
 def evaluate_in(cfg, task, weights: dict, dtype) -> tuple[dict, dict, dict]:
     """A run's weights in `dtype`: its test metrics, the gradient of its loss on the first training
-    batch and the Riemannian SGD step each ball-valued weight would take from it (x_new - x, at the
-    configured learning rates, before clipping), both per parameter, as float64."""
+    batch and the step the run's optimizer (cfg.optim, clipping included) then gives each ball-valued
+    weight (x_new - x: Riemannian SGD), both per parameter, as float64."""
     task = task.to(CPU, dtype)
     model = build_model({**cfg.model, "compile": False}, CPU, dtype, **task.model_kwargs)  # eager: no compile time
     model.load_state_dict({k: v.to(dtype) for k, v in weights.items()})
     metrics = task.evaluate(model, "test")[0]
     loss, _ = task.loss(model, next(iter(task.batches(0))))
     loss.backward()
-    grads = {n: p.grad.double() for n, p in model.named_parameters() if p.grad is not None}
-    with torch.no_grad():
-        steps = {n: (ball_step(p, p.grad, cfg.optim.embedding_lr if n == "embedding" else cfg.optim.ball_lr, p.c)
-                     - p).double() for n, p in model.named_parameters() if isinstance(p, PoincareParameter)}
-    return metrics, grads, steps
+    grads = {n: p.grad.double().clone() for n, p in model.named_parameters() if p.grad is not None}  # the step clips in place
+    ball = {n: p for n, p in model.named_parameters() if isinstance(p, PoincareParameter)}
+    before = {n: p.detach().clone() for n, p in ball.items()}
+    optim.build(cfg.optim, list(model.named_parameters())).step()
+    return metrics, grads, {n: (p.detach() - before[n]).double() for n, p in ball.items()}
 
 
 def _largest(per_parameter: dict, fmt: str) -> str:
