@@ -140,6 +140,50 @@ def test_rsgd_step_is_the_exponential_map_of_the_rescaled_gradient(c):
     torch.testing.assert_close(p.data, expected, rtol=0, atol=1e-14)
 
 
+@pytest.mark.parametrize("c", [1.0, 0.3])
+def test_compensated_rsgd_step_is_the_plain_step_in_float64(c):
+    torch.manual_seed(7)
+    x0 = _ball_points(4, 3, radius=0.99 / c ** 0.5)
+    g = torch.randn(4, 3, dtype=DT)
+    p, q = PoincareParameter(x0.clone(), c), PoincareParameter(x0.clone(), c)
+    p.grad, q.grad = g.clone(), g.clone()
+    RiemannianSGD([p], lr=0.1).step()
+    RiemannianSGD([q], lr=0.1, compensated=True).step()
+    torch.testing.assert_close(q.data, p.data, rtol=0, atol=1e-15)
+
+
+def _tiny_steps(dtype, compensated: bool, steps: int = 2000) -> torch.Tensor:
+    """The displacement of a point at sqrt(c)||x|| = 0.999 after `steps` RSGD steps of a fixed gradient,
+    each of about 1e-9 per coordinate: below float32's spacing there (6e-8), far above float64's."""
+    x0 = torch.tensor([[0.6, -0.5, 0.62]], dtype=torch.float64)
+    x0 = x0 / x0.norm() * 0.999
+    p = PoincareParameter(x0.to(dtype, copy=True), 1.0)
+    opt = RiemannianSGD([p], lr=1e-3, compensated=compensated)
+    for _ in range(steps):
+        p.grad = torch.tensor([[1.0, 2.0, -1.0]], dtype=dtype)
+        opt.step()
+    return p.detach().double() - x0.to(dtype).double()
+
+
+def test_compensated_rsgd_keeps_float32_steps_below_the_spacing_of_the_weights():
+    """Plain float32 RSGD rounds every step away (the point never moves); compensated, the steps add
+    up as in float64."""
+    exact = _tiny_steps(torch.float64, compensated=False)
+    assert exact.norm() > 1e-6
+    assert _tiny_steps(torch.float32, compensated=False).norm() == 0
+    got = _tiny_steps(torch.float32, compensated=True)
+    assert (got - exact).norm() < 0.05 * exact.norm()
+
+
+def test_compensated_rsgd_residual_is_saved_and_dropped_when_projected():
+    p = PoincareParameter(torch.tensor([[0.9, 0.0], [0.0, 0.3]]), 1.0)
+    opt = RiemannianSGD([p], lr=1.0, compensated=True)
+    p.grad = torch.tensor([[-1e6, 0.0], [0.0, -1e-3]])  # the first point leaves the ball and is projected
+    opt.step()
+    residual = opt.state_dict()["state"][0]["residual"]
+    assert residual[0].eq(0).all() and residual.shape == p.shape
+
+
 def test_rsgd_on_ordinary_parameters_is_sgd_and_stays_in_the_ball_for_huge_steps():
     w = torch.nn.Parameter(torch.ones(3, dtype=DT))
     w.grad = torch.full((3,), 2.0, dtype=DT)

@@ -67,6 +67,7 @@ def _cases(c: float):
         "expmap0": (lambda t: P.expmap0(t, c), (v,), ()),
         "logmap0": (lambda a: P.logmap0(a, c), (x,), (x,)),
         "expmap": (lambda a, t: P.expmap(a, t, c), (x, v), (x,)),
+        "expmap_step": (lambda a, t: P.expmap_step(a, t, c), (x, v), (x,)),
         "logmap": (lambda a, b: P.logmap(a, b, c), (x, y), (x, y)),
         "logmap_near": (lambda a, b: P.logmap(a, b, c), (x, near), (x, near)),
         "dist": (lambda a, b: P.dist(a, b, c), (x, y), (x, y)),

@@ -254,6 +254,14 @@ def test_expmap_inverts_logmap(c):
 
 
 @pytest.mark.parametrize("c", CS)
+def test_expmap_step_is_expmap_minus_the_point(c):
+    """exp_x(v) - x, formed without the subtraction, equals it (float64, steps of any length)."""
+    x = _points(c)
+    v = _tangent(x, c)
+    _tight(P.expmap_step(x, v, c), P.expmap(x, v, c) - x, 1e-12)
+
+
+@pytest.mark.parametrize("c", CS)
 def test_exp0_log0_are_exp_log_at_origin(c):
     """exp_0(v) = exp_x(v) and log_0(y) = log_x(y) at x = 0; log_0 inverts exp_0."""
     y = _points(c)

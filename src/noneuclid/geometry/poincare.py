@@ -118,6 +118,21 @@ def expmap(x: Tensor, v: Tensor, c, dim: int = -1) -> Tensor:
     return mobius_add(x, second, c, dim)
 
 
+def expmap_step(x: Tensor, v: Tensor, c, dim: int = -1) -> Tensor:
+    """exp_x(v) - x without forming exp_x(v): with y = tanh(sqrt(c) lambda_x ||v|| / 2) v / (sqrt(c) ||v||)
+    and g = 1 - c||.||^2, x (+)_c y - x = g_x (y + c||y||^2 x) / (c||x + y||^2 + g_x g_y).
+
+    A step far below x's size is computed to full relative precision (x (+)_c y - x cancels its
+    leading digits: in float32 at the boundary a Riemannian SGD step keeps none of them), so an
+    optimizer can carry what the addition x + step rounds away (`optim.RiemannianSGD`, compensated).
+    """
+    _check(c)
+    sc, v_norm = c ** 0.5, _norm(v, dim)
+    y = _tanh(sc * conformal_factor(x, c, dim) * v_norm / 2) * v / (sc * v_norm)
+    gap_x, y2 = 1 - c * _norm2(x, dim), _norm2(y, dim)
+    return gap_x * (y + c * y2 * x) / (c * _norm2(x + y, dim) + gap_x * (1 - c * y2)).clamp_min(MIN_NORM)
+
+
 def _half_dist(x: Tensor, y: Tensor, c, dim: int = -1) -> Tensor:
     """artanh(sqrt(c) ||-x (+)_c y||) = asinh(sqrt(c) ||x - y|| / sqrt((1 - c||x||^2)(1 - c||y||^2))), [..., 1].
 

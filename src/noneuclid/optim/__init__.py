@@ -18,11 +18,11 @@ __all__ = ["OPTIMIZERS", "CompositeOptimizer", "ManifoldAdam", "ManifoldGD", "Ma
 
 
 def adam_rsgd(named_params, lr: float, betas, embedding_lr: float, ball_lr: float,
-              clip_norm: float | None = None) -> CompositeOptimizer:
+              clip_norm: float | None = None, compensated: bool = False) -> CompositeOptimizer:
     """Ganea et al.'s recipe: Adam (lr) for every Euclidean weight, the word embeddings of the
     Euclidean models included (the original code's `eucl_vars`); Riemannian SGD for ball-valued
-    weights: the word embeddings (embedding_lr) and the others (ball_lr); every gradient clipped to
-    norm clip_norm."""
+    weights: the word embeddings (embedding_lr) and the others (ball_lr), compensated or not (see
+    RiemannianSGD); every gradient clipped to norm clip_norm."""
     embedding, ball, euclidean = [], [], []
     for name, p in named_params:
         if not isinstance(p, PoincareParameter):
@@ -32,7 +32,7 @@ def adam_rsgd(named_params, lr: float, betas, embedding_lr: float, ball_lr: floa
     opts = [torch.optim.Adam(euclidean, lr=lr, betas=tuple(betas))]
     groups = [{"params": ps, "lr": group_lr} for ps, group_lr in ((embedding, embedding_lr), (ball, ball_lr)) if ps]
     if groups:
-        opts.append(RiemannianSGD(groups, lr=ball_lr))
+        opts.append(RiemannianSGD(groups, lr=ball_lr, compensated=compensated))
     return CompositeOptimizer(opts, clip_norm)
 
 

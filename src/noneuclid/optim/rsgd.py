@@ -12,12 +12,19 @@ class RiemannianSGD(torch.optim.Optimizer):
     """x <- exp_x(-lr * (1 - c ||x||^2)^2 / 4 * g) for a PoincareParameter (the Riemannian gradient is
     the Euclidean one rescaled by 1/lambda_x^2), then projected into the ball; x <- x - lr g for an
     ordinary parameter. Use it beside Adam (the paper: Adam for Euclidean weights, RSGD for the
-    ball-valued ones) by giving each optimizer its own parameters."""
+    ball-valued ones) by giving each optimizer its own parameters.
 
-    def __init__(self, params, lr: float = 1e-2):
+    compensated: the step exp_x(u) - x is computed without cancellation (`pb.expmap_step`) and what
+    x + step rounds away is kept in the state ("residual", Kahan's compensated summation) and added to
+    the next step, so that steps below the spacing of the dtype's numbers at x (float32 near the
+    boundary, where lambda_x^-2 shrinks them) accumulate as they do in float64 instead of being lost;
+    the residual of a point that `project` moved is dropped.
+    """
+
+    def __init__(self, params, lr: float = 1e-2, compensated: bool = False):
         if not lr > 0:
             raise ValueError(f"learning rate must be positive, got {lr}")
-        super().__init__(params, dict(lr=lr))
+        super().__init__(params, dict(lr=lr, compensated=compensated))
 
     @torch.no_grad()
     def step(self, closure=None):
@@ -29,10 +36,23 @@ class RiemannianSGD(torch.optim.Optimizer):
             for p in group["params"]:
                 if p.grad is None:
                     continue
-                if isinstance(p, PoincareParameter):
+                if not isinstance(p, PoincareParameter):
+                    p.add_(p.grad, alpha=-group["lr"])
+                elif group["compensated"]:
+                    self._compensated_step(p, group["lr"])
+                else:
                     c = p.c
                     scale = (1 - c * p.pow(2).sum(-1, keepdim=True)).pow(2) / 4
                     p.copy_(pb.project(pb.expmap(p, -group["lr"] * scale * p.grad, c), c))
-                else:
-                    p.add_(p.grad, alpha=-group["lr"])
         return loss
+
+    def _compensated_step(self, p: PoincareParameter, lr: float) -> None:
+        """p <- project(p + step + residual), residual <- what that sum rounded away."""
+        c = p.c
+        residual = self.state[p].setdefault("residual", torch.zeros_like(p))
+        scale = (1 - c * p.pow(2).sum(-1, keepdim=True)).pow(2) / 4
+        step = pb.expmap_step(p, -lr * scale * p.grad, c) + residual
+        moved = p + step
+        new = pb.project(moved, c)
+        residual.copy_(torch.where((new != moved).any(-1, keepdim=True), 0, step - (new - p)))
+        p.copy_(new)
