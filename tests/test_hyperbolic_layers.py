@@ -227,7 +227,7 @@ def test_copies_run_side_by_side_as_independent_encoders(cell, space):
 @pytest.mark.parametrize("cell", ["rnn", "gru"])
 @pytest.mark.parametrize("space", [Euclidean(), PoincareBall(1.0)], ids=["euclidean", "hyperbolic"])
 def test_products_per_table_row_equal_products_per_token(cell, space):
-    """forward_tokens forms U (x) x once per row of a small table and gathers it by token: the same
+    """forward_tokens forms U (x) x once per row of a small table and each step looks up its tokens': the same
     states and gradients as looking up the points first (2 runs x 2 encoders, 7 rows < 3 x 5 tokens)."""
     torch.manual_seed(11)
     enc = Recurrent(cell, 3, 4, space, copies=(2, 2)).double()

@@ -86,22 +86,17 @@ def input_products(space, U: Tensor, x: Tensor) -> Tensor:
     return space.matvec_result(matvec(U.unsqueeze(-4), x, -2), x)
 
 
-def token_products(space, U: Tensor, table: Tensor, tokens: Tensor) -> Tensor:
-    """U_g (x) table[token] for every token, formed once per table row and gathered, batch last
-    (`space` with dim -2): U [runs, encoders, gates, hidden, input], table [runs, vocab, input],
-    tokens [runs, encoders, time, batch] -> [runs, encoders, time, gates, hidden, batch].
+def row_products(space, U: Tensor, table: Tensor, encoders: int) -> Tensor:
+    """U_g (x) row for every row of a table of points, batch last (`space` with dim -2): U [runs,
+    encoders, gates, hidden, input], table [runs, vocab, input] -> [runs, encoders, gates, hidden,
+    vocab + padding].
 
     The rows are padded with zeros to a multiple of 16, so that the element-wise kernels meet no
     remainder shorter than a SIMD vector (where torch rounds transcendental functions differently):
     each run's values are then bitwise the same whether it is stacked with others or not."""
-    runs, encoders, time, batch = tokens.shape
-    vocab = table.shape[-2]
-    points = F.pad(table.mT, (0, -vocab % 16))  # the rows as a batch: [runs, input, vocab + padding]
-    points = points.unsqueeze(1).expand(runs, encoders, *points.shape[1:]).contiguous()
-    rows = input_products(space, U, points.unsqueeze(2))[:, :, 0]  # [runs, encoders, gates, hidden, vocab + padding]
-    out = (runs, encoders, time, *rows.shape[-3:-1])  # [runs, encoders, time, gates, hidden]
-    index = tokens[:, :, :, None, None, :].expand(*out, batch)  # each token id, repeated over gates and hidden
-    return rows.unsqueeze(2).expand(*out, rows.shape[-1]).gather(-1, index)  # out[..., k] = rows[..., tokens[k]]
+    points = F.pad(table.mT, (0, -table.shape[-2] % 16))  # the rows as a batch: [runs, input, vocab + padding]
+    points = points.unsqueeze(1).expand(points.shape[0], encoders, *points.shape[1:]).contiguous()
+    return input_products(space, U, points.unsqueeze(2))[:, :, 0]
 
 
 STEPS = {"rnn": rnn_step, "gru": gru_step}
@@ -122,9 +117,13 @@ def compiled(key: tuple, fn):
 
 def masked_step(cell: str, space, act, compile: bool):
     """The cell's step keeping h where a sequence has ended (keep_going False), as a function of
-    (u, h, keep_going, W, b); compiled once per process and cell when asked (the step's ~100 small
-    operations)."""
-    def step(u, h, keep_going, W, b):
+    (u, h, keep_going, W, b, tokens); compiled once per process and cell when asked (the step's ~100
+    small operations). u is the step's input products [*copies, gates, hidden, batch], or with token
+    ids tokens [*copies, batch] the products of every table row [*copies, gates, hidden, rows], from
+    which the step looks up its tokens' (inside the compiled graph: no products per token in memory)."""
+    def step(u, h, keep_going, W, b, tokens=None):
+        if tokens is not None:  # u[..., k] <- u[..., tokens[k]], for every gate and hidden unit
+            u = u.gather(-1, tokens[..., None, None, :].expand(*u.shape[:-1], tokens.shape[-1]))
         return torch.where(keep_going, STEPS[cell](space, act, u, h, W, b), h)
     return compiled(("step", cell, type(space).__name__, getattr(space, "c", None), act), step) if compile else step
 
@@ -151,7 +150,7 @@ class Recurrent(nn.Module):
         def on_space(fn):  # fn with the batch-last space bound, compiled once per process and space if asked
             bound = functools.partial(fn, batch_last)
             return compiled((fn.__name__, type(space).__name__, getattr(space, "c", None)), bound) if compile else bound
-        self.inputs, self.token_inputs = on_space(input_products), on_space(token_products)
+        self.inputs, self.row_inputs = on_space(input_products), on_space(row_products)
         self.space = space
         gates, copies = GATES[cell], tuple(copies)
         per_gate = len(copies) + 1  # one clipping unit per copy and gate
@@ -169,22 +168,29 @@ class Recurrent(nn.Module):
         points table [runs, vocab, input], with token ids tokens [runs, encoders, batch, time].
 
         U (x) x depends on the token alone, so when the table has fewer rows than a batch has tokens
-        (PREFIX: 101 words, 64 x 20 tokens) the products are formed once per row and looked up: the
-        same values for 1/12 of the work. Otherwise they are formed once per token, as in forward."""
+        (PREFIX: 101 words, 64 x 20 tokens) the products are formed once per row and each step looks
+        up its tokens': the same values for 1/12 of the work. Otherwise they are formed once per
+        token, as in forward."""
         runs, encoders, batch, time = tokens.shape
         if table.shape[-2] >= batch * time:
             return self(table[torch.arange(runs, device=tokens.device).view(-1, 1, 1, 1), tokens], lengths)
-        return self.recur(self.token_inputs(self.U, table, tokens.mT.contiguous()), lengths)
+        return self.recur(self.row_inputs(self.U, table, encoders), lengths, tokens)
 
-    def recur(self, u: Tensor, lengths: Tensor) -> Tensor:
-        """The recurrence over input products u [*copies, time, gates, hidden, batch] -> [*copies, batch, hidden]."""
+    def recur(self, u: Tensor, lengths: Tensor, tokens: Tensor | None = None) -> Tensor:
+        """The recurrence over input products u [*copies, time, gates, hidden, batch] -> [*copies,
+        batch, hidden]; or, with token ids tokens [*copies, batch, time], over the products of a
+        table's rows u [*copies, gates, hidden, rows], looked up by token at each step."""
         if bool((lengths < 1).any()):
             raise ValueError("every sequence needs at least one token (got a length < 1)")
         W, b = self.W, self.b.unsqueeze(-1)  # b broadcast over the batch: [*copies, gates, hidden, 1]
-        time, batch = u.shape[-4], u.shape[-1]
+        time, batch = (u.shape[-4], u.shape[-1]) if tokens is None else tokens.shape[-1:-3:-1]
         keep_going = torch.arange(time, device=u.device) < lengths.unsqueeze(-1)  # [*copies, batch, time]
         keep_going = keep_going.unsqueeze(-3).unbind(-1)  # per time step [*copies, 1, batch]
-        h = u.new_zeros(*u.shape[:-4], W.shape[-1], batch)  # [*copies, hidden, batch]
-        for u_t, keep_t in zip(u.unbind(-4), keep_going):
-            h = self.step(u_t, h, keep_t, W, b)
+        h = u.new_zeros(*u.shape[:-4 if tokens is None else -3], W.shape[-1], batch)  # [*copies, hidden, batch]
+        if tokens is None:
+            for u_t, keep_t in zip(u.unbind(-4), keep_going):
+                h = self.step(u_t, h, keep_t, W, b)
+        else:
+            for tokens_t, keep_t in zip(tokens.unbind(-1), keep_going):  # tokens_t [*copies, batch]
+                h = self.step(u, h, keep_t, W, b, tokens_t)
         return h.mT
