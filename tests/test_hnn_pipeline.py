@@ -155,14 +155,16 @@ def test_more_seeds_compare_the_seeds_experiments_models_over_all_seeds(tmp_path
     assert row["float32"].endswith("(n=2)") and row["float64"].endswith("(n=2)")
 
 
-def test_same_weights_in_both_dtypes_from_a_float64_run(tmp_path):
+@pytest.mark.parametrize("compensated", [False, True])
+def test_same_weights_in_both_dtypes_from_a_float64_run(tmp_path, compensated):
     """The float64-trained weights evaluated in float32: one row per finished run, with both test
-    accuracies, the largest relative errors of the gradient and of the Riemannian SGD step, and the
-    boundary shares of a hyperbolic model."""
+    accuracies, the largest relative errors of the gradient and of the Riemannian SGD step (with what
+    a compensated step keeps for later), and the boundary shares of a hyperbolic model."""
     from noneuclid.report import hnn, hnn_float32
     data = [f"paths.generated_dir={tmp_path}/gen", "data.train_size=128", "data.dev_size=64", "data.test_size=64"]
     cfg = compose(["experiment=hnn/table1", "profile=smoke", f"paths.runs_dir={tmp_path}/runs",
-                   "variant=hnn/hyperbolic_rnn", "trainer.progress=false", *data], experiment_name="hnn/table1")
+                   "variant=hnn/hyperbolic_rnn", "trainer.progress=false", f"optim.compensated={compensated}", *data],
+                  experiment_name="hnn/table1")
     train(cfg)
     folders = {("hyperbolic_rnn", 0): RunDir(cfg).path, ("hyperbolic_gru", 0): tmp_path / "not-run"}
     row, = hnn_float32.same_weights(folders, hnn.ROWS).to_dict("records")

@@ -7,8 +7,9 @@ float32 defect alone. Here the weights are the same: a float32 defect near the b
 trained encoders keep most sentence states) or on a plateau (where float32-trained runs that stayed
 there stopped) would show as a different test accuracy, as float32 gradients far from float64's, or
 as Riemannian SGD steps of the ball-valued weights that float32 computes wrongly or rounds away (a
-step below the spacing of float32 numbers at x leaves x unchanged); the Euclidean models show the
-gradient error that float32 rounding alone gives these networks.
+step below the spacing of float32 numbers at x leaves x unchanged, unless optim.compensated keeps it
+for later steps); the Euclidean models show the gradient error that float32 rounding alone gives
+these networks.
 """
 
 from __future__ import annotations
@@ -21,6 +22,7 @@ from noneuclid import optim
 from noneuclid.nn.hyperbolic import PoincareParameter
 from noneuclid.train import tasks
 from noneuclid.train.loop import build_model
+from noneuclid.train.stacking import optimizer_state
 
 CPU = torch.device("cpu")
 
@@ -28,7 +30,8 @@ CPU = torch.device("cpu")
 def evaluate_in(cfg, task, weights: dict, dtype) -> tuple[dict, dict, dict]:
     """A run's weights in `dtype`: its test metrics, the gradient of its loss on the first training
     batch and the step the run's optimizer (cfg.optim, clipping included) then gives each ball-valued
-    weight (x_new - x: Riemannian SGD), both per parameter, as float64."""
+    weight (x_new - x: Riemannian SGD; compensated, plus what it keeps for later steps), both per
+    parameter, as float64."""
     task = task.to(CPU, dtype)
     model = build_model({**cfg.model, "compile": False}, CPU, dtype, **task.model_kwargs)  # eager: no compile time
     model.load_state_dict({k: v.to(dtype) for k, v in weights.items()})
@@ -38,8 +41,10 @@ def evaluate_in(cfg, task, weights: dict, dtype) -> tuple[dict, dict, dict]:
     grads = {n: p.grad.double().clone() for n, p in model.named_parameters() if p.grad is not None}  # the step clips in place
     ball = {n: p for n, p in model.named_parameters() if isinstance(p, PoincareParameter)}
     before = {n: p.detach().clone() for n, p in ball.items()}
-    optim.build(cfg.optim, list(model.named_parameters())).step()
-    return metrics, grads, {n: (p.detach() - before[n]).double() for n, p in ball.items()}
+    optimizer = optim.build(cfg.optim, list(model.named_parameters()))
+    optimizer.step()
+    deferred = {n: optimizer_state(optimizer, p).get("residual", 0) for n, p in ball.items()}  # compensated RSGD
+    return metrics, grads, {n: (p.detach() - before[n] + deferred[n]).double() for n, p in ball.items()}
 
 
 def _largest(per_parameter: dict, fmt: str) -> str:
