@@ -140,7 +140,7 @@ def test_float32_against_float64_from_runs(tmp_path):
 
 def test_more_seeds_compare_the_seeds_experiments_models_over_all_seeds(tmp_path):
     """experiment=hnn/seeds' runs (seed 3 here) join Table 1's seed in the float32 report's more-seeds
-    comparison, and stay out of Table 1 (whose seeds are 0, 1, 2)."""
+    comparison (none when the report has them already), and stay out of Table 1 (whose seeds are 0, 1, 2)."""
     from noneuclid.report import hnn
     from noneuclid.train.loop import train_stacked
     data = [f"paths.generated_dir={tmp_path}/gen", "data.train_size=128", "data.dev_size=64", "data.test_size=64"]
@@ -153,6 +153,7 @@ def test_more_seeds_compare_the_seeds_experiments_models_over_all_seeds(tmp_path
     row, = hnn.more_seeds(tmp_path / "runs", "smoke", (0,), [*data, "trainer.dtype=float32"]).to_dict("records")
     assert row["model"] == "hyperbolic RNN + FFNN, Eucl. MLR" and row["dataset"] == "PREFIX-10%"
     assert row["float32"].endswith("(n=2)") and row["float64"].endswith("(n=2)")
+    assert hnn.more_seeds(tmp_path / "runs", "smoke", tuple(range(9)), ["trainer.dtype=float32"]) is None
 
 
 @pytest.mark.parametrize("compensated", [False, True])

@@ -52,6 +52,13 @@ def test_report_without_runs_says_what_to_run(tmp_path):
         brantner.make(tmp_path / "nothing", "cpu", tmp_path / "out")
 
 
+def test_report_seeds_take_lists_and_ranges():
+    from noneuclid.report.__main__ import seed_list
+    assert seed_list("0,2,5-7") == [0, 2, 5, 6, 7] and seed_list("3") == [3]
+    with pytest.raises(Exception, match="ranges a-b"):
+        seed_list("0-x")
+
+
 def test_readme_block_is_replaced_with_relative_links(tmp_path):
     from noneuclid.report import readme
     folder = tmp_path / "results" / "brantner" / "cpu"

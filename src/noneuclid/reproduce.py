@@ -23,6 +23,7 @@ import time
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
 
+from noneuclid.config import experiment_value
 from noneuclid.data import cifar10, wikitext2, wordnet
 from noneuclid.data.files import DataError, require
 from noneuclid.report import aggregate
@@ -96,6 +97,15 @@ def plan(papers, profile: str, data_dir: Path, generated_dir: Path, runs_dir: Pa
             steps.append(Step(paper, "report float32", ["noneuclid.report", paper, "--runs", str(runs_dir), "--profile",
                                                         profile, "--out", f"results/hnn/{profile}-float32",
                                                         "trainer.dtype=float32"], kind="report"))
+            for dtype in ("float64", "float32"):  # the Euclidean-MLR models with compensated Riemannian SGD
+                steps.append(Step(paper, f"train compensated RSGD in {dtype}", train + ["experiment=hnn/compensated",
+                                                                                        f"trainer.dtype={dtype}"]))
+            seeds = ",".join(map(str, experiment_value("hnn/compensated", "stack.seed")))
+            steps.append(Step(paper, "report compensated RSGD", ["noneuclid.report", paper, "--runs", str(runs_dir),
+                                                                 "--profile", profile, "--seeds", seeds, "--out",
+                                                                 f"results/hnn/{profile}-float32-compensated",
+                                                                 "trainer.dtype=float32", "optim.compensated=true"],
+                              kind="report"))
             wn = [] if profile == "smoke" else ["wordnet"]  # Table 2; smoke: a hand-made tree
             if wn and _missing("wordnet", data_dir, generated_dir):  # WordNet from Debian's packages
                 steps.append(Step(paper, "prepare WordNet 3.0", ["noneuclid.data", "fetch", "wordnet", "--data-dir",

@@ -35,7 +35,8 @@ def main(argv=None) -> int:
     parser.add_argument("--profile", default="cpu")
     parser.add_argument("--results", type=Path, default=Path("results"))
     parser.add_argument("--out", type=Path, default=None, help="default: <results>/<paper>/<profile>")
-    parser.add_argument("--seeds", default=None, help="comma-separated seeds (default: brantner 0, hnn the seeds found)")
+    parser.add_argument("--seeds", type=seed_list, default=None,
+                        help="seeds and ranges, e.g. 0,1,2 or 0-17 (default: brantner 0, hnn the seeds found)")
     parser.add_argument("overrides", nargs="*", help="the training overrides of the runs, e.g. optim.lr=3e-3")
     parser.add_argument("--readme", type=Path, default=Path("README.md"),
                         help="README whose results block is refreshed (only without --out, and never for smoke)")
@@ -57,6 +58,18 @@ def main(argv=None) -> int:
     return report_paper(args.paper, args)
 
 
+def seed_list(text: str) -> list[int]:
+    """'0,2,5-7' -> [0, 2, 5, 6, 7]."""
+    seeds = []
+    for part in text.split(","):
+        first, _, last = part.partition("-")
+        try:
+            seeds += range(int(first), int(last or first) + 1)
+        except ValueError:
+            raise argparse.ArgumentTypeError(f"seeds are integers and ranges a-b, comma-separated (got {text!r})")
+    return seeds
+
+
 def tidy_table(argv) -> int:
     parser = argparse.ArgumentParser(prog="python -m noneuclid.report runs")
     parser.add_argument("roots", nargs="+", type=Path, help="folders holding run folders (searched recursively)")
@@ -75,7 +88,7 @@ def tidy_table(argv) -> int:
 def report_paper(paper: str, args) -> int:
     try:
         out = args.out or args.results / paper / args.profile
-        seeds = {"seeds": [int(x) for x in args.seeds.split(",")]} if args.seeds else {}
+        seeds = {"seeds": args.seeds} if args.seeds else {}
         written = PAPERS[paper].make(args.runs, args.profile, out, overrides=args.overrides, **seeds)
     except (FileNotFoundError, ValueError) as e:
         print(f"error: {paper}: {e}", file=sys.stderr)

@@ -303,11 +303,14 @@ def seeds_run(runs_dir: Path, profile: str) -> tuple[int, ...]:
 
 
 def more_seeds(runs_dir: Path, profile: str, seeds, overrides) -> pd.DataFrame | None:
-    """For a float32 report: float32 against float64 (`dtype_comparison`) with Table 1's seeds and
-    experiment=hnn/seeds' more seeds, for that experiment's models and datasets."""
+    """For a float32 report: float32 against float64 (`dtype_comparison`) with the report's seeds and
+    experiment=hnn/seeds' more seeds, for that experiment's models and datasets; None when the report's
+    seeds include them already."""
+    extra = [s for s in experiment_value("hnn/seeds", "stack.seed") if s not in seeds]
+    if not extra:
+        return None
     models = [v.removeprefix("hnn/") for v in sweep_values("hnn/seeds", "variant")]
-    return dtype_comparison(runs_dir, profile, (*seeds, *experiment_value("hnn/seeds", "stack.seed")), overrides,
-                            models, experiment_value("hnn/seeds", "stack.data"))
+    return dtype_comparison(runs_dir, profile, (*seeds, *extra), overrides, models, experiment_value("hnn/seeds", "stack.data"))
 
 
 def same_weights(runs_dir: Path, profile: str, seeds, overrides) -> pd.DataFrame | None:
