@@ -27,16 +27,17 @@ def _metrics(cfg) -> list[dict]:
     return [{k: v for k, v in row.items() if k != "train_seconds"} for row in RunDir(cfg).metrics()]
 
 
-@pytest.mark.parametrize("variant", ["euclidean_gru", "hyperbolic_rnn"])
-def test_a_stack_trains_exactly_the_runs_one_by_one(variant, tmp_path):
-    alone = [train(_cfg(tmp_path / "a", s, d, variant)) for s, d in RUNS]
-    cfgs = [_cfg(tmp_path / "b", s, d, variant) for s, d in RUNS]
+@pytest.mark.parametrize("variant, extra", [("euclidean_gru", ()), ("hyperbolic_rnn", ()),
+                                            ("hyperbolic_rnn_eucl_mlr", ("optim.compensated=true",))])
+def test_a_stack_trains_exactly_the_runs_one_by_one(variant, extra, tmp_path):
+    alone = [train(_cfg(tmp_path / "a", s, d, variant, *extra)) for s, d in RUNS]
+    cfgs = [_cfg(tmp_path / "b", s, d, variant, *extra) for s, d in RUNS]
     stacked = train_stacked(cfgs)
     for cfg, a, b in zip(cfgs, alone, stacked):
-        assert _metrics(cfg) == _metrics(_cfg(tmp_path / "a", cfg.seed, cfg.data.label, variant))
+        assert _metrics(cfg) == _metrics(_cfg(tmp_path / "a", cfg.seed, cfg.data.label, variant, *extra))
         assert b["stacked_runs"] == 3 and a["parameters"] == b["parameters"]
     assert len({s["final_train_loss"] for s in stacked}) == 3  # three different runs
-    assert RunDir(cfgs[0]).name == RunDir(_cfg(tmp_path / "a", 0, "prefix10", variant)).name
+    assert RunDir(cfgs[0]).name == RunDir(_cfg(tmp_path / "a", 0, "prefix10", variant, *extra)).name
 
 
 def test_a_run_of_an_interrupted_stack_resumes_alone(tmp_path, monkeypatch):
