@@ -269,7 +269,8 @@ def dtype_comparison(runs_dir: Path, profile: str, seeds, overrides, models=tupl
     test accuracy over the seeds in float32 and in float64 (the same runs without
     trainer.dtype=float32), mean ± s.d., their difference and its combined standard error
     sqrt(se_32^2 + se_64^2): a difference within it cannot be told from the seeds' spread (the
-    Euclidean models, with no Möbius arithmetic, show how large that spread is)."""
+    Euclidean models, with no Möbius arithmetic, show how large that spread is); and how many runs
+    of each reach 80 % (the issue's bar for a run past the plateau)."""
     if FLOAT32 not in overrides:
         return None
     other = _float64(overrides)
@@ -289,7 +290,8 @@ def dtype_comparison(runs_dir: Path, profile: str, seeds, overrides, models=tupl
             rows.append({"dataset": name, "model": label,
                          **{k: f"{a.mean():.2f} ± {sd[k]:.2f} (n={len(a)})" for k, a in acc.items()},
                          "float32 - float64": round(diff, 2), "combined s.e.": round(se, 2),
-                         "difference": "within the seeds' spread" if abs(diff) <= se else "beyond the seeds' spread"})
+                         "difference": "within the seeds' spread" if abs(diff) <= se else "beyond the seeds' spread",
+                         "runs >= 80 % (float32, float64)": ", ".join(f"{(a >= 80).sum()} of {len(a)}" for a in acc.values())})
     return pd.DataFrame(rows) if rows else None
 
 
