@@ -39,20 +39,23 @@ class RiemannianSGD(torch.optim.Optimizer):
                 if not isinstance(p, PoincareParameter):
                     p.add_(p.grad, alpha=-group["lr"])
                 elif group["compensated"]:
-                    self._compensated_step(p, group["lr"])
+                    self._compensated_step(p, _tangent_step(p, group["lr"]))
                 else:
-                    c = p.c
-                    scale = (1 - c * p.pow(2).sum(-1, keepdim=True)).pow(2) / 4
-                    p.copy_(pb.project(pb.expmap(p, -group["lr"] * scale * p.grad, c), c))
+                    p.copy_(pb.project(pb.expmap(p, _tangent_step(p, group["lr"]), p.c), p.c))
         return loss
 
-    def _compensated_step(self, p: PoincareParameter, lr: float) -> None:
-        """p <- project(p + step + residual), residual <- what that sum rounded away."""
-        c = p.c
+    def _compensated_step(self, p: PoincareParameter, u: torch.Tensor) -> None:
+        """p <- project(p + step + residual) with step = exp_p(u) - p, residual <- what that sum
+        rounded away."""
         residual = self.state[p].setdefault("residual", torch.zeros_like(p))
-        scale = (1 - c * p.pow(2).sum(-1, keepdim=True)).pow(2) / 4
-        step = pb.expmap_step(p, -lr * scale * p.grad, c) + residual
+        step = pb.expmap_step(p, u, p.c) + residual
         moved = p + step
-        new = pb.project(moved, c)
+        new = pb.project(moved, p.c)
         residual.copy_(torch.where((new != moved).any(-1, keepdim=True), 0, step - (new - p)))
         p.copy_(new)
+
+
+def _tangent_step(p: PoincareParameter, lr: float) -> torch.Tensor:
+    """-lr times the Riemannian gradient at p: -lr (1 - c ||p||^2)^2 / 4 * grad."""
+    scale = (1 - p.c * p.pow(2).sum(-1, keepdim=True)).pow(2) / 4  # lambda_p^-2
+    return -lr * scale * p.grad
