@@ -367,10 +367,13 @@ def make(runs_dir: Path, profile: str, out: Path, seeds=None, overrides=()) -> l
     figure(folders, out / "fig_prefix10_dev", seeds[0])
     finished = aggregate.runs([f for f in folders.values() if (f / "DONE").exists()])
     extra = "".join(f" {o}" for o in overrides)
+    other_seeds = list(seeds) != list(experiment_value("hnn/table1", "stack.seed"))
+    stack_seeds = f" 'stack.seed=[{','.join(map(str, seeds))}]'" if other_seeds else ""
+    seeds_option = f" --seeds {','.join(map(str, seeds))}" if other_seeds else ""
     (out / "summary.md").write_text("\n".join([
         f"# Ganea et al., Hyperbolic Neural Networks: our runs ({profile} profile{',' + extra if extra else ''})", "",
-        f"Made by `python -m noneuclid.train -m experiment=hnn/table1 profile={profile}{extra}` and "
-        f"`python -m noneuclid.report hnn --profile {profile}{' --out ' + str(out) if extra else ''}{extra}`; "
+        f"Made by `python -m noneuclid.train -m experiment=hnn/table1 profile={profile}{stack_seeds}{extra}` and "
+        f"`python -m noneuclid.report hnn --profile {profile}{seeds_option}{' --out ' + str(out) if extra else ''}{extra}`; "
         f"{sum((f / 'DONE').exists() for k, f in folders.items() if k[1] != 'snli')} of "
         f"{sum(k[1] != 'snli' for k in folders)} PREFIX runs and "
         f"{sum((f / 'DONE').exists() for k, f in folders.items() if k[1] == 'snli')} of "
