@@ -164,3 +164,16 @@ def test_html_report_renders_in_headless_chromium(tmp_path):
     header_cells = int((pixels == (238, 238, 238)).all(-1).sum())  # the table's <th> background
     assert figure > 0.8 * 300 * 150, "the figure is not on the screenshot"
     assert header_cells > 500, "the table header is not on the screenshot"
+
+
+@pytest.mark.parametrize("profile", ["smoke", "cpu", "paper"])
+def test_every_experiment_composes_in_every_profile(profile):
+    """Each registered experiment resolves in each profile (configs only: the paper profiles are for a GPU)."""
+    from omegaconf import OmegaConf
+
+    from noneuclid.config import compose
+    from noneuclid.papers import PAPERS
+    for key, paper in PAPERS.items():
+        for name in paper.experiments:
+            cfg = compose([f"experiment={key}/{name}", f"profile={profile}"], experiment_name=f"{key}/{name}")
+            OmegaConf.to_container(cfg, resolve=True)
