@@ -39,6 +39,9 @@ from noneuclid.data.files import temporary_sibling
 
 # Settings that change where or how a run is observed, not what it computes.
 NOT_SETTINGS = ("paths", "logger", "trainer.progress", "trainer.threads", "trainer.extend", "experiment_name", "stack")
+# Settings added after runs existed, with the value that computes what those runs did: left out of the
+# hash at that value, so the earlier run folders keep their names (and resume).
+LATER_SETTINGS = {"optim.compensated": False}
 
 
 def resolve_device(name: str) -> torch.device:
@@ -66,11 +69,13 @@ def digest_without(c: dict, keys) -> str:
 
 
 def settings_hash(cfg: DictConfig) -> str:
-    """8 hex digits of the resolved config without NOT_SETTINGS, with the device as resolved (a GPU
-    run and a CPU run of the same settings are different runs): equal settings, equal folder."""
+    """8 hex digits of the resolved config without NOT_SETTINGS (nor LATER_SETTINGS at their former
+    value), with the device as resolved (a GPU run and a CPU run of the same settings are different
+    runs): equal settings, equal folder."""
     c = OmegaConf.to_container(cfg, resolve=True)
     c["trainer"]["device"] = resolve_device(cfg.trainer.device).type
-    return digest_without(c, NOT_SETTINGS)
+    at_former_value = [k for k, v in LATER_SETTINGS.items() if OmegaConf.select(cfg, k, default=None) is v]
+    return digest_without(c, (*NOT_SETTINGS, *at_former_value))
 
 
 # The run folders this process holds (RunDir.claim): resolved path -> [RUNNING's descriptor, claims,
