@@ -52,7 +52,9 @@ def test_table1_report_from_runs(tmp_path):
     assert "n=1" in table and "97.14" in table and (out / "fig_prefix10_dev.png").exists()
     assert "not run (data missing)" in table or "SNLI" in table
     init = (out / "init.md").read_text()
-    assert "x100" in init and "states at the boundary" in init and "Per cell" in (out / "summary.md").read_text()
+    summary = (out / "summary.md").read_text()
+    assert "x100" in init and "states at the boundary" in init and "Per cell" in summary
+    assert "`python -m noneuclid.train -m experiment=hnn/table1 profile=smoke 'stack.seed=[0]'" in summary
 
 
 def _pairs(n_first, n_second, label):

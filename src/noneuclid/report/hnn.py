@@ -340,6 +340,13 @@ def ablation_tables(runs_dir: Path, profile: str, seeds, overrides) -> list[tupl
     return [t for t in tables if t[1] is not None]
 
 
+def _experiment(finished: pd.DataFrame) -> str:
+    """The experiment that trained the finished runs when they share one (e.g. hnn/compensated), else
+    hnn/table1."""
+    names = set(finished.get("cfg.experiment_name", pd.Series(dtype=object)).dropna())
+    return names.pop() if len(names) == 1 else "hnn/table1"
+
+
 def make(runs_dir: Path, profile: str, out: Path, seeds=None, overrides=()) -> list[Path]:
     """Write table1 (CSV + Markdown), fig_prefix10_dev (PNG + PDF), init, budget and long (CSV + Markdown,
     once their ablations have runs) and summary.md (settings, per-cell claim check, health lines, the
@@ -367,12 +374,14 @@ def make(runs_dir: Path, profile: str, out: Path, seeds=None, overrides=()) -> l
     figure(folders, out / "fig_prefix10_dev", seeds[0])
     finished = aggregate.runs([f for f in folders.values() if (f / "DONE").exists()])
     extra = "".join(f" {o}" for o in overrides)
-    other_seeds = list(seeds) != list(experiment_value("hnn/table1", "stack.seed"))
-    stack_seeds = f" 'stack.seed=[{','.join(map(str, seeds))}]'" if other_seeds else ""
-    seeds_option = f" --seeds {','.join(map(str, seeds))}" if other_seeds else ""
+    experiment = _experiment(finished)
+    stack_seeds = (f" 'stack.seed=[{','.join(map(str, seeds))}]'"
+                   if list(seeds) != list(experiment_value(experiment, "stack.seed")) else "")
+    seeds_option = (f" --seeds {','.join(map(str, seeds))}"
+                    if list(seeds) != list(experiment_value("hnn/table1", "stack.seed")) else "")
     (out / "summary.md").write_text("\n".join([
         f"# Ganea et al., Hyperbolic Neural Networks: our runs ({profile} profile{',' + extra if extra else ''})", "",
-        f"Made by `python -m noneuclid.train -m experiment=hnn/table1 profile={profile}{stack_seeds}{extra}` and "
+        f"Made by `python -m noneuclid.train -m experiment={experiment} profile={profile}{stack_seeds}{extra}` and "
         f"`python -m noneuclid.report hnn --profile {profile}{seeds_option}{' --out ' + str(out) if extra else ''}{extra}`; "
         f"{sum((f / 'DONE').exists() for k, f in folders.items() if k[1] != 'snli')} of "
         f"{sum(k[1] != 'snli' for k in folders)} PREFIX runs and "
