@@ -25,6 +25,7 @@ to 2.5x (two threads) slower (`python -m noneuclid.bench hyperbolic`).
 from __future__ import annotations
 
 import functools
+import itertools
 
 import torch
 from torch import Tensor, nn
@@ -183,14 +184,15 @@ class Recurrent(nn.Module):
         if bool((lengths < 1).any()):
             raise ValueError("every sequence needs at least one token (got a length < 1)")
         W, b = self.W, self.b.unsqueeze(-1)  # b broadcast over the batch: [*copies, gates, hidden, 1]
-        time, batch = (u.shape[-4], u.shape[-1]) if tokens is None else tokens.shape[-1:-3:-1]
+        if tokens is None:  # each step's products u_t, no lookup
+            copies, (time, batch) = u.shape[:-4], (u.shape[-4], u.shape[-1])
+            steps = zip(u.unbind(-4), itertools.repeat(None))
+        else:  # every step looks up its tokens_t [*copies, batch] in the same row products
+            copies, (batch, time) = u.shape[:-3], tokens.shape[-2:]
+            steps = zip(itertools.repeat(u), tokens.unbind(-1))
         keep_going = torch.arange(time, device=u.device) < lengths.unsqueeze(-1)  # [*copies, batch, time]
         keep_going = keep_going.unsqueeze(-3).unbind(-1)  # per time step [*copies, 1, batch]
-        h = u.new_zeros(*u.shape[:-4 if tokens is None else -3], W.shape[-1], batch)  # [*copies, hidden, batch]
-        if tokens is None:
-            for u_t, keep_t in zip(u.unbind(-4), keep_going):
-                h = self.step(u_t, h, keep_t, W, b)
-        else:
-            for tokens_t, keep_t in zip(tokens.unbind(-1), keep_going):  # tokens_t [*copies, batch]
-                h = self.step(u, h, keep_t, W, b, tokens_t)
+        h = u.new_zeros(*copies, W.shape[-1], batch)  # [*copies, hidden, batch]
+        for (u_t, tokens_t), keep_t in zip(steps, keep_going):
+            h = self.step(u_t, h, keep_t, W, b, tokens_t)
         return h.mT
