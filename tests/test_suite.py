@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import json
 import os
+import re
 import shutil
 import subprocess
 import sys
@@ -147,6 +148,27 @@ def test_html_report_lists_tables_figures_commands_curves_and_environment(tmp_pa
     assert "<polyline" in page and "val_accuracy</span> 0.1 &rarr; 0.5" in page
     assert "<td>2.13.0+cpu</td>" in page
     assert "make reproduce-brantner PROFILE=cpu" in page  # papers without results say how to make them
+
+
+def test_html_report_keeps_the_curves_of_runs_whose_folders_are_gone(tmp_path):
+    """Run folders are not committed: a page made where they are missing keeps the earlier page's
+    curves and environment rows, and a run folder that is here is drawn from its folder."""
+    results, runs = _results_and_runs(tmp_path)
+    first = html.make(runs, "cpu", results).read_text()
+    old = runs / "phydi" / "cpu" / "phresnet18-n4-phydi-b64-lr0.1-s0-0123abcd"
+    new = old.with_name("phresnet18-n4-phydi-b64-lr0.1-s1-4567cdef")
+    old.rename(new)
+    (new / "env.json").write_text(json.dumps({"python": "3.12", "torch": "2.13.0+cpu"}))
+    page = html.make(runs, "cpu", results).read_text()
+    assert "<b>phresnet18-n4-phydi-b64-lr0.1-s0-0123abcd</b>" in page and "-s1-4567cdef</b>" in page
+    assert "1 carried over from the earlier page" in page
+    assert "<td>3.11</td>" in page and "<td>3.12</td>" in page  # both runs' environments
+    assert html.make(runs, "cpu", results).read_text() == page  # making it again changes nothing
+    # A page from before runs recorded their environment in it: its rows are kept as they were.
+    legacy = re.sub(r' data-env="[^"]*"', "", first).replace("<td>3.11</td>", "<td>3.10</td>")
+    (results / "index.html").write_text(legacy)
+    page = html.make(runs, "cpu", results).read_text()
+    assert '<tr class="earlier"><td>3.10</td>' in page and "<td>3.12</td>" in page
 
 
 def test_html_report_renders_in_headless_chromium(tmp_path):
