@@ -97,7 +97,7 @@ def plan(papers, profile: str, data_dir: Path, generated_dir: Path, runs_dir: Pa
             steps.append(Step(paper, "report float32", ["noneuclid.report", paper, "--runs", str(runs_dir), "--profile",
                                                         profile, "--out", f"results/hnn/{profile}-float32",
                                                         "trainer.dtype=float32"], kind="report"))
-            for dtype in ("float64", "float32"):  # the Euclidean-MLR models with compensated Riemannian SGD
+            for dtype in ("float64", "float32"):  # the hyperbolic models with compensated Riemannian SGD
                 steps.append(Step(paper, f"train compensated RSGD in {dtype}", train + ["experiment=hnn/compensated",
                                                                                         f"trainer.dtype={dtype}"]))
             seeds = ",".join(map(str, experiment_value("hnn/compensated", "stack.seed")))
