@@ -121,6 +121,24 @@ def test_gradient_clipping_acts_per_copy():
     torch.testing.assert_close(p.data, -expected)
 
 
+@pytest.mark.parametrize("geometry", ["euclidean", "hyperbolic"])
+def test_sentence_pair_weights_are_clipped_per_tensor_of_the_original_code(geometry):
+    """W1 and W2 of the FFNN and each class's MLR weights are separate tensors in the original code,
+    each clipped to norm 1 on its own; clip_per_tensor=false (earlier runs) clips them together."""
+    from noneuclid.models.sentence_pair import SentencePairModel
+    from noneuclid.optim.composite import CompositeOptimizer
+    for per_tensor in (True, False):
+        model = SentencePairModel(10, geometry=geometry, runs=3, clip_per_tensor=per_tensor).double()
+        weights = [model.W, *model.mlr.parameters()]  # [runs, 2 (W1, W2) or classes, ...]
+        for p in weights:
+            p.grad = torch.randn_like(p) * 10
+        unit = [p.grad.flatten(2 if per_tensor else 1) for p in weights]
+        unit = [(g / g.norm(dim=-1, keepdim=True).clamp_min(1)).view_as(p) for g, p in zip(unit, weights)]
+        CompositeOptimizer([torch.optim.SGD(weights, lr=0.0)], clip_norm=1.0).step()
+        for p, expected in zip(weights, unit):
+            torch.testing.assert_close(p.grad, expected)
+
+
 @pytest.mark.skipif(not (SHARED_DATA / "snli").is_dir(), reason="needs ../shared/data/snli")
 def test_snli_end_to_end_on_a_slice_of_dev(tmp_path):
     """SNLI's training split cannot be had here: the SNLI path (real files, vocabulary, stack of

@@ -13,6 +13,9 @@ Both geometries run the same formulas over a space (`noneuclid.geometry.spaces`)
 
 `runs` independent models live in one module, every weight with a leading runs dimension (a stacked
 sweep: seeds and datasets of one architecture trained side by side, see `noneuclid.train.loop`).
+Gradients are clipped per tensor of the original code (`clip_per_tensor`, `nn.parameters.copy_dims`):
+W1 and W2 on their own, and each class's p_k and a_k on their own, as its W_ff_s1, W_ff_s2, P_mlr<k>,
+A_mlr<k>; runs before 2026-11-23 (clip_per_tensor=false) clipped W1 with W2 and the classes together.
 Input: token ids [runs, batch, time] (0 = padding) and lengths [runs, batch] per sentence (or
 [batch, time] and [batch] when runs = 1); output logits [runs, batch, classes] (or [batch, classes]).
 """
@@ -41,12 +44,13 @@ def _embedding_init(runs: int, vocab: int, dim: int, scale: float = 1.0) -> Tens
 
 
 class EuclideanMLR(nn.Module):
-    """logit_k = <x - p_k, a_k> (the paper's Euclidean MLR); p, a [runs, classes, dim], x [runs, batch, dim]."""
+    """logit_k = <x - p_k, a_k> (the paper's Euclidean MLR); p, a [runs, classes, dim], x [runs, batch, dim].
+    per_class: each class's p_k and a_k is a tensor of its own (clipped on its own)."""
 
-    def __init__(self, dim: int, classes: int, runs: int):
+    def __init__(self, dim: int, classes: int, runs: int, per_class: bool = True):
         super().__init__()
-        self.p = with_copy_dims(nn.Parameter(torch.zeros(runs, classes, dim)), 1)
-        self.a = with_copy_dims(nn.Parameter(glorot(runs, classes, dim)), 1)
+        self.p = with_copy_dims(nn.Parameter(torch.zeros(runs, classes, dim)), 1 + per_class)
+        self.a = with_copy_dims(nn.Parameter(glorot(runs, classes, dim)), 1 + per_class)
 
     def forward(self, x: Tensor) -> Tensor:
         return ((x.unsqueeze(-2) - self.p.unsqueeze(-3)) * self.a.unsqueeze(-3)).sum(-1)
@@ -55,7 +59,7 @@ class EuclideanMLR(nn.Module):
 class SentencePairModel(nn.Module):
     def __init__(self, vocab_size: int, cell: str = "gru", geometry: str = "hyperbolic", dim: int = 5,
                  c: float = 1.0, classes: int = 2, compile: bool = False, runs: int = 1,
-                 embedding_init_scale: float = 1.0):
+                 embedding_init_scale: float = 1.0, clip_per_tensor: bool = True):
         super().__init__()
         if geometry not in GEOMETRIES:
             raise ValueError(f"model.geometry must be one of {GEOMETRIES}, got {geometry!r}")
@@ -70,12 +74,12 @@ class SentencePairModel(nn.Module):
         self.embedding = with_copy_dims(ball(embedding), 1)
         self.encoders = Recurrent(cell, dim, dim, self.space, "id" if self.space.hyperbolic else "tanh",
                                   copies=(runs, 2), compile=compile)
-        self.W = with_copy_dims(nn.Parameter(glorot(runs, 2, dim, dim)), 1)  # W1, W2 of the FFNN
+        self.W = with_copy_dims(nn.Parameter(glorot(runs, 2, dim, dim)), 1 + clip_per_tensor)  # W1, W2 of the FFNN
         self.b = with_copy_dims(ball(torch.zeros(runs, dim)), 1)
         self.b_d = with_copy_dims(ball(torch.zeros(runs, dim)), 1)
         self.classify = torch.compile(self._classify, dynamic=False) if compile else self._classify  # fuses its small ops
-        self.mlr = (HyperbolicMLR(dim, classes, c, copies=(runs,)) if geometry == "hyperbolic"
-                    else EuclideanMLR(dim, classes, runs))
+        self.mlr = (HyperbolicMLR(dim, classes, c, copies=(runs,), per_class=clip_per_tensor) if geometry == "hyperbolic"
+                    else EuclideanMLR(dim, classes, runs, per_class=clip_per_tensor))
 
     def encode(self, tokens1: Tensor, lengths1: Tensor, tokens2: Tensor, lengths2: Tensor) -> tuple[Tensor, Tensor]:
         """The hidden state of each sentence at its true length, ([runs, batch, dim], [runs, batch, dim])."""

@@ -67,13 +67,15 @@ class HyperbolicMLR(nn.Module):
     with p_k on the ball and a_k = (1 - c ||p_k||^2) a'_k, a'_k stored at the origin (transport0).
     With `copies`, p and a' are [*copies, classes, dim] (independent classifiers, e.g. stacked runs)
     and the input is [*copies, batch, dim]; otherwise input [..., dim]. Output logits [..., classes].
+    per_class: each class's p_k and a'_k is a tensor of its own (clipped on its own, as the original
+    code's P_mlr<k>, A_mlr<k>); else all classes' p (and a') form one tensor.
     """
 
-    def __init__(self, dim: int, classes: int, c: float = 1.0, copies: tuple[int, ...] = ()):
+    def __init__(self, dim: int, classes: int, c: float = 1.0, copies: tuple[int, ...] = (), per_class: bool = True):
         super().__init__()
         self.c = c
-        self.p = with_copy_dims(PoincareParameter(torch.zeros(*copies, classes, dim), c), len(copies))
-        self.a0 = with_copy_dims(nn.Parameter(glorot(*copies, classes, dim)), len(copies))
+        self.p = with_copy_dims(PoincareParameter(torch.zeros(*copies, classes, dim), c), len(copies) + per_class)
+        self.a0 = with_copy_dims(nn.Parameter(glorot(*copies, classes, dim)), len(copies) + per_class)
 
     def forward(self, x: Tensor) -> Tensor:
         c, sc = self.c, self.c ** 0.5
