@@ -1,6 +1,7 @@
 """Ganea et al.'s sentence-pair pipeline at smoke scale: all six Table 1 rows train on PREFIX,
 evaluate on dev and test every few steps and select the test accuracy at the best dev accuracy."""
 
+import pandas as pd
 import pytest
 import torch
 
@@ -55,6 +56,24 @@ def test_table1_report_from_runs(tmp_path):
     summary = (out / "summary.md").read_text()
     assert "x100" in init and "states at the boundary" in init and "Per cell" in summary
     assert "`python -m noneuclid.train -m experiment=hnn/table1 profile=smoke 'stack.seed=[0]'" in summary
+
+
+def test_report_of_a_smaller_experiment_shows_its_models_and_datasets_only(tmp_path):
+    """Runs of experiment=hnn/compensated (the hyperbolic models on PREFIX-10): the report's table and
+    run counts cover that experiment's grid, not Table 1's six models and four datasets."""
+    from noneuclid.report import hnn
+    data = [f"paths.generated_dir={tmp_path}/gen", "data.train_size=128", "data.dev_size=64", "data.test_size=64"]
+    train(compose(["experiment=hnn/compensated", "profile=smoke", f"paths.runs_dir={tmp_path}/runs",
+                   "variant=hnn/hyperbolic_rnn_eucl_mlr", "data=prefix10", "trainer.progress=false", *data],
+                  experiment_name="hnn/compensated"))
+    out = tmp_path / "results"
+    hnn.make(tmp_path / "runs", "smoke", out, seeds=(0,), overrides=[*data, "optim.compensated=true"])
+    table = pd.read_csv(out / "table1.csv")
+    assert list(table.columns) == ["model", "PREFIX-10% (ours)", "PREFIX-10% (paper)"]
+    assert "fully Euclidean RNN" not in set(table.model) and len(table) == 4
+    summary = (out / "summary.md").read_text()
+    assert "experiment=hnn/compensated" in summary and "1 of 4 PREFIX runs finished" in summary
+    assert "SNLI" not in summary and "- none to compare" in summary  # no Euclidean model
 
 
 def _pairs(n_first, n_second, label):

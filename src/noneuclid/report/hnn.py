@@ -54,14 +54,18 @@ def _snli_train_missing() -> bool:
     return False
 
 
-def table1(runs_dir: Path, profile: str, seeds, overrides=()) -> tuple[pd.DataFrame, dict]:
-    """One row per model, one column per dataset: 'best (mean +- s.d., n)' beside the paper's number."""
+def table1(runs_dir: Path, profile: str, seeds, overrides=(), models=tuple(ROWS),
+           datasets=tuple(DATASETS)) -> tuple[pd.DataFrame, dict]:
+    """One row per model, one column per dataset (of `models` and `datasets`, default all of Table 1's):
+    'best (mean +- s.d., n)' beside the paper's number."""
     snli_missing = _snli_train_missing()
     folders = {}
     rows = []
-    for row, label in ROWS.items():
-        out = {"model": label}
+    for row in models:
+        out = {"model": ROWS[row]}
         for (data, name), paper in zip(DATASETS.items(), PAPER[row]):
+            if data not in datasets:
+                continue
             accs = []
             for seed in seeds:
                 f = _folder(runs_dir, profile, row, data, seed, overrides)
@@ -155,6 +159,8 @@ def _claims(finished: pd.DataFrame) -> list[str]:
                          f"{paper['euclidean']:.2f} ({diff_paper:+.2f}); ours {GEOMETRY_OF[ours_best]} "
                          f"{ours.mean:.2f} vs Euclidean {euclid.mean:.2f} ({diff:+.2f}, combined s.e. "
                          f"{se:.2f}): {verdict}.")
+    if len(lines) == 1:
+        lines.append("- none to compare: no cell has finished runs of its Euclidean model and both hyperbolic ones.")
     return lines
 
 
@@ -347,6 +353,22 @@ def _experiment(finished: pd.DataFrame) -> str:
     return names.pop() if len(names) == 1 else "hnn/table1"
 
 
+def _grid(experiment: str) -> tuple[list[str], list[str]]:
+    """The models (ROWS keys) and datasets an experiment trains (its variant sweep and stack.data)."""
+    return ([v.removeprefix("hnn/") for v in sweep_values(experiment, "variant")],
+            experiment_value(experiment, "stack.data"))
+
+
+def _finished_counts(folders: dict) -> str:
+    """'54 of 54 PREFIX runs and 0 of 18 SNLI runs': of the report's run folders, of the kinds it has."""
+    parts = []
+    for kind in ("PREFIX", "SNLI"):
+        keys = [k for k in folders if (k[1] == "snli") == (kind == "SNLI")]
+        if keys:
+            parts.append(f"{sum((folders[k] / 'DONE').exists() for k in keys)} of {len(keys)} {kind} runs")
+    return " and ".join(parts)
+
+
 def make(runs_dir: Path, profile: str, out: Path, seeds=None, overrides=()) -> list[Path]:
     """Write table1 (CSV + Markdown), fig_prefix10_dev (PNG + PDF), init, budget and long (CSV + Markdown,
     once their ablations have runs) and summary.md (settings, per-cell claim check, health lines, the
@@ -357,6 +379,10 @@ def make(runs_dir: Path, profile: str, out: Path, seeds=None, overrides=()) -> l
     if not any((f / "DONE").exists() for f in folders.values()):
         raise FileNotFoundError(f"no finished hnn runs under {runs_dir}/hnn/{profile}: run "
                                 f"`python -m noneuclid.train -m experiment=hnn/table1 profile={profile}` first")
+    experiment = _experiment(aggregate.runs([f for f in folders.values() if (f / "DONE").exists()]))
+    if experiment != "hnn/table1":  # runs of a smaller experiment: its models and datasets only
+        table, folders = table1(runs_dir, profile, seeds, overrides, *_grid(experiment))
+    finished = aggregate.runs([f for f in folders.values() if (f / "DONE").exists()])
     out.mkdir(parents=True, exist_ok=True)
     table.to_csv(out / "table1.csv", index=False)
     comparison = dtype_comparison(runs_dir, profile, seeds, overrides)
@@ -372,9 +398,8 @@ def make(runs_dir: Path, profile: str, out: Path, seeds=None, overrides=()) -> l
         (out / f"{name}.md").write_text(f"# {title}\n\n" + extra_table.to_markdown(index=False) + "\n")
     (out / "table1.md").write_text(table.to_markdown(index=False) + "\n")
     figure(folders, out / "fig_prefix10_dev", seeds[0])
-    finished = aggregate.runs([f for f in folders.values() if (f / "DONE").exists()])
     extra = "".join(f" {o}" for o in overrides)
-    experiment = _experiment(finished)
+    snli = any(k[1] == "snli" for k in folders)
     stack_seeds = (f" 'stack.seed=[{','.join(map(str, seeds))}]'"
                    if list(seeds) != list(experiment_value(experiment, "stack.seed")) else "")
     seeds_option = (f" --seeds {','.join(map(str, seeds))}"
@@ -383,11 +408,9 @@ def make(runs_dir: Path, profile: str, out: Path, seeds=None, overrides=()) -> l
         f"# Ganea et al., Hyperbolic Neural Networks: our runs ({profile} profile{',' + extra if extra else ''})", "",
         f"Made by `python -m noneuclid.train -m experiment={experiment} profile={profile}{stack_seeds}{extra}` and "
         f"`python -m noneuclid.report hnn --profile {profile}{seeds_option}{' --out ' + str(out) if extra else ''}{extra}`; "
-        f"{sum((f / 'DONE').exists() for k, f in folders.items() if k[1] != 'snli')} of "
-        f"{sum(k[1] != 'snli' for k in folders)} PREFIX runs and "
-        f"{sum((f / 'DONE').exists() for k, f in folders.items() if k[1] == 'snli')} of "
-        f"{sum(k[1] == 'snli' for k in folders)} SNLI runs finished (seeds {', '.join(map(str, seeds))})"
-        f"{'; SNLI: not run (no training split here)' if _snli_train_missing() else ''}.", "",
+        f"{_finished_counts(folders)} finished "
+        f"(seeds {', '.join(map(str, seeds))})"
+        f"{'; SNLI: not run (no training split here)' if snli and _snli_train_missing() else ''}.", "",
         _settings(finished), "", *_claims(finished), "", *_health(finished, folders), "",
         "## Table 1: test accuracy % at the best dev accuracy (best of the seeds; mean ± s.d., runs)", "",
         table.to_markdown(index=False), "", "![dev accuracy on PREFIX-10](fig_prefix10_dev.png)", "",
