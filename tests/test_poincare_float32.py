@@ -62,6 +62,7 @@ def _cases(c: float):
     return {
         "mobius_add": (lambda a, b: P.mobius_add(a, b, c), (x, y), (x, y)),
         "mobius_add_near_inverse": (lambda a, b: P.mobius_add(-a, b, c), (x, near), (x, near)),
+        "mobius_add_gap": (lambda a, b: P.mobius_add_gap(-a, b, c), (x, y), (x, y)),
         "mobius_scalar_mul": (lambda s, a: P.mobius_scalar_mul(s, a, c), (r, x), (x,)),
         "mobius_matvec": (lambda m, a: P.mobius_matvec(m, a, c), (M, x), (x,)),
         "expmap0": (lambda t: P.expmap0(t, c), (v,), ()),
@@ -115,6 +116,22 @@ def test_float32_close_to_float64(name, c):
         assert bool((err <= bound).all()), (
             f"{name}, c = {c}: float32 {what} off by {err[worst]:.3g} (bound {bound[worst]:.3g}) at row {worst}, "
             f"radius {RADII[min(worst // ROWS, len(RADII) - 1)]}")
+
+
+@pytest.mark.parametrize("c", CS)
+def test_mobius_add_gap_keeps_its_relative_precision_at_the_boundary(c):
+    """Two points at the margin, apart: 1 - c||-x (+) y||^2 is about g_x g_y (1e-10), below float32's
+    spacing of 1. mobius_add_gap gets it to the relative error of g_x g_y itself (float32 knows each
+    g to eps32 / g); 1 minus the norm of the float32 sum gets 0 or garbage."""
+    gen = torch.Generator().manual_seed(3)
+    x = P.project((_unit(64, gen) / c ** 0.5).float(), c)
+    y = P.project((_unit(64, gen) / c ** 0.5).float(), c)
+    exact = P.mobius_add_gap(-x.double(), y.double(), c)
+    kappa = sum(1 / (1 - c * t.double().pow(2).sum(-1, keepdim=True)) for t in (x, y))
+    relative = (P.mobius_add_gap(-x, y, c).double() - exact).abs() / exact
+    assert bool((relative <= K * EPS32 * kappa).all())
+    naive = 1 - c * P.mobius_add(-x, y, c).double().pow(2).sum(-1, keepdim=True)
+    assert float(((naive - exact).abs() / exact).median()) > 0.5  # what the MLR computed before
 
 
 def test_margin_is_the_same_in_every_dtype():

@@ -96,6 +96,13 @@ def test_mobius_add_boundary_is_infinity(c):
     _tight(P.mobius_add(x, y, c), x)
 
 
+@pytest.mark.parametrize("c", CS)
+def test_mobius_add_gap_is_one_minus_c_norm2_of_the_sum(c):
+    """mobius_add_gap(x, y) = 1 - c||x (+) y||^2 (the hyperbolic MLR's denominator)."""
+    x, y = _points(c), _points(c)
+    _tight(P.mobius_add_gap(x, y, c), 1 - c * _sqnorm(P.mobius_add(x, y, c)))
+
+
 # -- Mobius scalar multiplication ---------------------------------------------------------------
 
 

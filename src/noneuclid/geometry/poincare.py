@@ -14,7 +14,8 @@ the tangent norm of a projected point at artanh(1 - 4e-3) = 3.1 instead of artan
 a different model, with which the hyperbolic RNN of Ganea et al. stays at chance level on PREFIX-10
 in float64 as in float32. float32 keeps about 2 significant digits of 1 - c||x||^2
 at the margin (its spacing near 1 is 6e-8); the formulas avoid every other cancellation near the
-boundary (mobius_add, dist and logmap are written with the gaps 1 - c||x||^2 and ||x +- y||).
+boundary (mobius_add, mobius_add_gap, dist and logmap are written with the gaps 1 - c||x||^2 and
+||x +- y||).
 """
 
 from __future__ import annotations
@@ -83,6 +84,16 @@ def mobius_add(x: Tensor, y: Tensor, c, dim: int = -1) -> Tensor:
     gap_x = 1 - c * _norm2(x, dim)
     gap_y = 1 - c * _norm2(y, dim)
     return (gap_x * s + c * s2 * x) / (c * s2 + gap_x * gap_y).clamp_min(MIN_NORM)
+
+
+def mobius_add_gap(x: Tensor, y: Tensor, c, dim: int = -1) -> Tensor:
+    """1 - c||x (+)_c y||^2 = g_x g_y / (c||x + y||^2 + g_x g_y), g = 1 - c||.||^2 ([..., 1]): the
+    denominator is mobius_add's. Subtracting c||x (+)_c y||^2 from 1 cancels near the boundary: for
+    x and y both there and apart, the gap is about g_x g_y (1e-10 at the margin), below float32's
+    spacing of 1, so that float32 gives 0 or less; this form keeps its relative precision."""
+    _check(c)
+    gap_x, gap_y = 1 - c * _norm2(x, dim), 1 - c * _norm2(y, dim)
+    return gap_x * gap_y / (c * _norm2(x + y, dim) + gap_x * gap_y).clamp_min(MIN_NORM)
 
 
 def mobius_scalar_mul(r, x: Tensor, c, dim: int = -1) -> Tensor:

@@ -85,5 +85,6 @@ class HyperbolicMLR(nn.Module):
         a_norm = a.norm(dim=-1).clamp_min(pb.MIN_NORM)
         lam = pb.conformal_factor(p, c).squeeze(-1)
         inner = (diff * a).sum(-1)
-        denom = ((1 - c * diff.pow(2).sum(-1)) * a_norm).clamp_min(pb.MIN_NORM)
+        gap = pb.mobius_add_gap(-p, x.unsqueeze(-2), c).squeeze(-1)  # 1 - c||-p (+) x||^2, no cancellation
+        denom = (gap * a_norm).clamp_min(pb.MIN_NORM)
         return lam * a_norm / sc * torch.asinh(2 * sc * inner / denom)
