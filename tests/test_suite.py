@@ -188,6 +188,14 @@ def test_html_report_renders_in_headless_chromium(tmp_path):
     assert header_cells > 500, "the table header is not on the screenshot"
 
 
+def test_experiment_value_reads_the_experiment_then_those_it_extends():
+    from noneuclid.config import experiment_value
+    assert experiment_value("hnn/seeds", "stack.seed") == [3, 4, 5, 6, 7, 8]  # its own
+    assert experiment_value("hnn/budget", "stack.seed") == [0, 1, 2]  # hnn/table1's
+    assert experiment_value("hnn/budget", "stack.data") == ["prefix10"]
+    assert experiment_value("hnn/budget", "no.such.key") is None
+
+
 @pytest.mark.parametrize("profile", ["smoke", "cpu", "paper"])
 def test_every_experiment_composes_in_every_profile(profile):
     """Each registered experiment resolves in each profile (configs only: the paper profiles are for a GPU)."""

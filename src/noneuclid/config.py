@@ -52,9 +52,16 @@ def sweep_values(experiment: str, key: str) -> list[str]:
 
 
 def experiment_value(experiment: str, key: str):
-    """What configs/experiment/<experiment>.yaml itself sets at the dotted `key` (plain Python values),
-    e.g. experiment_value("hnn/seeds", "stack.seed") -> [3, 4, 5, 6, 7, 8]."""
-    value = OmegaConf.select(_experiment(experiment), key)
+    """What configs/experiment/<experiment>.yaml sets at the dotted `key` (plain Python values), else
+    what the experiments it extends set (its defaults list, e.g. hnn/table1), else None; e.g.
+    experiment_value("hnn/seeds", "stack.seed") -> [3, 4, 5, 6, 7, 8]."""
+    cfg = _experiment(experiment)
+    value = OmegaConf.select(cfg, key)
+    for parent in ([] if value is not None else cfg.get("defaults", [])):
+        if isinstance(parent, str) and parent != "_self_":
+            value = experiment_value(parent, key)
+            if value is not None:
+                return value
     return OmegaConf.to_object(value) if OmegaConf.is_config(value) else value
 
 

@@ -200,7 +200,7 @@ def transport0(x: Tensor, v: Tensor, c, dim: int = -1) -> Tensor:
 
 
 def boundary_share(x: Tensor, c, tol: float = 1e-3) -> Tensor:
-    """The share of the points x [..., n, dim] with 1 - sqrt(c)||x|| < tol, [...] (a saturation health
+    """The share of the points x [..., points, coordinates] with 1 - sqrt(c)||x|| < tol, [...] (a saturation health
     metric for hidden states: a recurrence whose states sit at the boundary has no radial gradient)."""
     _check(c)
     return (1 - c ** 0.5 * x.norm(dim=-1) < tol).to(x.dtype).mean(-1)

@@ -17,9 +17,9 @@ runs of a stacked sweep) then run as one batched recurrence; gradient clipping s
 (copy, gate) matrix, as for separate tensors (see `noneuclid.nn.parameters.copy_dims`).
 
 Inside the recurrence the batch is the last dimension: states are [*copies, hidden, batch] and the
-space's points lie along dim -2. The compiled step then vectorizes over the batch; with the
-coordinates last (n = 5 of a 16-wide vector) a training step of 9 stacked runs was 1.4x (one thread)
-to 2.5x (two threads) slower (`python -m noneuclid.bench hyperbolic`).
+space's points lie along dim -2. The compiled step then vectorizes over the batch rather than over
+the n = 5 coordinates (of a 16-wide vector), which made a stacked training step faster when measured
+(`python -m noneuclid.bench hyperbolic`; the README has the figures).
 """
 
 from __future__ import annotations

@@ -52,7 +52,7 @@ TRAINER_KEYS = ("epoch_lr_factor",)  # read by the trainer, not passed to the op
 
 def build(cfg, named_params):
     """The optimizer named cfg.name with the remaining keys as arguments, over (name, parameter) pairs:
-    'gd' | 'momentum' | 'adam' (Algorithm 1 of Brantner), 'adam_rsgd' (Ganea et al.) or 'sgd' |
+    'gd' | 'momentum' | 'adam' (Algorithm 1 of Brantner), 'adam_rsgd' or 'rsgd' (Ganea et al.) or 'sgd' |
     'adagrad' (torch's, for PHYDI). `clip_total_norm` clips the norm of all gradients together."""
     kwargs = {k: v for k, v in dict(cfg).items() if k not in ("name", "clip_total_norm", *TRAINER_KEYS)}
     name, params = cfg["name"], [p for _, p in named_params]

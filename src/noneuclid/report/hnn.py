@@ -1,9 +1,11 @@
 """Ganea et al.'s Table 1 (test accuracy at the best dev accuracy; best of the seeds, and mean +- s.d.),
 a figure of dev accuracy during training on PREFIX-10, the per-cell check of the paper's comparisons,
-run health (runs below 80 %, encoders saturated on the boundary) and two ablations beyond the paper
-(embedding init, training budget), redrawn from run folders.
+run health (runs below 80 %, encoders saturated on the boundary), three ablations beyond the paper
+(embedding init, the GRUs' and the RNNs' training budgets) and, for a float32 report, its comparison
+with float64 (hnn_float32), redrawn from run folders.
 
-    python -m noneuclid.report hnn [--runs runs] [--profile cpu] [--seeds 0,1,2]  (default: the seeds run)
+    python -m noneuclid.report hnn [--runs runs] [--profile cpu] [--seeds 0-2] [--out DIR] [overrides ...]
+    (default: the seeds run; overrides such as trainer.dtype=float32 select the runs and need --out)
 """
 
 from __future__ import annotations
@@ -107,8 +109,8 @@ def _settings(finished: pd.DataFrame) -> str:
 
     def budget(e: int) -> str:
         return f"{e} epochs ({e * -(-size // batch)} batches of {batch})"
-    budgets = (budget(epochs.iloc[0]) if epochs.nunique() == 1  # (the cpu profile: about equal CPU time per model)
-               else ", ".join(f"the {cell.upper()}s {budget(e)}" for cell, e in epochs.items()))
+    budgets = (budget(epochs.iloc[0]) if epochs.nunique() == 1
+               else ", ".join(f"the {cell.upper()}s {budget(e)}" for cell, e in epochs.items()))  # the cpu profile
     return (f"Settings: {size} training pairs, {budgets} "
             f"(the paper: 500000 pairs, 30 epochs, 3 seeds), evaluation every "
             f"{int(r['cfg.trainer.eval_every_steps'])} batches, {r['cfg.trainer.dtype']}. "
@@ -276,7 +278,7 @@ def dtype_comparison(runs_dir: Path, profile: str, seeds, overrides, models=tupl
     trainer.dtype=float32), mean ± s.d., their difference and its combined standard error
     sqrt(se_32^2 + se_64^2): a difference within it cannot be told from the seeds' spread (the
     Euclidean models, with no Möbius arithmetic, show how large that spread is); and how many runs
-    of each reach 80 % (the issue's bar for a run past the plateau)."""
+    of each reach 80 % (a run past the plateau: the paper's PREFIX-10 models reach 89.6-97.4 %)."""
     if FLOAT32 not in overrides:
         return None
     other = _float64(overrides)
@@ -372,8 +374,9 @@ def _finished_counts(folders: dict) -> str:
 def make(runs_dir: Path, profile: str, out: Path, seeds=None, overrides=()) -> list[Path]:
     """Write table1 (CSV + Markdown), fig_prefix10_dev (PNG + PDF), init, budget and long (CSV + Markdown,
     once their ablations have runs) and summary.md (settings, per-cell claim check, health lines, the
-    float32-float64 comparison of a float32 report with same_weights.csv, the weights trained in each
-    dtype evaluated in both, and the ablations)."""
+    float32-float64 comparison of a float32 report, with seeds.csv over experiment=hnn/seeds' seeds and
+    same_weights.csv, the weights trained in each dtype evaluated in both, and the ablations). Runs of
+    one smaller experiment (e.g. hnn/compensated) get a table of its models and datasets only."""
     seeds = seeds or seeds_run(runs_dir, profile)
     table, folders = table1(runs_dir, profile, seeds, overrides)
     if not any((f / "DONE").exists() for f in folders.values()):

@@ -3,9 +3,8 @@
 Ganea et al.'s models are tiny (dimension 5): one training step is a few hundred small tensor
 operations, and much of their cost is per call. Runs that differ only in seed and data (the 3 seeds
 x 3 PREFIX datasets of one Table 1 model) therefore train side by side in one model built with
-`runs=K` (every weight [K, ...]), sharing those calls: measured for K = 9, about 3x more Euclidean
-GRU runs per hour and 2.4x (one thread) to 3.7x (two threads) more hyperbolic GRU runs, whose compiled
-step is bound by its arithmetic (`python -m noneuclid.bench hyperbolic`).
+`runs=K` (every weight [K, ...]), sharing those calls; `python -m noneuclid.bench hyperbolic` measures
+the runs per hour this gains (stacked_runs_speedup, at one and at two threads; figures in the README).
 
 Each run stays what it would be alone: its initial weights are drawn as for a single run (seed,
 then model) and stacked; Adam and Riemannian SGD act element-wise or row-wise, and gradient clipping
@@ -122,7 +121,7 @@ def step_skipping(model, optimizer, finite: torch.Tensor) -> None:
     """optimizer.step() for the runs with finite gradients only: the others keep their weights and
     optimizer moments, as a single run skips its update (only the step count they share advances)."""
     if len(finite) == 1:
-        return  # a single run with a non-finite gradient: nothing to update
+        return  # the loop calls this only when some run is not finite: a single run skips its update
     bad = ~finite.to(next(model.parameters()).device)
     params = [p for p in model.parameters() if p.grad is not None]
     saved = [(p[bad].clone(), {k: v[bad].clone() for k, v in optimizer_state(optimizer, p).items()
