@@ -121,12 +121,16 @@ def mobius_matvec_result(mx: Tensor, x: Tensor, c, dim: int = -1) -> Tensor:
     return torch.where((mx == 0).all(dim, keepdim=True), torch.zeros_like(res), res)
 
 
+def _expmap_summand(x: Tensor, v: Tensor, c, dim: int = -1) -> Tensor:
+    """y = tanh(sqrt(c) lambda_x ||v|| / 2) v / (sqrt(c) ||v||), so that exp_x(v) = x (+)_c y."""
+    sc, v_norm = c ** 0.5, _norm(v, dim)
+    return _tanh(sc * conformal_factor(x, c, dim) * v_norm / 2) * v / (sc * v_norm)
+
+
 def expmap(x: Tensor, v: Tensor, c, dim: int = -1) -> Tensor:
     """exp_x(v) = x (+)_c (tanh(sqrt(c) lambda_x ||v|| / 2) v / (sqrt(c) ||v||))."""
     _check(c)
-    sc, v_norm = c ** 0.5, _norm(v, dim)
-    second = _tanh(sc * conformal_factor(x, c, dim) * v_norm / 2) * v / (sc * v_norm)
-    return mobius_add(x, second, c, dim)
+    return mobius_add(x, _expmap_summand(x, v, c, dim), c, dim)
 
 
 def expmap_step(x: Tensor, v: Tensor, c, dim: int = -1) -> Tensor:
@@ -138,8 +142,7 @@ def expmap_step(x: Tensor, v: Tensor, c, dim: int = -1) -> Tensor:
     optimizer can carry what the addition x + step rounds away (`optim.RiemannianSGD`, compensated).
     """
     _check(c)
-    sc, v_norm = c ** 0.5, _norm(v, dim)
-    y = _tanh(sc * conformal_factor(x, c, dim) * v_norm / 2) * v / (sc * v_norm)
+    y = _expmap_summand(x, v, c, dim)
     gap_x, y2 = 1 - c * _norm2(x, dim), _norm2(y, dim)
     return gap_x * (y + c * y2 * x) / (c * _norm2(x + y, dim) + gap_x * (1 - c * y2)).clamp_min(MIN_NORM)
 

@@ -46,6 +46,12 @@ def _folder(runs_dir, profile, row, data, seed, overrides) -> Path:
     return RunDir(cfg).path
 
 
+def _mean_sd(values) -> str:
+    """'91.99 ± 6.38': mean ± standard deviation over seeds (0 for one seed)."""
+    s = pd.Series(list(values), dtype=float)
+    return f"{s.mean():.2f} ± {s.std(ddof=1) if len(s) > 1 else 0:.2f}"
+
+
 def _snli_train_missing() -> bool:
     from noneuclid.data import snli
     cfg = compose(["experiment=hnn/table1", "data=snli"])
@@ -75,8 +81,7 @@ def table1(runs_dir: Path, profile: str, seeds, overrides=(), models=tuple(ROWS)
                 if (f / "DONE").exists():
                     accs.append(100 * aggregate.runs([f]).iloc[0]["test_accuracy_at_best_dev"])
             if accs:
-                s = pd.Series(accs)
-                out[f"{name} (ours)"] = f"{s.max():.2f} ({s.mean():.2f} ± {s.std(ddof=1) if len(s) > 1 else 0:.2f}, n={len(s)})"
+                out[f"{name} (ours)"] = f"{max(accs):.2f} ({_mean_sd(accs)}, n={len(accs)})"
             else:
                 out[f"{name} (ours)"] = "not run (data missing)" if data == "snli" and snli_missing else "not run"
             out[f"{name} (paper)"] = paper
@@ -227,7 +232,7 @@ def ablation(runs_dir: Path, profile: str, seeds, overrides, column: str, settin
         escape = [" / ".join("never" if e == float("inf") else str(int(e)) for e in (escape_batches(m, 0.6), escape_batches(m, 0.8)))
                   for m in metrics]
         rows.append({"model": ROWS[row], column: value,
-                     "test accuracy % (mean ± s.d.)": f"{acc.mean():.2f} ± {acc.std(ddof=1) if len(acc) > 1 else 0:.2f}",
+                     "test accuracy % (mean ± s.d.)": _mean_sd(acc),
                      "best": round(acc.max(), 2),
                      "batches to 60 % / 80 % dev (per seed)": ", ".join(escape),
                      "final train loss (chance: ln 2 = 0.693)": ", ".join(f"{r['train_loss']:.3f}" for r in last),
@@ -292,13 +297,11 @@ def dtype_comparison(runs_dir: Path, profile: str, seeds, overrides, models=tupl
             if found:
                 acc[dtype] = 100 * aggregate.runs(found).test_accuracy_at_best_dev
         if len(acc) == 2:
-            sd = {k: a.std(ddof=1) if len(a) > 1 else 0.0 for k, a in acc.items()}
-            diff = acc["float32"].mean() - acc["float64"].mean()
-            se = math.hypot(*(sd[k] / math.sqrt(len(acc[k])) for k in acc))
+            e32, e64 = estimate(acc["float32"]), estimate(acc["float64"])
             rows.append({"dataset": name, "model": label,
-                         **{k: f"{a.mean():.2f} ± {sd[k]:.2f} (n={len(a)})" for k, a in acc.items()},
-                         "float32 - float64": round(diff, 2), "combined s.e.": round(se, 2),
-                         "difference": "within the seeds' spread" if abs(diff) <= se else "beyond the seeds' spread",
+                         **{k: f"{_mean_sd(a)} (n={len(a)})" for k, a in acc.items()},
+                         "float32 - float64": round(e32.mean - e64.mean, 2), "combined s.e.": round(math.hypot(e32.se, e64.se), 2),
+                         "difference": "within the seeds' spread" if compare(e32, e64) == "tie" else "beyond the seeds' spread",
                          "runs >= 80 % (float32, float64)": ", ".join(f"{(a >= 80).sum()} of {len(a)}" for a in acc.values())})
     return pd.DataFrame(rows) if rows else None
 
