@@ -110,6 +110,17 @@ def test_stack_config_trains_every_combination(tmp_path):
     assert all(c.stack is None for c in cfgs)
 
 
+def test_a_finite_gradient_whose_norm_overflows_is_finite_alone_as_in_a_stack():
+    from noneuclid.train.stacking import finite_runs
+    model = torch.nn.Linear(2, 3).float()
+    model.weight.grad = torch.full((3, 2), 3e38)  # finite; its 2-norm overflows float32
+    model.bias.grad = torch.zeros(3)
+    assert finite_runs(model, 1).tolist() == [True]
+    model.bias.grad[1] = float("nan")
+    assert finite_runs(model, 1).tolist() == [False]
+    assert finite_runs(model, 3).tolist() == [True, False, True]  # read as 3 stacked runs (rows)
+
+
 def test_gradient_clipping_acts_per_copy():
     from noneuclid.nn.parameters import with_copy_dims
     from noneuclid.optim.composite import CompositeOptimizer

@@ -106,17 +106,20 @@ def figure(folders: dict, out: Path, seed: int) -> None:
 
 
 def _settings(finished: pd.DataFrame) -> str:
-    """The settings the profile reduces, and the NaN/inf events counted over the finished runs."""
-    r = finished.iloc[0]
-    size = int(r["cfg.data.train_size"]) if r["cfg.data.train_size"] == r["cfg.data.train_size"] else 500_000
+    """The settings the profile reduces (those of the PREFIX runs, when there are any: SNLI's
+    train_size null means all its pairs), and the NaN/inf events counted over the finished runs."""
+    prefix = finished[finished["cfg.data.label"] != "snli"]
+    r = (prefix if len(prefix) else finished).iloc[0]
+    size = r["cfg.data.train_size"]
+    size = int(size) if size == size else None  # NaN: all pairs
     batch = int(r["cfg.data.batch_size"])
     epochs = finished.groupby("cfg.model.cell")["cfg.trainer.epochs"].max().astype(int)  # cell -> epochs
 
     def budget(e: int) -> str:
-        return f"{e} epochs ({e * -(-size // batch)} batches of {batch})"
+        return f"{e} epochs ({e * -(-size // batch)} batches of {batch})" if size else f"{e} epochs (batches of {batch})"
     budgets = (budget(epochs.iloc[0]) if epochs.nunique() == 1
                else ", ".join(f"the {cell.upper()}s {budget(e)}" for cell, e in epochs.items()))  # the cpu profile
-    return (f"Settings: {size} training pairs, {budgets} "
+    return (f"Settings: {size or 'all'} training pairs, {budgets} "
             f"(the paper: 500000 pairs, 30 epochs, 3 seeds), evaluation every "
             f"{int(r['cfg.trainer.eval_every_steps'])} batches, {r['cfg.trainer.dtype']}. "
             f"NaN/inf events over the {len(finished)} finished runs: {int(finished.nonfinite_events.sum())}.")

@@ -107,13 +107,14 @@ def stack_checkpoints(ckpts: list[dict]) -> dict:
 
 
 def finite_runs(model, runs: int) -> torch.Tensor:
-    """[runs] bool: whether every gradient of each run is finite (one reduction per weight)."""
+    """[runs] bool: whether every gradient element of each run is finite (alone: one fused max-abs
+    over all weights, which unlike a 2-norm cannot overflow; stacked: one reduction per weight)."""
     grads = [p.grad for p in model.parameters() if p.grad is not None]
     if not grads:
         return torch.ones(runs, dtype=torch.bool)
     if runs == 1:
-        return torch.stack(torch._foreach_norm(grads)).isfinite().all().reshape(1).cpu()
-    return torch.stack([g.flatten(1).isfinite().all(1) for g in grads]).all(0).cpu()
+        return torch.stack(torch._foreach_norm(grads, float("inf"))).isfinite().all().reshape(1).cpu()
+    return torch.stack([g.reshape(runs, -1).isfinite().all(1) for g in grads]).all(0).cpu()
 
 
 @torch.no_grad()
