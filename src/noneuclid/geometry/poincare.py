@@ -29,7 +29,8 @@ MIN_NORM = 1e-15
 BALL_EPS = 1e-5
 
 
-def _check(c) -> None:
+def check_curvature(c) -> None:
+    """ValueError unless c > 0 (a float, or every element of a tensor)."""
     if torch.is_tensor(c):
         if not bool((c > 0).all()):
             raise ValueError("the curvature parameter c must be > 0 (the ball has curvature -c)")
@@ -57,13 +58,13 @@ def _artanh(x: Tensor) -> Tensor:
 
 def conformal_factor(x: Tensor, c, dim: int = -1) -> Tensor:
     """lambda_x^c = 2 / (1 - c ||x||^2), shape [..., 1]."""
-    _check(c)
+    check_curvature(c)
     return 2 / (1 - c * _norm2(x, dim)).clamp_min(MIN_NORM)
 
 
 def project(x: Tensor, c, dim: int = -1) -> Tensor:
     """Points at norm >= (1 - eps)/sqrt(c) are moved radially to that norm; others are unchanged."""
-    _check(c)
+    check_curvature(c)
     max_norm = (1 - BALL_EPS) / c ** 0.5
     norm = _norm(x, dim)
     return torch.where(norm > max_norm, x / norm * max_norm, x)
@@ -78,7 +79,7 @@ def mobius_add(x: Tensor, y: Tensor, c, dim: int = -1) -> Tensor:
     and at the boundary its denominator, about g_x g_y ~ 4e-10, is below float32's rounding of 1 and
     comes out as noise, 0 or negative. Here x + y is exact for such pairs, and nothing cancels.
     """
-    _check(c)
+    check_curvature(c)
     s = x + y
     s2 = _norm2(s, dim)
     gap_x = 1 - c * _norm2(x, dim)
@@ -91,14 +92,14 @@ def mobius_add_gap(x: Tensor, y: Tensor, c, dim: int = -1) -> Tensor:
     denominator is mobius_add's. Subtracting c||x (+)_c y||^2 from 1 cancels near the boundary: for
     x and y both there and apart, the gap is about g_x g_y (1e-10 at the margin), below float32's
     spacing of 1, so that float32 gives 0 or less; this form keeps its relative precision."""
-    _check(c)
+    check_curvature(c)
     gap_x, gap_y = 1 - c * _norm2(x, dim), 1 - c * _norm2(y, dim)
     return gap_x * gap_y / (c * _norm2(x + y, dim) + gap_x * gap_y).clamp_min(MIN_NORM)
 
 
 def mobius_scalar_mul(r, x: Tensor, c, dim: int = -1) -> Tensor:
     """r (x)_c x = tanh(r artanh(sqrt(c) ||x||)) x / (sqrt(c) ||x||)."""
-    _check(c)
+    check_curvature(c)
     sc, norm = c ** 0.5, _norm(x, dim)
     return _tanh(r * _artanh(sc * norm)) * x / (sc * norm)
 
@@ -114,7 +115,7 @@ def mobius_matvec(M: Tensor, x: Tensor, c) -> Tensor:
 def mobius_matvec_result(mx: Tensor, x: Tensor, c, dim: int = -1) -> Tensor:
     """M (x)_c x from the Euclidean product mx = M x, for maps applied otherwise than as one matrix
     (e.g. diag(z) (x) u = mobius_matvec_result(z * u, u, c), or a matrix that differs per example)."""
-    _check(c)
+    check_curvature(c)
     sc = c ** 0.5
     x_norm, mx_norm = _norm(x, dim), _norm(mx, dim)
     res = _tanh(mx_norm / x_norm * _artanh(sc * x_norm)) * mx / (mx_norm * sc)
@@ -129,7 +130,7 @@ def _expmap_summand(x: Tensor, v: Tensor, c, dim: int = -1) -> Tensor:
 
 def expmap(x: Tensor, v: Tensor, c, dim: int = -1) -> Tensor:
     """exp_x(v) = x (+)_c (tanh(sqrt(c) lambda_x ||v|| / 2) v / (sqrt(c) ||v||))."""
-    _check(c)
+    check_curvature(c)
     return mobius_add(x, _expmap_summand(x, v, c, dim), c, dim)
 
 
@@ -141,7 +142,7 @@ def expmap_step(x: Tensor, v: Tensor, c, dim: int = -1) -> Tensor:
     leading digits: in float32 at the boundary a Riemannian SGD step keeps none of them), so an
     optimizer can carry what the addition x + step rounds away (`optim.RiemannianSGD`, compensated).
     """
-    _check(c)
+    check_curvature(c)
     y = _expmap_summand(x, v, c, dim)
     gap_x, y2 = 1 - c * _norm2(x, dim), _norm2(y, dim)
     return gap_x * (y + c * y2 * x) / (c * _norm2(x + y, dim) + gap_x * (1 - c * y2)).clamp_min(MIN_NORM)
@@ -160,14 +161,14 @@ def _half_dist(x: Tensor, y: Tensor, c, dim: int = -1) -> Tensor:
 
 def logmap(x: Tensor, y: Tensor, c, dim: int = -1) -> Tensor:
     """log_x(y) = 2 / (sqrt(c) lambda_x) artanh(sqrt(c) ||-x (+)_c y||) (-x (+)_c y) / ||-x (+)_c y||."""
-    _check(c)
+    check_curvature(c)
     u = mobius_add(-x, y, c, dim)
     return 2 / (c ** 0.5 * conformal_factor(x, c, dim)) * _half_dist(x, y, c, dim) * u / _norm(u, dim)
 
 
 def expmap0(v: Tensor, c, dim: int = -1) -> Tensor:
     """exp_0(v) = tanh(sqrt(c) ||v||) v / (sqrt(c) ||v||)."""
-    _check(c)
+    check_curvature(c)
     sc, v_norm = c ** 0.5, _norm(v, dim)
     return _tanh(sc * v_norm) * v / (sc * v_norm)
 
@@ -178,7 +179,7 @@ def logmap0(y: Tensor, c, dim: int = -1, project: bool = False) -> Tensor:
     in float32, where the projected point's norm, recomputed, is off by up to 6e-8, which artanh's
     slope 1/(1 - c||y||^2) = 5e4 at the margin turns into an error of 3e-3 (the GRU's saturated
     gates, the FFNN output before a Euclidean MLR)."""
-    _check(c)
+    check_curvature(c)
     sc, y_norm = c ** 0.5, _norm(y, dim)
     scaled = (sc * y_norm).clamp_max(1 - BALL_EPS) if project else sc * y_norm
     return _artanh(scaled) * y / (sc * y_norm)
@@ -186,7 +187,7 @@ def logmap0(y: Tensor, c, dim: int = -1, project: bool = False) -> Tensor:
 
 def dist(x: Tensor, y: Tensor, c, dim: int = -1) -> Tensor:
     """d_c(x, y) = 2 / sqrt(c) artanh(sqrt(c) ||-x (+)_c y||), shape [...] (evaluated by _half_dist)."""
-    _check(c)
+    check_curvature(c)
     return (2 / c ** 0.5 * _half_dist(x, y, c, dim)).squeeze(dim)
 
 
@@ -198,12 +199,12 @@ def mobius_pointwise(f: Callable[[Tensor], Tensor], x: Tensor, c, dim: int = -1)
 def transport0(x: Tensor, v: Tensor, c, dim: int = -1) -> Tensor:
     """Parallel transport of v from T_0 to T_x: P_{0->x}(v) = (lambda_0 / lambda_x) v = (1 - c||x||^2) v
     (used for the hyperbolic MLR's normals a_k = (1 - c||p_k||^2) a'_k)."""
-    _check(c)
+    check_curvature(c)
     return (1 - c * _norm2(x, dim)) * v
 
 
 def boundary_share(x: Tensor, c, tol: float = 1e-3) -> Tensor:
     """The share of the points x [..., points, coordinates] with 1 - sqrt(c)||x|| < tol, [...] (a saturation health
     metric for hidden states: a recurrence whose states sit at the boundary has no radial gradient)."""
-    _check(c)
+    check_curvature(c)
     return (1 - c ** 0.5 * x.norm(dim=-1) < tol).to(x.dtype).mean(-1)

@@ -57,8 +57,7 @@ class PoincareBall:
     hyperbolic = True
 
     def __init__(self, c: float = 1.0, dim: int = -1):
-        if not c > 0:
-            raise ValueError(f"the curvature parameter c must be > 0, got {c}")
+        pb.check_curvature(c)
         self.c, self.dim = c, dim
 
     def along(self, dim: int) -> PoincareBall:

@@ -20,8 +20,7 @@ class PoincareParameter(nn.Parameter):
     """A weight whose rows ([..., dim]) are points of the Poincare ball of curvature -c."""
 
     def __new__(cls, data: Tensor, c: float = 1.0, requires_grad: bool = True):
-        if not c > 0:
-            raise ValueError(f"the curvature parameter c must be > 0, got {c}")
+        pb.check_curvature(c)
         self = super().__new__(cls, data, requires_grad)
         self.c = float(c)
         return self
