@@ -153,6 +153,7 @@ def test_float32_against_float64_from_runs(tmp_path):
     row, = table.to_dict("records")
     assert row["dataset"] == "PREFIX-10%" and row["model"] == "fully Euclidean RNN" and row["float32"].endswith("(n=1)")
     assert row["combined s.e."] == 0  # one seed: no spread, so any difference is beyond it
+    assert row["95 % interval"] == f"[{row['float32 - float64']:.2f}, {row['float32 - float64']:.2f}]"
     assert row["difference"] == ("within the seeds' spread" if row["float32 - float64"] == 0 else "beyond the seeds' spread")
     assert row["runs >= 80 % (float32, float64)"] in {f"{a} of 1, {b} of 1" for a in (0, 1) for b in (0, 1)}
     out = tmp_path / "results"  # the float32 report: the weights trained in each dtype, evaluated in both

@@ -285,7 +285,8 @@ def dtype_comparison(runs_dir: Path, profile: str, seeds, overrides, models=tupl
     test accuracy over the seeds in float32 and in float64 (the same runs without
     trainer.dtype=float32), mean ± s.d., their difference and its combined standard error
     sqrt(se_32^2 + se_64^2): a difference within it cannot be told from the seeds' spread (the
-    Euclidean models, with no Möbius arithmetic, show how large that spread is); and how many runs
+    Euclidean models, with no Möbius arithmetic, show how large that spread is), and its 95 % interval
+    (diff +- 1.96 se, normal approximation: what differences the seeds rule out); and how many runs
     of each reach 80 % (a run past the plateau: the paper's PREFIX-10 models reach 89.6-97.4 %)."""
     if FLOAT32 not in overrides:
         return None
@@ -301,9 +302,11 @@ def dtype_comparison(runs_dir: Path, profile: str, seeds, overrides, models=tupl
                 acc[dtype] = 100 * aggregate.runs(found).test_accuracy_at_best_dev
         if len(acc) == 2:
             e32, e64 = estimate(acc["float32"]), estimate(acc["float64"])
+            diff, se = e32.mean - e64.mean, math.hypot(e32.se, e64.se)
             rows.append({"dataset": name, "model": label,
                          **{k: f"{_mean_sd(a)} (n={len(a)})" for k, a in acc.items()},
-                         "float32 - float64": round(e32.mean - e64.mean, 2), "combined s.e.": round(math.hypot(e32.se, e64.se), 2),
+                         "float32 - float64": round(diff, 2), "combined s.e.": round(se, 2),
+                         "95 % interval": f"[{diff - 1.96 * se:.2f}, {diff + 1.96 * se:.2f}]",
                          "difference": "within the seeds' spread" if compare(e32, e64) == "tie" else "beyond the seeds' spread",
                          "runs >= 80 % (float32, float64)": ", ".join(f"{(a >= 80).sum()} of {len(a)}" for a in acc.values())})
     return pd.DataFrame(rows) if rows else None
