@@ -110,3 +110,17 @@ def test_section_report_gives_mean_and_sd_over_seeds(make_cfg, tmp_path):
     assert "combined s.e." in (out / "section.md").read_text()
     with pytest.raises(FileNotFoundError, match="experiment=brantner/section"):
         brantner.make_section(tmp_path / "nothing", "smoke", out)
+
+
+def test_student_t_intervals_of_a_mean_and_of_a_difference():
+    import math
+
+    from noneuclid.report.estimates import Estimate, difference_interval, t975
+    assert t975(2) == 4.303 and t975(2.9) == 4.303 and t975(34) == 2.042 and t975(math.inf) == 1.96
+    # equal spreads, 18 values each: Welch-Satterthwaite df = 34, half-width 2.042 sqrt(2)
+    low, high = difference_interval(Estimate(10.0, 1.0, 18), Estimate(8.0, 1.0, 18))
+    assert math.isclose(low, 2 - 2.042 * math.sqrt(2)) and math.isclose(high, 2 + 2.042 * math.sqrt(2))
+    # one spread dominates: df near that side's n - 1 (here 2), a wider interval
+    low, high = difference_interval(Estimate(0.0, 3.0, 3), Estimate(0.0, 0.01, 18))
+    assert math.isclose(high, 4.303 * math.hypot(3.0, 0.01))
+    assert all(map(math.isnan, difference_interval(Estimate(1.0, 0.0, 1), Estimate(0.0, 1.0, 5))))

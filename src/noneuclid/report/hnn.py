@@ -24,7 +24,7 @@ import pandas as pd  # noqa: E402
 from noneuclid.config import compose, experiment_value, sweep_values  # noqa: E402
 from noneuclid.data.files import DataError  # noqa: E402
 from noneuclid.report import aggregate, figures, hnn_float32  # noqa: E402
-from noneuclid.report.estimates import compare, estimate  # noqa: E402
+from noneuclid.report.estimates import compare, difference_interval, estimate  # noqa: E402
 from noneuclid.train.run_dir import RunDir  # noqa: E402
 
 ROWS = {  # configs/variant/hnn/<name>.yaml -> label
@@ -286,7 +286,7 @@ def dtype_comparison(runs_dir: Path, profile: str, seeds, overrides, models=tupl
     trainer.dtype=float32), mean ± s.d., their difference and its combined standard error
     sqrt(se_32^2 + se_64^2): a difference within it cannot be told from the seeds' spread (the
     Euclidean models, with no Möbius arithmetic, show how large that spread is), and its 95 % interval
-    (diff +- 1.96 se, normal approximation: what differences the seeds rule out); and how many runs
+    (Welch's: the differences the seeds leave possible); and how many runs
     of each reach 80 % (a run past the plateau: the paper's PREFIX-10 models reach 89.6-97.4 %)."""
     if FLOAT32 not in overrides:
         return None
@@ -306,7 +306,7 @@ def dtype_comparison(runs_dir: Path, profile: str, seeds, overrides, models=tupl
             rows.append({"dataset": name, "model": label,
                          **{k: f"{_mean_sd(a)} (n={len(a)})" for k, a in acc.items()},
                          "float32 - float64": round(diff, 2), "combined s.e.": round(se, 2),
-                         "95 % interval": f"[{diff - 1.96 * se:.2f}, {diff + 1.96 * se:.2f}]",
+                         "95 % interval": "[{:.2f}, {:.2f}]".format(*difference_interval(e32, e64)),
                          "difference": "within the seeds' spread" if compare(e32, e64) == "tie" else "beyond the seeds' spread",
                          "runs >= 80 % (float32, float64)": ", ".join(f"{(a >= 80).sum()} of {len(a)}" for a in acc.values())})
     return pd.DataFrame(rows) if rows else None

@@ -27,6 +27,7 @@ from noneuclid.config import compose  # noqa: E402
 from noneuclid.data import wordnet  # noqa: E402
 from noneuclid.models.mlr import GEOMETRIES, PointMLR  # noqa: E402
 from noneuclid.report import figures, readme  # noqa: E402
+from noneuclid.report.estimates import t975  # noqa: E402
 from noneuclid.train.run_dir import read_metrics  # noqa: E402
 
 DIMS = (2, 3, 5, 10)
@@ -35,7 +36,6 @@ LABELS = {"hyperbolic": "hyperbolic MLR", "euclidean": "Euclidean MLR", "euclide
 # Reconstruction of the full noun closure by the reference implementation (its maintainers' numbers)
 RECONSTRUCTION_REFERENCE = {5: "4.9 / 0.82", 10: "~4 / ~0.87"}
 NOT_AVAILABLE = "not available here"
-T975 = {1: 12.706, 2: 4.303, 3: 3.182, 4: 2.776, 5: 2.571, 6: 2.447, 7: 2.365, 8: 2.306, 9: 2.262, 10: 2.228}  # t_{0.975, df}
 
 
 def _folder(runs_dir, profile: str, run_name: str) -> Path | None:
@@ -82,9 +82,7 @@ def interval(values: list[float]) -> tuple[float, float]:
     s = pd.Series(values, dtype=float)
     if len(s) < 2:
         return float(s.mean()), float("nan")
-    if len(s) - 1 not in T975:
-        raise ValueError(f"the 95 % interval is tabulated for 2 to {max(T975) + 1} seeds, got {len(s)}")
-    return float(s.mean()), float(T975[len(s) - 1] * s.std(ddof=1) / len(s) ** 0.5)
+    return float(s.mean()), float(t975(len(s) - 1) * s.std(ddof=1) / len(s) ** 0.5)
 
 
 def f1_values(runs_dir, profile) -> pd.DataFrame:
