@@ -33,6 +33,15 @@ def test_mobius_linear_tends_to_affine_map():
     torch.testing.assert_close(layer(x), x @ layer.weight.T + layer.bias, rtol=1e-6, atol=1e-12)
 
 
+def test_pointwise_nonlinearity_is_exp0_f_log0_and_tends_to_f():
+    """phi^(x)(x) = exp_0(phi(log_0(x))) on the ball, phi(x) in R^n, and the former tends to the latter as c -> 0."""
+    x = _ball_points(6, 4)
+    torch.testing.assert_close(PoincareBall(0.7).pointwise(torch.tanh, x),
+                               pb.expmap0(torch.tanh(pb.logmap0(x, 0.7)), 0.7), rtol=1e-12, atol=1e-14)
+    torch.testing.assert_close(Euclidean().pointwise(torch.tanh, x), torch.tanh(x), rtol=0, atol=0)
+    torch.testing.assert_close(PoincareBall(TINY_C).pointwise(torch.tanh, x), torch.tanh(x), rtol=1e-8, atol=1e-12)
+
+
 def test_hyperbolic_rnn_tends_to_linear_rnn():
     """c -> 0 with the identity non-linearity: h' = W h + U x + b, read at each true length."""
     torch.manual_seed(1)

@@ -49,6 +49,10 @@ class Euclidean:
     def logmap0(self, x: Tensor, project: bool = False) -> Tensor:
         return x
 
+    def pointwise(self, f, x: Tensor) -> Tensor:
+        """f(x): the non-linearity itself."""
+        return f(x)
+
 
 class PoincareBall:
     """The ball of curvature -c with the Mobius operations of `noneuclid.geometry.poincare`, points'
@@ -86,6 +90,10 @@ class PoincareBall:
     def logmap0(self, x: Tensor, project: bool = False) -> Tensor:
         """log_0(x), or log_0(project(x)) computed without the projected point (see poincare.logmap0)."""
         return pb.logmap0(x, self.c, self.dim, project)
+
+    def pointwise(self, f, x: Tensor) -> Tensor:
+        """phi^(x)(x) = exp_0(f(log_0(x))) (see poincare.mobius_pointwise)."""
+        return pb.mobius_pointwise(f, x, self.c, self.dim)
 
 
 def space(hyperbolic: bool, c: float = 1.0) -> Euclidean | PoincareBall:

@@ -36,7 +36,7 @@ from noneuclid.nn.hyperbolic import PoincareParameter, glorot
 from noneuclid.nn.parameters import with_copy_dims
 
 GATES = {"rnn": 1, "gru": 3}
-ACTIVATIONS = {"id": None, "tanh": torch.tanh, "relu": torch.relu}  # phi of phi^(x); None = identity
+ACTIVATIONS = {"id": None, "tanh": torch.tanh}  # phi of phi^(x): the identity (hyperbolic) or tanh (Euclidean)
 
 
 def matvec(W: Tensor, x: Tensor, dim: int = -1) -> Tensor:
@@ -60,8 +60,8 @@ def _affine(space, wh: Tensor, h: Tensor, u: Tensor, b: Tensor) -> Tensor:
 
 
 def _activate(space, act, x: Tensor) -> Tensor:
-    """phi^(x)(x) = exp_0(phi(log_0(x))) (phi(x) in Euclidean space), projected into the ball."""
-    return space.project(x if act is None else space.expmap0(act(space.logmap0(x))))
+    """phi^(x)(x) (phi(x) in Euclidean space), projected into the ball; act None is the identity."""
+    return space.project(x if act is None else space.pointwise(act, x))
 
 
 def rnn_step(space, act, u: Tensor, h: Tensor, W: Tensor, b: Tensor) -> Tensor:
