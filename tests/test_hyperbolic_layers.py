@@ -149,6 +149,23 @@ def test_rsgd_step_is_the_exponential_map_of_the_rescaled_gradient(c):
     torch.testing.assert_close(p.data, expected, rtol=0, atol=1e-14)
 
 
+@pytest.mark.parametrize("dtype", [torch.float32, torch.float64])
+@pytest.mark.parametrize("compensated", [False, True])
+def test_rsgd_leaves_rows_with_zero_gradient_exactly_in_place(dtype, compensated):
+    """Embedding rows not in the batch (zero gradient) keep their bits, as under a sparse update,
+    near the boundary included (there exp_x(0) evaluated rounds in about a third of the rows)."""
+    torch.manual_seed(3)
+    x0 = pb.project(_ball_points(200, 5, radius=1.0).to(dtype), 1.0)
+    p = PoincareParameter(x0.clone(), 1.0)
+    opt = RiemannianSGD([p], lr=0.1, compensated=compensated)
+    for _ in range(3):
+        p.grad = torch.zeros_like(x0)
+        p.grad[:100] = torch.randn(100, 5, dtype=dtype)
+        opt.step()
+    assert torch.equal(p.data[100:], x0[100:])
+    assert (p.data[:100] != x0[:100]).any(-1).all()
+
+
 @pytest.mark.parametrize("c", [1.0, 0.3])
 def test_compensated_rsgd_step_is_the_plain_step_in_float64(c):
     torch.manual_seed(7)

@@ -11,7 +11,9 @@ from noneuclid.nn.hyperbolic import PoincareParameter
 class RiemannianSGD(torch.optim.Optimizer):
     """x <- exp_x(-lr * (1 - c ||x||^2)^2 / 4 * g) for a PoincareParameter (the Riemannian gradient is
     the Euclidean one rescaled by 1/lambda_x^2), then projected into the ball; x <- x - lr g for an
-    ordinary parameter. Use it beside Adam (the paper: Adam for Euclidean weights, RSGD for the
+    ordinary parameter. Rows whose step is zero (the words of an embedding not in the batch) stay
+    exactly as they are, as under the original code's sparse update (exp_x(0), evaluated, would move
+    some of them by a rounding error). Use it beside Adam (the paper: Adam for Euclidean weights, RSGD for the
     ball-valued ones) by giving each optimizer its own parameters.
 
     compensated: the step exp_x(u) - x is computed without cancellation (`pb.expmap_step`) and what
@@ -41,7 +43,9 @@ class RiemannianSGD(torch.optim.Optimizer):
                 elif group["compensated"]:
                     self._compensated_step(p, _tangent_step(p, group["lr"]))
                 else:
-                    p.copy_(pb.project(pb.expmap(p, _tangent_step(p, group["lr"]), p.c), p.c))
+                    u = _tangent_step(p, group["lr"])
+                    moved = pb.project(pb.expmap(p, u, p.c), p.c)
+                    p.copy_(torch.where(u.ne(0).any(-1, keepdim=True), moved, p))
         return loss
 
     def _compensated_step(self, p: PoincareParameter, u: torch.Tensor) -> None:
