@@ -4,6 +4,7 @@ c -> 0, points staying in the ball, the hidden state at the true length, and RSG
 from __future__ import annotations
 
 import copy
+import math
 import pickle
 
 import pytest
@@ -40,6 +41,26 @@ def test_pointwise_nonlinearity_is_exp0_f_log0_and_tends_to_f():
                                pb.expmap0(torch.tanh(pb.logmap0(x, 0.7)), 0.7), rtol=1e-12, atol=1e-14)
     torch.testing.assert_close(Euclidean().pointwise(torch.tanh, x), torch.tanh(x), rtol=0, atol=0)
     torch.testing.assert_close(PoincareBall(TINY_C).pointwise(torch.tanh, x), torch.tanh(x), rtol=1e-8, atol=1e-12)
+
+
+def test_ball_projecting_results_projects_every_mobius_result_as_the_original_code():
+    """project_results: x (+) y, r (x) x, M (x) x and exp_0 are the projected results (points already
+    inside unchanged), and the distance is capped at that of two points on the margin's radius."""
+    torch.manual_seed(5)
+    plain, projecting = PoincareBall(1.0), PoincareBall(1.0, project_results=True)
+    x, y = _ball_points(64, 5, radius=1.0), _ball_points(64, 5, radius=1.0)
+    M, r = 4 * torch.randn(5, 5, dtype=DT), 8 * torch.rand(64, 1, dtype=DT)
+    mx = x @ M.T
+    for op, args in (("add", (x, y)), ("scalar_mul", (r, x)), ("matvec_result", (mx, x)), ("expmap0", (4 * y,))):
+        want = getattr(plain, op)(*args)
+        got = getattr(projecting, op)(*args)
+        torch.testing.assert_close(got, pb.project(want, 1.0, snap=pb.PROJECT_SNAP), rtol=0, atol=0)
+        assert got.norm(dim=-1).max() <= 1 - pb.BALL_EPS + 1e-15
+    inside = 0.1 * x
+    torch.testing.assert_close(projecting.add(inside, inside), plain.add(inside, inside), rtol=0, atol=0)
+    far = pb.project(torch.tensor([[1.0, 0.0], [-1.0, 0.0]], dtype=DT), 1.0)
+    assert float(projecting.dist2(far[:1], far[1:])) == pytest.approx((2 * math.atanh(1 - pb.BALL_EPS)) ** 2)
+    assert float(plain.dist2(far[:1], far[1:])) > float(projecting.dist2(far[:1], far[1:]))
 
 
 def test_hyperbolic_rnn_tends_to_linear_rnn():

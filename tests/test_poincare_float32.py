@@ -197,6 +197,41 @@ def test_saturated_model_has_the_same_loss_and_gradients_in_float32():
         assert err < 1e-2, f"gradient of {name}: float32 off by {err:.3g} (relative)"
 
 
+def _float32_gradient_errors(model64, task, batch) -> dict:
+    """||g32 - g64|| / ||g64|| per parameter, the same weights and batch in both dtypes."""
+    import copy
+
+    grads = {}
+    for dtype in (torch.float64, torch.float32):
+        model = copy.deepcopy(model64).to(dtype)
+        task.loss(model, batch)[0].backward()
+        grads[dtype] = {k: p.grad.double() for k, p in model.named_parameters()}
+    return {k: float((grads[torch.float32][k] - g).norm() / g.norm()) for k, g in grads[torch.float64].items()}
+
+
+@pytest.mark.parametrize("project_results", [True, False])
+def test_saturated_ffnn_is_float32_exact_only_with_every_result_projected(project_results):
+    """States at the margin and the FFNN's W x 3: W2 (x) s2 lies within 1e-9 of the boundary, which float32
+    cannot tell from the boundary itself, where (+) absorbs the other summand; its b and b_d gradients are
+    then off by orders of magnitude. Projecting every Mobius result, as the original code does, keeps each
+    intermediate point at least 1e-5 inside, and float32 within 1 % of float64."""
+    from noneuclid.models.sentence_pair import SentencePairModel
+
+    task, vocab = _prefix_task(256, 256)
+    torch.manual_seed(0)
+    model64 = SentencePairModel(vocab, "rnn", "hyperbolic", project_results=project_results).double()
+    with torch.no_grad():
+        model64.encoders.W.mul_(3.0)
+        model64.W.mul_(3.0)
+        for ball_weight, scale in ((model64.embedding, 1.0), (model64.b, 0.3), (model64.b_d, 0.3), (model64.mlr.p, 0.3)):
+            ball_weight.copy_(P.project(scale * torch.randn_like(ball_weight), 1.0))  # as after training
+    errors = _float32_gradient_errors(model64, task, next(iter(task.batches(0))))
+    if project_results:
+        assert max(errors.values()) < 1e-2, errors
+    else:
+        assert max(errors["b"], errors["b_d"]) > 1, errors
+
+
 @pytest.mark.slow  # about 2 minutes: `make test-slow`
 def test_float32_hyperbolic_rnn_leaves_chance_on_prefix10(tmp_path):
     """The fully hyperbolic RNN trained in float32 with the paper's settings on 12,800 PREFIX-10 pairs

@@ -9,6 +9,8 @@ last by default); every method broadcasts over the other dimensions.
 
 from __future__ import annotations
 
+import math
+
 from torch import Tensor
 
 from noneuclid.geometry import poincare as pb
@@ -25,6 +27,10 @@ class Euclidean:
     def along(self, dim: int) -> Euclidean:
         """The same space with the coordinates of points along `dim`."""
         return Euclidean(dim)
+
+    def key(self) -> tuple:
+        """What tells the space's operations apart (a cache key for compiled functions)."""
+        return (type(self).__name__,)
 
     def add(self, x: Tensor, y: Tensor) -> Tensor:
         return x + y
@@ -56,36 +62,56 @@ class Euclidean:
 
 class PoincareBall:
     """The ball of curvature -c with the Mobius operations of `noneuclid.geometry.poincare`, points'
-    coordinates along `dim`."""
+    coordinates along `dim`.
+
+    project_results: every Mobius operation's result (x (+) y, r (x) x, M (x) x, exp_0) is projected
+    into the ball of radius (1 - BALL_EPS)/sqrt(c), and distances are those of the projected
+    difference, capped at 2/sqrt(c) artanh(1 - BALL_EPS), as in Ganea et al.'s code (its tf_mob_add,
+    tf_mob_mat_mul, ... end in tf_project_hyp_vecs). It changes saturated models only: there M (x) x
+    of a state at the margin can lie within 1e-9 of the boundary, a point float32 cannot hold apart
+    from the boundary itself, where (+) absorbs the other summand.
+    """
 
     hyperbolic = True
 
-    def __init__(self, c: float = 1.0, dim: int = -1):
+    def __init__(self, c: float = 1.0, dim: int = -1, project_results: bool = False):
         pb.check_curvature(c)
-        self.c, self.dim = c, dim
+        self.c, self.dim, self.project_results = c, dim, project_results
 
     def along(self, dim: int) -> PoincareBall:
         """The same ball with the coordinates of points along `dim`."""
-        return PoincareBall(self.c, dim)
+        return PoincareBall(self.c, dim, self.project_results)
+
+    def key(self) -> tuple:
+        """What tells the ball's operations apart (a cache key for compiled functions)."""
+        return type(self).__name__, self.c, self.project_results
+
+    def _result(self, x: Tensor) -> Tensor:
+        """x projected (snapping points a rounding error inside the radius: see poincare.project) when
+        every result is projected, else x."""
+        return pb.project(x, self.c, self.dim, snap=pb.PROJECT_SNAP) if self.project_results else x
 
     def add(self, x: Tensor, y: Tensor) -> Tensor:
-        return pb.mobius_add(x, y, self.c, self.dim)
+        return self._result(pb.mobius_add(x, y, self.c, self.dim))
 
     def scalar_mul(self, r: Tensor, x: Tensor) -> Tensor:
-        return pb.mobius_scalar_mul(r, x, self.c, self.dim)
+        return self._result(pb.mobius_scalar_mul(r, x, self.c, self.dim))
 
     def matvec_result(self, mx: Tensor, x: Tensor) -> Tensor:
-        return pb.mobius_matvec_result(mx, x, self.c, self.dim)
+        return self._result(pb.mobius_matvec_result(mx, x, self.c, self.dim))
 
     def dist2(self, x: Tensor, y: Tensor) -> Tensor:
         """d_c(x, y)^2, keeping `dim`."""
-        return pb.dist(x, y, self.c, self.dim).pow(2).unsqueeze(self.dim)
+        d = pb.dist(x, y, self.c, self.dim)
+        if self.project_results:
+            d = d.clamp_max(2 / self.c ** 0.5 * math.atanh(1 - pb.BALL_EPS))
+        return d.pow(2).unsqueeze(self.dim)
 
     def project(self, x: Tensor) -> Tensor:
         return pb.project(x, self.c, self.dim)
 
     def expmap0(self, v: Tensor) -> Tensor:
-        return pb.expmap0(v, self.c, self.dim)
+        return self._result(pb.expmap0(v, self.c, self.dim))
 
     def logmap0(self, x: Tensor, project: bool = False) -> Tensor:
         """log_0(x), or log_0(project(x)) computed without the projected point (see poincare.logmap0)."""
@@ -93,8 +119,8 @@ class PoincareBall:
 
     def pointwise(self, f, x: Tensor) -> Tensor:
         """phi^(x)(x) = exp_0(f(log_0(x))) (see poincare.mobius_pointwise)."""
-        return pb.mobius_pointwise(f, x, self.c, self.dim)
+        return self._result(pb.mobius_pointwise(f, x, self.c, self.dim))
 
 
-def space(hyperbolic: bool, c: float = 1.0) -> Euclidean | PoincareBall:
-    return PoincareBall(c) if hyperbolic else Euclidean()
+def space(hyperbolic: bool, c: float = 1.0, project_results: bool = False) -> Euclidean | PoincareBall:
+    return PoincareBall(c, project_results=project_results) if hyperbolic else Euclidean()

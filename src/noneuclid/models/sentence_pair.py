@@ -16,6 +16,9 @@ sweep: seeds and datasets of one architecture trained side by side, see `noneucl
 Gradients are clipped per tensor of the original code (`clip_per_tensor`, `nn.parameters.copy_dims`):
 W1 and W2 on their own, and each class's p_k and a_k on their own, as its W_ff_s1, W_ff_s2, P_mlr<k>,
 A_mlr<k>; runs before 2026-11-23 (clip_per_tensor=false) clipped W1 with W2 and the classes together.
+Every Mobius operation's result is projected into the ball, as in the original code (`project_results`,
+see `spaces.PoincareBall`); runs before 2026-11-24 (project_results=false) projected only each step's
+state and the FFNN's output.
 Input: token ids [runs, batch, time] (0 = padding) and lengths [runs, batch] per sentence (or
 [batch, time] and [batch] when runs = 1); output logits [runs, batch, classes] (or [batch, classes]).
 """
@@ -59,14 +62,14 @@ class EuclideanMLR(nn.Module):
 class SentencePairModel(nn.Module):
     def __init__(self, vocab_size: int, cell: str = "gru", geometry: str = "hyperbolic", dim: int = 5,
                  c: float = 1.0, classes: int = 2, compile: bool = False, runs: int = 1,
-                 embedding_init_scale: float = 1.0, clip_per_tensor: bool = True):
+                 embedding_init_scale: float = 1.0, clip_per_tensor: bool = True, project_results: bool = True):
         super().__init__()
         if geometry not in GEOMETRIES:
             raise ValueError(f"model.geometry must be one of {GEOMETRIES}, got {geometry!r}")
         if cell not in ("rnn", "gru"):
             raise ValueError(f"model.cell must be 'rnn' or 'gru', got {cell!r}")
         self.geometry, self.runs = geometry, runs
-        self.space = spaces.space(geometry != "euclidean", c)
+        self.space = spaces.space(geometry != "euclidean", c, project_results)
         ball = PoincareParameter if self.space.hyperbolic else nn.Parameter
         embedding = _embedding_init(runs, vocab_size, dim, embedding_init_scale)
         if self.space.hyperbolic:  # a large init scale draws points outside the ball: onto its edge
@@ -78,8 +81,11 @@ class SentencePairModel(nn.Module):
         self.b = with_copy_dims(ball(torch.zeros(runs, dim)), 1)
         self.b_d = with_copy_dims(ball(torch.zeros(runs, dim)), 1)
         self.classify = torch.compile(self._classify, dynamic=False) if compile else self._classify  # fuses its small ops
-        self.mlr = (HyperbolicMLR(dim, classes, c, copies=(runs,), per_class=clip_per_tensor) if geometry == "hyperbolic"
-                    else EuclideanMLR(dim, classes, runs, per_class=clip_per_tensor))
+        if geometry == "hyperbolic":
+            self.mlr = HyperbolicMLR(dim, classes, c, copies=(runs,), per_class=clip_per_tensor,
+                                     project_results=project_results)
+        else:
+            self.mlr = EuclideanMLR(dim, classes, runs, per_class=clip_per_tensor)
 
     def encode(self, tokens1: Tensor, lengths1: Tensor, tokens2: Tensor, lengths2: Tensor) -> tuple[Tensor, Tensor]:
         """The hidden state of each sentence at its true length, ([runs, batch, dim], [runs, batch, dim])."""

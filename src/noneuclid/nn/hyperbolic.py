@@ -68,11 +68,14 @@ class HyperbolicMLR(nn.Module):
     and the input is [*copies, batch, dim]; otherwise input [..., dim]. Output logits [..., classes].
     per_class: each class's p_k and a'_k is a tensor of its own (clipped on its own, as the original
     code's P_mlr<k>, A_mlr<k>); else all classes' p (and a') form one tensor.
+    project_results: -p_k (+) x is projected into the ball (its gap 1 - c||.||^2 then at least the
+    margin's), as the original code's tf_mob_add (see spaces.PoincareBall).
     """
 
-    def __init__(self, dim: int, classes: int, c: float = 1.0, copies: tuple[int, ...] = (), per_class: bool = True):
+    def __init__(self, dim: int, classes: int, c: float = 1.0, copies: tuple[int, ...] = (), per_class: bool = True,
+                 project_results: bool = False):
         super().__init__()
-        self.c = c
+        self.c, self.project_results = c, project_results
         self.p = with_copy_dims(PoincareParameter(torch.zeros(*copies, classes, dim), c), len(copies) + per_class)
         self.a0 = with_copy_dims(nn.Parameter(glorot(*copies, classes, dim)), len(copies) + per_class)
 
@@ -85,5 +88,9 @@ class HyperbolicMLR(nn.Module):
         lam = pb.conformal_factor(p, c).squeeze(-1)
         inner = (diff * a).sum(-1)
         gap = pb.mobius_add_gap(-p, x.unsqueeze(-2), c).squeeze(-1)  # 1 - c||-p (+) x||^2, no cancellation
+        if self.project_results:
+            diff = pb.project(diff, c, snap=pb.PROJECT_SNAP)
+            on_margin = gap <= 1 - ((1 - pb.BALL_EPS) * (1 - pb.PROJECT_SNAP)) ** 2  # the points project moved
+            gap = torch.where(on_margin, 1 - (1 - pb.BALL_EPS) ** 2, gap)
         denom = (gap * a_norm).clamp_min(pb.MIN_NORM)
         return lam * a_norm / sc * torch.asinh(2 * sc * inner / denom)

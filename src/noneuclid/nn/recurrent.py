@@ -54,8 +54,9 @@ def matvec(W: Tensor, x: Tensor, dim: int = -1) -> Tensor:
 # per-gate tensors [..., gates, hidden, batch], W [..., gates, hidden, hidden], b [..., gates, hidden, 1].
 
 def _affine(space, wh: Tensor, h: Tensor, u: Tensor, b: Tensor) -> Tensor:
-    """(W (x) h) (+) (U (x) x) (+) b per gate, from wh = W h, h, u = U (x) x and b; not projected
-    (the gates take log_0 of its projection without forming it, exact in float32; see poincare.logmap0)."""
+    """(W (x) h) (+) (U (x) x) (+) b per gate, from wh = W h, h, u = U (x) x and b; projected only if
+    the space projects every result (else the gates take log_0 of its projection without forming it,
+    exact in float32; see poincare.logmap0)."""
     return space.add(space.add(space.matvec_result(wh, h.unsqueeze(-3)), u), b)
 
 
@@ -126,7 +127,7 @@ def masked_step(cell: str, space, act, compile: bool):
         if tokens is not None:  # u[..., k] <- u[..., tokens[k]], for every gate and hidden unit
             u = u.gather(-1, tokens[..., None, None, :].expand(*u.shape[:-1], tokens.shape[-1]))
         return torch.where(keep_going, STEPS[cell](space, act, u, h, W, b), h)
-    return compiled(("step", cell, type(space).__name__, getattr(space, "c", None), act), step) if compile else step
+    return compiled(("step", cell, *space.key(), act), step) if compile else step
 
 
 class Recurrent(nn.Module):
@@ -150,7 +151,7 @@ class Recurrent(nn.Module):
         self.step = masked_step(cell, batch_last, ACTIVATIONS[nonlinearity], compile)
         def on_space(fn):  # fn with the batch-last space bound, compiled once per process and space if asked
             bound = functools.partial(fn, batch_last)
-            return compiled((fn.__name__, type(space).__name__, getattr(space, "c", None)), bound) if compile else bound
+            return compiled((fn.__name__, *space.key()), bound) if compile else bound
         self.inputs, self.row_inputs = on_space(input_products), on_space(row_products)
         self.space = space
         gates, copies = GATES[cell], tuple(copies)
