@@ -151,6 +151,26 @@ def test_mlr_logit_is_signed_distance_to_the_hyperplane_times_norm():
     torch.testing.assert_close(mlr(x)[:, 0], expected, rtol=1e-12, atol=1e-12)
 
 
+def test_mlr_projecting_results_is_the_original_codes_mlr_of_the_projected_difference():
+    """project_results: logit_k = 2 ||a'_k|| / sqrt(c) asinh(sqrt(c) <y, a'_k/||a'_k||> lambda_y) with
+    y = project(-p_k (+) x), the MLR of the original code (its tf_mob_add projects), for points at the
+    boundary (where y is projected) and inside (where it is not and nothing changes)."""
+    torch.manual_seed(9)
+    c = 0.7
+    mlr = HyperbolicMLR(5, 3, c=c, project_results=True).double()
+    with torch.no_grad():
+        mlr.p.copy_(_ball_points(3, 5, radius=0.6 / c ** 0.5))
+    x = torch.cat([pb.project(torch.randn(16, 5, dtype=DT) * 5, c), _ball_points(16, 5, radius=0.5 / c ** 0.5)])
+    y = pb.project(pb.mobius_add(-mlr.p, x[:, None], c), c, snap=pb.PROJECT_SNAP)  # [32, 3, 5]
+    a = mlr.a0
+    lam = 2 / (1 - c * y.pow(2).sum(-1))
+    expected = 2 * a.norm(dim=-1) / c ** 0.5 * torch.asinh(c ** 0.5 * (y * a / a.norm(dim=-1, keepdim=True)).sum(-1) * lam)
+    torch.testing.assert_close(mlr(x), expected, rtol=1e-9, atol=1e-9)
+    plain = HyperbolicMLR(5, 3, c=c).double()
+    plain.load_state_dict(mlr.state_dict())
+    torch.testing.assert_close(mlr(x[16:]), plain(x[16:]), rtol=0, atol=0)
+
+
 def test_poincare_parameter_keeps_c_through_copies():
     p = PoincareParameter(torch.zeros(3), c=0.5)
     assert copy.deepcopy(p).c == 0.5 and pickle.loads(pickle.dumps(p)).c == 0.5

@@ -84,13 +84,13 @@ class HyperbolicMLR(nn.Module):
         p = self.p.unsqueeze(-3)  # [*copies, 1, classes, dim], against x [*copies, batch, 1, dim]
         a = pb.transport0(p, self.a0.unsqueeze(-3), c)
         diff = pb.mobius_add(-p, x.unsqueeze(-2), c)  # [..., classes, dim]
-        a_norm = a.norm(dim=-1).clamp_min(pb.MIN_NORM)
-        lam = pb.conformal_factor(p, c).squeeze(-1)
-        inner = (diff * a).sum(-1)
         gap = pb.mobius_add_gap(-p, x.unsqueeze(-2), c).squeeze(-1)  # 1 - c||-p (+) x||^2, no cancellation
         if self.project_results:
             diff = pb.project(diff, c, snap=pb.PROJECT_SNAP)
             on_margin = gap <= 1 - ((1 - pb.BALL_EPS) * (1 - pb.PROJECT_SNAP)) ** 2  # the points project moved
             gap = torch.where(on_margin, 1 - (1 - pb.BALL_EPS) ** 2, gap)
+        a_norm = a.norm(dim=-1).clamp_min(pb.MIN_NORM)
+        lam = pb.conformal_factor(p, c).squeeze(-1)
+        inner = (diff * a).sum(-1)
         denom = (gap * a_norm).clamp_min(pb.MIN_NORM)
         return lam * a_norm / sc * torch.asinh(2 * sc * inner / denom)
