@@ -58,6 +58,9 @@ def test_ball_projecting_results_projects_every_mobius_result_as_the_original_co
         assert got.norm(dim=-1).max() <= 1 - pb.BALL_EPS + 1e-15
     inside = 0.1 * x
     torch.testing.assert_close(projecting.add(inside, inside), plain.add(inside, inside), rtol=0, atol=0)
+    outside = 3 * x  # an operation's result: projected once, by the operation or by in_ball
+    assert projecting.in_ball(outside) is outside
+    torch.testing.assert_close(plain.in_ball(outside), pb.project(outside, 1.0), rtol=0, atol=0)
     far = pb.project(torch.tensor([[1.0, 0.0], [-1.0, 0.0]], dtype=DT), 1.0)
     assert float(projecting.dist2(far[:1], far[1:])) == pytest.approx((2 * math.atanh(1 - pb.BALL_EPS)) ** 2)
     assert float(plain.dist2(far[:1], far[1:])) > float(projecting.dist2(far[:1], far[1:]))

@@ -165,13 +165,27 @@ def _prefix_task(pairs: int, batch_size: int):
     return SentencePairs(splits, prefix.VOCAB + 1, batch_size, seed=0), prefix.VOCAB + 1
 
 
+def _both_dtypes(model64, task, batch) -> tuple[dict, dict]:
+    """The same weights and batch in float64 and float32: the loss per dtype, and ||g32 - g64|| / ||g64||
+    per parameter."""
+    import copy
+
+    losses, grads = {}, {}
+    for dtype in (torch.float64, torch.float32):
+        model = copy.deepcopy(model64).to(dtype)
+        loss, _ = task.loss(model, batch)
+        loss.backward()
+        losses[dtype] = float(loss.detach())
+        grads[dtype] = {k: p.grad.double() for k, p in model.named_parameters()}
+    errors = {k: float((grads[torch.float32][k] - g).norm() / g.norm()) for k, g in grads[torch.float64].items()}
+    return losses, errors
+
+
 def test_saturated_model_has_the_same_loss_and_gradients_in_float32():
     """The hyperbolic RNN sentence-pair model with expanding recurrent weights (W_h x 2: over half of the
     sentence states within 1e-3 of the boundary), the same weights and batch in both dtypes: float32
     gives float64's loss and gradients. (With the former float32 margin 4e-3, geoopt's, the loss was 0.79 against
     1.24 and the gradients were 40-180 % off: another model at the boundary.)"""
-    import copy
-
     from noneuclid.models.sentence_pair import SentencePairModel
 
     task, vocab = _prefix_task(256, 256)
@@ -180,33 +194,13 @@ def test_saturated_model_has_the_same_loss_and_gradients_in_float32():
     with torch.no_grad():
         model64.encoders.W.mul_(2.0)  # W_h of both encoders
     batch = next(iter(task.batches(0)))
-    losses, grads = {}, {}
-    for dtype in (torch.float64, torch.float32):
-        model = copy.deepcopy(model64).to(dtype)
-        loss, _ = task.loss(model, batch)
-        loss.backward()
-        losses[dtype] = float(loss.detach())
-        grads[dtype] = {k: p.grad.double() for k, p in model.named_parameters()}
-        if dtype == torch.float64:
-            with torch.no_grad():
-                share = float(P.boundary_share(torch.stack(model.encode(*batch[:4])), 1.0).mean())
-            assert share > 0.5, "the test needs saturated states"
+    with torch.no_grad():
+        share = float(P.boundary_share(torch.stack(model64.encode(*batch[:4])), 1.0).mean())
+    assert share > 0.5, "the test needs saturated states"
+    losses, errors = _both_dtypes(model64, task, batch)
     assert losses[torch.float32] == pytest.approx(losses[torch.float64], rel=1e-3)
-    for name, g in grads[torch.float64].items():
-        err = float((grads[torch.float32][name] - g).norm() / g.norm())
+    for name, err in errors.items():
         assert err < 1e-2, f"gradient of {name}: float32 off by {err:.3g} (relative)"
-
-
-def _float32_gradient_errors(model64, task, batch) -> dict:
-    """||g32 - g64|| / ||g64|| per parameter, the same weights and batch in both dtypes."""
-    import copy
-
-    grads = {}
-    for dtype in (torch.float64, torch.float32):
-        model = copy.deepcopy(model64).to(dtype)
-        task.loss(model, batch)[0].backward()
-        grads[dtype] = {k: p.grad.double() for k, p in model.named_parameters()}
-    return {k: float((grads[torch.float32][k] - g).norm() / g.norm()) for k, g in grads[torch.float64].items()}
 
 
 @pytest.mark.parametrize("project_results", [True, False])
@@ -225,7 +219,7 @@ def test_saturated_ffnn_is_float32_exact_only_with_every_result_projected(projec
         model64.W.mul_(3.0)
         for ball_weight, scale in ((model64.embedding, 1.0), (model64.b, 0.3), (model64.b_d, 0.3), (model64.mlr.p, 0.3)):
             ball_weight.copy_(P.project(scale * torch.randn_like(ball_weight), 1.0))  # as after training
-    errors = _float32_gradient_errors(model64, task, next(iter(task.batches(0))))
+    _, errors = _both_dtypes(model64, task, next(iter(task.batches(0))))
     if project_results:
         assert max(errors.values()) < 1e-2, errors
     else:

@@ -49,6 +49,10 @@ class Euclidean:
     def project(self, x: Tensor) -> Tensor:
         return x
 
+    def in_ball(self, x: Tensor) -> Tensor:
+        """An operation's result as a point of the space: x."""
+        return x
+
     def expmap0(self, v: Tensor) -> Tensor:
         return v
 
@@ -109,6 +113,11 @@ class PoincareBall:
 
     def project(self, x: Tensor) -> Tensor:
         return pb.project(x, self.c, self.dim)
+
+    def in_ball(self, x: Tensor) -> Tensor:
+        """An operation's result x projected into the ball, unless the operation did so already
+        (project_results)."""
+        return x if self.project_results else self.project(x)
 
     def expmap0(self, v: Tensor) -> Tensor:
         return self._result(pb.expmap0(v, self.c, self.dim))

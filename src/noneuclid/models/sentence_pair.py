@@ -108,4 +108,4 @@ class SentencePairModel(nn.Module):
         if self.geometry == "euclidean":
             return self.mlr(torch.relu(o))
         # log_0 of the projection without forming it: exact in float32 (see poincare.logmap0)
-        return self.mlr(sp.project(o)) if self.geometry == "hyperbolic" else self.mlr(sp.logmap0(o, project=True))
+        return self.mlr(sp.in_ball(o)) if self.geometry == "hyperbolic" else self.mlr(sp.logmap0(o, project=True))

@@ -61,8 +61,8 @@ def _affine(space, wh: Tensor, h: Tensor, u: Tensor, b: Tensor) -> Tensor:
 
 
 def _activate(space, act, x: Tensor) -> Tensor:
-    """phi^(x)(x) (phi(x) in Euclidean space), projected into the ball; act None is the identity."""
-    return space.project(x if act is None else space.pointwise(act, x))
+    """phi^(x)(x) (phi(x) in Euclidean space), in the ball; act None is the identity."""
+    return space.in_ball(x if act is None else space.pointwise(act, x))
 
 
 def rnn_step(space, act, u: Tensor, h: Tensor, W: Tensor, b: Tensor) -> Tensor:
@@ -78,7 +78,7 @@ def gru_step(space, act, u: Tensor, h: Tensor, W: Tensor, b: Tensor) -> Tensor:
     w_rh = matvec(W[..., 2:, :, :], (r * h).unsqueeze(-3), -2)  # [W_h diag(r)] h, [..., 1, hidden, batch]
     cand = _activate(space, act, _affine(space, w_rh, h, u[..., 2:, :, :], b[..., 2:, :, :])[..., 0, :, :])
     step = space.add(-h, cand)
-    return space.project(space.add(h, space.matvec_result(z * step, step)))
+    return space.in_ball(space.add(h, space.matvec_result(z * step, step)))
 
 
 def input_products(space, U: Tensor, x: Tensor) -> Tensor:
