@@ -197,9 +197,10 @@ def test_rsgd_step_is_the_exponential_map_of_the_rescaled_gradient(c):
 @pytest.mark.parametrize("compensated", [False, True])
 def test_rsgd_leaves_rows_with_zero_gradient_exactly_in_place(dtype, compensated):
     """Embedding rows not in the batch (zero gradient) keep their bits, as under a sparse update,
-    near the boundary included (there exp_x(0) evaluated rounds in about a third of the rows)."""
+    near the boundary included (there exp_x(0) evaluated rounds in about a third of the rows) and on
+    the margin (a third of the rows, where projecting a projected point may move it)."""
     torch.manual_seed(3)
-    x0 = pb.project(_ball_points(200, 5, radius=1.0).to(dtype), 1.0)
+    x0 = pb.project(_ball_points(200, 5, radius=1.5).to(dtype), 1.0)
     p = PoincareParameter(x0.clone(), 1.0)
     opt = RiemannianSGD([p], lr=0.1, compensated=compensated)
     for _ in range(3):
@@ -207,7 +208,8 @@ def test_rsgd_leaves_rows_with_zero_gradient_exactly_in_place(dtype, compensated
         p.grad[:100] = torch.randn(100, 5, dtype=dtype)
         opt.step()
     assert torch.equal(p.data[100:], x0[100:])
-    assert (p.data[:100] != x0[:100]).any(-1).all()
+    inside = x0[:100].norm(dim=-1) < 0.99  # rows on the margin may be pushed outward, back onto themselves
+    assert (p.data[:100] != x0[:100]).any(-1)[inside].all()
 
 
 @pytest.mark.parametrize("c", [1.0, 0.3])

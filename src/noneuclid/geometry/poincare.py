@@ -48,6 +48,12 @@ def _norm2(x: Tensor, dim: int = -1) -> Tensor:
     return x.pow(2).sum(dim, keepdim=True)
 
 
+def gap(x: Tensor, c, dim: int = -1) -> Tensor:
+    """1 - c ||x||^2 (= 2 / lambda_x^c), keeping `dim`: how far x is from the boundary, the quantity that
+    float32 knows least well there (to about 1e-7 absolute)."""
+    return 1 - c * _norm2(x, dim)
+
+
 def _tanh(x: Tensor) -> Tensor:
     return torch.tanh(x.clamp(-15, 15))
 
@@ -62,7 +68,7 @@ def _artanh(x: Tensor) -> Tensor:
 def conformal_factor(x: Tensor, c, dim: int = -1) -> Tensor:
     """lambda_x^c = 2 / (1 - c ||x||^2), shape [..., 1]."""
     check_curvature(c)
-    return 2 / (1 - c * _norm2(x, dim)).clamp_min(MIN_NORM)
+    return 2 / gap(x, c, dim).clamp_min(MIN_NORM)
 
 
 def project(x: Tensor, c, dim: int = -1, snap: float = 0.0) -> Tensor:
@@ -91,8 +97,7 @@ def mobius_add(x: Tensor, y: Tensor, c, dim: int = -1) -> Tensor:
     check_curvature(c)
     s = x + y
     s2 = _norm2(s, dim)
-    gap_x = 1 - c * _norm2(x, dim)
-    gap_y = 1 - c * _norm2(y, dim)
+    gap_x, gap_y = gap(x, c, dim), gap(y, c, dim)
     return (gap_x * s + c * s2 * x) / (c * s2 + gap_x * gap_y).clamp_min(MIN_NORM)
 
 
@@ -102,7 +107,7 @@ def mobius_add_gap(x: Tensor, y: Tensor, c, dim: int = -1) -> Tensor:
     x and y both there and apart, the gap is about g_x g_y (1e-10 at the margin), below float32's
     spacing of 1, so that float32 gives 0 or less; this form keeps its relative precision."""
     check_curvature(c)
-    gap_x, gap_y = 1 - c * _norm2(x, dim), 1 - c * _norm2(y, dim)
+    gap_x, gap_y = gap(x, c, dim), gap(y, c, dim)
     return gap_x * gap_y / (c * _norm2(x + y, dim) + gap_x * gap_y).clamp_min(MIN_NORM)
 
 
@@ -153,7 +158,7 @@ def expmap_step(x: Tensor, v: Tensor, c, dim: int = -1) -> Tensor:
     """
     check_curvature(c)
     y = _expmap_summand(x, v, c, dim)
-    gap_x, y2 = 1 - c * _norm2(x, dim), _norm2(y, dim)
+    gap_x, y2 = gap(x, c, dim), _norm2(y, dim)
     return gap_x * (y + c * y2 * x) / (c * _norm2(x + y, dim) + gap_x * (1 - c * y2)).clamp_min(MIN_NORM)
 
 
@@ -164,8 +169,8 @@ def _half_dist(x: Tensor, y: Tensor, c, dim: int = -1) -> Tensor:
     (two points at the margin), which float32 rounds to 1 (the distance saturates and its gradient is 0),
     and for close pairs ||-x (+) y|| cancels O(1) terms. ||x - y|| has gradient 0 (not NaN) at x = y.
     """
-    gap = (1 - c * _norm2(x, dim)) * (1 - c * _norm2(y, dim))
-    return torch.asinh(c ** 0.5 * (x - y).norm(dim=dim, keepdim=True) / gap.clamp_min(MIN_NORM).sqrt())
+    gaps = gap(x, c, dim) * gap(y, c, dim)
+    return torch.asinh(c ** 0.5 * (x - y).norm(dim=dim, keepdim=True) / gaps.clamp_min(MIN_NORM).sqrt())
 
 
 def logmap(x: Tensor, y: Tensor, c, dim: int = -1) -> Tensor:
@@ -209,7 +214,7 @@ def transport0(x: Tensor, v: Tensor, c, dim: int = -1) -> Tensor:
     """Parallel transport of v from T_0 to T_x: P_{0->x}(v) = (lambda_0 / lambda_x) v = (1 - c||x||^2) v
     (used for the hyperbolic MLR's normals a_k = (1 - c||p_k||^2) a'_k)."""
     check_curvature(c)
-    return (1 - c * _norm2(x, dim)) * v
+    return gap(x, c, dim) * v
 
 
 def boundary_share(x: Tensor, c, tol: float = 1e-3) -> Tensor:

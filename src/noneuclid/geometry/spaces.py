@@ -30,7 +30,7 @@ class Euclidean:
 
     def key(self) -> tuple:
         """What tells the space's operations apart (a cache key for compiled functions)."""
-        return (type(self).__name__,)
+        return type(self).__name__, self.dim
 
     def add(self, x: Tensor, y: Tensor) -> Tensor:
         return x + y
@@ -88,7 +88,7 @@ class PoincareBall:
 
     def key(self) -> tuple:
         """What tells the ball's operations apart (a cache key for compiled functions)."""
-        return type(self).__name__, self.c, self.project_results
+        return type(self).__name__, self.c, self.dim, self.project_results
 
     def _result(self, x: Tensor) -> Tensor:
         """x projected (snapping points a rounding error inside the radius: see poincare.project) when

@@ -41,7 +41,8 @@ def _embedding_init(runs: int, vocab: int, dim: int, scale: float = 1.0) -> Tens
     """U(-m, m) with m = scale * (3 * 0.001^2 / (2 * dim))^(1/3) (scale 1: the original code's ±6.7e-3
     for dim 5, which puts every sentence state near 0; the hyperbolic models, whose embeddings move by
     Riemannian SGD, then plateau at chance for thousands of batches; experiment=hnn/init measures that).
-    Hyperbolic models project the draw into the ball (at scale 100 many points would lie outside it)."""
+    The caller projects the draw into the ball for the hyperbolic models (at scale 100 many points lie
+    outside it)."""
     m = scale * (3 * 0.001 ** 2 / (2 * dim)) ** (1 / 3)
     return torch.empty(runs, vocab, dim).uniform_(-m, m)
 
@@ -68,7 +69,7 @@ class SentencePairModel(nn.Module):
             raise ValueError(f"model.geometry must be one of {GEOMETRIES}, got {geometry!r}")
         if cell not in ("rnn", "gru"):
             raise ValueError(f"model.cell must be 'rnn' or 'gru', got {cell!r}")
-        self.geometry, self.runs = geometry, runs
+        self.geometry = geometry
         self.space = spaces.space(geometry != "euclidean", c, project_results)
         ball = PoincareParameter if self.space.hyperbolic else nn.Parameter
         embedding = _embedding_init(runs, vocab_size, dim, embedding_init_scale)
@@ -107,5 +108,7 @@ class SentencePairModel(nn.Module):
         o = sp.add(o, sp.scalar_mul(sp.dist2(s1, s2), self.b_d.unsqueeze(1).expand_as(o)))
         if self.geometry == "euclidean":
             return self.mlr(torch.relu(o))
+        if self.geometry == "hyperbolic":
+            return self.mlr(sp.in_ball(o))
         # log_0 of the projection without forming it: exact in float32 (see poincare.logmap0)
-        return self.mlr(sp.in_ball(o)) if self.geometry == "hyperbolic" else self.mlr(sp.logmap0(o, project=True))
+        return self.mlr(sp.logmap0(o, project=True))

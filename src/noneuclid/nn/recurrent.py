@@ -55,8 +55,9 @@ def matvec(W: Tensor, x: Tensor, dim: int = -1) -> Tensor:
 
 def _affine(space, wh: Tensor, h: Tensor, u: Tensor, b: Tensor) -> Tensor:
     """(W (x) h) (+) (U (x) x) (+) b per gate, from wh = W h, h, u = U (x) x and b; projected only if
-    the space projects every result (else the gates take log_0 of its projection without forming it,
-    exact in float32; see poincare.logmap0)."""
+    the space projects every result (else the caller projects it: the RNN and the GRU's candidate by
+    _activate, the GRU's gates by taking log_0 of its projection without forming it, exact in
+    float32; see poincare.logmap0)."""
     return space.add(space.add(space.matvec_result(wh, h.unsqueeze(-3)), u), b)
 
 

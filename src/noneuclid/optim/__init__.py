@@ -28,7 +28,7 @@ def adam_rsgd(named_params, lr: float, betas, embedding_lr: float, ball_lr: floa
         if not isinstance(p, PoincareParameter):
             euclidean.append(p)
         else:
-            (embedding if name == "embedding" else ball).append(p)
+            (embedding if name.split(".")[-1] == "embedding" else ball).append(p)  # also under a wrapper
     opts = [torch.optim.Adam(euclidean, lr=lr, betas=tuple(betas))]
     groups = [{"params": ps, "lr": group_lr} for ps, group_lr in ((embedding, embedding_lr), (ball, ball_lr)) if ps]
     if groups:

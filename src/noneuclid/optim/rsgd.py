@@ -50,16 +50,16 @@ class RiemannianSGD(torch.optim.Optimizer):
 
     def _compensated_step(self, p: PoincareParameter, u: torch.Tensor) -> None:
         """p <- project(p + step + residual) with step = exp_p(u) - p, residual <- what that sum
-        rounded away."""
+        rounded away; rows whose step is zero (and residual with it) stay as they are."""
         residual = self.state[p].setdefault("residual", torch.zeros_like(p))
         step = pb.expmap_step(p, u, p.c) + residual
         moved = p + step
-        new = pb.project(moved, p.c)
+        new = torch.where(step.ne(0).any(-1, keepdim=True), pb.project(moved, p.c), p)
         residual.copy_(torch.where((new != moved).any(-1, keepdim=True), 0, step - (new - p)))
         p.copy_(new)
 
 
 def _tangent_step(p: PoincareParameter, lr: float) -> torch.Tensor:
     """-lr times the Riemannian gradient at p: -lr (1 - c ||p||^2)^2 / 4 * grad."""
-    scale = (1 - p.c * p.pow(2).sum(-1, keepdim=True)).pow(2) / 4  # lambda_p^-2
+    scale = pb.gap(p, p.c).pow(2) / 4  # lambda_p^-2
     return -lr * scale * p.grad

@@ -1,16 +1,6 @@
 """Does float32 compute Ganea et al.'s trained models as float64 does? The weights of each Table 1
-model (PREFIX-10, every seed), trained in float64 and in float32, evaluated in both dtypes.
-
-Training runs in the two dtypes part ways (a rounding difference compounds over tens of thousands of
-steps: 46,890 for the GRUs, 93,780 for the RNNs at the cpu profile; and when a
-run leaves a plateau is chaotic), so their accuracies differ by the seeds' spread and cannot show a
-float32 defect alone. Here the weights are the same: a float32 defect near the ball's boundary (where
-trained encoders keep most sentence states) or on a plateau (where float32-trained runs that stayed
-there stopped) would show as a different test accuracy, as float32 gradients far from float64's, or
-as Riemannian SGD steps of the ball-valued weights that float32 computes wrongly or rounds away (a
-step below the spacing of float32 numbers at x leaves x unchanged, unless optim.compensated keeps it
-for later steps); the Euclidean models show the gradient error that float32 rounding alone gives
-these networks.
+model (PREFIX-10, every seed), trained in float64 and in float32, evaluated in both dtypes (why: WHY,
+which the float32 report prints above the table).
 """
 
 from __future__ import annotations
@@ -24,6 +14,17 @@ from noneuclid.nn.hyperbolic import PoincareParameter
 from noneuclid.train import tasks
 from noneuclid.train.loop import build_model
 from noneuclid.train.stacking import optimizer_state
+
+WHY = """Training runs in the two dtypes part ways (a rounding difference compounds over tens of thousands of
+steps: 46,890 for the GRUs, 93,780 for the RNNs at the cpu profile; and when a
+run leaves a plateau is chaotic), so their accuracies differ by the seeds' spread and cannot show a
+float32 defect alone. Here the weights are the same: a float32 defect near the ball's boundary (where
+trained encoders keep most sentence states) or on a plateau (where float32-trained runs that stayed
+there stopped) would show as a different test accuracy, as float32 gradients far from float64's, or
+as Riemannian SGD steps of the ball-valued weights that float32 computes wrongly or rounds away (a
+step below the spacing of float32 numbers at x leaves x unchanged, unless optim.compensated keeps it
+for later steps); the Euclidean models show the gradient error that float32 rounding alone gives
+these networks."""
 
 CPU = torch.device("cpu")
 
