@@ -74,6 +74,14 @@ class PoincareBall:
     tf_mob_mat_mul, ... end in tf_project_hyp_vecs). It changes saturated models only: there M (x) x
     of a state at the margin can lie within 1e-9 of the boundary, a point float32 cannot hold apart
     from the boundary itself, where (+) absorbs the other summand.
+
+    Where the models' points are projected (onto the radius (1 - BALL_EPS)/sqrt(c)):
+      project(x)             on request: embeddings at init (and Riemannian SGD's steps, optim.rsgd)
+      every result           with project_results, snapping points within PROJECT_SNAP inside the radius
+      in_ball(x)             a recurrence state or the FFNN output, unless project_results did already
+      logmap0(x, project)    log_0 of the projection without forming it (the GRU's gates, a Eucl. MLR's input)
+      dist2                  capped at the radius's distance with project_results
+      HyperbolicMLR          -p (+) x with project_results (nn.hyperbolic)
     """
 
     hyperbolic = True
