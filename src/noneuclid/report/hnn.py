@@ -334,12 +334,16 @@ def seeds_run(runs_dir: Path, profile: str) -> tuple[int, ...]:
 def more_seeds(runs_dir: Path, profile: str, seeds, overrides) -> pd.DataFrame | None:
     """For a float32 report: float32 against float64 (`dtype_comparison`) with the report's seeds and
     experiment=hnn/seeds' more seeds, for that experiment's models and datasets; None when the report's
-    seeds include them already."""
+    seeds include them already or none of them has a finished run in either dtype (the table would
+    repeat the one above)."""
     extra = [s for s in experiment_value("hnn/seeds", "stack.seed") if s not in seeds]
-    if not extra:
-        return None
     models = [v.removeprefix("hnn/") for v in sweep_values("hnn/seeds", "variant")]
-    return dtype_comparison(runs_dir, profile, (*seeds, *extra), overrides, models, experiment_value("hnn/seeds", "stack.data"))
+    datasets = experiment_value("hnn/seeds", "stack.data")
+    finished = any((_folder(runs_dir, profile, row, data, s, ovr) / "DONE").exists()
+                   for row, data, s, ovr in itertools.product(models, datasets, extra, (overrides, _float64(overrides))))
+    if not finished:
+        return None
+    return dtype_comparison(runs_dir, profile, (*seeds, *extra), overrides, models, datasets)
 
 
 def same_weights(runs_dir: Path, profile: str, seeds, overrides) -> pd.DataFrame | None:
@@ -414,6 +418,8 @@ def make(runs_dir: Path, profile: str, out: Path, seeds=None, overrides=()) -> l
     seeds_table = more_seeds(runs_dir, profile, seeds, overrides)
     if seeds_table is not None:
         seeds_table.to_csv(out / "seeds.csv", index=False)
+    else:
+        (out / "seeds.csv").unlink(missing_ok=True)  # an earlier report's, of runs not found now
     extra_tables = ablation_tables(runs_dir, profile, seeds, overrides)
     for name, extra_table, title, _ in extra_tables:
         extra_table.to_csv(out / f"{name}.csv", index=False)
