@@ -334,14 +334,12 @@ def seeds_run(runs_dir: Path, profile: str) -> tuple[int, ...]:
 def more_seeds(runs_dir: Path, profile: str, seeds, overrides) -> pd.DataFrame | None:
     """For a float32 report: float32 against float64 (`dtype_comparison`) with the report's seeds and
     experiment=hnn/seeds' more seeds, for that experiment's models and datasets; None when the report's
-    seeds include them already or none of them has a finished run in either dtype (the table would
+    seeds include them already or none of them has finished runs in both dtypes (the table would
     repeat the one above)."""
     extra = [s for s in experiment_value("hnn/seeds", "stack.seed") if s not in seeds]
     models = [v.removeprefix("hnn/") for v in sweep_values("hnn/seeds", "variant")]
     datasets = experiment_value("hnn/seeds", "stack.data")
-    finished = any((_folder(runs_dir, profile, row, data, s, ovr) / "DONE").exists()
-                   for row, data, s, ovr in itertools.product(models, datasets, extra, (overrides, _float64(overrides))))
-    if not finished:
+    if not extra or dtype_comparison(runs_dir, profile, extra, overrides, models, datasets) is None:
         return None
     return dtype_comparison(runs_dir, profile, (*seeds, *extra), overrides, models, datasets)
 
