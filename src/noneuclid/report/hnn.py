@@ -263,7 +263,8 @@ def init_ablation(runs_dir: Path, profile: str, seeds, overrides=(), epochs: int
 def budget_ablation(runs_dir: Path, profile: str, seeds, overrides=(), experiment: str = "hnn/budget",
                     epochs: int | None = None) -> pd.DataFrame | None:
     """experiment=hnn/budget (the three PREFIX-10 GRUs for a third of the profile's epochs: how many
-    batches the plateau costs) or hnn/long (the RNNs for 1.5 times as many): the experiment's models
+    batches the plateau costs), hnn/long (the RNNs for 1.5 times as many) or hnn/gru_long (the
+    hyperbolic GRU + Eucl. MLR for five times as many, the paper's batches): the experiment's models
     at the profile's epochs (Table 1's runs) and at `epochs` (the experiment's by default)."""
     epochs = epochs or ablation_epochs(experiment)
     settings = [(row.removeprefix("hnn/"), label, extra) for row in sweep_values(experiment, "variant")
@@ -356,7 +357,7 @@ def same_weights(runs_dir: Path, profile: str, seeds, overrides) -> pd.DataFrame
 
 def ablation_tables(runs_dir: Path, profile: str, seeds, overrides) -> list[tuple]:
     """The ablations that have runs, as (file name, table, file title, summary heading)."""
-    budget, long, init = (ablation_epochs(f"hnn/{e}") for e in ("budget", "long", "init"))
+    budget, long, gru_long, init = (ablation_epochs(f"hnn/{e}") for e in ("budget", "long", "gru_long", "init"))
     tables = [("init", init_ablation(runs_dir, profile, seeds, overrides, init),
                "The plateau of the paper's embedding init (experiment=hnn/init)",
                f"the plateau of its embedding init (PREFIX-10, {init} epochs)"),
@@ -365,7 +366,10 @@ def ablation_tables(runs_dir: Path, profile: str, seeds, overrides) -> list[tupl
                f"the GRUs with {budget} epochs (PREFIX-10, the paper's init)"),
               ("long", budget_ablation(runs_dir, profile, seeds, overrides, "hnn/long", long),
                f"The PREFIX-10 RNNs for {long} epochs (experiment=hnn/long)",
-               f"the RNNs with {long} epochs (PREFIX-10, the paper's settings)")]
+               f"the RNNs with {long} epochs (PREFIX-10, the paper's settings)"),
+              ("gru_long", budget_ablation(runs_dir, profile, seeds, overrides, "hnn/gru_long", gru_long),
+               f"The PREFIX-10 hyperbolic GRU + Eucl. MLR for {gru_long} epochs (experiment=hnn/gru_long)",
+               f"the hyperbolic GRU + Eucl. MLR with {gru_long} epochs (PREFIX-10, the paper's settings)")]
     return [t for t in tables if t[1] is not None]
 
 
@@ -393,11 +397,12 @@ def _finished_counts(folders: dict) -> str:
 
 
 def make(runs_dir: Path, profile: str, out: Path, seeds=None, overrides=()) -> list[Path]:
-    """Write table1 (CSV + Markdown), fig_prefix10_dev (PNG + PDF), init, budget and long (CSV + Markdown,
-    once their ablations have runs) and summary.md (settings, per-cell claim check, health lines, the
-    float32-float64 comparison of a float32 report, with seeds.csv over experiment=hnn/seeds' seeds and
-    same_weights.csv, the weights trained in each dtype evaluated in both, and the ablations). Runs of
-    one smaller experiment (e.g. hnn/compensated) get a table of its models and datasets only."""
+    """Write table1 (CSV + Markdown), fig_prefix10_dev (PNG + PDF), init, budget, long and gru_long
+    (CSV + Markdown, once their ablations have runs) and summary.md (settings, per-cell claim check,
+    health lines, the float32-float64 comparison of a float32 report, with seeds.csv over
+    experiment=hnn/seeds' seeds and same_weights.csv, the weights trained in each dtype evaluated in
+    both, and the ablations). Runs of one smaller experiment (e.g. hnn/compensated) get a table of its
+    models and datasets only."""
     seeds = seeds or seeds_run(runs_dir, profile)
     table, folders = table1(runs_dir, profile, seeds, overrides)
     if not any((f / "DONE").exists() for f in folders.values()):
