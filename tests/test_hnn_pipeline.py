@@ -197,23 +197,30 @@ def test_more_seeds_compare_the_seeds_experiments_models_over_all_seeds(tmp_path
     assert hnn.more_seeds(tmp_path / "runs", "smoke", tuple(range(9)), ["trainer.dtype=float32"]) is None
 
 
-@pytest.mark.parametrize("compensated", [False, True])
-def test_same_weights_in_both_dtypes_from_a_float64_run(tmp_path, compensated):
+@pytest.mark.parametrize("cell, compensated", [("rnn", False), ("rnn", True), ("gru", False)])
+def test_same_weights_in_both_dtypes_from_a_float64_run(tmp_path, cell, compensated):
     """The float64-trained weights evaluated in float32: one row per finished run, with both test
-    accuracies, the largest relative errors of the gradient and of the Riemannian SGD step (with what
-    a compensated step keeps for later), and the boundary shares of a hyperbolic model."""
+    accuracies, the largest relative errors of the gradient (and for a GRU with carry_gaps) and of the
+    Riemannian SGD step (with what a compensated step keeps for later), and the boundary shares of a
+    hyperbolic model."""
     from noneuclid.report import hnn, hnn_float32
     data = [f"paths.generated_dir={tmp_path}/gen", "data.train_size=128", "data.dev_size=64", "data.test_size=64"]
     cfg = compose(["experiment=hnn/table1", "profile=smoke", f"paths.runs_dir={tmp_path}/runs",
-                   "variant=hnn/hyperbolic_rnn", "trainer.progress=false", f"optim.compensated={compensated}", *data],
+                   f"variant=hnn/hyperbolic_{cell}", "trainer.progress=false", f"optim.compensated={compensated}", *data],
                   experiment_name="hnn/table1")
     train(cfg)
-    folders = {("hyperbolic_rnn", 0): RunDir(cfg).path, ("hyperbolic_gru", 0): tmp_path / "not-run"}
+    other = "rnn" if cell == "gru" else "gru"
+    folders = {(f"hyperbolic_{cell}", 0): RunDir(cfg).path, (f"hyperbolic_{other}", 0): tmp_path / "not-run"}
     row, = hnn_float32.same_weights(folders, hnn.ROWS).to_dict("records")
-    assert row["model"] == "fully hyperbolic RNN" and row["seed"] == 0 and row["trained in"] == "float64"
+    assert row["model"] == f"fully hyperbolic {cell.upper()}" and row["seed"] == 0 and row["trained in"] == "float64"
     assert abs(row["test accuracy %, float32"] - row["test accuracy %, float64"]) <= 100 / 64  # one example at most
     weights = torch.load(RunDir(cfg).path / "checkpoint.pt", weights_only=False)["model"]
-    for column in ("float32 gradient, largest relative error", "float32 RSGD step, largest relative error"):
+    columns = ["float32 gradient, largest relative error", "float32 RSGD step, largest relative error"]
+    if cell == "gru":
+        columns.append("the same with model.carry_gaps")
+    else:
+        assert row["the same with model.carry_gaps"] == "-"
+    for column in columns:
         error, parameter = row[column].split()  # e.g. "3.1e-03 (encoders.W)"
         assert float(error) < 1e-2 and parameter.strip("()") in weights
     assert row["RSGD step coordinates lost to float32 rounding"] == "0.0%"

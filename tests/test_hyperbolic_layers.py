@@ -83,10 +83,11 @@ def test_hyperbolic_rnn_tends_to_linear_rnn():
     torch.testing.assert_close(rnn(x, lengths), expected, rtol=1e-6, atol=1e-12)
 
 
-def test_hyperbolic_gru_tends_to_euclidean_gru_formula():
+@pytest.mark.parametrize("carry_gaps", [False, True])
+def test_hyperbolic_gru_tends_to_euclidean_gru_formula(carry_gaps):
     """c -> 0: r, z = sigmoid(W h + U x + b), h~ = W (r * h) + U x + b, h' = h + z * (h~ - h)."""
     torch.manual_seed(2)
-    gru = Recurrent("gru", 3, 4, PoincareBall(TINY_C)).double()
+    gru = Recurrent("gru", 3, 4, PoincareBall(TINY_C, carry_gaps=carry_gaps)).double()
     with torch.no_grad():
         gru.b.copy_(torch.randn(3, 4, dtype=DT) * 1e-3)
     x = torch.randn(2, 3, 3, dtype=DT) * 1e-3

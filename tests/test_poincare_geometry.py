@@ -645,3 +645,53 @@ def test_artanh_keeps_full_relative_precision_eager_and_compiled():
     exact = x + x ** 3 / 3 + x ** 5 / 5
     for fn in (P._artanh, torch.compile(P._artanh, dynamic=False)):
         torch.testing.assert_close(fn(x), exact, rtol=1e-15, atol=0)
+
+
+# -- gaps carried to full precision (model.carry_gaps) ------------------------------------------------
+
+
+@pytest.mark.parametrize("c", (1e-3, 1.0, 10.0))
+def test_carried_gaps_are_the_gaps_of_the_results(c):
+    """matvec_result_gap, mobius_add_gap from given gaps and logmap0 from a gap equal 1 - c||.||^2 and
+    log_0 of the results, in float64 (up to the radius, where only the carried gap keeps digits)."""
+    g = torch.Generator().manual_seed(5)
+    d = torch.randn(64, 5, dtype=torch.float64, generator=g)
+    x = d / d.norm(dim=-1, keepdim=True) * torch.rand(64, 1, dtype=torch.float64, generator=g) * 0.999 / c ** 0.5
+    mx = x @ (torch.randn(5, 5, dtype=torch.float64, generator=g) / 2).mT
+    y = P.mobius_matvec_result(mx, x, c)
+    gap_y = P.matvec_result_gap(mx, x, c)
+    assert_close(gap_y, P.gap(y, c), rtol=1e-9, atol=1e-12)
+    v = P.expmap0(torch.randn(64, 5, dtype=torch.float64, generator=g) / 2, c)
+    assert_close(P.mobius_add_gap(y, v, c, gap_x=gap_y, gap_y=P.gap(v, c)),
+                               P.gap(P.mobius_add(y, v, c), c), rtol=1e-9, atol=1e-12)
+    assert_close(P.logmap0(y, c, gap_y=gap_y), P.logmap0(y, c), rtol=1e-9, atol=1e-12)
+
+
+def test_project_with_gap_puts_points_below_the_margin_on_it():
+    """Points whose carried gap is below the margin's (or within GAP_SNAP above it) go onto the radius
+    with the margin's gap; others stay, with their gap."""
+    c = 2.0
+    d = torch.nn.functional.normalize(torch.randn(3, 5, dtype=torch.float64), dim=-1)
+    gaps = torch.tensor([[1e-7], [P.MARGIN_GAP * (1 + P.GAP_SNAP / 2)], [0.3]], dtype=torch.float64)
+    x = d * (1 - gaps).sqrt() / c ** 0.5
+    y, gap_y = P.project_with_gap(x, gaps, c)
+    radius = (1 - P.BALL_EPS) / c ** 0.5
+    assert_close(y.norm(dim=-1)[:2], torch.full((2,), radius, dtype=torch.float64))
+    assert torch.equal(y[2], x[2]) and float(gap_y[2]) == 0.3
+    assert bool((gap_y[:2] == P.MARGIN_GAP).all())
+
+
+def test_gru_with_carried_gaps_is_the_same_model_in_float64():
+    """A hyperbolic GRU's states with carry_gaps equal those without in float64, away from the
+    projection's snap bands (which the two place differently: see poincare.project_with_gap)."""
+    from noneuclid.geometry.spaces import PoincareBall
+    from noneuclid.nn.recurrent import Recurrent
+    torch.manual_seed(0)
+    x = P.expmap0(0.3 * torch.randn(4, 7, 5, dtype=torch.float64), 1.0)  # [batch, time, input]
+    lengths = torch.tensor([7, 3, 5, 1])
+    states = []
+    for carry in (False, True):
+        torch.manual_seed(1)
+        gru = Recurrent("gru", 5, 5, PoincareBall(1.0, project_results=True, carry_gaps=carry)).double()
+        states.append(gru(x, lengths))
+    assert_close(states[1], states[0], rtol=1e-10, atol=1e-12)

@@ -28,6 +28,8 @@ from torch import Tensor
 MIN_NORM = 1e-15
 BALL_EPS = 1e-5
 PROJECT_SNAP = 1e-6  # see project
+MARGIN_GAP = 1 - (1 - BALL_EPS) ** 2  # 1 - c r^2 at the projection's radius r = (1 - BALL_EPS)/sqrt(c): 2e-5
+GAP_SNAP = 1e-5  # see project_with_gap
 
 
 def check_curvature(c) -> None:
@@ -85,7 +87,19 @@ def project(x: Tensor, c, dim: int = -1, snap: float = 0.0) -> Tensor:
     return torch.where(norm > max_norm * (1 - snap), x / norm * max_norm, x)
 
 
-def mobius_add(x: Tensor, y: Tensor, c, dim: int = -1) -> Tensor:
+def project_with_gap(x: Tensor, gap_x: Tensor, c, dim: int = -1) -> tuple[Tensor, Tensor]:
+    """project(x) and its gap, deciding from x's gap `gap_x` carried to full precision (rather than
+    recomputed from x's coordinates): points with gap_x below the margin's, or within a relative
+    GAP_SNAP above it, go onto the radius (gap MARGIN_GAP). The snap plays PROJECT_SNAP's part (a point
+    on the margin moved by a rounding error alone stays on it) at a 60th of its width in the gap
+    (PROJECT_SNAP = 1e-6 of the norm is 5 % of the margin's gap: log_0 there jumps by 0.025)."""
+    on = gap_x < MARGIN_GAP * (1 + GAP_SNAP)
+    max_norm = (1 - BALL_EPS) / c ** 0.5
+    return torch.where(on, x / _norm(x, dim) * max_norm, x), torch.where(on, torch.full_like(gap_x, MARGIN_GAP), gap_x)
+
+
+def mobius_add(x: Tensor, y: Tensor, c, dim: int = -1, gap_x: Tensor | None = None,
+               gap_y: Tensor | None = None) -> Tensor:
     """x (+)_c y = ((1 + 2c<x,y> + c||y||^2) x + (1 - c||x||^2) y) / (1 + 2c<x,y> + c^2 ||x||^2 ||y||^2)
 
     evaluated as (g_x (x + y) + c||x + y||^2 x) / (c||x + y||^2 + g_x g_y) with g = 1 - c||.||^2: the
@@ -93,21 +107,29 @@ def mobius_add(x: Tensor, y: Tensor, c, dim: int = -1) -> Tensor:
     terms when y is near -x (e.g. -h (+) h~ in the GRU): its numerator loses ||x|| / ||x + y|| digits,
     and at the boundary its denominator, about g_x g_y ~ 4e-10, is below float32's rounding of 1 and
     comes out as noise, 0 or negative. Here x + y is exact for such pairs, and nothing cancels.
+    gap_x, gap_y: the gaps when known more precisely than from the coordinates (see matvec_result_gap).
     """
     check_curvature(c)
     s = x + y
     s2 = _norm2(s, dim)
-    gap_x, gap_y = gap(x, c, dim), gap(y, c, dim)
+    gap_x, gap_y = _gaps(x, y, c, dim, gap_x, gap_y)
     return (gap_x * s + c * s2 * x) / (c * s2 + gap_x * gap_y).clamp_min(MIN_NORM)
 
 
-def mobius_add_gap(x: Tensor, y: Tensor, c, dim: int = -1) -> Tensor:
+def _gaps(x: Tensor, y: Tensor, c, dim: int, gap_x: Tensor | None, gap_y: Tensor | None) -> tuple[Tensor, Tensor]:
+    """The gaps of x and y: those given, else from the coordinates."""
+    return (gap(x, c, dim) if gap_x is None else gap_x), (gap(y, c, dim) if gap_y is None else gap_y)
+
+
+def mobius_add_gap(x: Tensor, y: Tensor, c, dim: int = -1, gap_x: Tensor | None = None,
+                   gap_y: Tensor | None = None) -> Tensor:
     """1 - c||x (+)_c y||^2 = g_x g_y / (c||x + y||^2 + g_x g_y), g = 1 - c||.||^2 ([..., 1]): the
     denominator is mobius_add's. Subtracting c||x (+)_c y||^2 from 1 cancels near the boundary: for
     x and y both there and apart, the gap is about g_x g_y (1e-10 at the margin), below float32's
-    spacing of 1, so that float32 gives 0 or less; this form keeps its relative precision."""
+    spacing of 1, so that float32 gives 0 or less; this form keeps its relative precision, and that of
+    gap_x and gap_y when given (else from the coordinates)."""
     check_curvature(c)
-    gap_x, gap_y = gap(x, c, dim), gap(y, c, dim)
+    gap_x, gap_y = _gaps(x, y, c, dim, gap_x, gap_y)
     return gap_x * gap_y / (c * _norm2(x + y, dim) + gap_x * gap_y).clamp_min(MIN_NORM)
 
 
@@ -134,6 +156,15 @@ def mobius_matvec_result(mx: Tensor, x: Tensor, c, dim: int = -1) -> Tensor:
     x_norm, mx_norm = _norm(x, dim), _norm(mx, dim)
     res = _tanh(mx_norm / x_norm * _artanh(sc * x_norm)) * mx / (mx_norm * sc)
     return torch.where((mx == 0).all(dim, keepdim=True), torch.zeros_like(res), res)
+
+
+def matvec_result_gap(mx: Tensor, x: Tensor, c, dim: int = -1) -> Tensor:
+    """1 - c||M (x)_c x||^2 = 1 / cosh^2(a), a = ||Mx||/||x|| artanh(sqrt(c)||x||) (mobius_matvec_result's
+    tanh argument), to full relative precision; from the result's coordinates float32 knows it to
+    6e-8 absolute only: 0.3 % of the margin's gap 2e-5, where a stretching W (x) h lands."""
+    check_curvature(c)
+    x_norm, mx_norm = _norm(x, dim), _norm(mx, dim)
+    return torch.cosh((mx_norm / x_norm * _artanh(c ** 0.5 * x_norm)).clamp_max(15)).pow(-2)
 
 
 def _expmap_summand(x: Tensor, v: Tensor, c, dim: int = -1) -> Tensor:
@@ -187,16 +218,25 @@ def expmap0(v: Tensor, c, dim: int = -1) -> Tensor:
     return _tanh(sc * v_norm) * v / (sc * v_norm)
 
 
-def logmap0(y: Tensor, c, dim: int = -1, project: bool = False) -> Tensor:
+def logmap0(y: Tensor, c, dim: int = -1, project: bool = False, gap_y: Tensor | None = None) -> Tensor:
     """log_0(y) = artanh(sqrt(c) ||y||) y / (sqrt(c) ||y||); with project=True, log_0(project(y)):
     sqrt(c) ||y|| capped at the margin 1 - BALL_EPS, without forming the projected point. That is exact
     in float32, where the projected point's norm, recomputed, is off by up to 6e-8, which artanh's
     slope 1/(1 - c||y||^2) = 5e4 at the margin turns into an error of 3e-3 (the GRU's saturated
-    gates, the FFNN output before a Euclidean MLR)."""
+    gates, the FFNN output before a Euclidean MLR).
+
+    gap_y: y's gap 1 - c||y||^2 carried to full precision (matvec_result_gap, mobius_add_gap); then,
+    away from the origin (gap < 1/2), artanh(n) = log1p(n) - log(gap_y) / 2 with n = sqrt(c)||y||
+    (since gap = (1 - n)(1 + n)): the precision of the gap, not of 1 - n recomputed from y. A point
+    just inside the margin (gap 2.2e-5) has float32 coordinates that fix 1 - n to 0.3 % only."""
     check_curvature(c)
     sc, y_norm = c ** 0.5, _norm(y, dim)
     scaled = (sc * y_norm).clamp_max(1 - BALL_EPS) if project else sc * y_norm
-    return _artanh(scaled) * y / (sc * y_norm)
+    artanh = _artanh(scaled)
+    if gap_y is not None:
+        gap_y = gap_y.clamp_min(MARGIN_GAP) if project else gap_y.clamp_min(MIN_NORM)
+        artanh = torch.where(gap_y < 0.5, torch.log1p(scaled) - 0.5 * torch.log(gap_y), artanh)
+    return artanh * y / (sc * y_norm)
 
 
 def dist(x: Tensor, y: Tensor, c, dim: int = -1) -> Tensor:

@@ -63,6 +63,10 @@ class Euclidean:
         """f(x): the non-linearity itself."""
         return f(x)
 
+    def affine_log0(self, mx: Tensor, x: Tensor, u: Tensor, b: Tensor) -> Tensor:
+        """M x + u + b (the GRU's gates before the sigmoid), from mx = M x."""
+        return mx + u + b
+
 
 class PoincareBall:
     """The ball of curvature -c with the Mobius operations of `noneuclid.geometry.poincare`, points'
@@ -75,6 +79,10 @@ class PoincareBall:
     of a state at the margin can lie within 1e-9 of the boundary, a point float32 cannot hold apart
     from the boundary itself, where (+) absorbs the other summand.
 
+    carry_gaps: the GRU's gates take log_0 from gaps 1 - c||x||^2 carried through their Mobius
+    operations rather than recomputed from coordinates (affine_log0): float32 then computes gates
+    whose W (x) h lies on the margin as float64 does.
+
     Where the models' points are projected (onto the radius (1 - BALL_EPS)/sqrt(c)):
       project(x)             on request: embeddings at init (and Riemannian SGD's steps, optim.rsgd)
       every result           with project_results, snapping points within PROJECT_SNAP inside the radius
@@ -86,17 +94,17 @@ class PoincareBall:
 
     hyperbolic = True
 
-    def __init__(self, c: float = 1.0, dim: int = -1, project_results: bool = False):
+    def __init__(self, c: float = 1.0, dim: int = -1, project_results: bool = False, carry_gaps: bool = False):
         pb.check_curvature(c)
-        self.c, self.dim, self.project_results = c, dim, project_results
+        self.c, self.dim, self.project_results, self.carry_gaps = c, dim, project_results, carry_gaps
 
     def along(self, dim: int) -> PoincareBall:
         """The same ball with the coordinates of points along `dim`."""
-        return PoincareBall(self.c, dim, self.project_results)
+        return PoincareBall(self.c, dim, self.project_results, self.carry_gaps)
 
     def key(self) -> tuple:
         """What tells the ball's operations apart (a cache key for compiled functions)."""
-        return type(self).__name__, self.c, self.dim, self.project_results
+        return type(self).__name__, self.c, self.dim, self.project_results, self.carry_gaps
 
     def _result(self, x: Tensor) -> Tensor:
         """x projected (snapping points a rounding error inside the radius: see poincare.project) when
@@ -138,6 +146,29 @@ class PoincareBall:
         """phi^(x)(x) = exp_0(f(log_0(x))) (see poincare.mobius_pointwise)."""
         return self._result(pb.mobius_pointwise(f, x, self.c, self.dim))
 
+    def affine_log0(self, mx: Tensor, x: Tensor, u: Tensor, b: Tensor) -> Tensor:
+        """log_0 of the projection of (M (x) x) (+) u (+) b (the GRU's gates before the sigmoid), from
+        mx = M x. With carry_gaps, each result's gap 1 - c||.||^2 is carried from M (x) x's exact one
+        (poincare.matvec_result_gap) through (+) into log_0: a stretching M puts M (x) x near or on
+        the margin, where float32 coordinates fix the gap, and log_0's artanh, to 0.3 % only."""
+        if not self.carry_gaps:
+            return self.logmap0(self.add(self.add(self.matvec_result(mx, x), u), b), project=True)
+        c, dim = self.c, self.dim
+        y = pb.mobius_matvec_result(mx, x, c, dim)
+        y, gap_y = self._result_and_gap(y, pb.matvec_result_gap(mx, x, c, dim))
+        for v in (u, b):
+            gap_v = pb.gap(v, c, dim)
+            y, gap_y = self._result_and_gap(pb.mobius_add(y, v, c, dim, gap_y, gap_v),
+                                            pb.mobius_add_gap(y, v, c, dim, gap_y, gap_v))
+        return pb.logmap0(y, c, dim, project=True, gap_y=gap_y)
 
-def space(hyperbolic: bool, c: float = 1.0, project_results: bool = False) -> Euclidean | PoincareBall:
-    return PoincareBall(c, project_results=project_results) if hyperbolic else Euclidean()
+    def _result_and_gap(self, y: Tensor, gap_y: Tensor) -> tuple[Tensor, Tensor]:
+        """y and its carried gap, projected (deciding from the gap) when every result is."""
+        if not self.project_results:
+            return y, gap_y
+        return pb.project_with_gap(y, gap_y, self.c, self.dim)
+
+
+def space(hyperbolic: bool, c: float = 1.0, project_results: bool = False,
+          carry_gaps: bool = False) -> Euclidean | PoincareBall:
+    return PoincareBall(c, project_results=project_results, carry_gaps=carry_gaps) if hyperbolic else Euclidean()

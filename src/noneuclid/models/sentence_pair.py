@@ -63,14 +63,15 @@ class EuclideanMLR(nn.Module):
 class SentencePairModel(nn.Module):
     def __init__(self, vocab_size: int, cell: str = "gru", geometry: str = "hyperbolic", dim: int = 5,
                  c: float = 1.0, classes: int = 2, compile: bool = False, runs: int = 1,
-                 embedding_init_scale: float = 1.0, clip_per_tensor: bool = True, project_results: bool = True):
+                 embedding_init_scale: float = 1.0, clip_per_tensor: bool = True, project_results: bool = True,
+                 carry_gaps: bool = False):
         super().__init__()
         if geometry not in GEOMETRIES:
             raise ValueError(f"model.geometry must be one of {GEOMETRIES}, got {geometry!r}")
         if cell not in ("rnn", "gru"):
             raise ValueError(f"model.cell must be 'rnn' or 'gru', got {cell!r}")
         self.geometry = geometry
-        self.space = spaces.space(geometry != "euclidean", c, project_results)
+        self.space = spaces.space(geometry != "euclidean", c, project_results, carry_gaps)
         ball = PoincareParameter if self.space.hyperbolic else nn.Parameter
         embedding = _embedding_init(runs, vocab_size, dim, embedding_init_scale)
         if self.space.hyperbolic:  # a large init scale draws points outside the ball: onto its edge

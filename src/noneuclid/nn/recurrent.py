@@ -56,8 +56,7 @@ def matvec(W: Tensor, x: Tensor, dim: int = -1) -> Tensor:
 def _affine(space, wh: Tensor, h: Tensor, u: Tensor, b: Tensor) -> Tensor:
     """(W (x) h) (+) (U (x) x) (+) b per gate, from wh = W h, h, u = U (x) x and b; projected only if
     the space projects every result (else the caller projects it: the RNN and the GRU's candidate by
-    _activate, the GRU's gates by taking log_0 of its projection without forming it, exact in
-    float32; see poincare.logmap0)."""
+    _activate). The GRU's gates take log_0 of its projection instead (space.affine_log0)."""
     return space.add(space.add(space.matvec_result(wh, h.unsqueeze(-3)), u), b)
 
 
@@ -74,8 +73,7 @@ def rnn_step(space, act, u: Tensor, h: Tensor, W: Tensor, b: Tensor) -> Tensor:
 def gru_step(space, act, u: Tensor, h: Tensor, W: Tensor, b: Tensor) -> Tensor:
     """Gates r, z, h~: u [..., 3, hidden, batch], W [..., 3, hidden, hidden], b [..., 3, hidden, 1]."""
     wh = matvec(W[..., :2, :, :], h.unsqueeze(-3), -2)  # [..., 2, hidden, batch]
-    gates = _affine(space, wh, h, u[..., :2, :, :], b[..., :2, :, :])
-    r, z = torch.sigmoid(space.logmap0(gates, project=True)).unbind(-3)
+    r, z = torch.sigmoid(space.affine_log0(wh, h.unsqueeze(-3), u[..., :2, :, :], b[..., :2, :, :])).unbind(-3)
     w_rh = matvec(W[..., 2:, :, :], (r * h).unsqueeze(-3), -2)  # [W_h diag(r)] h, [..., 1, hidden, batch]
     cand = _activate(space, act, _affine(space, w_rh, h, u[..., 2:, :, :], b[..., 2:, :, :])[..., 0, :, :])
     step = space.add(-h, cand)

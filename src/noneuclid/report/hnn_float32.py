@@ -24,7 +24,8 @@ there stopped) would show as a different test accuracy, as float32 gradients far
 as Riemannian SGD steps of the ball-valued weights that float32 computes wrongly or rounds away (a
 step below the spacing of float32 numbers at x leaves x unchanged, unless optim.compensated keeps it
 for later steps); the Euclidean models show the gradient error that float32 rounding alone gives
-these networks."""
+these networks. For the hyperbolic GRUs the gradient is compared again with model.carry_gaps (the
+gates' log_0 from gaps carried through their Mobius operations; the runs were trained without)."""
 
 CPU = torch.device("cpu")
 
@@ -34,19 +35,37 @@ def evaluate_in(cfg, task, weights: dict, dtype) -> tuple[dict, dict, dict]:
     batch and the step the run's optimizer (cfg.optim, clipping included) then gives each ball-valued
     weight (x_new - x: Riemannian SGD; compensated, plus what it keeps for later steps), both per
     parameter, as float64."""
-    task = task.to(CPU, dtype)
-    model = build_model({**cfg.model, "compile": False}, CPU, dtype, **task.model_kwargs)  # eager: no compile time
-    model.load_state_dict({k: v.to(dtype) for k, v in weights.items()})
+    task, model = _model_in(cfg, task, weights, dtype)
     metrics = task.evaluate(model, "test")[0]
-    loss, _ = task.loss(model, next(iter(task.batches(0))))
-    loss.backward()
-    grads = {n: p.grad.double().clone() for n, p in model.named_parameters() if p.grad is not None}  # the step clips in place
+    grads = _first_batch_gradient(task, model)
     ball = {n: p for n, p in model.named_parameters() if isinstance(p, PoincareParameter)}
     before = {n: p.detach().clone() for n, p in ball.items()}
     optimizer = optim.build(cfg.optim, list(model.named_parameters()))
     optimizer.step()
     deferred = {n: optimizer_state(optimizer, p).get("residual", 0) for n, p in ball.items()}  # compensated RSGD
     return metrics, grads, {n: (p.detach() - before[n] + deferred[n]).double() for n, p in ball.items()}
+
+
+def gradients_in(cfg, task, weights: dict, dtype, **model) -> dict:
+    """The gradient of a run's loss on the first training batch at its weights in `dtype`, per
+    parameter as float64, with `model` settings overriding the run's (e.g. carry_gaps=True)."""
+    return _first_batch_gradient(*_model_in(cfg, task, weights, dtype, **model))
+
+
+def _model_in(cfg, task, weights: dict, dtype, **model) -> tuple:
+    """(the task's data in `dtype`, the run's model with its weights in `dtype`), eager (no compile
+    time), with `model` settings overriding the run's."""
+    task = task.to(CPU, dtype)
+    net = build_model({**cfg.model, "compile": False, **model}, CPU, dtype, **task.model_kwargs)
+    net.load_state_dict({k: v.to(dtype) for k, v in weights.items()})
+    return task, net
+
+
+def _first_batch_gradient(task, model) -> dict:
+    """The gradient of the loss on the first training batch, per parameter, as float64 copies."""
+    loss, _ = task.loss(model, next(iter(task.batches(0))))
+    loss.backward()
+    return {n: p.grad.double().clone() for n, p in model.named_parameters() if p.grad is not None}
 
 
 def _largest(per_parameter: dict, fmt: str) -> str:
@@ -74,6 +93,10 @@ def same_weights(folders: dict, labels: dict) -> pd.DataFrame | None:
         weights = torch.load(folder / "checkpoint.pt", map_location=CPU, weights_only=False)["model"]
         (m64, g64, s64), (m32, g32, s32) = (evaluate_in(cfg, task, weights, dt) for dt in (torch.float64, torch.float32))
         lost = {n: float(((s32[n] == 0) & (s != 0)).sum()) / s.numel() for n, s in s64.items()}
+        carried = "-"
+        if cfg.model.geometry != "euclidean" and cfg.model.cell == "gru":  # the gates' gaps carried
+            carried = _largest(_relative_errors(*(gradients_in(cfg, task, weights, dt, carry_gaps=True)
+                                                  for dt in (torch.float32, torch.float64))), ".1e")
         rows.append({"model": labels[row], "seed": seed, "trained in": cfg.trainer.dtype,
                      "test accuracy %, float64": round(100 * m64["test_accuracy"], 2),
                      "test accuracy %, float32": round(100 * m32["test_accuracy"], 2),
@@ -82,6 +105,7 @@ def same_weights(folders: dict, labels: dict) -> pd.DataFrame | None:
                                                        f"{m64['test_boundary_share_s2']:.0%}"
                                                        if "test_boundary_share_s1" in m64 else "-",
                      "float32 gradient, largest relative error": _largest(_relative_errors(g32, g64), ".1e"),
+                     "the same with model.carry_gaps": carried,
                      "float32 RSGD step, largest relative error": _largest(_relative_errors(s32, s64), ".1e"),
                      "RSGD step coordinates lost to float32 rounding": _largest(lost, ".1%"),
                      "non-finite float32 outputs": m32["test_nonfinite"]})

@@ -41,7 +41,8 @@ from noneuclid.data.files import temporary_sibling
 NOT_SETTINGS = ("paths", "logger", "trainer.progress", "trainer.threads", "trainer.extend", "experiment_name", "stack")
 # Settings added after runs existed, with the value that computes what those runs did: left out of the
 # hash at that value, so the earlier run folders keep their names (and resume).
-LATER_SETTINGS = {"optim.compensated": False, "model.clip_per_tensor": False, "model.project_results": False}
+LATER_SETTINGS = {"optim.compensated": False, "model.clip_per_tensor": False, "model.project_results": False,
+                  "model.carry_gaps": False}
 
 
 def resolve_device(name: str) -> torch.device:
