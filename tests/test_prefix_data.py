@@ -45,3 +45,29 @@ def test_bad_arguments():
         prefix.make_split(10, 3, 0)
     with pytest.raises(ValueError):
         prefix.make_split(120, 4, 0)
+
+
+def test_paired_order_holds_the_same_examples_each_first_sentences_pairs_side_by_side(tmp_path):
+    """paired=True: the authors' order (prefix_dataset.py appends each first sentence's two pairs in
+    turn): the same examples as the shuffled split, examples 2k and 2k+1 sharing their first sentence
+    with labels 1 and 0; its own file."""
+    shuffled, paired = prefix.make_split(10, 400, 4), prefix.make_split(10, 400, 4, paired=True)
+    assert sorted(map(str, zip(*shuffled))) == sorted(map(str, zip(*paired)))
+    first, _, labels = paired
+    assert all(first[k] == first[k + 1] and labels[k: k + 2] == [1, 0] for k in range(0, 400, 2))
+    assert prefix.split_file(tmp_path, 10, "train", 400, paired=True) != prefix.split_file(tmp_path, 10, "train", 400)
+    assert prefix.load(tmp_path, 10, "train", 400, paired=True) == prefix.make_split(10, 400, prefix.SPLITS["train"][1], True)
+
+
+def test_original_order_trains_fixed_batches_of_consecutive_pairs_in_a_shuffled_order():
+    """data.order=original (Ganea et al.'s hyp_rnn.py): each epoch the same batches of consecutive
+    examples, in an order that changes with the epoch and is fixed by (seed, epoch); every example once."""
+    import torch
+
+    from noneuclid.train.tasks import _shuffled
+    epochs = [_shuffled(10, 4, seed=3, epoch=e, device="cpu", fixed=True) for e in range(4)]
+    for batches in epochs:
+        assert sorted(tuple(b.tolist()) for b in batches) == [(0, 1, 2, 3), (4, 5, 6, 7), (8, 9)]
+    assert len({tuple(tuple(b.tolist()) for b in batches) for batches in epochs}) > 1
+    again = _shuffled(10, 4, seed=3, epoch=1, device="cpu", fixed=True)
+    assert all(torch.equal(a, b) for a, b in zip(again, epochs[1]))

@@ -5,8 +5,10 @@ Vocabulary: word ids 1..100 (0 is padding). For each first sentence s1:
     positive s2 = the prefix with floor(Z/100 * L2) positions (drawn without replacement)
                   replaced by random words, label 1;
     negative s2 = L2 random words, label 0.
-Each s1 gives one positive and one negative pair; the pairs are then shuffled. Deterministic in
-(percent, size, seed). Splits are written once as TSV files and reused.
+Each s1 gives one positive and one negative pair; the pairs are then shuffled, or with paired=True
+left in that order, as the authors' prefix_dataset.py writes them (their training then takes fixed
+batches of consecutive pairs: see data.order). Deterministic in (percent, size, seed): both orders
+hold the same examples. Splits are written once as TSV files and reused.
 """
 
 from __future__ import annotations
@@ -24,8 +26,10 @@ MAX_LEN = 20
 SPLITS = {"train": (500_000, 1), "dev": (10_000, 2), "test": (10_000, 3)}
 
 
-def make_split(percent: int, size: int, seed: int) -> tuple[list[list[int]], list[list[int]], list[int]]:
-    """`size` examples (size must be even) as (first sentences, second sentences, labels)."""
+def make_split(percent: int, size: int, seed: int,
+               paired: bool = False) -> tuple[list[list[int]], list[list[int]], list[int]]:
+    """`size` examples (size must be even) as (first sentences, second sentences, labels); shuffled,
+    or with paired=True each first sentence's positive and negative pair side by side."""
     if size % 2:
         raise ValueError(f"PREFIX splits are balanced pairs: size must be even, got {size}")
     if not 0 <= percent <= 100:
@@ -43,22 +47,23 @@ def make_split(percent: int, size: int, seed: int) -> tuple[list[list[int]], lis
         first += [s1.tolist(), s1.tolist()]
         second += [noisy.tolist(), negative.tolist()]
         labels += [1, 0]
-    order = rng.permutation(size)
+    order = np.arange(size) if paired else rng.permutation(size)
     return [first[i] for i in order], [second[i] for i in order], [labels[i] for i in order]
 
 
-def split_file(folder: str | os.PathLike, percent: int, split: str, size: int) -> Path:
-    return Path(folder) / f"prefix{percent}" / f"{split}-{size}.tsv"
+def split_file(folder: str | os.PathLike, percent: int, split: str, size: int, paired: bool = False) -> Path:
+    return Path(folder) / f"prefix{percent}" / f"{split}-{size}{'-paired' if paired else ''}.tsv"
 
 
-def load(folder: str | os.PathLike, percent: int, split: str, size: int | None = None):
-    """The split (first `size` examples; default: the paper's size), generated and written to
-    <folder>/prefix<Z>/<split>-<size>.tsv on first use, read from there afterwards."""
+def load(folder: str | os.PathLike, percent: int, split: str, size: int | None = None, paired: bool = False):
+    """The split (first `size` examples; default: the paper's size; paired: see make_split),
+    generated and written to <folder>/prefix<Z>/<split>-<size>[-paired].tsv on first use, read from
+    there afterwards."""
     full, seed = SPLITS[split]
     size = size or full
-    path = split_file(folder, percent, split, size)
+    path = split_file(folder, percent, split, size, paired)
     if not path.exists():
-        first, second, labels = make_split(percent, size, seed)
+        first, second, labels = make_split(percent, size, seed, paired)
         path.parent.mkdir(parents=True, exist_ok=True)
         tmp = temporary_sibling(path)
         with open(tmp, "w") as f:

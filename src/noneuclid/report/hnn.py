@@ -260,6 +260,14 @@ def init_ablation(runs_dir: Path, profile: str, seeds, overrides=(), epochs: int
     return ablation(runs_dir, profile, seeds, overrides, "embedding init", settings)
 
 
+def order_ablation(runs_dir: Path, profile: str, seeds, overrides=()) -> pd.DataFrame | None:
+    """experiment=hnn/order: the six PREFIX-10 models with Table 1's shuffled examples and with the
+    authors' fixed batches of consecutive pairs (data.order=original), at the profile's epochs."""
+    settings = [(row, label, extra) for row in ROWS
+                for label, extra in (("shuffled (Table 1)", []), ("original", ["data.order=original"]))]
+    return ablation(runs_dir, profile, seeds, overrides, "data order", settings)
+
+
 def budget_ablation(runs_dir: Path, profile: str, seeds, overrides=(), experiment: str = "hnn/budget",
                     epochs: int | None = None) -> pd.DataFrame | None:
     """experiment=hnn/budget (the three PREFIX-10 GRUs for a third of the profile's epochs: how many
@@ -370,6 +378,9 @@ def ablation_tables(runs_dir: Path, profile: str, seeds, overrides) -> list[tupl
               ("gru_long", budget_ablation(runs_dir, profile, seeds, overrides, "hnn/gru_long", gru_long),
                f"The PREFIX-10 hyperbolic GRU + Eucl. MLR for {gru_long} epochs (experiment=hnn/gru_long)",
                f"the hyperbolic GRU + Eucl. MLR with {gru_long} epochs (PREFIX-10, the paper's settings)")]
+    tables.append(("order", order_ablation(runs_dir, profile, seeds, overrides),
+                   "The PREFIX-10 models with the authors' batches (experiment=hnn/order)",
+                   "the authors' batches of consecutive pairs (PREFIX-10, data.order=original)"))
     return [t for t in tables if t[1] is not None]
 
 
@@ -397,8 +408,8 @@ def _finished_counts(folders: dict) -> str:
 
 
 def make(runs_dir: Path, profile: str, out: Path, seeds=None, overrides=()) -> list[Path]:
-    """Write table1 (CSV + Markdown), fig_prefix10_dev (PNG + PDF), init, budget, long and gru_long
-    (CSV + Markdown, once their ablations have runs) and summary.md (settings, per-cell claim check,
+    """Write table1 (CSV + Markdown), fig_prefix10_dev (PNG + PDF), init, budget, long, gru_long and
+    order (CSV + Markdown, once their ablations have runs) and summary.md (settings, per-cell claim check,
     health lines, the float32-float64 comparison of a float32 report, with seeds.csv over
     experiment=hnn/seeds' seeds and same_weights.csv, the weights trained in each dtype evaluated in
     both, and the ablations). Runs of one smaller experiment (e.g. hnn/compensated) get a table of its

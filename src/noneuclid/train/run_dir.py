@@ -42,7 +42,7 @@ NOT_SETTINGS = ("paths", "logger", "trainer.progress", "trainer.threads", "train
 # Settings added after runs existed, with the value that computes what those runs did: left out of the
 # hash at that value, so the earlier run folders keep their names (and resume).
 LATER_SETTINGS = {"optim.compensated": False, "model.clip_per_tensor": False, "model.project_results": False,
-                  "model.carry_gaps": False}
+                  "model.carry_gaps": False, "data.order": "shuffled"}
 
 
 def resolve_device(name: str) -> torch.device:
@@ -69,13 +69,18 @@ def digest_without(c: dict, keys) -> str:
     return hashlib.sha256(json.dumps(c, sort_keys=True).encode()).hexdigest()[:8]
 
 
+def _same(a, b) -> bool:
+    """a == b of one type (False is not 0)."""
+    return type(a) is type(b) and a == b
+
+
 def settings_hash(cfg: DictConfig) -> str:
     """8 hex digits of the resolved config without NOT_SETTINGS (nor LATER_SETTINGS at their former
     value), with the device as resolved (a GPU run and a CPU run of the same settings are different
     runs): equal settings, equal folder."""
     c = OmegaConf.to_container(cfg, resolve=True)
     c["trainer"]["device"] = resolve_device(cfg.trainer.device).type
-    at_former_value = [k for k, v in LATER_SETTINGS.items() if OmegaConf.select(cfg, k, default=None) is v]
+    at_former_value = [k for k, v in LATER_SETTINGS.items() if _same(OmegaConf.select(cfg, k, default=None), v)]
     return digest_without(c, (*NOT_SETTINGS, *at_former_value))
 
 

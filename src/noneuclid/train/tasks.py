@@ -19,11 +19,15 @@ from noneuclid.geometry import poincare as pb
 from noneuclid.train.losses import LOSSES
 
 
-def _shuffled(count: int, batch_size: int, seed: int, epoch: int, device):
-    """The epoch's mini-batch index sets; the order depends only on (seed, epoch), so a resumed run
-    sees exactly the batches an uninterrupted one would."""
+def _shuffled(count: int, batch_size: int, seed: int, epoch: int, device, fixed: bool = False):
+    """The epoch's mini-batch index sets: the examples shuffled, or with `fixed` the batches of
+    consecutive examples in a shuffled order (Ganea et al.'s code: data.order=original). The order
+    depends only on (seed, epoch), so a resumed run sees exactly the batches an uninterrupted one would."""
     g = torch.Generator().manual_seed(seed * 100_003 + epoch)
-    return torch.randperm(count, generator=g).to(device).split(batch_size)
+    if not fixed:
+        return torch.randperm(count, generator=g).to(device).split(batch_size)
+    batches = torch.arange(count, device=device).split(batch_size)
+    return [batches[i] for i in torch.randperm(len(batches), generator=g).tolist()]
 
 
 class Classification:
@@ -106,15 +110,16 @@ class SentencePairs:
     Holds `runs` independent runs (one dataset and seed each; `stack` joins tasks of one run) whose
     batches are stacked: tokens [runs, batch, width], lengths and labels [runs, batch]. Every split
     is padded to one width (the longest sentence of all splits), so that a compiled model sees one
-    shape. Losses and scores are per run."""
+    shape. Losses and scores are per run. fixed_batches: the training batches are consecutive
+    examples of the split, in a shuffled order each epoch (else the examples are shuffled)."""
 
     eval_splits = ("dev", "test")
 
-    def __init__(self, splits: dict, vocab_size: int, batch_size: int, seed: int):
+    def __init__(self, splits: dict, vocab_size: int, batch_size: int, seed: int, fixed_batches: bool = False):
         width = max(len(s) for a, b, _ in splits.values() for s in (*a, *b))
         self.splits = {name: tuple(t[None] for t in (*_pad(a, width), *_pad(b, width), torch.tensor(y)))
                        for name, (a, b, y) in splits.items()}  # each [runs = 1, count, ...]
-        self.batch_size, self.seeds, self.runs = batch_size, [seed], 1
+        self.batch_size, self.seeds, self.runs, self.fixed_batches = batch_size, [seed], 1, fixed_batches
         self.model_kwargs = {"vocab_size": vocab_size}
 
     def to(self, device, dtype) -> "SentencePairs":
@@ -126,7 +131,8 @@ class SentencePairs:
 
     def batches(self, epoch: int):
         train = self.splits["train"]
-        orders = [_shuffled(train[-1].shape[1], self.batch_size, seed, epoch, train[-1].device) for seed in self.seeds]
+        orders = [_shuffled(train[-1].shape[1], self.batch_size, seed, epoch, train[-1].device, self.fixed_batches)
+                  for seed in self.seeds]
         run = torch.arange(self.runs, device=train[-1].device)[:, None]
         for idx in zip(*orders):  # one index set per run, [runs, batch]
             idx = torch.stack(idx)
@@ -176,6 +182,8 @@ def stack(run_tasks: list) -> SentencePairs:
         raise ValueError("only sentence-pair tasks (data=prefix*, snli) can be stacked")
     if any(t.model_kwargs != first.model_kwargs for t in run_tasks):
         raise ValueError("runs of one stack need the same vocabulary (PREFIX datasets stack; SNLI stacks only with SNLI)")
+    if any(t.fixed_batches != first.fixed_batches for t in run_tasks):
+        raise ValueError("runs of one stack need the same data.order")
     for name in first.splits:
         sizes = {t.splits[name][-1].shape[1] for t in run_tasks}
         if len(sizes) > 1:
@@ -184,7 +192,7 @@ def stack(run_tasks: list) -> SentencePairs:
     joined = SentencePairs.__new__(SentencePairs)
     joined.splits = {name: tuple(torch.cat([_widen(t.splits[name][i], width) for t in run_tasks]) for i in range(5))
                      for name in first.splits}
-    joined.batch_size, joined.model_kwargs = first.batch_size, dict(first.model_kwargs)
+    joined.batch_size, joined.model_kwargs, joined.fixed_batches = first.batch_size, dict(first.model_kwargs), first.fixed_batches
     joined.seeds = [seed for t in run_tasks for seed in t.seeds]
     joined.runs = len(joined.seeds)
     return joined
@@ -256,8 +264,8 @@ class LanguageModel:
 def _sentence_pair_splits(cfg) -> tuple[dict, int]:
     """(splits of token ids, vocabulary size) for data=prefix* or data=snli."""
     d = cfg.data
-    if d.name == "prefix":
-        splits = {s: prefix.load(cfg.paths.generated_dir, d.percent, s, d.get(f"{s}_size"))
+    if d.name == "prefix":  # data.order=original: the training pairs in the authors' order (dev and test are only evaluated)
+        splits = {s: prefix.load(cfg.paths.generated_dir, d.percent, s, d.get(f"{s}_size"), s == "train" and _original_order(d))
                   for s in ("train", "dev", "test")}
         return splits, prefix.VOCAB + 1
     sources = {"train": d.get("train_split") or "train", "dev": "dev", "test": "test"}
@@ -277,9 +285,19 @@ def _mnist_patches(cfg) -> Classification:
     return Classification(train, {"test": test}, d.batch_size, cfg.loss, seed=cfg.seed)
 
 
+def _original_order(d) -> bool:
+    """data.order: 'shuffled' (examples shuffled, batches drawn anew each epoch) or 'original' (Ganea et
+    al.'s code: PREFIX pairs of one first sentence side by side, fixed batches of consecutive
+    examples, their order shuffled each epoch)."""
+    order = d.get("order", "shuffled")
+    if order not in ("shuffled", "original"):
+        raise ValueError(f"data.order must be 'shuffled' or 'original', got {order!r}")
+    return order == "original"
+
+
 def _sentence_pairs(cfg) -> SentencePairs:
     splits, vocab = _sentence_pair_splits(cfg)
-    return SentencePairs(splits, vocab, cfg.data.batch_size, cfg.seed)
+    return SentencePairs(splits, vocab, cfg.data.batch_size, cfg.seed, _original_order(cfg.data))
 
 
 def _cifar10(cfg) -> Classification:
