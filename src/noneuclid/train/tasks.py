@@ -21,12 +21,14 @@ from noneuclid.train.losses import LOSSES
 
 def _shuffled(count: int, batch_size: int, seed: int, epoch: int, device, fixed: bool = False):
     """The epoch's mini-batch index sets: the examples shuffled, or with `fixed` the batches of
-    consecutive examples in a shuffled order (Ganea et al.'s code: data.order=original). The order
-    depends only on (seed, epoch), so a resumed run sees exactly the batches an uninterrupted one would."""
+    consecutive examples in a shuffled order, the last one filled up from the first examples (Ganea et
+    al.'s code, data.order=original: its next_batch wraps around; every batch is full, so that stacked
+    runs, whose batch orders differ, stack). The order depends only on (seed, epoch), so a resumed run
+    sees exactly the batches an uninterrupted one would."""
     g = torch.Generator().manual_seed(seed * 100_003 + epoch)
     if not fixed:
         return torch.randperm(count, generator=g).to(device).split(batch_size)
-    batches = torch.arange(count, device=device).split(batch_size)
+    batches = (torch.arange(-(-count // batch_size) * batch_size, device=device) % count).split(batch_size)
     return [batches[i] for i in torch.randperm(len(batches), generator=g).tolist()]
 
 
