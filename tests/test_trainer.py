@@ -45,15 +45,17 @@ def test_same_settings_same_folder_other_settings_other_folder(make_cfg):
 
 
 def test_a_setting_added_later_keeps_earlier_run_folders_at_its_former_value():
-    """optim.compensated, model.clip_per_tensor and model.project_results came after Table 1's runs: at
-    their former values (off), the folder is the one those runs have (fully Euclidean GRU, PREFIX-10,
-    seed 0, cpu profile, float64: ...-fcdd3342 in results/index.html); at another value, another folder."""
+    """optim.compensated, model.clip_per_tensor, model.project_results, model.carry_gaps and data.order
+    came after Table 1's first runs: at their former values (off, shuffled), the folder is the one those
+    runs have (fully Euclidean GRU, PREFIX-10, seed 0, cpu profile, float64: ...-fcdd3342); at another
+    value, another folder."""
     from noneuclid.config import compose
     args = ["experiment=hnn/table1", "profile=cpu", "variant=hnn/euclidean_gru", "data=prefix10", "seed=0"]
     earlier = "euclidean-gru-prefix10-s0-fcdd3342"
-    former = ["model.clip_per_tensor=false", "model.project_results=false"]
+    former = ["model.clip_per_tensor=false", "model.project_results=false", "data.order=shuffled"]
     assert RunDir(compose([*args, *former], experiment_name="hnn/table1")).name == earlier
-    for later in ("model.clip_per_tensor=true", "model.project_results=true", "optim.compensated=true"):
+    for later in ("model.clip_per_tensor=true", "model.project_results=true", "optim.compensated=true",
+                  "model.carry_gaps=true", "data.order=original"):
         assert RunDir(compose([*args, *former, later], experiment_name="hnn/table1")).name != earlier
 
 
