@@ -188,6 +188,12 @@ def test_html_report_renders_in_headless_chromium(tmp_path):
     assert header_cells > 500, "the table header is not on the screenshot"
 
 
+def test_sweep_values_reads_the_experiment_then_those_it_extends():
+    from noneuclid.config import sweep_values
+    assert sweep_values("hnn/long", "trainer.epochs") == ["90"]  # its own
+    assert len(sweep_values("hnn/order", "variant")) == 6  # hnn/table1's six models
+
+
 def test_experiment_value_reads_the_experiment_then_those_it_extends():
     from noneuclid.config import experiment_value
     assert experiment_value("hnn/seeds", "stack.seed") == [3, 4, 5, 6, 7, 8]  # its own

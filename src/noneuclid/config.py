@@ -46,9 +46,14 @@ def stacked_runs(overrides: list[str], stack: dict, experiment_name: str = "defa
 
 def sweep_values(experiment: str, key: str) -> list[str]:
     """The values that configs/experiment/<experiment>.yaml sweeps `key` over (hydra.sweeper.params),
-    as strings, e.g. sweep_values("brantner/section", "seed") -> ["0", "1", "2"]."""
-    params = _experiment(experiment).hydra.sweeper.params
-    return [v.strip() for v in str(params[key]).split(",")]
+    else those of the experiments it extends, as strings, e.g. sweep_values("brantner/section", "seed")
+    -> ["0", "1", "2"]."""
+    cfg = _experiment(experiment)
+    params = OmegaConf.select(cfg, "hydra.sweeper.params") or {}
+    if key in params:
+        return [v.strip() for v in str(params[key]).split(",")]
+    parents = [p for p in cfg.get("defaults", []) if isinstance(p, str) and p != "_self_"]
+    return sweep_values(parents[0], key) if parents else []
 
 
 def experiment_value(experiment: str, key: str):
