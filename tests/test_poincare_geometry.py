@@ -652,14 +652,15 @@ def test_artanh_keeps_full_relative_precision_eager_and_compiled():
 
 @pytest.mark.parametrize("c", (1e-3, 1.0, 10.0))
 def test_carried_gaps_are_the_gaps_of_the_results(c):
-    """matvec_result_gap, mobius_add_gap from given gaps and logmap0 from a gap equal 1 - c||.||^2 and
-    log_0 of the results, in float64 (up to the radius, where only the carried gap keeps digits)."""
+    """mobius_matvec_result_and_gap's gap, mobius_add_gap from given gaps and logmap0 from a gap equal
+    1 - c||.||^2 and log_0 of the results, in float64 (up to the radius, where only the carried gap
+    keeps digits)."""
     g = torch.Generator().manual_seed(5)
     d = torch.randn(64, 5, dtype=torch.float64, generator=g)
     x = d / d.norm(dim=-1, keepdim=True) * torch.rand(64, 1, dtype=torch.float64, generator=g) * 0.999 / c ** 0.5
     mx = x @ (torch.randn(5, 5, dtype=torch.float64, generator=g) / 2).mT
-    y = P.mobius_matvec_result(mx, x, c)
-    gap_y = P.matvec_result_gap(mx, x, c)
+    y, gap_y = P.mobius_matvec_result_and_gap(mx, x, c)
+    assert torch.equal(y, P.mobius_matvec_result(mx, x, c))
     assert_close(gap_y, P.gap(y, c), rtol=1e-9, atol=1e-12)
     v = P.expmap0(torch.randn(64, 5, dtype=torch.float64, generator=g) / 2, c)
     assert_close(P.mobius_add_gap(y, v, c, gap_x=gap_y, gap_y=P.gap(v, c)),

@@ -107,7 +107,8 @@ def mobius_add(x: Tensor, y: Tensor, c, dim: int = -1, gap_x: Tensor | None = No
     terms when y is near -x (e.g. -h (+) h~ in the GRU): its numerator loses ||x|| / ||x + y|| digits,
     and at the boundary its denominator, about g_x g_y ~ 4e-10, is below float32's rounding of 1 and
     comes out as noise, 0 or negative. Here x + y is exact for such pairs, and nothing cancels.
-    gap_x, gap_y: the gaps when known more precisely than from the coordinates (see matvec_result_gap).
+    gap_x, gap_y: the gaps when known more precisely than from the coordinates (see
+    mobius_matvec_result_and_gap).
     """
     check_curvature(c)
     s = x + y
@@ -151,20 +152,22 @@ def mobius_matvec(M: Tensor, x: Tensor, c) -> Tensor:
 def mobius_matvec_result(mx: Tensor, x: Tensor, c, dim: int = -1) -> Tensor:
     """M (x)_c x from the Euclidean product mx = M x, for maps applied otherwise than as one matrix
     (e.g. diag(z) (x) u = mobius_matvec_result(z * u, u, c), or a matrix that differs per example)."""
+    return mobius_matvec_result_and_gap(mx, x, c, dim, with_gap=False)[0]
+
+
+def mobius_matvec_result_and_gap(mx: Tensor, x: Tensor, c, dim: int = -1,
+                                 with_gap: bool = True) -> tuple[Tensor, Tensor | None]:
+    """(M (x)_c x, its gap 1 - c||M (x)_c x||^2) from mx = M x. M (x)_c x = tanh(a) Mx / (sqrt(c)||Mx||)
+    with a = ||Mx||/||x|| artanh(sqrt(c)||x||), so its gap is 1 / cosh^2(a), to full relative
+    precision; from the result's coordinates float32 knows it to 6e-8 absolute only: 0.3 % of the
+    margin's gap 2e-5, where a stretching W (x) h lands. with_gap=False: the gap is None."""
     check_curvature(c)
     sc = c ** 0.5
     x_norm, mx_norm = _norm(x, dim), _norm(mx, dim)
-    res = _tanh(mx_norm / x_norm * _artanh(sc * x_norm)) * mx / (mx_norm * sc)
-    return torch.where((mx == 0).all(dim, keepdim=True), torch.zeros_like(res), res)
-
-
-def matvec_result_gap(mx: Tensor, x: Tensor, c, dim: int = -1) -> Tensor:
-    """1 - c||M (x)_c x||^2 = 1 / cosh^2(a), a = ||Mx||/||x|| artanh(sqrt(c)||x||) (mobius_matvec_result's
-    tanh argument), to full relative precision; from the result's coordinates float32 knows it to
-    6e-8 absolute only: 0.3 % of the margin's gap 2e-5, where a stretching W (x) h lands."""
-    check_curvature(c)
-    x_norm, mx_norm = _norm(x, dim), _norm(mx, dim)
-    return torch.cosh((mx_norm / x_norm * _artanh(c ** 0.5 * x_norm)).clamp_max(15)).pow(-2)
+    a = mx_norm / x_norm * _artanh(sc * x_norm)
+    res = _tanh(a) * mx / (mx_norm * sc)
+    res = torch.where((mx == 0).all(dim, keepdim=True), torch.zeros_like(res), res)
+    return res, torch.cosh(a.clamp_max(15)).pow(-2) if with_gap else None
 
 
 def _expmap_summand(x: Tensor, v: Tensor, c, dim: int = -1) -> Tensor:
@@ -225,7 +228,7 @@ def logmap0(y: Tensor, c, dim: int = -1, project: bool = False, gap_y: Tensor | 
     slope 1/(1 - c||y||^2) = 5e4 at the margin turns into an error of 3e-3 (the GRU's saturated
     gates, the FFNN output before a Euclidean MLR).
 
-    gap_y: y's gap 1 - c||y||^2 carried to full precision (matvec_result_gap, mobius_add_gap); then,
+    gap_y: y's gap 1 - c||y||^2 carried to full precision (mobius_matvec_result_and_gap, mobius_add_gap); then,
     away from the origin (gap < 1/2), artanh(n) = log1p(n) - log(gap_y) / 2 with n = sqrt(c)||y||
     (since gap = (1 - n)(1 + n)): the precision of the gap, not of 1 - n recomputed from y. A point
     just inside the margin (gap 2.2e-5) has float32 coordinates that fix 1 - n to 0.3 % only."""

@@ -149,13 +149,12 @@ class PoincareBall:
     def affine_log0(self, mx: Tensor, x: Tensor, u: Tensor, b: Tensor) -> Tensor:
         """log_0 of the projection of (M (x) x) (+) u (+) b (the GRU's gates before the sigmoid), from
         mx = M x. With carry_gaps, each result's gap 1 - c||.||^2 is carried from M (x) x's exact one
-        (poincare.matvec_result_gap) through (+) into log_0: a stretching M puts M (x) x near or on
+        (poincare.mobius_matvec_result_and_gap) through (+) into log_0: a stretching M puts M (x) x near or on
         the margin, where float32 coordinates fix the gap, and log_0's artanh, to 0.3 % only."""
         if not self.carry_gaps:
             return self.logmap0(self.add(self.add(self.matvec_result(mx, x), u), b), project=True)
         c, dim = self.c, self.dim
-        y = pb.mobius_matvec_result(mx, x, c, dim)
-        y, gap_y = self._result_and_gap(y, pb.matvec_result_gap(mx, x, c, dim))
+        y, gap_y = self._result_and_gap(*pb.mobius_matvec_result_and_gap(mx, x, c, dim))
         for v in (u, b):
             gap_v = pb.gap(v, c, dim)
             y, gap_y = self._result_and_gap(pb.mobius_add(y, v, c, dim, gap_y, gap_v),

@@ -378,10 +378,10 @@ def ablation_tables(runs_dir: Path, profile: str, seeds, overrides) -> list[tupl
                f"the RNNs with {long} epochs (PREFIX-10, the paper's settings)"),
               ("gru_long", budget_ablation(runs_dir, profile, seeds, overrides, "hnn/gru_long", gru_long),
                f"The PREFIX-10 hyperbolic GRU + Eucl. MLR for {gru_long} epochs (experiment=hnn/gru_long)",
-               f"the hyperbolic GRU + Eucl. MLR with {gru_long} epochs (PREFIX-10, the paper's settings)")]
-    tables.append(("order", order_ablation(runs_dir, profile, seeds, overrides),
-                   "The PREFIX-10 models with the authors' batches and with shuffled examples (experiment=hnn/order)",
-                   "the authors' batches against shuffled examples (PREFIX-10, data.order)"))
+               f"the hyperbolic GRU + Eucl. MLR with {gru_long} epochs (PREFIX-10, the paper's settings)"),
+              ("order", order_ablation(runs_dir, profile, seeds, overrides),
+               "The PREFIX-10 models with the authors' batches and with shuffled examples (experiment=hnn/order)",
+               "the authors' batches against shuffled examples (PREFIX-10, data.order)")]
     return [t for t in tables if t[1] is not None]
 
 

@@ -267,7 +267,8 @@ def _sentence_pair_splits(cfg) -> tuple[dict, int]:
     """(splits of token ids, vocabulary size) for data=prefix* or data=snli."""
     d = cfg.data
     if d.name == "prefix":  # data.order=original: the training pairs in the authors' order (dev and test are only evaluated)
-        splits = {s: prefix.load(cfg.paths.generated_dir, d.percent, s, d.get(f"{s}_size"), s == "train" and _original_order(d))
+        paired = _original_order(d)
+        splits = {s: prefix.load(cfg.paths.generated_dir, d.percent, s, d.get(f"{s}_size"), paired and s == "train")
                   for s in ("train", "dev", "test")}
         return splits, prefix.VOCAB + 1
     sources = {"train": d.get("train_split") or "train", "dev": "dev", "test": "test"}
