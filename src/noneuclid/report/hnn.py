@@ -365,7 +365,8 @@ def same_weights(runs_dir: Path, profile: str, seeds, overrides) -> pd.DataFrame
 
 
 def ablation_tables(runs_dir: Path, profile: str, seeds, overrides) -> list[tuple]:
-    """The ablations that have runs, as (file name, table, file title, summary heading)."""
+    """Every ablation as (file name, table, file title, summary heading); the table is None while it
+    has no runs."""
     budget, long, gru_long, init = (ablation_epochs(f"hnn/{e}") for e in ("budget", "long", "gru_long", "init"))
     tables = [("init", init_ablation(runs_dir, profile, seeds, overrides, init),
                "The plateau of the paper's embedding init (experiment=hnn/init)",
@@ -382,7 +383,7 @@ def ablation_tables(runs_dir: Path, profile: str, seeds, overrides) -> list[tupl
               ("order", order_ablation(runs_dir, profile, seeds, overrides),
                "The PREFIX-10 models with the authors' batches and with shuffled examples (experiment=hnn/order)",
                "the authors' batches against shuffled examples (PREFIX-10, data.order)")]
-    return [t for t in tables if t[1] is not None]
+    return tables
 
 
 def _experiment(finished: pd.DataFrame) -> str:
@@ -435,8 +436,13 @@ def make(runs_dir: Path, profile: str, out: Path, seeds=None, overrides=()) -> l
         seeds_table.to_csv(out / "seeds.csv", index=False)
     else:
         (out / "seeds.csv").unlink(missing_ok=True)  # an earlier report's, of runs not found now
-    extra_tables = ablation_tables(runs_dir, profile, seeds, overrides)
-    for name, extra_table, title, _ in extra_tables:
+    extra_tables = []
+    for name, extra_table, title, heading in ablation_tables(runs_dir, profile, seeds, overrides):
+        if extra_table is None:  # an earlier report's files, of runs not found now
+            (out / f"{name}.csv").unlink(missing_ok=True)
+            (out / f"{name}.md").unlink(missing_ok=True)
+            continue
+        extra_tables.append((name, extra_table, title, heading))
         extra_table.to_csv(out / f"{name}.csv", index=False)
         (out / f"{name}.md").write_text(f"# {title}\n\n" + extra_table.to_markdown(index=False) + "\n")
     (out / "table1.md").write_text(table.to_markdown(index=False) + "\n")
