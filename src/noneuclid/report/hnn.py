@@ -465,9 +465,9 @@ def make(runs_dir: Path, profile: str, out: Path, seeds=None, overrides=()) -> l
         table.to_markdown(index=False), "", "![dev accuracy on PREFIX-10](fig_prefix10_dev.png)", "",
         *([] if comparison is None else ["## float32 against float64 (test accuracy % at best dev, "
                                          "mean ± s.d. over seeds)", "", comparison.to_markdown(index=False), ""]),
-        *([] if seeds_table is None else ["## float32 against float64 with more seeds (experiment=hnn/seeds: the "
-                                          "models with a Euclidean MLR, seeds "
-                                          f"{', '.join(map(str, experiment_value('hnn/seeds', 'stack.seed')))} beside Table 1's)", "",
+        *([] if seeds_table is None else ["## float32 against float64 with more seeds (experiment=hnn/seeds: seeds "
+                                          f"{', '.join(map(str, experiment_value('hnn/seeds', 'stack.seed')))} beside Table 1's; "
+                                          "the Euclidean models, exact in float32, are the control)", "",
                                           seeds_table.to_markdown(index=False), ""]),
         *([] if same is None else ["## The same weights in both dtypes: the PREFIX-10 models trained in each "
                                    "dtype (final epoch), evaluated in both", "", hnn_float32.WHY.replace("\n", " "), "", same.to_markdown(index=False), ""]),
