@@ -258,3 +258,20 @@ def test_cpu_profile_gives_the_rnns_twice_the_gru_epochs_and_the_report_says_so(
                          "cfg.trainer.dtype": "float64", "nonfinite_events": 0})
     assert (f"the GRUs {epochs['gru']} epochs ({epochs['gru'] * 16} batches of 64), "
             f"the RNNs {epochs['rnn']} epochs ({epochs['rnn'] * 16} batches of 64)") in hnn._settings(runs)
+
+
+def test_carry_gaps_ablation_sets_the_runs_with_carried_gaps_beside_table1s(tmp_path):
+    """experiment=hnn/carry_gaps (float32, model.carry_gaps) lands in the float32 report's carry_gaps
+    table beside Table 1's run of the same model; a float64 report has no such runs."""
+    from noneuclid.report import hnn
+    data = [f"paths.generated_dir={tmp_path}/gen", "data.train_size=128", "data.dev_size=64", "data.test_size=64"]
+    common = ["profile=smoke", f"paths.runs_dir={tmp_path}/runs", "variant=hnn/hyperbolic_gru", "data=prefix10",
+              "trainer.progress=false", *data]
+    train(compose(["experiment=hnn/table1", "trainer.dtype=float32", *common], experiment_name="hnn/table1"))
+    cfg = compose(["experiment=hnn/carry_gaps", *common], experiment_name="hnn/carry_gaps")
+    assert cfg.model.carry_gaps and cfg.trainer.dtype == "float32"
+    train(cfg)
+    table = hnn.carry_gaps_ablation(tmp_path / "runs", "smoke", (0,), [*data, "trainer.dtype=float32"])
+    assert list(table["model.carry_gaps"]) == ["off (Table 1)", "on"]
+    assert set(table.model) == {"fully hyperbolic GRU"}
+    assert hnn.carry_gaps_ablation(tmp_path / "runs", "smoke", (0,), data) is None

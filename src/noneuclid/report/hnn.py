@@ -269,6 +269,15 @@ def order_ablation(runs_dir: Path, profile: str, seeds, overrides=()) -> pd.Data
     return ablation(runs_dir, profile, seeds, overrides, "data order", settings)
 
 
+def carry_gaps_ablation(runs_dir: Path, profile: str, seeds, overrides=()) -> pd.DataFrame | None:
+    """experiment=hnn/carry_gaps: the PREFIX-10 hyperbolic GRUs trained with model.carry_gaps and
+    without (Table 1's runs), at the profile's epochs, in the report's dtype (float32: its runs)."""
+    overrides = [o for o in overrides if not o.startswith("model.carry_gaps=")]
+    settings = [(row.removeprefix("hnn/"), label, extra) for row in sweep_values("hnn/carry_gaps", "variant")
+                for label, extra in (("off (Table 1)", []), ("on", ["model.carry_gaps=true"]))]
+    return ablation(runs_dir, profile, seeds, overrides, "model.carry_gaps", settings)
+
+
 def budget_ablation(runs_dir: Path, profile: str, seeds, overrides=(), experiment: str = "hnn/budget",
                     epochs: int | None = None) -> pd.DataFrame | None:
     """experiment=hnn/budget (the three PREFIX-10 GRUs for a third of the profile's epochs: how many
@@ -380,6 +389,9 @@ def ablation_tables(runs_dir: Path, profile: str, seeds, overrides) -> list[tupl
               ("gru_long", budget_ablation(runs_dir, profile, seeds, overrides, "hnn/gru_long", gru_long),
                f"The PREFIX-10 hyperbolic GRU + Eucl. MLR for {gru_long} epochs (experiment=hnn/gru_long)",
                f"the hyperbolic GRU + Eucl. MLR with {gru_long} epochs (PREFIX-10, the paper's settings)"),
+              ("carry_gaps", carry_gaps_ablation(runs_dir, profile, seeds, overrides),
+               "The PREFIX-10 hyperbolic GRUs with the gates' gaps carried (experiment=hnn/carry_gaps)",
+               "the hyperbolic GRUs trained with the gates' gaps carried (PREFIX-10, model.carry_gaps)"),
               ("order", order_ablation(runs_dir, profile, seeds, overrides),
                "The PREFIX-10 models with the authors' batches and with shuffled examples (experiment=hnn/order)",
                "the authors' batches against shuffled examples (PREFIX-10, data.order)")]
@@ -410,8 +422,8 @@ def _finished_counts(folders: dict) -> str:
 
 
 def make(runs_dir: Path, profile: str, out: Path, seeds=None, overrides=()) -> list[Path]:
-    """Write table1 (CSV + Markdown), fig_prefix10_dev (PNG + PDF), init, budget, long, gru_long and
-    order (CSV + Markdown, once their ablations have runs) and summary.md (settings, per-cell claim check,
+    """Write table1 (CSV + Markdown), fig_prefix10_dev (PNG + PDF), init, budget, long, gru_long,
+    carry_gaps and order (CSV + Markdown, once their ablations have runs) and summary.md (settings, per-cell claim check,
     health lines, the float32-float64 comparison of a float32 report, with seeds.csv over
     experiment=hnn/seeds' seeds and same_weights.csv, the weights trained in each dtype evaluated in
     both, and the ablations). Runs of one smaller experiment (e.g. hnn/compensated) get a table of its
