@@ -48,26 +48,29 @@ def sweep_values(experiment: str, key: str) -> list[str]:
     """The values that configs/experiment/<experiment>.yaml sweeps `key` over (hydra.sweeper.params),
     else those of the experiments it extends, as strings, e.g. sweep_values("brantner/section", "seed")
     -> ["0", "1", "2"]."""
-    cfg = _experiment(experiment)
-    params = OmegaConf.select(cfg, "hydra.sweeper.params") or {}
-    if key in params:
-        return [v.strip() for v in str(params[key]).split(",")]
-    parents = [p for p in cfg.get("defaults", []) if isinstance(p, str) and p != "_self_"]
-    return sweep_values(parents[0], key) if parents else []
+    values = _inherited(experiment, lambda cfg: (OmegaConf.select(cfg, "hydra.sweeper.params") or {}).get(key))
+    return [] if values is None else [v.strip() for v in str(values).split(",")]
 
 
 def experiment_value(experiment: str, key: str):
     """What configs/experiment/<experiment>.yaml sets at the dotted `key` (plain Python values), else
     what the experiments it extends set (its defaults list, e.g. hnn/table1), else None; e.g.
     experiment_value("hnn/seeds", "stack.seed") -> [3, 4, 5, 6, 7, 8]."""
-    cfg = _experiment(experiment)
-    value = OmegaConf.select(cfg, key)
-    for parent in ([] if value is not None else cfg.get("defaults", [])):
-        if isinstance(parent, str) and parent != "_self_":
-            value = experiment_value(parent, key)
-            if value is not None:
-                return value
+    value = _inherited(experiment, lambda cfg: OmegaConf.select(cfg, key))
     return OmegaConf.to_object(value) if OmegaConf.is_config(value) else value
+
+
+def _inherited(experiment: str, lookup):
+    """lookup(the experiment's yaml), else the first not-None lookup of the experiments it extends (its
+    defaults list, depth first), else None."""
+    cfg = _experiment(experiment)
+    value = lookup(cfg)
+    for parent in cfg.get("defaults", []):
+        if value is not None:
+            break
+        if isinstance(parent, str) and parent != "_self_":
+            value = _inherited(parent, lookup)
+    return value
 
 
 def _experiment(experiment: str) -> DictConfig:
