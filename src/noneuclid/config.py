@@ -55,7 +55,7 @@ def sweep_values(experiment: str, key: str) -> list[str]:
 def experiment_value(experiment: str, key: str):
     """What configs/experiment/<experiment>.yaml sets at the dotted `key` (plain Python values), else
     what the experiments it extends set (its defaults list, e.g. hnn/table1), else None; e.g.
-    experiment_value("hnn/seeds", "stack.seed") -> [3, 4, 5, 6, 7, 8]."""
+    experiment_value("hnn/seeds", "stack.seed") -> [3, 4, ..., 17]."""
     value = _inherited(experiment, lambda cfg: OmegaConf.select(cfg, key))
     return OmegaConf.to_object(value) if OmegaConf.is_config(value) else value
 

@@ -94,7 +94,7 @@ def plan(papers, profile: str, data_dir: Path, generated_dir: Path, runs_dir: Pa
             steps.append(Step(paper, "train the GRU's long-budget ablation", train + ["experiment=hnn/gru_long"]))
             steps.append(Step(paper, "train the data-order ablation", train + ["experiment=hnn/order"]))
             steps.append(Step(paper, "train the carried-gaps ablation (float32)", train + ["experiment=hnn/carry_gaps"]))
-            for dtype in ("float64", "float32"):  # for the float32 report's comparison with nine seeds
+            for dtype in ("float64", "float32"):  # for the float32 report's comparison with eighteen seeds
                 steps.append(Step(paper, f"train more seeds in {dtype}", train + ["experiment=hnn/seeds",
                                                                                   f"trainer.dtype={dtype}"]))
             steps.append(Step(paper, "report float32", ["noneuclid.report", paper, "--runs", str(runs_dir), "--profile",
