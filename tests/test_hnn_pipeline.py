@@ -5,7 +5,7 @@ import pandas as pd
 import pytest
 import torch
 
-from noneuclid.config import compose
+from noneuclid.config import compose, experiment_value
 from noneuclid.train import train
 from noneuclid.train.run_dir import RunDir
 
@@ -198,7 +198,8 @@ def test_more_seeds_compare_the_seeds_experiments_models_over_all_seeds(tmp_path
     row, = hnn.more_seeds(tmp_path / "runs", "smoke", (0,), [*data, "trainer.dtype=float32"]).to_dict("records")
     assert row["model"] == "hyperbolic RNN + FFNN, Eucl. MLR" and row["dataset"] == "PREFIX-10%"
     assert row["float32"].endswith("(n=2)") and row["float64"].endswith("(n=2)")
-    assert hnn.more_seeds(tmp_path / "runs", "smoke", tuple(range(18)), ["trainer.dtype=float32"]) is None
+    all_seeds = (0, 1, 2, *experiment_value("hnn/seeds", "stack.seed"))
+    assert hnn.more_seeds(tmp_path / "runs", "smoke", all_seeds, ["trainer.dtype=float32"]) is None
 
 
 @pytest.mark.parametrize("cell, compensated", [("rnn", False), ("rnn", True), ("gru", False)])

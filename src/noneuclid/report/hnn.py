@@ -221,11 +221,13 @@ def ablation(runs_dir: Path, profile: str, seeds, overrides, column: str, settin
     runs of that model with those overrides: test accuracy at best dev (mean ± s.d. and best), per
     seed the batches until dev accuracy first reaches 60 % and 80 %, the final training loss and the
     share of sentence states on the boundary (an encoder whose states sit there passes no gradient).
-    `column` names the setting. Only models with finished runs of two settings or more are shown
-    (a comparison); None while there is none."""
+    `column` names the setting; a setting's overrides replace the report's of the same key. Only
+    models with finished runs of two settings or more are shown (a comparison); None while there is none."""
     rows = []
     for row, value, extra in settings:
-        found = [f for f in (_folder(runs_dir, profile, row, "prefix10", seed, [*overrides, *extra]) for seed in seeds)
+        keys = {e.split("=", 1)[0] for e in extra}
+        run_overrides = [*(o for o in overrides if o.split("=", 1)[0] not in keys), *extra]
+        found = [f for f in (_folder(runs_dir, profile, row, "prefix10", seed, run_overrides) for seed in seeds)
                  if (f / "DONE").exists()]
         if not found:
             continue
@@ -264,7 +266,6 @@ def order_ablation(runs_dir: Path, profile: str, seeds, overrides=()) -> pd.Data
     """experiment=hnn/order: the six PREFIX-10 models with the authors' fixed batches of consecutive
     pairs (data.order=original, the default) and with the examples shuffled, at the profile's epochs
     (whatever data.order the report's overrides set)."""
-    overrides = [o for o in overrides if not o.startswith("data.order=")]
     settings = [(row, order, [f"data.order={order}"]) for row in ROWS for order in ("original", "shuffled")]
     return ablation(runs_dir, profile, seeds, overrides, "data order", settings)
 
@@ -272,9 +273,9 @@ def order_ablation(runs_dir: Path, profile: str, seeds, overrides=()) -> pd.Data
 def carry_gaps_ablation(runs_dir: Path, profile: str, seeds, overrides=()) -> pd.DataFrame | None:
     """experiment=hnn/carry_gaps: the PREFIX-10 hyperbolic GRUs trained with model.carry_gaps and
     without (Table 1's runs), at the profile's epochs, in the report's dtype (float32: its runs)."""
-    overrides = [o for o in overrides if not o.startswith("model.carry_gaps=")]
-    settings = [(row.removeprefix("hnn/"), label, extra) for row in sweep_values("hnn/carry_gaps", "variant")
-                for label, extra in (("off (Table 1)", []), ("on", ["model.carry_gaps=true"]))]
+    settings = [(row.removeprefix("hnn/"), label, [f"model.carry_gaps={on}"])
+                for row in sweep_values("hnn/carry_gaps", "variant")
+                for label, on in (("off (Table 1)", "false"), ("on", "true"))]
     return ablation(runs_dir, profile, seeds, overrides, "model.carry_gaps", settings)
 
 
