@@ -178,6 +178,7 @@ def test_float32_against_float64_from_runs(tmp_path):
     assert row["95 % interval"] == "[nan, nan]"  # one seed: no interval, so nothing to tell
     assert row["difference"] == "not tested: fewer than 2 seeds in a dtype"
     assert row["runs >= 80 % (float32, float64)"] in {f"{a} of 1, {b} of 1" for a in (0, 1) for b in (0, 1)}
+    assert row["same share, Fisher's p"] == 1.0  # one run each: no two shares of one run each can differ
     out = tmp_path / "results"  # the float32 report: the weights trained in each dtype, evaluated in both
     hnn.make(tmp_path / "runs", "smoke", out, seeds=(0,), overrides=[*data, "trainer.dtype=float32"])
     assert list(pd.read_csv(out / "same_weights.csv")["trained in"]) == ["float64", "float32"]

@@ -45,8 +45,8 @@ def test_same_settings_same_folder_other_settings_other_folder(make_cfg):
 
 
 def test_a_setting_added_later_keeps_earlier_run_folders_at_its_former_value():
-    """optim.compensated, model.clip_per_tensor, model.project_results, model.carry_gaps and data.order
-    came after Table 1's first runs: at their former values (off, shuffled), the folder is the one those
+    """optim.compensated, model.clip_per_tensor, model.project_results, model.carry_gaps, data.order and
+    trainer.init_dtype came after Table 1's first runs: at their former values (off, shuffled, null), the folder is the one those
     runs have (fully Euclidean GRU, PREFIX-10, seed 0, cpu profile, float64: ...-fcdd3342); at another
     value, another folder."""
     from noneuclid.config import compose
@@ -55,8 +55,28 @@ def test_a_setting_added_later_keeps_earlier_run_folders_at_its_former_value():
     former = ["model.clip_per_tensor=false", "model.project_results=false", "data.order=shuffled"]
     assert RunDir(compose([*args, *former], experiment_name="hnn/table1")).name == earlier
     for later in ("model.clip_per_tensor=true", "model.project_results=true", "optim.compensated=true",
-                  "model.carry_gaps=true", "data.order=original"):
+                  "model.carry_gaps=true", "data.order=original", "trainer.init_dtype=float32"):
         assert RunDir(compose([*args, *former, later], experiment_name="hnn/table1")).name != earlier
+
+
+def test_init_dtype_starts_a_float32_run_from_the_float64_runs_weights():
+    """torch draws other numbers for one seed in float32 than in float64; trainer.init_dtype=float64
+    draws them in float64 and casts: the float64 run's initial weights, as float32 weights of the
+    same kinds (ball-valued ones stay PoincareParameters), and a float32 model."""
+    from noneuclid.config import compose
+    cfg = compose(["experiment=hnn/table1", "variant=hnn/hyperbolic_rnn", "model.compile=false"])
+
+    def model(dtype, init_dtype=None):
+        torch.manual_seed(0)
+        return loop.build_model(cfg.model, torch.device("cpu"), dtype, init_dtype, vocab_size=50)
+
+    m64, m32, same = model(torch.float64), model(torch.float32), model(torch.float32, torch.float64)
+    for (name, p64), p32, p in zip(m64.named_parameters(), m32.parameters(), same.parameters(), strict=True):
+        assert p.dtype == torch.float32 and type(p) is type(p64), name
+        assert torch.equal(p, p64.float()), name
+    assert not torch.equal(m32.embedding, same.embedding)  # drawn in float32: other numbers
+    tokens, lengths = torch.randint(1, 50, (4, 7)), torch.full((4,), 7)
+    assert same(tokens, lengths, tokens, lengths).dtype == torch.float32
 
 
 def test_finished_run_is_skipped(make_cfg):

@@ -1,6 +1,7 @@
 """Mean +- standard error over seeds, and the one rule every report uses to compare two of them: they
 differ when their means differ by more than sqrt(se_a^2 + se_b^2), else they are a tie (applied to the
-papers' numbers and to ours alike); and 95 % Student-t intervals, of a mean and of a difference."""
+papers' numbers and to ours alike); 95 % Student-t intervals, of a mean and of a difference; and
+Fisher's exact test of two shares (runs that pass a level)."""
 
 from __future__ import annotations
 
@@ -65,3 +66,16 @@ def compare(a: Estimate, b: Estimate, lower_is_better: bool = True) -> str:
     if abs(gap) <= math.hypot(a.se, b.se):
         return "tie"
     return "better" if (gap < 0) == lower_is_better else "worse"
+
+
+def fisher_exact(hits_a: int, n_a: int, hits_b: int, n_b: int) -> float:
+    """Two-sided p-value of Fisher's exact test that two shares, hits_a of n_a and hits_b of n_b, are
+    the same: with the margins fixed, the hits of a follow the hypergeometric law
+    P(k) = C(n_a, k) C(n_b, K - k) / C(n_a + n_b, K), K = hits_a + hits_b; p sums P(k) over the k no
+    more likely than the one observed (the share of runs past a level: a bimodal outcome, where a
+    mean is a poor summary)."""
+    hits = hits_a + hits_b
+    total = math.comb(n_a + n_b, hits)
+    prob = {k: math.comb(n_a, k) * math.comb(n_b, hits - k) / total
+            for k in range(max(0, hits - n_b), min(n_a, hits) + 1)}
+    return min(1.0, sum(q for q in prob.values() if q <= prob[hits_a] * (1 + 1e-9)))

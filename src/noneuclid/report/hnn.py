@@ -24,7 +24,7 @@ import pandas as pd  # noqa: E402
 from noneuclid.config import compose, experiment_value, sweep_values  # noqa: E402
 from noneuclid.data.files import DataError  # noqa: E402
 from noneuclid.report import aggregate, figures, hnn_float32  # noqa: E402
-from noneuclid.report.estimates import compare, difference_interval, estimate  # noqa: E402
+from noneuclid.report.estimates import compare, difference_interval, estimate, fisher_exact  # noqa: E402
 from noneuclid.train.run_dir import RunDir  # noqa: E402
 
 ROWS = {  # configs/variant/hnn/<name>.yaml -> label
@@ -317,7 +317,8 @@ def dtype_comparison(runs_dir: Path, profile: str, seeds, overrides, models=tupl
     spread is), its 95 % interval (Welch's: the differences the seeds leave possible) and what that
     interval shows: float32 lower or higher when it excludes 0, else no difference the seeds can tell;
     and how many runs of each reach 80 % (a run past the plateau: the paper's PREFIX-10 models reach
-    89.6-97.4 %)."""
+    89.6-97.4 %), with Fisher's exact p that the two shares are the same (a run's outcome is nearly
+    bimodal, on the plateau or past it, so the share tests what the mean blurs)."""
     if FLOAT32 not in overrides:
         return None
     other = _float64(overrides)
@@ -334,11 +335,14 @@ def dtype_comparison(runs_dir: Path, profile: str, seeds, overrides, models=tupl
             e32, e64 = estimate(acc["float32"]), estimate(acc["float64"])
             diff, se = e32.mean - e64.mean, math.hypot(e32.se, e64.se)
             low, high = difference_interval(e32, e64)
+            passed = {k: int((a >= 80).sum()) for k, a in acc.items()}  # runs past the plateau
             rows.append({"dataset": name, "model": label,
                          **{k: f"{_mean_sd(a)} (n={len(a)})" for k, a in acc.items()},
                          "float32 - float64": round(diff, 2), "combined s.e.": round(se, 2),
                          "95 % interval": f"[{low:.2f}, {high:.2f}]", "difference": _interval_verdict(low, high),
-                         "runs >= 80 % (float32, float64)": ", ".join(f"{(a >= 80).sum()} of {len(a)}" for a in acc.values())})
+                         "runs >= 80 % (float32, float64)": ", ".join(f"{passed[k]} of {len(a)}" for k, a in acc.items()),
+                         "same share, Fisher's p": round(fisher_exact(passed["float32"], len(acc["float32"]),
+                                                                      passed["float64"], len(acc["float64"])), 3)})
     return pd.DataFrame(rows) if rows else None
 
 

@@ -34,14 +34,18 @@ class TrainingDiverged(RuntimeError):
         self.runs = list(runs)
 
 
-def build_model(cfg, device, dtype, **data_kwargs):
-    """The model created directly in `dtype` (so manifold weights start on the manifold in it)."""
+def build_model(cfg, device, dtype, init_dtype=None, **data_kwargs):
+    """The model created in `init_dtype` (default `dtype`: manifold weights then start on the manifold
+    in it), so its initial weights are drawn there, then cast to `dtype`. torch draws different
+    numbers for one seed in float32 and float64; trainer.init_dtype=float64 gives a float32 run the
+    initial weights of the float64 run of its seed."""
     previous = torch.get_default_dtype()
-    torch.set_default_dtype(dtype)
+    torch.set_default_dtype(init_dtype or dtype)
     try:
-        return models.build(cfg, **data_kwargs).to(device)
+        model = models.build(cfg, **data_kwargs)
     finally:
         torch.set_default_dtype(previous)
+    return model.to(device) if init_dtype in (None, dtype) else model.to(device, dtype)
 
 
 def orthonormality_error(model) -> float:
@@ -106,6 +110,7 @@ def _train_pending(cfgs: list[DictConfig], runs: list[RunDir]) -> list[dict]:
     if cfg.trainer.threads:
         torch.set_num_threads(cfg.trainer.threads)
     device, dtype = resolve_device(cfg.trainer.device), getattr(torch, cfg.trainer.dtype)
+    init_dtype = getattr(torch, cfg.trainer.init_dtype) if cfg.trainer.get("init_dtype") else dtype
     if cfg.profile.name == "paper" and device.type != "cuda":
         log.warning("warning: profile=paper on %s; the paper's settings are meant for a GPU", device)
     run_tasks = [tasks.build(c).to(device, dtype) for c in cfgs]
@@ -113,7 +118,7 @@ def _train_pending(cfgs: list[DictConfig], runs: list[RunDir]) -> list[dict]:
     models_alone = []
     for c, t in zip(cfgs, run_tasks):  # each run's initial weights, drawn as when trained alone
         torch.manual_seed(c.seed)
-        models_alone.append(build_model(c.model, device, dtype, **t.model_kwargs))
+        models_alone.append(build_model(c.model, device, dtype, init_dtype, **t.model_kwargs))
     model = models_alone[0] if len(cfgs) == 1 else stacking.stack_models(cfg.model, models_alone, device, dtype,
                                                                         **task.model_kwargs)
     optimizer = optim.build(cfg.optim, list(model.named_parameters()))

@@ -42,7 +42,7 @@ NOT_SETTINGS = ("paths", "logger", "trainer.progress", "trainer.threads", "train
 # Settings added after runs existed, with the value that computes what those runs did: left out of the
 # hash at that value, so the earlier run folders keep their names (and resume).
 LATER_SETTINGS = {"optim.compensated": False, "model.clip_per_tensor": False, "model.project_results": False,
-                  "model.carry_gaps": False, "data.order": "shuffled"}
+                  "model.carry_gaps": False, "data.order": "shuffled", "trainer.init_dtype": None}
 
 
 def resolve_device(name: str) -> torch.device:
