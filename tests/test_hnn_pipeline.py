@@ -203,6 +203,25 @@ def test_more_seeds_compare_the_seeds_experiments_models_over_all_seeds(tmp_path
     assert hnn.more_seeds(tmp_path / "runs", "smoke", all_seeds, ["trainer.dtype=float32"]) is None
 
 
+def test_same_init_pairs_each_float32_run_with_the_float64_run_of_its_seed(tmp_path):
+    """experiment=hnn/same_init's float32 runs (from the float64 runs' initial weights) against the
+    float64 runs of their seeds: a Euclidean RNN, whose float32 arithmetic is exact to about 1e-6,
+    gives each seed the same accuracy in both dtypes after two batches."""
+    from noneuclid.report import hnn
+    from noneuclid.train.loop import train_stacked
+    data = [f"paths.generated_dir={tmp_path}/gen", "data.train_size=128", "data.dev_size=64", "data.test_size=64"]
+    common = ["profile=smoke", f"paths.runs_dir={tmp_path}/runs", "variant=hnn/euclidean_rnn", "data=prefix10",
+              "trainer.progress=false", *data]
+    for experiment in ("hnn/table1", "hnn/same_init"):  # float64; float32 from float64's initial weights
+        train_stacked([compose([f"experiment={experiment}", *common, f"seed={seed}"], experiment_name=experiment)
+                       for seed in (0, 1)])
+    assert hnn.same_init(tmp_path / "runs", "smoke", data) is None  # not a float32 report
+    row, = hnn.same_init(tmp_path / "runs", "smoke", [*data, "trainer.dtype=float32"]).to_dict("records")
+    assert row["model"] == "fully Euclidean RNN" and row["float32"].endswith("(n=2)")
+    assert row["float32 - float64, paired"] == 0 and row["seeds within 2 points"] == "2 of 2"
+    assert row["60 % dev at the same batch"] == "2 of 2"
+
+
 @pytest.mark.parametrize("cell, compensated", [("rnn", False), ("rnn", True), ("gru", False)])
 def test_same_weights_in_both_dtypes_from_a_float64_run(tmp_path, cell, compensated):
     """The float64-trained weights evaluated in float32: one row per finished run, with both test

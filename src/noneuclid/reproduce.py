@@ -97,6 +97,7 @@ def plan(papers, profile: str, data_dir: Path, generated_dir: Path, runs_dir: Pa
             for dtype in ("float64", "float32"):  # for the float32 report's comparison with eighteen seeds
                 steps.append(Step(paper, f"train more seeds in {dtype}", train + ["experiment=hnn/seeds",
                                                                                   f"trainer.dtype={dtype}"]))
+            steps.append(Step(paper, "train float32 from float64's initial weights", train + ["experiment=hnn/same_init"]))
             steps.append(Step(paper, "report float32", ["noneuclid.report", paper, "--runs", str(runs_dir), "--profile",
                                                         profile, "--out", f"results/hnn/{profile}-float32",
                                                         "trainer.dtype=float32"], kind="report"))

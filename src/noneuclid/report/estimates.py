@@ -46,6 +46,15 @@ def t975(df: float) -> float:
     return T975[max(k for k in T975 if k <= df)]
 
 
+def mean_interval(a: Estimate) -> tuple[float, float]:
+    """The 95 % interval of a mean: mean +- t975(n - 1) se (e.g. of paired differences, one per seed);
+    (nan, nan) unless there are 2 values or more."""
+    if a.count < 2:
+        return math.nan, math.nan
+    half = t975(a.count - 1) * a.se
+    return a.mean - half, a.mean + half
+
+
 def difference_interval(a: Estimate, b: Estimate) -> tuple[float, float]:
     """The 95 % interval of mean_a - mean_b (Welch: half-width t975(df) sqrt(se_a^2 + se_b^2), df by
     Welch-Satterthwaite); (nan, nan) unless both have 2 values or more."""

@@ -24,7 +24,7 @@ import pandas as pd  # noqa: E402
 from noneuclid.config import compose, experiment_value, sweep_values  # noqa: E402
 from noneuclid.data.files import DataError  # noqa: E402
 from noneuclid.report import aggregate, figures, hnn_float32  # noqa: E402
-from noneuclid.report.estimates import compare, difference_interval, estimate, fisher_exact  # noqa: E402
+from noneuclid.report.estimates import compare, difference_interval, estimate, fisher_exact, mean_interval  # noqa: E402
 from noneuclid.train.run_dir import RunDir  # noqa: E402
 
 ROWS = {  # configs/variant/hnn/<name>.yaml -> label
@@ -292,6 +292,10 @@ def budget_ablation(runs_dir: Path, profile: str, seeds, overrides=(), experimen
 
 
 FLOAT32 = "trainer.dtype=float32"
+SAME_INIT = ("torch draws other numbers for one seed in float32 than in float64, so the tables above compare "
+             "float32 and float64 runs that start from different weights: a float32 - float64 there holds the "
+             "two draws' difference as well as the dtype's. These float32 runs start from the float64 run's "
+             "initial weights (trainer.init_dtype=float64); a difference is the dtype's alone.")
 
 
 def _float64(overrides) -> list:
@@ -368,6 +372,42 @@ def more_seeds(runs_dir: Path, profile: str, seeds, overrides) -> pd.DataFrame |
     return dtype_comparison(runs_dir, profile, (*seeds, *extra), overrides, models, datasets)
 
 
+def same_init(runs_dir: Path, profile: str, overrides) -> pd.DataFrame | None:
+    """For a float32 report: experiment=hnn/same_init's float32 runs, which start from the initial
+    weights of the float64 run of their seed, against those float64 runs, seed by seed (PREFIX-10):
+    both means ± s.d., the mean of the seeds' differences float32 - float64 with its 95 % interval
+    (Student's t over the differences) and what it shows, the seeds within 2 points, the seeds whose
+    float32 run first reaches 60 % dev accuracy at the same evaluation as their float64 run (the two
+    leave chance together), and the runs past 80 % with Fisher's p; None while no model has 2 pairs."""
+    if FLOAT32 not in overrides:
+        return None
+    paired = [*overrides, f"trainer.init_dtype={experiment_value('hnn/same_init', 'trainer.init_dtype')}"]
+    rows = []
+    for row in (v.removeprefix("hnn/") for v in sweep_values("hnn/same_init", "variant")):
+        pairs = [(f32, f64) for f32, f64 in ((_folder(runs_dir, profile, row, "prefix10", s, o)
+                                             for o in (paired, _float64(overrides)))
+                                            for s in experiment_value("hnn/same_init", "stack.seed"))
+                 if (f32 / "DONE").exists() and (f64 / "DONE").exists()]
+        if len(pairs) < 2:
+            continue
+        acc = {dtype: 100 * aggregate.runs(folders).test_accuracy_at_best_dev.to_numpy()
+               for dtype, folders in zip(("float32", "float64"), zip(*pairs))}
+        diff = estimate(acc["float32"] - acc["float64"])
+        low, high = mean_interval(diff)
+        together = sum(len({escape_batches(aggregate.read_metrics(f / "metrics.jsonl"), 0.6) for f in pair}) == 1
+                       for pair in pairs)
+        passed = {k: int((a >= 80).sum()) for k, a in acc.items()}
+        rows.append({"model": ROWS[row], **{k: f"{_mean_sd(a)} (n={len(a)})" for k, a in acc.items()},
+                     "float32 - float64, paired": round(diff.mean, 2), "95 % interval": f"[{low:.2f}, {high:.2f}]",
+                     "difference": _interval_verdict(low, high),
+                     "seeds within 2 points": f"{int((abs(acc['float32'] - acc['float64']) <= 2).sum())} of {len(pairs)}",
+                     "60 % dev at the same batch": f"{together} of {len(pairs)}",
+                     "runs >= 80 % (float32, float64)": ", ".join(f"{passed[k]} of {len(pairs)}" for k in acc),
+                     "same share, Fisher's p": round(fisher_exact(passed["float32"], len(pairs),
+                                                                  passed["float64"], len(pairs)), 3)})
+    return pd.DataFrame(rows) if rows else None
+
+
 def same_weights(runs_dir: Path, profile: str, seeds, overrides) -> pd.DataFrame | None:
     """For a float32 report: the PREFIX-10 weights trained in float64, then those trained in float32,
     each evaluated in both dtypes (`hnn_float32.same_weights`); None while neither has finished runs."""
@@ -430,7 +470,8 @@ def make(runs_dir: Path, profile: str, out: Path, seeds=None, overrides=()) -> l
     """Write table1 (CSV + Markdown), fig_prefix10_dev (PNG + PDF), init, budget, long, gru_long,
     carry_gaps and order (CSV + Markdown, once their ablations have runs) and summary.md (settings, per-cell claim check,
     health lines, the float32-float64 comparison of a float32 report, with seeds.csv over
-    experiment=hnn/seeds' seeds and same_weights.csv, the weights trained in each dtype evaluated in
+    experiment=hnn/seeds' seeds, same_init.csv over experiment=hnn/same_init's pairs of seeds started
+    from the same weights, and same_weights.csv, the weights trained in each dtype evaluated in
     both, and the ablations). Runs of one smaller experiment (e.g. hnn/compensated) get a table of its
     models and datasets only."""
     seeds = seeds or seeds_run(runs_dir, profile)
@@ -448,11 +489,12 @@ def make(runs_dir: Path, profile: str, out: Path, seeds=None, overrides=()) -> l
     same = None if comparison is None else same_weights(runs_dir, profile, seeds, overrides)
     if same is not None:
         same.to_csv(out / "same_weights.csv", index=False)
-    seeds_table = more_seeds(runs_dir, profile, seeds, overrides)
-    if seeds_table is not None:
-        seeds_table.to_csv(out / "seeds.csv", index=False)
-    else:
-        (out / "seeds.csv").unlink(missing_ok=True)  # an earlier report's, of runs not found now
+    seeds_table, init_table = more_seeds(runs_dir, profile, seeds, overrides), same_init(runs_dir, profile, overrides)
+    for name, extra_table in (("seeds", seeds_table), ("same_init", init_table)):
+        if extra_table is not None:
+            extra_table.to_csv(out / f"{name}.csv", index=False)
+        else:
+            (out / f"{name}.csv").unlink(missing_ok=True)  # an earlier report's, of runs not found now
     extra_tables = []
     for name, extra_table, title, heading in ablation_tables(runs_dir, profile, seeds, overrides):
         if extra_table is None:  # an earlier report's files, of runs not found now
@@ -486,6 +528,9 @@ def make(runs_dir: Path, profile: str, out: Path, seeds=None, overrides=()) -> l
                                           f"{', '.join(map(str, experiment_value('hnn/seeds', 'stack.seed')))} beside Table 1's; "
                                           "the Euclidean models, exact in float32, are the control)", "",
                                           seeds_table.to_markdown(index=False), ""]),
+        *([] if init_table is None else ["## float32 from the initial weights of the float64 run of each seed "
+                                         "(experiment=hnn/same_init), seed by seed", "", SAME_INIT, "",
+                                         init_table.to_markdown(index=False), ""]),
         *([] if same is None else ["## The same weights in both dtypes: the PREFIX-10 models trained in each "
                                    "dtype (final epoch), evaluated in both", "", hnn_float32.WHY.replace("\n", " "), "", same.to_markdown(index=False), ""]),
         *(line for _, extra_table, _, heading in extra_tables
