@@ -62,8 +62,8 @@ def experiment_value(experiment: str, key: str):
 
 def _inherited(experiment: str, lookup):
     """lookup(the experiment's yaml), else the first not-None lookup of the experiments it extends (its
-    defaults list, depth first), else None."""
-    cfg = _experiment(experiment)
+    defaults list, depth first: "/experiment/hnn/table1" or "hnn/table1"), else None."""
+    cfg = _experiment(experiment.removeprefix("/experiment/"))
     value = lookup(cfg)
     for parent in cfg.get("defaults", []):
         if value is not None:
