@@ -25,7 +25,7 @@ PAPERS = {
                       ("noneuclid.report.brantner",), ("table2", "accuracy", "authors_networks", "curves", "section"),
                       ("fig3a", "fig3b")),
     "hnn": Paper("Ganea et al., Hyperbolic Neural Networks", ("table1", "init", "budget", "long", "gru_long", "order",
-                                                                 "carry_gaps", "seeds", "compensated", "poincare",
+                                                                 "carry_gaps", "seeds", "same_init", "compensated", "poincare",
                                                                  "table2"),
                  ("noneuclid.report.hnn", "noneuclid.report.hnn_table2"),
                  ("table1", "init", "budget", "long", "gru_long", "carry_gaps", "order", "table2", "table2_embeddings"),
