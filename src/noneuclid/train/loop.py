@@ -45,7 +45,7 @@ def build_model(cfg, device, dtype, init_dtype=None, **data_kwargs):
         model = models.build(cfg, **data_kwargs)
     finally:
         torch.set_default_dtype(previous)
-    return model.to(device) if init_dtype in (None, dtype) else model.to(device, dtype)
+    return model.to(device, dtype)  # a no-op cast when drawn in dtype
 
 
 def orthonormality_error(model) -> float:
@@ -110,7 +110,7 @@ def _train_pending(cfgs: list[DictConfig], runs: list[RunDir]) -> list[dict]:
     if cfg.trainer.threads:
         torch.set_num_threads(cfg.trainer.threads)
     device, dtype = resolve_device(cfg.trainer.device), getattr(torch, cfg.trainer.dtype)
-    init_dtype = getattr(torch, cfg.trainer.init_dtype) if cfg.trainer.get("init_dtype") else dtype
+    init_dtype = getattr(torch, cfg.trainer.init_dtype) if cfg.trainer.init_dtype else None  # None: dtype
     if cfg.profile.name == "paper" and device.type != "cuda":
         log.warning("warning: profile=paper on %s; the paper's settings are meant for a GPU", device)
     run_tasks = [tasks.build(c).to(device, dtype) for c in cfgs]
