@@ -46,9 +46,11 @@ smoke: setup  ## every experiment at profile=smoke (seconds)
 	$(MAKE) reproduce-all PROFILE=smoke
 
 bench: setup  ## benchmarks: ratios against baselines measured in the same run
+	$(PY) -m pip install -q -e ".[test,bench]"
 	$(PY) scripts/bench.py stiefel
 	$(PY) scripts/bench.py hyperbolic
 	$(PY) scripts/bench.py hypercomplex
+	$(PY) scripts/bench.py poincare
 
 reproduce-all: setup  ## every paper at PROFILE (default cpu; PROFILE=smoke for a quick look), then results/index.html; resumable
 	$(PY) scripts/reproduce.py all --profile $(PROFILE) $(if $(TRAIN_ARGS),-- $(TRAIN_ARGS))

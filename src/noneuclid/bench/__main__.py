@@ -1,4 +1,4 @@
-"""python -m noneuclid.bench stiefel|hyperbolic|hypercomplex [--device cpu|cuda] [--batch N] [--repeats 10] [--json] [--quick]
+"""python -m noneuclid.bench stiefel|hyperbolic|hypercomplex|poincare [--device cpu|cuda] [--batch N] [--repeats 10] [--json] [--quick]
 
 Benchmarks print ratios against a baseline measured in the same run (never timed tests).
 """
@@ -8,9 +8,9 @@ import json
 
 import torch
 
-from noneuclid.bench import hyperbolic, hypercomplex, stiefel
+from noneuclid.bench import hyperbolic, hypercomplex, poincare, stiefel
 
-BENCHMARKS = {"stiefel": stiefel, "hyperbolic": hyperbolic, "hypercomplex": hypercomplex}
+BENCHMARKS = {"stiefel": stiefel, "hyperbolic": hyperbolic, "hypercomplex": hypercomplex, "poincare": poincare}
 
 
 def main(argv=None) -> None:
@@ -20,13 +20,13 @@ def main(argv=None) -> None:
     parser.add_argument("--batch", type=int, default=None, help="default: the paper's (2048 ViT, 64 HNN, 64 PHYDI)")
     parser.add_argument("--repeats", type=int, default=10)
     parser.add_argument("--json", action="store_true", help="print one JSON object instead of a table")
-    parser.add_argument("--quick", action="store_true", help="hypercomplex only: the smallest training case (a smoke run)")
+    parser.add_argument("--quick", action="store_true", help="hypercomplex and poincare only: the smallest case (a smoke run)")
     args = parser.parse_args(argv)
     bench = BENCHMARKS[args.name]
     kwargs = {"batch": args.batch} if args.batch else {}
     if args.quick:
-        if args.name != "hypercomplex":
-            parser.error("--quick is only for hypercomplex")
+        if args.name not in ("hypercomplex", "poincare"):
+            parser.error("--quick is only for hypercomplex and poincare")
         kwargs["quick"] = True
     result = bench.run(torch.device(args.device), repeats=args.repeats, **kwargs)
     print(json.dumps(result) if args.json else bench.describe(result))

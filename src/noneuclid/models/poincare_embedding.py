@@ -2,6 +2,10 @@
 
 from __future__ import annotations
 
+import math
+
+import numba
+import numpy as np
 import torch
 from torch import Tensor, nn
 
@@ -11,24 +15,123 @@ from noneuclid.nn.hyperbolic import PoincareParameter
 
 class PoincareEmbedding(nn.Module):
     """Points theta_i of the Poincare ball of curvature -c, initialised uniformly in [-init, init]^dim
-    (Nickel & Kiela: init 1e-4 in the reference code); forward gives distances d(theta_u, theta_v)."""
+    (Nickel & Kiela: init 1e-4 in the reference code); forward gives distances d(theta_u, theta_v).
 
-    def __init__(self, num_nodes: int, dim: int, c: float = 1.0, init: float = 1e-4):
+    sparse: `loss_terms` gives the weight a sparse gradient that holds the batch's rows only (as the
+    reference's nn.Embedding(sparse=True)), computed in one compiled pass over the batch (CPU);
+    RiemannianSGD then updates those rows alone. False: the dense gradient of the whole table, by
+    autograd through `forward` (the reference that the sparse update is tested against; any device)."""
+
+    def __init__(self, num_nodes: int, dim: int, c: float = 1.0, init: float = 1e-4, sparse: bool = True):
         super().__init__()
-        self.c = c
+        self.c, self.sparse = c, sparse
         self.weight = PoincareParameter(torch.empty(num_nodes, dim).uniform_(-init, init), c)
 
     def forward(self, u: Tensor, v: Tensor) -> Tensor:
         """u [batch] and v [batch, m] node ids -> d(theta_u, theta_v) [batch, m]."""
         return pb.dist(self.weight[u].unsqueeze(-2), self.weight[v], self.c)
 
+    def loss_terms(self, idx: Tensor, keep: Tensor) -> Tensor:
+        """Nickel & Kiela's eq. (6) for each edge (u, v): with idx [batch, 1 + k] = (u, v, drawn nodes),
+        d_j = d(theta_u, theta_{idx_j}) and keep [batch, k] the candidates (v, drawn nodes) in the sum,
+            L(u, v) = d_1 + log sum_{j kept} exp(-d_j),   [batch]."""
+        if not self.sparse:
+            d = self(idx[:, 0], idx[:, 1:])
+            return torch.logsumexp((-d).masked_fill(~keep, float("-inf")), 1) + d[:, 0]
+        if self.weight.device.type != "cpu":
+            raise ValueError("model.sparse=true runs on the CPU (a compiled loop); set model.sparse=false on "
+                             f"{self.weight.device.type}")
+        return _SparseNegativeSampling.apply(self.weight, idx, keep, self.c)
+
     @torch.no_grad()
     def ranking_key(self, u: Tensor) -> Tensor:
-        """A key [len(u), nodes] with the order of d(theta_u, theta_w) over all nodes w for each row:
-        d = arcosh(1 + 2 ||u - w||^2 / ((1 - c||u||^2)(1 - c||w||^2))) is increasing in
-        ||u - w||^2 / (1 - c||w||^2), computed with one matrix product (no [rows, nodes, dim] tensor)."""
+        """A key [len(u), nodes] with the order of d(theta_u, theta_w) over all nodes w for each row.
+        d = arcosh(1 + 2c ||u - w||^2 / ((1 - c||u||^2)(1 - c||w||^2))) is increasing in
+        ||u - w||^2 a_w with a_w = 1 / (1 - c||w||^2), which is, up to a constant,
+            (||u||^2 + 1/c) a_w - 2 <u, a_w w>:
+        one matrix product [rows, dim + 1] x [dim + 1, nodes], no [rows, nodes, dim] tensor."""
         w = self.weight
+        a = 1 / pb.gap(w, self.c).clamp_min(pb.MIN_NORM)  # [nodes, 1]
         x = w[u]
-        sq = w.pow(2).sum(-1)  # [nodes]
-        diff2 = (x.pow(2).sum(-1, keepdim=True) + sq - 2 * x @ w.T).clamp_min(0)  # [rows, nodes]
-        return diff2 / (1 - self.c * sq).clamp_min(pb.MIN_NORM)
+        rows = torch.cat([x.pow(2).sum(-1, keepdim=True) + 1 / self.c, -2 * x], 1)  # [len(u), dim + 1]
+        return rows @ torch.cat([a, a * w], 1).T
+
+
+class _SparseNegativeSampling(torch.autograd.Function):
+    """The loss terms of `PoincareEmbedding.loss_terms` [B] from the rows idx [B, 1 + k] of the weight,
+    and their gradient as a sparse tensor with one entry per occurrence of a row (`_terms_and_grads`)."""
+
+    @staticmethod
+    def forward(ctx, weight: Tensor, idx: Tensor, keep: Tensor, c: float) -> Tensor:
+        terms = torch.empty(idx.shape[0], dtype=weight.dtype)
+        grads = torch.empty(*idx.shape, weight.shape[1], dtype=weight.dtype)  # d terms_b / d rows, [B, 1 + k, dim]
+        numba.set_num_threads(torch.get_num_threads())  # trainer.threads governs both
+        _terms_and_grads(weight.detach().numpy(), idx.numpy(), keep.numpy(), c, terms.numpy(), grads.numpy())
+        ctx.save_for_backward(idx, grads)
+        ctx.shape = weight.shape
+        return terms
+
+    @staticmethod
+    def backward(ctx, grad: Tensor):
+        idx, grads = ctx.saved_tensors
+        values = grads.mul_(grad[:, None, None]).view(-1, grads.shape[-1])  # grads is not used again
+        return torch.sparse_coo_tensor(idx.flatten()[None], values, ctx.shape, check_invariants=False), None, None, None
+
+
+@numba.njit(cache=True, parallel=True, fastmath=True)
+def _terms_and_grads(weight, idx, keep, c, terms, grads):  # pragma: no cover (compiled)
+    """For each edge b, with x = weight[idx[b, 0]], y_j = weight[idx[b, j]] (j >= 1), g = 1 - c||.||^2,
+    z_j = c ||x - y_j||^2 / (g_x g_y_j) and d_j = 2 / sqrt(c) asinh(sqrt(z_j)) (Nickel & Kiela's eq. 1):
+    terms[b] = d_1 + log sum_{j kept} exp(-d_j), and grads[b] its gradient w.r.t. each row, in closed form
+        dd/dx = 2 sqrt(c) / (g_x g_y sqrt(z (1 + z))) [(x - y) + c ||x - y||^2 x / g_x]   (y symmetric),
+    dterms/dd_j = [j = 1] - softmax_j(-d) over the kept j. One pass, no [B, k, dim] temporaries."""
+    sc = math.sqrt(c)
+    n_edges, k = idx.shape
+    dim = weight.shape[1]
+    for b in numba.prange(n_edges):
+        u = idx[b, 0]
+        gx = 1.0 - c * _dot(weight, u, u)
+        s, gy, d = np.empty(k), np.empty(k), np.empty(k)
+        top = -np.inf
+        for j in range(1, k):
+            r = idx[b, j]
+            s[j] = _sqdist(weight, u, r)
+            gy[j] = 1.0 - c * _dot(weight, r, r)
+            d[j] = 2.0 / sc * math.asinh(math.sqrt(c * s[j] / (gx * gy[j])))
+            if keep[b, j - 1] and -d[j] > top:
+                top = -d[j]
+        total = 0.0
+        for j in range(1, k):
+            if keep[b, j - 1]:
+                total += math.exp(-d[j] - top)
+        lse = top + math.log(total)
+        terms[b] = d[1] + lse
+        grads[b, 0, :] = 0.0
+        for j in range(1, k):
+            r = idx[b, j]
+            p = math.exp(-d[j] - lse) if keep[b, j - 1] else 0.0
+            z = c * s[j] / (gx * gy[j])
+            coef = ((1.0 if j == 1 else 0.0) - p) * 2.0 * sc / (gx * gy[j] * max(math.sqrt(z * (1.0 + z)), 1e-15))
+            ay, ax = coef * c * s[j] / gy[j], coef * c * s[j] / gx
+            for i in range(dim):
+                diff = weight[u, i] - weight[r, i]
+                grads[b, j, i] = ay * weight[r, i] - coef * diff
+                grads[b, 0, i] += coef * diff + ax * weight[u, i]
+
+
+@numba.njit(inline="always")
+def _dot(weight, a, b):  # pragma: no cover (compiled)
+    """<weight[a], weight[b]>"""
+    total = 0.0
+    for i in range(weight.shape[1]):
+        total += weight[a, i] * weight[b, i]
+    return total
+
+
+@numba.njit(inline="always")
+def _sqdist(weight, a, b):  # pragma: no cover (compiled)
+    """||weight[a] - weight[b]||^2, without the cancellation of ||a||^2 - 2<a, b> + ||b||^2"""
+    total = 0.0
+    for i in range(weight.shape[1]):
+        total += (weight[a, i] - weight[b, i]) ** 2
+    return total

@@ -36,11 +36,14 @@ def adam_rsgd(named_params, lr: float, betas, embedding_lr: float, ball_lr: floa
     return CompositeOptimizer(opts, clip_norm)
 
 
-def rsgd(named_params, lr: float, burnin_epochs: int = 0, burnin_factor: float = 0.1) -> RiemannianSGD:
+def rsgd(named_params, lr: float, burnin_epochs: int = 0, burnin_factor: float = 0.1,
+         retraction: bool = False) -> RiemannianSGD:
     """Riemannian SGD for every parameter (Nickel & Kiela's Poincare embeddings), at lr * burnin_factor
     for the first burnin_epochs epochs (their burn-in phase), then at lr (switched by end_epoch; the
-    countdown is kept in the optimizer's state_dict, so a resumed run continues it)."""
-    optimizer = RiemannianSGD([p for _, p in named_params], lr=lr * (burnin_factor if burnin_epochs else 1.0))
+    countdown is kept in the optimizer's state_dict, so a resumed run continues it); retraction: their
+    update x - lr grad_R instead of the exponential map (see RiemannianSGD)."""
+    optimizer = RiemannianSGD([p for _, p in named_params], lr=lr * (burnin_factor if burnin_epochs else 1.0),
+                              retraction=retraction)
     for group in optimizer.param_groups:
         group.update(burnin_epochs_left=burnin_epochs, full_lr=lr)
     return optimizer

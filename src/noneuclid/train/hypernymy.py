@@ -11,7 +11,8 @@ Evaluation (the paper's "reconstruction"): for each node u with ancestors A(u), 
 by its distance from u among all nodes other than u; the mean rank counts, for each (u, v), the
 nodes outside A(u) closer than v, plus 1 (mean over edges); the average precision of u is
 mean over v in A(u) of |{a in A(u): d(u, a) <= d(u, v)}| / |{w != u: d(u, w) <= d(u, v)}|, and MAP
-is its mean over nodes. Computed in chunks of rows, with one sorted search per chunk.
+is its mean over nodes. Computed in chunks of rows: one matrix product for the keys and one comparison with the farthest
+ancestor's key per chunk.
 """
 
 from __future__ import annotations
@@ -52,15 +53,18 @@ class Hypernymy:
         return -(-len(self.edges) // self.batch_size)
 
     def batches(self, epoch: int):
-        """(u [B], candidates [B, 1 + negatives]: v then the drawn nodes, unrelated [B, negatives]).
-        The draws depend only on (seed, epoch), like the batch order: a resumed run sees the same ones."""
+        """(idx [B, 2 + negatives]: u, v, then the drawn nodes; keep [B, 1 + negatives]: v and the drawn
+        nodes not related to u; u [B], last, as the trainer counts a batch's examples by the last
+        element). The draws depend only on (seed, epoch), like the batch order: a resumed run sees the
+        same ones."""
         g = torch.Generator().manual_seed(self.seed * 100_003 + epoch + 7)
         for idx in _shuffled(len(self.edges), self.batch_size, self.seed, epoch, self.edges.device):
             u, v = self.edges[idx].unbind(1)
             w = torch.randint(self.num_nodes, (len(idx), self.negatives), generator=g).to(u.device)
             related = self._related(u[:, None], w)
             w = torch.where(related, v[:, None], w)  # masked out of the loss; never d(u, u) (its gradient is NaN)
-            yield u, torch.cat([v[:, None], w], 1), ~related
+            idx = torch.cat([u[:, None], v[:, None], w], 1)
+            yield idx, torch.cat([torch.ones_like(related[:, :1]), ~related], 1), idx[:, 0]
 
     def _related(self, u: Tensor, w: Tensor) -> Tensor:
         """Whether u = w or (u, w) or (w, u) is an edge, elementwise over broadcast u and w."""
@@ -69,10 +73,8 @@ class Hypernymy:
         return (self.related[pos] == keys) | (u == w)
 
     def loss(self, model, batch) -> tuple[Tensor, float]:
-        u, candidates, unrelated = batch
-        logits = -model(u, candidates)  # [B, 1 + negatives]
-        keep = torch.cat([torch.ones_like(unrelated[:, :1]), unrelated], 1)
-        terms = torch.logsumexp(logits.masked_fill(~keep, float("-inf")), 1) - logits[:, 0]
+        idx, keep, _ = batch
+        terms = model.loss_terms(idx, keep)  # eq. (6) of Nickel & Kiela, [B]
         return terms.mean(), float(terms.detach().sum())
 
     def finish_loss(self, mean_term: float) -> float:
@@ -86,29 +88,35 @@ class Hypernymy:
         starts, ends = torch.searchsorted(nodes, self.eval_rows), torch.searchsorted(nodes, self.eval_rows, right=True)
         for chunk in range(0, len(self.eval_rows), self.eval_chunk):
             rows = self.eval_rows[chunk: chunk + self.eval_chunk]
-            lo, hi = starts[chunk: chunk + self.eval_chunk], ends[chunk: chunk + self.eval_chunk]
             key = model.ranking_key(rows)  # [R, N]
             nonfinite += int((~torch.isfinite(key)).any(1).sum())
             key[torch.arange(len(rows)), rows] = float("inf")  # u itself is not ranked
-            count = hi - lo  # ancestors per row
-            width = int(count.max())
-            slot = torch.arange(width, device=rows.device)
-            valid = slot < count[:, None]  # [R, K]
-            anc = self.ancestors[(lo[:, None] + slot).clamp_max(len(self.ancestors) - 1), 1]  # [R, K]
-            anc_key = key.gather(1, anc).masked_fill(~valid, float("inf")).sort(1).values  # [R, K] ascending
-            # closer[r, j] = |{w : key[w] <= anc_key[r, j]}| (the j + 1 nearest ancestors included),
-            # from one sorted search of all keys: bucket[r, w] = ancestors with a smaller key than w
-            bucket = torch.searchsorted(anc_key, key)  # [R, N]
-            hist = torch.zeros(len(rows), width + 1, dtype=torch.long, device=rows.device)
-            hist.scatter_add_(1, bucket, torch.ones_like(bucket))
-            closer = hist.cumsum(1)[:, :width]  # [R, K]
-            rank = (closer - slot).to(key.dtype)  # non-ancestors closer, + 1
-            precision = (slot + 1) / closer.to(key.dtype)
+            lo, count = starts[chunk: chunk + self.eval_chunk], (ends - starts)[chunk: chunk + self.eval_chunk]
+            rank, precision, valid = self._ranks(key, lo, count)
             rank_sum += float(rank[valid].sum())
             edges += int(valid.sum())
             ap_sum += float((precision * valid).sum(1).div(count).sum())
         return {f"{split}_mean_rank": rank_sum / edges, f"{split}_map": ap_sum / len(self.eval_rows),
                 f"{split}_nodes": len(self.eval_rows), f"{split}_nonfinite": nonfinite}
+
+    def _ranks(self, key: Tensor, lo: Tensor, count: Tensor) -> tuple[Tensor, Tensor, Tensor]:
+        """For rows with keys key [R, N] and ancestors self.ancestors[lo:lo + count]: the rank of each
+        ancestor (nodes outside the ancestors closer, + 1) and the precision at it, [R, K], with the
+        mask of real ancestors valid [R, K]. Only nodes as close as the row's farthest ancestor count,
+        so one comparison of the whole chunk with that bound is the only [R, N] pass besides the key."""
+        width = int(count.max())
+        slot = torch.arange(width, device=key.device)
+        valid = slot < count[:, None]  # [R, K]
+        anc = self.ancestors[(lo[:, None] + slot).clamp_max(len(self.ancestors) - 1), 1]  # [R, K]
+        anc_key = key.gather(1, anc).masked_fill(~valid, float("inf")).sort(1).values  # [R, K] ascending
+        bound = anc_key.masked_fill(~valid, float("-inf")).max(1, keepdim=True).values  # [R, 1]
+        r, w = (key <= bound).nonzero(as_tuple=True)  # the nodes within the bound, [C] each
+        below = (anc_key[r] < key[r, w, None]).sum(1)  # ancestors strictly closer than w, [C]
+        hist = torch.zeros(len(key), width + 1, dtype=torch.long, device=key.device)
+        hist.index_put_((r, below), torch.ones_like(below), accumulate=True)
+        closer = hist.cumsum(1)[:, :width]  # [R, K]: nodes w with key[w] <= anc_key[j], ancestors included
+        rank = (closer - slot).to(key.dtype)  # non-ancestors closer, + 1
+        return rank, (slot + 1) / closer.to(key.dtype), valid
 
 
 def build(cfg, hierarchy) -> Hypernymy:

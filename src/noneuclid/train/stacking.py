@@ -108,8 +108,9 @@ def stack_checkpoints(ckpts: list[dict]) -> dict:
 
 def finite_runs(model, runs: int) -> torch.Tensor:
     """[runs] bool: whether every gradient element of each run is finite (alone: one fused max-abs
-    over all weights, which unlike a 2-norm cannot overflow; stacked: one reduction per weight)."""
-    grads = [p.grad for p in model.parameters() if p.grad is not None]
+    over all weights, which unlike a 2-norm cannot overflow; stacked: one reduction per weight). A
+    sparse gradient counts by its entries."""
+    grads = [p.grad._values() if p.grad.is_sparse else p.grad for p in model.parameters() if p.grad is not None]
     if not grads:
         return torch.ones(runs, dtype=torch.bool)
     if runs == 1:
