@@ -136,3 +136,24 @@ def test_fisher_exact_test_of_two_shares():
     assert math.isclose(fisher_exact(1, 10, 11, 14), 0.0027594561852200836)  # scipy.stats.fisher_exact
     assert fisher_exact(5, 5, 5, 5) == 1.0 and fisher_exact(0, 1, 1, 1) == 1.0
     assert math.isclose(fisher_exact(6, 9, 9, 9), fisher_exact(9, 9, 6, 9))  # symmetric in the two shares
+
+
+def test_run_table_is_merged_and_rewritten_byte_identical(four_runs, tmp_path):
+    """runs.csv and curves.csv from the run folders; a run whose folder is gone keeps its rows; writing
+    again what was read gives the same bytes."""
+    import shutil
+
+    from noneuclid.report import run_table
+    out = tmp_path / "results"
+    written = run_table.export(four_runs, "brantner", "smoke", out)
+    assert [p.name for p in written] == ["runs.csv", "curves.csv"]
+    runs = pd.read_csv(out / "runs.csv")
+    assert len(runs) == 4 and list(runs.columns[:6]) == run_table.LEADING
+    assert {"final_train_loss", "env.git_commit", "env.torch", "env.torch_threads", "cfg.optim.name"} <= set(runs.columns)
+    assert not any(c.startswith("cfg.paths.") for c in runs.columns)
+    assert len(pd.read_csv(out / "curves.csv")) == 4 * 2
+    first = {name: (out / name).read_bytes() for name in ("runs.csv", "curves.csv")}
+    gone = next(p for p in (four_runs / "brantner" / "smoke").iterdir() if p.is_dir())
+    shutil.rmtree(gone)
+    run_table.export(four_runs, "brantner", "smoke", out)
+    assert {name: (out / name).read_bytes() for name in first} == first

@@ -5,6 +5,11 @@ refreshes that paper's results block in README.md (smoke results never replace i
 html: writes results/index.html from those folders. all: every paper that has runs (the others are
 named and left as they are), then html.
 
+    python -m noneuclid.report export PAPER [--runs runs] [--profile cpu] [--results results]
+
+writes (merges into) results/<paper>/<profile>/runs.csv and curves.csv, the per-run data of the ended
+runs (see report/run_table.py); every paper report writes them too.
+
     python -m noneuclid.report runs ROOT [ROOT ...] [--csv FILE]
 
 prints every run folder under the roots (any sweeps, any papers) as one tidy table, runs of the same
@@ -18,7 +23,7 @@ import sys
 from pathlib import Path
 
 from noneuclid import papers
-from noneuclid.report import aggregate, html, readme
+from noneuclid.report import aggregate, html, readme, run_table
 
 PAPERS = {key: importlib.import_module(paper.reports[0]) for key, paper in papers.PAPERS.items()}
 
@@ -27,6 +32,8 @@ def main(argv=None) -> int:
     argv = sys.argv[1:] if argv is None else argv
     if argv[:1] == ["runs"]:
         return tidy_table(argv[1:])
+    if argv[:1] == ["export"]:
+        return export(argv[1:])
     parser = argparse.ArgumentParser(prog="python -m noneuclid.report", description=__doc__,
                                      formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("paper", choices=[*sorted(PAPERS), "html", "all"])
@@ -85,7 +92,21 @@ def tidy_table(argv) -> int:
     return 0
 
 
+def export(argv) -> int:
+    parser = argparse.ArgumentParser(prog="python -m noneuclid.report export")
+    parser.add_argument("paper", choices=sorted(PAPERS))
+    parser.add_argument("--runs", type=Path, default=Path(os.environ.get("NONEUCLID_RUNS_DIR", "runs")))
+    parser.add_argument("--profile", default="cpu")
+    parser.add_argument("--results", type=Path, default=Path("results"))
+    args = parser.parse_args(argv)
+    for path in run_table.export(args.runs, args.paper, args.profile, args.results / args.paper / args.profile):
+        print(path)
+    return 0
+
+
 def report_paper(paper: str, args) -> int:
+    for path in run_table.export(args.runs, paper, args.profile, args.results / paper / args.profile):
+        print(path)
     try:
         out = args.out or args.results / paper / args.profile
         seeds = {"seeds": args.seeds} if args.seeds else {}

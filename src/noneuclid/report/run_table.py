@@ -1,0 +1,70 @@
+"""The per-run data committed with the results, so that tables can be redrawn without run folders:
+
+    results/<paper>/<profile>/runs.csv    one row per ended run (done, diverged, failed): its folder
+                                          name, status, experiment, settings id, seed, dtype, every
+                                          setting (cfg.*), the metrics of summary.json, and the commit,
+                                          torch version and threads it ran with (env.*)
+    results/<paper>/<profile>/curves.csv  one row per run and logged evaluation (metrics.jsonl)
+
+Written from the run folders under runs/<paper>/<profile> and merged with the rows already there: a
+run whose folder is gone (another machine, an earlier session) keeps its rows, a run found again
+replaces them. Numbers are written with 10 significant digits, so that writing what was read gives
+the same bytes.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pandas as pd
+
+from noneuclid.report import aggregate
+
+FLOAT_FORMAT = "%.10g"
+LEADING = ["run", "status", "experiment", "settings_id", "seed", "dtype"]
+LEFT_OUT = ("path", "cfg.paths.", "env.command", "env.platform", "env.processor", "env.python", "env.numpy")
+
+
+def ended_runs(runs_dir: Path, paper: str, profile: str) -> tuple[pd.DataFrame, pd.DataFrame]:
+    """(runs, curves) of the ended runs under runs_dir/paper/profile, in the columns of the files."""
+    root = Path(runs_dir) / paper / profile
+    if not root.is_dir():
+        return pd.DataFrame(), pd.DataFrame()
+    runs = aggregate.runs([root])
+    if runs.empty:
+        return runs, pd.DataFrame()
+    runs = runs[runs.status.isin(["done", "diverged", "failed"])]
+    runs = runs.assign(experiment=runs["cfg.experiment_name"], seed=runs["cfg.seed"], dtype=runs["cfg.trainer.dtype"])
+    runs = runs[[c for c in runs.columns if not c.startswith(LEFT_OUT)]]
+    curves = aggregate.curves([root])
+    curves = curves[curves.run.isin(runs.run)] if not curves.empty else curves
+    return runs, curves
+
+
+def merged(old: pd.DataFrame, new: pd.DataFrame, keys: list[str]) -> pd.DataFrame:
+    """old's rows of runs that new does not have, and new's rows; sorted by keys, LEADING columns first."""
+    if not old.empty and not new.empty:
+        old = old[~old.run.isin(set(new.run))]
+    table = pd.concat([t for t in (old, new) if not t.empty], ignore_index=True)
+    if table.empty:
+        return table
+    first = [c for c in (*keys, *LEADING) if c in table.columns]
+    first = list(dict.fromkeys(first))
+    return table[first + sorted(c for c in table.columns if c not in first)].sort_values(keys, kind="stable")
+
+
+def export(runs_dir: Path, paper: str, profile: str, out: Path) -> list[Path]:
+    """Write (merge into) out/runs.csv and out/curves.csv; returns the files written."""
+    runs, curves = ended_runs(runs_dir, paper, profile)
+    written = []
+    for name, new, keys in (("runs.csv", runs, ["run"]), ("curves.csv", curves, ["run", "step"])):
+        path = Path(out) / name
+        old = pd.read_csv(path, low_memory=False) if path.exists() else pd.DataFrame()
+        table = merged(old, new, keys)
+        if table.empty:
+            continue
+        path.parent.mkdir(parents=True, exist_ok=True)
+        table.to_csv(path, index=False, float_format=FLOAT_FORMAT)
+        written.append(path)
+    return written
+
