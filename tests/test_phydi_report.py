@@ -144,3 +144,18 @@ def test_digest_groups_the_checks_by_outcome_in_the_papers_terms():
         "n = 2: PHResNet18, PHResNet50, PHResNet152; n = 3: PHResNet18, PHResNet50, PHResNet152 (6 of the paper's 9 cells)")
     ran = {(18, 4, 0.1): {}, (50, 4, 0.01): {}, (18, 2, 0.1): {}, (50, 2, 0.01): {}, (18, 3, 0.1): {}}
     assert phydi.not_run(ran, phydi.PAPER_TABLE2) == "n = 3: PHResNet50 (lr 0.01) (1 of the paper's 6 cells)"
+
+
+def test_fig4_counts_epochs_to_the_profiles_reachable_threshold(tmp_path):
+    """report.fig4_threshold x U: where the paper's scaled T is out of reach, epochs to T_r are counted."""
+    unigram = {2: 300.0, 4: 300.0}
+    cells = {(n, 2): {"pre": _lm(100, 102, 98), "post": _lm(150, 152, 148)} for n in (2, 4)}
+    rows = phydi.fig4_rows(cells, unigram, ratio=0.6)
+    assert set(rows["T_r"]) == {180.0} and set(rows["reached T_r"]) == {"3/3"}
+    assert set(rows["epochs to ppl <= T (ours)"]) == {"not reached"}  # T = 200 x 300 / 804 = 75
+    assert set(rows.n) == {2, 4}
+    assert "T_r" not in phydi.fig4_rows(cells, unigram)
+    runs = pd.DataFrame({"cfg.report.fig4_threshold": [0.6, 0.6]})
+    assert phydi.threshold_ratio(runs) == 0.6 and phydi.threshold_ratio(pd.DataFrame({"x": [1]})) is None
+    phydi.fig4(rows, tmp_path / "fig4")
+    assert (tmp_path / "fig4.png").exists()

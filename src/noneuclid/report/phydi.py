@@ -239,25 +239,45 @@ def _lm_values(curves: Curves, diverged: dict, threshold: float) -> tuple[list[f
     return first, best
 
 
-def fig4_rows(cells: dict[tuple, dict[str, tuple[Curves, dict]]], unigram: dict[int, float]) -> pd.DataFrame:
+def fig4_rows(cells: dict[tuple, dict[str, tuple[Curves, dict]]], unigram: dict[int, float],
+              ratio: float | None = None) -> pd.DataFrame:
     """One row per (n, depth, norm): seeds, epochs to ppl <= T, best val ppl (mean +- s.e.), diverged
-    seeds, the unigram perplexity U and T. cells: (n, depth) -> norm -> (val-ppl curves, seed -> diverged)."""
+    seeds, the unigram perplexity U and T; with the profile's rule `ratio` (report.fig4_threshold) also
+    epochs to ppl <= T_r = ratio x U. cells: (n, depth) -> norm -> (val-ppl curves, seed -> diverged)."""
     rows = []
     for (n, depth), norms in sorted(cells.items()):
         t = scaled_threshold(unigram[n])
         for norm, (curves, diverged) in sorted(norms.items()):
             first, best = _lm_values(curves, diverged, t)
-            reached = [f for f in first if not math.isinf(f)]
-            rows.append({"n": n, "depth": depth, "norm": norm, "seeds": curves.shape[1],
-                         "epochs to ppl <= T (ours)": str(estimate(reached)) if reached else "not reached",
-                         "reached T": f"{len(reached)}/{len(first)}",
-                         "best val ppl (ours)": "diverged" if math.isinf(estimate(best).mean) else str(estimate(best)),
-                         "best val ppl mean": estimate(best).mean,
-                         "best val ppl se": estimate(best).se,
-                         "diverged": sum(bool(v) for v in diverged.values()),
-                         "epochs": max((len(curves[s].dropna()) for s in curves), default=0),
-                         "unigram ppl U": round(unigram[n], 1), "T": round(t, 1)})
+            row = {"n": n, "depth": depth, "norm": norm, "seeds": curves.shape[1], **_reached(first, "T"),
+                   "best val ppl (ours)": "diverged" if math.isinf(estimate(best).mean) else str(estimate(best)),
+                   "best val ppl mean": estimate(best).mean,
+                   "best val ppl se": estimate(best).se,
+                   "diverged": sum(bool(v) for v in diverged.values()),
+                   "epochs": max((len(curves[s].dropna()) for s in curves), default=0),
+                   "unigram ppl U": round(unigram[n], 1), "T": round(t, 1)}
+            if ratio is not None:
+                row.update(_reached(_lm_values(curves, diverged, ratio * unigram[n])[0], "T_r"),
+                           T_r=round(ratio * unigram[n], 1))
+            rows.append(row)
     return pd.DataFrame(rows)
+
+
+def _reached(first: list[float], name: str) -> dict:
+    """Epochs to a threshold over the seeds that reached it (mean +- s.e.), and how many did."""
+    reached = [f for f in first if not math.isinf(f)]
+    return {f"epochs to ppl <= {name} (ours)": str(estimate(reached)) if reached else "not reached",
+            f"reached {name}": f"{len(reached)}/{len(first)}"}
+
+
+def threshold_ratio(runs: pd.DataFrame) -> float | None:
+    """The profile's rule for Fig. 4's reachable threshold, report.fig4_threshold (T_r = it x U), as the
+    runs were configured with it; None where none is set."""
+    column = "cfg.report.fig4_threshold"
+    values = runs[column].dropna().unique() if column in runs else []
+    if len(values) > 1:
+        raise ValueError(f"the transformer runs were configured with several report.fig4_threshold: {list(values)}")
+    return float(values[0]) if len(values) else None
 
 
 def _lm_estimates(norms: dict, t: float) -> tuple[str, dict[str, Estimate]]:
@@ -330,15 +350,18 @@ def _post_depth_check(shallow: dict, deep: dict, t: float, unigram: float) -> di
 
 
 def fig4(rows: pd.DataFrame, out: Path) -> None:
-    """Left: epochs to ppl <= T by depth (x at the top: not reached or diverged); right: best validation
-    perplexity by depth (mean +- s.e.) with the unigram perplexity U and T. One line per norm and n."""
+    """Left: epochs to ppl <= T_r (the profile's reachable threshold; T where it has none) by depth (x at
+    the top: not reached or diverged); right: best validation perplexity by depth (mean +- s.e.) with the
+    unigram perplexity U, T and T_r. One line per norm and n."""
     fig, (ax, bx) = plt.subplots(1, 2, figsize=(10, 4))
     ceiling = int(rows.epochs.max()) + 1
+    name = "T_r" if "T_r" in rows else "T"  # the profile's reachable threshold, where it has one
+    column = f"epochs to ppl <= {name} (ours)"
     for (norm, n), g in rows.groupby(["norm", "n"]):
         g = g.sort_values("depth")
-        first = [float(v.split(" ")[0]) if v != "not reached" else ceiling for v in g["epochs to ppl <= T (ours)"]]
+        first = [float(v.split(" ")[0]) if v != "not reached" else ceiling for v in g[column]]
         line, = ax.plot(g.depth, first, marker="o", label=f"{NAMES[norm]}, n={n}")
-        missed = [v == "not reached" for v in g["epochs to ppl <= T (ours)"]]
+        missed = [v == "not reached" for v in g[column]]
         ax.scatter(g.depth[missed], [ceiling] * sum(missed), marker="x", s=60, color=line.get_color())
         finite = g[g["best val ppl mean"] < math.inf]
         bx.errorbar(finite.depth, finite["best val ppl mean"], yerr=finite["best val ppl se"], marker="o",
@@ -346,12 +369,14 @@ def fig4(rows: pd.DataFrame, out: Path) -> None:
     for n, g in rows.groupby("n"):
         bx.axhline(g["unigram ppl U"].iloc[0], color="black", lw=0.8, ls="--", label=f"unigram U, n={n}")
         bx.axhline(g["T"].iloc[0], color="grey", lw=0.8, ls=":", label=f"T = 200 U / U_paper, n={n}")
-    ax.set(xscale="log", xlabel="layers", ylabel="epochs to validation perplexity <= T", ylim=(0, ceiling + 0.5),
-           title=f"x at {ceiling}: not reached or diverged")
+        if name == "T_r":
+            bx.axhline(g["T_r"].iloc[0], color="grey", lw=0.8, ls="-.", label=f"T_r = {g['T_r'].iloc[0]:.0f}, n={n}")
+    ax.set(xscale="log", xlabel="layers", ylabel=f"epochs to validation perplexity <= {name}",
+           ylim=(0, ceiling + 0.5), title=f"x at {ceiling}: not reached or diverged")
     ax.yaxis.set_major_locator(MaxNLocator(integer=True))
-    if (rows["epochs to ppl <= T (ours)"] == "not reached").all():  # say so, not just a flat line of x
-        ax.text(0.5, 0.45, f"no run reached T = {rows['T'].min():.1f}\nin {ceiling - 1} epochs", transform=ax.transAxes,
-                ha="center", va="center")
+    if (rows[column] == "not reached").all():  # say so, not just a flat line of x
+        ax.text(0.5, 0.45, f"no run reached {name} = {rows[name].min():.1f}\nin {ceiling - 1} epochs",
+                transform=ax.transAxes, ha="center", va="center")
     bx.set(xscale="log", yscale="log", xlabel="layers", ylabel="best validation perplexity")
     depths = sorted(rows.depth.unique())
     for a in (ax, bx):  # the depths themselves as ticks, not log-scale powers of ten
@@ -543,7 +568,7 @@ def make(runs_dir: Path, profile: str, out: Path, seeds=None, overrides=()) -> l
     else:
         if missing_n:
             skipped.append(f"Fig. 4: n = {', '.join(map(str, missing_n))}")
-        rows = fig4_rows(cells, unigram)
+        rows = fig4_rows(cells, unigram, threshold_ratio(transformers))
         claims = fig4_claims(cells, unigram)
         checks.append(("Fig. 4", claims))
         fig4(rows, out / "fig4")
