@@ -6,6 +6,7 @@ import math
 import os
 from pathlib import Path
 
+import pandas as pd
 import pytest
 import torch
 
@@ -212,3 +213,23 @@ def test_paper_registry_names_every_experiment_config():
     from noneuclid.papers import PAPERS
     for key, paper in PAPERS.items():
         assert {p.stem for p in (CONFIG_DIR / "experiment" / key).glob("*.yaml")} == set(paper.experiments)
+
+
+def test_table2_cells_need_an_embedding_that_reconstructs_the_hierarchy():
+    """Below MIN_EMBEDDING_MAP (or unevaluated) a dimension's cells read "not testable here", and its
+    cells are left out of the claim."""
+    from noneuclid.report import hnn_table2
+    rows = [{"subtree": s, "dim": d, "geometry": g, "seed": k, "f1": f1, "folder": None}
+            for s in wordnet.SUBTREES for d in (2, 5) for k in (0, 1)
+            for g, f1 in (("hyperbolic", 0.9), ("euclidean", 0.8), ("euclidean_log0", 0.7))]
+    values = pd.DataFrame(rows)
+    emb_map = {2: 0.2, 5: 0.8}
+    table = hnn_table2.table2(values, emb_map).set_index(["subtree", "dim"])
+    first = wordnet.SUBTREES[0]
+    assert table.at[(first, 2), "hyperbolic MLR"] == "not testable here (embedding MAP 0.200 < 0.5)"
+    assert table.at[(first, 5), "hyperbolic MLR"].startswith("90.00 ± 0.00 (n=2)")
+    assert table.at[(first, 10), "hyperbolic MLR"] == "not testable here (embedding not evaluated)"
+    lines = hnn_table2.claims(values, emb_map)
+    assert lines[0].startswith(f"Hyperbolic MLR >= both Euclidean MLRs (mean test F1) in {len(wordnet.SUBTREES)} of "
+                               f"{len(wordnet.SUBTREES)} cells")
+    assert "- 2-D: not testable here (embedding MAP 0.200 < 0.5)" in lines
