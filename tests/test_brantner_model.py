@@ -53,7 +53,7 @@ def test_classifier_reads_the_last_token_and_outputs_probabilities():
 
 
 def test_relative_frobenius_loss_of_constant_outputs():
-    """Uniform output: sqrt(0.9) = 0.949; always class k: sqrt(2 (1 - share of k)) (REFERENCE.md)."""
+    """Uniform output: sqrt(0.9) = 0.949; always class k: sqrt(2 (1 - share of k)) (docs/brantner.md)."""
     labels = torch.tensor([8] * 975 + [1] * 9025)
     loss = LOSSES["relative_frobenius"]
     assert loss(torch.full((10000, 10), 0.1, dtype=torch.float64), labels).item() == pytest.approx(math.sqrt(0.9))

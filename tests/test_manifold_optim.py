@@ -1,6 +1,6 @@
 """Property tests for the Algorithm-1 optimizers of Brantner, "Generalizing Adam to manifolds".
 
-Algorithm 1 (REFERENCE.md section 1): rgrad (eq. 3) -> section + lift to g^hor (eq. 10-12) ->
+Algorithm 1 of the paper: rgrad (eq. 3) -> section + lift to g^hor (eq. 10-12) ->
 cache update (eq. 5) -> velocity (eq. 6) -> retraction (eq. 13, 19-21). For vector-space weights the
 lift is the identity and the retraction is addition, so ManifoldGD / ManifoldMomentum / ManifoldAdam
 must reduce to torch's SGD / heavy-ball SGD / Adam.

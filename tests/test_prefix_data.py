@@ -1,4 +1,4 @@
-"""PREFIX-Z% generation exactly as specified (REFERENCE.md section 2)."""
+"""PREFIX-Z% generation exactly as specified (the paper's description; docs/hnn.md, "Values taken from the paper")."""
 
 import pytest
 

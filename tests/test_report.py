@@ -59,17 +59,96 @@ def test_report_seeds_take_lists_and_ranges():
         seed_list("0-x")
 
 
-def test_readme_block_is_replaced_with_relative_links(tmp_path):
-    from noneuclid.report import readme
+def test_docs_block_is_replaced_with_links_relative_to_the_report(tmp_path):
+    from noneuclid.report import docs
     folder = tmp_path / "results" / "brantner" / "cpu"
     folder.mkdir(parents=True)
-    (folder / "summary.md").write_text("# Title\n\n![fig3a](fig3a.png) [x](https://example.org)\n")
-    md = tmp_path / "README.md"
+    (folder / "summary.md").write_text("# Title\n\n## Part\n\n![fig3a](fig3a.png) [x](https://example.org)\n")
+    (tmp_path / "docs").mkdir()
+    md = tmp_path / "docs" / "brantner.md"
     md.write_text("intro\n<!-- results:brantner:start -->\nold\n<!-- results:brantner:end -->\nrest\n")
-    assert readme.update(md, folder, "brantner")
+    assert docs.path(tmp_path / "docs", "brantner") == md
+    assert docs.update(tmp_path / "docs", folder, "brantner")
     text = md.read_text()
-    assert "old" not in text and "### Title" in text and text.endswith("rest\n")
-    assert "](results/brantner/cpu/fig3a.png)" in text and "](https://example.org)" in text
+    assert "old" not in text and "### Title" in text and "#### Part" in text and text.endswith("rest\n")
+    assert text.startswith("intro\n<!-- results:brantner:start -->\n### Title")
+    assert "](../results/brantner/cpu/fig3a.png)" in text and "](https://example.org)" in text
+    assert (md.parent / "../results/brantner/cpu/fig3a.png").resolve() == (folder / "fig3a.png").resolve()
+
+
+def test_docs_block_of_a_second_table_goes_to_its_papers_report_and_leaves_the_other_block(tmp_path):
+    from noneuclid.report import docs
+    folder = tmp_path / "results" / "hnn" / "cpu"
+    folder.mkdir(parents=True)
+    (folder / "summary.md").write_text("# Table 1\n")
+    (folder / "table2.md").write_text("# Table 2\n\n![boundaries](fig_table2_boundaries.png)\n")
+    (tmp_path / "docs").mkdir()
+    md = tmp_path / "docs" / "hnn.md"
+    md.write_text("<!-- results:hnn:start -->\nold 1\n<!-- results:hnn:end -->\nprose\n"
+                  "<!-- results:hnn_table2:start -->\nold 2\n<!-- results:hnn_table2:end -->\n")
+    assert docs.update(tmp_path / "docs", folder, "hnn", block="hnn_table2", source="table2.md")
+    text = md.read_text()
+    assert "old 1" in text and "old 2" not in text and "### Table 2" in text and "### Table 1" not in text
+    assert "](../results/hnn/cpu/fig_table2_boundaries.png)" in text and "\nprose\n" in text
+    assert docs.update(tmp_path / "docs", folder, "hnn")
+    text = md.read_text()
+    assert "old 1" not in text and "### Table 1" in text and "### Table 2" in text
+    assert not (tmp_path / "docs" / "hnn_table2.md").exists()
+
+
+def test_docs_update_leaves_a_report_without_the_block_or_a_missing_report_alone(tmp_path):
+    from noneuclid.report import docs
+    folder = tmp_path / "results" / "phydi" / "cpu"
+    folder.mkdir(parents=True)
+    (folder / "summary.md").write_text("# Results\n")
+    (tmp_path / "docs").mkdir()
+    assert not docs.update(tmp_path / "docs", folder, "phydi")  # no docs/phydi.md
+    assert not (tmp_path / "docs" / "phydi.md").exists()
+    md = tmp_path / "docs" / "phydi.md"
+    md.write_text("a report without markers\n")
+    assert not docs.update(tmp_path / "docs", folder, "phydi")
+    assert md.read_text() == "a report without markers\n"
+
+
+def test_report_command_refreshes_the_papers_docs_block_but_not_for_smoke(monkeypatch, tmp_path):
+    from noneuclid.report import __main__ as cli
+
+    def make(runs_dir, profile, out, overrides=(), **_):
+        out.mkdir(parents=True, exist_ok=True)
+        (out / "summary.md").write_text(f"# {profile} results\n")
+        return [out / "summary.md"]
+
+    monkeypatch.setattr(cli.PAPERS["phydi"], "make", make)
+    (tmp_path / "docs").mkdir()
+    md = tmp_path / "docs" / "phydi.md"
+    md.write_text("<!-- results:phydi:start -->\nold\n<!-- results:phydi:end -->\n")
+    common = ["phydi", "--runs", str(tmp_path / "runs"), "--results", str(tmp_path / "results"),
+              "--docs", str(tmp_path / "docs")]
+    assert cli.main([*common, "--profile", "smoke"]) == 0
+    assert "old" in md.read_text()
+    assert cli.main([*common, "--profile", "cpu"]) == 0
+    assert "### cpu results" in md.read_text() and "old" not in md.read_text()
+
+
+def test_table2_report_refreshes_its_block_in_the_hnn_report(monkeypatch, tmp_path):
+    from noneuclid.report import hnn_table2
+
+    def make(runs_dir, profile, out):
+        out.mkdir(parents=True, exist_ok=True)
+        (out / "table2.md").write_text(f"# Table 2 ({profile})\n")
+        return [out / "table2.md"]
+
+    monkeypatch.setattr(hnn_table2, "make", make)
+    (tmp_path / "docs").mkdir()
+    md = tmp_path / "docs" / "hnn.md"
+    md.write_text("<!-- results:hnn:start -->\nTable 1\n<!-- results:hnn:end -->\n"
+                  "<!-- results:hnn_table2:start -->\nold\n<!-- results:hnn_table2:end -->\n")
+    common = ["--runs", str(tmp_path / "runs"), "--results", str(tmp_path / "results"), "--docs", str(tmp_path / "docs")]
+    assert hnn_table2.main([*common, "--profile", "smoke"]) == 0
+    assert "old" in md.read_text()
+    assert hnn_table2.main([*common, "--profile", "cpu"]) == 0
+    text = md.read_text()
+    assert "### Table 2 (cpu)" in text and "old" not in text and "Table 1" in text
 
 
 def _authors_metadata(folder, epochs: int = 500):

@@ -1,6 +1,6 @@
 """Property tests for the Stiefel-manifold geometry of Brantner, "Generalizing Adam to manifolds".
 
-Notation (paper section 3, appendices A-C; /work/shared/REFERENCE.md section 1):
+Notation (paper section 3, appendices A-C):
     St(N, n) = {Y in R^{N x n}: Y^T Y = I}, canonical metric g_Y(D1, D2) = tr(D1^T (I - Y Y^T / 2) D2),
     section lambda(Y) = [Y, Q] in O(N), global tangent space g^hor = {W = [[A, -B^T], [B, 0]]: A skew},
     E = [I; 0] (N x n), so that Y = lambda E.

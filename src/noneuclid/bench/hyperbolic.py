@@ -1,4 +1,4 @@
-"""Benchmark of Ganea et al.'s models (issue 3, issue 10): one training step of the fully hyperbolic
+"""Benchmark of Ganea et al.'s models: one training step of the fully hyperbolic
 GRU sentence-pair model over the fully Euclidean GRU model, same sizes and batch (PREFIX-like data:
 batch 64, sentences of up to 20 tokens, dimension 5, float64 as in the paper). The hyperbolic
 model runs as configured (compiled: input products, recurrence step, FFNN + MLR) and, for

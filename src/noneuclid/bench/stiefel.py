@@ -1,4 +1,4 @@
-"""Benchmark of Brantner's optimizer (issues 2 and 11):
+"""Benchmark of Brantner's optimizer:
 
 1. one training step of the paper's ViT (batch 2048): ManifoldAdam on the Stiefel model over
    torch.optim.Adam on the Euclidean model (paper: 1.03 on CPU, 3.5 on GPU), and over the other

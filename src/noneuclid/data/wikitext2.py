@@ -16,9 +16,9 @@ build_vocab_from_iterator(map(tokenizer, train_lines), specials=['<unk>']) with 
                    when '<unk>' is a training token (it is in WikiText-2); then padded (below)
 On the real files: 28,782 words; train 2,049,990 tokens, valid 214,417, test 241,859 (the tutorial's
 train_data of [102499, 20]). PHYDI's configs pass max_tokens=28781, which gives 28,780 words (a multiple
-of 4: the two rarest, last-sorted training words become <unk>); REFERENCE.md instead pads the vocabulary
-to a multiple of n, which is load(multiple_of=n): padding entries '<pad0>', '<pad1>', ... get ids after
-every word and never occur in the data.
+of 4: the two rarest, last-sorted training words become <unk>); the suite instead pads the vocabulary
+to a multiple of n (docs/phydi.md, "Values taken from the paper"), which is load(multiple_of=n):
+padding entries '<pad0>', '<pad1>', ... get ids after every word and never occur in the data.
 
 Layout: a split is a 1-D int64 stream of token ids. batchify(stream, columns) -> [rows, columns], column j
 = stream[j*rows:(j+1)*rows] (the tail that fills no whole row is dropped). get_batch(source, i, bptt) ->

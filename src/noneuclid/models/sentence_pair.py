@@ -15,9 +15,9 @@ Both geometries run the same formulas over a space (`noneuclid.geometry.spaces`)
 sweep: seeds and datasets of one architecture trained side by side, see `noneuclid.train.loop`).
 Gradients are clipped per tensor of the original code (`clip_per_tensor`, `nn.parameters.copy_dims`):
 W1 and W2 on their own, and each class's p_k and a_k on their own, as its W_ff_s1, W_ff_s2, P_mlr<k>,
-A_mlr<k>; runs before 2026-11-23 (clip_per_tensor=false) clipped W1 with W2 and the classes together.
+A_mlr<k>; earlier runs (clip_per_tensor=false) clipped W1 with W2 and the classes together.
 Every Mobius operation's result is projected into the ball, as in the original code (`project_results`,
-see `spaces.PoincareBall`); runs before 2026-11-24 (project_results=false) projected only each step's
+see `spaces.PoincareBall`); earlier runs (project_results=false) projected only each step's
 state and the FFNN's output.
 Input: token ids [runs, batch, time] (0 = padding) and lengths [runs, batch] per sentence (or
 [batch, time] and [batch] when runs = 1); output logits [runs, batch, classes] (or [batch, classes]).

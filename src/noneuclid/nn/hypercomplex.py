@@ -8,7 +8,8 @@ so W[a*(out/n) + p, b*(in/n) + q] = sum_s A[s, a, b] F[s, p, q]: block (a, b) of
 For the convolution (PHC) the product acts on the channel axes at every one of the k x k taps. The layer
 holds n^3 + out*in*k^2/n weights instead of out*in*k^2, about 1/n of them. With kron_weights=True
 (the paper's WKP baseline) each product has a learnable weight, W = sum_s w_s A_s (x) F_s, w_s = 1 at
-init (the paper's initial value was lost; REFERENCE.md section 3).
+init (the paper's initial value, section 4.1, is lost from its text; docs/phydi.md, "Values taken
+from the paper").
 
 Initialisation, as the released PHNN/PHYDI code: nn.init.xavier_uniform_ on the stacked tensors
 A [n, n, n] and F [n, out/n, in/n (, k, k)]. torch takes fan_in = size(1) * r and fan_out = size(0) * r

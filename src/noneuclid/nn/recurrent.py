@@ -19,7 +19,7 @@ runs of a stacked sweep) then run as one batched recurrence; gradient clipping s
 Inside the recurrence the batch is the last dimension: states are [*copies, hidden, batch] and the
 space's points lie along dim -2. The compiled step then vectorizes over the batch rather than over
 the n = 5 coordinates (of a 16-wide vector), which made a stacked training step faster when measured
-(`python -m noneuclid.bench hyperbolic`; the README has the figures).
+(`python -m noneuclid.bench hyperbolic`; docs/benchmarks.md has the figures).
 """
 
 from __future__ import annotations

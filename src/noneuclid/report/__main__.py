@@ -1,7 +1,7 @@
 """python -m noneuclid.report brantner|hnn|phydi|html|all [--runs runs] [--profile cpu]
 
 A paper: redraws results/<paper>/<profile>/ from run folders; for the cpu and paper profiles it also
-refreshes that paper's results block in README.md (smoke results never replace it).
+refreshes the results block of that paper's report, docs/<paper>.md (smoke results never replace it).
 html: writes results/index.html from those folders. all: every paper that has runs (the others are
 named and left as they are), then html.
 
@@ -23,7 +23,7 @@ import sys
 from pathlib import Path
 
 from noneuclid import papers
-from noneuclid.report import aggregate, html, readme, run_table
+from noneuclid.report import aggregate, docs, html, run_table
 
 PAPERS = {key: importlib.import_module(paper.reports[0]) for key, paper in papers.PAPERS.items()}
 
@@ -45,8 +45,9 @@ def main(argv=None) -> int:
     parser.add_argument("--seeds", type=seed_list, default=None,
                         help="seeds and ranges, e.g. 0,1,2 or 0-17 (default: brantner 0, hnn the seeds found)")
     parser.add_argument("overrides", nargs="*", help="the training overrides of the runs, e.g. optim.lr=3e-3")
-    parser.add_argument("--readme", type=Path, default=Path("README.md"),
-                        help="README whose results block is refreshed (only without --out, and never for smoke)")
+    parser.add_argument("--docs", type=Path, default=Path("docs"),
+                        help="folder of the reports <paper>.md whose results block is refreshed "
+                             "(only without --out, and never for smoke)")
     args = parser.parse_intermixed_args(argv)  # options may come after the overrides
     if args.paper == "html":
         print(html.make(args.runs, args.profile, args.results))
@@ -116,8 +117,8 @@ def report_paper(paper: str, args) -> int:
         return 1
     for path in written:
         print(path)
-    if args.out is None and args.profile != "smoke" and readme.update(args.readme, out, paper):
-        print(f"{args.readme}: results of {paper} ({args.profile} profile) updated")
+    if args.out is None and args.profile != "smoke" and docs.update(args.docs, out, paper):
+        print(f"{docs.path(args.docs, paper)}: results of {paper} ({args.profile} profile) updated")
     return 0
 
 if __name__ == "__main__":

@@ -27,7 +27,8 @@ from noneuclid.report.estimates import compare, estimate  # noqa: E402
 from noneuclid.train.run_dir import RunDir  # noqa: E402
 
 # The four runs of the paper (configs/variant/brantner/<name>.yaml) -> label and published numbers
-# (REFERENCE.md section 1: Table 2 minutes for 500 epochs; the authors' documentation run); gml = k of
+# (the paper's Table 2: minutes for 500 epochs; the authors' documentation run: test accuracy and final
+# training loss after 500 epochs; both in docs/brantner.md, "Values taken from the paper"); gml = k of
 # the authors' files mnist_nn<k>.h5 and of loss_array<k>, accuracy_score<k> in mnist_metadata.h5.
 SETUPS = {
     "adam_euclidean": dict(label="Adam", color="tab:blue", gpu_min=44, cpu_min=2783, acc=9.74, loss=1.3436, gml=1),

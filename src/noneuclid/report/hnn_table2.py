@@ -5,7 +5,7 @@ boundaries in the 2-D ball, redrawn from finished run folders only.
     python -m noneuclid.report.hnn_table2 [--runs runs] [--profile cpu]
 
 writes results/hnn/<profile>/{table2.csv, table2.md, table2_embeddings.csv, fig_table2_boundaries.{png,pdf}}
-and, for the cpu and paper profiles, copies table2.md into README.md's hnn_table2 results block.
+and, for the cpu and paper profiles, copies table2.md into the hnn_table2 results block of docs/hnn.md.
 """
 
 from __future__ import annotations
@@ -26,7 +26,7 @@ import torch  # noqa: E402
 from noneuclid.config import compose  # noqa: E402
 from noneuclid.data import wordnet  # noqa: E402
 from noneuclid.models.mlr import GEOMETRIES, PointMLR  # noqa: E402
-from noneuclid.report import figures, readme  # noqa: E402
+from noneuclid.report import docs, figures  # noqa: E402
 from noneuclid.report.estimates import t975  # noqa: E402
 from noneuclid.train.run_dir import read_metrics  # noqa: E402
 
@@ -259,8 +259,8 @@ def main(argv=None) -> int:
     parser.add_argument("--runs", type=Path, default=Path(os.environ.get("NONEUCLID_RUNS_DIR", "runs")))
     parser.add_argument("--profile", default="cpu")
     parser.add_argument("--results", type=Path, default=Path("results"))
-    parser.add_argument("--readme", type=Path, default=Path("README.md"),
-                        help="README whose Table 2 block is refreshed (never for smoke)")
+    parser.add_argument("--docs", type=Path, default=Path("docs"),
+                        help="folder of the reports: the Table 2 block of its hnn.md is refreshed (never for smoke)")
     args = parser.parse_args(argv)
     out = args.results / "hnn" / args.profile
     try:
@@ -270,8 +270,8 @@ def main(argv=None) -> int:
         return 1
     for path in written:
         print(path)
-    if args.profile != "smoke" and readme.update(args.readme, out, "hnn_table2", source="table2.md"):
-        print(f"{args.readme}: Table 2 of hnn ({args.profile} profile) updated")
+    if args.profile != "smoke" and docs.update(args.docs, out, "hnn", block="hnn_table2", source="table2.md"):
+        print(f"{docs.path(args.docs, 'hnn')}: Table 2 of hnn ({args.profile} profile) updated")
     return 0
 
 

@@ -4,7 +4,7 @@ Ganea et al.'s models are tiny (dimension 5): one training step is a few hundred
 operations, and much of their cost is per call. Runs that differ only in seed and data (the 3 seeds
 x 3 PREFIX datasets of one Table 1 model) therefore train side by side in one model built with
 `runs=K` (every weight [K, ...]), sharing those calls; `python -m noneuclid.bench hyperbolic` measures
-the runs per hour this gains (stacked_runs_speedup, at one and at two threads; figures in the README).
+the runs per hour this gains (stacked_runs_speedup, at one and at two threads; figures in docs/benchmarks.md).
 
 Each run stays what it would be alone: its initial weights are drawn as for a single run (seed,
 then model) and stacked; Adam and Riemannian SGD act element-wise or row-wise, and gradient clipping

@@ -292,7 +292,7 @@ def _original_order(d) -> bool:
     """data.order: 'shuffled' (examples shuffled, batches drawn anew each epoch) or 'original' (Ganea et
     al.'s code: PREFIX pairs of one first sentence side by side, fixed batches of consecutive
     examples, their order shuffled each epoch)."""
-    order = d.get("order", "shuffled")  # the saved configs of runs before 2026-11-24 have no order: shuffled
+    order = d.get("order", "shuffled")  # saved configs from before data.order existed have none: shuffled
     if order not in ("shuffled", "original"):
         raise ValueError(f"data.order must be 'shuffled' or 'original', got {order!r}")
     return order == "original"
