@@ -4,6 +4,8 @@ report redraws tables and figure from their run folders."""
 
 from __future__ import annotations
 
+import shutil
+
 import pytest
 import torch
 from test_cifar10_data import _batches, write_binary
@@ -88,6 +90,12 @@ def test_report_redraws_tables_and_figure(data_root, tmp_path):
     summary = (tmp_path / "out" / "summary.md").read_text()  # the checks in words come first
     assert summary.index("## What reproduces") < summary.index("## Table1") < summary.index("## Fig. 4")
     assert "Not run at this profile: Table 1: n = 2: PHResNet50" in summary and "Fig. 4: n = 4" in summary
+    # a clean clone: no run folders, only the committed per-run data; the same tables come back
+    drawn = {p.name: p.read_bytes() for p in written if p.suffix in (".csv", ".md")}
+    shutil.rmtree(tmp_path / "runs")
+    report.make(tmp_path / "runs", "smoke", tmp_path / "out")
+    assert {name: (tmp_path / "out" / name).read_bytes() for name in drawn} == drawn
+    assert {"runs.csv", "curves.csv"} <= set(drawn)
 
 
 def test_report_without_runs_says_what_to_run(tmp_path):

@@ -41,7 +41,7 @@ from matplotlib.ticker import MaxNLocator, NullFormatter  # noqa: E402
 import pandas as pd  # noqa: E402
 
 from noneuclid.config import sweep_values  # noqa: E402
-from noneuclid.report import aggregate, figures  # noqa: E402
+from noneuclid.report import figures, run_table  # noqa: E402
 from noneuclid.report.estimates import Estimate, compare, estimate  # noqa: E402
 
 M1_ACCURACY, X_FRACTION = 0.80, 0.9
@@ -443,14 +443,15 @@ def not_run(cells, paper: dict) -> str:
 
 # ---------------------------------------------------------------- run folders -> cells
 
-def _runs(runs_dir: Path, profile: str, model: str) -> tuple[pd.DataFrame, pd.DataFrame]:
-    """(one row per run of `model`, one row per run and evaluated epoch) under runs/phydi/<profile>."""
-    root = Path(runs_dir) / "phydi" / profile
-    runs = aggregate.runs([root]) if root.exists() else pd.DataFrame()
-    if runs.empty:
-        return runs, pd.DataFrame()
+def _runs(out: Path, model: str) -> tuple[pd.DataFrame, pd.DataFrame]:
+    """(one row per run of `model`, one row per run and evaluated epoch) from the per-run data in
+    out/runs.csv and out/curves.csv (run_table)."""
+    paths = [out / "runs.csv", out / "curves.csv"]
+    if not paths[0].exists():
+        return pd.DataFrame(), pd.DataFrame()
+    runs, curves = (pd.read_csv(p, low_memory=False) for p in paths)
     runs = runs[runs["cfg.model.name"] == model].copy()
-    curves = aggregate.curves([Path(p) for p in runs.path]) if len(runs) else pd.DataFrame()
+    curves = curves[curves.run.isin(runs.run)]
     if not curves.empty:
         curves = curves[curves["epoch"].notna() & curves.filter(like="val_").notna().any(axis=1)]
         curves = curves.drop_duplicates(["run", "epoch"], keep="last")
@@ -519,11 +520,13 @@ def _write(table: pd.DataFrame, out: Path, name: str) -> str:
 
 def make(runs_dir: Path, profile: str, out: Path, seeds=None, overrides=()) -> list[Path]:
     """Write table1, table2, their claims, fig4 and its claims (CSV + Markdown), fig4 (PNG + PDF) and
-    summary.md from every run under runs/phydi/<profile> (seeds and overrides are not chosen here)."""
+    summary.md from the per-run data in out (runs.csv, curves.csv), after merging into it the runs under
+    runs/phydi/<profile> (seeds and overrides are not chosen here)."""
     if seeds or overrides:
         raise ValueError("the phydi report reads every run under runs/phydi/<profile>: drop --seeds and overrides")
-    resnets, resnet_curves = _runs(runs_dir, profile, "phresnet")
-    transformers, transformer_curves = _runs(runs_dir, profile, "phtransformer")
+    run_table.export(runs_dir, "phydi", profile, out)
+    resnets, resnet_curves = _runs(out, "phresnet")
+    transformers, transformer_curves = _runs(out, "phtransformer")
     if resnets.empty and transformers.empty:
         raise FileNotFoundError(f"no phydi runs under {runs_dir}/phydi/{profile}: run `python -m noneuclid.train "
                                 f"-m experiment=phydi/table1 profile={profile}` (and table2, fig4) first")

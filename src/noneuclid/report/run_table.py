@@ -45,9 +45,10 @@ def merged(old: pd.DataFrame, new: pd.DataFrame, keys: list[str]) -> pd.DataFram
     """old's rows of runs that new does not have, and new's rows; sorted by keys, LEADING columns first."""
     if not old.empty and not new.empty:
         old = old[~old.run.isin(set(new.run))]
-    table = pd.concat([t for t in (old, new) if not t.empty], ignore_index=True)
-    if table.empty:
-        return table
+    parts = [t for t in (old, new) if not t.empty]
+    if not parts:
+        return pd.DataFrame()
+    table = pd.concat(parts, ignore_index=True)
     first = [c for c in (*keys, *LEADING) if c in table.columns]
     first = list(dict.fromkeys(first))
     return table[first + sorted(c for c in table.columns if c not in first)].sort_values(keys, kind="stable")
