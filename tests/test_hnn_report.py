@@ -1,0 +1,58 @@
+"""Ganea et al.'s Table 1 report from fixture run folders (no training): the seed it reports."""
+
+from __future__ import annotations
+
+import copy
+import json
+
+import pandas as pd
+from omegaconf import OmegaConf
+
+from noneuclid.report import hnn
+
+DATA = ["data.train_size=128", "data.dev_size=64", "data.test_size=64"]
+
+
+def _run(runs, row, seed, dev, test, overrides=DATA, data="prefix10"):
+    """A finished run folder where the report looks for (row, data, seed): its config, a summary with the
+    dev and test accuracy of its best evaluation, one metrics row and DONE."""
+    folder = hnn._folder(runs, "smoke", row, data, seed, overrides)
+    cfg = copy.deepcopy(hnn._cell_config(str(runs), "smoke", row, data, tuple(overrides)))
+    cfg.seed, cfg.experiment_name = seed, "hnn/table1"
+    folder.mkdir(parents=True)
+    (folder / "config.yaml").write_text(OmegaConf.to_yaml(cfg, resolve=True))
+    (folder / "summary.json").write_text(json.dumps({
+        "best_dev_accuracy": dev, "test_accuracy_at_best_dev": test, "final_test_accuracy": test,
+        "nonfinite_events": 0}))
+    (folder / "metrics.jsonl").write_text(json.dumps({"epoch": 1, "step": 2, "train_loss": 0.5, "dev_accuracy": dev,
+                                                      "test_accuracy": test}) + "\n")
+    (folder / "DONE").write_text("")
+
+
+def _cell(runs, seeds, model="euclidean_gru") -> str:
+    table, _ = hnn.table1(runs, "smoke", seeds, DATA, models=(model,), datasets=("prefix10",))
+    return table.loc[0, "PREFIX-10% (ours)"]
+
+
+def test_table1_reports_the_seed_with_the_best_dev_accuracy_not_the_best_test(tmp_path):
+    """The paper's protocol: of the runs of a model, the test accuracy of the one with the best dev
+    accuracy (seed 1 here), whatever the other seeds' test accuracies (seed 2's 97 % is not chosen)."""
+    for seed, dev, test in ((0, 0.90, 0.80), (1, 0.95, 0.85), (2, 0.92, 0.97)):
+        _run(tmp_path, "euclidean_gru", seed, dev, test)
+    assert _cell(tmp_path, (0, 1, 2)) == "85.00 (87.33 ± 8.74, n=3)"
+
+
+def test_table1_breaks_a_tie_on_dev_accuracy_by_the_lowest_seed(tmp_path):
+    """Seeds 1 and 2 share the best dev accuracy: seed 1's test accuracy, in whatever order the seeds come."""
+    for seed, dev, test in ((0, 0.90, 0.97), (1, 0.95, 0.81), (2, 0.95, 0.88)):
+        _run(tmp_path, "euclidean_gru", seed, dev, test)
+    assert _cell(tmp_path, (2, 1, 0)).startswith("81.00 (")
+
+
+def test_table1_says_it_reports_the_seed_with_the_best_dev_accuracy(tmp_path):
+    _run(tmp_path / "runs", "euclidean_gru", 0, 0.9, 0.8)
+    out = tmp_path / "results"
+    hnn.make(tmp_path / "runs", "smoke", out, seeds=(0,), overrides=DATA)
+    caption = "test accuracy of the seed with the best dev accuracy; mean ± s.d. over n seeds"
+    summary = (out / "summary.md").read_text()
+    assert caption in summary and caption in (out / "table1.md").read_text() and "best of the seeds" not in summary
