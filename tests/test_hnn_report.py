@@ -1,4 +1,5 @@
-"""Ganea et al.'s Table 1 report from fixture run folders (no training): the seed it reports."""
+"""Ganea et al.'s Table 1 report from fixture run folders (no training): the seed it reports and the
+paper's numbers as the paper prints them."""
 
 from __future__ import annotations
 
@@ -56,3 +57,24 @@ def test_table1_says_it_reports_the_seed_with_the_best_dev_accuracy(tmp_path):
     caption = "test accuracy of the seed with the best dev accuracy; mean ± s.d. over n seeds"
     summary = (out / "summary.md").read_text()
     assert caption in summary and caption in (out / "table1.md").read_text() and "best of the seeds" not in summary
+
+
+def test_table1_gives_the_papers_numbers_with_the_digits_it_prints(tmp_path):
+    """The paper's 72.10 and 76.50 (PREFIX-50%, RNNs) keep their digits in the Markdown and the CSV; ours
+    have 2 decimals."""
+    _run(tmp_path / "runs", "euclidean_rnn", 0, 0.9, 0.8, data="prefix50")
+    out = tmp_path / "results"
+    hnn.make(tmp_path / "runs", "smoke", out, seeds=(0,), overrides=DATA)
+    table = (out / "table1.md").read_text()
+    assert " 72.10 |" in table and " 76.50 |" in table and "| 80.00 (80.00 ± 0.00, n=1) |" in table
+    csv = pd.read_csv(out / "table1.csv", dtype=str).set_index("model")
+    assert csv.loc["fully Euclidean RNN", "PREFIX-50% (paper)"] == "72.10"
+    assert hnn.PAPER["hyperbolic_rnn_eucl_mlr"][3] == "76.50"
+
+
+def test_the_papers_numbers_in_the_claims_keep_their_digits():
+    acc = {"euclidean": (60.0, 61.0), "hyperbolic_eucl_mlr": (62.0, 63.0), "hyperbolic": (50.0, 51.0)}
+    finished = pd.DataFrame([{"cfg.data.label": "prefix50", "cfg.model.cell": "rnn", "cfg.model.geometry": g,
+                              "test_accuracy_at_best_dev": a / 100} for g, accs in acc.items() for a in accs])
+    line, = [x for x in hnn._claims(finished) if x.startswith("- PREFIX-50%, RNN")]
+    assert "paper hyperbolic + Eucl. MLR 76.50 vs Euclidean 72.10 (+4.40)" in line
