@@ -1,5 +1,5 @@
-"""Ganea et al.'s Table 1 report from fixture run folders (no training): the seed it reports and the
-paper's numbers as the paper prints them."""
+"""Ganea et al.'s Table 1 report from fixture run folders (no training): the seed it reports, the
+paper's numbers as the paper prints them, and the figure's title per report."""
 
 from __future__ import annotations
 
@@ -7,9 +7,10 @@ import copy
 import json
 
 import pandas as pd
+import pytest
 from omegaconf import OmegaConf
 
-from noneuclid.report import hnn
+from noneuclid.report import figures, hnn
 
 DATA = ["data.train_size=128", "data.dev_size=64", "data.test_size=64"]
 
@@ -78,3 +79,24 @@ def test_the_papers_numbers_in_the_claims_keep_their_digits():
                               "test_accuracy_at_best_dev": a / 100} for g, accs in acc.items() for a in accs])
     line, = [x for x in hnn._claims(finished) if x.startswith("- PREFIX-50%, RNN")]
     assert "paper hyperbolic + Eucl. MLR 76.50 vs Euclidean 72.10 (+4.40)" in line
+
+
+def _titles(runs, out, overrides, monkeypatch) -> list[str]:
+    """hnn.make on the fixture runs; the titles of the figures it drew."""
+    titles = []
+    save = figures.save
+    monkeypatch.setattr(figures, "save", lambda fig, stem: (titles.append(fig.axes[0].get_title()), save(fig, stem)))
+    hnn.make(runs, "smoke", out, seeds=(0,), overrides=overrides)
+    return titles
+
+
+@pytest.mark.parametrize("overrides, says", [([], "float64"), (["trainer.dtype=float32"], "float32"),
+                                             (["data.order=shuffled"], "data.order=shuffled")])
+def test_the_dev_accuracy_figure_says_which_runs_it_draws(tmp_path, monkeypatch, overrides, says):
+    """Each results folder (cpu, cpu-float32, cpu-shuffled, ...) has its own fig_prefix10_dev: its title
+    names the dtype and the overrides that select the folder's runs."""
+    _run(tmp_path / "runs", "euclidean_gru", 0, 0.9, 0.8, overrides=[*DATA, *overrides])
+    title, = _titles(tmp_path / "runs", tmp_path / "results", [*DATA, *overrides], monkeypatch)
+    title = title.replace("\n", " ")
+    assert title.startswith("PREFIX-10%: dev accuracy (seed 0)") and says in title and "smoke profile" in title
+    assert ("float32" in title) == ("trainer.dtype=float32" in overrides)

@@ -15,6 +15,7 @@ import copy
 import functools
 import itertools
 import math
+import textwrap
 from collections import Counter
 from pathlib import Path
 
@@ -119,7 +120,17 @@ def table1_markdown(table: pd.DataFrame) -> str:
     return table.to_markdown(index=False, disable_numparse=True, colalign=align)
 
 
-def figure(folders: dict, out: Path, seed: int) -> None:
+def variant(finished: pd.DataFrame, profile: str, overrides) -> str:
+    """What tells a report's runs from those of the reports beside it (results/hnn/cpu, cpu-float32,
+    cpu-shuffled, ...): 'cpu profile, float32, data.order=shuffled', the profile, the dtype of the
+    finished runs and the report's other overrides."""
+    dtypes = sorted(set(finished["cfg.trainer.dtype"]))
+    return ", ".join([f"{profile} profile", *dtypes, *(o for o in overrides if not o.startswith("trainer.dtype="))])
+
+
+def figure(folders: dict, out: Path, seed: int, runs: str) -> None:
+    """Dev accuracy during training of the PREFIX-10 runs of `seed`, one line per model, with `runs`
+    (the report's `variant`) in the title."""
     fig, ax = plt.subplots(figsize=(6, 4))
     for row, label in ROWS.items():
         f = folders.get((row, "prefix10", seed))
@@ -129,7 +140,8 @@ def figure(folders: dict, out: Path, seed: int) -> None:
         c = c[c.dev_accuracy.notna()].drop_duplicates("step", keep="last") if "dev_accuracy" in c else c.iloc[0:0]
         if not c.empty:
             ax.plot(c.step, 100 * c.dev_accuracy, label=label, ls="-" if "gru" in row else "--")
-    ax.set(xlabel="training batches", ylabel="dev accuracy %", title=f"PREFIX-10%: dev accuracy (seed {seed})")
+    ax.set(xlabel="training batches", ylabel="dev accuracy %")
+    ax.set_title(f"PREFIX-10%: dev accuracy (seed {seed})\n{textwrap.fill(runs, 90)}", fontsize=9)
     ax.legend(fontsize=7)
     fig.tight_layout()
     figures.save(fig, out)
@@ -539,7 +551,7 @@ def make(runs_dir: Path, profile: str, out: Path, seeds=None, overrides=()) -> l
         extra_table.to_csv(out / f"{name}.csv", index=False)
         (out / f"{name}.md").write_text(f"# {title}\n\n" + extra_table.to_markdown(index=False) + "\n")
     (out / "table1.md").write_text(f"# Ganea et al., {TABLE1}\n\n{table1_markdown(table)}\n")
-    figure(folders, out / "fig_prefix10_dev", seeds[0])
+    figure(folders, out / "fig_prefix10_dev", seeds[0], variant(finished, profile, overrides))
     extra = "".join(f" {o}" for o in overrides)
     snli = any(k[1] == "snli" for k in folders)
     stack_seeds = (f" 'stack.seed=[{','.join(map(str, seeds))}]'"
