@@ -512,6 +512,29 @@ def _finished_counts(folders: dict) -> str:
     return " and ".join(parts)
 
 
+def _write_extra_tables(out: Path, runs_dir: Path, profile: str, seeds, overrides) -> tuple:
+    """Write seeds.csv and same_init.csv (`more_seeds`, `same_init`) and each ablation's CSV and
+    Markdown into `out`, removing an earlier report's files of those whose runs are not found now;
+    return the seeds and same_init tables (None without runs) and the ablations with runs, as
+    (name, table, title, heading)."""
+    seeds_table, init_table = more_seeds(runs_dir, profile, seeds, overrides), same_init(runs_dir, profile, overrides)
+    for name, extra_table in (("seeds", seeds_table), ("same_init", init_table)):
+        if extra_table is not None:
+            extra_table.to_csv(out / f"{name}.csv", index=False)
+        else:
+            (out / f"{name}.csv").unlink(missing_ok=True)  # an earlier report's, of runs not found now
+    extra_tables = []
+    for name, extra_table, title, heading in ablation_tables(runs_dir, profile, seeds, overrides):
+        if extra_table is None:  # an earlier report's files, of runs not found now
+            (out / f"{name}.csv").unlink(missing_ok=True)
+            (out / f"{name}.md").unlink(missing_ok=True)
+            continue
+        extra_tables.append((name, extra_table, title, heading))
+        extra_table.to_csv(out / f"{name}.csv", index=False)
+        (out / f"{name}.md").write_text(f"# {title}\n\n" + extra_table.to_markdown(index=False) + "\n")
+    return seeds_table, init_table, extra_tables
+
+
 def make(runs_dir: Path, profile: str, out: Path, seeds=None, overrides=()) -> list[Path]:
     """Write table1 (CSV + Markdown), fig_prefix10_dev (PNG + PDF), init, budget, long, gru_long,
     carry_gaps and order (CSV + Markdown, once their ablations have runs) and summary.md (settings, per-cell claim check,
@@ -535,21 +558,7 @@ def make(runs_dir: Path, profile: str, out: Path, seeds=None, overrides=()) -> l
     same = None if comparison is None else same_weights(runs_dir, profile, seeds, overrides)
     if same is not None:
         same.to_csv(out / "same_weights.csv", index=False)
-    seeds_table, init_table = more_seeds(runs_dir, profile, seeds, overrides), same_init(runs_dir, profile, overrides)
-    for name, extra_table in (("seeds", seeds_table), ("same_init", init_table)):
-        if extra_table is not None:
-            extra_table.to_csv(out / f"{name}.csv", index=False)
-        else:
-            (out / f"{name}.csv").unlink(missing_ok=True)  # an earlier report's, of runs not found now
-    extra_tables = []
-    for name, extra_table, title, heading in ablation_tables(runs_dir, profile, seeds, overrides):
-        if extra_table is None:  # an earlier report's files, of runs not found now
-            (out / f"{name}.csv").unlink(missing_ok=True)
-            (out / f"{name}.md").unlink(missing_ok=True)
-            continue
-        extra_tables.append((name, extra_table, title, heading))
-        extra_table.to_csv(out / f"{name}.csv", index=False)
-        (out / f"{name}.md").write_text(f"# {title}\n\n" + extra_table.to_markdown(index=False) + "\n")
+    seeds_table, init_table, extra_tables = _write_extra_tables(out, runs_dir, profile, seeds, overrides)
     (out / "table1.md").write_text(f"# Ganea et al., {TABLE1}\n\n{table1_markdown(table)}\n")
     figure(folders, out / "fig_prefix10_dev", seeds[0], variant(finished, profile, overrides))
     extra = "".join(f" {o}" for o in overrides)
