@@ -35,9 +35,35 @@ def test_brantner_results_are_written(four_runs, tmp_path):
     t2 = pd.read_csv(out / "table2.csv")
     assert list(t2.optimizer) == ["Adam", "Adam + Stiefel", "Gradient + Stiefel", "Momentum + Stiefel"]
     assert t2["ratio to Adam (ours)"].iloc[0] == 1.0
-    assert t2["paper CPU min"].tolist() == [2783, 2855, 2370, 2369]
+    assert t2["paper Table 2 CPU min"].tolist() == [2783, 2855, 2370, 2369]
     summary = (out / "summary.md").read_text()
     assert "Euclidean Adam plateaus" in summary and "Adam beats Momentum beats GD" in summary
+    assert "## Test accuracy (the authors' run: " in summary and "the paper's numbers" not in summary
+
+
+def _runs_and_curves() -> tuple[pd.DataFrame, pd.DataFrame]:
+    """One finished run per setup as brantner.load gives them (Euclidean Adam collapsed on class 8), and
+    their training curves."""
+    runs = pd.DataFrame([{"setup": s, "epochs": 2, "seeds": 1, "median_seconds_per_epoch": 1.0 + i,
+                          "final_test_accuracy": 0.0974 if s == "adam_euclidean" else 0.5,
+                          "final_train_loss": 1.3436 - 0.3 * i, "final_test_top_class": 8,
+                          "final_test_top_class_share": 1.0 if s == "adam_euclidean" else 0.2,
+                          "max_orthonormality_error": 1e-15} for i, s in enumerate(VARIANTS)])
+    curves = pd.DataFrame([{"setup": s, "epoch": e, "train_loss": 1.4 - 0.1 * e} for s in VARIANTS for e in (1, 2)])
+    return runs, curves
+
+
+def test_the_authors_run_is_labelled_theirs_and_the_papers_numbers_carry_their_table_or_figure():
+    """9.74 / 86.13 / 55.18 / 63.51 % and the final losses 1.3436 / 0.254 / 0.766 / 0.694 are the authors'
+    GeometricMachineLearning.jl documentation run, not the paper's; the paper's numbers (Table 2's
+    minutes, Fig. 3a's loss of 1.34) name where the paper has them."""
+    runs, curves = _runs_and_curves()
+    accuracy = brantner.accuracy(runs).set_index("run")
+    assert accuracy.loc["Adam + Stiefel", "authors' run test accuracy % (500 epochs)"] == 86.13
+    assert accuracy.loc["Momentum + Stiefel", "authors' run final train loss"] == 0.694
+    columns = [*accuracy.columns, *brantner.table2(runs).columns]
+    assert all("Table 2" in c for c in columns if "paper" in c or "published" in c)
+    assert "the paper's 1.34 (Fig. 3a, appendix D)" in brantner.claims(runs, curves)[0]
 
 
 def test_runs_with_other_settings_are_not_mixed_in(four_runs, make_cfg, tmp_path):

@@ -144,25 +144,39 @@ def test_html_report_lists_tables_figures_commands_curves_and_environment(tmp_pa
     assert "make reproduce-brantner PROFILE=cpu" in page  # papers without results say how to make them
 
 
-def test_html_report_keeps_the_curves_of_runs_whose_folders_are_gone(tmp_path):
-    """Run folders are not committed: a page made where they are missing keeps the earlier page's
-    curves and environment rows, and a run folder that is here is drawn from its folder."""
+def test_html_report_draws_the_run_folders_here_not_the_page_it_replaces(tmp_path):
+    """The page shows what is drawn from current data: the curve and environment of a run on the page
+    being replaced, whose folder is gone, do not reappear."""
     results, runs = _results_and_runs(tmp_path)
-    first = html.make(runs, "cpu", results).read_text()
+    assert "-s0-0123abcd</b>" in html.make(runs, "cpu", results).read_text()
     old = runs / "phydi" / "cpu" / "phresnet18-n4-phydi-b64-lr0.1-s0-0123abcd"
     new = old.with_name("phresnet18-n4-phydi-b64-lr0.1-s1-4567cdef")
     old.rename(new)
     (new / "env.json").write_text(json.dumps({"python": "3.12", "torch": "2.13.0+cpu"}))
     page = html.make(runs, "cpu", results).read_text()
-    assert "<b>phresnet18-n4-phydi-b64-lr0.1-s0-0123abcd</b>" in page and "-s1-4567cdef</b>" in page
-    assert "1 carried over from the earlier page" in page
-    assert "<td>3.11</td>" in page and "<td>3.12</td>" in page  # both runs' environments
+    assert "-s1-4567cdef</b>" in page and "-s0-0123abcd" not in page and "carried over" not in page
+    assert "<td>3.12</td>" in page and "<td>3.11</td>" not in page
     assert html.make(runs, "cpu", results).read_text() == page  # making it again changes nothing
-    # A page from before runs recorded their environment in it: its rows are kept as they were.
-    legacy = re.sub(r' data-env="[^"]*"', "", first).replace("<td>3.11</td>", "<td>3.10</td>")
-    (results / "index.html").write_text(legacy)
+
+
+def test_html_report_shows_ganea_table2_and_its_figure(tmp_path):
+    """results/hnn/<profile>/table2.md (written by report.hnn_table2, not part of summary.md) follows the
+    summary on the page, with its figure."""
+    from PIL import Image
+
+    results, runs = _results_and_runs(tmp_path)
+    folder = results / "hnn" / "cpu"
+    folder.mkdir(parents=True)
+    (folder / "summary.md").write_text("# Ganea et al.: our runs\n\n## Table 1\n\n| model | ours |\n|:--|--:|\n"
+                                       "| fully hyperbolic GRU | 95.26 |\n")
+    (folder / "table2.md").write_text("# Ganea et al., Table 2: hyperbolic vs Euclidean MLR\n\n## Table 2: test F1 %\n\n"
+                                      "| subtree | dim |\n|:--|--:|\n| mammal.n.01 | 2 |\n\n"
+                                      "![decision boundaries in the 2-D ball](fig_table2_boundaries.png)\n")
+    Image.new("RGB", (40, 20), FIGURE_RGB).save(folder / "fig_table2_boundaries.png")
     page = html.make(runs, "cpu", results).read_text()
-    assert '<tr class="earlier"><td>3.10</td>' in page and "<td>3.12</td>" in page
+    assert ">fully hyperbolic GRU</td>" in page and ">mammal.n.01</td>" in page
+    assert page.index(">fully hyperbolic GRU</td>") < page.index(">mammal.n.01</td>") < page.index('<h2 id="phydi">')
+    assert '<img alt="decision boundaries in the 2-D ball" src="hnn/cpu/fig_table2_boundaries.png"' in page
 
 
 def test_html_report_renders_in_headless_chromium(tmp_path):

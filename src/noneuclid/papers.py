@@ -2,8 +2,10 @@
 
 For each paper: its title; its experiments (configs/experiment/<paper>/<name>.yaml); its report
 modules (each with make(runs_dir, profile, out) writing results/<paper>/<profile>/; the first also
-writes summary.md and takes the paper's CLI options); and the tables and figures they write (file
-stems under results/<paper>/<profile>/). report/html.py, report/__main__.py and reproduce.py read it.
+writes summary.md and takes the paper's CLI options); the tables and figures they write (file
+stems under results/<paper>/<profile>/); and the Markdown pages that results/index.html shows (stems:
+the first module's summary, then the pages of the others, which summary.md leaves out).
+report/html.py, report/__main__.py and reproduce.py read it.
 """
 
 from __future__ import annotations
@@ -18,6 +20,7 @@ class Paper:
     reports: tuple[str, ...]
     tables: tuple[str, ...]
     figures: tuple[str, ...]
+    pages: tuple[str, ...] = ("summary",)
 
 
 PAPERS = {
@@ -29,7 +32,7 @@ PAPERS = {
                                                                  "table2"),
                  ("noneuclid.report.hnn", "noneuclid.report.hnn_table2"),
                  ("table1", "init", "budget", "long", "gru_long", "carry_gaps", "order", "table2", "table2_embeddings"),
-                 ("fig_prefix10_dev", "fig_table2_boundaries")),
+                 ("fig_prefix10_dev", "fig_table2_boundaries"), ("summary", "table2")),
     "phydi": Paper("PHYDI, hypercomplex networks initialised as identity", ("table1", "table2", "fig4"),
                    ("noneuclid.report.phydi",), ("table1", "table2", "fig4"), ("fig4",)),
 }

@@ -1,4 +1,5 @@
-"""Ganea et al.'s Table 1 (test accuracy at the best dev accuracy; best of the seeds, and mean +- s.d.),
+"""Ganea et al.'s Table 1 (test accuracy at the best dev accuracy: of the seed with the best dev accuracy,
+as the paper picks the best of its 3 runs, and mean +- s.d.),
 a figure of dev accuracy during training on PREFIX-10, the per-cell check of the paper's comparisons,
 run health (runs below 80 %, encoders saturated on the boundary), three ablations beyond the paper
 (embedding init, the GRUs' and the RNNs' training budgets) and, for a float32 report, its comparison
@@ -14,6 +15,7 @@ import copy
 import functools
 import itertools
 import math
+import textwrap
 from collections import Counter
 from pathlib import Path
 
@@ -35,11 +37,16 @@ ROWS = {  # configs/variant/hnn/<name>.yaml -> label
     "hyperbolic_gru_eucl_mlr": "hyperbolic GRU + FFNN, Eucl. MLR", "hyperbolic_gru": "fully hyperbolic GRU",
 }
 DATASETS = {"snli": "SNLI", "prefix10": "PREFIX-10%", "prefix30": "PREFIX-30%", "prefix50": "PREFIX-50%"}
-PAPER = {  # Table 1 of the paper, test accuracy %
-    "euclidean_rnn": (79.34, 89.62, 81.71, 72.10), "hyperbolic_rnn_eucl_mlr": (79.18, 96.36, 87.83, 76.50),
-    "hyperbolic_rnn": (78.21, 96.91, 87.25, 62.94), "euclidean_gru": (81.52, 95.96, 86.47, 75.04),
-    "hyperbolic_gru_eucl_mlr": (79.76, 97.36, 88.47, 76.87), "hyperbolic_gru": (81.19, 97.14, 88.26, 76.44),
+PAPER = {  # Table 1 of the paper, test accuracy %, as printed there (72.10, not 72.1)
+    "euclidean_rnn": ("79.34", "89.62", "81.71", "72.10"),
+    "hyperbolic_rnn_eucl_mlr": ("79.18", "96.36", "87.83", "76.50"),
+    "hyperbolic_rnn": ("78.21", "96.91", "87.25", "62.94"),
+    "euclidean_gru": ("81.52", "95.96", "86.47", "75.04"),
+    "hyperbolic_gru_eucl_mlr": ("79.76", "97.36", "88.47", "76.87"),
+    "hyperbolic_gru": ("81.19", "97.14", "88.26", "76.44"),
 }
+TABLE1 = ("Table 1: test accuracy % at the best dev accuracy (test accuracy of the seed with the best dev accuracy; "
+          "mean ± s.d. over n seeds)")
 
 
 def _folder(runs_dir, profile, row, data, seed, overrides) -> Path:
@@ -71,10 +78,17 @@ def _snli_train_missing() -> bool:
     return False
 
 
+def _selected(summaries: dict) -> float:
+    """The paper's pick among a cell's finished runs ({seed: its summary}): the test accuracy at best
+    dev (%) of the run with the best dev accuracy, the lowest seed of those tied on it."""
+    best = max(sorted(summaries), key=lambda seed: summaries[seed]["best_dev_accuracy"])
+    return 100 * summaries[best]["test_accuracy_at_best_dev"]
+
+
 def table1(runs_dir: Path, profile: str, seeds, overrides=(), models=tuple(ROWS),
            datasets=tuple(DATASETS)) -> tuple[pd.DataFrame, dict]:
     """One row per model, one column per dataset (of `models` and `datasets`, default all of Table 1's):
-    'best (mean +- s.d., n)' beside the paper's number."""
+    'selected (mean +- s.d., n)' as TABLE1, its caption, says, beside the paper's number."""
     snli_missing = _snli_train_missing()
     folders = {}
     rows = []
@@ -83,14 +97,15 @@ def table1(runs_dir: Path, profile: str, seeds, overrides=(), models=tuple(ROWS)
         for (data, name), paper in zip(DATASETS.items(), PAPER[row]):
             if data not in datasets:
                 continue
-            accs = []
+            summaries = {}
             for seed in seeds:
                 f = _folder(runs_dir, profile, row, data, seed, overrides)
                 folders[(row, data, seed)] = f
                 if (f / "DONE").exists():
-                    accs.append(100 * aggregate.runs([f]).iloc[0]["test_accuracy_at_best_dev"])
-            if accs:
-                out[f"{name} (ours)"] = f"{max(accs):.2f} ({_mean_sd(accs)}, n={len(accs)})"
+                    summaries[seed] = aggregate.runs([f]).iloc[0]
+            if summaries:
+                accs = [100 * r["test_accuracy_at_best_dev"] for r in summaries.values()]
+                out[f"{name} (ours)"] = f"{_selected(summaries):.2f} ({_mean_sd(accs)}, n={len(accs)})"
             else:
                 out[f"{name} (ours)"] = "not run (data missing)" if data == "snli" and snli_missing else "not run"
             out[f"{name} (paper)"] = paper
@@ -98,7 +113,24 @@ def table1(runs_dir: Path, profile: str, seeds, overrides=(), models=tuple(ROWS)
     return pd.DataFrame(rows), folders
 
 
-def figure(folders: dict, out: Path, seed: int) -> None:
+def table1_markdown(table: pd.DataFrame) -> str:
+    """Table 1 as Markdown, its cells as written: the paper's numbers keep the digits it prints (tabulate
+    would read '72.10' as the number 72.1), right-aligned."""
+    align = ["right" if c.endswith("(paper)") else "left" for c in table.columns]
+    return table.to_markdown(index=False, disable_numparse=True, colalign=align)
+
+
+def variant(finished: pd.DataFrame, profile: str, overrides) -> str:
+    """What tells a report's runs from those of the reports beside it (results/hnn/cpu, cpu-float32,
+    cpu-shuffled, ...): 'cpu profile, float32, data.order=shuffled', the profile, the dtype of the
+    finished runs and the report's other overrides."""
+    dtypes = sorted(set(finished["cfg.trainer.dtype"]))
+    return ", ".join([f"{profile} profile", *dtypes, *(o for o in overrides if not o.startswith("trainer.dtype="))])
+
+
+def figure(folders: dict, out: Path, seed: int, runs: str) -> None:
+    """Dev accuracy during training of the PREFIX-10 runs of `seed`, one line per model, with `runs`
+    (the report's `variant`) in the title."""
     fig, ax = plt.subplots(figsize=(6, 4))
     for row, label in ROWS.items():
         f = folders.get((row, "prefix10", seed))
@@ -108,7 +140,8 @@ def figure(folders: dict, out: Path, seed: int) -> None:
         c = c[c.dev_accuracy.notna()].drop_duplicates("step", keep="last") if "dev_accuracy" in c else c.iloc[0:0]
         if not c.empty:
             ax.plot(c.step, 100 * c.dev_accuracy, label=label, ls="-" if "gru" in row else "--")
-    ax.set(xlabel="training batches", ylabel="dev accuracy %", title=f"PREFIX-10%: dev accuracy (seed {seed})")
+    ax.set(xlabel="training batches", ylabel="dev accuracy %")
+    ax.set_title(f"PREFIX-10%: dev accuracy (seed {seed})\n{textwrap.fill(runs, 90)}", fontsize=9)
     ax.legend(fontsize=7)
     fig.tight_layout()
     figures.save(fig, out)
@@ -160,8 +193,8 @@ def _claims(finished: pd.DataFrame) -> list[str]:
             if any(a.empty for a in acc.values()):
                 continue
             paper = {g: PAPER[_row(g, cell)][col] for g in GEOMETRY_OF}
-            paper_best = max(("hyperbolic_eucl_mlr", "hyperbolic"), key=paper.get)
-            diff_paper = paper[paper_best] - paper["euclidean"]
+            paper_best = max(("hyperbolic_eucl_mlr", "hyperbolic"), key=lambda g: float(paper[g]))
+            diff_paper = float(paper[paper_best]) - float(paper["euclidean"])
             ours, euclid = estimate(acc[paper_best]), estimate(acc["euclidean"])
             diff, se = ours.mean - euclid.mean, math.hypot(ours.se, euclid.se)
             if min(ours.count, euclid.count) < 2:
@@ -174,8 +207,8 @@ def _claims(finished: pd.DataFrame) -> list[str]:
                 verdict = "agrees"
             else:
                 verdict = "disagrees"
-            lines.append(f"- {name}, {cell.upper()}: paper {GEOMETRY_OF[paper_best]} {paper[paper_best]:.2f} vs Euclidean "
-                         f"{paper['euclidean']:.2f} ({diff_paper:+.2f}); ours "
+            lines.append(f"- {name}, {cell.upper()}: paper {GEOMETRY_OF[paper_best]} {paper[paper_best]} vs Euclidean "
+                         f"{paper['euclidean']} ({diff_paper:+.2f}); ours "
                          f"{ours.mean:.2f} vs Euclidean {euclid.mean:.2f} ({diff:+.2f}, combined s.e. "
                          f"{se:.2f}): {verdict}.")
     if len(lines) == 1:
@@ -479,6 +512,29 @@ def _finished_counts(folders: dict) -> str:
     return " and ".join(parts)
 
 
+def _write_extra_tables(out: Path, runs_dir: Path, profile: str, seeds, overrides) -> tuple:
+    """Write seeds.csv and same_init.csv (`more_seeds`, `same_init`) and each ablation's CSV and
+    Markdown into `out`, removing an earlier report's files of those whose runs are not found now;
+    return the seeds and same_init tables (None without runs) and the ablations with runs, as
+    (name, table, title, heading)."""
+    seeds_table, init_table = more_seeds(runs_dir, profile, seeds, overrides), same_init(runs_dir, profile, overrides)
+    for name, extra_table in (("seeds", seeds_table), ("same_init", init_table)):
+        if extra_table is not None:
+            extra_table.to_csv(out / f"{name}.csv", index=False)
+        else:
+            (out / f"{name}.csv").unlink(missing_ok=True)  # an earlier report's, of runs not found now
+    extra_tables = []
+    for name, extra_table, title, heading in ablation_tables(runs_dir, profile, seeds, overrides):
+        if extra_table is None:  # an earlier report's files, of runs not found now
+            (out / f"{name}.csv").unlink(missing_ok=True)
+            (out / f"{name}.md").unlink(missing_ok=True)
+            continue
+        extra_tables.append((name, extra_table, title, heading))
+        extra_table.to_csv(out / f"{name}.csv", index=False)
+        (out / f"{name}.md").write_text(f"# {title}\n\n" + extra_table.to_markdown(index=False) + "\n")
+    return seeds_table, init_table, extra_tables
+
+
 def make(runs_dir: Path, profile: str, out: Path, seeds=None, overrides=()) -> list[Path]:
     """Write table1 (CSV + Markdown), fig_prefix10_dev (PNG + PDF), init, budget, long, gru_long,
     carry_gaps and order (CSV + Markdown, once their ablations have runs) and summary.md (settings, per-cell claim check,
@@ -502,23 +558,9 @@ def make(runs_dir: Path, profile: str, out: Path, seeds=None, overrides=()) -> l
     same = None if comparison is None else same_weights(runs_dir, profile, seeds, overrides)
     if same is not None:
         same.to_csv(out / "same_weights.csv", index=False)
-    seeds_table, init_table = more_seeds(runs_dir, profile, seeds, overrides), same_init(runs_dir, profile, overrides)
-    for name, extra_table in (("seeds", seeds_table), ("same_init", init_table)):
-        if extra_table is not None:
-            extra_table.to_csv(out / f"{name}.csv", index=False)
-        else:
-            (out / f"{name}.csv").unlink(missing_ok=True)  # an earlier report's, of runs not found now
-    extra_tables = []
-    for name, extra_table, title, heading in ablation_tables(runs_dir, profile, seeds, overrides):
-        if extra_table is None:  # an earlier report's files, of runs not found now
-            (out / f"{name}.csv").unlink(missing_ok=True)
-            (out / f"{name}.md").unlink(missing_ok=True)
-            continue
-        extra_tables.append((name, extra_table, title, heading))
-        extra_table.to_csv(out / f"{name}.csv", index=False)
-        (out / f"{name}.md").write_text(f"# {title}\n\n" + extra_table.to_markdown(index=False) + "\n")
-    (out / "table1.md").write_text(table.to_markdown(index=False) + "\n")
-    figure(folders, out / "fig_prefix10_dev", seeds[0])
+    seeds_table, init_table, extra_tables = _write_extra_tables(out, runs_dir, profile, seeds, overrides)
+    (out / "table1.md").write_text(f"# Ganea et al., {TABLE1}\n\n{table1_markdown(table)}\n")
+    figure(folders, out / "fig_prefix10_dev", seeds[0], variant(finished, profile, overrides))
     extra = "".join(f" {o}" for o in overrides)
     snli = any(k[1] == "snli" for k in folders)
     stack_seeds = (f" 'stack.seed=[{','.join(map(str, seeds))}]'"
@@ -533,8 +575,7 @@ def make(runs_dir: Path, profile: str, out: Path, seeds=None, overrides=()) -> l
         f"(seeds {', '.join(map(str, seeds))})"
         f"{'; SNLI: not run (no training split here)' if snli and _snli_train_missing() else ''}.", "",
         _settings(finished), "", *_claims(finished), "", *_health(finished, folders), "",
-        "## Table 1: test accuracy % at the best dev accuracy (best of the seeds; mean ± s.d., runs)", "",
-        table.to_markdown(index=False), "", "![dev accuracy on PREFIX-10](fig_prefix10_dev.png)", "",
+        f"## {TABLE1}", "", table1_markdown(table), "", "![dev accuracy on PREFIX-10](fig_prefix10_dev.png)", "",
         *([] if comparison is None else ["## float32 against float64 (test accuracy % at best dev, "
                                          "mean ± s.d. over seeds)", "", comparison.to_markdown(index=False), ""]),
         *([] if seeds_table is None else ["## float32 against float64 with more seeds (experiment=hnn/seeds: seeds "

@@ -1,0 +1,102 @@
+"""Ganea et al.'s Table 1 report from fixture run folders (no training): the seed it reports, the
+paper's numbers as the paper prints them, and the figure's title per report."""
+
+from __future__ import annotations
+
+import copy
+import json
+
+import pandas as pd
+import pytest
+from omegaconf import OmegaConf
+
+from noneuclid.report import figures, hnn
+
+DATA = ["data.train_size=128", "data.dev_size=64", "data.test_size=64"]
+
+
+def _run(runs, row, seed, dev, test, overrides=DATA, data="prefix10"):
+    """A finished run folder where the report looks for (row, data, seed): its config, a summary with the
+    dev and test accuracy of its best evaluation, one metrics row and DONE."""
+    folder = hnn._folder(runs, "smoke", row, data, seed, overrides)
+    cfg = copy.deepcopy(hnn._cell_config(str(runs), "smoke", row, data, tuple(overrides)))
+    cfg.seed, cfg.experiment_name = seed, "hnn/table1"
+    folder.mkdir(parents=True)
+    (folder / "config.yaml").write_text(OmegaConf.to_yaml(cfg, resolve=True))
+    (folder / "summary.json").write_text(json.dumps({
+        "best_dev_accuracy": dev, "test_accuracy_at_best_dev": test, "final_test_accuracy": test,
+        "nonfinite_events": 0}))
+    (folder / "metrics.jsonl").write_text(json.dumps({"epoch": 1, "step": 2, "train_loss": 0.5, "dev_accuracy": dev,
+                                                      "test_accuracy": test}) + "\n")
+    (folder / "DONE").write_text("")
+
+
+def _cell(runs, seeds, model="euclidean_gru") -> str:
+    table, _ = hnn.table1(runs, "smoke", seeds, DATA, models=(model,), datasets=("prefix10",))
+    return table.loc[0, "PREFIX-10% (ours)"]
+
+
+def test_table1_reports_the_seed_with_the_best_dev_accuracy_not_the_best_test(tmp_path):
+    """The paper's protocol: of the runs of a model, the test accuracy of the one with the best dev
+    accuracy (seed 1 here), whatever the other seeds' test accuracies (seed 2's 97 % is not chosen)."""
+    for seed, dev, test in ((0, 0.90, 0.80), (1, 0.95, 0.85), (2, 0.92, 0.97)):
+        _run(tmp_path, "euclidean_gru", seed, dev, test)
+    assert _cell(tmp_path, (0, 1, 2)) == "85.00 (87.33 ± 8.74, n=3)"
+
+
+def test_table1_breaks_a_tie_on_dev_accuracy_by_the_lowest_seed(tmp_path):
+    """Seeds 1 and 2 share the best dev accuracy: seed 1's test accuracy, in whatever order the seeds come."""
+    for seed, dev, test in ((0, 0.90, 0.97), (1, 0.95, 0.81), (2, 0.95, 0.88)):
+        _run(tmp_path, "euclidean_gru", seed, dev, test)
+    assert _cell(tmp_path, (2, 1, 0)).startswith("81.00 (")
+
+
+def test_table1_says_it_reports_the_seed_with_the_best_dev_accuracy(tmp_path):
+    _run(tmp_path / "runs", "euclidean_gru", 0, 0.9, 0.8)
+    out = tmp_path / "results"
+    hnn.make(tmp_path / "runs", "smoke", out, seeds=(0,), overrides=DATA)
+    caption = "test accuracy of the seed with the best dev accuracy; mean ± s.d. over n seeds"
+    summary = (out / "summary.md").read_text()
+    assert caption in summary and caption in (out / "table1.md").read_text() and "best of the seeds" not in summary
+
+
+def test_table1_gives_the_papers_numbers_with_the_digits_it_prints(tmp_path):
+    """The paper's 72.10 and 76.50 (PREFIX-50%, RNNs) keep their digits in the Markdown and the CSV; ours
+    have 2 decimals."""
+    _run(tmp_path / "runs", "euclidean_rnn", 0, 0.9, 0.8, data="prefix50")
+    out = tmp_path / "results"
+    hnn.make(tmp_path / "runs", "smoke", out, seeds=(0,), overrides=DATA)
+    table = (out / "table1.md").read_text()
+    assert " 72.10 |" in table and " 76.50 |" in table and "| 80.00 (80.00 ± 0.00, n=1) |" in table
+    csv = pd.read_csv(out / "table1.csv", dtype=str).set_index("model")
+    assert csv.loc["fully Euclidean RNN", "PREFIX-50% (paper)"] == "72.10"
+    assert hnn.PAPER["hyperbolic_rnn_eucl_mlr"][3] == "76.50"
+
+
+def test_the_papers_numbers_in_the_claims_keep_their_digits():
+    acc = {"euclidean": (60.0, 61.0), "hyperbolic_eucl_mlr": (62.0, 63.0), "hyperbolic": (50.0, 51.0)}
+    finished = pd.DataFrame([{"cfg.data.label": "prefix50", "cfg.model.cell": "rnn", "cfg.model.geometry": g,
+                              "test_accuracy_at_best_dev": a / 100} for g, accs in acc.items() for a in accs])
+    line, = [x for x in hnn._claims(finished) if x.startswith("- PREFIX-50%, RNN")]
+    assert "paper hyperbolic + Eucl. MLR 76.50 vs Euclidean 72.10 (+4.40)" in line
+
+
+def _titles(runs, out, overrides, monkeypatch) -> list[str]:
+    """hnn.make on the fixture runs; the titles of the figures it drew."""
+    titles = []
+    save = figures.save
+    monkeypatch.setattr(figures, "save", lambda fig, stem: (titles.append(fig.axes[0].get_title()), save(fig, stem)))
+    hnn.make(runs, "smoke", out, seeds=(0,), overrides=overrides)
+    return titles
+
+
+@pytest.mark.parametrize("overrides, says", [([], "float64"), (["trainer.dtype=float32"], "float32"),
+                                             (["data.order=shuffled"], "data.order=shuffled")])
+def test_the_dev_accuracy_figure_says_which_runs_it_draws(tmp_path, monkeypatch, overrides, says):
+    """Each results folder (cpu, cpu-float32, cpu-shuffled, ...) has its own fig_prefix10_dev: its title
+    names the dtype and the overrides that select the folder's runs."""
+    _run(tmp_path / "runs", "euclidean_gru", 0, 0.9, 0.8, overrides=[*DATA, *overrides])
+    title, = _titles(tmp_path / "runs", tmp_path / "results", [*DATA, *overrides], monkeypatch)
+    title = title.replace("\n", " ")
+    assert title.startswith("PREFIX-10%: dev accuracy (seed 0)") and says in title and "smoke profile" in title
+    assert ("float32" in title) == ("trainer.dtype=float32" in overrides)
