@@ -1,52 +1,19 @@
 """CIFAR-10: both official formats (python pickles, binary records) read alike, checksums, normalisation,
 the zero channel, the fixed validation split and the training subset, and what a missing file says."""
 
-import hashlib
-import pickle
-
-import numpy as np
 import pytest
 import torch
 from conftest import SHARED_DATA
+from data_files import cifar10_batches, write_binary, write_python
 
 from noneuclid.data import DataError, cifar10, files
-
-PER_BATCH = {"data_batch_1": 3, "data_batch_2": 2, "data_batch_3": 3, "data_batch_4": 1, "data_batch_5": 2,
-             "test_batch": 10}
-
-
-def _batches(seed=0):
-    rng = np.random.default_rng(seed)
-    return {b: (rng.integers(0, 256, (k, 3072), dtype=np.uint8), rng.integers(0, 10, k).tolist())
-            for b, k in PER_BATCH.items()}
-
-
-def write_python(root, batches):
-    """cifar-10-batches-py as in cifar-10-python.tar.gz: pickled dicts with bytes keys."""
-    folder = root / "cifar10" / "cifar-10-batches-py"
-    folder.mkdir(parents=True)
-    for name, (data, labels) in batches.items():
-        d = {b"batch_label": name.encode(), b"labels": labels, b"data": data,
-             b"filenames": [f"img_{i}.png".encode() for i in range(len(labels))]}
-        (folder / name).write_bytes(pickle.dumps(d, protocol=2))
-    return {name: hashlib.md5((folder / name).read_bytes()).hexdigest() for name in batches}
-
-
-def write_binary(root, batches):
-    """cifar-10-batches-bin as in cifar-10-binary.tar.gz: 1 label byte + 3072 pixel bytes per image."""
-    folder = root / "cifar10" / "cifar-10-batches-bin"
-    folder.mkdir(parents=True)
-    for name, (data, labels) in batches.items():
-        rec = np.concatenate([np.array(labels, dtype=np.uint8)[:, None], data], axis=1)
-        (folder / f"{name}.bin").write_bytes(rec.tobytes())
-    return {f"cifar-10-batches-bin/{name}.bin": files.sha256sum(folder / f"{name}.bin") for name in batches}
 
 
 @pytest.fixture
 def tiny(tmp_path, monkeypatch):
     """(root with the python batches, root with the binary batches, the batches), registered with the
     tiny files' own checksums (the real ones would not match)."""
-    batches = _batches()
+    batches = cifar10_batches()
     py_root, bin_root = tmp_path / "py", tmp_path / "bin"
     for name, md5 in write_python(py_root, batches).items():
         monkeypatch.setitem(cifar10.PY_MD5, name, md5)

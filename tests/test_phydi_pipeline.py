@@ -8,8 +8,7 @@ import shutil
 
 import pytest
 import torch
-from test_cifar10_data import _batches, write_binary
-from test_wikitext2_data import write
+from data_files import cifar10_batches, write_binary, write
 
 from noneuclid.config import compose
 from noneuclid.data import files
@@ -22,7 +21,7 @@ from noneuclid.train.run_dir import RunDir
 def data_root(tmp_path, monkeypatch):
     """Tiny CIFAR-10 binary batches (11 training, 10 test images) and a tiny WikiText-2."""
     root = tmp_path / "data"
-    sha = write_binary(root, _batches())
+    sha = write_binary(root, cifar10_batches())
     monkeypatch.setitem(files.DATASETS, "cifar10", files.Dataset(folder="cifar10", sha256=sha))
     write(root, monkeypatch)
     return root

@@ -1,37 +1,14 @@
 """WikiText-2: plain and gzipped files, checksums, torchtext's basic_english tokens and vocabulary order,
 padding the vocabulary to a multiple of n, batchify / get_batch layout, and what a missing file says."""
 
-import gzip
-import hashlib
 import math
 
 import pytest
 import torch
 from conftest import SHARED_DATA
+from data_files import TEXT, write
 
 from noneuclid.data import DataError, wikitext2
-
-TEXT = {
-    "train": " = Valkyria Chronicles = \n\n The game 's \"story\" began ( in 2011 ) ; it was <unk> .\n"
-             " the game , the story : the end ! the @-@ end ?\n",
-    "valid": " The new game was <unk> , unseen words map to <unk> .\n",
-    "test": " the end .\n",
-}
-
-
-def write(root, monkeypatch, gz=("train",)):
-    """The three splits in <root>/wikitext-2, the ones named in gz gzipped; their sha256 registered."""
-    folder = root / "wikitext-2"
-    folder.mkdir(parents=True, exist_ok=True)
-    for split, text in TEXT.items():
-        raw = text.encode()
-        if split in gz:
-            (folder / f"{split}.txt.gz").write_bytes(gzip.compress(raw))
-        else:
-            (folder / f"{split}.txt").write_bytes(raw)
-        monkeypatch.setitem(wikitext2.CONTENT_SHA256, split, hashlib.sha256(raw).hexdigest())
-    return root
-
 
 def test_basic_english_tokenizer():
     assert wikitext2.tokenize("The game 's \"story\" began (in 2011); it was <unk>.\n") == [
