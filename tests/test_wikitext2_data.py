@@ -10,6 +10,7 @@ from data_files import TEXT, write
 
 from noneuclid.data import DataError, wikitext2
 
+
 def test_basic_english_tokenizer():
     assert wikitext2.tokenize("The game 's \"story\" began (in 2011); it was <unk>.\n") == [
         "the", "game", "'", "s", "story", "began", "(", "in", "2011", ")", "it", "was", "<unk>", "."]
