@@ -113,14 +113,14 @@ def test_unknown_words_map_to_id_zero(tmp_path):
     from omegaconf import OmegaConf
 
     from noneuclid.data import snli
-    from noneuclid.train import tasks
+    from noneuclid.train.tasks import sentence_pairs
 
     splits = {"train": ([["a", "cat"]], [["a", "dog"]], [1]), "dev": ([["a", "zebra"]], [["cat"]], [0]),
               "test": ([["unseen"]], [["a"]], [1])}
     original = snli.load
     snli.load = lambda root, split: splits[split]
     try:
-        ids, vocab = tasks._sentence_pair_splits(OmegaConf.create({"data": {"name": "snli"}, "paths": {"data_dir": "x"}}))
+        ids, vocab = sentence_pairs.sentence_pair_splits(OmegaConf.create({"data": {"name": "snli"}, "paths": {"data_dir": "x"}}))
     finally:
         snli.load = original
     assert vocab == 4  # padding/unknown + a, cat, dog

@@ -15,7 +15,7 @@ from noneuclid.data.files import DataError
 from noneuclid.geometry import poincare as pb
 from noneuclid.models.poincare_embedding import PoincareEmbedding
 from noneuclid.optim import RiemannianSGD
-from noneuclid.train.hypernymy import Hypernymy
+from noneuclid.train.tasks.hypernymy import Hypernymy
 
 
 def _trained(sparse: bool, retraction: bool, epochs: int = 3, lr: float = 0.3) -> torch.Tensor:

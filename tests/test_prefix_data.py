@@ -65,7 +65,7 @@ def test_original_order_trains_fixed_batches_of_consecutive_pairs_in_a_shuffled_
     least once, the last batch filled up from the first examples (every batch full)."""
     import torch
 
-    from noneuclid.train.tasks import _shuffled
+    from noneuclid.train.tasks.batching import shuffled as _shuffled
     epochs = [_shuffled(10, 4, seed=3, epoch=e, device="cpu", fixed=True) for e in range(4)]
     for batches in epochs:
         assert sorted(tuple(b.tolist()) for b in batches) == [(0, 1, 2, 3), (4, 5, 6, 7), (8, 9, 0, 1)]

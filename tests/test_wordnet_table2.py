@@ -16,9 +16,9 @@ from noneuclid.data import files, wordnet
 from noneuclid.data.files import DataError
 from noneuclid.geometry import poincare as pb
 from noneuclid.models.poincare_embedding import PoincareEmbedding
-from noneuclid.train.hypernymy import Hypernymy
+from noneuclid.train.tasks.hypernymy import Hypernymy
 from noneuclid.train.loop import train
-from noneuclid.train.subtrees import f1_score
+from noneuclid.train.tasks.subtrees import f1_score
 
 # A dict folder in WordNet's format: 1 entity <- 2 organism <- 3 animal <- 4 dog; 5 rover is an
 # instance (@i) of 4 and has the hypernym 2 too; 6 fido is an instance of 5 (@i @i), 7 pet has the

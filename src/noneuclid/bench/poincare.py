@@ -15,7 +15,7 @@ import torch
 from noneuclid.data import wordnet
 from noneuclid.models.poincare_embedding import PoincareEmbedding
 from noneuclid.optim import RiemannianSGD
-from noneuclid.train.hypernymy import Hypernymy
+from noneuclid.train.tasks.hypernymy import Hypernymy
 
 
 def _seconds_per_step(hierarchy, sparse: bool, batch: int, steps: int, threads: int) -> float:

@@ -17,7 +17,8 @@ from torch import Tensor
 
 from noneuclid.data import wordnet
 from noneuclid.train.run_dir import RunDir
-from noneuclid.train.tasks import Classification, _shuffled
+from noneuclid.train.tasks.batching import shuffled
+from noneuclid.train.tasks.classification import Classification
 
 
 def f1_score(pred: Tensor, y: Tensor) -> float:
@@ -44,9 +45,9 @@ class SubtreeClassification(Classification):
         pos, neg = (y == 1).nonzero().squeeze(1), (y == 0).nonzero().squeeze(1)
         half = self.batch_size // 2
         rounds = -(-self.steps_per_epoch() * half // len(pos))  # passes over the positives this epoch
-        pos_order = torch.cat([pos[_shuffled(len(pos), len(pos), self.seed, epoch * 1000 + r, y.device)[0]]
+        pos_order = torch.cat([pos[shuffled(len(pos), len(pos), self.seed, epoch * 1000 + r, y.device)[0]]
                                for r in range(rounds)])
-        for step, idx in enumerate(_shuffled(len(neg), half, self.seed, epoch, y.device)):
+        for step, idx in enumerate(shuffled(len(neg), half, self.seed, epoch, y.device)):
             batch = torch.cat([pos_order[step * half: step * half + len(idx)], neg[idx]])
             yield x[batch], y[batch]
 

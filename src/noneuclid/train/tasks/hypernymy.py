@@ -18,10 +18,10 @@ ancestor's key per chunk.
 from __future__ import annotations
 
 import torch
-import torch.nn.functional as F
 from torch import Tensor
 
-from noneuclid.train.tasks import _shuffled
+from noneuclid.data import wordnet
+from noneuclid.train.tasks.batching import shuffled
 
 
 class Hypernymy:
@@ -58,7 +58,7 @@ class Hypernymy:
         element). The draws depend only on (seed, epoch), like the batch order: a resumed run sees the
         same ones."""
         g = torch.Generator().manual_seed(self.seed * 100_003 + epoch + 7)
-        for idx in _shuffled(len(self.edges), self.batch_size, self.seed, epoch, self.edges.device):
+        for idx in shuffled(len(self.edges), self.batch_size, self.seed, epoch, self.edges.device):
             u, v = self.edges[idx].unbind(1)
             w = torch.randint(self.num_nodes, (len(idx), self.negatives), generator=g).to(u.device)
             related = self._related(u[:, None], w)
@@ -119,7 +119,9 @@ class Hypernymy:
         return rank, (slot + 1) / closer.to(key.dtype), valid
 
 
-def build(cfg, hierarchy) -> Hypernymy:
+def build(cfg) -> Hypernymy:
+    """Poincare embeddings of the closure of data.hierarchy (WordNet nouns, the mammal closure, a toy tree)."""
     d = cfg.data
+    hierarchy = wordnet.load(d.hierarchy, cfg.paths.generated_dir)
     return Hypernymy(hierarchy.edges, hierarchy.size, d.negatives, d.batch_size, cfg.seed,
                      d.get("eval_nodes"), d.get("eval_chunk", 128))

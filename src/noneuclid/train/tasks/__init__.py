@@ -1,0 +1,28 @@
+"""What the trainer trains: a task owns the data tensors, cuts batches and scores a model.
+
+Every task has: to(device, dtype), steps_per_epoch(), batches(epoch), loss(model, batch) ->
+(loss, sum of per-example terms), finish_loss(mean term), evaluate(model, split), eval_splits and
+model_kwargs (sizes the model takes from the data, e.g. the vocabulary). One module per kind of task;
+TASKS maps data.name to the function that builds its task from the run's config.
+"""
+
+from __future__ import annotations
+
+from noneuclid.train.tasks import classification, hypernymy, language_model, sentence_pairs, subtrees
+from noneuclid.train.tasks.classification import Classification
+from noneuclid.train.tasks.language_model import LanguageModel
+from noneuclid.train.tasks.sentence_pairs import SentencePairs, stack
+
+__all__ = ["TASKS", "Classification", "LanguageModel", "SentencePairs", "build", "stack"]
+
+TASKS = {"mnist_patches": classification.mnist_patches, "cifar10": classification.cifar10_images,
+         "prefix": sentence_pairs.build, "snli": sentence_pairs.build, "wikitext2": language_model.build,
+         "wordnet_nouns": hypernymy.build, "wordnet_subtree": subtrees.build}
+
+
+def build(cfg):
+    """The task of cfg.data (with cfg.loss and cfg.seed): TASKS[cfg.data.name](cfg)."""
+    if cfg.data.name not in TASKS:
+        raise ValueError(f"unknown data {cfg.data.name!r}: choose data= one of {sorted(TASKS)} "
+                         f"(prefix: data=prefix10|30|50)")
+    return TASKS[cfg.data.name](cfg)
