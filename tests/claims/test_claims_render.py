@@ -44,6 +44,11 @@ def test_markdown_says_the_verdicts_in_words_with_the_legend():
     assert "adam_stiefel 2855, adam_euclidean 2783 (Table 2, CPU" in body[1]
     assert r"not testable here: no runs of momentum_stiefel \| here" in body[3]  # a '|' kept out of the columns
     assert md.rstrip().endswith(render.LEGEND)
+    claim = data.load("brantner")["stiefel_adam_below_euclidean"]
+    same = engine.judge(claim, claim.cells[0], [1, 1, 1], [1, 1, 1])  # d = 0: no seeds decide
+    tiny = engine.judge(claim, claim.cells[0], [1, 2, 3], [1.000001, 2.000001, 3.000001])
+    assert render.display(same)["verdict"] == "inconclusive (no number of seeds would decide: no difference)"
+    assert render.display(tiny)["verdict"] == "consistent (more than 100,000 seeds per arm would be needed)"
 
 
 def test_latex_is_a_booktabs_table_with_escaped_text():

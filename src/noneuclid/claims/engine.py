@@ -84,7 +84,7 @@ def judge(claim: Claim, cell: Cell, a: Sequence[float], b: Sequence[float] = (),
     else:
         spread = (statistics.stdev(a), statistics.stdev(b))
         half = _welch_half(spread[0], len(a), spread[1], len(b))
-    d = sign * (mean_a - mean_b)
+    d = sign * (mean_a - mean_b) + 0.0  # + 0.0: no -0.0
     boundary = -cell.tolerance if cell.relation == ON_PAR else 0.0
     verdict = classify(d, d - half, d + half, boundary, cell.relation)
     seeds = (seeds_to_decide(d - boundary, spread, min(len(a), len(b) or len(a)))

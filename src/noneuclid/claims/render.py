@@ -10,7 +10,7 @@ from typing import Iterable
 import pandas as pd
 
 from noneuclid.claims.data import ON_PAR
-from noneuclid.claims.engine import INCONCLUSIVE, CONSISTENT, NOT_TESTABLE, Verdict
+from noneuclid.claims.engine import CONSISTENT, INCONCLUSIVE, MAX_SEEDS, NOT_TESTABLE, Verdict
 
 LEGEND = ("Difference: ours, in the paper's direction (> 0 is what the paper says of the first arm), with its 95 % "
           "Student-t interval (Welch; paired where the seeds are). An on-par claim holds down to minus its "
@@ -70,11 +70,13 @@ def display(row: Verdict) -> dict[str, str]:
 def _verdict(row: Verdict) -> str:
     if row.verdict == NOT_TESTABLE:
         return f"{row.verdict}: {row.reason}"
-    if row.verdict in (CONSISTENT, INCONCLUSIVE):
-        seeds = ("no number of seeds decides (no difference)" if math.isinf(row.seeds_to_decide)
-                 else f"~{row.seeds_to_decide:.0f} seeds per arm would decide")
-        return f"{row.verdict} ({seeds})"
-    return row.verdict
+    if row.verdict not in (CONSISTENT, INCONCLUSIVE):
+        return row.verdict
+    if not math.isinf(row.seeds_to_decide):
+        return f"{row.verdict} (~{row.seeds_to_decide:.0f} seeds per arm would decide)"
+    if row.difference == row.boundary:
+        return f"{row.verdict} (no number of seeds would decide: no difference)"
+    return f"{row.verdict} (more than {MAX_SEEDS:,} seeds per arm would be needed)"
 
 
 def _number(x: float, sign: str = "") -> str:
