@@ -80,10 +80,12 @@ def test_report_redraws_tables_and_figure(data_root, tmp_path):
             "fig4_claims.md", "summary.md"} <= names
     table = (tmp_path / "out" / "table1.md").read_text()
     assert "+ PHYDI" in table and "PHResNet18" in table and "6.00 ± 0.58" in table  # ours beside the paper's
-    for name in ("table1", "table1_claims", "fig4", "fig4_claims"):  # finished seeds of every row
+    for name in ("table1", "fig4", "fig4_claims"):  # finished seeds of every row
         assert "seeds" in (tmp_path / "out" / f"{name}.csv").read_text().splitlines()[0].split(",")
+    assert {"n_a", "n_b"} <= set((tmp_path / "out" / "table1_claims.csv").read_text().splitlines()[0].split(","))
     claims = (tmp_path / "out" / "table1_claims.md").read_text()  # one seed, no WKP run: nothing to decide
-    assert "not testable at this scale (no finished runs of WKP)" in claims
+    assert "not testable here: no finished runs of WKP" in claims
+    assert "not testable here: fewer than 2 seeds of phydi, standard: no interval" in claims
     assert "val_unigram_perplexity" not in (tmp_path / "out" / "fig4.csv").read_text()
     assert "unigram ppl U" in (tmp_path / "out" / "fig4.csv").read_text()
     summary = (tmp_path / "out" / "summary.md").read_text()  # the checks in words come first

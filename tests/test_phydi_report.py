@@ -1,5 +1,6 @@
-"""PHYDI's claim checker on synthetic curves: each cell's ordering against the paper's ordering of the
-same cell, the tie rule, M1 at X % on a hand-made curve, and the Fig. 4 checks."""
+"""PHYDI's claim checks on synthetic curves: Tables 1-2, each cell judged by the claims engine in the
+direction of the paper's numbers; the tie rule, M1 at X % on a hand-made curve, and Fig. 4's checks of
+each cell's ordering against the paper's."""
 
 from __future__ import annotations
 
@@ -8,6 +9,7 @@ import math
 import pandas as pd
 import pytest
 
+from noneuclid.claims import engine
 from noneuclid.report import phydi
 from noneuclid.report.estimates import Estimate, compare, estimate
 
@@ -48,54 +50,71 @@ def test_ties_follow_the_standard_errors():
     assert phydi.ordering(paper50) == "PHYDI ≈ standard ≈ WKP (PHYDI < WKP)"
 
 
-def _verdicts(claims: list[dict]) -> dict[str, str]:
-    return {c["metric"].split(" ")[0]: c["verdict"] for c in claims}
+def _verdicts(claims) -> dict[tuple[str, str], str]:
+    """(metric, the init PHYDI is compared with) -> verdict."""
+    return {(c.claim.split("_")[1], "wkp" if "WKP" in c.cell else "standard"): c.verdict for c in claims}
 
 
-def test_standard_fastest_as_in_the_paper_agrees():
-    """PHResNet18, n = 4: the paper has standard fastest (3.75 vs PHYDI 4.50 vs WKP 5.67); so do we."""
-    paper = phydi.PAPER_TABLE1[(18, 4)]
-    cell = {"standard": _shifted(0.50, 0.20, 0.21, 0.19), "phydi": _shifted(0.50, 0.10, 0.11, 0.09),
-            "wkp": _shifted(0.50, 0.0, 0.01, -0.01)}
-    x = phydi.threshold_x(cell)
-    claims = phydi.resnet_claims(cell, paper, x)
-    verdicts = _verdicts(claims)
-    assert verdicts["M1"] == "agrees" and verdicts["AUC"] == "agrees"
-    assert claims[0]["paper"] == "standard < PHYDI < WKP" and claims[0]["ours"] == "standard < PHYDI < WKP"
+def test_standard_fastest_as_in_the_paper_reproduces():
+    """PHResNet18, n = 4: the paper has standard fastest (3.75 vs PHYDI 4.50 vs WKP 5.67), and so do we:
+    M1 2, 3 and 4 epochs on every seed, the areas in the same order. M2 reads the accuracy at the paper's
+    M2 epoch: PHYDI is behind standard at epoch 1 and ahead of WKP at epoch 2."""
+    cell = {"standard": _shifted(0.50, 0.21, 0.22, 0.23), "phydi": _shifted(0.50, 0.11, 0.12, 0.13),
+            "wkp": _shifted(0.50, 0.01, 0.02, 0.03)}
+    claims = phydi.resnet_claims(cell, "table1", (18, 4), phydi.threshold_x(cell))
+    assert _verdicts(claims) == {("m1", "standard"): "reproduces", ("m1", "wkp"): "reproduces",
+                                 ("auc", "standard"): "reproduces", ("auc", "wkp"): "reproduces",
+                                 ("m2", "standard"): "contradicts", ("m2", "wkp"): "reproduces"}
+    m1 = {c.cell: c for c in claims if c.claim == "table1_m1"}
+    standard, wkp = m1["PHResNet18, n = 4, vs standard"], m1["PHResNet18, n = 4, vs WKP"]
+    assert (standard.arm_a, standard.arm_b, standard.mean_a, standard.mean_b) == ("standard", "phydi", 2, 3)
+    assert (wkp.arm_a, wkp.arm_b, wkp.mean_a, wkp.mean_b) == ("phydi", "wkp", 3, 4)
+    assert (standard.paper_a, standard.paper_b, standard.metric) == (3.75, 4.50, "m1 at 80 %")
 
 
-def test_phydi_behind_where_the_paper_has_it_ahead_disagrees():
-    """PHResNet152, n = 4: the paper has PHYDI far ahead; curves with PHYDI behind disagree, and a
+def test_phydi_behind_where_the_paper_has_it_ahead_contradicts():
+    """PHResNet152, n = 4: the paper has PHYDI far ahead; curves with PHYDI behind contradict it, and a
     tie within the seeds' spread is not read as agreement either."""
-    paper = phydi.PAPER_TABLE1[(152, 4)]
-    behind = {"standard": _shifted(0.3, 0.10, 0.11, 0.09, epochs=5), "wkp": _shifted(0.3, 0.10, 0.12, 0.08, epochs=5),
+    behind = {"standard": _shifted(0.3, 0.20, 0.21, 0.19, epochs=5), "wkp": _shifted(0.3, 0.20, 0.22, 0.18, epochs=5),
               "phydi": _shifted(0.3, 0.0, 0.01, -0.01, epochs=5)}
-    claims = phydi.resnet_claims(behind, paper, phydi.threshold_x(behind))
-    assert all(v.startswith("disagrees") for v in _verdicts(claims).values())
-    assert claims[0]["metric"].endswith("% (80 % out of reach)")  # the curves stop below 80 %: M1 at X % instead
+    claims = phydi.resnet_claims(behind, "table1", (152, 4), phydi.threshold_x(behind))
+    assert len(claims) == 6 and all(c.verdict == "contradicts" for c in claims)
+    assert claims[0].metric == "m1 at 62 % (80 % out of reach)"  # the curves stop below 80 %: M1 at X % instead
     tie = {init: _shifted(0.3, 0.0, 0.2, -0.2, epochs=5) for init in phydi.INITS}
-    assert _verdicts(phydi.resnet_claims(tie, paper, phydi.threshold_x(tie)))["M1"] == \
-        "disagrees (ours: tie, paper: better)"
+    for c in phydi.resnet_claims(tie, "table1", (152, 4), phydi.threshold_x(tie)):
+        assert c.verdict == "inconclusive" and c.difference == 0 and c.seeds_to_decide == math.inf
 
 
-def test_one_seed_or_a_missing_init_is_not_testable():
-    paper = phydi.PAPER_TABLE1[(50, 4)]
+def test_one_seed_a_missing_init_or_a_short_run_is_not_testable():
     one_seed = {init: _shifted(0.3, 0.0) for init in phydi.INITS}
-    claims = phydi.resnet_claims(one_seed, paper, 0.5)
-    assert all(c["verdict"].startswith("not testable at this scale (fewer than 2 finished seeds") for c in claims)
+    claims = phydi.resnet_claims(one_seed, "table1", (50, 4), 0.5)
+    assert all(c.verdict == "not testable here" for c in claims)
+    assert claims[0].reason == "fewer than 2 seeds of phydi, standard: no interval"
     missing = {"standard": _shifted(0.3, 0, 0.1), "phydi": _shifted(0.3, 0, 0.1)}
-    assert phydi.resnet_claims(missing, paper, 0.5)[0]["verdict"] == \
-        "not testable at this scale (no finished runs of WKP)"
+    verdicts = {c.cell: c for c in phydi.resnet_claims(missing, "table1", (50, 4), 0.5)}
+    no_wkp = verdicts["PHResNet50, n = 4, vs WKP"]
+    assert no_wkp.reason == "no finished runs of WKP" and (no_wkp.n_a, no_wkp.n_b) == (2, 0)
+    assert verdicts["PHResNet50, n = 4, vs standard"].verdict != "not testable here"
+    short = {init: _shifted(0.3, 0.0, 0.1, epochs=1) for init in phydi.INITS}  # the paper's M2 here: epoch 2
+    m2 = [c for c in phydi.resnet_claims(short, "table1", (50, 4), 0.3) if c.claim == "table1_m2"]
+    assert {c.reason for c in m2} == {"runs of PHYDI, standard stopped before the paper's M2 epoch 2",
+                                      "runs of PHYDI, WKP stopped before the paper's M2 epoch 2"}
+    assert phydi.resnet_claims(one_seed, "table1", (34, 4), 0.5) == []  # no such cell in the paper: no claim
 
 
 def test_resnet_tables_have_seeds_and_paper_columns():
     cells = {(18, 4): {"standard": _shifted(0.5, 0.2, 0.21), "wkp": _shifted(0.5, 0, 0.01),
                        "phydi": _shifted(0.5, 0.1, 0.11)}}
-    numbers, claims = phydi.resnet_tables(cells, ["model.depth", "model.n"], phydi.PAPER_TABLE1)
+    numbers, claims = phydi.resnet_tables(cells, ["model.depth", "model.n"], phydi.PAPER_TABLE1, "table1")
     assert list(numbers.seeds) == [2, 2, 2] and list(numbers.model) == ["PHResNet18", "+ WKP", "+ PHYDI"]
     assert numbers["M1 (paper)"].tolist() == ["3.75 ± 0.48", "5.67 ± 0.67", "4.50 ± 0.50"]
     assert {"M1 (ours)", "M1 at X % (ours)", "X %", "AUC % (ours)", "M2 (ours)", "M2 (paper)"} <= set(numbers)
-    assert set(claims.depth) == {18} and len(claims) == 3 and set(claims.seeds) == {2}
+    assert [c.claim for c in claims] == ["table1_m1"] * 2 + ["table1_auc"] * 2 + ["table1_m2"] * 2
+    assert {c.cell for c in claims} == {"PHResNet18, n = 4, vs standard", "PHResNet18, n = 4, vs WKP"}
+    assert {(c.n_a, c.n_b) for c in claims} == {(2, 2)}
+    _, table2 = phydi.resnet_tables({(50, 3, 0.01): cells[(18, 4)]}, ["model.depth", "model.n", "optim.lr"],
+                                    phydi.PAPER_TABLE2, "table2")
+    assert table2[0].cell == "PHResNet50, n = 3, lr 0.01, vs standard" and table2[0].relation == "on_par"
 
 
 def _lm(*best: float, epochs: int = 4) -> tuple[pd.DataFrame, dict]:
@@ -127,19 +146,28 @@ def test_fig4_claims_per_depth():
 
 
 def test_digest_groups_the_checks_by_outcome_in_the_papers_terms():
-    table = pd.DataFrame([
-        {"depth": 152, "n": 4, "seeds": 3, "metric": "AUC", "paper": "PHYDI < WKP ≈ standard",
-         "ours": "PHYDI < standard ≈ WKP", "verdict": "agrees"},
-        {"depth": 18, "n": 4, "lr": 0.1, "seeds": 3, "metric": "M2", "paper": "standard 1, WKP 2", "ours": "standard never, WKP 3",
-         "verdict": "disagrees (ours: never, paper: epoch 1)"}])
+    cell = {"standard": _shifted(0.3, 0.20, 0.21, 0.19, epochs=5), "wkp": _shifted(0.3, 0.20, 0.22, 0.18, epochs=5),
+            "phydi": _shifted(0.3, 0.0, 0.01, -0.01, epochs=5)}
+    behind = [c for c in phydi.resnet_claims(cell, "table1", (152, 4), phydi.threshold_x(cell)) if c.claim == "table1_auc"]
+    claim = phydi.CLAIMS["table2_m1"]
+    one_seed = engine.untestable(claim, claim.cells[0], "fewer than 2 seeds of phydi: no interval", 1, 3)
     fig = pd.DataFrame([{"n": 4, "claim": "PHYDI best (deepest stack)", "depth": 48, "seeds": 1, "metric": "",
-                         "ours": "", "verdict": "not testable at this scale (fewer than 2 finished seeds of PHYDI)"}])
-    text = "\n".join(phydi.digest([("Table 1", table), ("Fig. 4", fig)]))
-    agrees, disagrees, untestable = text.split("**")[1::2]
-    assert agrees.endswith(": 1 check.") and disagrees.endswith(": 1 check.") and untestable.endswith(": 1 check.")
-    assert "- Table 1, PHResNet152, n = 4, AUC: ours PHYDI < standard ≈ WKP; paper PHYDI < WKP ≈ standard" in text
+                         "ours": "", "verdict": "not testable at this scale (fewer than 2 finished seeds of PHYDI)"},
+                        {"n": 4, "claim": "PreNorm best (small encoders)", "depth": 2, "seeds": 3,
+                         "metric": "best val ppl", "ours": "PreNorm < PHYDI < PostNorm", "verdict": "agrees"}])
+    text = "\n".join(phydi.digest([("Table 1", behind), ("Table 2", [one_seed]), ("Fig. 4", fig)]))
+    assert text.split("**")[1::2] == ["Contradicts (the opposite, beyond the 95 % interval): 2 checks.",
+                                      "Not testable here: 1 check.",
+                                      "Fig. 4 agrees (our ordering of the cell is the paper's): 1 check.",
+                                      "Fig. 4 cannot be tested at this scale: 1 check."]
+    assert ("- Table 1, PHResNet152, n = 4, vs standard, auc: ours 50 vs 70 (phydi vs standard), difference "
+            "-20 [-22.3, -17.7]") in text
+    assert ("- Table 2, PHResNet18, n = 2, lr 0.1, vs standard, m1; paper phydi 10 ± 1.22, standard 21.86 ± 3.14 "
+            "(Table 2); fewer than 2 seeds of phydi: no interval") in text
     assert "- Fig. 4, n = 4, depth 48, PHYDI best (deepest stack) (fewer than 2 finished seeds of PHYDI)" in text
-    assert "- Table 1, PHResNet18 (lr 0.1), n = 4, M2: ours standard never, WKP 3; paper standard 1, WKP 2" in text
+    assert "- Fig. 4, n = 4, depth 2, PreNorm best (small encoders) by best val ppl: ours PreNorm < PHYDI < PostNorm" in text
+    with pytest.raises(ValueError, match="unknown verdict 'maybe'"):
+        phydi.digest([("Fig. 4", fig.assign(verdict="maybe"))])
     assert phydi.not_run({(d, 4): {} for d in (18, 50, 152)}, phydi.PAPER_TABLE1) == (
         "n = 2: PHResNet18, PHResNet50, PHResNet152; n = 3: PHResNet18, PHResNet50, PHResNet152 (6 of the paper's 9 cells)")
     ran = {(18, 4, 0.1): {}, (50, 4, 0.01): {}, (18, 2, 0.1): {}, (50, 2, 0.01): {}, (18, 3, 0.1): {}}

@@ -1,7 +1,7 @@
 """Mean +- standard error over seeds, and the one rule every report uses to compare two of them: they
 differ when their means differ by more than sqrt(se_a^2 + se_b^2), else they are a tie (applied to the
-papers' numbers and to ours alike); 95 % Student-t intervals, of a mean and of a difference; and
-Fisher's exact test of two shares (runs that pass a level)."""
+papers' numbers and to ours alike); 95 % Student-t intervals, of a mean and of a difference (the
+quantile from claims.student); and Fisher's exact test of two shares (runs that pass a level)."""
 
 from __future__ import annotations
 
@@ -9,6 +9,8 @@ import math
 from dataclasses import dataclass
 
 import pandas as pd
+
+from noneuclid.claims.student import t975
 
 
 @dataclass(frozen=True)
@@ -31,19 +33,6 @@ def estimate(values) -> Estimate:
     if s.map(math.isinf).any():
         return Estimate(math.inf, 0.0, len(s))
     return Estimate(float(s.mean()), float(s.std(ddof=1) / math.sqrt(len(s))) if len(s) > 1 else 0.0, len(s))
-
-
-# t_{0.975, df}: the two-sided 95 % quantile of Student's t (df 1-30, 40, 60, 120, and the normal's)
-T975 = {1: 12.706, 2: 4.303, 3: 3.182, 4: 2.776, 5: 2.571, 6: 2.447, 7: 2.365, 8: 2.306, 9: 2.262, 10: 2.228,
-        11: 2.201, 12: 2.179, 13: 2.160, 14: 2.145, 15: 2.131, 16: 2.120, 17: 2.110, 18: 2.101, 19: 2.093,
-        20: 2.086, 21: 2.080, 22: 2.074, 23: 2.069, 24: 2.064, 25: 2.060, 26: 2.056, 27: 2.052, 28: 2.048,
-        29: 2.045, 30: 2.042, 40: 2.021, 60: 2.000, 120: 1.980, math.inf: 1.960}
-
-
-def t975(df: float) -> float:
-    """t_{0.975, df} for any df >= 1 (not only whole numbers): the quantile at the largest tabulated df
-    not above it, so the interval is never narrower than the exact one."""
-    return T975[max(k for k in T975 if k <= df)]
 
 
 def mean_interval(a: Estimate) -> tuple[float, float]:

@@ -21,16 +21,20 @@ word frequencies". "diverged" when the loss became NaN/inf (DIVERGED in the run 
 Mean +- standard error over seeds (the paper's +-). Two estimates differ when their means differ by more
 than sqrt(se_a^2 + se_b^2); otherwise they are a tie (applied to the paper's numbers and to ours alike).
 
-Claims, checked per cell against the paper's own ordering of that cell (never a claim the paper does not
-make there): Tables 1-2, PHYDI vs standard and PHYDI vs WKP by M1 (80 % where every run reaches it, else
-M1 at X %), by AUC, and M2; Fig. 4, PreNorm best at depth 2 (and 4), PHYDI best at the deepest depth
-(48), PostNorm worse at the deepest depth than at depth 2. Each reads "agrees", "disagrees (...)" or
-"not testable at this scale (why)".
+Claims, per cell, only where the paper makes them. Tables 1-2: the claims table1_m1, _auc, _m2 and
+table2_m1, _auc, _m2 of claims/phydi.yaml, PHYDI vs standard and PHYDI vs WKP in the direction the paper's
+numbers give each cell, judged by the claims engine from per-seed values: M1 (80 % where every run of the
+cell reaches it, else M1 at X %), AUC, and the validation accuracy at the paper's M2 epoch; each is
+reproduces, consistent, inconclusive, contradicts or not testable here. Fig. 4: our ordering of a cell
+against the paper's, PreNorm best at depth 2 (and 4), PHYDI best at the deepest depth (48), PostNorm worse
+at the deepest depth than at depth 2; each reads "agrees", "disagrees (...)" or "not testable at this
+scale (why)".
 """
 
 from __future__ import annotations
 
 import math
+from dataclasses import replace
 from pathlib import Path
 
 import matplotlib
@@ -40,6 +44,7 @@ import matplotlib.pyplot as plt  # noqa: E402
 from matplotlib.ticker import MaxNLocator, NullFormatter  # noqa: E402
 import pandas as pd  # noqa: E402
 
+from noneuclid.claims import data as claims_data, engine, render  # noqa: E402
 from noneuclid.config import sweep_values  # noqa: E402
 from noneuclid.report import figures, run_table  # noqa: E402
 from noneuclid.report.estimates import Estimate, compare, estimate  # noqa: E402
@@ -76,6 +81,7 @@ PAPER_TABLE2 = {
     (50, 4, 0.01): {"standard": (22.33, 8.67, 2), "wkp": (11.00, 0.58, 2), "phydi": (10.00, 1.00, None)},
 }
 
+CLAIMS = claims_data.load("phydi")  # Tables 1-2: table1_m1, table1_auc, table1_m2 and table2_*
 Curves = pd.DataFrame  # epoch (index, from 1) x seed (columns): one metric per finished run
 
 
@@ -172,42 +178,51 @@ def _epochs(e: float) -> str | int:
     return "never" if math.isinf(e) else int(e)
 
 
-def resnet_claims(curves: dict[str, Curves], paper: dict, x: float) -> list[dict]:
-    """The cell's checks: M1 (80 % if every run reaches it, else X %), AUC and M2, PHYDI against
-    standard and against WKP, each against the paper's ordering of the same cell (see the module doc)."""
-    missing = [i for i in INITS if i not in curves]
-    few = [i for i in INITS if i in curves and curves[i].shape[1] < 2]
-    why = (f"no finished runs of {', '.join(NAMES[i] for i in missing)}" if missing
-           else f"fewer than 2 finished seeds of {', '.join(NAMES[i] for i in few)}: no spread to tell a tie" if few
-           else "" if paper else "no paper numbers for this cell")
-    paper_m1 = {i: Estimate(paper[i][0], paper[i][1], 3) for i in INITS} if paper else {}
-    if why:
-        return [{"metric": m, "paper": ordering(paper_m1) if paper else "", "ours": "", "PHYDI vs standard": "",
-                 "PHYDI vs WKP": "", "verdict": untestable(why)} for m in ("M1", "AUC", "M2")]
+def claim_cell(key: tuple, other: str) -> str:
+    """The claims file's name of a Tables 1-2 cell, e.g. 'PHResNet50, n = 3, lr 0.01, vs WKP'."""
+    lr = f", lr {key[2]:g}" if len(key) > 2 else ""
+    return f"PHResNet{key[0]}, n = {key[1]}{lr}, vs {NAMES[other]}"
+
+
+def resnet_claims(curves: dict[str, Curves], table: str, key: tuple, x: float) -> list[engine.Verdict]:
+    """The cell's verdicts on the claims <table>_m1, _auc and _m2 (claims/phydi.yaml): PHYDI against
+    standard and against WKP, in the direction the paper's numbers give each. Per seed: M1, the epochs to
+    80 % where every run of the cell reaches it, else to X % (the verdict's metric says which); AUC %; the
+    validation accuracy % at the paper's M2 epoch. None where the paper has no such cell."""
     every_80 = all(not math.isinf(epochs_to(c[s].dropna(), M1_ACCURACY)) for c in curves.values() for s in c)
     level = M1_ACCURACY if every_80 else x
-    m1 = {i: estimate(epochs_to(c[s].dropna(), level) for s in c) for i, c in curves.items()}
-    area = {i: estimate(auc(c[s].dropna()) for s in c) for i, c in curves.items()}
+    label = f"m1 at {round(100 * level)} %" + ("" if every_80 else " (80 % out of reach)")
+    per_seed = {"m1": lambda curve, cell: epochs_to(curve, level), "auc": lambda curve, cell: 100 * auc(curve),
+                "m2": lambda curve, cell: 100 * curve.get(int(cell.paper["M2"]), math.nan)}
     rows = []
-    for metric, ours, lower in ((f"M1 at {round(100 * level)} %", m1, True), ("AUC", area, False)):
-        pairs = [pair_verdict(compare(paper_m1["phydi"], paper_m1[o]), compare(ours["phydi"], ours[o], lower))
-                 for o in ("standard", "wkp")]
-        rows.append({"metric": metric + ("" if every_80 else " (80 % out of reach)") if metric != "AUC"
-                     else "AUC (vs the paper's M1)", "paper": ordering(paper_m1),
-                     "ours": ordering(ours, lower), "PHYDI vs standard": pairs[0], "PHYDI vs WKP": pairs[1],
-                     "verdict": cell_verdict(pairs)})
-    m2 = {o: beats_from(curves["phydi"], curves[o]) for o in ("standard", "wkp")}
-    pairs = [AGREES if not math.isinf(m2[o]) else f"{DISAGREES} (ours: never, paper: epoch {paper[o][2]})"
-             for o in ("standard", "wkp")]
-    rows.append({"metric": "M2", "paper": ", ".join(f"{NAMES[o]} {paper[o][2]}" for o in m2),
-                 "ours": ", ".join(f"{NAMES[o]} {_epochs(m2[o])}" for o in m2),
-                 "PHYDI vs standard": pairs[0], "PHYDI vs WKP": pairs[1], "verdict": cell_verdict(pairs)})
+    for metric, value in per_seed.items():
+        claim = CLAIMS[f"{table}_{metric}"]
+        for other in ("standard", "wkp"):
+            if claim_cell(key, other) in {c.name for c in claim.cells}:
+                row = _resnet_verdict(claim, claim.cell(claim_cell(key, other)), curves, value)
+                rows.append(replace(row, metric=label) if metric == "m1" else row)
     return rows
 
 
-def resnet_tables(cells: dict[tuple, dict[str, Curves]], keys: list[str], paper: dict) -> tuple[pd.DataFrame, pd.DataFrame]:
-    """(numbers: one row per cell and init, claims: one row per cell and metric) from the cells'
-    val-accuracy curves, keyed by the settings tuple of `keys`."""
+def _resnet_verdict(claim: claims_data.Claim, cell: claims_data.Cell, curves: dict[str, Curves],
+                    value) -> engine.Verdict:
+    """One claim cell's verdict from value(curve, cell) of every finished seed of its two inits."""
+    missing = [NAMES[a] for a in cell.arms if a not in curves]
+    if missing:
+        return engine.untestable(claim, cell, f"no finished runs of {', '.join(missing)}",
+                                 *(curves[a].shape[1] if a in curves else 0 for a in cell.arms))
+    values = [[value(curves[a][s].dropna(), cell) for s in curves[a]] for a in cell.arms]
+    short = [NAMES[a] for a, v in zip(cell.arms, values) if any(math.isnan(x) for x in v)]
+    if short:
+        return engine.untestable(claim, cell, f"runs of {', '.join(short)} stopped before the paper's M2 epoch "
+                                              f"{int(cell.paper['M2'])}", *map(len, values))
+    return engine.judge(claim, cell, *values)
+
+
+def resnet_tables(cells: dict[tuple, dict[str, Curves]], keys: list[str], paper: dict,
+                  table: str) -> tuple[pd.DataFrame, list[engine.Verdict]]:
+    """(numbers: one row per cell and init, claims: the verdicts of the claims <table>_*, one per cell,
+    metric and compared init) from the cells' val-accuracy curves, keyed by the settings tuple of `keys`."""
     numbers, claims = [], []
     for cell in sorted(cells):
         curves, ref = cells[cell], paper.get(cell, {})
@@ -216,9 +231,8 @@ def resnet_tables(cells: dict[tuple, dict[str, Curves]], keys: list[str], paper:
         depth = settings.get("depth", "")
         for init, row in resnet_rows(curves, ref, x).items():
             numbers.append({**settings, "model": LABELS[init].format(d=depth), **row})
-        seeds = min((curves[i].shape[1] if i in curves else 0) for i in INITS)  # of the init with fewest
-        claims += [{**settings, "seeds": seeds, **row} for row in resnet_claims(curves, ref, x)]
-    return pd.DataFrame(numbers), pd.DataFrame(claims)
+        claims += resnet_claims(curves, table, cell, x)
+    return pd.DataFrame(numbers), claims
 
 
 # ---------------------------------------------------------------- Fig. 4
@@ -390,40 +404,53 @@ def fig4(rows: pd.DataFrame, out: Path) -> None:
 
 # ---------------------------------------------------------------- the checks in words
 
-OUTCOMES = {AGREES: "Reproduces (our ordering of the cell is the paper's)",
-            DISAGREES: "Does not reproduce (our ordering differs from the paper's)",
-            UNTESTABLE: "Cannot be tested at this scale"}
+OUTCOMES = {engine.REPRODUCES: "Reproduces (the paper's direction, beyond the 95 % interval)",
+            engine.CONSISTENT: "Consistent (the difference on the paper's side, the interval holds the boundary)",
+            engine.INCONCLUSIVE: "Inconclusive (the difference not on the paper's side, the interval holds the boundary)",
+            engine.CONTRADICTS: "Contradicts (the opposite, beyond the 95 % interval)",
+            engine.NOT_TESTABLE: "Not testable here",
+            AGREES: "Fig. 4 agrees (our ordering of the cell is the paper's)",
+            DISAGREES: "Fig. 4 disagrees (our ordering differs from the paper's)",
+            UNTESTABLE: "Fig. 4 cannot be tested at this scale"}
 
 
-def digest(checks: list[tuple[str, pd.DataFrame]]) -> list[str]:
-    """Markdown bullets grouping every check of every table by outcome (agrees, disagrees, not
-    testable), each naming its cell in the paper's terms. checks: (table title, its claims table)."""
+def digest(checks: list[tuple[str, list[engine.Verdict] | pd.DataFrame]]) -> list[str]:
+    """Markdown bullets grouping every check by outcome, each naming its cell in the paper's terms: the
+    claims engine's verdicts (Tables 1-2, lists of verdicts), then Fig. 4's checks (its claims table);
+    only the outcomes that have checks. checks: (table title, its checks)."""
     groups = {outcome: [] for outcome in OUTCOMES}
     for title, claims in checks:
-        for row in claims.to_dict("records"):
-            outcome = next((o for o in OUTCOMES if row["verdict"].startswith(o)), None)
+        for row in claims.to_dict("records") if isinstance(claims, pd.DataFrame) else claims:
+            verdict = row.verdict if isinstance(row, engine.Verdict) else row["verdict"]
+            outcome = next((o for o in OUTCOMES if verdict.startswith(o)), None)
             if outcome is None:
-                raise ValueError(f"unknown verdict {row['verdict']!r}: it must start with one of {list(OUTCOMES)}")
-            detail = row["verdict"].removeprefix(outcome).strip(" ()")
-            groups[outcome].append(f"- {title}, {_cell_name(row)}"
-                                   + (f": ours {row['ours']}" if row.get("ours") else "")
-                                   + (f"; paper {row['paper']}" if row.get("paper") else "")
-                                   + (f" ({detail})" if detail and outcome != DISAGREES else ""))
+                raise ValueError(f"unknown verdict {verdict!r}: it must start with one of {list(OUTCOMES)}")
+            groups[outcome].append(_verdict_bullet(title, row) if isinstance(row, engine.Verdict)
+                                   else _fig4_bullet(title, row, outcome))
     lines = []
     for outcome, title in OUTCOMES.items():
         count = len(groups[outcome])
-        lines += [f"**{title}: {count or 'no'} check{'' if count == 1 else 's'}.**", ""]
-        lines += [*groups[outcome], ""] if groups[outcome] else []
+        lines += [f"**{title}: {count} check{'' if count == 1 else 's'}.**", "", *groups[outcome], ""] if count else []
     return lines
 
 
-def _cell_name(row: dict) -> str:
-    """e.g. 'PHResNet152, n = 4, AUC', 'PHResNet18, n = 4, lr 0.1, M2' or 'n = 4, depth 48, PHYDI best
-    (deepest stack) by best val ppl'."""
-    if "claim" in row:  # Fig. 4
-        return f"n = {row['n']}, depth {row['depth']}, {row['claim']}" + (f" by {row['metric']}" if row["metric"] else "")
-    lr = row.get("lr")
-    return f"{_resnet_name(row['depth'], None if pd.isna(lr) else lr)}, n = {row['n']}, {row['metric']}"
+def _verdict_bullet(title: str, row: engine.Verdict) -> str:
+    """e.g. '- Table 1, PHResNet152, n = 4, vs standard, auc: ours 71.2 vs 65.3 (phydi vs standard),
+    difference +5.9 [+1.2, +10.6]; ~9 seeds per arm would decide'."""
+    shown = render.display(row)
+    detail = shown["verdict"].removeprefix(row.verdict).strip(" ():")
+    return (f"- {title}, {row.cell}, {row.metric}"
+            + (f": ours {shown['ours']} ({row.arm_a} vs {row.arm_b}), difference "
+               f"{shown['difference [95 % interval]']}" if shown["ours"] else "")
+            + (f"; paper {shown['paper']}" if row.paper else "") + (f"; {detail}" if detail else ""))
+
+
+def _fig4_bullet(title: str, row: dict, outcome: str) -> str:
+    """e.g. '- Fig. 4, n = 4, depth 48, PHYDI best (deepest stack) by best val ppl: ours PHYDI < PreNorm'."""
+    detail = row["verdict"].removeprefix(outcome).strip(" ()")
+    return (f"- {title}, n = {row['n']}, depth {row['depth']}, {row['claim']}"
+            + (f" by {row['metric']}" if row["metric"] else "") + (f": ours {row['ours']}" if row.get("ours") else "")
+            + (f" ({detail})" if detail and outcome != DISAGREES else ""))
 
 
 def _resnet_name(depth: int, lr: float | None = None) -> str:
@@ -511,6 +538,14 @@ def _reductions(runs: pd.DataFrame, keys: dict[str, str]) -> str:
     return "; ".join(parts)
 
 
+def _write_claims(rows: list[engine.Verdict], out: Path, name: str) -> str:
+    """The claims table of the engine's verdicts as CSV and Markdown (claims.render)."""
+    (out / f"{name}.csv").write_text(render.to_csv(rows))
+    md = render.to_markdown(rows)
+    (out / f"{name}.md").write_text(md)
+    return md
+
+
 def _write(table: pd.DataFrame, out: Path, name: str) -> str:
     table.to_csv(out / f"{name}.csv", index=False)
     md = table.to_markdown(index=False)
@@ -536,8 +571,8 @@ def make(runs_dir: Path, profile: str, out: Path, seeds=None, overrides=()) -> l
              f"Made by `make reproduce-phydi PROFILE={profile}` (the sweeps experiment=phydi/table1, table2 "
              f"and fig4, then `python -m noneuclid.report phydi --profile {profile}`). Only finished "
              "runs count (`seeds`); mean ± standard error over seeds; two numbers whose difference is within "
-             "their combined standard error are a tie (≈). Every check compares our ordering of a cell with "
-             "the paper's ordering of the same cell.", ""]
+             "their combined standard error are a tie (≈). Tables 1-2: the claims engine (claims/phydi.yaml) on "
+             "our per-seed values, cell by cell; Fig. 4: our ordering of a cell against the paper's.", ""]
     lines = []
     if resnets.empty:
         skipped.append("Tables 1-2: no finished runs")
@@ -556,13 +591,13 @@ def make(runs_dir: Path, profile: str, out: Path, seeds=None, overrides=()) -> l
                 lines += [f"## {name}: no finished runs", ""]
                 skipped.append(f"{title}: no finished runs")
                 continue
-            numbers, claims = resnet_tables(cells, keys, paper)
+            numbers, claims = resnet_tables(cells, keys, paper, name)
             checks.append((title, claims))
             missing = not_run(cells, paper)
             if missing:
                 skipped.append(f"{title}: {missing}")
             lines += [f"## {name.capitalize()}: checks against the paper, cell by cell", "",
-                      _write(claims, out, f"{name}_claims"), "",
+                      _write_claims(claims, out, f"{name}_claims"), "",
                       f"## {name.capitalize()}: our numbers beside the paper's", "", _write(numbers, out, name), ""]
     cells, unigram = lm_cells(transformers, transformer_curves) if not transformers.empty else ({}, {})
     missing_n = [n for n in (int(v) for v in sweep_values("phydi/fig4", "model.n")) if n not in {m for m, _ in cells}]

@@ -1,0 +1,210 @@
+"""The claims files (<paper>.yaml beside this module), loaded and validated: a missing, unknown or
+ill-typed key is a ClaimsError naming the file, the claim, the cell and the key.
+
+A file:  paper (its stem), title, claims.
+A claim: id; claim (the paper's words); source (its table, figure or section); metric and unit; better
+         (lower or higher: which values of the metric are better); relation (better, or on_par: the
+         first arm at most `tolerance` worse than the second, in the metric's units); cells; tolerance
+         and tolerance_source when a cell is on_par; optionally precondition and note.
+A cell:  cell (its name); arms, [a, b] with a the arm the claim favours (or holds on par with b), or
+         [a] with bound and bound_source (a against a fixed value); optionally paper (arm, or another
+         name such as M2, -> the paper's number) with paper_source, paper_se (arm -> the paper's
+         standard error), and relation, tolerance or precondition in place of the claim's.
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass
+from pathlib import Path
+
+import yaml
+
+DIR = Path(__file__).resolve().parent
+BETTER = ("lower", "higher")
+BETTER_RELATION, ON_PAR = RELATIONS = ("better", "on_par")
+CLAIM_KEYS = ({"id", "claim", "source", "metric", "unit", "better", "relation", "cells"},
+              {"tolerance", "tolerance_source", "precondition", "note"})
+CELL_KEYS = ({"cell", "arms"}, {"paper", "paper_source", "paper_se", "relation", "tolerance", "bound", "bound_source",
+                                "precondition"})
+
+
+class ClaimsError(ValueError):
+    """A claims file that does not follow the format of the module doc."""
+
+
+@dataclass(frozen=True)
+class Cell:
+    name: str
+    arms: tuple[str, ...]
+    relation: str
+    tolerance: float  # how far arm a may fall behind b and still be on par; 0 for relation "better"
+    paper: dict[str, float]
+    paper_se: dict[str, float]
+    paper_source: str
+    bound: float | None  # the fixed value a one-arm cell is held against
+    bound_source: str
+    precondition: str
+
+
+@dataclass(frozen=True)
+class Claim:
+    id: str
+    text: str
+    source: str
+    metric: str
+    unit: str
+    better: str
+    tolerance_source: str
+    precondition: str
+    note: str
+    cells: tuple[Cell, ...]
+
+    def cell(self, name: str) -> Cell:
+        found = [c for c in self.cells if c.name == name]
+        if not found:
+            raise KeyError(f"claim {self.id!r} has no cell {name!r}; its cells: {[c.name for c in self.cells]}")
+        return found[0]
+
+
+@dataclass(frozen=True)
+class Claims:
+    paper: str
+    title: str
+    claims: tuple[Claim, ...]
+
+    def __getitem__(self, claim_id: str) -> Claim:
+        found = [c for c in self.claims if c.id == claim_id]
+        if not found:
+            raise KeyError(f"{self.paper} has no claim {claim_id!r}; its claims: {[c.id for c in self.claims]}")
+        return found[0]
+
+
+def papers() -> list[str]:
+    """The papers that have a claims file."""
+    return sorted(p.stem for p in DIR.glob("*.yaml"))
+
+
+def load(paper: str) -> Claims:
+    """The claims of `paper` (claims/<paper>.yaml)."""
+    path = DIR / f"{paper}.yaml"
+    if not path.is_file():
+        raise FileNotFoundError(f"no claims file {path}; the papers with one: {papers()}")
+    return load_file(path)
+
+
+def load_file(path: Path) -> Claims:
+    """A claims file, validated (see the module doc)."""
+    path = Path(path)
+    where = str(path)
+    try:
+        data = yaml.safe_load(path.read_text())
+    except yaml.YAMLError as e:
+        raise ClaimsError(f"{where}: not valid YAML: {e}") from e
+    _keys(data, ({"paper", "title", "claims"}, set()), where)
+    if data["paper"] != path.stem:
+        raise ClaimsError(f"{where}: key 'paper' is {data['paper']!r}, not the file's name {path.stem!r}")
+    claims = tuple(_claim(c, where) for c in _list(data, "claims", where))
+    _unique([c.id for c in claims], "claim id", where)
+    return Claims(_text(data, "paper", where), _text(data, "title", where), claims)
+
+
+def _claim(raw, file_where: str) -> Claim:
+    where = f"{file_where}: claim {_name(raw, 'id')!r}"
+    _keys(raw, CLAIM_KEYS, where)
+    better, relation = _choice(raw, "better", BETTER, where), _choice(raw, "relation", RELATIONS, where)
+    tolerance = _number(raw, "tolerance", where) if "tolerance" in raw else None
+    cells = tuple(_cell(c, relation, tolerance, f"{where}, cell {_name(c, 'cell')!r}") for c in _list(raw, "cells", where))
+    _unique([c.name for c in cells], "cell", where)
+    on_par = any(c.relation == ON_PAR for c in cells)
+    if on_par and "tolerance_source" not in raw:
+        raise ClaimsError(f"{where}: missing key 'tolerance_source' (a cell is on_par: say where its tolerance comes from)")
+    if not on_par and ("tolerance" in raw or "tolerance_source" in raw):
+        raise ClaimsError(f"{where}: key 'tolerance' or 'tolerance_source' given but no cell is on_par")
+    return Claim(_text(raw, "id", where), _text(raw, "claim", where), _text(raw, "source", where),
+                 _text(raw, "metric", where), _text(raw, "unit", where), better,
+                 _text(raw, "tolerance_source", where) if on_par else "", _optional_text(raw, "precondition", where),
+                 _optional_text(raw, "note", where), cells)
+
+
+def _cell(raw, claim_relation: str, claim_tolerance: float | None, where: str) -> Cell:
+    _keys(raw, CELL_KEYS, where)
+    arms = _list(raw, "arms", where)
+    if len(arms) not in (1, 2) or not all(isinstance(a, str) and a for a in arms) or len(set(arms)) != len(arms):
+        raise ClaimsError(f"{where}: key 'arms' must be one or two distinct names, not {arms!r}")
+    bound = _number(raw, "bound", where) if "bound" in raw else None
+    if (len(arms) == 1) != (bound is not None) or (bound is None and "bound_source" in raw):
+        raise ClaimsError(f"{where}: a cell has two arms, or one arm and key 'bound' (with 'bound_source')")
+    relation = _choice(raw, "relation", RELATIONS, where) if "relation" in raw else claim_relation
+    tolerance = _number(raw, "tolerance", where) if "tolerance" in raw else claim_tolerance
+    if relation == ON_PAR and (tolerance is None or tolerance < 0):
+        raise ClaimsError(f"{where}: missing key 'tolerance' (>= 0, in the metric's units) for an on_par cell")
+    paper, paper_se = _numbers(raw, "paper", where), _numbers(raw, "paper_se", where)
+    if paper and "paper_source" not in raw:
+        raise ClaimsError(f"{where}: missing key 'paper_source' (where the paper's numbers come from)")
+    if set(paper_se) - set(paper):
+        raise ClaimsError(f"{where}: key 'paper_se' names {sorted(set(paper_se) - set(paper))}, not in 'paper'")
+    return Cell(_text(raw, "cell", where), tuple(arms), relation, tolerance if relation == ON_PAR else 0.0, paper,
+                paper_se, _optional_text(raw, "paper_source", where), bound,
+                _text(raw, "bound_source", where) if bound is not None else "", _optional_text(raw, "precondition", where))
+
+
+def _name(raw, key: str) -> str:
+    """A claim's id or a cell's name for messages, '?' where there is none."""
+    return str(raw.get(key, "?")) if isinstance(raw, dict) else "?"
+
+
+def _keys(raw, keys: tuple[set, set], where: str) -> None:
+    required, optional = keys
+    if not isinstance(raw, dict):
+        raise ClaimsError(f"{where}: expected a mapping with keys {sorted(required)}, got {type(raw).__name__}")
+    missing, unknown = sorted(required - set(raw)), sorted(set(raw) - required - optional)
+    if missing:
+        raise ClaimsError(f"{where}: missing key {missing[0]!r}" + (f" (and {missing[1:]})" if missing[1:] else ""))
+    if unknown:
+        raise ClaimsError(f"{where}: unknown key {unknown[0]!r}; allowed: {sorted(required | optional)}")
+
+
+def _text(raw: dict, key: str, where: str) -> str:
+    if key not in raw:
+        raise ClaimsError(f"{where}: missing key {key!r}")
+    if not isinstance(raw[key], str) or not raw[key].strip():
+        raise ClaimsError(f"{where}: key {key!r} must be a non-empty string, not {raw[key]!r}")
+    return raw[key].strip()
+
+
+def _optional_text(raw: dict, key: str, where: str) -> str:
+    return _text(raw, key, where) if key in raw else ""
+
+
+def _number(raw: dict, key: str, where: str) -> float:
+    value = raw[key]
+    if isinstance(value, bool) or not isinstance(value, (int, float)) or not math.isfinite(value):
+        raise ClaimsError(f"{where}: key {key!r} must be a finite number, not {value!r}")
+    return float(value)
+
+
+def _numbers(raw: dict, key: str, where: str) -> dict[str, float]:
+    """An optional mapping name -> number."""
+    value = raw.get(key, {})
+    if not isinstance(value, dict):
+        raise ClaimsError(f"{where}: key {key!r} must map names to numbers, not {value!r}")
+    return {str(k): _number(value, k, f"{where}, {key}") for k in value}
+
+
+def _choice(raw: dict, key: str, choices: tuple[str, ...], where: str) -> str:
+    if raw[key] not in choices:
+        raise ClaimsError(f"{where}: key {key!r} must be one of {list(choices)}, not {raw[key]!r}")
+    return raw[key]
+
+
+def _list(raw: dict, key: str, where: str) -> list:
+    if not isinstance(raw[key], list) or not raw[key]:
+        raise ClaimsError(f"{where}: key {key!r} must be a non-empty list, not {raw[key]!r}")
+    return raw[key]
+
+
+def _unique(names: list[str], what: str, where: str) -> None:
+    repeated = sorted({n for n in names if names.count(n) > 1})
+    if repeated:
+        raise ClaimsError(f"{where}: {what} {repeated[0]!r} appears more than once")

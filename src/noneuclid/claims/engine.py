@@ -1,0 +1,166 @@
+"""One verdict per claim cell, from our per-seed values of its two arms, by rules fixed before looking.
+
+The difference is taken in the paper's direction, d = s (mean_a - mean_b) with s = +1 when higher is
+better and -1 when lower is (a one-arm cell uses its bound as mean_b), so d > 0 is what the paper says
+of arm a. Its 95 % interval [lo, hi] is d +- t_{0.975,df} se:
+    Welch      se^2 = s_a^2 / n_a + s_b^2 / n_b,
+               df = se^4 / ((s_a^2 / n_a)^2 / (n_a - 1) + (s_b^2 / n_b)^2 / (n_b - 1))
+    paired     (seeds that share data order and initial weights) se = s_D / sqrt(n), D_i = s (a_i - b_i),
+               df = n - 1; a one-arm cell likewise with D_i = s (a_i - bound)
+The claim holds where d > b, with b = 0 for relation "better" and b = -tolerance for "on_par" (a at
+most `tolerance` worse than b is on par). Verdicts:
+    reproduces         lo > b        the paper's direction (or on par), beyond the interval
+    contradicts        hi < b        the opposite, beyond the interval
+    consistent         lo <= b <= hi, d > b (d >= b when on_par): the paper's side, not decided
+    inconclusive       lo <= b <= hi, d < b (d <= b when better): the interval too wide to tell
+    not testable here  a stated precondition fails (the caller's reason), or an arm has < 2 seeds
+Where the interval contains b, seeds_to_decide is the smallest n per arm whose interval, at the same
+difference and per-seed spread, would exclude b (inf when d = b: no number of seeds decides).
+"""
+
+from __future__ import annotations
+
+import math
+import statistics
+from dataclasses import dataclass
+from typing import Sequence
+
+from noneuclid.claims.data import ON_PAR, Cell, Claim
+from noneuclid.claims.student import t975
+
+VERDICTS = REPRODUCES, CONSISTENT, INCONCLUSIVE, CONTRADICTS, NOT_TESTABLE = (
+    "reproduces", "consistent", "inconclusive", "contradicts", "not testable here")
+MAX_SEEDS = 100_000  # seeds_to_decide beyond this is reported as inf
+
+
+@dataclass(frozen=True)
+class Verdict:
+    """One row of the claims table: a cell's numbers and its verdict (nan where there is no number)."""
+    claim: str
+    cell: str
+    source: str
+    metric: str
+    unit: str
+    arm_a: str
+    arm_b: str
+    relation: str
+    boundary: float
+    paired: bool
+    n_a: int
+    n_b: int
+    mean_a: float
+    mean_b: float
+    difference: float
+    ci_low: float
+    ci_high: float
+    verdict: str
+    seeds_to_decide: float
+    reason: str
+    paper_a: float
+    paper_se_a: float
+    paper_b: float
+    paper_se_b: float
+    paper: str  # every number of the cell's paper entry, for display (M2 and the like have no arm)
+    paper_source: str
+
+
+def judge(claim: Claim, cell: Cell, a: Sequence[float], b: Sequence[float] = (), paired: bool = False) -> Verdict:
+    """The verdict of one cell from the per-seed values of arm a and arm b (of a alone for a one-arm
+    cell); paired: a[i] and b[i] come from the same seed (see the module doc)."""
+    where = f"claim {claim.id!r}, cell {cell.name!r}"
+    if len(cell.arms) == 1 and (len(b) or paired):
+        raise ValueError(f"{where}: a one-arm cell takes the values of arm {cell.arms[0]} alone, unpaired")
+    a, b = _values(a, where, cell.arms[0]), _values(b, where, cell.arms[-1])
+    if paired and len(a) != len(b):
+        raise ValueError(f"{where}: paired arms need as many values each, not {len(a)} and {len(b)}")
+    few = [arm for arm, v in zip(cell.arms, (a, b)) if len(v) < 2]
+    if few:
+        return untestable(claim, cell, f"fewer than 2 seeds of {', '.join(few)}: no interval", len(a), len(b))
+    sign = 1.0 if claim.better == "higher" else -1.0
+    mean_a, mean_b = statistics.fmean(a), statistics.fmean(b) if b else cell.bound
+    if paired or not b:
+        spread = statistics.stdev([sign * (x - y) for x, y in zip(a, b or [cell.bound] * len(a))])
+        half = _paired_half(spread, len(a))
+    else:
+        spread = (statistics.stdev(a), statistics.stdev(b))
+        half = _welch_half(spread[0], len(a), spread[1], len(b))
+    d = sign * (mean_a - mean_b) + 0.0  # + 0.0: no -0.0
+    boundary = -cell.tolerance if cell.relation == ON_PAR else 0.0
+    verdict = classify(d, d - half, d + half, boundary, cell.relation)
+    seeds = (seeds_to_decide(d - boundary, spread, min(len(a), len(b) or len(a)))
+             if verdict in (CONSISTENT, INCONCLUSIVE) else math.nan)
+    return _row(claim, cell, paired, len(a), len(b), mean_a, mean_b, d, d - half, d + half, verdict, seeds, "")
+
+
+def untestable(claim: Claim, cell: Cell, reason: str, n_a: int = 0, n_b: int = 0) -> Verdict:
+    """'not testable here' for one cell, with the reason (the precondition that fails)."""
+    if not reason:
+        raise ValueError(f"claim {claim.id!r}, cell {cell.name!r}: 'not testable here' needs a reason")
+    nan = math.nan
+    return _row(claim, cell, False, n_a, n_b, nan, nan, nan, nan, nan, NOT_TESTABLE, nan, reason)
+
+
+def classify(d: float, low: float, high: float, boundary: float, relation: str) -> str:
+    """The verdict of a difference d in the paper's direction with 95 % interval [low, high] against the
+    boundary b (0, or -tolerance when on par): see the module doc."""
+    if low > boundary:
+        return REPRODUCES
+    if high < boundary:
+        return CONTRADICTS
+    return CONSISTENT if d > boundary or (relation == ON_PAR and d == boundary) else INCONCLUSIVE
+
+
+def seeds_to_decide(gap: float, spread: float | tuple[float, float], at_least: int = 2) -> float:
+    """The smallest n >= at_least (>= 2) per arm at which the interval half-width falls below |gap|, the
+    distance of the observed difference from the boundary: t_{0.975,n-1} s_D / sqrt(n) for paired or
+    one-arm values (spread = s_D), Welch's with n in each arm for two (spread = (s_a, s_b)). inf when
+    gap = 0 or more than MAX_SEEDS would be needed. The half-width falls as n grows, so bisection finds it."""
+    def half(n: int) -> float:
+        return _paired_half(spread, n) if isinstance(spread, float) else _welch_half(spread[0], n, spread[1], n)
+
+    low, high = max(at_least, 2), MAX_SEEDS
+    if gap == 0 or half(high) >= abs(gap):
+        return math.inf
+    if half(low) < abs(gap):
+        return float(low)
+    while high - low > 1:  # half(low) >= |gap| > half(high)
+        mid = (low + high) // 2
+        low, high = (mid, high) if half(mid) >= abs(gap) else (low, mid)
+    return float(high)
+
+
+def _paired_half(spread: float, n: int) -> float:
+    """t_{0.975, n-1} s / sqrt(n)."""
+    return t975(n - 1) * spread / math.sqrt(n)
+
+
+def _welch_half(s_a: float, n_a: int, s_b: float, n_b: int) -> float:
+    """Welch's half-width t_{0.975, df} sqrt(s_a^2/n_a + s_b^2/n_b), df by Welch-Satterthwaite."""
+    va, vb = s_a ** 2 / n_a, s_b ** 2 / n_b
+    df = (va + vb) ** 2 / (va ** 2 / (n_a - 1) + vb ** 2 / (n_b - 1)) if va + vb > 0 else math.inf
+    return t975(max(df, 1)) * math.sqrt(va + vb)
+
+
+def _values(values: Sequence[float], where: str, arm: str) -> list[float]:
+    out = [float(v) for v in values]
+    bad = [v for v in out if not math.isfinite(v)]
+    if bad:
+        raise ValueError(f"{where}: {len(bad)} of the {len(out)} values of {arm} are "
+                         f"not finite ({bad[0]}); a run that never reached the metric's level or diverged makes "
+                         f"the cell 'not testable here' (engine.untestable with the reason), or needs another metric")
+    return out
+
+
+def _row(claim: Claim, cell: Cell, paired: bool, n_a: int, n_b: int, mean_a: float, mean_b: float, d: float,
+         low: float, high: float, verdict: str, seeds: float, reason: str) -> Verdict:
+    arm_b = cell.arms[1] if len(cell.arms) == 2 else f"bound {cell.bound:g}"
+    paper = ", ".join(f"{k} {v:g}" + (f" ± {cell.paper_se[k]:g}" if k in cell.paper_se else "")
+                      for k, v in cell.paper.items())
+    return Verdict(claim.id, cell.name, claim.source, claim.metric, claim.unit, cell.arms[0], arm_b, cell.relation,
+                   -cell.tolerance if cell.relation == ON_PAR else 0.0, paired, n_a, n_b, mean_a, mean_b, d, low, high,
+                   verdict, seeds, reason, *_paper(cell, cell.arms[0]), *_paper(cell, arm_b), paper, cell.paper_source)
+
+
+def _paper(cell: Cell, arm: str) -> tuple[float, float]:
+    """The paper's number for an arm and its standard error (nan where the paper gives none)."""
+    return cell.paper.get(arm, math.nan), cell.paper_se.get(arm, math.nan)

@@ -1,0 +1,95 @@
+"""The claims table, one row per claim cell (engine.Verdict), as CSV (one number per column), Markdown
+and LaTeX (booktabs), with LEGEND, the rules behind the verdicts, as the caption every page shows."""
+
+from __future__ import annotations
+
+import math
+from dataclasses import asdict, fields
+from typing import Iterable
+
+import pandas as pd
+
+from noneuclid.claims.data import ON_PAR
+from noneuclid.claims.engine import CONSISTENT, INCONCLUSIVE, MAX_SEEDS, NOT_TESTABLE, Verdict
+
+LEGEND = ("Difference: ours, in the paper's direction (> 0 is what the paper says of the first arm), with its 95 % "
+          "Student-t interval (Welch; paired where the seeds are). An on-par claim holds down to minus its "
+          "tolerance. reproduces: the interval lies past that boundary (0, or minus the tolerance) on the "
+          "paper's side; contradicts: on the other side; consistent: the interval holds the boundary, the "
+          "difference is on the paper's side; inconclusive: the interval holds the boundary, the difference is "
+          "not on the paper's side; both say about how many seeds per arm would decide at the same difference "
+          "and spread. not testable here: a stated precondition fails (the reason is given).")
+CSV_COLUMNS = [f.name for f in fields(Verdict) if f.name != "paper"]  # `paper` repeats paper_a, paper_b as text
+DISPLAY_COLUMNS = ["claim", "cell", "source", "metric", "arms", "relation", "n", "ours", "difference [95 % interval]",
+                   "verdict", "paper"]
+
+
+def frame(rows: Iterable[Verdict]) -> pd.DataFrame:
+    """The rows as a DataFrame, one number per column (the CSV's)."""
+    return pd.DataFrame([asdict(r) for r in rows], columns=[f.name for f in fields(Verdict)])[CSV_COLUMNS]
+
+
+def to_csv(rows: Iterable[Verdict]) -> str:
+    return frame(rows).to_csv(index=False)
+
+
+def to_markdown(rows: Iterable[Verdict]) -> str:
+    """A Markdown table of display(row) per row ('|' escaped), then LEGEND."""
+    table = pd.DataFrame([{k: v.replace("|", r"\|") for k, v in display(r).items()} for r in rows],
+                         columns=DISPLAY_COLUMNS)
+    return table.to_markdown(index=False) + "\n\n" + LEGEND + "\n"
+
+
+def to_latex(rows: Iterable[Verdict], label: str = "tab:claims") -> str:
+    """A booktabs table of display(row) per row, every cell escaped for LaTeX, with LEGEND as caption."""
+    spec = "".join("p{3cm}" if c in ("cell", "verdict", "paper") else "l" for c in DISPLAY_COLUMNS)
+    lines = [r"\begin{table}", r"\centering", r"\small", rf"\begin{{tabular}}{{{spec}}}", r"\toprule",
+             " & ".join(latex_escape(c) for c in DISPLAY_COLUMNS) + r" \\", r"\midrule"]
+    lines += [" & ".join(latex_escape(v) for v in display(r).values()) + r" \\" for r in rows]
+    lines += [r"\bottomrule", r"\end{tabular}", rf"\caption{{{latex_escape(LEGEND)}}}", rf"\label{{{label}}}",
+              r"\end{table}"]
+    return "\n".join(lines) + "\n"
+
+
+def display(row: Verdict) -> dict[str, str]:
+    """One row in words and rounded numbers (DISPLAY_COLUMNS)."""
+    tested = row.verdict != NOT_TESTABLE
+    return {
+        "claim": row.claim, "cell": row.cell, "source": row.source, "metric": row.metric,
+        "arms": f"{row.arm_a} vs {row.arm_b}",
+        "relation": f"on par within {-row.boundary:g}" if row.relation == ON_PAR else "better",
+        "n": f"{row.n_a} pairs" if row.paired else f"{row.n_a}" + (f" + {row.n_b}" if row.n_b else ""),
+        "ours": f"{_number(row.mean_a)} vs {_number(row.mean_b)}" if tested else "",
+        "difference [95 % interval]": (f"{_number(row.difference, '+')} [{_number(row.ci_low, '+')}, "
+                                       f"{_number(row.ci_high, '+')}]") if tested else "",
+        "verdict": _verdict(row),
+        "paper": f"{row.paper} ({row.paper_source})" if row.paper else "",
+    }
+
+
+def _verdict(row: Verdict) -> str:
+    if row.verdict == NOT_TESTABLE:
+        return f"{row.verdict}: {row.reason}"
+    if row.verdict not in (CONSISTENT, INCONCLUSIVE):
+        return row.verdict
+    if not math.isinf(row.seeds_to_decide):
+        return f"{row.verdict} (~{row.seeds_to_decide:.0f} seeds per arm would decide)"
+    if row.difference == row.boundary:
+        return f"{row.verdict} (no number of seeds would decide: no difference)"
+    return f"{row.verdict} (more than {MAX_SEEDS:,} seeds per arm would be needed)"
+
+
+def _number(x: float, sign: str = "") -> str:
+    """Three significant digits (1.34, 0.254, 1.19e-05, 2.86e+03)."""
+    return f"{x:{sign}.3g}"
+
+
+LATEX = {"\\": r"\textbackslash{}", "&": r"\&", "%": r"\%", "$": r"\$", "#": r"\#", "_": r"\_", "{": r"\{",
+         "}": r"\}", "~": r"\textasciitilde{}", "^": r"\textasciicircum{}", "±": r"$\pm$", "≥": r"$\geq$",
+         "≤": r"$\leq$", "≈": r"$\approx$", "×": r"$\times$", "<": r"$<$", ">": r"$>$", "|": r"$|$", "−": "-",
+         "–": "--", "—": "---", "\n": " "}
+
+
+def latex_escape(text: str) -> str:
+    """text with LaTeX's special characters escaped and a few symbols written as LaTeX."""
+    return "".join(LATEX.get(ch, ch) for ch in str(text))

@@ -1,0 +1,179 @@
+"""The claims files: every one loads, each paper has the claims it must, the paper's numbers agree with
+the report modules' copies and with their written-out sources, each PHYDI cell's direction is the
+paper's own ordering; and a broken file is an error that names the file, the claim, the cell and the key."""
+
+from __future__ import annotations
+
+import math
+import re
+
+import pytest
+import yaml
+
+from noneuclid.claims import data
+
+REQUIRED = {
+    "brantner": {"stiefel_adam_below_euclidean", "stiefel_adam_beats_momentum_and_gd",
+                 "orthonormality_to_machine_precision", "stiefel_epoch_time_on_par_cpu"},
+    "hnn": {"table1_hyperbolic_on_par_or_better", "prefix_gain_grows_with_tree_likeness",
+            "table2_hyperbolic_mlr_at_least_as_good", "table2_margin_largest_in_low_dimensions"},
+    "phydi": {"table1_m1", "table1_auc", "table1_m2", "table2_m1", "table2_auc", "table2_m2",
+              "fig4_convergence_depends_on_n", "fig4_prenorm_stabler", "fig4_postnorm_diverges_with_depth",
+              "fig4_phydi_lead_grows_with_depth", "table1_lead_grows_with_depth"},
+}
+
+
+@pytest.mark.parametrize("paper", sorted(REQUIRED))
+def test_every_claims_file_loads_with_its_claims(paper):
+    claims = data.load(paper)
+    assert claims.paper == paper and claims.title
+    assert REQUIRED[paper] <= {c.id for c in claims.claims}
+    for claim in claims.claims:
+        assert claim.better in data.BETTER and claim.cells
+        for cell in claim.cells:
+            assert all(not math.isnan(v) for v in cell.paper.values())
+            assert cell.relation == "better" or claim.tolerance_source
+    assert data.papers() == sorted(REQUIRED)
+
+
+def test_differences_written_out_in_their_source_add_up():
+    """A paper value that is a difference of the paper's numbers says so ('Table 1: 96.91 - 89.62 and ...'),
+    in the order of the cell's arms."""
+    checked = 0
+    for paper in data.papers():
+        for claim in data.load(paper).claims:
+            for cell in claim.cells:
+                terms = re.findall(r"(-?\d+\.\d+) - (-?\d+\.\d+)", cell.paper_source)
+                if terms:
+                    assert [round(float(x) - float(y), 2) for x, y in terms] == [cell.paper[a] for a in cell.arms]
+                    checked += 1
+    assert checked == 9
+
+
+def test_hnn_numbers_match_table1_and_the_gains_use_them():
+    from noneuclid.report.hnn import PAPER
+
+    claims = data.load("hnn")
+    datasets = ("SNLI", "PREFIX-10", "PREFIX-30", "PREFIX-50")
+    for cell in claims["table1_hyperbolic_on_par_or_better"].cells:
+        dataset, model = cell.name.split(", ")
+        column = datasets.index(dataset)
+        rows = {"euclidean": f"euclidean_{model.lower()}", "hyperbolic": f"hyperbolic_{model.lower()}",
+                "hyperbolic_eucl_mlr": f"hyperbolic_{model.lower()}_eucl_mlr"}
+        assert cell.paper == {arm: float(PAPER[row][column]) for arm, row in rows.items()}
+        best = max(("hyperbolic", "hyperbolic_eucl_mlr"), key=cell.paper.get)
+        assert cell.arms == (best, "euclidean")  # the paper's better hyperbolic model of the cell
+    table1 = claims["table1_hyperbolic_on_par_or_better"]
+    for cell in claims["prefix_gain_grows_with_tree_likeness"].cells:
+        model = cell.name.split(", ")[0]
+        for arm in cell.arms:
+            ref = table1.cell(f"PREFIX-{arm.removeprefix('prefix')}, {model}")
+            assert cell.paper[arm] == round(ref.paper[ref.arms[0]] - ref.paper["euclidean"], 2)
+
+
+def test_brantner_numbers_match_the_report():
+    from noneuclid.report.brantner import SETUPS
+
+    claims = data.load("brantner")
+    for claim_id in ("stiefel_adam_below_euclidean", "stiefel_adam_beats_momentum_and_gd"):
+        for cell in claims[claim_id].cells:
+            assert cell.paper == {arm: SETUPS[arm]["authors_loss"] for arm in cell.arms}
+    for cell in claims["stiefel_epoch_time_on_par_cpu"].cells:
+        assert cell.paper == {arm: SETUPS[arm]["cpu_min"] for arm in cell.arms}
+    gpu = claims["stiefel_epoch_time_gap_gpu"].cells[0]
+    assert gpu.paper == {arm: SETUPS[arm]["gpu_min"] for arm in gpu.arms}
+
+
+def test_phydi_directions_are_the_papers_own_ordering():
+    """Tables 1-2: M1 as in report.phydi; on par where the paper's two values differ by no more than
+    sqrt(se_a^2 + se_b^2), else the faster arm first; AUC cells as their M1 cells; M2 is the paper's."""
+    from noneuclid.report.phydi import PAPER_TABLE1, PAPER_TABLE2
+
+    claims = data.load("phydi")
+    for table, paper in (("table1", PAPER_TABLE1), ("table2", PAPER_TABLE2)):
+        m1, auc, m2 = (claims[f"{table}_{m}"] for m in ("m1", "auc", "m2"))
+        assert len(m1.cells) == len(auc.cells) == len(m2.cells) == 2 * len(paper)
+        for cell, auc_cell, m2_cell in zip(m1.cells, auc.cells, m2.cells):
+            other = next(a for a in cell.arms if a != "phydi")
+            key = _key(cell.name)
+            assert cell.paper == {"phydi": paper[key]["phydi"][0], other: paper[key][other][0]}
+            assert cell.paper_se == {"phydi": paper[key]["phydi"][1], other: paper[key][other][1]}
+            gap = cell.paper[cell.arms[0]] - cell.paper[cell.arms[1]]
+            tie = abs(gap) <= math.hypot(*cell.paper_se.values())
+            assert (cell.relation == "on_par") == tie and (tie or gap < 0)
+            assert (auc_cell.name, auc_cell.arms, auc_cell.relation) == (cell.name, cell.arms, cell.relation)
+            assert m2_cell.name == cell.name and m2_cell.arms == ("phydi", other)
+            assert m2_cell.paper == {"M2": paper[key][other][2]}
+
+
+def _key(name: str) -> tuple:
+    """'PHResNet50, n = 3, lr 0.01, vs WKP' -> (50, 3, 0.01)."""
+    depth, n, *lr = re.findall(r"PHResNet(\d+)|n = (\d)|lr ([\d.]+)", name)
+    return (int(depth[0]), int(n[1])) + tuple(float(x[2]) for x in lr)
+
+
+DROP = object()  # a key to leave out
+GOOD_CELL = {"cell": "x", "arms": ["a", "b"], "paper": {"a": 1.0}, "paper_source": "Table 1"}
+GOOD_CLAIM = {"id": "c", "claim": "a beats b", "source": "Table 1", "metric": "m", "unit": "%", "better": "higher",
+              "relation": "better", "cells": [GOOD_CELL]}
+
+
+def _write(tmp_path, claim=None, cells=None, name="toy", **top):
+    claim = dict(GOOD_CLAIM if claim is None else claim)
+    if cells is not None:
+        claim["cells"] = cells
+    body = {"paper": name, "title": "Toy", "claims": [claim], **top}
+    path = tmp_path / f"{name}.yaml"
+    path.write_text(yaml.safe_dump(body))
+    return path
+
+
+def test_a_good_file_loads(tmp_path):
+    claims = data.load_file(_write(tmp_path))
+    cell = claims["c"].cell("x")
+    assert (cell.arms, cell.relation, cell.tolerance, cell.paper) == (("a", "b"), "better", 0.0, {"a": 1.0})
+    on_par = data.load_file(_write(tmp_path, {**GOOD_CLAIM, "relation": "on_par", "tolerance": 0.5,
+                                                 "tolerance_source": "ours"}))
+    assert on_par["c"].cells[0].tolerance == 0.5
+    with pytest.raises(KeyError, match="no claim 'd'"):
+        claims["d"]
+
+
+@pytest.mark.parametrize("claim, cells, message", [
+    ({"unit": DROP}, None, "claim 'c': missing key 'unit'"),
+    ({"unit": " "}, None, "claim 'c': key 'unit' must be a non-empty string"),
+    ({"better": "more"}, None, "claim 'c': key 'better' must be one of"),
+    ({"relation": "on_par"}, None, "claim 'c', cell 'x': missing key 'tolerance'"),
+    ({"relation": "on_par", "tolerance": 1}, None, "claim 'c': missing key 'tolerance_source'"),
+    ({"tolerance": 1, "tolerance_source": "ours"}, None, "no cell is on_par"),
+    ({"extra": 1}, None, "claim 'c': unknown key 'extra'"),
+    ({}, [{"arms": ["a", "b"]}], "claim 'c', cell '?': missing key 'cell'"),
+    ({}, [{"cell": "x", "arms": ["a", "b"], "paper": {"a": 1}}], "cell 'x': missing key 'paper_source'"),
+    ({}, [{"cell": "x", "arms": ["a", "b"], "paper": {"a": "1.0"}, "paper_source": "T"}], "key 'a' must be a finite"),
+    ({}, [{"cell": "x", "arms": ["a"]}], "one arm and key 'bound'"),
+    ({}, [{"cell": "x", "arms": ["a"], "bound": 1.0}], "cell 'x': missing key 'bound_source'"),
+    ({}, [{"cell": "x", "arms": ["a", "a"]}], "one or two distinct names"),
+    ({}, [GOOD_CELL, GOOD_CELL], "cell 'x' appears more than once"),
+    ({}, [], "key 'cells' must be a non-empty list"),
+])
+def test_a_broken_claim_names_the_file_the_claim_the_cell_and_the_key(tmp_path, claim, cells, message):
+    claim = {k: v for k, v in {**GOOD_CLAIM, **claim}.items() if v is not DROP}
+    path = _write(tmp_path, claim, cells)
+    with pytest.raises(data.ClaimsError, match=re.escape(message)) as error:
+        data.load_file(path)
+    assert str(error.value).startswith(str(path))
+
+
+def test_a_broken_file_names_itself(tmp_path):
+    with pytest.raises(data.ClaimsError, match=r"toy.yaml: key 'paper' is 'other', not the file's name 'toy'"):
+        data.load_file(_write(tmp_path, paper="other"))
+    with pytest.raises(data.ClaimsError, match=r"toy.yaml: unknown key 'extra'"):
+        data.load_file(_write(tmp_path, extra=1))
+    (tmp_path / "bad.yaml").write_text("paper: bad\nclaims: [\n")
+    with pytest.raises(data.ClaimsError, match=r"bad.yaml: not valid YAML"):
+        data.load_file(tmp_path / "bad.yaml")
+    (tmp_path / "empty.yaml").write_text("")
+    with pytest.raises(data.ClaimsError, match=r"empty.yaml: expected a mapping"):
+        data.load_file(tmp_path / "empty.yaml")
+    with pytest.raises(FileNotFoundError, match="no claims file"):
+        data.load("nonexistent")

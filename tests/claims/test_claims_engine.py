@@ -1,0 +1,127 @@
+"""The claims engine on hand-made seed values: each of the five verdicts, the direction of the metric,
+the on-par tolerance, paired seeds, one-arm cells against a bound, and the seeds that would decide."""
+
+from __future__ import annotations
+
+import math
+import statistics
+
+import pytest
+
+from noneuclid.claims import engine
+from noneuclid.claims.data import Cell, Claim
+
+
+def _claim(better: str = "higher", relation: str = "better", tolerance: float = 0.0, arms=("a", "b"),
+           bound: float | None = None) -> Claim:
+    cell = Cell("cell", tuple(arms), relation, tolerance, {"a": 1.0, "M2": 3.0}, {"a": 0.5}, "Table 1", bound,
+                "ours" if bound is not None else "", "")
+    return Claim("c", "a beats b", "Table 1", "accuracy", "%", better, "ours" if relation == "on_par" else "", "",
+                 "", (cell,))
+
+
+def _judge(a, b=(), paired=False, **kwargs) -> engine.Verdict:
+    claim = _claim(**kwargs)
+    return engine.judge(claim, claim.cells[0], a, b, paired=paired)
+
+
+def _unit(n: int) -> list[float]:
+    """n values with mean 0 and sample standard deviation 1."""
+    raw = [i - (n - 1) / 2 for i in range(n)]
+    sd = math.sqrt(sum(r * r for r in raw) / (n - 1))
+    return [r / sd for r in raw]
+
+
+def test_reproduces_beyond_the_welch_interval():
+    v = _judge([10, 11, 12], [5, 6, 7])
+    # s_a = s_b = 1, n = 3 each: se = sqrt(2/3), Welch df = 4, t = 2.776
+    half = 2.776 * math.sqrt(2 / 3)
+    assert v.verdict == "reproduces" and v.difference == 5
+    assert v.ci_low == pytest.approx(5 - half) and v.ci_high == pytest.approx(5 + half)
+    assert (v.n_a, v.n_b, v.mean_a, v.mean_b) == (3, 3, 11, 6) and math.isnan(v.seeds_to_decide)
+
+
+def test_contradicts_and_the_direction_of_the_metric():
+    assert _judge([5, 6, 7], [10, 11, 12]).verdict == "contradicts"
+    lower = _judge([10, 11, 12], [5, 6, 7], better="lower")  # lower is better: a is worse
+    assert lower.verdict == "contradicts" and lower.difference == -5
+
+
+def test_consistent_and_inconclusive_hold_zero_and_say_how_many_seeds_would_decide():
+    consistent = _judge([6, 7, 8], [5, 6, 7])  # d = +1, interval +-2.27
+    inconclusive = _judge([5, 6, 7], [6, 7, 8])  # d = -1
+    assert consistent.verdict == "consistent" and consistent.ci_low < 0 < consistent.ci_high
+    assert inconclusive.verdict == "inconclusive" and inconclusive.ci_low < 0 < inconclusive.ci_high
+    # Welch with n per arm, s = 1 each: df = 2(n - 1), half-width t sqrt(2/n): 8 -> 2.145 x 0.5 = 1.07 > 1,
+    # 9 -> 2.120 x 0.471 = 0.999 < 1
+    assert consistent.seeds_to_decide == inconclusive.seeds_to_decide == 9
+
+
+def test_the_seed_estimate_is_where_the_verdict_turns():
+    for n, verdict in ((8, "consistent"), (9, "reproduces")):
+        z = _unit(n)
+        assert _judge([7 + x for x in z], [6 + x for x in z]).verdict == verdict
+    assert engine.seeds_to_decide(1.0, 1.0) == 7  # paired: t(5)/sqrt(6) = 1.05, t(6)/sqrt(7) = 0.925
+    assert engine.seeds_to_decide(1.0, (1.0, 1.0)) == 9
+    assert engine.seeds_to_decide(1.0, 1.0, at_least=10) == 10
+    assert engine.seeds_to_decide(0.0, 1.0) == math.inf  # no difference: no number of seeds decides
+    assert engine.seeds_to_decide(1.0, 1e6) == math.inf  # beyond MAX_SEEDS
+    same = _judge([6, 6, 6], [6, 6, 6])
+    assert same.verdict == "inconclusive" and same.seeds_to_decide == math.inf
+
+
+def test_on_par_tolerance_moves_the_boundary():
+    a, b = [6, 7, 8], [7, 8, 9]  # d = -1, interval [-3.27, 1.27]
+    assert _judge(a, b).verdict == "inconclusive"
+    assert _judge(a, b, relation="on_par", tolerance=0.5).verdict == "inconclusive"  # d < -0.5
+    on_par = _judge(a, b, relation="on_par", tolerance=2.0)  # -2 inside the interval, d above it
+    assert on_par.verdict == "consistent" and on_par.boundary == -2.0
+    assert _judge(a, b, relation="on_par", tolerance=4.0).verdict == "reproduces"  # interval above -4
+    # a worse beyond the interval, but by less than the tolerance: on par, not contradicted
+    close = ([9.0, 9.1, 9.2], [10.0, 10.1, 10.2])
+    assert _judge(*close).verdict == "contradicts"
+    assert _judge(*close, relation="on_par", tolerance=1.5).verdict == "reproduces"
+    assert _judge([0, 1, 2], [10, 11, 12], relation="on_par", tolerance=2.0).verdict == "contradicts"
+    # identical values: on par at tolerance 0 holds exactly at the boundary, no seeds decide
+    exact = _judge([6, 6, 6], [6, 6, 6], relation="on_par", tolerance=0.0)
+    assert exact.verdict == "consistent" and exact.seeds_to_decide == math.inf
+
+
+def test_paired_seeds_use_the_per_seed_differences():
+    a, b = [10, 20, 30], [9, 19, 29.5]  # differences 1, 1, 0.5: the seeds' spread cancels
+    assert _judge(a, b).verdict == "consistent"
+    paired = _judge(a, b, paired=True)
+    half = 4.303 * statistics.stdev([1, 1, 0.5]) / math.sqrt(3)
+    assert paired.verdict == "reproduces" and paired.paired
+    assert paired.ci_low == pytest.approx(5 / 6 - half)
+    with pytest.raises(ValueError, match="as many values"):
+        _judge([1, 2, 3], [1, 2], paired=True)
+
+
+def test_one_arm_against_a_bound():
+    v = _judge([1e-6, 2e-6, 3e-6], better="lower", arms=("a",), bound=1.19e-5)
+    assert v.verdict == "reproduces" and v.arm_b == "bound 1.19e-05" and v.mean_b == 1.19e-5 and v.n_b == 0
+    assert v.ci_low == pytest.approx(9.9e-6 - 4.303 * 1e-6 / math.sqrt(3))
+    assert _judge([1.1e-5, 1.4e-5, 1.2e-5], better="lower", arms=("a",), bound=1.19e-5).verdict == "inconclusive"
+    with pytest.raises(ValueError, match="one-arm"):
+        _judge([1, 2], [1, 2], arms=("a",), bound=1.0)
+
+
+def test_not_testable_here_carries_its_reason():
+    claim = _claim()
+    v = engine.untestable(claim, claim.cells[0], "no run reached 80 %", 3, 3)
+    assert v.verdict == "not testable here" and v.reason == "no run reached 80 %" and (v.n_a, v.n_b) == (3, 3)
+    assert math.isnan(v.difference) and math.isnan(v.ci_low)
+    assert (v.paper_a, v.paper_se_a, v.paper) == (1.0, 0.5, "a 1 ± 0.5, M2 3")
+    few = _judge([1, 2, 3], [4])
+    assert few.verdict == "not testable here" and "fewer than 2 seeds of b" in few.reason
+    with pytest.raises(ValueError, match="needs a reason"):
+        engine.untestable(claim, claim.cells[0], "")
+    with pytest.raises(ValueError, match="not testable here"):  # a run that never reached the level
+        _judge([1, 2, math.inf], [1, 2, 3])
+
+
+def test_every_verdict_is_one_of_the_five():
+    cases = [([10, 11, 12], [5, 6, 7]), ([5, 6, 7], [10, 11, 12]), ([6, 7, 8], [5, 6, 7]), ([5, 6, 7], [6, 7, 8]),
+             ([1], [1, 2])]
+    assert {_judge(a, b).verdict for a, b in cases} == set(engine.VERDICTS)
