@@ -44,17 +44,22 @@ class PoincareEmbedding(nn.Module):
         return _SparseNegativeSampling.apply(self.weight, idx, keep, self.c)
 
     @torch.no_grad()
-    def ranking_key(self, u: Tensor) -> Tensor:
+    def ranking_columns(self) -> Tensor:
+        """[dim + 1, nodes]: (a_w, a_w w) per node w, a_w = 1 / (1 - c||w||^2), the node side of ranking_key."""
+        a = 1 / pb.gap(self.weight, self.c).clamp_min(pb.MIN_NORM)  # [nodes, 1]
+        return torch.cat([a, a * self.weight], 1).T
+
+    @torch.no_grad()
+    def ranking_key(self, u: Tensor, columns: Tensor | None = None) -> Tensor:
         """A key [len(u), nodes] with the order of d(theta_u, theta_w) over all nodes w for each row.
         d = arcosh(1 + 2c ||u - w||^2 / ((1 - c||u||^2)(1 - c||w||^2))) is increasing in
         ||u - w||^2 a_w with a_w = 1 / (1 - c||w||^2), which is, up to a constant,
             (||u||^2 + 1/c) a_w - 2 <u, a_w w>:
-        one matrix product [rows, dim + 1] x [dim + 1, nodes], no [rows, nodes, dim] tensor."""
-        w = self.weight
-        a = 1 / pb.gap(w, self.c).clamp_min(pb.MIN_NORM)  # [nodes, 1]
-        x = w[u]
+        one matrix product [rows, dim + 1] x [dim + 1, nodes] (columns: ranking_columns(), computed
+        once for many calls), no [rows, nodes, dim] tensor."""
+        x = self.weight[u]
         rows = torch.cat([x.pow(2).sum(-1, keepdim=True) + 1 / self.c, -2 * x], 1)  # [len(u), dim + 1]
-        return rows @ torch.cat([a, a * w], 1).T
+        return rows @ (self.ranking_columns() if columns is None else columns)
 
 
 class _SparseNegativeSampling(torch.autograd.Function):

@@ -82,27 +82,29 @@ class Hypernymy:
 
     @torch.no_grad()
     def evaluate(self, model, split: str = "reconstruction") -> dict:
-        """Mean rank and MAP over self.eval_rows (all nodes with ancestors, or a fixed sample)."""
-        rank_sum, edges, ap_sum, nonfinite = 0.0, 0, 0.0, 0
+        """Mean rank and MAP over self.eval_rows (all nodes with ancestors, or a fixed sample); nonfinite:
+        the rows ranked with a non-finite point in the table (all of them, as every key meets it)."""
+        rank_sum, edges, ap_sum = 0.0, 0, 0.0
         nodes = self.ancestors[:, 0].contiguous()
         starts, ends = torch.searchsorted(nodes, self.eval_rows), torch.searchsorted(nodes, self.eval_rows, right=True)
+        columns = model.ranking_columns()  # [dim + 1, N], shared by the chunks
         for chunk in range(0, len(self.eval_rows), self.eval_chunk):
             rows = self.eval_rows[chunk: chunk + self.eval_chunk]
-            key = model.ranking_key(rows)  # [R, N]
-            nonfinite += int((~torch.isfinite(key)).any(1).sum())
+            key = model.ranking_key(rows, columns)  # [R, N]
             key[torch.arange(len(rows)), rows] = float("inf")  # u itself is not ranked
             lo, count = starts[chunk: chunk + self.eval_chunk], (ends - starts)[chunk: chunk + self.eval_chunk]
             rank, precision, valid = self._ranks(key, lo, count)
             rank_sum += float(rank[valid].sum())
             edges += int(valid.sum())
             ap_sum += float((precision * valid).sum(1).div(count).sum())
+        nonfinite = len(self.eval_rows) if not bool(torch.isfinite(model.weight).all()) else 0
         return {f"{split}_mean_rank": rank_sum / edges, f"{split}_map": ap_sum / len(self.eval_rows),
                 f"{split}_nodes": len(self.eval_rows), f"{split}_nonfinite": nonfinite}
 
     def _ranks(self, key: Tensor, lo: Tensor, count: Tensor) -> tuple[Tensor, Tensor, Tensor]:
         """For rows with keys key [R, N] and ancestors self.ancestors[lo:lo + count]: the rank of each
         ancestor (nodes outside the ancestors closer, + 1) and the precision at it, [R, K], with the
-        mask of real ancestors valid [R, K]. Only nodes as close as the row's farthest ancestor count,
+        mask of real ancestors valid [R, K]. Only the nodes as close as a row's farthest ancestor count,
         so one comparison of the whole chunk with that bound is the only [R, N] pass besides the key."""
         width = int(count.max())
         slot = torch.arange(width, device=key.device)
