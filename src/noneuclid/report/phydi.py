@@ -573,55 +573,65 @@ def make(runs_dir: Path, profile: str, out: Path, seeds=None, overrides=()) -> l
              "runs count (`seeds`); mean ± standard error over seeds; two numbers whose difference is within "
              "their combined standard error are a tie (≈). Tables 1-2: the claims engine (claims/phydi.yaml) on "
              "our per-seed values, cell by cell; Fig. 4: our ordering of a cell against the paper's.", ""]
-    lines = []
-    if resnets.empty:
-        skipped.append("Tables 1-2: no finished runs")
-    else:
-        lines += ["Settings of the ResNet runs: " + _reductions(resnets, {
-            "data.train_size": "training images (null = 50000)", "model.width_mult": "width x",
-            "trainer.epochs": "epochs", "data.batch_size": "batch"}) + ". M1 at X %: X = 0.9 x the lowest "
-            "best validation accuracy of any run of the cell, rounded down (the same X for every init of a "
-            "cell). AUC: mean validation accuracy over the epochs run.", ""]
-        for name, keys, paper in (("table1", ["model.depth", "model.n"], PAPER_TABLE1),
-                                  ("table2", ["model.depth", "model.n", "optim.lr"], PAPER_TABLE2)):
-            runs_ = resnets[resnets["cfg.experiment_name"] == f"phydi/{name}"]
-            cells = resnet_cells(runs_, resnet_curves, keys)
-            title = f"Table {name[-1]}"
-            if not cells:
-                lines += [f"## {name}: no finished runs", ""]
-                skipped.append(f"{title}: no finished runs")
-                continue
-            numbers, claims = resnet_tables(cells, keys, paper, name)
-            checks.append((title, claims))
-            missing = not_run(cells, paper)
-            if missing:
-                skipped.append(f"{title}: {missing}")
-            lines += [f"## {name.capitalize()}: checks against the paper, cell by cell", "",
-                      _write_claims(claims, out, f"{name}_claims"), "",
-                      f"## {name.capitalize()}: our numbers beside the paper's", "", _write(numbers, out, name), ""]
-    cells, unigram = lm_cells(transformers, transformer_curves) if not transformers.empty else ({}, {})
-    missing_n = [n for n in (int(v) for v in sweep_values("phydi/fig4", "model.n")) if n not in {m for m, _ in cells}]
-    if not cells:
-        skipped.append("Fig. 4: no finished runs")
-    else:
-        if missing_n:
-            skipped.append(f"Fig. 4: n = {', '.join(map(str, missing_n))}")
-        rows = fig4_rows(cells, unigram, threshold_ratio(transformers))
-        claims = fig4_claims(cells, unigram)
-        checks.append(("Fig. 4", claims))
-        fig4(rows, out / "fig4")
-        shown = rows.drop(columns=["best val ppl mean", "best val ppl se"])
-        lines += ["## Fig. 4: PHTransformers by depth", "",
-                  "Settings of the transformer runs: " + _reductions(transformers, {
-                      "data.vocab_size": "vocabulary (null = all 28,782 words)",
-                      "data.train_tokens": "training tokens (null = all)", "trainer.epochs": "epochs",
-                      "model.depth": "depths"}) + ". "
-                  f"U: unigram perplexity of the validation tokens under the training tokens' word "
-                  f"frequencies (add-one); T = 200 x U / {PAPER_UNIGRAM_PERPLEXITY:.1f}, the paper's "
-                  "threshold at the same ratio to the unigram perplexity of the paper's full setting.", "",
-                  _write(claims, out, "fig4_claims"), "", _write(shown, out, "fig4"), "",
-                  "![Fig. 4](fig4.png)", ""]
+    lines = (_resnet_section(resnets, resnet_curves, out, checks, skipped)
+             + _fig4_section(transformers, transformer_curves, out, checks, skipped))
     verdicts = ["## What reproduces, what does not, what cannot be tested here", "", *digest(checks),
                 *([f"Not run at this profile: {'; '.join(skipped)}.", ""] if skipped else [])]
     (out / "summary.md").write_text("\n".join(header + verdicts + lines))
     return sorted(out.iterdir())
+
+
+def _resnet_section(resnets: pd.DataFrame, curves: pd.DataFrame, out: Path, checks: list, skipped: list) -> list[str]:
+    """Tables 1-2 written into out; their summary lines. Appends to checks (title, claims) and skipped."""
+    if resnets.empty:
+        skipped.append("Tables 1-2: no finished runs")
+        return []
+    lines = ["Settings of the ResNet runs: " + _reductions(resnets, {
+        "data.train_size": "training images (null = 50000)", "model.width_mult": "width x",
+        "trainer.epochs": "epochs", "data.batch_size": "batch"}) + ". M1 at X %: X = 0.9 x the lowest "
+        "best validation accuracy of any run of the cell, rounded down (the same X for every init of a "
+        "cell). AUC: mean validation accuracy over the epochs run.", ""]
+    for name, keys, paper in (("table1", ["model.depth", "model.n"], PAPER_TABLE1),
+                              ("table2", ["model.depth", "model.n", "optim.lr"], PAPER_TABLE2)):
+        runs_ = resnets[resnets["cfg.experiment_name"] == f"phydi/{name}"]
+        cells = resnet_cells(runs_, curves, keys)
+        title = f"Table {name[-1]}"
+        if not cells:
+            lines += [f"## {name}: no finished runs", ""]
+            skipped.append(f"{title}: no finished runs")
+            continue
+        numbers, claims = resnet_tables(cells, keys, paper, name)
+        checks.append((title, claims))
+        missing = not_run(cells, paper)
+        if missing:
+            skipped.append(f"{title}: {missing}")
+        lines += [f"## {name.capitalize()}: checks against the paper, cell by cell", "",
+                  _write_claims(claims, out, f"{name}_claims"), "",
+                  f"## {name.capitalize()}: our numbers beside the paper's", "", _write(numbers, out, name), ""]
+    return lines
+
+
+def _fig4_section(transformers: pd.DataFrame, curves: pd.DataFrame, out: Path, checks: list, skipped: list) -> list[str]:
+    """Fig. 4 written into out; its summary lines. Appends to checks (title, claims) and skipped."""
+    cells, unigram = lm_cells(transformers, curves) if not transformers.empty else ({}, {})
+    if not cells:
+        skipped.append("Fig. 4: no finished runs")
+        return []
+    missing_n = [n for n in (int(v) for v in sweep_values("phydi/fig4", "model.n")) if n not in {m for m, _ in cells}]
+    if missing_n:
+        skipped.append(f"Fig. 4: n = {', '.join(map(str, missing_n))}")
+    rows = fig4_rows(cells, unigram, threshold_ratio(transformers))
+    claims = fig4_claims(cells, unigram)
+    checks.append(("Fig. 4", claims))
+    fig4(rows, out / "fig4")
+    shown = rows.drop(columns=["best val ppl mean", "best val ppl se"])
+    return ["## Fig. 4: PHTransformers by depth", "",
+            "Settings of the transformer runs: " + _reductions(transformers, {
+                "data.vocab_size": "vocabulary (null = all 28,782 words)",
+                "data.train_tokens": "training tokens (null = all)", "trainer.epochs": "epochs",
+                "model.depth": "depths"}) + ". "
+            f"U: unigram perplexity of the validation tokens under the training tokens' word "
+            f"frequencies (add-one); T = 200 x U / {PAPER_UNIGRAM_PERPLEXITY:.1f}, the paper's "
+            "threshold at the same ratio to the unigram perplexity of the paper's full setting.", "",
+            _write(claims, out, "fig4_claims"), "", _write(shown, out, "fig4"), "",
+            "![Fig. 4](fig4.png)", ""]
