@@ -12,6 +12,7 @@ import pytest
 import torch
 from conftest import SHARED_DATA
 
+from noneuclid import models
 from noneuclid.data import DataError
 from noneuclid.report import aggregate
 from noneuclid.train import TrainingDiverged, loop, train
@@ -68,7 +69,7 @@ def test_init_dtype_starts_a_float32_run_from_the_float64_runs_weights():
 
     def model(dtype, init_dtype=None):
         torch.manual_seed(0)
-        return loop.build_model(cfg.model, torch.device("cpu"), dtype, init_dtype, vocab_size=50)
+        return models.build_on(cfg.model, torch.device("cpu"), dtype, init_dtype, vocab_size=50)
 
     m64, m32, same = model(torch.float64), model(torch.float32), model(torch.float32, torch.float64)
     for (name, p64), p32, p in zip(m64.named_parameters(), m32.parameters(), same.parameters(), strict=True):

@@ -9,10 +9,9 @@ import pandas as pd
 import torch
 from omegaconf import OmegaConf
 
-from noneuclid import optim
+from noneuclid import models, optim
 from noneuclid.nn.hyperbolic import PoincareParameter
 from noneuclid.train import tasks
-from noneuclid.train.loop import build_model
 from noneuclid.train.stacking import optimizer_state
 
 WHY = """Training runs in the two dtypes part ways (a rounding difference compounds over tens of thousands of
@@ -56,7 +55,7 @@ def _model_in(cfg, task, weights: dict, dtype, **model) -> tuple:
     """(the task's data in `dtype`, the run's model with its weights in `dtype`), eager (no compile
     time), with `model` settings overriding the run's."""
     task = task.to(CPU, dtype)
-    net = build_model({**cfg.model, "compile": False, **model}, CPU, dtype, **task.model_kwargs)
+    net = models.build_on({**cfg.model, "compile": False, **model}, CPU, dtype, **task.model_kwargs)
     net.load_state_dict({k: v.to(dtype) for k, v in weights.items()})
     return task, net
 

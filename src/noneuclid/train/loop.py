@@ -34,20 +34,6 @@ class TrainingDiverged(RuntimeError):
         self.runs = list(runs)
 
 
-def build_model(cfg, device, dtype, init_dtype=None, **data_kwargs):
-    """The model created in `init_dtype` (default `dtype`: manifold weights then start on the manifold
-    in it), so its initial weights are drawn there, then cast to `dtype`. torch draws different
-    numbers for one seed in float32 and float64; trainer.init_dtype=float64 gives a float32 run the
-    initial weights of the float64 run of its seed."""
-    previous = torch.get_default_dtype()
-    torch.set_default_dtype(init_dtype or dtype)
-    try:
-        model = models.build(cfg, **data_kwargs)
-    finally:
-        torch.set_default_dtype(previous)
-    return model.to(device, dtype)  # a no-op cast when drawn in dtype
-
-
 def orthonormality_error(model) -> float:
     """max |Y^T Y - I| over the model's Stiefel parameters (0 when it has none)."""
     errs = [float(stiefel.orthonormality_error(p.detach())) for p in model.parameters()
@@ -118,7 +104,7 @@ def _train_pending(cfgs: list[DictConfig], runs: list[RunDir]) -> list[dict]:
     models_alone = []
     for c, t in zip(cfgs, run_tasks):  # each run's initial weights, drawn as when trained alone
         torch.manual_seed(c.seed)
-        models_alone.append(build_model(c.model, device, dtype, init_dtype, **t.model_kwargs))
+        models_alone.append(models.build_on(c.model, device, dtype, init_dtype, **t.model_kwargs))
     model = models_alone[0] if len(cfgs) == 1 else stacking.stack_models(cfg.model, models_alone, device, dtype,
                                                                         **task.model_kwargs)
     optimizer = optim.build(cfg.optim, list(model.named_parameters()))

@@ -18,6 +18,7 @@ from __future__ import annotations
 import torch
 from omegaconf import OmegaConf
 
+from noneuclid.models import build_on
 from noneuclid.train.run_dir import NOT_SETTINGS, drop_keys
 
 # Config keys in which the runs of one stack may differ (everything else must be equal).
@@ -57,9 +58,7 @@ def _comparable(cfg) -> dict:
 
 def stack_models(model_cfg, models, device, dtype, **data_kwargs):
     """One model with runs=len(models) whose run i has the weights of models[i]."""
-    from noneuclid.train.loop import build_model
-
-    stacked = build_model(model_cfg, device, dtype, runs=len(models), **data_kwargs)
+    stacked = build_on(model_cfg, device, dtype, runs=len(models), **data_kwargs)
     stacked.load_state_dict(stack_states([m.state_dict() for m in models]))
     return stacked
 
