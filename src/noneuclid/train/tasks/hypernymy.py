@@ -17,6 +17,8 @@ ancestor's key per chunk.
 
 from __future__ import annotations
 
+import numba
+import numpy as np
 import torch
 from torch import Tensor
 
@@ -37,15 +39,17 @@ class Hypernymy:
         self.model_kwargs = {"num_nodes": num_nodes}
         pairs = torch.cat([edges, edges.flip(1)])
         self.related = torch.unique(pairs[:, 0] * num_nodes + pairs[:, 1])  # sorted keys u * N + w
+        self.row_starts = torch.searchsorted(self.related, torch.arange(num_nodes + 1) * num_nodes)  # u's keys: [N + 1]
         order = torch.argsort(edges[:, 0], stable=True)
         self.ancestors = edges[order]  # grouped by node, for the evaluation
         rows = torch.unique(edges[:, 0])
         if eval_nodes is not None and eval_nodes < len(rows):  # a fixed sample (seed 0) of the nodes
             rows = rows[torch.randperm(len(rows), generator=torch.Generator().manual_seed(0))[:eval_nodes]].sort().values
-        self.eval_rows = rows
+        self.eval_rows, self.device = rows, torch.device("cpu")
 
     def to(self, device, dtype) -> "Hypernymy":
-        self.edges, self.related = self.edges.to(device), self.related.to(device)
+        """Evaluation on `device`; the batches are drawn on the CPU (a compiled loop) and moved there."""
+        self.device = torch.device(device)
         self.ancestors, self.eval_rows = self.ancestors.to(device), self.eval_rows.to(device)
         return self
 
@@ -60,17 +64,13 @@ class Hypernymy:
         g = torch.Generator().manual_seed(self.seed * 100_003 + epoch + 7)
         for idx in shuffled(len(self.edges), self.batch_size, self.seed, epoch, self.edges.device):
             u, v = self.edges[idx].unbind(1)
-            w = torch.randint(self.num_nodes, (len(idx), self.negatives), generator=g).to(u.device)
-            related = self._related(u[:, None], w)
-            w = torch.where(related, v[:, None], w)  # masked out of the loss; never d(u, u) (its gradient is NaN)
-            idx = torch.cat([u[:, None], v[:, None], w], 1)
-            yield idx, torch.cat([torch.ones_like(related[:, :1]), ~related], 1), idx[:, 0]
-
-    def _related(self, u: Tensor, w: Tensor) -> Tensor:
-        """Whether u = w or (u, w) or (w, u) is an edge, elementwise over broadcast u and w."""
-        keys = u * self.num_nodes + w
-        pos = torch.searchsorted(self.related, keys).clamp_max(len(self.related) - 1)
-        return (self.related[pos] == keys) | (u == w)
+            w = torch.randint(self.num_nodes, (len(idx), self.negatives), generator=g)
+            idx = torch.empty(len(u), 2 + self.negatives, dtype=torch.long)
+            keep = torch.empty(len(u), 1 + self.negatives, dtype=torch.bool)
+            _candidates(u.numpy(), v.numpy(), w.numpy(), self.related.numpy(), self.row_starts.numpy(),
+                        self.num_nodes, idx.numpy(), keep.numpy())
+            idx, keep = idx.to(self.device), keep.to(self.device)
+            yield idx, keep, idx[:, 0]
 
     def loss(self, model, batch) -> tuple[Tensor, float]:
         idx, keep, _ = batch
@@ -119,6 +119,21 @@ class Hypernymy:
         closer = hist.cumsum(1)[:, :width]  # [R, K]: nodes w with key[w] <= anc_key[j], ancestors included
         rank = (closer - slot).to(key.dtype)  # non-ancestors closer, + 1
         return rank, (slot + 1) / closer.to(key.dtype), valid
+
+
+@numba.njit(cache=True, parallel=True)
+def _candidates(u, v, w, related, row_starts, num_nodes, idx, keep):  # pragma: no cover (compiled)
+    """idx[b] = (u_b, v_b, w_b1, ...) and keep[b] = (True, w_bj not related to u_b), where w_bj is
+    related if w_bj = u_b or u_b * N + w_bj is among u_b's sorted keys related[row_starts[u_b]:
+    row_starts[u_b + 1]] (one binary search in that row); a related w_bj is replaced by v_b."""
+    for b in numba.prange(len(u)):
+        idx[b, 0], idx[b, 1], keep[b, 0] = u[b], v[b], True
+        row = related[row_starts[u[b]]: row_starts[u[b] + 1]]
+        for j in range(w.shape[1]):
+            key = u[b] * num_nodes + w[b, j]
+            pos = np.searchsorted(row, key)
+            hit = w[b, j] == u[b] or (pos < len(row) and row[pos] == key)
+            idx[b, 2 + j], keep[b, 1 + j] = v[b] if hit else w[b, j], not hit
 
 
 def build(cfg) -> Hypernymy:
