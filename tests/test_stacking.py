@@ -9,7 +9,7 @@ import torch
 from conftest import SHARED_DATA
 
 from noneuclid.config import compose
-from noneuclid.train import loop
+from noneuclid.train import trainer
 from noneuclid.train.loop import train, train_stacked
 from noneuclid.train.run_dir import RunDir
 
@@ -45,7 +45,7 @@ def test_a_stack_trains_exactly_the_runs_one_by_one(variant, extra, tmp_path):
 
 def test_a_run_of_an_interrupted_stack_resumes_alone(tmp_path, monkeypatch):
     reference = train(_cfg(tmp_path / "a", 0, "prefix10"))
-    real_epoch, calls = loop.train_epoch, []
+    real_epoch, calls = trainer.train_epoch, []
 
     def killed_in_epoch_2(*args, **kwargs):
         calls.append(1)
@@ -53,10 +53,10 @@ def test_a_run_of_an_interrupted_stack_resumes_alone(tmp_path, monkeypatch):
             raise KeyboardInterrupt
         return real_epoch(*args, **kwargs)
 
-    monkeypatch.setattr(loop, "train_epoch", killed_in_epoch_2)
+    monkeypatch.setattr(trainer, "train_epoch", killed_in_epoch_2)
     with pytest.raises(KeyboardInterrupt):
         train_stacked([_cfg(tmp_path / "b", s, d) for s, d in RUNS])
-    monkeypatch.setattr(loop, "train_epoch", real_epoch)
+    monkeypatch.setattr(trainer, "train_epoch", real_epoch)
     resumed = train(_cfg(tmp_path / "b", 0, "prefix10"))
     assert resumed["final_train_loss"] == reference["final_train_loss"]
     assert _metrics(_cfg(tmp_path / "b", 0, "prefix10")) == _metrics(_cfg(tmp_path / "a", 0, "prefix10"))
@@ -84,7 +84,7 @@ def test_a_longer_stack_goes_on_from_the_finished_shorter_one(tmp_path):
 
 
 def test_a_diverging_run_is_marked_and_the_others_finish(tmp_path, monkeypatch):
-    real_loss = loop.tasks.SentencePairs.loss
+    real_loss = trainer.tasks.SentencePairs.loss
 
     def poisoned(self, model, batch):
         loss, sums = real_loss(self, model, batch)
@@ -92,7 +92,7 @@ def test_a_diverging_run_is_marked_and_the_others_finish(tmp_path, monkeypatch):
             sums[1] = float("nan")
         return loss, sums
 
-    monkeypatch.setattr(loop.tasks.SentencePairs, "loss", poisoned)
+    monkeypatch.setattr(trainer.tasks.SentencePairs, "loss", poisoned)
     cfgs = [_cfg(tmp_path, s, d) for s, d in RUNS]
     summaries = train_stacked(cfgs)
     assert json.loads(RunDir(cfgs[1]).file("DIVERGED").read_text())["epoch"] == 1

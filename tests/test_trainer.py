@@ -15,7 +15,7 @@ from conftest import SHARED_DATA
 from noneuclid import models
 from noneuclid.data import DataError
 from noneuclid.report import aggregate
-from noneuclid.train import TrainingDiverged, loop, train
+from noneuclid.train import TrainingDiverged, train, trainer
 from noneuclid.train.run_dir import RunDir
 
 
@@ -137,7 +137,7 @@ def test_resume_gives_the_same_numbers(make_cfg, tmp_path, monkeypatch, variant)
     overrides = (f"variant={variant}", "trainer.epochs=4", "trainer.deterministic=true")
     reference = train(make_cfg(*overrides, runs_dir=tmp_path / "a"))
 
-    real_epoch = loop.train_epoch
+    real_epoch = trainer.train_epoch
 
     def interrupted(model, optimizer, task, epoch, bar, after_step=None):
         if epoch == 2:
@@ -149,11 +149,11 @@ def test_resume_gives_the_same_numbers(make_cfg, tmp_path, monkeypatch, variant)
         return real_epoch(model, optimizer, task, epoch, bar, after_step)
 
     cfg = make_cfg(*overrides, runs_dir=tmp_path / "b")
-    monkeypatch.setattr(loop, "train_epoch", interrupted)
+    monkeypatch.setattr(trainer, "train_epoch", interrupted)
     with pytest.raises(KeyboardInterrupt):
         train(cfg)
     assert not RunDir(cfg).done and len(RunDir(cfg).metrics()) == 2
-    monkeypatch.setattr(loop, "train_epoch", real_epoch)
+    monkeypatch.setattr(trainer, "train_epoch", real_epoch)
     resumed = train(cfg)
     ref_rows, res_rows = RunDir(make_cfg(*overrides, runs_dir=tmp_path / "a")).metrics(), RunDir(cfg).metrics()
     assert [r["train_loss"] for r in res_rows] == [r["train_loss"] for r in ref_rows]
@@ -163,7 +163,7 @@ def test_resume_gives_the_same_numbers(make_cfg, tmp_path, monkeypatch, variant)
 
 def test_nan_loss_stops_with_clear_message_and_keeps_checkpoint(make_cfg, monkeypatch):
     cfg = make_cfg("trainer.epochs=3")
-    real_loss = loop.tasks.Classification.loss
+    real_loss = trainer.tasks.Classification.loss
     calls = {"n": 0}
 
     def poisoned(self, model, batch):
@@ -171,7 +171,7 @@ def test_nan_loss_stops_with_clear_message_and_keeps_checkpoint(make_cfg, monkey
         loss, terms = real_loss(self, model, batch)
         return (loss * float("nan") if calls["n"] > 2 else loss), terms  # 2 steps per epoch: NaN in epoch 2
 
-    monkeypatch.setattr(loop.tasks.Classification, "loss", poisoned)
+    monkeypatch.setattr(trainer.tasks.Classification, "loss", poisoned)
     with pytest.raises(TrainingDiverged, match="became nan at epoch 2, step 1.*end of epoch 1"):
         train(cfg)
     run = RunDir(cfg)
@@ -208,12 +208,10 @@ def test_missing_and_corrupt_data_files_are_named(make_cfg, tiny_mnist):
 
 
 def test_unwritable_runs_dir_fails_before_data_is_loaded(make_cfg, tmp_path, monkeypatch):
-    from noneuclid.train import loop
-
     blocker = tmp_path / "file"
     blocker.write_text("")
     cfg = make_cfg(runs_dir=blocker / "runs")
-    monkeypatch.setattr(loop.tasks, "build", lambda cfg: pytest.fail("data loaded before the check"))
+    monkeypatch.setattr(trainer.tasks, "build", lambda cfg: pytest.fail("data loaded before the check"))
     with pytest.raises(RuntimeError, match="cannot write the run folder.*paths.runs_dir"):
         train(cfg)
 
@@ -318,7 +316,7 @@ def test_nonfinite_gradient_skips_the_update_and_is_counted():
     calls = []
     model.weight.register_hook(lambda g: g * float("nan") if calls.append(1) or len(calls) == 2 else g)
     before = model.weight.detach().clone()
-    row, = loop.train_epoch(model, torch.optim.SGD(model.parameters(), lr=0.1), Task(), 0, tqdm(disable=True))
+    row, = trainer.train_epoch(model, torch.optim.SGD(model.parameters(), lr=0.1), Task(), 0, tqdm(disable=True))
     assert row["nonfinite_steps"] == 1
     assert torch.isfinite(model.weight).all()
     torch.testing.assert_close(model.weight.detach(), before - 2 * 0.1 * torch.ones(1, 2))

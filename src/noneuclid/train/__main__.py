@@ -12,7 +12,8 @@ from hydra.core.hydra_config import HydraConfig
 from omegaconf import DictConfig, OmegaConf, open_dict
 
 from noneuclid.config import CONFIG_DIR, stacked_runs
-from noneuclid.train.loop import TrainingDiverged, train_stacked
+from noneuclid.train.loop import train_stacked
+from noneuclid.train.trainer import TrainingDiverged
 
 
 @hydra.main(version_base="1.3", config_path=str(CONFIG_DIR), config_name="train")

@@ -38,8 +38,8 @@ from omegaconf import DictConfig, OmegaConf
 from noneuclid.data.files import temporary_sibling
 
 # Settings that change where or how a run is observed, not what it computes.
-NOT_SETTINGS = ("paths", "logger", "report", "trainer.progress", "trainer.threads", "trainer.extend", "experiment_name",
-                "stack")
+NOT_SETTINGS = ("paths", "logger", "report", "trainer.progress", "trainer.threads", "trainer.meant_for",
+                "trainer.extend", "experiment_name", "stack")
 # Settings added after runs existed, with the value that computes what those runs did: left out of the
 # hash at that value, so the earlier run folders keep their names (and resume).
 LATER_SETTINGS = {"optim.compensated": False, "model.clip_per_tensor": False, "model.project_results": False,
