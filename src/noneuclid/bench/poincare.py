@@ -1,7 +1,9 @@
 """Benchmark of the Poincare embeddings trainer (Nickel & Kiela 2017; the input of Ganea et al.'s
 Table 2): seconds per epoch on the WordNet noun closure (82,115 nodes, 743,086 edges; 10-D, 50
 negatives, float64), from a fixed slice of an epoch's batches scaled to the whole epoch, at one thread
-and at two. Baselines measured in the same run: the dense gradient of the whole table (autograd
+and at two. The compiled loops are serial (a parallel loop gained 2 % at two threads and kept a worker
+thread spinning beside another process's work); the second thread serves torch's own ops only.
+Baselines measured in the same run: the dense gradient of the whole table (autograd
 through `pb.dist`, the step of every row) and gensim's PoincareModel (numpy, batches of 50 edges, a
 bench-only dependency: `pip install gensim`), each timed on its own slice and scaled the same way."""
 

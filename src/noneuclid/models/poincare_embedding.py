@@ -70,7 +70,6 @@ class _SparseNegativeSampling(torch.autograd.Function):
     def forward(ctx, weight: Tensor, idx: Tensor, keep: Tensor, c: float) -> Tensor:
         terms = torch.empty(idx.shape[0], dtype=weight.dtype)
         grads = torch.empty(*idx.shape, weight.shape[1], dtype=weight.dtype)  # d terms_b / d rows, [B, 1 + k, dim]
-        numba.set_num_threads(torch.get_num_threads())  # trainer.threads governs both
         _terms_and_grads(weight.detach().numpy(), idx.numpy(), keep.numpy(), c, terms.numpy(), grads.numpy())
         ctx.save_for_backward(idx, grads)
         ctx.shape = weight.shape
@@ -83,7 +82,7 @@ class _SparseNegativeSampling(torch.autograd.Function):
         return torch.sparse_coo_tensor(idx.flatten()[None], values, ctx.shape, check_invariants=False), None, None, None
 
 
-@numba.njit(cache=True, parallel=True, fastmath=True)
+@numba.njit(cache=True, fastmath=True)
 def _terms_and_grads(weight, idx, keep, c, terms, grads):  # pragma: no cover (compiled)
     """For each edge b, with x = weight[idx[b, 0]], y_j = weight[idx[b, j]] (j >= 1), g = 1 - c||.||^2,
     z_j = c ||x - y_j||^2 / (g_x g_y_j) and d_j = 2 / sqrt(c) asinh(sqrt(z_j)) (Nickel & Kiela's eq. 1):
@@ -95,7 +94,7 @@ def _terms_and_grads(weight, idx, keep, c, terms, grads):  # pragma: no cover (c
     sc = math.sqrt(c)
     n_edges, k = idx.shape
     dim = weight.shape[1]
-    for b in numba.prange(n_edges):
+    for b in range(n_edges):
         u = idx[b, 0]
         gx = 1.0 - c * _dot(weight, u, u)
         s, gy, rz, rz1, e = np.empty(k), np.empty(k), np.empty(k), np.empty(k), np.empty(k)

@@ -121,12 +121,12 @@ class Hypernymy:
         return rank, (slot + 1) / closer.to(key.dtype), valid
 
 
-@numba.njit(cache=True, parallel=True)
+@numba.njit(cache=True)
 def _candidates(u, v, w, related, row_starts, num_nodes, idx, keep):  # pragma: no cover (compiled)
     """idx[b] = (u_b, v_b, w_b1, ...) and keep[b] = (True, w_bj not related to u_b), where w_bj is
     related if w_bj = u_b or u_b * N + w_bj is among u_b's sorted keys related[row_starts[u_b]:
     row_starts[u_b + 1]] (one binary search in that row); a related w_bj is replaced by v_b."""
-    for b in numba.prange(len(u)):
+    for b in range(len(u)):
         idx[b, 0], idx[b, 1], keep[b, 0] = u[b], v[b], True
         row = related[row_starts[u[b]]: row_starts[u[b] + 1]]
         for j in range(w.shape[1]):
