@@ -7,7 +7,7 @@ import torch
 
 from noneuclid.config import compose, experiment_value
 from noneuclid.train import train
-from noneuclid.train.run_dir import RunDir
+from noneuclid.runs import RunDir
 
 ROWS = ["euclidean_rnn", "hyperbolic_rnn_eucl_mlr", "hyperbolic_rnn", "euclidean_gru",
         "hyperbolic_gru_eucl_mlr", "hyperbolic_gru"]

@@ -14,7 +14,7 @@ from noneuclid.config import compose
 from noneuclid.data import files
 from noneuclid.report import phydi as report
 from noneuclid.train import train
-from noneuclid.train.run_dir import RunDir
+from noneuclid.runs import RunDir
 
 
 @pytest.fixture

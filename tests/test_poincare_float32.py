@@ -238,7 +238,7 @@ def test_float32_hyperbolic_rnn_leaves_chance_on_prefix10(tmp_path):
     2 and 3, at chance in both). Seed 1 leaves the plateau in both layouts."""
     from noneuclid.config import compose
     from noneuclid.train import train
-    from noneuclid.train.run_dir import RunDir
+    from noneuclid.runs import RunDir
 
     cfg = compose(["experiment=hnn/table1", "profile=smoke", "variant=hnn/hyperbolic_rnn", "trainer.dtype=float32",
                    "data.train_size=12800", "data.dev_size=1000", "data.test_size=200", "trainer.epochs=20",

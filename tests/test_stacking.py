@@ -11,7 +11,7 @@ from conftest import SHARED_DATA
 from noneuclid.config import compose
 from noneuclid.train import trainer
 from noneuclid.train.loop import train, train_stacked
-from noneuclid.train.run_dir import RunDir
+from noneuclid.runs import RunDir
 
 RUNS = [(0, "prefix10"), (1, "prefix30"), (2, "prefix10")]
 

@@ -17,9 +17,9 @@ import pytest
 
 from noneuclid import reproduce
 from noneuclid.report import aggregate, html
-from noneuclid.train import loop
+from noneuclid.train import trainer
 from noneuclid.train.loop import train
-from noneuclid.train.run_dir import RunDir
+from noneuclid.runs import RunDir
 
 from conftest import SHARED_DATA
 
@@ -27,7 +27,7 @@ from conftest import SHARED_DATA
 def test_a_run_that_raises_is_marked_failed_and_grouped_with_its_seeds(make_cfg, monkeypatch, tmp_path):
     train(make_cfg("seed=0", "trainer.epochs=1"))
     with monkeypatch.context() as m:
-        m.setattr(loop, "train_epoch", lambda *a, **k: (_ for _ in ()).throw(RuntimeError("boom")))
+        m.setattr(trainer, "train_epoch", lambda *a, **k: (_ for _ in ()).throw(RuntimeError("boom")))
         failing = make_cfg("seed=1", "trainer.epochs=1")
         with pytest.raises(RuntimeError, match="boom"):
             train(failing)

@@ -16,7 +16,7 @@ from noneuclid import models
 from noneuclid.data import DataError
 from noneuclid.report import aggregate
 from noneuclid.train import TrainingDiverged, train, trainer
-from noneuclid.train.run_dir import RunDir
+from noneuclid.runs import RunDir
 
 
 def test_run_folder_contents(make_cfg):

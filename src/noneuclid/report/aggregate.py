@@ -9,7 +9,7 @@ from pathlib import Path
 import pandas as pd
 import yaml
 
-from noneuclid.train.run_dir import NOT_SETTINGS, digest_without, is_held, read_metrics
+from noneuclid.runs import NOT_SETTINGS, digest_without, is_held, read_metrics
 
 
 def _flatten(d: dict, prefix: str = "") -> dict:

@@ -24,7 +24,7 @@ import pandas as pd  # noqa: E402
 from noneuclid.config import compose, sweep_values  # noqa: E402
 from noneuclid.report import aggregate, figures  # noqa: E402
 from noneuclid.report.estimates import compare, estimate  # noqa: E402
-from noneuclid.train.run_dir import RunDir  # noqa: E402
+from noneuclid.runs import RunDir  # noqa: E402
 
 # The four runs of the paper (configs/variant/brantner/<name>.yaml) -> label, the paper's Table 2
 # (gpu_min, cpu_min: minutes for 500 epochs) and the authors' run, their GeometricMachineLearning.jl

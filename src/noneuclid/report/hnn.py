@@ -29,7 +29,7 @@ from noneuclid.config import compose, experiment_value, sweep_values  # noqa: E4
 from noneuclid.data.files import DataError  # noqa: E402
 from noneuclid.report import aggregate, figures, hnn_float32  # noqa: E402
 from noneuclid.report.estimates import compare, difference_interval, estimate, fisher_exact, mean_interval  # noqa: E402
-from noneuclid.train.run_dir import RunDir  # noqa: E402
+from noneuclid.runs import RunDir  # noqa: E402
 
 ROWS = {  # configs/variant/hnn/<name>.yaml -> label
     "euclidean_rnn": "fully Euclidean RNN", "hyperbolic_rnn_eucl_mlr": "hyperbolic RNN + FFNN, Eucl. MLR",

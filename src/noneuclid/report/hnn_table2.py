@@ -28,7 +28,7 @@ from noneuclid.data import wordnet  # noqa: E402
 from noneuclid.models.mlr import GEOMETRIES, PointMLR  # noqa: E402
 from noneuclid.report import docs, figures  # noqa: E402
 from noneuclid.report.estimates import t975  # noqa: E402
-from noneuclid.train.run_dir import read_metrics  # noqa: E402
+from noneuclid.runs import read_metrics  # noqa: E402
 
 DIMS = (2, 3, 5, 10)
 SEEDS = (0, 1, 2)

@@ -21,7 +21,7 @@ import markdown
 
 from noneuclid.papers import PAPERS
 from noneuclid.report import aggregate
-from noneuclid.train.run_dir import read_metrics
+from noneuclid.runs import read_metrics
 
 TITLES = {key: paper.title for key, paper in PAPERS.items()}
 # The evaluation curve drawn for a run: the first of these its metrics.jsonl holds.

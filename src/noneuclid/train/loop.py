@@ -13,7 +13,7 @@ import logging
 
 from omegaconf import DictConfig
 
-from noneuclid.train.run_dir import RunDir
+from noneuclid.runs import RunDir
 from noneuclid.train.trainer import Trainer, TrainingDiverged
 
 log = logging.getLogger("noneuclid")

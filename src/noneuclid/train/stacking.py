@@ -19,7 +19,7 @@ import torch
 from omegaconf import OmegaConf
 
 from noneuclid.models import build_on
-from noneuclid.train.run_dir import NOT_SETTINGS, drop_keys
+from noneuclid.runs import NOT_SETTINGS, drop_keys
 
 # Config keys in which the runs of one stack may differ (everything else must be equal).
 VARYING = ("seed", "data")

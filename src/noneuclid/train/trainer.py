@@ -21,7 +21,7 @@ from tqdm import tqdm
 
 from noneuclid import models, optim
 from noneuclid.train import loggers, stacking, tasks
-from noneuclid.train.run_dir import RunDir, atomic_write, resolve_device
+from noneuclid.runs import RunDir, atomic_write, resolve_device
 from noneuclid.train.summary import constraint_errors, summarise
 
 log = logging.getLogger("noneuclid")

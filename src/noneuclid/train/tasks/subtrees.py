@@ -16,7 +16,7 @@ import torch
 from torch import Tensor
 
 from noneuclid.data import wordnet
-from noneuclid.train.run_dir import RunDir
+from noneuclid.runs import RunDir
 from noneuclid.train.tasks.batching import shuffled
 from noneuclid.train.tasks.classification import Classification
 
