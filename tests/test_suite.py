@@ -221,3 +221,18 @@ def test_every_experiment_composes_in_every_profile(profile):
         for name in paper.experiments:
             cfg = compose([f"experiment={key}/{name}", f"profile={profile}"], experiment_name=f"{key}/{name}")
             OmegaConf.to_container(cfg, resolve=True)
+
+
+def test_the_reproduce_plan_is_the_registry_s_stages(tmp_path):
+    """Every stage of every paper in papers.PAPERS, in order, then the paper's report; a stage whose
+    condition fails is skipped with its reason and keeps its kind (a report is not a training step)."""
+    from noneuclid import papers
+    steps = reproduce.plan(reproduce.PAPERS, "cpu", tmp_path, tmp_path, tmp_path)
+    for paper, entry in papers.PAPERS.items():
+        names = [s.name for s in steps if s.paper == paper]
+        expected = [st.name for st in entry.stages if st.when not in ("wordnet_to_prepare", "cifar10_to_write")]
+        assert [n for n in names if n != "prepare WordNet 3.0"] == expected + ["report"]
+    authors = next(s for s in steps if s.name == "evaluate the authors' networks")
+    assert (authors.kind, authors.status) == ("report", "skipped") and "authors' networks" in authors.reason
+    compensated = next(s for s in steps if s.name == "report compensated RSGD")
+    assert "{" not in " ".join(compensated.args) and str(tmp_path) in compensated.args

@@ -4,13 +4,31 @@ For each paper: its title; its experiments (configs/experiment/<paper>/<name>.ya
 modules (each with make(runs_dir, profile, out) writing results/<paper>/<profile>/; the first also
 writes summary.md and takes the paper's CLI options); the tables and figures they write (file
 stems under results/<paper>/<profile>/); and the Markdown pages that results/index.html shows (stems:
-the first module's summary, then the pages of the others, which summary.md leaves out).
+the first module's summary, then the pages of the others, which summary.md leaves out); and the
+stages of its reproduction, in order (reproduce.py adds the paper's report and the HTML page).
 report/html.py, report/__main__.py and reproduce.py read it.
 """
 
 from __future__ import annotations
 
 from dataclasses import dataclass
+
+
+@dataclass(frozen=True)
+class Stage:
+    """One step of `make reproduce-<paper>`: `python -m <args>`, where a "train" stage's args follow
+    the training command (`noneuclid.train -m profile=... <overrides>`) and {runs}, {profile}, {data},
+    {generated} and {seeds:<experiment>} (the experiment's stack.seed) are filled in."""
+    name: str
+    args: tuple[str, ...]
+    kind: str = "train"             # train | data | report
+    needs: tuple[str, ...] = ()     # datasets; wordnet is not needed at the smoke profile (a hand-made tree)
+    when: str | None = None         # a condition of reproduce.CONDITIONS: unmet, the stage is skipped or left out
+    per_core: bool = False          # cpu profile: one process per core (joblib launcher, one torch thread each)
+
+
+def _train(name: str, experiment: str, *args: str, **kw) -> Stage:
+    return Stage(name, (f"experiment={experiment}", *args), **kw)
 
 
 @dataclass(frozen=True)
@@ -21,18 +39,60 @@ class Paper:
     tables: tuple[str, ...]
     figures: tuple[str, ...]
     pages: tuple[str, ...] = ("summary",)
+    stages: tuple[Stage, ...] = ()
+
+
+BRANTNER = (
+    _train("train Fig. 3 / Table 2", "brantner/table2", needs=("mnist",)),
+    _train("train the section experiment", "brantner/section", needs=("mnist",)),
+    Stage("report the section experiment", ("noneuclid.report.brantner", "section", "--runs", "{runs}", "--profile",
+                                            "{profile}"), kind="report"),
+    Stage("evaluate the authors' networks", ("noneuclid.report.brantner", "authors", "--data", "{data}"), kind="report",
+          needs=("mnist",), when="authors_networks"),
+)
+HNN = (
+    _train("train Table 1", "hnn/table1"),
+    _train("train Table 1 on SNLI", "hnn/table1", "stack.data=[snli]", when="snli_train"),
+    _train("train Table 1 in float32", "hnn/table1", "trainer.dtype=float32"),
+    _train("train the init ablation", "hnn/init"),
+    _train("train the budget ablation", "hnn/budget"),
+    _train("train the long-budget ablation", "hnn/long"),
+    _train("train the GRU's long-budget ablation", "hnn/gru_long"),
+    _train("train the data-order ablation", "hnn/order"),
+    _train("train the carried-gaps ablation (float32)", "hnn/carry_gaps"),
+    *(_train(f"train more seeds in {dtype}", "hnn/seeds", f"trainer.dtype={dtype}") for dtype in ("float64", "float32")),
+    _train("train float32 from float64's initial weights", "hnn/same_init"),
+    Stage("report float32", ("noneuclid.report", "hnn", "--runs", "{runs}", "--profile", "{profile}", "--out",
+                             "results/hnn/{profile}-float32", "trainer.dtype=float32"), kind="report"),
+    *(_train(f"train compensated RSGD in {dtype}", "hnn/compensated", f"trainer.dtype={dtype}")
+      for dtype in ("float64", "float32")),
+    Stage("report compensated RSGD", ("noneuclid.report", "hnn", "--runs", "{runs}", "--profile", "{profile}", "--seeds",
+                                      "{seeds:hnn/compensated}", "--out", "results/hnn/{profile}-float32-compensated",
+                                      "trainer.dtype=float32", "optim.compensated=true"), kind="report"),
+    Stage("prepare WordNet 3.0", ("noneuclid.data", "fetch", "wordnet", "--data-dir", "{generated}"), kind="data",
+          when="wordnet_to_prepare"),
+    _train("train Table 2 embeddings", "hnn/poincare", needs=("wordnet",)),
+    _train("train Table 2", "hnn/table2", needs=("wordnet",)),
+    Stage("report Table 2", ("noneuclid.report.hnn_table2", "--runs", "{runs}", "--profile", "{profile}"), kind="report"),
+)
+PHYDI = (
+    Stage("write CIFAR-10 batches from the mirror", ("noneuclid.data", "fetch", "cifar10", "--data-dir", "{generated}",
+                                                     "--mirror", "{data}"), kind="data", when="cifar10_to_write"),
+    *(_train(f"train {name}", f"phydi/{name}", needs=(data,), per_core=True)
+      for name, data in [("table1", "cifar10"), ("table2", "cifar10"), ("fig4", "wikitext2")]),
+)
 
 
 PAPERS = {
     "brantner": Paper("Brantner, Adam on manifolds", ("fig3a", "fig3b", "table2", "section"),
                       ("noneuclid.report.brantner",), ("table2", "accuracy", "authors_networks", "curves", "section"),
-                      ("fig3a", "fig3b")),
+                      ("fig3a", "fig3b"), stages=BRANTNER),
     "hnn": Paper("Ganea et al., Hyperbolic Neural Networks", ("table1", "init", "budget", "long", "gru_long", "order",
                                                                  "carry_gaps", "seeds", "same_init", "compensated", "poincare",
                                                                  "table2"),
                  ("noneuclid.report.hnn", "noneuclid.report.hnn_table2"),
                  ("table1", "init", "budget", "long", "gru_long", "carry_gaps", "order", "table2", "table2_embeddings"),
-                 ("fig_prefix10_dev", "fig_table2_boundaries"), ("summary", "table2")),
+                 ("fig_prefix10_dev", "fig_table2_boundaries"), ("summary", "table2"), HNN),
     "phydi": Paper("PHYDI, hypercomplex networks initialised as identity", ("table1", "table2", "fig4"),
-                   ("noneuclid.report.phydi",), ("table1", "table2", "fig4"), ("fig4",)),
+                   ("noneuclid.report.phydi",), ("table1", "table2", "fig4"), ("fig4",), stages=PHYDI),
 }

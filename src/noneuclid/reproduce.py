@@ -61,73 +61,52 @@ def _missing(name: str, data_dir: Path, generated_dir: Path) -> str | None:
         return str(e)
 
 
+def _conditions(profile: str, data_dir: Path, generated_dir: Path) -> dict[str, tuple[bool, str | None]]:
+    """The conditions a Stage can name (`when`): whether each holds, and when it does not, why the
+    stage is skipped (None: the stage is left out, as there is nothing to do)."""
+    reference = data_dir / "reference" / "brantner_gml"
+    return {
+        "authors_networks": ((reference / "mnist_metadata.h5").is_file(),
+                             f"no authors' networks in {reference} (see its README in ../shared/data)"),
+        "snli_train": (any((data_dir / "snli").glob("*train*")),
+                       f"no SNLI training split in {data_dir / 'snli'} "
+                       "(python -m noneuclid.data fetch snli --data-dir DATA_DIR)"),
+        "wordnet_to_prepare": (profile != "smoke" and bool(_missing("wordnet", data_dir, generated_dir)), None),
+        "cifar10_to_write": ((data_dir / "cifar10" / "materialize.py").exists()
+                             and bool(_missing("cifar10", data_dir, generated_dir)), None),
+    }
+
+
+def _fill(arg: str, values: dict) -> str:
+    """A stage's argument with {runs}, {profile}, {data}, {generated} and {seeds:<experiment>} filled in."""
+    if arg.startswith("{seeds:"):
+        return ",".join(map(str, experiment_value(arg[len("{seeds:"):-1], "stack.seed")))
+    return arg.format(**values)
+
+
 def plan(papers, profile: str, data_dir: Path, generated_dir: Path, runs_dir: Path,
          overrides: list[str] = ()) -> list[Step]:
-    """The steps of each paper, in order."""
+    """The steps of each paper, in order: the stages of its registry entry (papers.PAPERS), its
+    report, then the HTML page of all of them."""
     train = ["noneuclid.train", "-m", f"profile={profile}", "trainer.progress=false", *overrides]
+    # cpu: one process per core, torch at one thread each (the cpu profiles' budgets assume it)
+    per_core = ([] if profile != "cpu" or any(o.startswith("hydra/launcher") for o in overrides)
+                else ["hydra/launcher=joblib", "hydra.launcher.n_jobs=2", "trainer.threads=1"])
+    conditions = _conditions(profile, data_dir, generated_dir)
+    values = {"runs": runs_dir, "profile": profile, "data": data_dir, "generated": generated_dir}
     steps: list[Step] = []
     for paper in papers:
-        if paper == "brantner":
-            steps.append(Step(paper, "train Fig. 3 / Table 2", train + ["experiment=brantner/table2"], needs=["mnist"]))
-            steps.append(Step(paper, "train the section experiment", train + ["experiment=brantner/section"], needs=["mnist"]))
-            steps.append(Step(paper, "report the section experiment", ["noneuclid.report.brantner", "section", "--runs",
-                                                                        str(runs_dir), "--profile", profile], kind="report"))
-            reference = data_dir / "reference" / "brantner_gml"
-            if (reference / "mnist_metadata.h5").is_file():
-                steps.append(Step(paper, "evaluate the authors' networks", ["noneuclid.report.brantner", "authors", "--data",
-                                                                            str(data_dir)], kind="report", needs=["mnist"]))
-            else:
-                steps.append(Step(paper, "evaluate the authors' networks", [], status="skipped",
-                                  reason=f"no authors' networks in {reference} (see its README in ../shared/data)"))
-        elif paper == "hnn":
-            steps.append(Step(paper, "train Table 1", train + ["experiment=hnn/table1"]))
-            if any((data_dir / "snli").glob("*train*")):
-                steps.append(Step(paper, "train Table 1 on SNLI", train + ["experiment=hnn/table1", "stack.data=[snli]"]))
-            else:
-                steps.append(Step(paper, "train Table 1 on SNLI", [], status="skipped",
-                                  reason=f"no SNLI training split in {data_dir / 'snli'} "
-                                         "(python -m noneuclid.data fetch snli --data-dir DATA_DIR)"))
-            steps.append(Step(paper, "train Table 1 in float32", train + ["experiment=hnn/table1", "trainer.dtype=float32"]))
-            steps.append(Step(paper, "train the init ablation", train + ["experiment=hnn/init"]))
-            steps.append(Step(paper, "train the budget ablation", train + ["experiment=hnn/budget"]))
-            steps.append(Step(paper, "train the long-budget ablation", train + ["experiment=hnn/long"]))
-            steps.append(Step(paper, "train the GRU's long-budget ablation", train + ["experiment=hnn/gru_long"]))
-            steps.append(Step(paper, "train the data-order ablation", train + ["experiment=hnn/order"]))
-            steps.append(Step(paper, "train the carried-gaps ablation (float32)", train + ["experiment=hnn/carry_gaps"]))
-            for dtype in ("float64", "float32"):  # for the float32 report's comparison with eighteen seeds
-                steps.append(Step(paper, f"train more seeds in {dtype}", train + ["experiment=hnn/seeds",
-                                                                                  f"trainer.dtype={dtype}"]))
-            steps.append(Step(paper, "train float32 from float64's initial weights", train + ["experiment=hnn/same_init"]))
-            steps.append(Step(paper, "report float32", ["noneuclid.report", paper, "--runs", str(runs_dir), "--profile",
-                                                        profile, "--out", f"results/hnn/{profile}-float32",
-                                                        "trainer.dtype=float32"], kind="report"))
-            for dtype in ("float64", "float32"):  # the hyperbolic models with compensated Riemannian SGD
-                steps.append(Step(paper, f"train compensated RSGD in {dtype}", train + ["experiment=hnn/compensated",
-                                                                                        f"trainer.dtype={dtype}"]))
-            seeds = ",".join(map(str, experiment_value("hnn/compensated", "stack.seed")))
-            steps.append(Step(paper, "report compensated RSGD", ["noneuclid.report", paper, "--runs", str(runs_dir),
-                                                                 "--profile", profile, "--seeds", seeds, "--out",
-                                                                 f"results/hnn/{profile}-float32-compensated",
-                                                                 "trainer.dtype=float32", "optim.compensated=true"],
-                              kind="report"))
-            wn = [] if profile == "smoke" else ["wordnet"]  # Table 2; smoke: a hand-made tree
-            if wn and _missing("wordnet", data_dir, generated_dir):  # WordNet from Debian's packages
-                steps.append(Step(paper, "prepare WordNet 3.0", ["noneuclid.data", "fetch", "wordnet", "--data-dir",
-                                                                 str(generated_dir)], kind="data"))
-            steps += [Step(paper, "train Table 2 embeddings", train + ["experiment=hnn/poincare"], needs=wn),
-                      Step(paper, "train Table 2", train + ["experiment=hnn/table2"], needs=wn),
-                      Step(paper, "report Table 2", ["noneuclid.report.hnn_table2", "--runs", str(runs_dir),
-                                                     "--profile", profile], kind="report")]
-        elif paper == "phydi":
-            if (data_dir / "cifar10" / "materialize.py").exists() and _missing("cifar10", data_dir, generated_dir):
-                steps.append(Step(paper, "write CIFAR-10 batches from the mirror",
-                                  ["noneuclid.data", "fetch", "cifar10", "--data-dir", str(generated_dir),
-                                   "--mirror", str(data_dir)], kind="data"))
-            # cpu: one process per core, torch at one thread each (the cpu profiles' budgets assume it)
-            per_core = ([] if profile != "cpu" or any(o.startswith("hydra/launcher") for o in overrides)
-                        else ["hydra/launcher=joblib", "hydra.launcher.n_jobs=2", "trainer.threads=1"])
-            steps += [Step(paper, f"train {name}", train + per_core + [f"experiment=phydi/{name}"], needs=[data])
-                      for name, data in [("table1", "cifar10"), ("table2", "cifar10"), ("fig4", "wikitext2")]]
+        for stage in registry.PAPERS[paper].stages:
+            holds, reason = conditions[stage.when] if stage.when else (True, None)
+            if not holds:
+                if reason is not None:
+                    steps.append(Step(paper, stage.name, [], stage.kind, status="skipped", reason=reason))
+                continue
+            args = [_fill(a, values) for a in stage.args]
+            if stage.kind == "train":
+                args = train + (per_core if stage.per_core else []) + args
+            needs = [n for n in stage.needs if not (n == "wordnet" and profile == "smoke")]
+            steps.append(Step(paper, stage.name, args, stage.kind, needs=needs))
         steps.append(Step(paper, "report", ["noneuclid.report", paper, "--runs", str(runs_dir), "--profile", profile],
                           kind="report"))
     steps.append(Step("all", "HTML report", ["noneuclid.report", "html", "--runs", str(runs_dir), "--profile", profile],
