@@ -10,7 +10,7 @@ import torch
 from torch import Tensor, nn
 
 from noneuclid.geometry import poincare as pb
-from noneuclid.nn.hyperbolic import PoincareParameter
+from noneuclid.nn.parameters import PoincareParameter
 
 
 class PoincareEmbedding(nn.Module):

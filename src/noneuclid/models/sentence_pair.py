@@ -30,7 +30,8 @@ from torch import Tensor, nn
 from torch.nn import functional as F
 
 from noneuclid.geometry import spaces
-from noneuclid.nn.hyperbolic import HyperbolicMLR, PoincareParameter, glorot
+from noneuclid.nn.hyperbolic import HyperbolicMLR, glorot
+from noneuclid.nn.parameters import PoincareParameter
 from noneuclid.nn.parameters import with_copy_dims
 from noneuclid.nn.recurrent import Recurrent, matvec
 

@@ -13,28 +13,7 @@ import torch
 from torch import Tensor, nn
 
 from noneuclid.geometry import poincare as pb
-from noneuclid.nn.parameters import with_copy_dims
-
-
-class PoincareParameter(nn.Parameter):
-    """A weight whose rows ([..., dim]) are points of the Poincare ball of curvature -c."""
-
-    def __new__(cls, data: Tensor, c: float = 1.0, requires_grad: bool = True):
-        pb.check_curvature(c)
-        self = super().__new__(cls, data, requires_grad)
-        self.c = float(c)
-        return self
-
-    def __deepcopy__(self, memo):
-        result = type(self)(self.data.clone(memory_format=torch.preserve_format), self.c, self.requires_grad)
-        memo[id(self)] = result
-        return result
-
-    def __reduce_ex__(self, proto):
-        return type(self), (self.data, self.c, self.requires_grad)
-
-    def __repr__(self):
-        return f"PoincareParameter(c={self.c}, shape={tuple(self.shape)})"
+from noneuclid.nn.parameters import PoincareParameter, with_copy_dims
 
 
 def glorot(*shape: int) -> Tensor:

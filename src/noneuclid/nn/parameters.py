@@ -1,10 +1,12 @@
-"""Manifold-valued parameters: nn.Parameter subclasses that tell the optimizers which geometry to use."""
+"""Manifold-valued parameters (Stiefel matrices, points of the Poincare ball): nn.Parameter subclasses
+that tell the optimizers which geometry to use."""
 
 from __future__ import annotations
 
 import torch
 from torch import nn
 
+from noneuclid.geometry import poincare as pb
 from noneuclid.geometry import stiefel
 
 
@@ -27,6 +29,27 @@ class StiefelParameter(nn.Parameter):
 
     def __repr__(self):
         return f"StiefelParameter(St({self.shape[-2]}, {self.shape[-1]}) x {tuple(self.shape[:-2])})"
+
+
+class PoincareParameter(nn.Parameter):
+    """A weight whose rows ([..., dim]) are points of the Poincare ball of curvature -c."""
+
+    def __new__(cls, data: Tensor, c: float = 1.0, requires_grad: bool = True):
+        pb.check_curvature(c)
+        self = super().__new__(cls, data, requires_grad)
+        self.c = float(c)
+        return self
+
+    def __deepcopy__(self, memo):
+        result = type(self)(self.data.clone(memory_format=torch.preserve_format), self.c, self.requires_grad)
+        memo[id(self)] = result
+        return result
+
+    def __reduce_ex__(self, proto):
+        return type(self), (self.data, self.c, self.requires_grad)
+
+    def __repr__(self):
+        return f"PoincareParameter(c={self.c}, shape={tuple(self.shape)})"
 
 
 def with_copy_dims(p: nn.Parameter, dims: int) -> nn.Parameter:

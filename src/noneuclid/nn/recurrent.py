@@ -32,7 +32,8 @@ from torch import Tensor, nn
 from torch.nn import functional as F
 
 from noneuclid.geometry.spaces import Euclidean, PoincareBall
-from noneuclid.nn.hyperbolic import PoincareParameter, glorot
+from noneuclid.nn.hyperbolic import glorot
+from noneuclid.nn.parameters import PoincareParameter
 from noneuclid.nn.parameters import with_copy_dims
 
 GATES = {"rnn": 1, "gru": 3}

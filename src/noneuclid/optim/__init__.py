@@ -2,7 +2,7 @@
 
 import torch
 
-from noneuclid.nn.hyperbolic import PoincareParameter
+from noneuclid.nn.parameters import PoincareParameter
 from noneuclid.optim.composite import CompositeOptimizer
 from noneuclid.optim.manifold import (
     OPTIMIZERS,

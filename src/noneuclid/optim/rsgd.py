@@ -9,7 +9,7 @@ import numpy as np
 import torch
 
 from noneuclid.geometry import poincare as pb
-from noneuclid.nn.hyperbolic import PoincareParameter
+from noneuclid.nn.parameters import PoincareParameter
 
 
 class RiemannianSGD(torch.optim.Optimizer):

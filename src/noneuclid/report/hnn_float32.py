@@ -10,7 +10,7 @@ import torch
 from omegaconf import OmegaConf
 
 from noneuclid import models, optim
-from noneuclid.nn.hyperbolic import PoincareParameter
+from noneuclid.nn.parameters import PoincareParameter
 from noneuclid.train import tasks
 from noneuclid.train.stacking import optimizer_state
 
