@@ -16,7 +16,7 @@ import torch
 from torch import Tensor
 
 from noneuclid.data import wordnet
-from noneuclid.runs import RunDir
+from noneuclid.runs.lookup import finished_run
 from noneuclid.train.tasks.batching import shuffled
 from noneuclid.train.tasks.classification import Classification
 
@@ -59,33 +59,15 @@ class SubtreeClassification(Classification):
         return {**row, f"{split}_f1": f1_score(pred, y)}
 
 
-def embedding_run(cfg) -> Path:
-    """The finished Poincare-embedding run this classifier reads: the run that
-    `experiment=hnn/poincare model.dim=<data.dim> data.hierarchy=<data.hierarchy>` with the same profile
-    and seed data.embedding_seed would make (its config composed here, so its folder name is exact)."""
-    overrides = ["experiment=hnn/poincare", f"profile={cfg.profile.name}", f"model.dim={cfg.data.dim}",
-                 f"data.hierarchy={cfg.data.hierarchy}", f"seed={cfg.data.embedding_seed}",
-                 f"paths.runs_dir={cfg.paths.runs_dir}", f"paths.generated_dir={cfg.paths.generated_dir}",
-                 f"paths.data_dir={cfg.paths.data_dir}", f"trainer.device={cfg.trainer.device}",
-                 *cfg.data.embedding_overrides]
-    run = RunDir(_compose(overrides))
-    if not run.done:
-        raise FileNotFoundError(
-            f"no finished Poincare embedding in {run.path}: train it first with "
-            f"python -m noneuclid.train {' '.join(overrides[:5])} (or the whole sweep: "
-            f"python -m noneuclid.train -m experiment=hnn/poincare profile={cfg.profile.name})")
-    return run.path
-
-
-def _compose(overrides: list[str]):
-    """config.compose, or Hydra's compose inside a running `python -m noneuclid.train` (whose Hydra
-    instance is initialised already, with the same config folder)."""
-    from hydra.core.global_hydra import GlobalHydra
-    if GlobalHydra.instance().is_initialized():
-        from hydra import compose as hydra_compose
-        return hydra_compose(config_name="train", overrides=overrides)
-    from noneuclid.config import compose
-    return compose(overrides)
+def embedding_overrides(cfg) -> list[str]:
+    """The overrides of the Poincare-embedding run this classifier reads: `experiment=hnn/poincare` with
+    model.dim = data.dim, the same hierarchy, profile, paths and device, seed data.embedding_seed and
+    data.embedding_overrides."""
+    return ["experiment=hnn/poincare", f"profile={cfg.profile.name}", f"model.dim={cfg.data.dim}",
+            f"data.hierarchy={cfg.data.hierarchy}", f"seed={cfg.data.embedding_seed}",
+            f"paths.runs_dir={cfg.paths.runs_dir}", f"paths.generated_dir={cfg.paths.generated_dir}",
+            f"paths.data_dir={cfg.paths.data_dir}", f"trainer.device={cfg.trainer.device}",
+            *cfg.data.embedding_overrides]
 
 
 def load_points(path: Path) -> Tensor:
@@ -96,7 +78,7 @@ def load_points(path: Path) -> Tensor:
 def build(cfg) -> SubtreeClassification:
     d = cfg.data
     hierarchy = wordnet.load(d.hierarchy, cfg.paths.generated_dir)
-    x = load_points(embedding_run(cfg))
+    x = load_points(finished_run(embedding_overrides(cfg), "Poincare embedding"))
     if x.shape != (hierarchy.size, d.dim):
         raise ValueError(f"the embedding has shape {tuple(x.shape)}, expected ({hierarchy.size}, {d.dim})")
     y = hierarchy.descendants(d.subtree).long()
