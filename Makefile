@@ -42,7 +42,7 @@ test: setup  ## run the test suite (no network, no real datasets needed)
 test-slow: setup  ## the long regression tests left out of `make test` (minutes)
 	$(PY) -m pytest -m slow
 
-smoke: setup  ## every experiment at profile=smoke (seconds)
+smoke: setup  ## every paper's tables and figures at profile=smoke (minutes; the ablations are left to the tests)
 	$(MAKE) reproduce-all PROFILE=smoke
 
 bench: setup  ## benchmarks: ratios against baselines measured in the same run

@@ -236,3 +236,10 @@ def test_the_reproduce_plan_is_the_registry_s_stages(tmp_path):
     assert (authors.kind, authors.status) == ("report", "skipped") and "authors' networks" in authors.reason
     compensated = next(s for s in steps if s.name == "report compensated RSGD")
     assert "{" not in " ".join(compensated.args) and str(tmp_path) in compensated.args
+
+
+def test_the_smoke_plan_leaves_the_ablations_out(tmp_path):
+    from noneuclid import papers
+    names = {s.name for s in reproduce.plan(reproduce.PAPERS, "smoke", tmp_path, tmp_path, tmp_path)}
+    ablations = {st.name for entry in papers.PAPERS.values() for st in entry.stages if st.ablation}
+    assert ablations and not names & ablations and {"train Table 1", "train Table 2", "report Table 2"} <= names

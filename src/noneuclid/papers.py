@@ -25,6 +25,7 @@ class Stage:
     needs: tuple[str, ...] = ()     # datasets; wordnet is not needed at the smoke profile (a hand-made tree)
     when: str | None = None         # a condition of reproduce.CONDITIONS: unmet, the stage is skipped or left out
     per_core: bool = False          # cpu profile: one process per core (joblib launcher, one torch thread each)
+    ablation: bool = False          # beyond the paper's tables: left out at the smoke profile (tests cover it)
 
 
 def _train(name: str, experiment: str, *args: str, **kw) -> Stage:
@@ -54,21 +55,23 @@ HNN = (
     _train("train Table 1", "hnn/table1"),
     _train("train Table 1 on SNLI", "hnn/table1", "stack.data=[snli]", when="snli_train"),
     _train("train Table 1 in float32", "hnn/table1", "trainer.dtype=float32"),
-    _train("train the init ablation", "hnn/init"),
-    _train("train the budget ablation", "hnn/budget"),
-    _train("train the long-budget ablation", "hnn/long"),
-    _train("train the GRU's long-budget ablation", "hnn/gru_long"),
-    _train("train the data-order ablation", "hnn/order"),
-    _train("train the carried-gaps ablation (float32)", "hnn/carry_gaps"),
-    *(_train(f"train more seeds in {dtype}", "hnn/seeds", f"trainer.dtype={dtype}") for dtype in ("float64", "float32")),
-    _train("train float32 from float64's initial weights", "hnn/same_init"),
+    _train("train the init ablation", "hnn/init", ablation=True),
+    _train("train the budget ablation", "hnn/budget", ablation=True),
+    _train("train the long-budget ablation", "hnn/long", ablation=True),
+    _train("train the GRU's long-budget ablation", "hnn/gru_long", ablation=True),
+    _train("train the data-order ablation", "hnn/order", ablation=True),
+    _train("train the carried-gaps ablation (float32)", "hnn/carry_gaps", ablation=True),
+    *(_train(f"train more seeds in {dtype}", "hnn/seeds", f"trainer.dtype={dtype}", ablation=True)
+      for dtype in ("float64", "float32")),
+    _train("train float32 from float64's initial weights", "hnn/same_init", ablation=True),
     Stage("report float32", ("noneuclid.report", "hnn", "--runs", "{runs}", "--profile", "{profile}", "--out",
-                             "results/hnn/{profile}-float32", "trainer.dtype=float32"), kind="report"),
-    *(_train(f"train compensated RSGD in {dtype}", "hnn/compensated", f"trainer.dtype={dtype}")
+                             "results/hnn/{profile}-float32", "trainer.dtype=float32"), kind="report", ablation=True),
+    *(_train(f"train compensated RSGD in {dtype}", "hnn/compensated", f"trainer.dtype={dtype}", ablation=True)
       for dtype in ("float64", "float32")),
     Stage("report compensated RSGD", ("noneuclid.report", "hnn", "--runs", "{runs}", "--profile", "{profile}", "--seeds",
                                       "{seeds:hnn/compensated}", "--out", "results/hnn/{profile}-float32-compensated",
-                                      "trainer.dtype=float32", "optim.compensated=true"), kind="report"),
+                                      "trainer.dtype=float32", "optim.compensated=true"), kind="report",
+          ablation=True),
     Stage("prepare WordNet 3.0", ("noneuclid.data", "fetch", "wordnet", "--data-dir", "{generated}"), kind="data",
           when="wordnet_to_prepare"),
     _train("train Table 2 embeddings", "hnn/poincare", needs=("wordnet",)),

@@ -86,8 +86,8 @@ def _fill(arg: str, values: dict) -> str:
 
 def plan(papers, profile: str, data_dir: Path, generated_dir: Path, runs_dir: Path,
          overrides: list[str] = ()) -> list[Step]:
-    """The steps of each paper, in order: the stages of its registry entry (papers.PAPERS), its
-    report, then the HTML page of all of them."""
+    """The steps of each paper, in order: the stages of its registry entry (papers.PAPERS; at the smoke
+    profile, which shows every kind of step once, not the ablations), its report, then the HTML page."""
     train = ["noneuclid.train", "-m", f"profile={profile}", "trainer.progress=false", *overrides]
     # cpu: one process per core, torch at one thread each (the cpu profiles' budgets assume it)
     per_core = ([] if profile != "cpu" or any(o.startswith("hydra/launcher") for o in overrides)
@@ -97,6 +97,8 @@ def plan(papers, profile: str, data_dir: Path, generated_dir: Path, runs_dir: Pa
     steps: list[Step] = []
     for paper in papers:
         for stage in registry.PAPERS[paper].stages:
+            if stage.ablation and profile == "smoke":
+                continue
             holds, reason = conditions[stage.when] if stage.when else (True, None)
             if not holds:
                 if reason is not None:
