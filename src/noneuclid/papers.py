@@ -48,7 +48,8 @@ BRANTNER = (
     _train("train the section experiment", "brantner/section", needs=("mnist",)),
     Stage("report the section experiment", ("noneuclid.report.brantner", "section", "--runs", "{runs}", "--profile",
                                             "{profile}"), kind="report"),
-    Stage("evaluate the authors' networks", ("noneuclid.report.brantner", "authors", "--data", "{data}"), kind="report",
+    Stage("evaluate the authors' networks", ("noneuclid.report.brantner", "authors", "--data", "{data}", "--profile",
+                                              "{profile}"), kind="report",
           needs=("mnist",), when="authors_networks"),
 )
 HNN = (
