@@ -61,10 +61,7 @@ class Claim:
     cells: tuple[Cell, ...]
 
     def cell(self, name: str) -> Cell:
-        found = [c for c in self.cells if c.name == name]
-        if not found:
-            raise KeyError(f"claim {self.id!r} has no cell {name!r}; its cells: {[c.name for c in self.cells]}")
-        return found[0]
+        return _named(self.cells, "name", name, f"claim {self.id!r}", "cell")
 
 
 @dataclass(frozen=True)
@@ -74,10 +71,15 @@ class Claims:
     claims: tuple[Claim, ...]
 
     def __getitem__(self, claim_id: str) -> Claim:
-        found = [c for c in self.claims if c.id == claim_id]
-        if not found:
-            raise KeyError(f"{self.paper} has no claim {claim_id!r}; its claims: {[c.id for c in self.claims]}")
-        return found[0]
+        return _named(self.claims, "id", claim_id, self.paper, "claim")
+
+
+def _named(items, attr: str, value: str, owner: str, noun: str):
+    """The item of `items` whose `attr` is `value`; otherwise a KeyError listing what `owner` has."""
+    for item in items:
+        if getattr(item, attr) == value:
+            return item
+    raise KeyError(f"{owner} has no {noun} {value!r}; its {noun}s: {[getattr(i, attr) for i in items]}")
 
 
 def papers() -> list[str]:

@@ -31,8 +31,7 @@ from torch.nn import functional as F
 
 from noneuclid.geometry import spaces
 from noneuclid.nn.hyperbolic import HyperbolicMLR, glorot
-from noneuclid.nn.parameters import PoincareParameter
-from noneuclid.nn.parameters import with_copy_dims
+from noneuclid.nn.parameters import PoincareParameter, with_copy_dims
 from noneuclid.nn.recurrent import Recurrent, matvec
 
 GEOMETRIES = ("euclidean", "hyperbolic_eucl_mlr", "hyperbolic")

@@ -33,8 +33,7 @@ from torch.nn import functional as F
 
 from noneuclid.geometry.spaces import Euclidean, PoincareBall
 from noneuclid.nn.hyperbolic import glorot
-from noneuclid.nn.parameters import PoincareParameter
-from noneuclid.nn.parameters import with_copy_dims
+from noneuclid.nn.parameters import PoincareParameter, with_copy_dims
 
 GATES = {"rnn": 1, "gru": 3}
 ACTIVATIONS = {"id": None, "tanh": torch.tanh}  # phi of phi^(x): the identity (hyperbolic) or tanh (Euclidean)

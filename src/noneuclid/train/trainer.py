@@ -135,7 +135,13 @@ class Trainer:
 
     def evaluate(self) -> list[dict]:
         """The task's metrics on each of its evaluation splits, in eval mode: one row per run."""
-        return evaluation(self.model, self.task)
+        self.model.eval()
+        rows = [{} for _ in self.runs]
+        for split in self.task.eval_splits:
+            for row, scores in zip(rows, per_run(self.task.evaluate(self.model, split)), strict=True):
+                row.update(scores)
+        self.model.train()
+        return rows
 
     def save(self, epochs_done: int, rows: list[dict]) -> None:
         """Each run's metrics row and checkpoint, then its logger (a resumed run never logs an epoch twice)."""
@@ -235,17 +241,6 @@ def _check_finite(value: float, sums: torch.Tensor, epoch: int, step: int, runs:
         f"good checkpoint (end of epoch {epoch}) is kept in the run folder; running the same command "
         f"again resumes from it and will most likely diverge again. Change a setting (e.g. a "
         f"smaller optim.lr, or trainer.dtype=float64) to start a new run.", runs=bad)
-
-
-def evaluation(model, task) -> list[dict]:
-    """The task's metrics on each of its evaluation splits, in eval mode: one row per run."""
-    model.eval()
-    rows = [{} for _ in range(getattr(task, "runs", 1))]
-    for split in task.eval_splits:
-        for row, scores in zip(rows, per_run(task.evaluate(model, split)), strict=True):
-            row.update(scores)
-    model.train()
-    return rows
 
 
 def per_run(value) -> list:
