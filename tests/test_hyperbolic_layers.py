@@ -330,8 +330,7 @@ def test_euclidean_gru_is_the_gated_update_with_tanh():
 
 def test_compiled_model_equals_eager():
     """torch.compile fuses the input products, the recurrence step and the FFNN + MLR; values and
-    gradients agree with the eager model in float64. (The shapes of `python -m noneuclid.bench
-    hyperbolic --batch 4`, batch 4 and 20 tokens, so that test_bench finds these graphs compiled.)"""
+    gradients agree with the eager model in float64 (batch 4, 20 tokens)."""
     torch.manual_seed(8)
     # embeddings up to norm ~0.75 (x50 the paper's init): states well inside and near the boundary
     models = [SentencePairModel(101, "gru", "hyperbolic", compile=flag, embedding_init_scale=50.0).double()

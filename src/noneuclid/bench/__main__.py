@@ -4,6 +4,7 @@ Benchmarks print ratios against a baseline measured in the same run (never timed
 """
 
 import argparse
+import inspect
 import json
 
 import torch
@@ -20,13 +21,15 @@ def main(argv=None) -> None:
     parser.add_argument("--batch", type=int, default=None, help="default: the paper's (2048 ViT, 64 HNN, 64 PHYDI)")
     parser.add_argument("--repeats", type=int, default=10)
     parser.add_argument("--json", action="store_true", help="print one JSON object instead of a table")
-    parser.add_argument("--quick", action="store_true", help="hypercomplex and poincare only: the smallest case (a smoke run)")
+    parser.add_argument("--quick", action="store_true", help="the smallest case, without torch.compile (a smoke run; "
+                        "the benchmarks whose run() takes quick)")
     args = parser.parse_args(argv)
     bench = BENCHMARKS[args.name]
     kwargs = {"batch": args.batch} if args.batch else {}
     if args.quick:
-        if args.name not in ("hypercomplex", "poincare"):
-            parser.error("--quick is only for hypercomplex and poincare")
+        takes_quick = [n for n, b in sorted(BENCHMARKS.items()) if "quick" in inspect.signature(b.run).parameters]
+        if args.name not in takes_quick:
+            parser.error(f"--quick is only for {', '.join(takes_quick)}")
         kwargs["quick"] = True
     result = bench.run(torch.device(args.device), repeats=args.repeats, **kwargs)
     print(json.dumps(result) if args.json else bench.describe(result))

@@ -38,13 +38,19 @@ def make_step(geometry: str, device, dtype, batch: int, compile: bool = False, r
     return step
 
 
-def run(device: torch.device, batch: int = 64, repeats: int = 10, dtype=torch.float64, stacked_runs: int = 9) -> dict:
+def run(device: torch.device, batch: int = 64, repeats: int = 10, dtype=torch.float64, stacked_runs: int = 9,
+        quick: bool = False) -> dict:
+    """The step times and their ratios; quick: every step eager (no torch.compile, which costs about a
+    minute per model on an empty compile cache; `compiled` in the result says which)."""
     torch.manual_seed(0)
+    compiled = not quick
     steps = {"euclidean_gru": make_step("euclidean", device, dtype, batch),
-             "hyperbolic_gru": make_step("hyperbolic", device, dtype, batch, compile=True),
+             "hyperbolic_gru": make_step("hyperbolic", device, dtype, batch, compile=compiled),
              "hyperbolic_gru_eager": make_step("hyperbolic", device, dtype, batch),
-             "hyperbolic_gru_unprojected": make_step("hyperbolic", device, dtype, batch, compile=True, project_results=False),
-             "hyperbolic_gru_stacked": make_step("hyperbolic", device, dtype, batch, compile=True, runs=stacked_runs),
+             "hyperbolic_gru_unprojected": make_step("hyperbolic", device, dtype, batch, compile=compiled,
+                                                     project_results=False),
+             "hyperbolic_gru_stacked": make_step("hyperbolic", device, dtype, batch, compile=compiled,
+                                                 runs=stacked_runs),
              "euclidean_gru_stacked": make_step("euclidean", device, dtype, batch, runs=stacked_runs)}
     t = compare(steps, device, repeats=repeats)
     threads = torch.get_num_threads()
@@ -54,6 +60,7 @@ def run(device: torch.device, batch: int = 64, repeats: int = 10, dtype=torch.fl
         one_thread = compare({k: steps[k] for k in ("hyperbolic_gru", "hyperbolic_gru_stacked")}, device, repeats=repeats)
         torch.set_num_threads(threads)
     return {"device": str(device), "batch": batch, "dtype": str(dtype).removeprefix("torch."), "threads": threads,
+            "compiled": compiled,
             "train_step_seconds": t, "train_step_ratio": t["hyperbolic_gru"] / t["euclidean_gru"],
             "eager_train_step_ratio": t["hyperbolic_gru_eager"] / t["euclidean_gru"],
             "project_results_cost": t["hyperbolic_gru"] / t["hyperbolic_gru_unprojected"],
@@ -76,7 +83,8 @@ def describe(r: dict) -> str:
         f"Sentence-pair GRU models, batch {r['batch']}, {r['dtype']}, {r['device']}, {r['threads']} threads "
         "(medians of interleaved repeats)",
         f"  train step, fully Euclidean GRU  : {s['euclidean_gru'] * 1e3:8.1f} ms",
-        f"  train step, fully hyperbolic GRU : {s['hyperbolic_gru'] * 1e3:8.1f} ms  (compiled)",
+        f"  train step, fully hyperbolic GRU : {s['hyperbolic_gru'] * 1e3:8.1f} ms  "
+        f"({'compiled' if r['compiled'] else 'eager: --quick'})",
         f"  ... the same, eager              : {s['hyperbolic_gru_eager'] * 1e3:8.1f} ms",
         f"  ratio hyperbolic / Euclidean     : {r['train_step_ratio']:8.2f}   (target <= 3 on CPU)",
         f"  ratio eager hyperbolic / Eucl.   : {r['eager_train_step_ratio']:8.2f}",

@@ -14,6 +14,6 @@ def finished_run(overrides: list[str], what: str) -> Path:
     finished, FileNotFoundError naming `what` and the command that trains it."""
     run = RunDir(compose(overrides))
     if not run.done:
-        raise FileNotFoundError(f"no finished {what} in {run.path}: train it first with "
-                                f"python -m noneuclid.train {' '.join(o for o in overrides if not o.startswith('paths.'))}")
+        command = " ".join(o for o in overrides if not o.startswith("paths."))
+        raise FileNotFoundError(f"no finished {what} in {run.path}: train it first with python -m noneuclid.train {command}")
     return run.path

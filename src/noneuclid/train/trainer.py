@@ -49,7 +49,8 @@ class Trainer:
         device, dtype = resolve_device(trainer.device), getattr(torch, trainer.dtype)
         if trainer.meant_for and device.type != trainer.meant_for:
             log.warning("warning: these settings are meant for %s, training on %s", trainer.meant_for, device)
-        self.task, self.model = self._build(device, dtype, getattr(torch, trainer.init_dtype) if trainer.init_dtype else None)
+        init_dtype = getattr(torch, trainer.init_dtype) if trainer.init_dtype else None  # None: dtype
+        self.task, self.model = self._build(device, dtype, init_dtype)
         self.optimizer = optim.build(self.cfg.optim, list(self.model.named_parameters()))
         for run in runs:
             run.create()
