@@ -243,3 +243,9 @@ def test_the_smoke_plan_leaves_the_ablations_out(tmp_path):
     names = {s.name for s in reproduce.plan(reproduce.PAPERS, "smoke", tmp_path, tmp_path, tmp_path)}
     ablations = {st.name for entry in papers.PAPERS.values() for st in entry.stages if st.ablation}
     assert ablations and not names & ablations and {"train Table 1", "train Table 2", "report Table 2"} <= names
+    data = tmp_path / "data"  # the authors' networks present: at smoke their training loss is over a slice
+    (data / "reference" / "brantner_gml").mkdir(parents=True)
+    (data / "reference" / "brantner_gml" / "mnist_metadata.h5").touch()
+    authors = [next(s for s in reproduce.plan(["brantner"], profile, data, tmp_path, tmp_path)
+                    if s.name == "evaluate the authors' networks") for profile in ("smoke", "cpu")]
+    assert authors[0].args[-2:] == ["--train-images", "4096"] and "--train-images" not in authors[1].args

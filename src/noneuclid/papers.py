@@ -26,6 +26,7 @@ class Stage:
     when: str | None = None         # a condition of reproduce.CONDITIONS: unmet, the stage is skipped or left out
     per_core: bool = False          # cpu profile: one process per core (joblib launcher, one torch thread each)
     ablation: bool = False          # beyond the paper's tables: left out at the smoke profile (tests cover it)
+    smoke_args: tuple[str, ...] = ()  # added at the smoke profile: a smaller case of a step that has no profile
 
 
 def _train(name: str, experiment: str, *args: str, **kw) -> Stage:
@@ -50,7 +51,7 @@ BRANTNER = (
                                             "{profile}"), kind="report"),
     Stage("evaluate the authors' networks", ("noneuclid.report.brantner", "authors", "--data", "{data}", "--profile",
                                               "{profile}"), kind="report",
-          needs=("mnist",), when="authors_networks"),
+          needs=("mnist",), when="authors_networks", smoke_args=("--train-images", "4096")),
 )
 HNN = (
     _train("train Table 1", "hnn/table1"),

@@ -104,7 +104,7 @@ def plan(papers, profile: str, data_dir: Path, generated_dir: Path, runs_dir: Pa
                 if reason is not None:
                     steps.append(Step(paper, stage.name, [], stage.kind, status="skipped", reason=reason))
                 continue
-            args = [_fill(a, values) for a in stage.args]
+            args = [_fill(a, values) for a in stage.args] + list(stage.smoke_args if profile == "smoke" else ())
             if stage.kind == "train":
                 args = train + (per_core if stage.per_core else []) + args
             needs = [n for n in stage.needs if not (n == "wordnet" and profile == "smoke")]

@@ -2,7 +2,7 @@
 own networks and curves (GeometricMachineLearning.jl, <data>/reference/brantner_gml) beside ours.
 
     python -m noneuclid.report brantner [--runs runs] [--profile cpu] [--out results/brantner/<profile>]
-    python -m noneuclid.report.brantner authors [--out results/brantner/cpu]   (evaluates their 4 networks)
+    python -m noneuclid.report.brantner authors [--out results/brantner/cpu] [--train-images N]   (evaluates their 4 networks)
     python -m noneuclid.report.brantner section [--runs runs] [--profile cpu]  (experiment=brantner/section)
 """
 
@@ -259,11 +259,12 @@ def authors_metadata(reference: Path) -> dict[str, dict]:
                 for setup, ref in SETUPS.items()}
 
 
-def authors_networks(reference: Path, data_dir: Path) -> pd.DataFrame:
+def authors_networks(reference: Path, data_dir: Path, train_images: int | None = None) -> pd.DataFrame:
     """Their four trained networks, loaded with models.vit.load_gml and scored by our MNIST task:
     test accuracy, training loss over the whole training set (||Ŷ - Y||_F / ||Y||_F), against the test
     accuracy of the authors' run and the last value of their training curve; max |YᵀY - I| of their Stiefel
-    projections (computed in float64 from the stored float32 values)."""
+    projections (computed in float64 from the stored float32 values). train_images: the first that many
+    training images for the training loss (None: all 60,000)."""
     from noneuclid.data import mnist
     from noneuclid.geometry import stiefel
     from noneuclid.models.vit import load_gml
@@ -271,7 +272,7 @@ def authors_networks(reference: Path, data_dir: Path) -> pd.DataFrame:
     from noneuclid.train.tasks import Classification
 
     meta = authors_metadata(reference)
-    task = Classification(mnist.load(data_dir, "train", 7), {"test": mnist.load(data_dir, "test", 7)},
+    task = Classification(mnist.load(data_dir, "train", 7, train_images), {"test": mnist.load(data_dir, "test", 7)},
                           batch_size=2048, loss="relative_frobenius", seed=0)
     rows, count = [], len(task.splits["train"][1])
     for setup, ref in SETUPS.items():
@@ -290,12 +291,12 @@ def authors_networks(reference: Path, data_dir: Path) -> pd.DataFrame:
     return pd.DataFrame(rows)
 
 
-def make_authors(reference: Path, data_dir: Path, out: Path) -> list[Path]:
+def make_authors(reference: Path, data_dir: Path, out: Path, train_images: int | None = None) -> list[Path]:
     """Write authors_networks.csv and .md ("the authors' networks evaluated by noneuclid")."""
     if not (reference / "mnist_metadata.h5").is_file():
         raise FileNotFoundError(f"no authors' networks in {reference}: it needs mnist_nn1..4.h5 and "
                                 f"mnist_metadata.h5 (see ../shared/data/reference/brantner_gml/README.md)")
-    table = authors_networks(reference, data_dir)
+    table = authors_networks(reference, data_dir, train_images)
     out.mkdir(parents=True, exist_ok=True)
     table.to_csv(out / "authors_networks.csv", index=False)
     (out / "authors_networks.md").write_text(
@@ -379,11 +380,13 @@ def main(argv=None) -> int:
     parser.add_argument("--runs", type=Path, default=Path(os.environ.get("NONEUCLID_RUNS_DIR", "runs")))
     parser.add_argument("--profile", default="cpu")
     parser.add_argument("--out", type=Path, default=None, help="default: results/brantner/<profile>")
+    parser.add_argument("--train-images", type=int, default=None,
+                        help="authors: the training loss over the first N training images (default: all 60,000)")
     args = parser.parse_args(argv)
     out = args.out or Path("results") / "brantner" / args.profile
     try:
         if args.what == "authors":
-            written = make_authors(reference_dir(args.data), args.data, out)
+            written = make_authors(reference_dir(args.data), args.data, out, args.train_images)
         else:
             written = make_section(args.runs, args.profile, out)
     except FileNotFoundError as e:
