@@ -42,7 +42,7 @@ def test_table1_report_from_runs(tmp_path):
               "data.dev_size=64", "data.test_size=64"]
     for row in ("euclidean_gru", "hyperbolic_gru"):
         train(compose([*common, f"variant=hnn/{row}"], experiment_name="hnn/table1"))
-    init_epochs = f"trainer.epochs={hnn.ablation_epochs('hnn/init')}"  # a sweep parameter of experiment=hnn/init
+    init_epochs = f"trainer.epochs={hnn.ablation_epochs('hnn/init')}"  # ablation.epochs of experiment=hnn/init
     for scale in ("1.0", "100.0"):
         train(compose([*common, "variant=hnn/euclidean_gru", init_epochs, f"model.embedding_init_scale={scale}"],
                       experiment_name="hnn/init"))

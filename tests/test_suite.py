@@ -198,7 +198,7 @@ def test_html_report_renders_in_headless_chromium(tmp_path):
 
 def test_sweep_values_reads_the_experiment_then_those_it_extends():
     from noneuclid.config import sweep_values
-    assert sweep_values("hnn/long", "trainer.epochs") == ["90"]  # its own
+    assert sweep_values("hnn/long", "variant") == ["hnn/euclidean_rnn", "hnn/hyperbolic_rnn"]  # its own
     assert len(sweep_values("hnn/order", "variant")) == 6  # hnn/table1's six models
 
 
@@ -208,6 +208,17 @@ def test_experiment_value_reads_the_experiment_then_those_it_extends():
     assert experiment_value("hnn/budget", "stack.seed") == [0, 1, 2]  # hnn/table1's
     assert experiment_value("hnn/budget", "stack.data") == ["prefix10"]
     assert experiment_value("hnn/budget", "no.such.key") is None
+
+
+@pytest.mark.parametrize("profile", ["smoke", "cpu", "paper"])
+def test_an_ablation_s_epochs_hold_at_every_profile_with_and_without_m(profile):
+    """The profile comes after the experiment; an ablation's epochs (ablation.epochs) still hold, in a
+    single run (no -m) as in its sweep, and the other experiments keep the profile's."""
+    from noneuclid.config import compose
+    for experiment, epochs in (("hnn/long", 90), ("hnn/budget", 10), ("hnn/gru_long", 150), ("hnn/init", 10)):
+        assert compose([f"experiment={experiment}", f"profile={profile}"]).trainer.epochs == epochs
+    table1 = compose(["experiment=hnn/table1", f"profile={profile}", "variant=hnn/hyperbolic_rnn"]).trainer.epochs
+    assert table1 == {"smoke": 1, "cpu": 60, "paper": 30}[profile]
 
 
 @pytest.mark.parametrize("profile", ["smoke", "cpu", "paper"])

@@ -291,8 +291,8 @@ def ablation(runs_dir: Path, profile: str, seeds, overrides, column: str, settin
 
 
 def ablation_epochs(experiment: str) -> int:
-    """The epochs of an ablation experiment (a sweep parameter: the profile sets trainer.epochs)."""
-    return int(sweep_values(experiment, "trainer.epochs")[0])
+    """The epochs of an ablation experiment (ablation.epochs, which every profile keeps)."""
+    return int(experiment_value(experiment, "ablation.epochs"))
 
 
 def init_ablation(runs_dir: Path, profile: str, seeds, overrides=(), epochs: int | None = None) -> pd.DataFrame | None:

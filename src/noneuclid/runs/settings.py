@@ -10,7 +10,7 @@ from omegaconf import DictConfig, OmegaConf
 
 # Settings that change where or how a run is observed, not what it computes.
 NOT_SETTINGS = ("paths", "logger", "report", "trainer.progress", "trainer.threads", "trainer.meant_for",
-                "trainer.extend", "experiment_name", "stack")
+                "trainer.extend", "experiment_name", "stack", "ablation")
 # Settings added after runs existed, with the value that computes what those runs did: left out of the
 # hash at that value, so the earlier run folders keep their names (and resume).
 LATER_SETTINGS = {"optim.compensated": False, "model.clip_per_tensor": False, "model.project_results": False,
