@@ -1,4 +1,5 @@
-"""Shared fixtures: tiny MNIST files in the official IDX format, and configs that use them."""
+"""Shared fixtures: tiny MNIST files in the official IDX format, configs that use them, and the verified
+datasets in ../shared/data for the tests marked `shared_data`."""
 
 from __future__ import annotations
 
@@ -13,6 +14,26 @@ from noneuclid.config import compose
 from noneuclid.data import files
 
 SHARED_DATA = Path(__file__).resolve().parents[2] / "shared" / "data"
+
+
+def pytest_runtest_setup(item):
+    """Skip a test marked shared_data("mnist", ...) where one of those paths is not in ../shared/data."""
+    for mark in item.iter_markers("shared_data"):
+        missing = [p for p in mark.args if not (SHARED_DATA / p).exists()]
+        if missing:
+            pytest.skip(f"needs {', '.join(missing)} in {SHARED_DATA}")
+
+
+@pytest.fixture
+def shared_data() -> Path:
+    """The root of the verified datasets, ../shared/data (mark the test shared_data(...) with what it reads)."""
+    return SHARED_DATA
+
+
+@pytest.fixture(name="write_idx")
+def _write_idx():
+    """write_idx(path, array): an IDX file, as MNIST's."""
+    return write_idx
 
 
 def write_idx(path: Path, array: np.ndarray) -> None:

@@ -3,7 +3,6 @@ the zero channel, the fixed validation split and the training subset, and what a
 
 import pytest
 import torch
-from conftest import SHARED_DATA
 from data_files import cifar10_batches, write_binary, write_python
 
 from noneuclid.data import DataError, cifar10, files
@@ -139,10 +138,10 @@ def test_cli_verifies_and_fetches_from_a_mirror(tiny, tmp_path, capsys):
     assert "missing CIFAR-10" in capsys.readouterr().err
 
 
-@pytest.mark.skipif(not (SHARED_DATA / "cifar10" / "materialize.py").is_file(), reason="needs ../shared/data/cifar10")
-def test_real_data_from_the_shared_sprites(tmp_path):
+@pytest.mark.shared_data("cifar10/materialize.py")
+def test_real_data_from_the_shared_sprites(tmp_path, shared_data):
     pytest.importorskip("PIL")
-    assert cifar10.fetch(tmp_path, mirror=SHARED_DATA).name == "cifar-10-batches-bin"  # md5 + sha256 checked
+    assert cifar10.fetch(tmp_path, mirror=shared_data).name == "cifar-10-batches-bin"  # md5 + sha256 checked
     s = cifar10.splits(tmp_path)
     assert {k: tuple(v[0].shape) for k, v in s.items()} == {
         "train": (50_000, 3, 32, 32), "val": (2000, 3, 32, 32), "test": (8000, 3, 32, 32)}

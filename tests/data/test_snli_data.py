@@ -4,7 +4,6 @@ import gzip
 import json
 
 import pytest
-from conftest import SHARED_DATA
 
 from noneuclid.data import DataError, snli
 
@@ -52,7 +51,7 @@ def test_missing_train_says_so(tmp_path):
         snli.load(tmp_path, "train")
 
 
-@pytest.mark.skipif(not (SHARED_DATA / "snli").is_dir(), reason="needs ../shared/data/snli")
-def test_real_dev_split():
-    first, second, labels = snli.load(SHARED_DATA, "dev")
+@pytest.mark.shared_data("snli")
+def test_real_dev_split(shared_data):
+    first, second, labels = snli.load(shared_data, "dev")
     assert len(labels) == 10_000 - 158 and sum(labels) == 3329

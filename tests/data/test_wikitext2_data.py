@@ -5,7 +5,6 @@ import math
 
 import pytest
 import torch
-from conftest import SHARED_DATA
 from data_files import TEXT, write
 
 from noneuclid.data import DataError, wikitext2
@@ -111,9 +110,9 @@ def test_cli_fetches_from_a_mirror_and_verifies(tmp_path, monkeypatch, capsys):
     assert "missing data file" in capsys.readouterr().err
 
 
-@pytest.mark.skipif(not (SHARED_DATA / "wikitext-2").is_dir(), reason="needs ../shared/data/wikitext-2")
-def test_real_files_match_the_torchtext_tutorial():
-    c = wikitext2.load(SHARED_DATA, multiple_of=4)
+@pytest.mark.shared_data("wikitext-2")
+def test_real_files_match_the_torchtext_tutorial(shared_data):
+    c = wikitext2.load(shared_data, multiple_of=4)
     assert c.words == 28_782 and c.vocab_size == 28_784
     assert (len(c.train), len(c.valid), len(c.test)) == (2_049_990, 214_417, 241_859)
     assert wikitext2.batchify(c.train, 20).shape == (102_499, 20)  # the tutorial's train_data

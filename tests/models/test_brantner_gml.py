@@ -8,12 +8,11 @@ import h5py
 import numpy as np
 import pytest
 import torch
-from conftest import SHARED_DATA
 
 from noneuclid.models.vit import PatchViT, load_gml
 from noneuclid.nn import StiefelParameter
 
-GML = SHARED_DATA / "reference" / "brantner_gml"
+GML = "reference/brantner_gml"  # under ../shared/data
 DIM, DEPTH, HEADS, CLASSES = 6, 2, 2, 3
 
 
@@ -72,16 +71,15 @@ def test_load_gml_of_a_missing_file_says_which(tmp_path):
         load_gml(tmp_path / "absent.h5")
 
 
-@pytest.mark.skipif(not (GML / "mnist_nn2.h5").is_file() or not (SHARED_DATA / "mnist").is_dir(),
-                    reason="needs the authors' networks in ../shared/data/reference/brantner_gml and MNIST")
-def test_the_authors_stiefel_adam_network_gives_their_published_accuracy():
+@pytest.mark.shared_data(f"{GML}/mnist_nn2.h5", f"{GML}/mnist_metadata.h5", "mnist")
+def test_the_authors_stiefel_adam_network_gives_their_published_accuracy(shared_data):
     from noneuclid.data import mnist
 
-    with h5py.File(GML / "mnist_metadata.h5", "r") as f:
+    with h5py.File(shared_data / GML / "mnist_metadata.h5", "r") as f:
         published = float(f["accuracy_score2"][()])
-    model = load_gml(GML / "mnist_nn2.h5")
+    model = load_gml(shared_data / GML / "mnist_nn2.h5")
     assert isinstance(model.blocks[0][0].weight, StiefelParameter)
-    x, y = mnist.load(SHARED_DATA, "test", 7)
+    x, y = mnist.load(shared_data, "test", 7)
     with torch.no_grad():
         correct = sum(int((model(xb).argmax(-1) == yb).sum()) for xb, yb in zip(x.split(2500), y.split(2500)))
     assert round(100 * correct / len(y), 2) == round(100 * published, 2)  # 86.13 %

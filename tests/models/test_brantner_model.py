@@ -7,7 +7,6 @@ import math
 import numpy as np
 import pytest
 import torch
-from conftest import write_idx
 
 from noneuclid.data import files, mnist
 from noneuclid.models.vit import PatchViT
@@ -75,7 +74,7 @@ def test_patches_are_row_major_7x7_blocks():
     torch.testing.assert_close(p[0, -1], img[0, 21:, 21:].reshape(-1))  # the classifier's token
 
 
-def test_idx_round_trip(tmp_path):
+def test_idx_round_trip(tmp_path, write_idx):
     a = np.random.default_rng(0).integers(0, 256, (5, 28, 28))
     write_idx(tmp_path / "x.gz", a)
     np.testing.assert_array_equal(mnist.read_idx(tmp_path / "x.gz"), a)

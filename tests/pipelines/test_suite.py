@@ -21,7 +21,6 @@ from noneuclid.train import trainer
 from noneuclid.train.loop import train
 from noneuclid.runs import RunDir
 
-from conftest import SHARED_DATA
 
 
 def test_a_run_that_raises_is_marked_failed_and_grouped_with_its_seeds(make_cfg, monkeypatch, tmp_path):
@@ -73,12 +72,12 @@ def test_reproduce_all_without_data_skips_every_paper_and_still_writes_the_page(
     assert "No results for the smoke profile yet" in (tmp_path / "results" / "index-smoke.html").read_text()
 
 
-@pytest.mark.skipif(not (SHARED_DATA / "mnist").is_dir(), reason="needs the real MNIST files in ../shared/data")
+@pytest.mark.shared_data("mnist")
 @pytest.mark.parametrize("launcher", ["hydra/launcher=joblib hydra.launcher.n_jobs=2", "hydra/launcher=submitit_local"])
-def test_multirun_with_parallel_and_cluster_launchers(tmp_path, launcher):
+def test_multirun_with_parallel_and_cluster_launchers(tmp_path, launcher, shared_data):
     """The Fig. 3a sweep through joblib (parallel jobs here) and submitit (its local executor stands
     in for Slurm): the same deterministic run folders as the basic launcher, all finished."""
-    env = dict(os.environ, NONEUCLID_DATA_DIR=str(SHARED_DATA), NONEUCLID_RUNS_DIR=str(tmp_path / "runs"),
+    env = dict(os.environ, NONEUCLID_DATA_DIR=str(shared_data), NONEUCLID_RUNS_DIR=str(tmp_path / "runs"),
                OMP_NUM_THREADS="1")
     cmd = [sys.executable, "-m", "noneuclid.train", "-m", "experiment=brantner/fig3a", "profile=smoke",
            "model.depth=1", "data.train_size=256", "trainer.epochs=1", "trainer.progress=false", *launcher.split()]

@@ -6,7 +6,6 @@ import json
 
 import pytest
 import torch
-from conftest import SHARED_DATA
 
 from noneuclid.config import compose
 from noneuclid.train import trainer
@@ -153,12 +152,12 @@ def test_sentence_pair_weights_are_clipped_per_tensor_of_the_original_code(geome
             torch.testing.assert_close(p.grad, expected)
 
 
-@pytest.mark.skipif(not (SHARED_DATA / "snli").is_dir(), reason="needs ../shared/data/snli")
-def test_snli_end_to_end_on_a_slice_of_dev(tmp_path):
+@pytest.mark.shared_data("snli")
+def test_snli_end_to_end_on_a_slice_of_dev(tmp_path, shared_data):
     """SNLI's training split cannot be had here: the SNLI path (real files, vocabulary, stack of
     seeds) runs end to end with a slice of dev as the training split."""
     cfgs = [compose(["experiment=hnn/table1", "profile=smoke", "variant=hnn/hyperbolic_gru", "data=snli",
-                     f"seed={s}", f"paths.data_dir={SHARED_DATA}", f"paths.runs_dir={tmp_path}", "data.train_split=dev",
+                     f"seed={s}", f"paths.data_dir={shared_data}", f"paths.runs_dir={tmp_path}", "data.train_split=dev",
                      "data.train_size=256", "data.dev_size=256", "data.test_size=256", "trainer.progress=false"],
                     experiment_name="hnn/table1") for s in (0, 1)]
     summaries = train_stacked(cfgs)

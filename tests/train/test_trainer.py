@@ -10,7 +10,6 @@ import sys
 
 import pytest
 import torch
-from conftest import SHARED_DATA
 
 from noneuclid import models
 from noneuclid.data import DataError
@@ -234,10 +233,10 @@ def test_wandb_offline_without_key_or_network(make_cfg, monkeypatch, tmp_path):
     assert time.perf_counter() - start < 60
 
 
-@pytest.mark.skipif(not (SHARED_DATA / "mnist").is_dir(), reason="needs the real MNIST files in ../shared/data")
-def test_cli_multirun_smoke_on_real_mnist(tmp_path):
+@pytest.mark.shared_data("mnist")
+def test_cli_multirun_smoke_on_real_mnist(tmp_path, shared_data):
     """The documented command, end to end: a Hydra multirun over the Fig. 3a sweep."""
-    env = dict(os.environ, NONEUCLID_DATA_DIR=str(SHARED_DATA), NONEUCLID_RUNS_DIR=str(tmp_path / "runs"),
+    env = dict(os.environ, NONEUCLID_DATA_DIR=str(shared_data), NONEUCLID_RUNS_DIR=str(tmp_path / "runs"),
                OMP_NUM_THREADS="1")
     cmd = [sys.executable, "-m", "noneuclid.train", "-m", "experiment=brantner/fig3a", "profile=smoke",
            "model.depth=2", "trainer.progress=false"]
@@ -246,10 +245,10 @@ def test_cli_multirun_smoke_on_real_mnist(tmp_path):
     assert [d.rsplit("-", 1)[0] for d in done] == ["adam-euclidean-s0", "adam-stiefel-s0"]
 
 
-@pytest.mark.skipif(not (SHARED_DATA / "mnist").is_dir(), reason="needs the real MNIST files in ../shared/data")
-def test_a_failing_job_does_not_stop_the_sweep(tmp_path):
+@pytest.mark.shared_data("mnist")
+def test_a_failing_job_does_not_stop_the_sweep(tmp_path, shared_data):
     """The Euclidean job gets an invalid setting and fails; the Stiefel job still runs; exit code 1."""
-    env = dict(os.environ, NONEUCLID_DATA_DIR=str(SHARED_DATA), NONEUCLID_RUNS_DIR=str(tmp_path / "runs"),
+    env = dict(os.environ, NONEUCLID_DATA_DIR=str(shared_data), NONEUCLID_RUNS_DIR=str(tmp_path / "runs"),
                OMP_NUM_THREADS="1")
     cmd = [sys.executable, "-m", "noneuclid.train", "-m", "experiment=brantner/fig3a", "profile=smoke",
            "model.depth=1", "trainer.progress=false", "model.euclidean_init=bogus"]
@@ -260,15 +259,15 @@ def test_a_failing_job_does_not_stop_the_sweep(tmp_path):
     assert len(done) == 1 and done[0].startswith("adam-stiefel-s0-")
 
 
-@pytest.mark.skipif(not (SHARED_DATA / "mnist").is_dir(), reason="needs the real MNIST files in ../shared/data")
-def test_kill_9_mid_run_then_same_command_gives_same_numbers(tmp_path):
+@pytest.mark.shared_data("mnist")
+def test_kill_9_mid_run_then_same_command_gives_same_numbers(tmp_path, shared_data):
     """SIGKILL a training process after its first checkpoint; the same command resumes and ends with
     exactly the metrics of an uninterrupted run (CPU, deterministic mode)."""
     import signal
     import time
 
     def command(runs):
-        env = dict(os.environ, NONEUCLID_DATA_DIR=str(SHARED_DATA), NONEUCLID_RUNS_DIR=str(runs),
+        env = dict(os.environ, NONEUCLID_DATA_DIR=str(shared_data), NONEUCLID_RUNS_DIR=str(runs),
                    OMP_NUM_THREADS="1")
         cmd = [sys.executable, "-m", "noneuclid.train", "variant=brantner/adam_stiefel", "profile=smoke",
                "model.depth=2", "trainer.epochs=6", "data.train_size=1024", "trainer.deterministic=true",
