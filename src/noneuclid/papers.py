@@ -49,7 +49,7 @@ BRANTNER = (
     _train("train the section experiment", "brantner/section", needs=("mnist",)),
     Stage("report the section experiment", ("noneuclid.report.brantner", "section", "--runs", "{runs}", "--profile",
                                             "{profile}"), kind="report"),
-    Stage("evaluate the authors' networks", ("noneuclid.report.brantner", "authors", "--data", "{data}", "--profile",
+    Stage("evaluate the authors' networks", ("noneuclid.evaluate", "authors-networks", "--data", "{data}", "--profile",
                                               "{profile}"), kind="report",
           needs=("mnist",), when="authors_networks", smoke_args=("--train-images", "4096")),
 )
@@ -66,10 +66,18 @@ HNN = (
     *(_train(f"train more seeds in {dtype}", "hnn/seeds", f"trainer.dtype={dtype}", ablation=True)
       for dtype in ("float64", "float32")),
     _train("train float32 from float64's initial weights", "hnn/same_init", ablation=True),
+    Stage("evaluate the same weights in both dtypes", ("noneuclid.evaluate", "same-weights", "--runs", "{runs}",
+                                                         "--profile", "{profile}", "--out", "results/hnn/{profile}-float32",
+                                                         "trainer.dtype=float32"), kind="report", ablation=True),
     Stage("report float32", ("noneuclid.report", "hnn", "--runs", "{runs}", "--profile", "{profile}", "--out",
                              "results/hnn/{profile}-float32", "trainer.dtype=float32"), kind="report", ablation=True),
     *(_train(f"train compensated RSGD in {dtype}", "hnn/compensated", f"trainer.dtype={dtype}", ablation=True)
       for dtype in ("float64", "float32")),
+    Stage("evaluate compensated RSGD's weights in both dtypes", (
+        "noneuclid.evaluate", "same-weights", "--runs", "{runs}", "--profile", "{profile}", "--out",
+        "results/hnn/{profile}-float32-compensated", "--seeds", "{seeds:hnn/compensated}", "trainer.dtype=float32",
+        "optim.compensated=true"),
+        kind="report", ablation=True),
     Stage("report compensated RSGD", ("noneuclid.report", "hnn", "--runs", "{runs}", "--profile", "{profile}", "--seeds",
                                       "{seeds:hnn/compensated}", "--out", "results/hnn/{profile}-float32-compensated",
                                       "trainer.dtype=float32", "optim.compensated=true"), kind="report",

@@ -181,7 +181,12 @@ def test_float32_against_float64_from_runs(tmp_path):
     assert row["same share, Fisher's p"] == 1.0  # one run each: no two shares of one run each can differ
     out = tmp_path / "results"  # the float32 report: the weights trained in each dtype, evaluated in both
     hnn.make(tmp_path / "runs", "smoke", out, seeds=(0,), overrides=[*data, "trainer.dtype=float32"])
+    assert "The same weights in both dtypes" not in (out / "summary.md").read_text()  # not evaluated yet
+    from noneuclid.evaluate import same_weights
+    same_weights.make(tmp_path / "runs", "smoke", out, (0,), [*data, "trainer.dtype=float32"])
     assert list(pd.read_csv(out / "same_weights.csv")["trained in"]) == ["float64", "float32"]
+    hnn.make(tmp_path / "runs", "smoke", out, seeds=(0,), overrides=[*data, "trainer.dtype=float32"])
+    assert "The same weights in both dtypes" in (out / "summary.md").read_text()
 
 
 def test_more_seeds_compare_the_seeds_experiments_models_over_all_seeds(tmp_path):
@@ -228,7 +233,8 @@ def test_same_weights_in_both_dtypes_from_a_float64_run(tmp_path, cell, compensa
     accuracies, the largest relative errors of the gradient (and for a GRU with carry_gaps) and of the
     Riemannian SGD step (with what a compensated step keeps for later), and the boundary shares of a
     hyperbolic model."""
-    from noneuclid.report import hnn, hnn_float32
+    from noneuclid.evaluate import same_weights
+    from noneuclid.report import hnn
     data = [f"paths.generated_dir={tmp_path}/gen", "data.train_size=128", "data.dev_size=64", "data.test_size=64"]
     cfg = compose(["experiment=hnn/table1", "profile=smoke", f"paths.runs_dir={tmp_path}/runs",
                    f"variant=hnn/hyperbolic_{cell}", "trainer.progress=false", f"optim.compensated={compensated}", *data],
@@ -236,7 +242,7 @@ def test_same_weights_in_both_dtypes_from_a_float64_run(tmp_path, cell, compensa
     train(cfg)
     other = "rnn" if cell == "gru" else "gru"
     folders = {(f"hyperbolic_{cell}", 0): RunDir(cfg).path, (f"hyperbolic_{other}", 0): tmp_path / "not-run"}
-    row, = hnn_float32.same_weights(folders, hnn.ROWS).to_dict("records")
+    row, = same_weights.evaluate_runs(folders, hnn.ROWS).to_dict("records")
     assert row["model"] == f"fully hyperbolic {cell.upper()}" and row["seed"] == 0 and row["trained in"] == "float64"
     assert abs(row["test accuracy %, float32"] - row["test accuracy %, float64"]) <= 100 / 64  # one example at most
     weights = torch.load(RunDir(cfg).path / "checkpoint.pt", weights_only=False)["model"]

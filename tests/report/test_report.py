@@ -79,7 +79,7 @@ def test_report_without_runs_says_what_to_run(tmp_path):
 
 
 def test_report_seeds_take_lists_and_ranges():
-    from noneuclid.report.__main__ import seed_list
+    from noneuclid.runs.lookup import seed_list
     assert seed_list("0,2,5-7") == [0, 2, 5, 6, 7] and seed_list("3") == [3]
     with pytest.raises(Exception, match="ranges a-b"):
         seed_list("0-x")

@@ -24,6 +24,7 @@ from pathlib import Path
 
 from noneuclid import papers
 from noneuclid.report import aggregate, docs, html, run_table
+from noneuclid.runs.lookup import seed_list
 
 PAPERS = {key: importlib.import_module(paper.reports[0]) for key, paper in papers.PAPERS.items()}
 
@@ -64,18 +65,6 @@ def main(argv=None) -> int:
         print(html.make(args.runs, args.profile, args.results))
         return max(codes)
     return report_paper(args.paper, args)
-
-
-def seed_list(text: str) -> list[int]:
-    """'0,2,5-7' -> [0, 2, 5, 6, 7]."""
-    seeds = []
-    for part in text.split(","):
-        first, _, last = part.partition("-")
-        try:
-            seeds += range(int(first), int(last or first) + 1)
-        except ValueError:
-            raise argparse.ArgumentTypeError(f"seeds are integers and ranges a-b, comma-separated (got {text!r})")
-    return seeds
 
 
 def tidy_table(argv) -> int:

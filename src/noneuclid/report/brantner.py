@@ -2,7 +2,6 @@
 own networks and curves (GeometricMachineLearning.jl, <data>/reference/brantner_gml) beside ours.
 
     python -m noneuclid.report brantner [--runs runs] [--profile cpu] [--out results/brantner/<profile>]
-    python -m noneuclid.report.brantner authors [--out results/brantner/cpu] [--train-images N]   (evaluates their 4 networks)
     python -m noneuclid.report.brantner section [--runs runs] [--profile cpu]  (experiment=brantner/section)
 """
 
@@ -194,8 +193,8 @@ def make(runs_dir: Path, profile: str, out: Path, seeds=(0,), overrides=(), refe
     """Write fig3a, fig3b (PNG + PDF), table2, accuracy and, when the authors' curves are at
     `reference` (default <data>/reference/brantner_gml), curves (CSV + Markdown), and summary.md
     from the runs of `python -m noneuclid.train -m experiment=brantner/table2 profile=<profile> <overrides>`.
-    summary.md includes authors_networks.md and section.md when `python -m noneuclid.report.brantner
-    authors` and `... section` wrote them."""
+    summary.md includes authors_networks.md and section.md when `python -m noneuclid.evaluate
+    authors-networks` and `python -m noneuclid.report.brantner section` wrote them."""
     runs, curves = load(runs_dir, profile, seeds, overrides)
     if runs.empty:
         raise FileNotFoundError(f"no finished brantner runs under {runs_dir}/brantner/{profile}: run "
@@ -236,7 +235,7 @@ def make(runs_dir: Path, profile: str, out: Path, seeds=(0,), overrides=(), refe
         "## Table 2: time per epoch (median over epochs), ratio to Euclidean Adam", "",
         tables["table2"].to_markdown(index=False), "",
     ]
-    for extra in ("authors_networks.md", "section.md"):  # written by `python -m noneuclid.report.brantner authors|section`
+    for extra in ("authors_networks.md", "section.md"):  # written by `noneuclid.evaluate authors-networks`, `noneuclid.report.brantner section`
         if (out / extra).is_file():
             lines += ["#" + (out / extra).read_text(), ""]
     (out / "summary.md").write_text("\n".join(lines))
@@ -257,55 +256,6 @@ def authors_metadata(reference: Path) -> dict[str, dict]:
         return {setup: {"curve": np.asarray(f[f"loss_array{ref['gml']}"][()], dtype=float),
                         "accuracy": float(f[f"accuracy_score{ref['gml']}"][()])}
                 for setup, ref in SETUPS.items()}
-
-
-def authors_networks(reference: Path, data_dir: Path, train_images: int | None = None) -> pd.DataFrame:
-    """Their four trained networks, loaded with models.vit.load_gml and scored by our MNIST task:
-    test accuracy, training loss over the whole training set (||Ŷ - Y||_F / ||Y||_F), against the test
-    accuracy of the authors' run and the last value of their training curve; max |YᵀY - I| of their Stiefel
-    projections (computed in float64 from the stored float32 values). train_images: the first that many
-    training images for the training loss (None: all 60,000)."""
-    from noneuclid.data import mnist
-    from noneuclid.geometry import stiefel
-    from noneuclid.models.vit import load_gml
-    from noneuclid.nn import StiefelParameter
-    from noneuclid.train.tasks import Classification
-
-    meta = authors_metadata(reference)
-    task = Classification(mnist.load(data_dir, "train", 7, train_images), {"test": mnist.load(data_dir, "test", 7)},
-                          batch_size=2048, loss="relative_frobenius", seed=0)
-    rows, count = [], len(task.splits["train"][1])
-    for setup, ref in SETUPS.items():
-        model = load_gml(reference / f"mnist_nn{ref['gml']}.h5")
-        test, train = task.evaluate(model, "test"), task.evaluate(model, "train")
-        projections = [p for p in model.parameters() if isinstance(p, StiefelParameter)]
-        drift = max((float(stiefel.orthonormality_error(p.detach().double())) for p in projections), default=None)
-        rows.append({"network (500 epochs)": ref["label"], "file": f"mnist_nn{ref['gml']}.h5",
-                     "test accuracy % (noneuclid)": round(100 * test["test_accuracy"], 2),
-                     "authors' run test accuracy %": round(100 * meta[setup]["accuracy"], 2),
-                     f"training loss (noneuclid, {count} images)": round(train["train_loss"], 4),
-                     "their curve, epoch 500": round(float(meta[setup]["curve"][-1]), 4),
-                     "predicts one class": (f"yes, class {test['test_top_class']}"
-                                            if test["test_top_class_share"] > ONE_CLASS else "no"),
-                     "max abs(YᵀY - I)": f"{drift:.1e}" if drift is not None else "-"})
-    return pd.DataFrame(rows)
-
-
-def make_authors(reference: Path, data_dir: Path, out: Path, train_images: int | None = None) -> list[Path]:
-    """Write authors_networks.csv and .md ("the authors' networks evaluated by noneuclid")."""
-    if not (reference / "mnist_metadata.h5").is_file():
-        raise FileNotFoundError(f"no authors' networks in {reference}: it needs mnist_nn1..4.h5 and "
-                                f"mnist_metadata.h5 (see ../shared/data/reference/brantner_gml/README.md)")
-    table = authors_networks(reference, data_dir, train_images)
-    out.mkdir(parents=True, exist_ok=True)
-    table.to_csv(out / "authors_networks.csv", index=False)
-    (out / "authors_networks.md").write_text(
-        "# The authors' networks evaluated by noneuclid\n\n"
-        f"Made by `python -m noneuclid.report.brantner authors` from `{reference.name}/` "
-        "(GeometricMachineLearning.jl's four 500-epoch networks, loaded with `noneuclid.models.vit.load_gml`) "
-        "and our MNIST pipeline (`noneuclid.data.mnist`, `noneuclid.train.tasks`).\n\n"
-        + table.to_markdown(index=False) + "\n")
-    return [out / "authors_networks.csv", out / "authors_networks.md"]
 
 
 # -- the section experiment (experiment=brantner/section) ----------------------------------------------
@@ -375,20 +325,13 @@ def section_verdict(runs: pd.DataFrame) -> str:
 def main(argv=None) -> int:
     parser = argparse.ArgumentParser(prog="python -m noneuclid.report.brantner", description=__doc__,
                                      formatter_class=argparse.RawDescriptionHelpFormatter)
-    parser.add_argument("what", choices=["authors", "section"])
-    parser.add_argument("--data", type=Path, default=Path(os.environ.get("NONEUCLID_DATA_DIR", "data")))
+    parser.add_argument("what", choices=["section"])
     parser.add_argument("--runs", type=Path, default=Path(os.environ.get("NONEUCLID_RUNS_DIR", "runs")))
     parser.add_argument("--profile", default="cpu")
     parser.add_argument("--out", type=Path, default=None, help="default: results/brantner/<profile>")
-    parser.add_argument("--train-images", type=int, default=None,
-                        help="authors: the training loss over the first N training images (default: all 60,000)")
     args = parser.parse_args(argv)
-    out = args.out or Path("results") / "brantner" / args.profile
     try:
-        if args.what == "authors":
-            written = make_authors(reference_dir(args.data), args.data, out, args.train_images)
-        else:
-            written = make_section(args.runs, args.profile, out)
+        written = make_section(args.runs, args.profile, args.out or Path("results") / "brantner" / args.profile)
     except FileNotFoundError as e:
         print(f"error: {e}", file=sys.stderr)
         return 1

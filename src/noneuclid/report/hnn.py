@@ -3,7 +3,8 @@ as the paper picks the best of its 3 runs, and mean +- s.d.),
 a figure of dev accuracy during training on PREFIX-10, the per-cell check of the paper's comparisons,
 run health (runs below 80 %, encoders saturated on the boundary), three ablations beyond the paper
 (embedding init, the GRUs' and the RNNs' training budgets) and, for a float32 report, its comparison
-with float64 (hnn_float32), redrawn from run folders.
+with float64 (with same_weights.csv, when `python -m noneuclid.evaluate same-weights` wrote it),
+redrawn from run folders.
 
     python -m noneuclid.report hnn [--runs runs] [--profile cpu] [--seeds 0-2] [--out DIR] [overrides ...]
     (default: the seeds run; overrides such as trainer.dtype=float32 select the runs and need --out)
@@ -27,7 +28,7 @@ import pandas as pd  # noqa: E402
 
 from noneuclid.config import compose, experiment_value, sweep_values  # noqa: E402
 from noneuclid.data.files import DataError  # noqa: E402
-from noneuclid.report import aggregate, figures, hnn_float32  # noqa: E402
+from noneuclid.report import aggregate, figures  # noqa: E402
 from noneuclid.report.estimates import compare, difference_interval, estimate, fisher_exact, mean_interval  # noqa: E402
 from noneuclid.runs import RunDir  # noqa: E402
 
@@ -49,7 +50,20 @@ TABLE1 = ("Table 1: test accuracy % at the best dev accuracy (test accuracy of t
           "mean ± s.d. over n seeds)")
 
 
-def _folder(runs_dir, profile, row, data, seed, overrides) -> Path:
+SAME_WEIGHTS = """Training runs in the two dtypes part ways (a rounding difference compounds over tens of thousands of
+steps: 46,890 for the GRUs, 93,780 for the RNNs at the cpu profile; and when a
+run leaves a plateau is chaotic), so their accuracies differ by the seeds' spread and cannot show a
+float32 defect alone. Here the weights are the same: a float32 defect near the ball's boundary (where
+trained encoders keep most sentence states) or on a plateau (where float32-trained runs that stayed
+there stopped) would show as a different test accuracy, as float32 gradients far from float64's, or
+as Riemannian SGD steps of the ball-valued weights that float32 computes wrongly or rounds away (a
+step below the spacing of float32 numbers at x leaves x unchanged, unless optim.compensated keeps it
+for later steps); the Euclidean models show the gradient error that float32 rounding alone gives
+these networks. For the hyperbolic GRUs the gradient is compared again with model.carry_gaps (the
+gates' log_0 from gaps carried through their Mobius operations; the runs were trained without)."""
+
+
+def run_folder(runs_dir, profile, row, data, seed, overrides) -> Path:
     """The run folder of one Table 1 cell's seed (with `overrides`, e.g. trainer.dtype=float32)."""
     cfg = copy.deepcopy(_cell_config(str(runs_dir), profile, row, data, tuple(overrides)))
     cfg.seed = seed  # what the override seed=<seed> sets: composing once per cell, not per seed, saves 0.1 s each
@@ -99,7 +113,7 @@ def table1(runs_dir: Path, profile: str, seeds, overrides=(), models=tuple(ROWS)
                 continue
             summaries = {}
             for seed in seeds:
-                f = _folder(runs_dir, profile, row, data, seed, overrides)
+                f = run_folder(runs_dir, profile, row, data, seed, overrides)
                 folders[(row, data, seed)] = f
                 if (f / "DONE").exists():
                     summaries[seed] = aggregate.runs([f]).iloc[0]
@@ -269,7 +283,7 @@ def ablation(runs_dir: Path, profile: str, seeds, overrides, column: str, settin
     for row, value, extra in settings:
         keys = {e.split("=", 1)[0] for e in extra}
         run_overrides = [*(o for o in overrides if o.split("=", 1)[0] not in keys), *extra]
-        found = [f for f in (_folder(runs_dir, profile, row, "prefix10", seed, run_overrides) for seed in seeds)
+        found = [f for f in (run_folder(runs_dir, profile, row, "prefix10", seed, run_overrides) for seed in seeds)
                  if (f / "DONE").exists()]
         if not found:
             continue
@@ -340,7 +354,7 @@ SAME_INIT = ("torch draws other numbers for one seed in float32 than in float64,
              "initial weights (trainer.init_dtype=float64); a difference is the dtype's alone.")
 
 
-def _float64(overrides) -> list:
+def float64_overrides(overrides) -> list:
     """The overrides of a float32 report without the dtype: those of its float64 runs."""
     return [o for o in overrides if o != FLOAT32]
 
@@ -367,14 +381,14 @@ def dtype_comparison(runs_dir: Path, profile: str, seeds, overrides, models=tupl
     bimodal, on the plateau or past it, so the share tests what the mean blurs)."""
     if FLOAT32 not in overrides:
         return None
-    other = _float64(overrides)
+    other = float64_overrides(overrides)
     datasets = datasets or [data for data in DATASETS if data.startswith("prefix")]
     rows = []
     for data, row in itertools.product(datasets, models):
         name, label = DATASETS[data], ROWS[row]
         acc = {}
         for dtype, ovr in (("float32", overrides), ("float64", other)):
-            found = [f for f in (_folder(runs_dir, profile, row, data, s, ovr) for s in seeds) if (f / "DONE").exists()]
+            found = [f for f in (run_folder(runs_dir, profile, row, data, s, ovr) for s in seeds) if (f / "DONE").exists()]
             if found:
                 acc[dtype] = 100 * aggregate.runs(found).test_accuracy_at_best_dev
         if len(acc) == 2:
@@ -433,8 +447,8 @@ def same_init(runs_dir: Path, profile: str, overrides) -> pd.DataFrame | None:
     paired = [*overrides, f"trainer.init_dtype={experiment_value('hnn/same_init', 'trainer.init_dtype')}"]
     rows = []
     for row in (v.removeprefix("hnn/") for v in sweep_values("hnn/same_init", "variant")):
-        pairs = [(f32, f64) for f32, f64 in ((_folder(runs_dir, profile, row, "prefix10", s, o)
-                                             for o in (paired, _float64(overrides)))
+        pairs = [(f32, f64) for f32, f64 in ((run_folder(runs_dir, profile, row, "prefix10", s, o)
+                                             for o in (paired, float64_overrides(overrides)))
                                             for s in experiment_value("hnn/same_init", "stack.seed"))
                  if (f32 / "DONE").exists() and (f64 / "DONE").exists()]
         if len(pairs) < 2:
@@ -452,16 +466,6 @@ def same_init(runs_dir: Path, profile: str, overrides) -> pd.DataFrame | None:
                      "60 % dev at the same batch": f"{together} of {len(pairs)}",
                      **_past_plateau(acc)})
     return pd.DataFrame(rows) if rows else None
-
-
-def same_weights(runs_dir: Path, profile: str, seeds, overrides) -> pd.DataFrame | None:
-    """For a float32 report: the PREFIX-10 weights trained in float64, then those trained in float32,
-    each evaluated in both dtypes (`hnn_float32.same_weights`); None while neither has finished runs."""
-    tables = [hnn_float32.same_weights({(row, s): _folder(runs_dir, profile, row, "prefix10", s, trained_in)
-                                        for row in ROWS for s in seeds}, ROWS)
-              for trained_in in (_float64(overrides), overrides)]
-    tables = [t for t in tables if t is not None]
-    return pd.concat(tables) if tables else None
 
 
 def ablation_tables(runs_dir: Path, profile: str, seeds, overrides) -> list[tuple]:
@@ -540,9 +544,9 @@ def make(runs_dir: Path, profile: str, out: Path, seeds=None, overrides=()) -> l
     carry_gaps and order (CSV + Markdown, once their ablations have runs) and summary.md (settings, per-cell claim check,
     health lines, the float32-float64 comparison of a float32 report, with seeds.csv over
     experiment=hnn/seeds' seeds, same_init.csv over experiment=hnn/same_init's pairs of seeds started
-    from the same weights, and same_weights.csv, the weights trained in each dtype evaluated in
-    both, and the ablations). Runs of one smaller experiment (e.g. hnn/compensated) get a table of its
-    models and datasets only."""
+    from the same weights, the table of same_weights.csv (the weights trained in each dtype evaluated
+    in both) where `python -m noneuclid.evaluate same-weights` wrote it into `out`, and the ablations).
+    Runs of one smaller experiment (e.g. hnn/compensated) get a table of its models and datasets only."""
     seeds = seeds or seeds_run(runs_dir, profile)
     table, folders = table1(runs_dir, profile, seeds, overrides)
     if not any((f / "DONE").exists() for f in folders.values()):
@@ -555,9 +559,7 @@ def make(runs_dir: Path, profile: str, out: Path, seeds=None, overrides=()) -> l
     out.mkdir(parents=True, exist_ok=True)
     table.to_csv(out / "table1.csv", index=False)
     comparison = dtype_comparison(runs_dir, profile, seeds, overrides)
-    same = None if comparison is None else same_weights(runs_dir, profile, seeds, overrides)
-    if same is not None:
-        same.to_csv(out / "same_weights.csv", index=False)
+    same = pd.read_csv(out / "same_weights.csv") if comparison is not None and (out / "same_weights.csv").is_file() else None
     seeds_table, init_table, extra_tables = _write_extra_tables(out, runs_dir, profile, seeds, overrides)
     (out / "table1.md").write_text(f"# Ganea et al., {TABLE1}\n\n{table1_markdown(table)}\n")
     figure(folders, out / "fig_prefix10_dev", seeds[0], variant(finished, profile, overrides))
@@ -586,7 +588,7 @@ def make(runs_dir: Path, profile: str, out: Path, seeds=None, overrides=()) -> l
                                          "(experiment=hnn/same_init), seed by seed", "", SAME_INIT, "",
                                          init_table.to_markdown(index=False), ""]),
         *([] if same is None else ["## The same weights in both dtypes: the PREFIX-10 models trained in each "
-                                   "dtype (final epoch), evaluated in both", "", hnn_float32.WHY.replace("\n", " "), "", same.to_markdown(index=False), ""]),
+                                   "dtype (final epoch), evaluated in both", "", SAME_WEIGHTS.replace("\n", " "), "", same.to_markdown(index=False), ""]),
         *(line for _, extra_table, _, heading in extra_tables
           for line in (f"## Beyond the paper: {heading}", "", extra_table.to_markdown(index=False), ""))]))
     return sorted(out.iterdir())

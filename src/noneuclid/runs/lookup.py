@@ -3,6 +3,7 @@ classifier classifies): the config it would have, composed, gives its exact fold
 
 from __future__ import annotations
 
+import argparse
 from pathlib import Path
 
 from noneuclid.config import compose
@@ -17,3 +18,15 @@ def finished_run(overrides: list[str], what: str) -> Path:
         command = " ".join(o for o in overrides if not o.startswith("paths."))
         raise FileNotFoundError(f"no finished {what} in {run.path}: train it first with python -m noneuclid.train {command}")
     return run.path
+
+
+def seed_list(text: str) -> list[int]:
+    """'0,2,5-7' -> [0, 2, 5, 6, 7]."""
+    seeds = []
+    for part in text.split(","):
+        first, _, last = part.partition("-")
+        try:
+            seeds += range(int(first), int(last or first) + 1)
+        except ValueError:
+            raise argparse.ArgumentTypeError(f"seeds are integers and ranges a-b, comma-separated (got {text!r})")
+    return seeds

@@ -1,9 +1,15 @@
-"""Does float32 compute Ganea et al.'s trained models as float64 does? The weights of each Table 1
-model (PREFIX-10, every seed), trained in float64 and in float32, evaluated in both dtypes (why: WHY,
-which the float32 report prints above the table).
+"""Does float32 compute Ganea et al.'s trained models as float64 does? The PREFIX-10 weights of each
+Table 1 model (every seed), trained in float64 and in float32, each evaluated in both dtypes: test
+accuracy, the gradient on the first training batch and the Riemannian SGD step (why the same weights:
+report.hnn.SAME_WEIGHTS). Writes same_weights.csv into a float32 report's folder, which the report
+includes:
+
+    python -m noneuclid.evaluate same-weights --profile cpu --out results/hnn/cpu-float32 trainer.dtype=float32
 """
 
 from __future__ import annotations
+
+from pathlib import Path
 
 import pandas as pd
 import torch
@@ -11,20 +17,9 @@ from omegaconf import OmegaConf
 
 from noneuclid import models, optim
 from noneuclid.nn.parameters import PoincareParameter
+from noneuclid.report.hnn import ROWS, float64_overrides, run_folder
 from noneuclid.train import tasks
 from noneuclid.train.stacking import optimizer_state
-
-WHY = """Training runs in the two dtypes part ways (a rounding difference compounds over tens of thousands of
-steps: 46,890 for the GRUs, 93,780 for the RNNs at the cpu profile; and when a
-run leaves a plateau is chaotic), so their accuracies differ by the seeds' spread and cannot show a
-float32 defect alone. Here the weights are the same: a float32 defect near the ball's boundary (where
-trained encoders keep most sentence states) or on a plateau (where float32-trained runs that stayed
-there stopped) would show as a different test accuracy, as float32 gradients far from float64's, or
-as Riemannian SGD steps of the ball-valued weights that float32 computes wrongly or rounds away (a
-step below the spacing of float32 numbers at x leaves x unchanged, unless optim.compensated keeps it
-for later steps); the Euclidean models show the gradient error that float32 rounding alone gives
-these networks. For the hyperbolic GRUs the gradient is compared again with model.carry_gaps (the
-gates' log_0 from gaps carried through their Mobius operations; the runs were trained without)."""
 
 CPU = torch.device("cpu")
 
@@ -80,7 +75,7 @@ def _relative_errors(approx: dict, exact: dict) -> dict:
     return {n: float((approx[n] - e).norm() / e.norm().clamp_min(1e-300)) for n, e in exact.items()}
 
 
-def same_weights(folders: dict, labels: dict) -> pd.DataFrame | None:
+def evaluate_runs(folders: dict, labels: dict) -> pd.DataFrame | None:
     """One row per finished run, in the order of `folders`, which maps (row, seed) to its folder (runs
     of one dtype); labels maps row to the model's name."""
     rows = []
@@ -109,3 +104,18 @@ def same_weights(folders: dict, labels: dict) -> pd.DataFrame | None:
                      "RSGD step coordinates lost to float32 rounding": _largest(lost, ".1%"),
                      "non-finite float32 outputs": m32["test_nonfinite"]})
     return pd.DataFrame(rows) if rows else None
+
+
+def make(runs_dir: Path, profile: str, out: Path, seeds, overrides) -> Path:
+    """same_weights.csv in `out`: the PREFIX-10 weights trained in float64 (overrides without the
+    dtype), then those trained with `overrides`, each evaluated in both dtypes."""
+    tables = [evaluate_runs({(row, s): run_folder(runs_dir, profile, row, "prefix10", s, trained_in)
+                             for row in ROWS for s in seeds}, ROWS)
+              for trained_in in (float64_overrides(overrides), overrides)]
+    tables = [t for t in tables if t is not None]
+    if not tables:
+        raise FileNotFoundError(f"no finished PREFIX-10 runs of Table 1 under {runs_dir}/hnn/{profile} "
+                                f"with {' '.join(overrides) or 'the default settings'}")
+    out.mkdir(parents=True, exist_ok=True)
+    pd.concat(tables).to_csv(out / "same_weights.csv", index=False)
+    return out / "same_weights.csv"

@@ -1,0 +1,48 @@
+"""python -m noneuclid.evaluate authors-networks|same-weights [options]: see noneuclid.evaluate."""
+
+from __future__ import annotations
+
+import argparse
+import os
+import sys
+from pathlib import Path
+
+from noneuclid.evaluate import authors_networks, same_weights
+from noneuclid.report.brantner import reference_dir
+from noneuclid.report.hnn import seeds_run
+from noneuclid.runs.lookup import seed_list
+
+
+def main(argv=None) -> int:
+    parser = argparse.ArgumentParser(prog="python -m noneuclid.evaluate", description=__doc__)
+    parser.add_argument("what", choices=["authors-networks", "same-weights"])
+    parser.add_argument("--data", type=Path, default=Path(os.environ.get("NONEUCLID_DATA_DIR", "data")),
+                        help="authors-networks: the data root with mnist/ and reference/brantner_gml/")
+    parser.add_argument("--runs", type=Path, default=Path(os.environ.get("NONEUCLID_RUNS_DIR", "runs")))
+    parser.add_argument("--profile", default="cpu")
+    parser.add_argument("--out", type=Path, default=None,
+                        help="default: results/brantner/<profile> (authors-networks), results/hnn/<profile>-float32")
+    parser.add_argument("--train-images", type=int, default=None,
+                        help="authors-networks: the training loss over the first N training images (default: all 60,000)")
+    parser.add_argument("--seeds", type=seed_list, default=None,
+                        help="same-weights: seeds and ranges, e.g. 0,1,2 (default: Table 1's seeds that have runs)")
+    parser.add_argument("overrides", nargs="*", help="same-weights: the overrides of the runs (default: trainer.dtype=float32)")
+    args = parser.parse_intermixed_args(argv)
+    try:
+        if args.what == "authors-networks":
+            written = authors_networks.make(reference_dir(args.data), args.data,
+                                            args.out or Path("results") / "brantner" / args.profile, args.train_images)
+        else:
+            overrides = args.overrides or ["trainer.dtype=float32"]
+            out = args.out or Path("results") / "hnn" / f"{args.profile}-float32"
+            written = [same_weights.make(args.runs, args.profile, out, args.seeds or seeds_run(args.runs, args.profile),
+                                               overrides)]
+    except FileNotFoundError as e:
+        print(f"error: {e}", file=sys.stderr)
+        return 1
+    print("\n".join(map(str, written)))
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
