@@ -29,7 +29,7 @@ def test_run_folder_contents(make_cfg):
     assert [r["epoch"] for r in rows] == [1, 2]
     assert {"train_loss", "train_seconds", "test_loss", "test_accuracy", "orthonormality_error"} <= set(rows[0])
     assert summary["orthonormality_error"] < 1e-5
-    assert summary["stiefel_parameters"] == 2 * 3 * 7 * 49 * 7
+    assert summary["constrained_parameters"] == 2 * 3 * 7 * 49 * 7  # the Stiefel projections
     env = json.loads(run.file("env.json").read_text())
     assert env["torch"] == torch.__version__ and "git_commit" in env
 
@@ -319,3 +319,15 @@ def test_nonfinite_gradient_skips_the_update_and_is_counted():
     assert row["nonfinite_steps"] == 1
     assert torch.isfinite(model.weight).all()
     torch.testing.assert_close(model.weight.detach(), before - 2 * 0.1 * torch.ones(1, 2))
+
+
+def test_constraint_errors_come_from_the_manifold_parameters_a_model_has():
+    """A model without manifold parameters logs no constraint error; one with Stiefel weights logs the
+    largest |Y^T Y - I| of them under their constraint's name."""
+    from noneuclid.nn import StiefelParameter
+    from noneuclid.train.summary import constraint_errors
+    assert constraint_errors(torch.nn.Linear(3, 2)) == {}
+    model = torch.nn.Module()
+    model.a = StiefelParameter.random(N=5, n=3, dtype=torch.float64)
+    model.b = StiefelParameter(torch.eye(4, 2, dtype=torch.float64) * 1.5)  # |Y^T Y - I| = 1.25
+    assert constraint_errors(model) == {"orthonormality_error": 1.25}

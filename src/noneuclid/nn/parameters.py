@@ -14,8 +14,11 @@ class StiefelParameter(nn.Parameter):
     """A weight of shape [..., N, n] whose every trailing N x n matrix lies on St(N, n).
 
     Leading dimensions make a product of Stiefel manifolds (e.g. all heads of an attention layer),
-    which the manifold optimizers update in one batched call.
+    which the manifold optimizers update in one batched call. The trainer logs `constraint_error`
+    under the name `constraint` at every epoch (and its last and largest value in summary.json).
     """
+
+    constraint = "orthonormality_error"
 
     def __new__(cls, data: torch.Tensor, requires_grad: bool = True):
         if data.dim() < 2 or data.shape[-2] < data.shape[-1]:
@@ -26,6 +29,10 @@ class StiefelParameter(nn.Parameter):
     def random(cls, *batch: int, N: int, n: int, dtype=None, device=None, generator=None):
         """Initialise with Algorithm 3 of Brantner (QR of a Gaussian matrix)."""
         return cls(stiefel.random_point(*batch, N=N, n=n, dtype=dtype, device=device, generator=generator))
+
+    def constraint_error(self) -> float:
+        """max |Y^T Y - I| over the matrices Y of this weight (0 on the manifold)."""
+        return float(stiefel.orthonormality_error(self.detach()))
 
     def __repr__(self):
         return f"StiefelParameter(St({self.shape[-2]}, {self.shape[-1]}) x {tuple(self.shape[:-2])})"

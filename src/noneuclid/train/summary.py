@@ -5,15 +5,22 @@ from __future__ import annotations
 
 import statistics
 
-from noneuclid.geometry import stiefel
-from noneuclid.nn import StiefelParameter
-
 
 def constraint_errors(model) -> dict:
-    """{"orthonormality_error": max |Y^T Y - I| over the model's Stiefel parameters (0 when it has none)}."""
-    errs = [float(stiefel.orthonormality_error(p.detach())) for p in model.parameters()
-            if isinstance(p, StiefelParameter)]
-    return {"orthonormality_error": max(errs, default=0.0)}
+    """{p.constraint: the largest p.constraint_error() over the model's parameters of that kind}, for
+    the manifold parameters that define one (e.g. StiefelParameter: "orthonormality_error"); {} for
+    a model without them."""
+    errors = {}
+    for p in model.parameters():
+        if hasattr(p, "constraint_error"):
+            errors[p.constraint] = max(errors.get(p.constraint, 0.0), p.constraint_error())
+    return errors
+
+
+def _constrained(model) -> tuple[set, int]:
+    """(the constraint names of the model's manifold parameters, how many numbers those parameters hold)."""
+    params = [p for p in model.parameters() if hasattr(p, "constraint_error")]
+    return {p.constraint for p in params}, sum(p.numel() for p in params)
 
 
 def summarise(rows: list[dict], train_seconds: float, model, runs: int = 1) -> dict:
@@ -23,6 +30,7 @@ def summarise(rows: list[dict], train_seconds: float, model, runs: int = 1) -> d
     evaluated_all = [r for r in rows if any(k.endswith("_nonfinite") for k in r)]
     rows = [r for r in rows if "train_loss" in r]
     last = rows[-1]
+    constraints, constrained = _constrained(model)
     summary = {
         "epochs": last["epoch"],
         "final_train_loss": last["train_loss"],
@@ -31,15 +39,15 @@ def summarise(rows: list[dict], train_seconds: float, model, runs: int = 1) -> d
         "stacked_runs": runs,
         "seconds_per_epoch": train_seconds / len(rows),
         "median_seconds_per_epoch": statistics.median(r["train_seconds"] for r in rows),
-        "orthonormality_error": last["orthonormality_error"],
-        "max_orthonormality_error": max(r["orthonormality_error"] for r in rows),
         "parameters": sum(p.numel() for p in model.parameters()) // runs,
-        "stiefel_parameters": sum(p.numel() for p in model.parameters() if isinstance(p, StiefelParameter)),
+        "constrained_parameters": constrained // runs,
         # NaN/inf events: training steps with a non-finite gradient + evaluated examples with non-finite outputs
         "nonfinite_steps": sum(r.get("nonfinite_steps", 0) for r in rows),
         "nonfinite_outputs": sum(v for r in evaluated_all for k, v in r.items() if k.endswith("_nonfinite")),
     }
     summary["nonfinite_events"] = summary["nonfinite_steps"] + summary["nonfinite_outputs"]
+    for name in sorted(constraints):
+        summary.update({name: last[name], f"max_{name}": max(r[name] for r in rows)})
     if evaluated:
         summary.update({f"final_{k}": v for k, v in evaluated[-1].items() if k.startswith("test_")})
     if any("dev_accuracy" in r for r in evaluated):  # model selection on dev (Ganea et al.)
