@@ -168,10 +168,18 @@ def test_smoke_embedding_three_classifiers_and_report(tmp_path):
     assert all(0.0 <= v <= 1.0 for v in f1.values())
     with pytest.raises(FileNotFoundError, match="experiment=hnn/poincare"):  # no 3-D embedding was trained
         train(compose(["experiment=hnn/table2", "data.dim=3", *common]))
-    written = hnn_table2.make(tmp_path / "runs", "smoke", tmp_path / "out")
-    names = {p.name for p in written}
-    assert {"table2.csv", "table2.md", "table2_embeddings.csv", "fig_table2_boundaries.png"} <= names
-    assert "not available here" in (tmp_path / "out" / "table2.md").read_text()
+    out = tmp_path / "out"
+    written = {p.name for p in hnn_table2.make(tmp_path / "runs", "smoke", out)}
+    assert {f"{stem}.{ext}" for stem in ("table2_f1", "table2_embeddings", "table2_claims")
+            for ext in ("csv", "md", "tex")} | {"table2.md"} <= written
+    assert (out / "fig_table2_boundaries.png").is_file() and "not available here" in (out / "table2.md").read_text()
+    assert r"\begin{tabular}" in (out / "table2_f1.tex").read_text()
+    # from runs.csv and curves.csv alone (no run folders): the same tables, byte for byte, the figure kept
+    before = {name: (out / name).read_bytes() for name in written}
+    drawn = (out / "fig_table2_boundaries.png").stat().st_mtime_ns
+    hnn_table2.make(tmp_path / "no-runs", "smoke", out)
+    assert {name: (out / name).read_bytes() for name in written} == before
+    assert (out / "fig_table2_boundaries.png").stat().st_mtime_ns == drawn  # not redrawn without the folders
 
 
 def test_paper_profiles_compose():
@@ -216,20 +224,28 @@ def test_paper_registry_names_every_experiment_config():
 
 
 def test_table2_cells_need_an_embedding_that_reconstructs_the_hierarchy():
-    """Below MIN_EMBEDDING_MAP (or unevaluated) a dimension's cells read "not testable here", and its
-    cells are left out of the claim."""
+    """Below MIN_EMBEDDING_MAP (or without a finished embedding) a dimension's cells are not testable
+    here, in the table and in the claims; the others are judged by the claims engine."""
+    from noneuclid.claims import engine
     from noneuclid.report import hnn_table2
-    rows = [{"subtree": s, "dim": d, "geometry": g, "seed": k, "f1": f1, "folder": None}
-            for s in wordnet.SUBTREES for d in (2, 5) for k in (0, 1)
+    rows = [{"subtree": s, "dim": d, "geometry": g, "seed": k, "f1": f1 + 0.01 * k, "run": f"r{d}{k}{g}"}
+            for s in wordnet.SUBTREES for d in (2, 5) for k in (0, 1, 2)
             for g, f1 in (("hyperbolic", 0.9), ("euclidean", 0.8), ("euclidean_log0", 0.7))]
     values = pd.DataFrame(rows)
     emb_map = {2: 0.2, 5: 0.8}
-    table = hnn_table2.table2(values, emb_map).set_index(["subtree", "dim"])
+    table = hnn_table2.table2(values, emb_map).set_index(["subtree", "dim", "classifier"])
     first = wordnet.SUBTREES[0]
-    assert table.at[(first, 2), "hyperbolic MLR"] == "not testable here (embedding MAP 0.200 < 0.5)"
-    assert table.at[(first, 5), "hyperbolic MLR"].startswith("90.00 ± 0.00 (n=2)")
-    assert table.at[(first, 10), "hyperbolic MLR"] == "not testable here (embedding not evaluated)"
-    lines = hnn_table2.claims(values, emb_map)
-    assert lines[0].startswith(f"Hyperbolic MLR >= both Euclidean MLRs (mean test F1) in {len(wordnet.SUBTREES)} of "
-                               f"{len(wordnet.SUBTREES)} cells")
-    assert "- 2-D: not testable here (embedding MAP 0.200 < 0.5)" in lines
+    assert table.at[(first, 2, "hyperbolic"), "not_testable"] == "embedding MAP 0.200 < 0.5"
+    assert table.at[(first, 10, "hyperbolic"), "not_testable"] == "no finished embedding"
+    cell = table.loc[(first, 5, "hyperbolic")]
+    assert (cell.n, cell.f1_mean, cell.not_testable) == (3, pytest.approx(91.0), "")
+    assert cell.f1_ci_low < 91 < cell.f1_ci_high and cell.f1_sd == pytest.approx(1.0)
+    shown, bold = hnn_table2.shown_table2(hnn_table2.table2(values, emb_map))
+    row = shown[(shown.subtree == first) & (shown.dim == "5")].index[0]
+    assert shown.at[row, "hyperbolic MLR"].startswith("91.00 ± ") and (row, "hyperbolic MLR") in bold
+    verdicts = {(v.claim, v.cell): v for v in hnn_table2.verdicts(values, emb_map)}
+    assert verdicts[(hnn_table2.AT_LEAST_AS_GOOD, f"{first}, 5-D, vs euclidean")].verdict == engine.REPRODUCES
+    two = verdicts[(hnn_table2.AT_LEAST_AS_GOOD, f"{first}, 2-D, vs euclidean")]
+    assert (two.verdict, two.reason) == (engine.NOT_TESTABLE, "embedding MAP 0.200 < 0.5")
+    low = verdicts[(hnn_table2.LOW_DIMENSIONS, f"{first}, 2-D vs 10-D")]
+    assert low.verdict == engine.NOT_TESTABLE and "10-D: no finished embedding" in low.reason

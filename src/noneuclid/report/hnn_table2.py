@@ -1,17 +1,19 @@
 """Ganea et al.'s Table 2 (F1 of hyperbolic vs Euclidean MLR on WordNet noun subtrees), the
-reconstruction quality of the Poincare embeddings it uses, and a figure of the learned decision
-boundaries in the 2-D ball, redrawn from finished run folders only.
+reconstruction quality of the Poincare embeddings it classifies, and the claims table, from the per-run
+data in results/hnn/<profile>/ (runs.csv, curves.csv; see report.run_table) after merging into it the
+ended runs under runs/hnn/<profile>/; the figure of the learned decision boundaries in the 2-D ball
+needs the run folders (their checkpoints) and is left as it is without them.
 
     python -m noneuclid.report.hnn_table2 [--runs runs] [--profile cpu]
 
-writes results/hnn/<profile>/{table2.csv, table2.md, table2_embeddings.csv, fig_table2_boundaries.{png,pdf}}
-and, for the cpu and paper profiles, copies table2.md into the hnn_table2 results block of docs/hnn.md.
+writes results/hnn/<profile>/{table2_f1, table2_embeddings, table2_claims}.{csv,md,tex}, the page
+table2.md (all three and the figure) and fig_table2_boundaries.{png,pdf}; for the cpu and paper
+profiles it copies table2.md into the hnn_table2 results block of docs/hnn.md.
 """
 
 from __future__ import annotations
 
 import argparse
-import json
 import os
 import sys
 from pathlib import Path
@@ -23,153 +25,182 @@ import matplotlib.pyplot as plt  # noqa: E402
 import pandas as pd  # noqa: E402
 import torch  # noqa: E402
 
+from noneuclid.claims import data as claims_data, engine, render  # noqa: E402
 from noneuclid.config import compose  # noqa: E402
 from noneuclid.data import wordnet  # noqa: E402
 from noneuclid.models.mlr import GEOMETRIES, PointMLR  # noqa: E402
-from noneuclid.report import docs, figures  # noqa: E402
+from noneuclid.report import docs, figures, run_table, tables  # noqa: E402
 from noneuclid.report.estimates import t975  # noqa: E402
-from noneuclid.runs import read_metrics  # noqa: E402
 
 DIMS = (2, 3, 5, 10)
-SEEDS = (0, 1, 2)
 LABELS = {"hyperbolic": "hyperbolic MLR", "euclidean": "Euclidean MLR", "euclidean_log0": "Euclidean MLR on log_0"}
 COLORS = {"hyperbolic": "tab:red", "euclidean": "tab:blue", "euclidean_log0": "tab:green"}
 # Reconstruction of the noun closure by Poincare embeddings: Nickel & Kiela (2017), Table 1
-RECONSTRUCTION_REFERENCE = {5: "4.9 / 0.823", 10: "4.02 / 0.851"}
+RECONSTRUCTION_REFERENCE = {5: (4.9, 0.823), 10: (4.02, 0.851)}
 NOT_AVAILABLE = "not available here"
 # Table 2 tests the classifiers only on embeddings that reconstruct the hierarchy: a dimension whose
 # embedding's MAP (all nouns) is below this, or was not evaluated, has its cells "not testable here".
 MIN_EMBEDDING_MAP = 0.5
+CLAIMS = claims_data.load("hnn")
+AT_LEAST_AS_GOOD, LOW_DIMENSIONS = "table2_hyperbolic_mlr_at_least_as_good", "table2_margin_largest_in_low_dimensions"
 
 
-def _folder(runs_dir, profile: str, run_name: str) -> Path | None:
-    """The run folder <runs_dir>/hnn/<profile>/<run_name>-<hash>, None if there is none; several
-    (runs of other settings under the same name) are an error that says which to delete."""
-    found = sorted((Path(runs_dir) / "hnn" / profile).glob(f"{run_name}-" + "[0-9a-f]" * 8))
-    if len(found) > 1:
-        raise ValueError(f"several run folders for {run_name}: {', '.join(map(str, found))}; delete the "
-                         f"stale ones (their config.yaml says which settings they ran)")
-    return found[0] if found else None
+def per_run(runs_dir, profile: str, out: Path) -> tuple[pd.DataFrame, pd.DataFrame]:
+    """(runs, curves): out/runs.csv and out/curves.csv after merging the ended runs under
+    runs_dir/hnn/<profile> into them; the ended runs only (status done)."""
+    run_table.export(runs_dir, "hnn", profile, out)
+    runs, curves = (pd.read_csv(out / name, low_memory=False) if (out / name).is_file() else pd.DataFrame()
+                    for name in ("runs.csv", "curves.csv"))
+    return (runs[runs.status == "done"] if len(runs) else runs), curves
 
 
-def embedding_folder(runs_dir, profile: str, hierarchy: str, dim: int) -> Path | None:
-    return _folder(runs_dir, profile, f"poincare-{hierarchy}-d{dim}-s0")
-
-
-def classifier_folder(runs_dir, profile: str, geometry: str, subtree: str, dim: int, seed: int) -> Path | None:
-    return _folder(runs_dir, profile, f"mlr-{geometry}-{subtree}-d{dim}-s{seed}")
-
-
-def embeddings(runs_dir, profile: str, hierarchy: str) -> pd.DataFrame:
-    """One row per dimension: state, epochs, training minutes and the last reconstruction numbers."""
+def embeddings(runs: pd.DataFrame, curves: pd.DataFrame, hierarchy: str) -> pd.DataFrame:
+    """One row per dimension with a finished embedding run of `hierarchy`: epochs, training minutes,
+    the last reconstruction (nodes ranked, mean rank, MAP) and the reference's, NaN where it has none."""
     rows = []
+    found = runs[(runs["cfg.model.name"] == "poincare_embedding") & (runs["cfg.data.hierarchy"] == hierarchy)] \
+        if len(runs) else runs
     for dim in DIMS:
-        folder = embedding_folder(runs_dir, profile, hierarchy, dim)
-        metrics = read_metrics(folder / "metrics.jsonl") if folder else []
-        evaluated = [r for r in metrics if "reconstruction_map" in r]
-        done = folder is not None and (folder / "DONE").exists()
-        row = {"dim": dim, "state": "finished" if done else ("unfinished" if metrics else "not run"),
-               "epochs": metrics[-1]["epoch"] if metrics else 0,
-               "train minutes": round(sum(r["train_seconds"] for r in metrics if "train_seconds" in r) / 60, 1)}
-        if evaluated:
-            last = evaluated[-1]
-            row.update({"evaluated at epoch": last["epoch"], "nodes ranked": last["reconstruction_nodes"],
-                        "mean rank": round(last["reconstruction_mean_rank"], 2),
-                        "MAP": round(last["reconstruction_map"], 3)})
-        row["reference (mean rank / MAP)"] = RECONSTRUCTION_REFERENCE.get(dim, NOT_AVAILABLE)
-        rows.append(row)
-    return pd.DataFrame(rows)
+        run = found[found["cfg.model.dim"] == dim] if len(found) else found
+        if len(run) != 1:
+            if len(run) > 1:
+                raise ValueError(f"several finished {dim}-D embedding runs: {', '.join(run.run)}; drop the stale rows")
+            continue
+        run = run.iloc[0]
+        evaluated = curves[(curves.run == run.run) & curves.reconstruction_map.notna()]
+        last = evaluated.iloc[-1]
+        reference = RECONSTRUCTION_REFERENCE.get(dim, (float("nan"), float("nan")))
+        rows.append({"dim": dim, "epochs": int(run.epochs), "train_minutes": run.train_seconds / 60,
+                     "evaluated_at_epoch": int(last.epoch), "nodes_ranked": int(last.reconstruction_nodes),
+                     "mean_rank": last.reconstruction_mean_rank, "map": last.reconstruction_map,
+                     "reference_mean_rank": reference[0], "reference_map": reference[1], "run": run.run})
+    return pd.DataFrame(rows, columns=["dim", "epochs", "train_minutes", "evaluated_at_epoch", "nodes_ranked",
+                                       "mean_rank", "map", "reference_mean_rank", "reference_map", "run"])
 
 
-def interval(values: list[float]) -> tuple[float, float]:
-    """(mean, half-width of the 95 % Student-t interval of the mean; NaN for one value)."""
-    s = pd.Series(values, dtype=float)
-    if len(s) < 2:
-        return float(s.mean()), float("nan")
-    return float(s.mean()), float(t975(len(s) - 1) * s.std(ddof=1) / len(s) ** 0.5)
+def f1_values(runs: pd.DataFrame) -> pd.DataFrame:
+    """One row per finished classifier run: subtree, dim, geometry, seed, test F1 (last epoch), run."""
+    found = runs[runs["cfg.model.name"] == "point_mlr"] if len(runs) else runs
+    columns = {"cfg.data.subtree": "subtree", "cfg.data.dim": "dim", "cfg.model.geometry": "geometry",
+               "cfg.seed": "seed", "final_test_f1": "f1", "run": "run"}
+    if found.empty:
+        return pd.DataFrame(columns=list(columns.values()))
+    return found[list(columns)].rename(columns=columns).astype({"dim": int, "seed": int}).reset_index(drop=True)
 
 
-def f1_values(runs_dir, profile) -> pd.DataFrame:
-    """One row per finished classifier run: subtree, dim, geometry, seed, test F1 (last epoch)."""
-    rows = []
-    for subtree in wordnet.SUBTREES:
-        for dim in DIMS:
-            for geometry in GEOMETRIES:
-                for seed in SEEDS:
-                    folder = classifier_folder(runs_dir, profile, geometry, subtree, dim, seed)
-                    if folder is not None and (folder / "DONE").exists():
-                        summary = json.loads((folder / "summary.json").read_text())
-                        rows.append({"subtree": subtree, "dim": dim, "geometry": geometry, "seed": seed,
-                                     "f1": summary["final_test_f1"], "folder": folder})
-    return pd.DataFrame(rows, columns=["subtree", "dim", "geometry", "seed", "f1", "folder"])
-
-
-def testable(emb_map: dict[int, float]) -> dict[int, str]:
+def untestable(emb_map: dict[int, float]) -> dict[int, str]:
     """dim -> why its cells cannot be tested (an empty string where they can), from the embedding's MAP."""
     return {dim: "" if emb_map.get(dim, 0.0) >= MIN_EMBEDDING_MAP else
-            f"not testable here (embedding MAP {emb_map[dim]:.3f} < {MIN_EMBEDDING_MAP})" if dim in emb_map else
-            "not testable here (embedding not evaluated)" for dim in DIMS}
+            f"embedding MAP {emb_map[dim]:.3f} < {MIN_EMBEDDING_MAP}" if dim in emb_map else
+            "no finished embedding" for dim in DIMS}
 
 
 def table2(values: pd.DataFrame, emb_map: dict[int, float]) -> pd.DataFrame:
-    """One row per subtree and dimension: the embedding's MAP (the precondition) and 'mean ± 95 %
-    half-width (n)' test F1 % per classifier, or why the cell is not testable."""
-    rows, why = [], testable(emb_map)
+    """One row per subtree, dimension and classifier: the embedding's MAP (the precondition), then
+    test F1 % over the seeds as n, mean, s.d., s.e. and the 95 % Student-t interval, or why the cell is
+    not testable; the paper's value (not available here)."""
+    rows, why = [], untestable(emb_map)
     for subtree in wordnet.SUBTREES:
         for dim in DIMS:
-            row = {"subtree": subtree, "dim": dim, "embedding MAP": emb_map.get(dim, float("nan"))}
             for geometry in GEOMETRIES:
-                if why[dim]:
-                    row[LABELS[geometry]] = why[dim]
-                    continue
-                f1 = values[(values.subtree == subtree) & (values.dim == dim) & (values.geometry == geometry)].f1
-                if f1.empty:
-                    row[LABELS[geometry]] = "not run"
-                    continue
-                mean, half = interval(list(100 * f1))
-                row[LABELS[geometry]] = f"{mean:.2f} ± {half:.2f} (n={len(f1)})" if len(f1) > 1 else f"{mean:.2f} (n=1)"
-            row["paper"] = NOT_AVAILABLE
-            rows.append(row)
+                f1 = 100 * values[(values.subtree == subtree) & (values.dim == dim) & (values.geometry == geometry)].f1
+                n, mean = len(f1), f1.mean() if len(f1) else float("nan")
+                sd = f1.std(ddof=1) if n > 1 else float("nan")
+                half = t975(n - 1) * sd / n ** 0.5 if n > 1 else float("nan")
+                rows.append({"subtree": subtree, "dim": dim, "embedding_map": emb_map.get(dim, float("nan")),
+                             "classifier": geometry, "n": n, "f1_mean": mean, "f1_sd": sd,
+                             "f1_se": sd / n ** 0.5 if n > 1 else float("nan"), "f1_ci_low": mean - half,
+                             "f1_ci_high": mean + half, "not_testable": why[dim], "paper": NOT_AVAILABLE})
     return pd.DataFrame(rows)
 
 
-def claims(values: pd.DataFrame, emb_map: dict[int, float]) -> list[str]:
-    """The paper's claim per cell: hyperbolic MLR at least as good as both Euclidean ones (mean F1),
-    and the margin over the better Euclidean one, by dimension; only on embeddings that pass the
-    precondition (MIN_EMBEDDING_MAP)."""
-    lines, margins = [], {}
-    why = testable(emb_map)
-    skipped = [f"- {dim}-D: {why[dim]}" for dim in DIMS if why[dim]]
-    values = values[values.dim.map(lambda d: not why[d])]
-    means = values.groupby(["subtree", "dim", "geometry"]).f1.mean().unstack("geometry") if len(values) else None
-    means = means.dropna() if means is not None and set(GEOMETRIES) <= set(means.columns) else []
-    if len(means) == 0:
-        return ["Claim not checked: no testable cell has all three classifiers finished.", "", *skipped]
-    held = 0
-    for (subtree, dim), m in means.iterrows():
-        margin = 100 * (m["hyperbolic"] - max(m["euclidean"], m["euclidean_log0"]))
-        margins.setdefault(dim, []).append(margin)
-        held += margin >= 0
-        lines.append(f"- {subtree}, {dim}-D: hyperbolic {100 * m['hyperbolic']:.2f}, Euclidean {100 * m['euclidean']:.2f}, "
-                     f"Euclidean on log_0 {100 * m['euclidean_log0']:.2f}: "
-                     + ("hyperbolic >= both" if margin >= 0 else f"NOT reproduced (margin {margin:.2f})"))
-    by_dim = ", ".join(f"{dim}-D {sum(v) / len(v):+.2f}" for dim, v in sorted(margins.items()))
-    return [f"Hyperbolic MLR >= both Euclidean MLRs (mean test F1) in {held} of {len(means)} cells; mean margin "
-            f"over the better Euclidean one, F1 points, by dimension: {by_dim} (the paper: largest in low "
-            f"dimensions).", "", *lines, *skipped]
+def shown_table2(table: pd.DataFrame) -> tuple[pd.DataFrame, set]:
+    """(one row per subtree and dimension with 'mean ± half-width (n)' per classifier, the cells of the
+    best mean in each row to set in bold)."""
+    rows, bold = [], set()
+    for (subtree, dim), cell in table.groupby(["subtree", "dim"], sort=False):
+        row = {"subtree": subtree, "dim": str(dim), "embedding MAP": _number(cell.embedding_map.iloc[0], ".3f")}
+        for r in cell.itertuples():
+            row[LABELS[r.classifier]] = ("not testable here" if r.not_testable else "not run" if r.n == 0 else
+                                         f"{r.f1_mean:.2f} ± {r.f1_ci_high - r.f1_mean:.2f} (n={r.n})" if r.n > 1
+                                         else f"{r.f1_mean:.2f} (n=1)")
+        tested = cell[(cell.n > 0) & (cell.not_testable == "")]
+        if len(tested) > 1:
+            bold.add((len(rows), LABELS[tested.loc[tested.f1_mean.idxmax(), "classifier"]]))
+        row["paper"] = NOT_AVAILABLE
+        rows.append(row)
+    return pd.DataFrame(rows), bold
+
+
+def shown_embeddings(emb: pd.DataFrame) -> pd.DataFrame:
+    """The embeddings table in words: our mean rank and MAP beside the reference's."""
+    return pd.DataFrame([{"dim": str(r.dim), "epochs": str(r.epochs), "train minutes": f"{r.train_minutes:.0f}",
+                          "nodes ranked": f"{r.nodes_ranked:,}", "mean rank": f"{r.mean_rank:.2f}", "MAP": f"{r.map:.3f}",
+                          "Nickel & Kiela (mean rank / MAP)": NOT_AVAILABLE if pd.isna(r.reference_map)
+                          else f"{r.reference_mean_rank:g} / {r.reference_map:g}"} for r in emb.itertuples()],
+                        columns=["dim", "epochs", "train minutes", "nodes ranked", "mean rank", "MAP",
+                                 "Nickel & Kiela (mean rank / MAP)"])
+
+
+def _number(x: float, fmt: str) -> str:
+    return "-" if pd.isna(x) else f"{x:{fmt}}"
+
+
+def verdicts(values: pd.DataFrame, emb_map: dict[int, float]) -> list[engine.Verdict]:
+    """The two Table 2 claims of claims/hnn.yaml, cell by cell: test F1 per seed of the hyperbolic MLR
+    against each Euclidean one (Welch: the classifiers do not share their initial weights); the
+    margin per seed (hyperbolic minus the better Euclidean MLR by mean) in 2-D against 10-D. A cell of
+    a dimension below the precondition is not testable here."""
+    why, rows = untestable(emb_map), []
+    claim = CLAIMS[AT_LEAST_AS_GOOD]
+    for cell in claim.cells:
+        subtree, dim = cell.name.split(", ")[0], int(cell.name.split(", ")[1].removesuffix("-D"))
+        arms = [100 * values[(values.subtree == subtree) & (values.dim == dim) & (values.geometry == g)].f1.to_numpy()
+                for g in cell.arms]
+        rows.append(_judged(claim, cell, arms, why[dim]))
+    claim = CLAIMS[LOW_DIMENSIONS]
+    for cell in claim.cells:
+        subtree = cell.name.split(", ")[0]
+        arms = [_margins(values, subtree, int(arm.removeprefix("d"))) for arm in cell.arms]
+        reason = "; ".join(f"{arm[1:]}-D: {why[int(arm[1:])]}" for arm in cell.arms if why[int(arm[1:])])
+        rows.append(_judged(claim, cell, arms, reason))
+    return rows
+
+
+def _judged(claim, cell, arms, reason: str) -> engine.Verdict:
+    """engine.judge of the per-seed values of the two arms, or not testable for `reason` or too few seeds."""
+    if reason:
+        return engine.untestable(claim, cell, reason, *map(len, arms))
+    if min(map(len, arms)) < 2:
+        return engine.untestable(claim, cell, f"fewer than 2 finished seeds in an arm ({len(arms[0])}, {len(arms[1])})",
+                                 *map(len, arms))
+    return engine.judge(claim, cell, *arms)
+
+
+def _margins(values: pd.DataFrame, subtree: str, dim: int) -> list[float]:
+    """Per seed with all three classifiers: F1 points of the hyperbolic MLR minus the Euclidean MLR
+    whose mean is the higher."""
+    f1 = values[(values.subtree == subtree) & (values.dim == dim)].pivot_table("f1", "seed", "geometry")
+    if f1.empty or not set(GEOMETRIES) <= set(f1.columns):
+        return []
+    f1 = 100 * f1.dropna()
+    better = max(("euclidean", "euclidean_log0"), key=lambda g: f1[g].mean())
+    return list(f1["hyperbolic"] - f1[better])
 
 
 @torch.no_grad()
-def figure(values: pd.DataFrame, runs_dir, profile: str, hierarchy: str, generated_dir, out: Path) -> list[str] | None:
+def figure(values: pd.DataFrame, emb: pd.DataFrame, root: Path, hierarchy: str, generated_dir,
+           out: Path) -> list[str] | None:
     """For the 2-D embedding: the ball with each subtree's points against the rest and the decision
-    boundaries (logit difference 0 on a grid) of the three classifiers trained with seed 0, a legend on
-    every panel. Returns a sentence for each boundary that falls outside the ball (no sign change of
-    the logit difference inside it), or None if there is no 2-D run to draw."""
+    boundaries (logit difference 0 on a grid) of the three classifiers trained with seed 0, from
+    their run folders under `root`, a legend on every panel. Returns a sentence for each boundary that
+    falls outside the ball (no sign change of the logit difference inside it), or None if there is no
+    2-D run or its folders are not here."""
     seed0 = values[(values.dim == 2) & (values.seed == 0)]
-    if seed0.empty:
+    folders = [root / run for run in (*emb[emb.dim == 2].run, *seed0.run)]
+    if seed0.empty or emb[emb.dim == 2].empty or not all((f / "checkpoint.pt").is_file() for f in folders):
         return None
-    points = torch.load(embedding_folder(runs_dir, profile, hierarchy, 2) / "checkpoint.pt", map_location="cpu",
-                        weights_only=False)["model"]["weight"]
+    points = torch.load(folders[0] / "checkpoint.pt", map_location="cpu", weights_only=False)["model"]["weight"]
     h = wordnet.load(hierarchy, generated_dir)
     grid = torch.linspace(-1, 1, 401, dtype=points.dtype)
     gx, gy = torch.meshgrid(grid, grid, indexing="xy")
@@ -187,7 +218,7 @@ def figure(values: pd.DataFrame, runs_dir, profile: str, hierarchy: str, generat
             row = seed0[(seed0.subtree == subtree) & (seed0.geometry == geometry)]
             if row.empty:
                 continue
-            margin = _margin(row.folder.iloc[0], geometry, xy, points.dtype).masked_fill(~inside, float("nan"))
+            margin = _margin(root / row.run.iloc[0], geometry, xy, points.dtype).masked_fill(~inside, float("nan"))
             if not (margin[inside] > 0).any() or not (margin[inside] < 0).any():
                 outside.append(f"{subtree}, {LABELS[geometry]}: the decision boundary lies outside the ball "
                                f"(every point is classified {'in' if (margin[inside] > 0).all() else 'out of'} the subtree).")
@@ -220,37 +251,51 @@ def settings(e, c) -> str:
 
 
 def make(runs_dir: Path, profile: str, out: Path) -> list[Path]:
-    """Write table2.{csv,md}, table2_embeddings.csv and fig_table2_boundaries.{png,pdf} into `out`."""
+    """Write table2_f1, table2_embeddings, table2_claims (CSV, Markdown, LaTeX), the page table2.md
+    and, where the run folders are here, fig_table2_boundaries.{png,pdf} into `out`."""
     e = compose(["experiment=hnn/poincare", f"profile={profile}"])
     c = compose(["experiment=hnn/table2", f"profile={profile}"])
-    emb = embeddings(runs_dir, profile, c.data.hierarchy)
-    values = f1_values(runs_dir, profile)
-    if values.empty and not (emb.state == "finished").any():
-        raise FileNotFoundError(f"no finished Table 2 runs under {runs_dir}/hnn/{profile}: run "
+    runs, curves = per_run(runs_dir, profile, out)
+    emb, values = embeddings(runs, curves, c.data.hierarchy), f1_values(runs)
+    if values.empty and emb.empty:
+        raise FileNotFoundError(f"no finished Table 2 runs in {out}/runs.csv nor under {runs_dir}/hnn/{profile}: run "
                                 f"`python -m noneuclid.train -m experiment=hnn/poincare profile={profile}` and then "
                                 f"`python -m noneuclid.train -m experiment=hnn/table2 profile={profile}` first")
-    out.mkdir(parents=True, exist_ok=True)
-    emb_map = {int(r.dim): float(r.MAP) for r in emb.itertuples() if "MAP" in emb and pd.notna(r.MAP)}
+    emb_map = dict(zip(emb.dim, emb["map"]))
+    made = (f"Made by `python -m noneuclid.train -m experiment=hnn/poincare profile={profile}`, "
+            f"`python -m noneuclid.train -m experiment=hnn/table2 profile={profile}` and "
+            f"`python -m noneuclid.report.hnn_table2 --profile {profile}` from {len(values)} finished classifier runs "
+            f"(seeds {', '.join(map(str, sorted(values.seed.unique()))) or '-'}) and {len(emb)} embeddings; "
+            f"runs of commit {', '.join(sorted(runs['env.git_commit'].astype(str).str[:7].unique())) if len(runs) else '-'}.")
     table = table2(values, emb_map)
-    table.to_csv(out / "table2.csv", index=False)
-    emb.to_csv(out / "table2_embeddings.csv", index=False)
-    drawn = figure(values, runs_dir, profile, c.data.hierarchy, c.paths.generated_dir, out / "fig_table2_boundaries")
+    shown, bold = shown_table2(table)
+    rows = verdicts(values, emb_map)
+    written = [*tables.write(out, "table2_embeddings", emb, shown_embeddings(emb),
+                             f"Poincare embeddings of the WordNet noun closure ({profile} profile)",
+                             "Reconstruction over all nodes at the last evaluation, beside Nickel & Kiela's Table 1. " + made),
+               *tables.write(out, "table2_f1", table, shown, f"Ganea et al., Table 2: test F1 % ({profile} profile)",
+                             f"Mean ± half-width of the 95 % Student-t interval over seeds (n); best mean in bold; a "
+                             f"dimension whose embedding's MAP is below {MIN_EMBEDDING_MAP} is not testable here. "
+                             "The paper's F1 values are not in the stored paper text. " + made, bold)]
+    (out / "table2_claims.csv").write_text(render.to_csv(rows))
+    (out / "table2_claims.md").write_text(f"# Ganea et al., Table 2: the paper's claims ({profile} profile)\n\n"
+                                          + render.to_markdown(rows))
+    (out / "table2_claims.tex").write_text(render.to_latex(rows, "tab:hnn_table2_claims"))
+    caption = out / "fig_table2_boundaries.md"  # what the figure shows in words, kept with it
+    drawn = figure(values, emb, Path(runs_dir) / "hnn" / profile, c.data.hierarchy, c.paths.generated_dir,
+                   out / "fig_table2_boundaries")
+    if drawn is not None:
+        caption.write_text("".join(f"{line}\n" for line in
+                                   ["![decision boundaries in the 2-D ball](fig_table2_boundaries.png)", "", *drawn]))
     (out / "table2.md").write_text("\n".join([
         f"# Ganea et al., Table 2: hyperbolic vs Euclidean MLR on WordNet noun subtrees ({profile} profile)", "",
-        f"Made by `python -m noneuclid.train -m experiment=hnn/poincare profile={profile}`, "
-        f"`python -m noneuclid.train -m experiment=hnn/table2 profile={profile}` and "
-        f"`python -m noneuclid.report.hnn_table2 --profile {profile}`, from finished runs only "
-        f"({len(values)} of {len(wordnet.SUBTREES) * len(DIMS) * len(GEOMETRIES) * len(SEEDS)} classifier runs). "
-        f"Test F1 % of the subtree class (last epoch), mean ± half-width of the 95 % Student-t interval over "
-        f"the seeds. The paper's F1 values could not be retrieved here.", "", settings(e, c), "",
-        "## Poincare embeddings of the noun closure (reconstruction)", "",
-        emb.to_markdown(index=False), "",
-        "## Table 2: test F1 %", "", table.to_markdown(index=False), "",
-        "## The paper's claim", "", *claims(values, emb_map), "",
-        *(["![decision boundaries in the 2-D ball](fig_table2_boundaries.png)", "", *drawn, ""]
-          if drawn is not None else []),
+        made, "", settings(e, c), "",
+        "## Poincare embeddings of the noun closure (reconstruction)", "", tables.markdown(shown_embeddings(emb)), "",
+        "## Table 2: test F1 %", "", "Mean ± half-width of the 95 % Student-t interval over seeds; best mean in bold.", "",
+        tables.markdown(shown, bold), "", "## The paper's claims", "", render.to_markdown(rows), "",
+        *([caption.read_text()] if caption.is_file() else []),
     ]))
-    return sorted(p for p in out.iterdir() if p.name.startswith(("table2", "fig_table2")))
+    return [*written, *(out / f"table2_claims.{ext}" for ext in ("csv", "md", "tex")), out / "table2.md"]
 
 
 def main(argv=None) -> int:

@@ -1,0 +1,53 @@
+"""One table, three renderings: the data as CSV (one number per column), and its display (rounded
+numbers as text) as Markdown for the docs and as LaTeX (booktabs) to paste into a paper, the best
+cells in bold in both and the caption (what the numbers are, the error-bar convention, the command
+and the runs behind them) with each."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pandas as pd
+
+from noneuclid.claims.render import latex_escape
+
+FLOAT_FORMAT = "%.10g"  # what is read back writes the same bytes
+NUMBER = r"[-+]?[\d,.]+(e[-+]?\d+)?( ± [\d.]+)?( \(n=\d+\))?|-"  # a cell right-aligned in LaTeX
+
+
+def write(out: Path, stem: str, data: pd.DataFrame, shown: pd.DataFrame, title: str, caption: str,
+          bold: set[tuple[int, str]] = frozenset()) -> list[Path]:
+    """out/<stem>.csv (data), .md and .tex (shown, with the cells (row position, column) of `bold` in
+    bold); returns the three paths."""
+    out.mkdir(parents=True, exist_ok=True)
+    data.to_csv(out / f"{stem}.csv", index=False, float_format=FLOAT_FORMAT)
+    (out / f"{stem}.md").write_text(f"# {title}\n\n{caption}\n\n{markdown(shown, bold)}\n")
+    (out / f"{stem}.tex").write_text(latex(shown, f"{title}. {caption}", f"tab:{stem}", bold))
+    return [out / f"{stem}.{ext}" for ext in ("csv", "md", "tex")]
+
+
+def markdown(shown: pd.DataFrame, bold: set[tuple[int, str]] = frozenset()) -> str:
+    """A Markdown table, '|' escaped, the `bold` cells as **text**."""
+    cells = _cells(shown, bold, lambda text: f"**{text}**", lambda text: text.replace("|", r"\|"))
+    return cells.to_markdown(index=False, disable_numparse=True)
+
+
+def latex(shown: pd.DataFrame, caption: str, label: str, bold: set[tuple[int, str]] = frozenset()) -> str:
+    """A booktabs table (columns of numbers right, of text left), every cell escaped, the `bold` cells
+    in \\textbf, with its caption and label."""
+    spec = "".join("r" if shown[c].astype(str).str.fullmatch(NUMBER).all() else "l" for c in shown.columns)
+    cells = _cells(shown, bold, lambda text: rf"\textbf{{{text}}}", latex_escape)
+    lines = [r"\begin{table}", r"\centering", r"\small", rf"\begin{{tabular}}{{{spec}}}", r"\toprule",
+             " & ".join(latex_escape(c) for c in shown.columns) + r" \\", r"\midrule",
+             *(" & ".join(row) + r" \\" for row in cells.itertuples(index=False)),
+             r"\bottomrule", r"\end{tabular}", rf"\caption{{{latex_escape(caption)}}}", rf"\label{{{label}}}",
+             r"\end{table}"]
+    return "\n".join(lines) + "\n"
+
+
+def _cells(shown: pd.DataFrame, bold, emphasise, escape) -> pd.DataFrame:
+    """Every cell as escaped text, the `bold` ones emphasised."""
+    cells = shown.reset_index(drop=True).astype(str).map(escape)
+    for position, column in bold:
+        cells.at[position, column] = emphasise(cells.at[position, column])
+    return cells
