@@ -77,7 +77,7 @@ def test_report_redraws_tables_and_figure(data_root, tmp_path):
     written = report.make(tmp_path / "runs", "smoke", tmp_path / "out")
     names = {p.name for p in written}
     assert {"table1.csv", "table1.md", "table1_claims.csv", "table1_claims.md", "fig4.png", "fig4.pdf", "fig4.csv",
-            "fig4_claims.md", "summary.md"} <= names
+            "fig4_claims.md", "summary.md", "table1.tex", "table1_claims.tex", "fig4.tex", "fig4_claims.tex"} <= names
     table = (tmp_path / "out" / "table1.md").read_text()
     assert "+ PHYDI" in table and "PHResNet18" in table and "6.00 ± 0.58" in table  # ours beside the paper's
     for name in ("table1", "fig4", "fig4_claims"):  # finished seeds of every row

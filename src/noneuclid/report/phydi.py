@@ -46,7 +46,7 @@ import pandas as pd  # noqa: E402
 
 from noneuclid.claims import data as claims_data, engine, render  # noqa: E402
 from noneuclid.config import sweep_values  # noqa: E402
-from noneuclid.report import figures, run_table  # noqa: E402
+from noneuclid.report import figures, run_table, tables  # noqa: E402
 from noneuclid.report.estimates import Estimate, compare, estimate  # noqa: E402
 
 M1_ACCURACY, X_FRACTION = 0.80, 0.9
@@ -539,17 +539,20 @@ def _reductions(runs: pd.DataFrame, keys: dict[str, str]) -> str:
 
 
 def _write_claims(rows: list[engine.Verdict], out: Path, name: str) -> str:
-    """The claims table of the engine's verdicts as CSV and Markdown (claims.render)."""
+    """The claims table of the engine's verdicts as CSV, Markdown and LaTeX (claims.render)."""
     (out / f"{name}.csv").write_text(render.to_csv(rows))
+    (out / f"{name}.tex").write_text(render.to_latex(rows, f"tab:phydi_{name}"))
     md = render.to_markdown(rows)
     (out / f"{name}.md").write_text(md)
     return md
 
 
-def _write(table: pd.DataFrame, out: Path, name: str) -> str:
+def _write(table: pd.DataFrame, out: Path, name: str, caption: str) -> str:
+    """The table as CSV, Markdown and LaTeX (booktabs, with `caption`)."""
     table.to_csv(out / f"{name}.csv", index=False)
     md = table.to_markdown(index=False)
     (out / f"{name}.md").write_text(md + "\n")
+    (out / f"{name}.tex").write_text(tables.latex(table.astype(str), caption, f"tab:phydi_{name}"))
     return md
 
 
@@ -607,7 +610,8 @@ def _resnet_section(resnets: pd.DataFrame, curves: pd.DataFrame, out: Path, chec
             skipped.append(f"{title}: {missing}")
         lines += [f"## {name.capitalize()}: checks against the paper, cell by cell", "",
                   _write_claims(claims, out, f"{name}_claims"), "",
-                  f"## {name.capitalize()}: our numbers beside the paper's", "", _write(numbers, out, name), ""]
+                  f"## {name.capitalize()}: our numbers beside the paper's", "",
+                  _write(numbers, out, name, f"PHYDI {title}: our numbers (mean ± s.e. over seeds) beside the paper's"), ""]
     return lines
 
 
@@ -633,5 +637,7 @@ def _fig4_section(transformers: pd.DataFrame, curves: pd.DataFrame, out: Path, c
             f"U: unigram perplexity of the validation tokens under the training tokens' word "
             f"frequencies (add-one); T = 200 x U / {PAPER_UNIGRAM_PERPLEXITY:.1f}, the paper's "
             "threshold at the same ratio to the unigram perplexity of the paper's full setting.", "",
-            _write(claims, out, "fig4_claims"), "", _write(shown, out, "fig4"), "",
+            _write(claims, out, "fig4_claims", "PHYDI Fig. 4: the paper's orderings against ours"), "",
+            _write(shown, out, "fig4", "PHYDI Fig. 4: epochs to the perplexity thresholds and best validation "
+                   "perplexity, mean ± s.e. over seeds"), "",
             "![Fig. 4](fig4.png)", ""]
