@@ -242,7 +242,7 @@ def test_table2_cells_need_an_embedding_that_reconstructs_the_hierarchy():
     assert cell.f1_ci_low < 91 < cell.f1_ci_high and cell.f1_sd == pytest.approx(1.0)
     shown, bold = hnn_table2.shown_table2(hnn_table2.table2(values, emb_map))
     row = shown[(shown.subtree == first) & (shown.dim == "5")].index[0]
-    assert shown.at[row, "hyperbolic MLR"].startswith("91.00 ± ") and (row, "hyperbolic MLR") in bold
+    assert shown.at[row, "hyperbolic MLR"] == "91.00 ± 0.58 (n=3)" and (row, "hyperbolic MLR") in bold
     verdicts = {(v.claim, v.cell): v for v in hnn_table2.verdicts(values, emb_map)}
     assert verdicts[(hnn_table2.AT_LEAST_AS_GOOD, f"{first}, 5-D, vs euclidean")].verdict == engine.REPRODUCES
     two = verdicts[(hnn_table2.AT_LEAST_AS_GOOD, f"{first}, 2-D, vs euclidean")]

@@ -115,14 +115,14 @@ def table2(values: pd.DataFrame, emb_map: dict[int, float]) -> pd.DataFrame:
 
 
 def shown_table2(table: pd.DataFrame) -> tuple[pd.DataFrame, set]:
-    """(one row per subtree and dimension with 'mean ± half-width (n)' per classifier, the cells of the
-    best mean in each row to set in bold)."""
+    """(one row per subtree and dimension with 'mean ± s.e. (n)' per classifier, the cells of the best
+    mean in each row to set in bold)."""
     rows, bold = [], set()
     for (subtree, dim), cell in table.groupby(["subtree", "dim"], sort=False):
         row = {"subtree": subtree, "dim": str(dim), "embedding MAP": _number(cell.embedding_map.iloc[0], ".3f")}
         for r in cell.itertuples():
             row[LABELS[r.classifier]] = ("not testable here" if r.not_testable else "not run" if r.n == 0 else
-                                         f"{r.f1_mean:.2f} ± {r.f1_ci_high - r.f1_mean:.2f} (n={r.n})" if r.n > 1
+                                         f"{r.f1_mean:.2f} ± {r.f1_se:.2f} (n={r.n})" if r.n > 1
                                          else f"{r.f1_mean:.2f} (n=1)")
         tested = cell[(cell.n > 0) & (cell.not_testable == "")]
         if len(tested) > 1:
@@ -274,7 +274,7 @@ def make(runs_dir: Path, profile: str, out: Path) -> list[Path]:
                              f"Poincare embeddings of the WordNet noun closure ({profile} profile)",
                              "Reconstruction over all nodes at the last evaluation, beside Nickel & Kiela's Table 1. " + made),
                *tables.write(out, "table2_f1", table, shown, f"Ganea et al., Table 2: test F1 % ({profile} profile)",
-                             f"Mean ± half-width of the 95 % Student-t interval over seeds (n); best mean in bold; a "
+                             f"Mean ± standard error over seeds (n; the 95 % interval in the CSV); best mean in bold; a "
                              f"dimension whose embedding's MAP is below {MIN_EMBEDDING_MAP} is not testable here. "
                              "The paper's F1 values are not in the stored paper text. " + made, bold)]
     (out / "table2_claims.csv").write_text(render.to_csv(rows))
@@ -291,7 +291,7 @@ def make(runs_dir: Path, profile: str, out: Path) -> list[Path]:
         f"# Ganea et al., Table 2: hyperbolic vs Euclidean MLR on WordNet noun subtrees ({profile} profile)", "",
         made, "", settings(e, c), "",
         "## Poincare embeddings of the noun closure (reconstruction)", "", tables.markdown(shown_embeddings(emb)), "",
-        "## Table 2: test F1 %", "", "Mean ± half-width of the 95 % Student-t interval over seeds; best mean in bold.", "",
+        "## Table 2: test F1 %", "", "Mean ± standard error over seeds (n); best mean in bold.", "",
         tables.markdown(shown, bold), "", "## The paper's claims", "", render.to_markdown(rows), "",
         *([caption.read_text()] if caption.is_file() else []),
     ]))
