@@ -13,6 +13,7 @@ import sys
 from pathlib import Path
 
 import numpy as np
+import pandas as pd
 import pytest
 
 from noneuclid import reproduce
@@ -110,8 +111,8 @@ FIGURE_RGB = (200, 30, 30)
 
 
 def _results_and_runs(tmp_path) -> tuple[Path, Path]:
-    """A results folder with one paper's summary (a table and a figure in a known colour) and one
-    run folder with a training curve."""
+    """A results folder with one paper's summary (a table and a figure in a known colour) and the
+    per-run data of one run with a training curve (runs.csv, curves.csv); the path of that run's row."""
     from PIL import Image
 
     folder = tmp_path / "results" / "phydi" / "cpu"
@@ -121,19 +122,21 @@ def _results_and_runs(tmp_path) -> tuple[Path, Path]:
         "# PHYDI\n\nMade by `python -m noneuclid.report phydi --profile cpu`.\n\n## Table 1\n\n"
         "What reproduces:\n- PHYDI ahead\n\n"
         "| model | M1 (ours) | M1 (paper) |\n|:--|--:|--:|\n| PHResNet18 | 5.0 | 4.33 |\n\n![fig4](fig4.png)\n")
-    run = tmp_path / "runs" / "phydi" / "cpu" / "phresnet18-n4-phydi-b64-lr0.1-s0-0123abcd"
-    run.mkdir(parents=True)
-    (run / "config.yaml").write_text("seed: 0\n")
-    (run / "DONE").write_text("")
-    (run / "env.json").write_text(json.dumps({"python": "3.11", "torch": "2.13.0+cpu"}))
-    (run / "metrics.jsonl").write_text("".join(
-        json.dumps({"epoch": e, "step": 10 * e, "train_loss": 2 / e, "val_accuracy": 0.1 * e}) + "\n" for e in range(1, 6)))
-    return tmp_path / "results", tmp_path / "runs"
+    _write_run(folder, "phresnet18-n4-phydi-b64-lr0.1-s0-0123abcd", "3.11")
+    return tmp_path / "results", folder
+
+
+def _write_run(folder: Path, run: str, python: str) -> None:
+    """runs.csv and curves.csv of one finished run (replacing any there)."""
+    pd.DataFrame([{"run": run, "status": "done", "seed": 0, "env.python": python, "env.torch": "2.13.0+cpu"}]).to_csv(
+        folder / "runs.csv", index=False)
+    pd.DataFrame([{"run": run, "epoch": e, "step": 10 * e, "train_loss": 2 / e, "val_accuracy": 0.1 * e}
+                  for e in range(1, 6)]).to_csv(folder / "curves.csv", index=False)
 
 
 def test_html_report_lists_tables_figures_commands_curves_and_environment(tmp_path):
-    results, runs = _results_and_runs(tmp_path)
-    page = html.make(runs, "cpu", results).read_text()
+    results, _ = _results_and_runs(tmp_path)
+    page = html.make("cpu", results).read_text()
     assert '<img alt="fig4" src="phydi/cpu/fig4.png"' in page
     assert "<table>" in page and ">PHResNet18</td>" in page
     assert "python -m noneuclid.report phydi --profile cpu" in page
@@ -143,19 +146,16 @@ def test_html_report_lists_tables_figures_commands_curves_and_environment(tmp_pa
     assert "make reproduce-brantner PROFILE=cpu" in page  # papers without results say how to make them
 
 
-def test_html_report_draws_the_run_folders_here_not_the_page_it_replaces(tmp_path):
-    """The page shows what is drawn from current data: the curve and environment of a run on the page
-    being replaced, whose folder is gone, do not reappear."""
-    results, runs = _results_and_runs(tmp_path)
-    assert "-s0-0123abcd</b>" in html.make(runs, "cpu", results).read_text()
-    old = runs / "phydi" / "cpu" / "phresnet18-n4-phydi-b64-lr0.1-s0-0123abcd"
-    new = old.with_name("phresnet18-n4-phydi-b64-lr0.1-s1-4567cdef")
-    old.rename(new)
-    (new / "env.json").write_text(json.dumps({"python": "3.12", "torch": "2.13.0+cpu"}))
-    page = html.make(runs, "cpu", results).read_text()
+def test_html_report_draws_the_per_run_data_not_the_page_it_replaces(tmp_path):
+    """The page shows what is drawn from the committed per-run data: the curve and environment of a
+    run on the page being replaced, no longer in runs.csv, do not reappear."""
+    results, folder = _results_and_runs(tmp_path)
+    assert "-s0-0123abcd</b>" in html.make("cpu", results).read_text()
+    _write_run(folder, "phresnet18-n4-phydi-b64-lr0.1-s1-4567cdef", "3.12")
+    page = html.make("cpu", results).read_text()
     assert "-s1-4567cdef</b>" in page and "-s0-0123abcd" not in page and "carried over" not in page
     assert "<td>3.12</td>" in page and "<td>3.11</td>" not in page
-    assert html.make(runs, "cpu", results).read_text() == page  # making it again changes nothing
+    assert html.make("cpu", results).read_text() == page  # making it again changes nothing
 
 
 def test_html_report_shows_ganea_table2_and_its_figure(tmp_path):
@@ -163,7 +163,7 @@ def test_html_report_shows_ganea_table2_and_its_figure(tmp_path):
     summary on the page, with its figure."""
     from PIL import Image
 
-    results, runs = _results_and_runs(tmp_path)
+    results, _ = _results_and_runs(tmp_path)
     folder = results / "hnn" / "cpu"
     folder.mkdir(parents=True)
     (folder / "summary.md").write_text("# Ganea et al.: our runs\n\n## Table 1\n\n| model | ours |\n|:--|--:|\n"
@@ -172,7 +172,7 @@ def test_html_report_shows_ganea_table2_and_its_figure(tmp_path):
                                       "| subtree | dim |\n|:--|--:|\n| mammal.n.01 | 2 |\n\n"
                                       "![decision boundaries in the 2-D ball](fig_table2_boundaries.png)\n")
     Image.new("RGB", (40, 20), FIGURE_RGB).save(folder / "fig_table2_boundaries.png")
-    page = html.make(runs, "cpu", results).read_text()
+    page = html.make("cpu", results).read_text()
     assert ">fully hyperbolic GRU</td>" in page and ">mammal.n.01</td>" in page
     assert page.index(">fully hyperbolic GRU</td>") < page.index(">mammal.n.01</td>") < page.index('<h2 id="phydi">')
     assert '<img alt="decision boundaries in the 2-D ball" src="hnn/cpu/fig_table2_boundaries.png"' in page
@@ -182,8 +182,8 @@ def test_html_report_renders_in_headless_chromium(tmp_path):
     from PIL import Image
 
     browser = _chromium()
-    results, runs = _results_and_runs(tmp_path)
-    page = html.make(runs, "cpu", results)
+    results, _ = _results_and_runs(tmp_path)
+    page = html.make("cpu", results)
     shot = tmp_path / "shot.png"
     subprocess.run([browser, "--headless", "--no-sandbox", "--disable-gpu", "--hide-scrollbars",
                     f"--screenshot={shot}", "--window-size=1200,2000", page.resolve().as_uri()],

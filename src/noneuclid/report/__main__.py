@@ -51,7 +51,7 @@ def main(argv=None) -> int:
                              "(only without --out, and never for smoke)")
     args = parser.parse_intermixed_args(argv)  # options may come after the overrides
     if args.paper == "html":
-        print(html.make(args.runs, args.profile, args.results))
+        print(html.make(args.profile, args.results))
         return 0
     if args.paper == "all":
         if args.out or args.seeds or args.overrides:
@@ -62,7 +62,7 @@ def main(argv=None) -> int:
                 codes.append(report_paper(paper, args))
             else:
                 print(f"{paper}: no runs under {args.runs / paper / args.profile}, its results are left as they are")
-        print(html.make(args.runs, args.profile, args.results))
+        print(html.make(args.profile, args.results))
         return max(codes)
     return report_paper(args.paper, args)
 

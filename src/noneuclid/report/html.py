@@ -1,27 +1,25 @@
-"""results/index.html (cpu profile; index-<profile>.html for the others): one offline page with every paper's tables and figures (ours beside the
-paper's, from the pages its reports write in results/<paper>/<profile>/ and its variants such as
-<profile>-float32/: summary.md, which names the commands that made them, and Ganea et al.'s table2.md),
-the training curves of the run folders here, and the environment they ran in.
+"""results/index.html (cpu profile; index-<profile>.html for the others): one offline page with every
+paper's tables and figures (ours beside the paper's, from the pages its reports write in
+results/<paper>/<profile>/ and its variants such as <profile>-float32/: summary.md, which names the
+commands that made them, and Ganea et al.'s table2.md), the training curve of every run in the
+committed per-run data (results/<paper>/<profile>/runs.csv and curves.csv, see report.run_table), and
+the environments they ran in. It reads those files only (no run folder, not the page it replaces), so
+a clean clone makes the same page.
 
-The page shows only what is drawn from current data: run folders are not committed, and a run whose
-folder is not here has no curve on it (the page it replaces is not read).
-
-    python -m noneuclid.report html [--profile cpu] [--runs runs] [--results results]
+    python -m noneuclid.report html [--profile cpu] [--results results]
 """
 
 from __future__ import annotations
 
 import html
-import json
 import math
 import re
 from pathlib import Path
 
 import markdown
+import pandas as pd
 
 from noneuclid.papers import PAPERS
-from noneuclid.report import aggregate
-from noneuclid.runs import read_metrics
 
 TITLES = {key: paper.title for key, paper in PAPERS.items()}
 # The evaluation curve drawn for a run: the first of these its metrics.jsonl holds.
@@ -58,18 +56,22 @@ def curve_svg(points: dict[str, list[tuple[float, float]]], width: int = 250, he
     return f'<svg width="{width}" height="{height}" viewBox="0 0 {width} {height}">{"".join(lines)}</svg>'
 
 
-def _finite(rows: list[dict], key: str) -> list[tuple[float, float]]:
+def _finite(rows: pd.DataFrame, key: str) -> list[tuple[float, float]]:
     """(step, value) of the rows whose `key` is a finite number (a diverged run logs NaN)."""
-    return [(r["step"], r[key]) for r in rows if isinstance(r.get(key), (int, float)) and math.isfinite(r[key])]
+    if key not in rows:
+        return []
+    values = rows[["step", key]].dropna()
+    values = values[values[key].map(math.isfinite)]
+    return list(zip(values.step.tolist(), values[key].tolist()))
 
 
-def run_curve(folder: Path) -> str:
-    """One run's small plot, training loss (blue) and its evaluation metric (red)."""
-    rows = read_metrics(folder / "metrics.jsonl")
+def run_curve(run: pd.Series, rows: pd.DataFrame) -> str:
+    """One run's small plot from its rows of curves.csv: training loss (blue) and its evaluation
+    metric (red)."""
     loss = _finite(rows, "train_loss")
-    name = next((m for m in EVAL_METRICS if any(m in r for r in rows)), None)
+    name = next((m for m in EVAL_METRICS if m in rows and rows[m].notna().any()), None)
     evals = _finite(rows, name) if name else []
-    caption = [f"<b>{html.escape(folder.name)}</b> ({aggregate.status(folder)})"]
+    caption = [f"<b>{html.escape(run.run)}</b> ({html.escape(str(run.status))})"]
     if loss:
         caption.append(f'<span class="loss">train loss</span> {loss[0][1]:.4g} &rarr; {loss[-1][1]:.4g}')
     if evals:
@@ -79,21 +81,25 @@ def run_curve(folder: Path) -> str:
             f'<br>{"<br>".join(caption)}</div>')
 
 
-def environment(folders: list[Path]) -> str:
-    """The distinct environments (env.json) of the run folders, with how many runs had each ("" when
-    none recorded one)."""
-    counts: dict[tuple, int] = {}
-    for folder in folders:
-        if (folder / "env.json").exists():
-            env = json.loads((folder / "env.json").read_text())
-            key = tuple(str(env.get(k)) for k in ENV_KEYS)
-            counts[key] = counts.get(key, 0) + 1
-    if not counts:
+def environment(runs: pd.DataFrame) -> str:
+    """The distinct environments of the runs (their env.* columns), with how many runs had each (""
+    when none recorded one)."""
+    columns = [f"env.{k}" for k in ENV_KEYS]
+    if not any(c in runs for c in columns):
         return ""
+    keys = [tuple("None" if c not in runs or pd.isna(r[c]) else str(r[c]) for c in columns)
+            for _, r in runs.iterrows()]
+    counts = {key: keys.count(key) for key in dict.fromkeys(keys)}
     head = "".join(f"<th>{k}</th>" for k in (*ENV_KEYS, "runs"))
     body = "".join("<tr>" + "".join(f"<td>{html.escape(v)}</td>" for v in (*key, str(n))) + "</tr>"
                    for key, n in counts.items())
     return f"<table><tr>{head}</tr>{body}</table>"
+
+
+def run_data(folder: Path) -> tuple[pd.DataFrame, pd.DataFrame]:
+    """(runs.csv, curves.csv) of a results folder, empty where a file is not there."""
+    return tuple(pd.read_csv(folder / name, low_memory=False) if (folder / name).is_file() else pd.DataFrame()
+                 for name in ("runs.csv", "curves.csv"))
 
 
 def page_html(page: Path, results: Path) -> str:
@@ -109,10 +115,10 @@ def page_html(page: Path, results: Path) -> str:
     return f"<p><i>{html.escape(title)}</i></p>{body}"
 
 
-def paper_section(paper: str, profile: str, results: Path, runs_dir: Path) -> str:
+def paper_section(paper: str, profile: str, results: Path) -> str:
     """The paper's results for the profile (its pages in results/<paper>/<profile>/, then in any
-    variants of it such as <profile>-float32/), the curves of its run folders here and their
-    environment."""
+    variants of it such as <profile>-float32/), the curve of every run in its runs.csv and their
+    environments."""
     parts = [f'<h2 id="{paper}">{TITLES[paper]}</h2>']
     folders = [results / paper / profile, *sorted((results / paper).glob(f"{profile}-*"))]
     pages = [f / f"{name}.md" for f in folders for name in PAPERS[paper].pages if (f / f"{name}.md").exists()]
@@ -120,29 +126,27 @@ def paper_section(paper: str, profile: str, results: Path, runs_dir: Path) -> st
     if not pages:
         parts.append(f'<p class="missing">No results for the {profile} profile yet: '
                      f'<code>make reproduce-{paper} PROFILE={profile}</code></p>')
-    runs = runs_dir / paper / profile
-    run_folders = aggregate.run_folders([runs])
-    parts.append(f"<h3>Training curves of each run ({html.escape(str(runs))})</h3>")
-    parts.append(f'<div class="curves">{"".join(map(run_curve, run_folders))}</div>' if run_folders
-                 else "<p>No run folders.</p>")
-    env = environment(run_folders)
+    runs, curves = run_data(results / paper / profile)
+    parts.append(f"<h3>Training curves of each run (results/{paper}/{profile}/curves.csv)</h3>")
+    drawn = [run_curve(run, curves[curves.run == run.run].sort_values("step")) for _, run in runs.iterrows()]
+    parts.append(f'<div class="curves">{"".join(drawn)}</div>' if drawn else "<p>No per-run data.</p>")
+    env = environment(runs)
     if env:
         parts.append("<h3>Environment of the runs</h3>" + env)
     return "\n".join(parts)
 
 
-def make(runs_dir: Path, profile: str, results: Path) -> Path:
+def make(profile: str, results: Path) -> Path:
     """Write results/index.html for the cpu profile, results/index-<profile>.html for the others
-    (the paths inside are relative, so the folder can be moved), from current data only."""
+    (the paths inside are relative, so the folder can be moved), from the files in `results` only."""
     results.mkdir(parents=True, exist_ok=True)
     out = results / ("index.html" if profile == "cpu" else f"index-{profile}.html")
     toc = " · ".join(f'<a href="#{p}">{t}</a>' for p, t in TITLES.items())
-    sections = "\n".join(paper_section(p, profile, results, runs_dir) for p in TITLES)
+    sections = "\n".join(paper_section(p, profile, results) for p in TITLES)
     page = (f"<!doctype html><html><head><meta charset='utf-8'><title>noneuclid results ({profile})</title>"
             f"<style>{STYLE}</style></head><body><h1>noneuclid: results of the {profile} profile</h1>"
             f"<p>Made by <code>python -m noneuclid.report html --profile {profile}</code> from "
-            f"<code>{html.escape(str(results))}/</code> and the run folders under "
-            f"<code>{html.escape(str(runs_dir))}/</code> (the runs whose folders are here). {toc}</p>"
+            f"<code>{html.escape(results.name)}/</code> (its pages and per-run data). {toc}</p>"
             f"{sections}</body></html>")
     out.write_text(page)
     return out
