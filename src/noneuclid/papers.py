@@ -86,7 +86,6 @@ HNN = (
           when="wordnet_to_prepare"),
     _train("train Table 2 embeddings", "hnn/poincare", needs=("wordnet",)),
     _train("train Table 2", "hnn/table2", needs=("wordnet",)),
-    Stage("report Table 2", ("noneuclid.report.hnn_table2", "--runs", "{runs}", "--profile", "{profile}"), kind="report"),
 )
 PHYDI = (
     Stage("write CIFAR-10 batches from the mirror", ("noneuclid.data", "fetch", "cifar10", "--data-dir", "{generated}",

@@ -144,7 +144,8 @@ def test_report_command_refreshes_the_papers_docs_block_but_not_for_smoke(monkey
         (out / "summary.md").write_text(f"# {profile} results\n")
         return [out / "summary.md"]
 
-    monkeypatch.setattr(cli.PAPERS["phydi"], "make", make)
+    from noneuclid.report import phydi
+    monkeypatch.setattr(phydi, "make", make)
     (tmp_path / "docs").mkdir()
     md = tmp_path / "docs" / "phydi.md"
     md.write_text("<!-- results:phydi:start -->\nold\n<!-- results:phydi:end -->\n")
@@ -169,10 +170,12 @@ def test_table2_report_refreshes_its_block_in_the_hnn_report(monkeypatch, tmp_pa
     md = tmp_path / "docs" / "hnn.md"
     md.write_text("<!-- results:hnn:start -->\nTable 1\n<!-- results:hnn:end -->\n"
                   "<!-- results:hnn_table2:start -->\nold\n<!-- results:hnn_table2:end -->\n")
-    common = ["--runs", str(tmp_path / "runs"), "--results", str(tmp_path / "results"), "--docs", str(tmp_path / "docs")]
-    assert hnn_table2.main([*common, "--profile", "smoke"]) == 0
+    from noneuclid.report.__main__ import main
+    common = ["hnn", "table2", "--runs", str(tmp_path / "runs"), "--results", str(tmp_path / "results"),
+              "--docs", str(tmp_path / "docs")]
+    assert main([*common, "--profile", "smoke"]) == 0
     assert "old" in md.read_text()
-    assert hnn_table2.main([*common, "--profile", "cpu"]) == 0
+    assert main([*common, "--profile", "cpu"]) == 0
     text = md.read_text()
     assert "### Table 2 (cpu)" in text and "old" not in text and "Table 1" in text
 
@@ -262,3 +265,26 @@ def test_run_table_is_merged_and_rewritten_byte_identical(four_runs, tmp_path):
     shutil.rmtree(gone)
     run_table.export(four_runs, "brantner", "smoke", out)
     assert {name: (out / name).read_bytes() for name in first} == first
+
+
+def test_report_all_redraws_from_the_committed_per_run_data_alone(tmp_path):
+    """A clean clone (no run folders): `report all` redraws the PHYDI tables and claims from
+    results/phydi/cpu/runs.csv and curves.csv byte for byte, leaves the papers whose reports need run
+    folders as they are (exit 0), and `report hnn <part>` names the parts there are."""
+    import shutil
+    from pathlib import Path
+
+    from noneuclid.report.__main__ import main
+    committed = Path(__file__).resolve().parents[2] / "results" / "phydi" / "cpu"
+    results = tmp_path / "results"
+    shutil.copytree(committed, results / "phydi" / "cpu")
+    docs = tmp_path / "docs"
+    docs.mkdir()
+    args = ["--runs", str(tmp_path / "no-runs"), "--profile", "cpu", "--results", str(results), "--docs", str(docs)]
+    assert main(["all", *args]) == 0
+    for name in ("table1", "table2", "table1_claims", "table2_claims"):
+        for ext in ("csv", "md", "tex"):
+            assert (results / "phydi" / "cpu" / f"{name}.{ext}").read_bytes() == \
+                (committed / f"{name}.{ext}").read_bytes(), f"{name}.{ext}"
+    assert (results / "index.html").is_file()
+    assert main(["hnn", "nosuch", *args]) == 2

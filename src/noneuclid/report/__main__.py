@@ -1,9 +1,12 @@
-"""python -m noneuclid.report brantner|hnn|phydi|html|all [--runs runs] [--profile cpu]
+"""python -m noneuclid.report brantner|hnn|phydi|html|all [PART] [--runs runs] [--profile cpu]
 
-A paper: redraws results/<paper>/<profile>/ from run folders; for the cpu and paper profiles it also
-refreshes the results block of that paper's report, docs/<paper>.md (smoke results never replace it).
-html: writes results/index.html from those folders. all: every paper that has runs (the others are
-named and left as they are), then html.
+A paper: merges its ended runs under runs/<paper>/<profile>/ into results/<paper>/<profile>/runs.csv
+and curves.csv, then runs each of its reports (papers.PAPERS[paper].reports; PART picks one, e.g.
+`hnn table2` for report.hnn_table2), which redraw results/<paper>/<profile>/; for the cpu and paper
+profiles each also refreshes its results block of the paper's report, docs/<paper>.md (smoke
+results never replace it). A report that needs run folders and finds none leaves its results as they
+are and says so; the PHYDI report and Ganea et al.'s Table 2 draw from runs.csv and curves.csv alone.
+html: writes results/index.html from the files in results/. all: every paper, then html.
 
     python -m noneuclid.report export PAPER [--runs runs] [--profile cpu] [--results results]
 
@@ -26,7 +29,7 @@ from noneuclid import papers
 from noneuclid.report import aggregate, docs, html, run_table
 from noneuclid.runs.lookup import seed_list
 
-PAPERS = {key: importlib.import_module(paper.reports[0]) for key, paper in papers.PAPERS.items()}
+PAPERS = papers.PAPERS
 
 
 def main(argv=None) -> int:
@@ -38,6 +41,8 @@ def main(argv=None) -> int:
     parser = argparse.ArgumentParser(prog="python -m noneuclid.report", description=__doc__,
                                      formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("paper", choices=[*sorted(PAPERS), "html", "all"])
+    parser.add_argument("part", nargs="?", default=None,
+                        help="one report of the paper, e.g. table2 (report.hnn_table2); default: all of them")
     parser.add_argument("--runs", type=Path, default=Path(os.environ.get("NONEUCLID_RUNS_DIR", "runs")),
                         help="the run folders (default: $NONEUCLID_RUNS_DIR, else runs)")
     parser.add_argument("--profile", default="cpu")
@@ -56,12 +61,7 @@ def main(argv=None) -> int:
     if args.paper == "all":
         if args.out or args.seeds or args.overrides:
             parser.error("`all` redraws every paper with its defaults: --out, --seeds and overrides need one paper")
-        codes = [0]
-        for paper in sorted(PAPERS):
-            if (args.runs / paper / args.profile).is_dir():
-                codes.append(report_paper(paper, args))
-            else:
-                print(f"{paper}: no runs under {args.runs / paper / args.profile}, its results are left as they are")
+        codes = [report_paper(paper, args, missing_ok=True) for paper in sorted(PAPERS)]
         print(html.make(args.profile, args.results))
         return max(codes)
     return report_paper(args.paper, args)
@@ -94,21 +94,41 @@ def export(argv) -> int:
     return 0
 
 
-def report_paper(paper: str, args) -> int:
+def report_paper(paper: str, args, missing_ok: bool = False) -> int:
+    """Merge the paper's ended runs into its runs.csv and curves.csv, then run its reports (or the one
+    named args.part). missing_ok: a report that finds no runs says so and leaves its results (exit 0)."""
     for path in run_table.export(args.runs, paper, args.profile, args.results / paper / args.profile):
         print(path)
+    entry = PAPERS[paper]
+    parts = [(i, name) for i, name in enumerate(entry.reports)
+             if args.part is None or name.rsplit(".", 1)[-1] in (args.part, f"{paper}_{args.part}")]
+    if not parts:
+        names = ", ".join(name.rsplit(".", 1)[-1].removeprefix(f"{paper}_") for name in entry.reports[1:])
+        print(f"error: {paper} has no report {args.part!r} (its parts: {names or 'none'})", file=sys.stderr)
+        return 2
+    return max(_run_report(paper, i, name, args, missing_ok) for i, name in parts)
+
+
+def _run_report(paper: str, index: int, name: str, args, missing_ok: bool) -> int:
+    """Run the report module `name` (the paper's `index`-th: the first takes --seeds and overrides,
+    and its page is summary.md) and refresh its block of docs/<paper>.md."""
+    out = args.out or args.results / paper / args.profile
+    options = {"overrides": args.overrides, **({"seeds": args.seeds} if args.seeds else {})} if index == 0 else {}
     try:
-        out = args.out or args.results / paper / args.profile
-        seeds = {"seeds": args.seeds} if args.seeds else {}
-        written = PAPERS[paper].make(args.runs, args.profile, out, overrides=args.overrides, **seeds)
+        written = importlib.import_module(name).make(args.runs, args.profile, out, **options)
     except (FileNotFoundError, ValueError) as e:
+        if missing_ok and isinstance(e, FileNotFoundError):
+            print(f"{paper}: {e}; its results are left as they are")
+            return 0
         print(f"error: {paper}: {e}", file=sys.stderr)
         return 1
     for path in written:
         print(path)
-    if args.out is None and args.profile != "smoke" and docs.update(args.docs, out, paper):
-        print(f"{docs.path(args.docs, paper)}: results of {paper} ({args.profile} profile) updated")
+    block, page = (paper, "summary.md") if index == 0 else (name.rsplit(".", 1)[-1], f"{PAPERS[paper].pages[index]}.md")
+    if args.out is None and args.profile != "smoke" and docs.update(args.docs, out, paper, block=block, source=page):
+        print(f"{docs.path(args.docs, paper)}: {block} results ({args.profile} profile) updated")
     return 0
+
 
 if __name__ == "__main__":
     sys.exit(main())

@@ -4,7 +4,7 @@ data in results/hnn/<profile>/ (runs.csv, curves.csv; see report.run_table) afte
 ended runs under runs/hnn/<profile>/; the figure of the learned decision boundaries in the 2-D ball
 needs the run folders (their checkpoints) and is left as it is without them.
 
-    python -m noneuclid.report.hnn_table2 [--runs runs] [--profile cpu]
+    python -m noneuclid.report hnn table2 [--runs runs] [--profile cpu]
 
 writes results/hnn/<profile>/{table2_f1, table2_embeddings, table2_claims}.{csv,md,tex}, the page
 table2.md (all three and the figure) and fig_table2_boundaries.{png,pdf}; for the cpu and paper
@@ -13,9 +13,6 @@ profiles it copies table2.md into the hnn_table2 results block of docs/hnn.md.
 
 from __future__ import annotations
 
-import argparse
-import os
-import sys
 from pathlib import Path
 
 import matplotlib
@@ -29,7 +26,7 @@ from noneuclid.claims import data as claims_data, engine, render  # noqa: E402
 from noneuclid.config import compose  # noqa: E402
 from noneuclid.data import wordnet  # noqa: E402
 from noneuclid.models.mlr import GEOMETRIES, PointMLR  # noqa: E402
-from noneuclid.report import docs, figures, run_table, tables  # noqa: E402
+from noneuclid.report import figures, run_table, tables  # noqa: E402
 from noneuclid.report.estimates import t975  # noqa: E402
 
 DIMS = (2, 3, 5, 10)
@@ -264,7 +261,7 @@ def make(runs_dir: Path, profile: str, out: Path) -> list[Path]:
     emb_map = dict(zip(emb.dim, emb["map"]))
     made = (f"Made by `python -m noneuclid.train -m experiment=hnn/poincare profile={profile}`, "
             f"`python -m noneuclid.train -m experiment=hnn/table2 profile={profile}` and "
-            f"`python -m noneuclid.report.hnn_table2 --profile {profile}` from {len(values)} finished classifier runs "
+            f"`python -m noneuclid.report hnn table2 --profile {profile}` from {len(values)} finished classifier runs "
             f"(seeds {', '.join(map(str, sorted(values.seed.unique()))) or '-'}) and {len(emb)} embeddings; "
             f"runs of commit {', '.join(sorted(runs['env.git_commit'].astype(str).str[:7].unique())) if len(runs) else '-'}.")
     table = table2(values, emb_map)
@@ -296,29 +293,3 @@ def make(runs_dir: Path, profile: str, out: Path) -> list[Path]:
         *([caption.read_text()] if caption.is_file() else []),
     ]))
     return [*written, *(out / f"table2_claims.{ext}" for ext in ("csv", "md", "tex")), out / "table2.md"]
-
-
-def main(argv=None) -> int:
-    parser = argparse.ArgumentParser(prog="python -m noneuclid.report.hnn_table2", description=__doc__,
-                                     formatter_class=argparse.RawDescriptionHelpFormatter)
-    parser.add_argument("--runs", type=Path, default=Path(os.environ.get("NONEUCLID_RUNS_DIR", "runs")))
-    parser.add_argument("--profile", default="cpu")
-    parser.add_argument("--results", type=Path, default=Path("results"))
-    parser.add_argument("--docs", type=Path, default=Path("docs"),
-                        help="folder of the reports: the Table 2 block of its hnn.md is refreshed (never for smoke)")
-    args = parser.parse_args(argv)
-    out = args.results / "hnn" / args.profile
-    try:
-        written = make(args.runs, args.profile, out)
-    except (FileNotFoundError, ValueError) as e:
-        print(f"error: hnn Table 2: {e}", file=sys.stderr)
-        return 1
-    for path in written:
-        print(path)
-    if args.profile != "smoke" and docs.update(args.docs, out, "hnn", block="hnn_table2", source="table2.md"):
-        print(f"{docs.path(args.docs, 'hnn')}: Table 2 of hnn ({args.profile} profile) updated")
-    return 0
-
-
-if __name__ == "__main__":
-    sys.exit(main())
