@@ -107,8 +107,12 @@ def test_resnet_tables_have_seeds_and_paper_columns():
                        "phydi": _shifted(0.5, 0.1, 0.11)}}
     numbers, claims = phydi.resnet_tables(cells, ["model.depth", "model.n"], phydi.PAPER_TABLE1, "table1")
     assert list(numbers.seeds) == [2, 2, 2] and list(numbers.model) == ["PHResNet18", "+ WKP", "+ PHYDI"]
-    assert numbers["M1 (paper)"].tolist() == ["3.75 ± 0.48", "5.67 ± 0.67", "4.50 ± 0.50"]
-    assert {"M1 (ours)", "M1 at X % (ours)", "X %", "AUC % (ours)", "M2 (ours)", "M2 (paper)"} <= set(numbers)
+    assert numbers.paper_m1_mean.tolist() == [3.75, 5.67, 4.5] and numbers.paper_m1_se.tolist() == [0.48, 0.67, 0.5]
+    assert numbers.m2.isna().tolist() == [False, False, True]  # PHYDI has no M2 against itself
+    shown = phydi.resnet_shown(numbers, ["model.depth", "model.n"])
+    assert shown["M1 (paper)"].tolist() == ["3.75 ± 0.48", "5.67 ± 0.67", "4.50 ± 0.50"]
+    assert list(shown.columns[:3]) == ["depth", "n", "model"] and shown["M2 (ours)"].iloc[-1] == "-"
+    assert {"M1 (ours)", "M1 at X % (ours)", "X %", "AUC % (ours)", "M2 (ours)", "M2 (paper)"} <= set(shown)
     assert [c.claim for c in claims] == ["table1_m1"] * 2 + ["table1_auc"] * 2 + ["table1_m2"] * 2
     assert {c.cell for c in claims} == {"PHResNet18, n = 4, vs standard", "PHResNet18, n = 4, vs WKP"}
     assert {(c.n_a, c.n_b) for c in claims} == {(2, 2)}

@@ -150,28 +150,44 @@ def beats_from(phydi: Curves, other: Curves) -> float:
 # ---------------------------------------------------------------- Tables 1 and 2
 
 def resnet_rows(curves: dict[str, Curves], paper: dict, x: float) -> dict[str, dict]:
-    """init -> our numbers for one cell (val-accuracy curves of its finished runs), beside the paper's."""
+    """init -> our numbers for one cell (val-accuracy curves of its finished runs), beside the paper's,
+    one number per column (mean and s.e. over seeds; inf: never; NaN: none, e.g. PHYDI's own M2)."""
     rows = {}
     for init in (i for i in INITS if i in curves):
         c = curves[init]
         cols = [c[s].dropna() for s in c]
         ref = paper.get(init)
-        m1 = [epochs_to(s, M1_ACCURACY) for s in cols]
-        reached = [m for m in m1 if not math.isinf(m)]
+        reached = [m for m in (epochs_to(s, M1_ACCURACY) for s in cols) if not math.isinf(m)]
+        m1, m1_x = estimate(reached), estimate(epochs_to(s, x) for s in cols)
+        area, best = estimate(100 * auc(s) for s in cols), estimate(100 * s.max() for s in cols)
         rows[init] = {
-            "seeds": len(cols),
-            "M1 (ours)": str(estimate(reached)) if reached else "not reached",
-            "reached 80 %": f"{len(reached)}/{len(cols)}",
-            "X %": round(100 * x),
-            "M1 at X % (ours)": str(estimate(epochs_to(s, x) for s in cols)),
-            "AUC % (ours)": str(estimate(100 * auc(s) for s in cols)),
-            "best val acc % (ours)": str(estimate(100 * s.max() for s in cols)),
-            "M2 (ours)": "-" if init == "phydi" or "phydi" not in curves else _epochs(beats_from(curves["phydi"], c)),
+            "seeds": len(cols), "m1_mean": m1.mean, "m1_se": m1.se, "m1_reached": len(reached),
+            "x_percent": round(100 * x), "m1_at_x_mean": m1_x.mean, "m1_at_x_se": m1_x.se,
+            "auc_mean": area.mean, "auc_se": area.se, "best_val_acc_mean": best.mean, "best_val_acc_se": best.se,
+            "m2": math.nan if init == "phydi" or "phydi" not in curves else beats_from(curves["phydi"], c),
             "epochs": max(len(s) for s in cols),
-            "M1 (paper)": f"{ref[0]:.2f} ± {ref[1]:.2f}" if ref else "",
-            "M2 (paper)": "" if not ref else "-" if ref[2] is None else ref[2],
+            "paper_m1_mean": ref[0] if ref else math.nan, "paper_m1_se": ref[1] if ref else math.nan,
+            "paper_m2": math.nan if not ref or ref[2] is None else ref[2],
         }
     return rows
+
+
+def resnet_shown(numbers: pd.DataFrame, keys: list[str]) -> pd.DataFrame:
+    """The Tables 1-2 numbers in words: 'mean ± s.e.' (the mean alone for one seed), 'not reached',
+    'never', '-' where there is no such number."""
+    def shown(r) -> dict:
+        paper = not math.isnan(r.paper_m1_mean)
+        return {**{k.split(".")[-1]: getattr(r, k.split(".")[-1]) for k in keys}, "model": r.model,
+                "seeds": r.seeds,
+                "M1 (ours)": str(Estimate(r.m1_mean, r.m1_se, r.m1_reached)) if r.m1_reached else "not reached",
+                "reached 80 %": f"{r.m1_reached}/{r.seeds}", "X %": r.x_percent,
+                "M1 at X % (ours)": str(Estimate(r.m1_at_x_mean, r.m1_at_x_se, r.seeds)),
+                "AUC % (ours)": str(Estimate(r.auc_mean, r.auc_se, r.seeds)),
+                "best val acc % (ours)": str(Estimate(r.best_val_acc_mean, r.best_val_acc_se, r.seeds)),
+                "M2 (ours)": "-" if math.isnan(r.m2) else _epochs(r.m2), "epochs": r.epochs,
+                "M1 (paper)": f"{r.paper_m1_mean:.2f} ± {r.paper_m1_se:.2f}" if paper else "",
+                "M2 (paper)": "" if not paper else "-" if math.isnan(r.paper_m2) else int(r.paper_m2)}
+    return pd.DataFrame([shown(r) for r in numbers.itertuples(index=False)])
 
 
 def _epochs(e: float) -> str | int:
@@ -547,9 +563,11 @@ def _write_claims(rows: list[engine.Verdict], out: Path, name: str) -> str:
     return md
 
 
-def _write(table: pd.DataFrame, out: Path, name: str, caption: str) -> str:
-    """The table as CSV, Markdown and LaTeX (booktabs, with `caption`)."""
-    table.to_csv(out / f"{name}.csv", index=False)
+def _write(table: pd.DataFrame, out: Path, name: str, caption: str, shown: pd.DataFrame | None = None) -> str:
+    """The table as CSV and its display `shown` (default: the table) as Markdown and LaTeX (booktabs,
+    with `caption`)."""
+    table.to_csv(out / f"{name}.csv", index=False, float_format=tables.FLOAT_FORMAT if shown is not None else None)
+    table = table if shown is None else shown
     md = table.to_markdown(index=False)
     (out / f"{name}.md").write_text(md + "\n")
     (out / f"{name}.tex").write_text(tables.latex(table.astype(str), caption, f"tab:phydi_{name}"))
@@ -611,7 +629,8 @@ def _resnet_section(resnets: pd.DataFrame, curves: pd.DataFrame, out: Path, chec
         lines += [f"## {name.capitalize()}: checks against the paper, cell by cell", "",
                   _write_claims(claims, out, f"{name}_claims"), "",
                   f"## {name.capitalize()}: our numbers beside the paper's", "",
-                  _write(numbers, out, name, f"PHYDI {title}: our numbers (mean ± s.e. over seeds) beside the paper's"), ""]
+                  _write(numbers, out, name, f"PHYDI {title}: our numbers (mean ± s.e. over seeds) beside the paper's",
+                         resnet_shown(numbers, keys)), ""]
     return lines
 
 
