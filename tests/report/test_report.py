@@ -30,14 +30,15 @@ def test_brantner_results_are_written(four_runs, tmp_path):
     out = tmp_path / "results"
     brantner.make(four_runs, "smoke", out, overrides=["model.depth=1"])
     for name in ("fig3a.png", "fig3a.pdf", "fig3b.png", "fig3b.pdf", "table2.csv", "table2.md",
-                 "accuracy.csv", "accuracy.md", "summary.md"):
+                 "accuracy.csv", "accuracy.md", "summary.md", "claims.csv", "claims.md", "claims.tex", "runs.csv"):
         assert (out / name).stat().st_size > 0, name
     t2 = pd.read_csv(out / "table2.csv")
     assert list(t2.optimizer) == ["Adam", "Adam + Stiefel", "Gradient + Stiefel", "Momentum + Stiefel"]
     assert t2["ratio to Adam (ours)"].iloc[0] == 1.0
     assert t2["paper Table 2 CPU min"].tolist() == [2783, 2855, 2370, 2369]
     summary = (out / "summary.md").read_text()
-    assert "Euclidean Adam plateaus" in summary and "Adam beats Momentum beats GD" in summary
+    assert "Euclidean Adam plateaus" in summary and "## The paper's claims" in summary
+    assert "fewer than 2 seeds" in summary  # one seed per setup: no interval, no verdict
     assert "## Test accuracy (the authors' run: " in summary and "the paper's numbers" not in summary
 
 
@@ -63,14 +64,35 @@ def test_the_authors_run_is_labelled_theirs_and_the_papers_numbers_carry_their_t
     assert accuracy.loc["Momentum + Stiefel", "authors' run final train loss"] == 0.694
     columns = [*accuracy.columns, *brantner.table2(runs).columns]
     assert all("Table 2" in c for c in columns if "paper" in c or "published" in c)
-    assert "the paper's 1.34 (Fig. 3a, appendix D)" in brantner.claims(runs, curves)[0]
+    assert "the paper's 1.34 (Fig. 3a, appendix D)" in brantner.observations(runs, curves)[0]
 
 
 def test_runs_with_other_settings_are_not_mixed_in(four_runs, make_cfg, tmp_path):
     train(make_cfg("variant=brantner/adam_stiefel", "model.depth=1", "optim.lr=0.5"))
-    runs, _ = brantner.load(four_runs, "smoke", overrides=["model.depth=1"])
+    from noneuclid.report import run_table
+    run_table.export(four_runs, "brantner", "smoke", tmp_path / "out")
+    runs, _, _ = brantner.load(tmp_path / "out", "smoke", overrides=["model.depth=1"])
     assert sorted(runs.setup) == sorted(brantner.SETUPS) and set(runs.seeds) == {1}
     assert runs.set_index("setup").loc["adam_stiefel", "epochs"] == 2
+
+
+def test_brantner_claims_are_judged_by_the_engine_over_seeds():
+    """Three seeds per setup: Stiefel Adam's lower loss reproduces, the orthonormality bound holds, the
+    GPU timing claim is not testable on CPU runs, and Adam against Momentum within the seeds' spread is
+    not decided (consistent or inconclusive, never 'reproduces')."""
+    from noneuclid.claims import engine
+    loss = {"adam_euclidean": 1.34, "adam_stiefel": 0.70, "momentum_stiefel": 0.71, "gd_stiefel": 0.90}
+    per_seed = pd.DataFrame([{"setup": s, "seed": k, "final_train_loss": v + 0.05 * (k - 1) * (-1) ** i,
+                              "max_orthonormality_error": 1e-7 * (1 + k), "median_seconds_per_epoch": 10.0 + k,
+                              "env.cuda": None} for i, (s, v) in enumerate(loss.items()) for k in range(3)])
+    rows = {(v.claim, v.cell): v for v in brantner.verdicts(per_seed)}
+    assert rows[("stiefel_adam_below_euclidean", "MNIST, 16 blocks")].verdict == engine.REPRODUCES
+    momentum = rows[("stiefel_adam_beats_momentum_and_gd", "Adam vs Momentum, Stiefel")]
+    assert momentum.verdict in (engine.CONSISTENT, engine.INCONCLUSIVE) and momentum.seeds_to_decide > 3
+    assert rows[("orthonormality_to_machine_precision", "Adam + Stiefel")].verdict == engine.REPRODUCES
+    gpu = rows[("stiefel_epoch_time_gap_gpu", "GPU, Adam vs Adam + Stiefel")]
+    assert gpu.verdict == engine.NOT_TESTABLE and "the CPU" in gpu.reason
+    assert rows[("stiefel_epoch_time_on_par_cpu", "CPU, Adam + Stiefel vs Adam")].verdict != engine.NOT_TESTABLE
 
 
 def test_report_without_runs_says_what_to_run(tmp_path):

@@ -20,8 +20,9 @@ import matplotlib.pyplot as plt  # noqa: E402
 import numpy as np  # noqa: E402
 import pandas as pd  # noqa: E402
 
+from noneuclid.claims import data as claims_data, engine, render  # noqa: E402
 from noneuclid.config import compose, sweep_values  # noqa: E402
-from noneuclid.report import aggregate, figures  # noqa: E402
+from noneuclid.report import aggregate, figures, run_table  # noqa: E402
 from noneuclid.report.estimates import compare, estimate  # noqa: E402
 from noneuclid.runs import RunDir  # noqa: E402
 
@@ -45,38 +46,74 @@ UNIFORM_LOSS = math.sqrt(0.9)  # every class 1/10
 ONE_CLASS = 0.99  # a model whose most frequent prediction covers more of the test set than this has collapsed
 
 
-def expected_folders(runs_dir: Path, profile: str, seeds, overrides=()) -> dict[str, str]:
-    """The run folder of each setup and seed, as `experiment=brantner/table2 <overrides>` makes it:
-    composed from the configs, so a run with other settings (another lr, a Cayley retraction) is
-    never mixed in."""
-    folders = {}
+def expected_runs(profile: str, seeds, overrides=()) -> dict[str, str]:
+    """The run folder name of each setup and seed, as `experiment=brantner/table2 <overrides>` makes
+    it -> the setup: composed from the configs, so a run with other settings (another lr, a Cayley
+    retraction) is never mixed in."""
+    names = {}
     for variant in SETUPS:
         for seed in seeds:
-            cfg = compose([f"profile={profile}", f"variant=brantner/{variant}", f"seed={seed}",
-                           f"paths.runs_dir={runs_dir}", *overrides])
-            folders[str(RunDir(cfg).path)] = variant
-    return folders
+            cfg = compose([f"profile={profile}", f"variant=brantner/{variant}", f"seed={seed}", *overrides])
+            names[RunDir(cfg).name] = variant
+    return names
 
 
-def load(runs_dir: Path, profile: str, seeds=(0,), overrides=()) -> tuple[pd.DataFrame, pd.DataFrame]:
-    """The finished runs of the paper's four setups (one row per setup: the mean over seeds) and
-    their training curves (mean over seeds per epoch)."""
-    folders = expected_folders(runs_dir, profile, seeds, overrides)
-    runs = aggregate.runs([runs_dir / "brantner" / profile])
+def load(out: Path, profile: str, seeds=(0,), overrides=()) -> tuple[pd.DataFrame, pd.DataFrame, pd.DataFrame]:
+    """From the per-run data in `out` (runs.csv, curves.csv): the finished runs of the paper's four
+    setups (one row per setup: the mean over seeds), their training curves (mean over seeds per epoch)
+    and the runs themselves (one row per setup and seed)."""
+    names = expected_runs(profile, seeds, overrides)
+    runs, curves = (pd.read_csv(out / f, low_memory=False) if (out / f).is_file() else pd.DataFrame()
+                    for f in ("runs.csv", "curves.csv"))
     if runs.empty:
-        return runs, pd.DataFrame()
-    runs = runs[(runs.status == "done") & runs.path.isin(list(folders))].copy()
-    if runs.empty:
-        return runs, pd.DataFrame()
-    runs["setup"] = runs.path.map(folders)
-    curves = aggregate.curves([Path(p) for p in runs.path])
-    curves["setup"] = curves.run.map(dict(zip(runs.run, runs.setup)))
+        return runs, curves, runs
+    per_seed = runs[(runs.status == "done") & runs.run.isin(list(names))].assign(setup=lambda r: r.run.map(names))
+    if per_seed.empty:
+        return per_seed, pd.DataFrame(), per_seed
+    curves = curves[curves.run.isin(per_seed.run) & curves.train_loss.notna()]
+    curves = curves.assign(setup=curves.run.map(dict(zip(per_seed.run, per_seed.setup))))
     curves = curves.groupby(["setup", "epoch"], as_index=False)["train_loss"].mean()
-    numeric = [c for c in runs.select_dtypes("number").columns if not c.startswith(("cfg.", "env."))]
-    table = runs.groupby("setup")[numeric].mean()
-    table["seeds"] = runs.groupby("setup").size()
-    table = table.join(runs.groupby("setup")[["env.processor", "env.cpu_count", "env.torch", "env.cuda"]].first())
-    return table.reset_index(), curves
+    numeric = [c for c in per_seed.select_dtypes("number").columns if not c.startswith(("cfg.", "env."))]
+    table = per_seed.groupby("setup")[numeric].mean()
+    table["seeds"] = per_seed.groupby("setup").size()
+    env = [c for c in ("env.processor", "env.cpu_count", "env.torch", "env.cuda") if c in per_seed]
+    table = table.join(per_seed.groupby("setup")[env].first())
+    return table.reset_index(), curves, per_seed
+
+
+# -- the paper's claims (claims/brantner.yaml), judged by the claims engine -----------------------------
+CLAIMS = claims_data.load("brantner")
+
+
+def verdicts(per_seed: pd.DataFrame) -> list[engine.Verdict]:
+    """Every cell of the paper's claims from our runs, one value per seed and setup (Welch: the setups
+    do not share their initial weights): the final training loss, the largest |Y^T Y - I| of a run,
+    and a run's seconds per epoch over Euclidean Adam's mean (the timing claims need runs on the device
+    they are about)."""
+    return [_verdict(claim, cell, per_seed) for claim in CLAIMS.claims for cell in claim.cells]
+
+
+def _verdict(claim, cell, per_seed: pd.DataFrame) -> engine.Verdict:
+    arms = [_per_seed(per_seed, arm, claim.metric) for arm in cell.arms]
+    if claim.metric == "epoch_time_ratio":
+        gpu = per_seed["env.cuda"].notna() if "env.cuda" in per_seed else pd.Series(False)  # the GPU's name, or empty
+        wanted = "GPU" in cell.name
+        if len(per_seed) == 0 or (gpu.all() if not wanted else not gpu.all()):
+            return engine.untestable(claim, cell, f"{claim.precondition}: our runs are on "
+                                     f"{'a GPU' if len(per_seed) and gpu.all() else 'the CPU'}", *map(len, arms))
+    return engine.judge(claim, cell, *arms)
+
+
+def _per_seed(per_seed: pd.DataFrame, setup: str, metric: str) -> list[float]:
+    """The metric of each seed's run of `setup` (epoch_time_ratio: its median seconds per epoch over
+    Euclidean Adam's mean over seeds)."""
+    runs = per_seed[per_seed.setup == setup].sort_values("seed") if len(per_seed) else per_seed
+    if runs.empty:
+        return []
+    if metric == "epoch_time_ratio":
+        base = per_seed[per_seed.setup == "adam_euclidean"].median_seconds_per_epoch.mean()
+        return list(runs.median_seconds_per_epoch / base)
+    return list(runs[metric])
 
 
 def figure(runs, curves, setups, title: str, out: Path, theirs: dict | None = None) -> None:
@@ -156,8 +193,9 @@ def accuracy(runs) -> pd.DataFrame:
     return pd.DataFrame(rows)
 
 
-def claims(runs, curves) -> list[str]:
-    """The paper's claims, checked against our numbers (sentences made from the data)."""
+def observations(runs, curves) -> list[str]:
+    """What our runs show beside the claims table, in sentences made from the data: Euclidean Adam's
+    plateau (the paper's 1.34), the setups' final losses and test accuracies (means over seeds)."""
     get = {s: runs[runs.setup == s].iloc[0] for s in SETUPS if not runs[runs.setup == s].empty}
     out = []
     if "adam_euclidean" in get:
@@ -173,19 +211,6 @@ def claims(runs, curves) -> list[str]:
                f"'maximum entropy' one (that would give {UNIFORM_LOSS:.3f}). For comparison, the paper's "
                f"1.34 (Fig. 3a, appendix D) is the loss of always predicting class 8 (9.74 % of the test set)."
                if share > 0.99 else f"It is not a constant output (top class share {100 * share:.1f} %)."))
-    if "adam_euclidean" in get and "adam_stiefel" in get:
-        e, s = get["adam_euclidean"], get["adam_stiefel"]
-        verdict = "reproduces" if s.final_train_loss < e.final_train_loss - 0.1 else "does not reproduce"
-        out.append(f"Stiefel Adam trains below Euclidean Adam: final training loss {s.final_train_loss:.4f} vs "
-                   f"{e.final_train_loss:.4f}, test accuracy {100 * s.final_test_accuracy:.2f} % vs "
-                   f"{100 * e.final_test_accuracy:.2f} % ({verdict}).")
-    trio = ["adam_stiefel", "momentum_stiefel", "gd_stiefel"]
-    if all(t in get for t in trio):
-        losses = [get[t].final_train_loss for t in trio]
-        ordered = losses[0] < losses[1] < losses[2]
-        out.append("On Stiefel, Adam beats Momentum beats GD: final training losses "
-                   + ", ".join(f"{SETUPS[t]['label']} {l:.4f}" for t, l in zip(trio, losses))
-                   + (" (reproduces)." if ordered else " (the ordering does not reproduce at this budget)."))
     return out
 
 
@@ -195,7 +220,8 @@ def make(runs_dir: Path, profile: str, out: Path, seeds=(0,), overrides=(), refe
     from the runs of `python -m noneuclid.train -m experiment=brantner/table2 profile=<profile> <overrides>`.
     summary.md includes authors_networks.md and section.md when `python -m noneuclid.evaluate
     authors-networks` and `python -m noneuclid.report.brantner section` wrote them."""
-    runs, curves = load(runs_dir, profile, seeds, overrides)
+    run_table.export(runs_dir, "brantner", profile, out)
+    runs, curves, per_seed = load(out, profile, seeds, overrides)
     if runs.empty:
         raise FileNotFoundError(f"no finished brantner runs under {runs_dir}/brantner/{profile}: run "
                                 f"`make reproduce-brantner PROFILE={profile}` first")
@@ -222,7 +248,9 @@ def make(runs_dir: Path, profile: str, out: Path, seeds=(0,), overrides=(), refe
         f"`python -m noneuclid.report brantner --profile {profile}`).",
         f"Machine: {env.get('env.processor', '?')}, {env.get('env.cpu_count', '?')} CPUs, "
         f"torch {env.get('env.torch', '?')}, CUDA: {env.get('env.cuda') or 'none'}.", "",
-        "## What reproduces", "", *[f"- {c}" for c in claims(runs, curves)], "",
+        "## The paper's claims (claims/brantner.yaml, judged by the claims engine)", "",
+        _write_claims(verdicts(per_seed), out), "",
+        "## What the runs show", "", *[f"- {c}" for c in observations(runs, curves)], "",
         "## Fig. 3a and 3b (training loss per epoch" + (", the authors' 500-epoch curves dashed)" if theirs else ")"),
         "", "![fig3a](fig3a.png) ![fig3b](fig3b.png)", "",
     ]
@@ -240,6 +268,15 @@ def make(runs_dir: Path, profile: str, out: Path, seeds=(0,), overrides=(), refe
             lines += ["#" + (out / extra).read_text(), ""]
     (out / "summary.md").write_text("\n".join(lines))
     return sorted(out.iterdir())
+
+
+def _write_claims(rows: list[engine.Verdict], out: Path) -> str:
+    """claims.csv, .md and .tex in `out` (claims.render); returns the Markdown."""
+    (out / "claims.csv").write_text(render.to_csv(rows))
+    (out / "claims.tex").write_text(render.to_latex(rows, "tab:brantner_claims"))
+    md = render.to_markdown(rows)
+    (out / "claims.md").write_text(md)
+    return md
 
 
 # -- the authors' networks and curves (GeometricMachineLearning.jl) --------------------------------------
