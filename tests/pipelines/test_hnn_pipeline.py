@@ -54,7 +54,7 @@ def test_table1_report_from_runs(tmp_path):
     assert "not run (data missing)" in table or "SNLI" in table
     init = (out / "init.md").read_text()
     summary = (out / "summary.md").read_text()
-    assert "x100" in init and "states at the boundary" in init and "Per cell" in summary
+    assert "x100" in init and "states at the boundary" in init and "## The paper's claims" in summary
     assert "`python -m noneuclid.train -m experiment=hnn/table1 profile=smoke 'stack.seed=[0]'" in summary
 
 
@@ -77,7 +77,8 @@ def test_report_of_a_smaller_experiment_shows_its_models_and_datasets_only(tmp_p
     assert "fully Euclidean RNN" not in set(table.model) and len(table) == 4
     summary = (out / "summary.md").read_text()
     assert "experiment=hnn/compensated" in summary and "1 of 4 PREFIX runs finished" in summary
-    assert "SNLI" not in summary and "- none to compare" in summary  # no Euclidean model
+    assert "SNLI" not in summary and "PREFIX-30" not in summary  # the claims of its grid only
+    assert "not testable here" in summary  # no Euclidean model
 
 
 def _pairs(n_first, n_second, label):
@@ -147,10 +148,11 @@ def test_cell_check_compares_the_papers_hyperbolic_model_not_our_better_one():
     from noneuclid.report import hnn
     acc = {"euclidean": (80.0, 81.0, 82.0), "hyperbolic_eucl_mlr": (95.0, 96.0, 97.0), "hyperbolic": (70.0, 71.0, 72.0)}
     finished = pd.DataFrame([{"cfg.data.label": "prefix10", "cfg.model.cell": "rnn", "cfg.model.geometry": g,
-                              "test_accuracy_at_best_dev": a / 100} for g, accs in acc.items() for a in accs])
-    line, = [x for x in hnn._claims(finished) if x.startswith("- PREFIX-10%, RNN")]
-    assert "paper fully hyperbolic 96.91 vs Euclidean 89.62" in line and "ours 71.00 vs Euclidean 81.00" in line
-    assert line.endswith("disagrees.")
+                              "cfg.seed": k, "test_accuracy_at_best_dev": a / 100}
+                             for g, accs in acc.items() for k, a in enumerate(accs)])
+    cell, = [v for v in hnn.verdicts(finished) if v.cell == "PREFIX-10, RNN"]
+    assert (cell.arm_a, cell.paper_a, cell.paper_b) == ("hyperbolic", 96.91, 89.62)
+    assert (cell.mean_a, cell.mean_b, cell.verdict) == (71.0, 81.0, "contradicts")
 
 
 @pytest.mark.parametrize("low, high, shows", [(-3.0, 1.0, "none the seeds can tell (the interval holds 0)"),

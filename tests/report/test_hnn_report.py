@@ -73,12 +73,22 @@ def test_table1_gives_the_papers_numbers_with_the_digits_it_prints(tmp_path):
     assert hnn.PAPER["hyperbolic_rnn_eucl_mlr"][3] == "76.50"
 
 
-def test_the_papers_numbers_in_the_claims_keep_their_digits():
+def test_the_claims_table_judges_each_cell_by_the_engine():
+    """PREFIX-50 RNN with two seeds a side: the paper's hyperbolic + Eucl. MLR against the Euclidean RNN,
+    consistent with on par or better, not decided by two seeds; cells without runs are not testable, SNLI's saying why."""
+    from noneuclid.claims import engine
     acc = {"euclidean": (60.0, 61.0), "hyperbolic_eucl_mlr": (62.0, 63.0), "hyperbolic": (50.0, 51.0)}
     finished = pd.DataFrame([{"cfg.data.label": "prefix50", "cfg.model.cell": "rnn", "cfg.model.geometry": g,
-                              "test_accuracy_at_best_dev": a / 100} for g, accs in acc.items() for a in accs])
-    line, = [x for x in hnn._claims(finished) if x.startswith("- PREFIX-50%, RNN")]
-    assert "paper hyperbolic + Eucl. MLR 76.50 vs Euclidean 72.10 (+4.40)" in line
+                              "cfg.seed": k, "test_accuracy_at_best_dev": a / 100}
+                             for g, accs in acc.items() for k, a in enumerate(accs)])
+    rows = {(v.claim, v.cell): v for v in hnn.verdicts(finished)}
+    cell = rows[(hnn.ON_PAR_OR_BETTER, "PREFIX-50, RNN")]
+    assert (cell.arm_a, cell.arm_b, cell.mean_a, cell.mean_b) == ("hyperbolic_eucl_mlr", "euclidean", 62.5, 60.5)
+    assert cell.verdict == engine.CONSISTENT and 2 < cell.seeds_to_decide < 10  # two seeds: a wide interval
+    assert (cell.paper_a, cell.paper_b) == (76.5, 72.1)
+    snli = rows[(hnn.ON_PAR_OR_BETTER, "SNLI, RNN")]
+    assert snli.verdict == engine.NOT_TESTABLE and "SNLI's training split" in snli.reason
+    assert rows[(hnn.GAIN, "RNN, PREFIX-30 vs PREFIX-50")].verdict == engine.NOT_TESTABLE
 
 
 def _titles(runs, out, overrides, monkeypatch) -> list[str]:

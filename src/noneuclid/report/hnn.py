@@ -26,10 +26,11 @@ matplotlib.use("Agg")
 import matplotlib.pyplot as plt  # noqa: E402
 import pandas as pd  # noqa: E402
 
+from noneuclid.claims import data as claims_data, engine, render  # noqa: E402
 from noneuclid.config import compose, experiment_value, sweep_values  # noqa: E402
 from noneuclid.data.files import DataError  # noqa: E402
 from noneuclid.report import aggregate, figures  # noqa: E402
-from noneuclid.report.estimates import compare, difference_interval, estimate, fisher_exact, mean_interval  # noqa: E402
+from noneuclid.report.estimates import difference_interval, estimate, fisher_exact, mean_interval  # noqa: E402
 from noneuclid.runs import RunDir  # noqa: E402
 
 ROWS = {  # configs/variant/hnn/<name>.yaml -> label
@@ -191,43 +192,75 @@ def _row(geometry: str, cell: str) -> str:
     return f"hyperbolic_{cell}_eucl_mlr" if geometry == "hyperbolic_eucl_mlr" else f"{geometry}_{cell}"
 
 
-def _claims(finished: pd.DataFrame) -> list[str]:
-    """Per dataset and cell, the paper's own comparison of that cell: its best hyperbolic variant
-    against its Euclidean model, and the same two models of ours (means over seeds; not our better
-    hyperbolic variant, which would pick the luckier of two noisy means); a difference within the
-    combined standard error is a tie (report.estimates, the rule of every report); fewer than 2
-    finished seeds on either side is not a test."""
-    lines = ["Per cell, the paper's comparison of its best hyperbolic variant with the Euclidean model, and the same "
-             "two models of ours (test accuracy at best dev, mean over seeds; a difference within the combined "
-             "standard error sqrt(se_a^2 + se_b^2) is a tie):"]
-    for col, (data, name) in enumerate(DATASETS.items()):
-        for cell in ("rnn", "gru"):
-            runs = finished[(finished["cfg.data.label"] == data) & (finished["cfg.model.cell"] == cell)]
-            acc = {g: 100 * runs[runs["cfg.model.geometry"] == g].test_accuracy_at_best_dev for g in GEOMETRY_OF}
-            if any(a.empty for a in acc.values()):
-                continue
-            paper = {g: PAPER[_row(g, cell)][col] for g in GEOMETRY_OF}
-            paper_best = max(("hyperbolic_eucl_mlr", "hyperbolic"), key=lambda g: float(paper[g]))
-            diff_paper = float(paper[paper_best]) - float(paper["euclidean"])
-            ours, euclid = estimate(acc[paper_best]), estimate(acc["euclidean"])
-            diff, se = ours.mean - euclid.mean, math.hypot(ours.se, euclid.se)
-            if min(ours.count, euclid.count) < 2:
-                verdict = "not tested: fewer than 2 finished seeds"
-            elif max(a.max() for a in acc.values()) < 100 * CHANCE:
-                verdict = "not tested: no model of this cell left chance level at this training budget"
-            elif compare(ours, euclid, lower_is_better=False) == "tie":
-                verdict = "tie within the standard error" + (" (the paper: hyperbolic better)" if diff_paper > 0 else "")
-            elif (diff > 0) == (diff_paper > 0):
-                verdict = "agrees"
-            else:
-                verdict = "disagrees"
-            lines.append(f"- {name}, {cell.upper()}: paper {GEOMETRY_OF[paper_best]} {paper[paper_best]} vs Euclidean "
-                         f"{paper['euclidean']} ({diff_paper:+.2f}); ours "
-                         f"{ours.mean:.2f} vs Euclidean {euclid.mean:.2f} ({diff:+.2f}, combined s.e. "
-                         f"{se:.2f}): {verdict}.")
-    if len(lines) == 1:
-        lines.append("- none to compare: no cell has finished runs of its Euclidean model and both hyperbolic ones.")
-    return lines
+CLAIMS = claims_data.load("hnn")
+ON_PAR_OR_BETTER, GAIN = "table1_hyperbolic_on_par_or_better", "prefix_gain_grows_with_tree_likeness"
+DATA_OF = {"SNLI": "snli", "PREFIX-10": "prefix10", "PREFIX-30": "prefix30", "PREFIX-50": "prefix50"}
+
+
+def verdicts(finished: pd.DataFrame, datasets=tuple(DATASETS)) -> list[engine.Verdict]:
+    """Table 1's claims (claims/hnn.yaml) judged by the claims engine on our seeds, for the cells on
+    `datasets` (an experiment's grid): per cell, the paper's better hyperbolic model against its
+    Euclidean one (test accuracy % at best dev, Welch); the hyperbolic gain per seed (that model minus
+    the Euclidean one of the same seed) of a PREFIX dataset against another's. A cell whose models
+    all stayed at chance, or without runs, is not testable here."""
+    rows = []
+    claim = CLAIMS[ON_PAR_OR_BETTER]
+    for cell in claim.cells:
+        data, kind = _cell_of(cell.name)
+        if data not in datasets:
+            continue
+        arms = [_accuracies(finished, data, kind, g) for g in cell.arms]
+        rows.append(_judged(claim, cell, arms, _untestable(finished, data, kind, cell)))
+    claim = CLAIMS[GAIN]
+    for cell in claim.cells:
+        kind = cell.name.split(", ")[0].lower()
+        if not set(cell.arms) <= set(datasets):
+            continue
+        arms = [_gains(finished, data, kind) for data in cell.arms]
+        why = "; ".join(w for w in (_untestable(finished, data, kind) for data in cell.arms) if w)
+        rows.append(_judged(claim, cell, arms, why))
+    return rows
+
+
+def _cell_of(name: str) -> tuple[str, str]:
+    """'PREFIX-10, RNN' -> ('prefix10', 'rnn')."""
+    data, kind = name.split(", ")
+    return DATA_OF[data], kind.lower()
+
+
+def _accuracies(finished: pd.DataFrame, data: str, cell: str, geometry: str) -> pd.Series:
+    """Test accuracy % at best dev per seed (indexed by seed) of one model on one dataset."""
+    runs = finished[(finished["cfg.data.label"] == data) & (finished["cfg.model.cell"] == cell)
+                    & (finished["cfg.model.geometry"] == geometry)] if len(finished) else finished
+    if runs.empty:
+        return pd.Series(dtype=float)
+    return (100 * runs.set_index("cfg.seed").test_accuracy_at_best_dev).sort_index()
+
+
+def _gains(finished: pd.DataFrame, data: str, cell: str) -> list[float]:
+    """Per seed with both: the Table 1 cell's hyperbolic model minus its Euclidean model (points)."""
+    hyperbolic = CLAIMS[ON_PAR_OR_BETTER].cell(f"{DATASETS[data].rstrip('%')}, {cell.upper()}").arms[0]
+    gain = _accuracies(finished, data, cell, hyperbolic) - _accuracies(finished, data, cell, "euclidean")
+    return gain.dropna().tolist()
+
+
+def _untestable(finished: pd.DataFrame, data: str, cell: str, claim_cell=None) -> str:
+    """Why a Table 1 cell cannot be tested here ('' where it can): no runs (SNLI: no training split),
+    or every model of the cell at chance (the budget too small to leave it)."""
+    accs = [_accuracies(finished, data, cell, g) for g in GEOMETRY_OF]
+    if all(a.empty for a in accs):
+        return (claim_cell.precondition + ": it is not" if claim_cell is not None and claim_cell.precondition
+                else f"no finished runs of {DATASETS[data]} {cell.upper()}")
+    if max(a.max() for a in accs if not a.empty) < 100 * CHANCE:
+        return f"no model of {DATASETS[data]} {cell.upper()} left chance level at this training budget"
+    return ""
+
+
+def _judged(claim, cell, arms, reason: str) -> engine.Verdict:
+    """engine.judge of the arms' per-seed values, or not testable for `reason`."""
+    if reason:
+        return engine.untestable(claim, cell, reason, *map(len, arms))
+    return engine.judge(claim, cell, *(list(a) for a in arms))
 
 
 def _health(finished: pd.DataFrame, folders: dict) -> list[str]:
@@ -468,6 +501,15 @@ def same_init(runs_dir: Path, profile: str, overrides) -> pd.DataFrame | None:
     return pd.DataFrame(rows) if rows else None
 
 
+def _write_claims(rows: list[engine.Verdict], out: Path) -> str:
+    """claims.csv, .md and .tex in `out` (claims.render); returns the Markdown."""
+    (out / "claims.csv").write_text(render.to_csv(rows))
+    (out / "claims.tex").write_text(render.to_latex(rows, f"tab:hnn_claims_{out.name}"))
+    md = render.to_markdown(rows)
+    (out / "claims.md").write_text(md)
+    return md
+
+
 def ablation_tables(runs_dir: Path, profile: str, seeds, overrides) -> list[tuple]:
     """Every ablation as (file name, table, file title, summary heading); the table is None while it
     has no runs."""
@@ -576,7 +618,8 @@ def make(runs_dir: Path, profile: str, out: Path, seeds=None, overrides=()) -> l
         f"{_finished_counts(folders)} finished "
         f"(seeds {', '.join(map(str, seeds))})"
         f"{'; SNLI: not run (no training split here)' if snli and _snli_train_missing() else ''}.", "",
-        _settings(finished), "", *_claims(finished), "", *_health(finished, folders), "",
+        _settings(finished), "", "## The paper's claims (claims/hnn.yaml, judged by the claims engine)", "",
+        _write_claims(verdicts(finished, {k[1] for k in folders}), out), "", *_health(finished, folders), "",
         f"## {TABLE1}", "", table1_markdown(table), "", "![dev accuracy on PREFIX-10](fig_prefix10_dev.png)", "",
         *([] if comparison is None else ["## float32 against float64 (test accuracy % at best dev, "
                                          "mean ± s.d. over seeds)", "", comparison.to_markdown(index=False), ""]),
