@@ -41,7 +41,7 @@ class StiefelParameter(nn.Parameter):
 class PoincareParameter(nn.Parameter):
     """A weight whose rows ([..., dim]) are points of the Poincare ball of curvature -c."""
 
-    def __new__(cls, data: Tensor, c: float = 1.0, requires_grad: bool = True):
+    def __new__(cls, data: torch.Tensor, c: float = 1.0, requires_grad: bool = True):
         pb.check_curvature(c)
         self = super().__new__(cls, data, requires_grad)
         self.c = float(c)

@@ -9,7 +9,6 @@ from torch import Tensor
 from noneuclid.data import prefix, snli
 from noneuclid.geometry import poincare as pb
 from noneuclid.train.tasks.batching import pad, shuffled
-from noneuclid.train.tasks.classification import nonfinite_rows
 
 
 class SentencePairs:
