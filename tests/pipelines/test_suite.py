@@ -200,6 +200,20 @@ def test_sweep_values_reads_the_experiment_then_those_it_extends():
     assert len(sweep_values("hnn/order", "variant")) == 6  # hnn/table1's six models
 
 
+def test_brantner_sweeps_three_seeds_and_the_smoke_profile_one():
+    """The claims engine needs two seeds or more per setup: Fig. 3 and Table 2 sweep seeds 0, 1, 2
+    (the paper shows one run); the smoke profile keeps one."""
+    from hydra import compose as hydra_compose, initialize_config_dir
+
+    from noneuclid.config import CONFIG_DIR
+    with initialize_config_dir(str(CONFIG_DIR), version_base=None):
+        for experiment in ("fig3a", "fig3b", "table2"):
+            for profile, seeds in (("cpu", "0,1,2"), ("paper", "0,1,2"), ("smoke", "0")):
+                cfg = hydra_compose("train", [f"experiment=brantner/{experiment}", f"profile={profile}"],
+                                    return_hydra_config=True)
+                assert str(cfg.hydra.sweeper.params.seed) == seeds, (experiment, profile)
+
+
 def test_experiment_value_reads_the_experiment_then_those_it_extends():
     from noneuclid.config import experiment_value
     assert experiment_value("hnn/seeds", "stack.seed") == list(range(3, 18))  # its own

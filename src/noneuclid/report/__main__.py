@@ -49,7 +49,7 @@ def main(argv=None) -> int:
     parser.add_argument("--results", type=Path, default=Path("results"))
     parser.add_argument("--out", type=Path, default=None, help="default: <results>/<paper>/<profile>")
     parser.add_argument("--seeds", type=seed_list, default=None,
-                        help="seeds and ranges, e.g. 0,1,2 or 0-17 (default: brantner 0, hnn the seeds found)")
+                        help="seeds and ranges, e.g. 0,1,2 or 0-17 (default: the seeds found)")
     parser.add_argument("overrides", nargs="*", help="the training overrides of the runs, e.g. optim.lr=3e-3")
     parser.add_argument("--docs", type=Path, default=Path("docs"),
                         help="folder of the reports <paper>.md whose results block is refreshed "

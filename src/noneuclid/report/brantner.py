@@ -58,15 +58,16 @@ def expected_runs(profile: str, seeds, overrides=()) -> dict[str, str]:
     return names
 
 
-def load(out: Path, profile: str, seeds=(0,), overrides=()) -> tuple[pd.DataFrame, pd.DataFrame, pd.DataFrame]:
+def load(out: Path, profile: str, seeds=None, overrides=()) -> tuple[pd.DataFrame, pd.DataFrame, pd.DataFrame]:
     """From the per-run data in `out` (runs.csv, curves.csv): the finished runs of the paper's four
-    setups (one row per setup: the mean over seeds), their training curves (mean over seeds per epoch)
-    and the runs themselves (one row per setup and seed)."""
-    names = expected_runs(profile, seeds, overrides)
+    setups with `seeds` (None: every seed there), one row per setup (the mean over seeds), their
+    training curves (mean over seeds per epoch) and the runs themselves (one row per setup and seed)."""
     runs, curves = (pd.read_csv(out / f, low_memory=False) if (out / f).is_file() else pd.DataFrame()
                     for f in ("runs.csv", "curves.csv"))
     if runs.empty:
         return runs, curves, runs
+    seeds = sorted({int(s) for s in runs.seed.dropna()}) if seeds is None else seeds
+    names = expected_runs(profile, seeds, overrides)
     per_seed = runs[(runs.status == "done") & runs.run.isin(list(names))].assign(setup=lambda r: r.run.map(names))
     if per_seed.empty:
         return per_seed, pd.DataFrame(), per_seed
@@ -214,7 +215,7 @@ def observations(runs, curves) -> list[str]:
     return out
 
 
-def make(runs_dir: Path, profile: str, out: Path, seeds=(0,), overrides=(), reference: Path | None = None) -> list[Path]:
+def make(runs_dir: Path, profile: str, out: Path, seeds=None, overrides=(), reference: Path | None = None) -> list[Path]:
     """Write fig3a, fig3b (PNG + PDF), table2, accuracy and, when the authors' curves are at
     `reference` (default <data>/reference/brantner_gml), curves (CSV + Markdown), and summary.md
     from the runs of `python -m noneuclid.train -m experiment=brantner/table2 profile=<profile> <overrides>`.
