@@ -225,6 +225,8 @@ def figure(values: pd.DataFrame, emb: pd.DataFrame, root: Path, hierarchy: str, 
         ax.set(xlim=(-1.02, 1.02), ylim=(-1.02, 1.02), aspect="equal", title=f"{subtree} (2-D)")
         ax.axis("off")
         ax.legend(fontsize=6, loc="lower left", markerscale=8)
+    fig.suptitle("Decision boundaries of the three classifiers in the 2-D Poincare ball (classifiers of seed 0; "
+                 "the paper draws none)", fontsize=9)
     figures.save(fig, out)
     return outside
 
