@@ -57,6 +57,31 @@ def test_sparse_gradient_equals_autograd():
     assert torch.allclose(grads[0], grads[1], rtol=0, atol=1e-13)
 
 
+def test_burnin_draws_by_frequency_then_uniformly():
+    """The reference's burn-in: burnin_negatives candidates per edge, node w drawn with probability
+    (1 + edges with ancestor w) / sum (the toy tree of 40 nodes: root 40 / 142, a leaf 1 / 142); after
+    the burn-in `negatives` candidates, uniformly."""
+    h = wordnet.toy(depth=3, branching=3)
+    task = Hypernymy(h.edges, h.size, negatives=10, batch_size=16, seed=0, burnin_epochs=1, burnin_negatives=3)
+    assert next(iter(task.batches(0)))[0].shape == (16, 2 + 3)
+    assert next(iter(task.batches(1)))[0].shape == (16, 2 + 10)
+    expected = (1 + torch.bincount(h.edges[:, 1], minlength=h.size).double()) / (h.size + len(h.edges))
+    g = torch.Generator().manual_seed(0)
+    for epoch, want in ((0, expected), (1, torch.full((h.size,), 1 / h.size, dtype=torch.float64))):
+        drawn = torch.cat([task._draw(10_000, epoch, g).flatten() for _ in range(10)])
+        freq = torch.bincount(drawn, minlength=h.size).double() / len(drawn)
+        assert torch.allclose(freq, want, atol=4 * (want / len(drawn)).sqrt().max().item())
+    assert expected[0] == 40 / 142 and expected[-1] == 1 / 142
+
+
+def test_without_burnin_negatives_the_burnin_draws_as_after():
+    """burnin_negatives=None: the draws of the runs trained before the reference's burn-in sampling."""
+    h = wordnet.toy(depth=3, branching=3)
+    batches = [next(iter(Hypernymy(h.edges, h.size, negatives=10, batch_size=16, seed=0, burnin_epochs=b).batches(0)))
+               for b in (0, 5)]
+    assert all(torch.equal(a, b) for a, b in zip(*batches))
+
+
 @pytest.mark.parametrize("chunk", [7, 1000])
 def test_evaluation_of_a_trained_embedding_matches_the_definition(chunk):
     """A trained embedding (ancestors at small ranks, ties of the bound exercised) over all nodes."""

@@ -67,12 +67,24 @@ def embeddings(runs: pd.DataFrame, curves: pd.DataFrame, hierarchy: str) -> pd.D
         evaluated = curves[(curves.run == run.run) & curves.reconstruction_map.notna()]
         last = evaluated.iloc[-1]
         reference = RECONSTRUCTION_REFERENCE.get(dim, (float("nan"), float("nan")))
-        rows.append({"dim": dim, "epochs": int(run.epochs), "train_minutes": run.train_seconds / 60,
+        rows.append({"dim": dim, "epochs": int(run.epochs), **_recipe(run), "train_minutes": run.train_seconds / 60,
                      "evaluated_at_epoch": int(last.epoch), "nodes_ranked": int(last.reconstruction_nodes),
                      "mean_rank": last.reconstruction_mean_rank, "map": last.reconstruction_map,
                      "reference_mean_rank": reference[0], "reference_map": reference[1], "run": run.run})
-    return pd.DataFrame(rows, columns=["dim", "epochs", "train_minutes", "evaluated_at_epoch", "nodes_ranked",
-                                       "mean_rank", "map", "reference_mean_rank", "reference_map", "run"])
+    return pd.DataFrame(rows, columns=["dim", "epochs", *RECIPE, "train_minutes", "evaluated_at_epoch",
+                                       "nodes_ranked", "mean_rank", "map", "reference_mean_rank", "reference_map", "run"])
+
+
+# An embedding run's recipe, from its config columns (a run trained before data.burnin_negatives
+# existed drew its burn-in negatives as the other epochs': that many, uniformly)
+RECIPE = ("batch_size", "lr", "burnin_epochs", "burnin_factor", "burnin_negatives")
+
+
+def _recipe(run: pd.Series) -> dict:
+    burnin_negatives = run.get("cfg.data.burnin_negatives")
+    return {"batch_size": int(run["cfg.data.batch_size"]), "lr": float(run["cfg.optim.lr"]),
+            "burnin_epochs": int(run["cfg.optim.burnin_epochs"]), "burnin_factor": float(run["cfg.optim.burnin_factor"]),
+            "burnin_negatives": "uniform" if pd.isna(burnin_negatives) else f"{int(burnin_negatives)} by frequency"}
 
 
 def f1_values(runs: pd.DataFrame) -> pd.DataFrame:
@@ -131,11 +143,13 @@ def shown_table2(table: pd.DataFrame) -> tuple[pd.DataFrame, set]:
 
 def shown_embeddings(emb: pd.DataFrame) -> pd.DataFrame:
     """The embeddings table in words: our mean rank and MAP beside the reference's."""
-    return pd.DataFrame([{"dim": str(r.dim), "epochs": str(r.epochs), "train minutes": f"{r.train_minutes:.0f}",
+    return pd.DataFrame([{"dim": str(r.dim), "epochs": str(r.epochs), "batch x lr": f"{r.batch_size} x {r.lr:g}",
+                          "burn-in": f"{r.burnin_epochs} epochs at x{r.burnin_factor:g}, negatives {r.burnin_negatives}",
+                          "train minutes": f"{r.train_minutes:.0f}",
                           "nodes ranked": f"{r.nodes_ranked:,}", "mean rank": f"{r.mean_rank:.2f}", "MAP": f"{r.map:.3f}",
                           "Nickel & Kiela (mean rank / MAP)": NOT_AVAILABLE if pd.isna(r.reference_map)
                           else f"{r.reference_mean_rank:g} / {r.reference_map:g}"} for r in emb.itertuples()],
-                        columns=["dim", "epochs", "train minutes", "nodes ranked", "mean rank", "MAP",
+                        columns=["dim", "epochs", "batch x lr", "burn-in", "train minutes", "nodes ranked", "mean rank", "MAP",
                                  "Nickel & Kiela (mean rank / MAP)"])
 
 
@@ -240,12 +254,11 @@ def _margin(folder: Path, geometry: str, xy: torch.Tensor, dtype) -> torch.Tenso
 
 
 def settings(e, c) -> str:
-    """The settings of the profile's embedding (e) and classifier (c) configs, in words."""
-    return (f"Settings: embeddings {e.trainer.epochs} epochs, batches of {e.data.batch_size} edges x "
-            f"{e.data.negatives} negatives, lr {e.optim.lr} ({e.optim.burnin_epochs} burn-in epochs at "
-            f"x{e.optim.burnin_factor}), {e.trainer.dtype}, reconstruction on "
-            f"{e.data.eval_nodes or 'all'} nodes (the reference code: 1500 epochs, batches of 50, lr 1.0); "
-            f"classifiers {c.trainer.epochs} epoch(s) of balanced batches of {c.data.batch_size}, Adam lr "
+    """The settings of the profile's embedding (e) and classifier (c) configs, in words (each embedding's
+    batch, lr and burn-in are in its row of the embeddings table)."""
+    return (f"Settings: embeddings {e.data.negatives} negatives per edge, {e.trainer.dtype}, reconstruction on "
+            f"{e.data.eval_nodes or 'all'} nodes (the reference code: 1500 epochs per process, batches of 50, lr 1.0, "
+            "20 burn-in epochs at x0.1 with 5 negatives by frequency); classifiers {c.trainer.epochs} epoch(s) of balanced batches of {c.data.batch_size}, Adam lr "
             f"{c.optim.lr}, Riemannian SGD lr {c.optim.ball_lr} for p_k.")
 
 

@@ -14,7 +14,8 @@ NOT_SETTINGS = ("paths", "logger", "report", "trainer.progress", "trainer.thread
 # Settings added after runs existed, with the value that computes what those runs did: left out of the
 # hash at that value, so the earlier run folders keep their names (and resume).
 LATER_SETTINGS = {"optim.compensated": False, "model.clip_per_tensor": False, "model.project_results": False,
-                  "model.carry_gaps": False, "data.order": "shuffled", "trainer.init_dtype": None}
+                  "model.carry_gaps": False, "data.order": "shuffled", "trainer.init_dtype": None,
+                  "data.burnin_negatives": None, "data.burnin_dampening": 1.0}
 
 
 def resolve_device(name: str) -> torch.device:

@@ -5,7 +5,11 @@ uniformly for u, the loss of eq. (6) of the paper
     L(u, v) = -log( exp(-d(u, v)) / sum_{v' in {v} + N(u)} exp(-d(u, v')) ),
 where N(u) are the drawn nodes that are not related to u (a drawn w with (u, w) or (w, u) in the
 closure, or w = u, is replaced by v and masked out of the sum). Batches of edges and their negatives are tensors: one
-distance call per batch, no loop over edges.
+distance call per batch, no loop over edges. In the burn-in epochs (the paper's Sec. 3, "initial
+burn-in phase") the reference code draws `burnin_negatives` nodes per edge, node w with probability
+proportional to (1 + the number of edges with ancestor w)^burnin_dampening (its data loader: 5 of
+50 negatives, dampening 1), so that the frequent, general nodes are the ones pushed away first;
+burnin_negatives=None draws as in the other epochs.
 
 Evaluation (the paper's "reconstruction"): for each node u with ancestors A(u), rank every ancestor
 by its distance from u among all nodes other than u; the mean rank counts, for each (u, v), the
@@ -32,9 +36,14 @@ class Hypernymy:
     eval_splits = ("reconstruction",)
 
     def __init__(self, edges: Tensor, num_nodes: int, negatives: int, batch_size: int, seed: int,
-                 eval_nodes: int | None = None, eval_chunk: int = 128):
+                 eval_nodes: int | None = None, eval_chunk: int = 128, burnin_epochs: int = 0,
+                 burnin_negatives: int | None = None, burnin_dampening: float = 1.0):
         self.edges, self.num_nodes = edges, num_nodes
         self.negatives, self.batch_size, self.seed = negatives, batch_size, seed
+        self.burnin_epochs = burnin_epochs if burnin_negatives is not None else 0
+        self.burnin_negatives = burnin_negatives
+        weight = (1 + torch.bincount(edges[:, 1], minlength=num_nodes).double()) ** burnin_dampening
+        self.burnin_cdf = weight.cumsum(0) / weight.sum()  # [N], of the burn-in's draws
         self.eval_chunk = eval_chunk
         self.model_kwargs = {"num_nodes": num_nodes}
         pairs = torch.cat([edges, edges.flip(1)])
@@ -64,13 +73,21 @@ class Hypernymy:
         g = torch.Generator().manual_seed(self.seed * 100_003 + epoch + 7)
         for idx in shuffled(len(self.edges), self.batch_size, self.seed, epoch, self.edges.device):
             u, v = self.edges[idx].unbind(1)
-            w = torch.randint(self.num_nodes, (len(idx), self.negatives), generator=g)
-            idx = torch.empty(len(u), 2 + self.negatives, dtype=torch.long)
-            keep = torch.empty(len(u), 1 + self.negatives, dtype=torch.bool)
+            w = self._draw(len(idx), epoch, g)  # [B, k]
+            idx = torch.empty(len(u), 2 + w.shape[1], dtype=torch.long)
+            keep = torch.empty(len(u), 1 + w.shape[1], dtype=torch.bool)
             _candidates(u.numpy(), v.numpy(), w.numpy(), self.related.numpy(), self.row_starts.numpy(),
                         self.num_nodes, idx.numpy(), keep.numpy())
             idx, keep = idx.to(self.device), keep.to(self.device)
             yield idx, keep, idx[:, 0]
+
+    def _draw(self, edges: int, epoch: int, g: torch.Generator) -> Tensor:
+        """Candidate negatives [edges, k]: uniform, or in a burn-in epoch by (1 + ancestor count)^dampening."""
+        if epoch >= self.burnin_epochs:
+            return torch.randint(self.num_nodes, (edges, self.negatives), generator=g)
+        drawn = torch.searchsorted(self.burnin_cdf, torch.rand(edges, self.burnin_negatives, generator=g,
+                                                                dtype=torch.float64))
+        return drawn.clamp_max(self.num_nodes - 1)  # a draw at the cdf's rounded end
 
     def loss(self, model, batch) -> tuple[Tensor, float]:
         idx, keep, _ = batch
@@ -137,8 +154,10 @@ def _candidates(u, v, w, related, row_starts, num_nodes, idx, keep):  # pragma: 
 
 
 def build(cfg) -> Hypernymy:
-    """Poincare embeddings of the closure of data.hierarchy (WordNet nouns, the mammal closure, a toy tree)."""
+    """Poincare embeddings of the closure of data.hierarchy (WordNet nouns, the mammal closure, a toy
+    tree); the burn-in's draws for optim.burnin_epochs epochs."""
     d = cfg.data
     hierarchy = wordnet.load(d.hierarchy, cfg.paths.generated_dir)
     return Hypernymy(hierarchy.edges, hierarchy.size, d.negatives, d.batch_size, cfg.seed,
-                     d.get("eval_nodes"), d.get("eval_chunk", 128))
+                     d.get("eval_nodes"), d.get("eval_chunk", 128), cfg.optim.get("burnin_epochs", 0),
+                     d.get("burnin_negatives"), d.get("burnin_dampening", 1.0))
