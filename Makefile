@@ -36,8 +36,8 @@ data: setup  ## fill DATA_DIR (from DATA_MIRROR when given, else download); veri
 	$(PY) scripts/data.py fetch cifar10 --data-dir $(if $(DATA_MIRROR),$(GENERATED_DIR),$(DATA_DIR)) $(if $(DATA_MIRROR),--mirror $(DATA_MIRROR))
 	$(PY) scripts/data.py fetch wordnet --data-dir $(GENERATED_DIR) $(if $(WORDNET_DICT),--mirror $(WORDNET_DICT))
 
-test: setup  ## run the test suite (no network, no real datasets needed)
-	$(PY) -m pytest
+test: setup  ## run the test suite on every core (no network, no real datasets needed)
+	$(PY) -m pytest -n auto --dist loadfile
 
 test-slow: setup  ## the long regression tests left out of `make test` (minutes)
 	$(PY) -m pytest -m slow
