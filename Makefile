@@ -37,7 +37,7 @@ data: setup  ## fill DATA_DIR (from DATA_MIRROR when given, else download); veri
 	$(PY) scripts/data.py fetch wordnet --data-dir $(GENERATED_DIR) $(if $(WORDNET_DICT),--mirror $(WORDNET_DICT))
 
 test: setup  ## run the test suite on every core (no network, no real datasets needed)
-	$(PY) -m pytest -n auto --dist loadfile
+	$(PY) -m pytest -n auto
 
 test-slow: setup  ## the long regression tests left out of `make test` (minutes)
 	$(PY) -m pytest -m slow

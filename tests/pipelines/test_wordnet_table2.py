@@ -249,3 +249,13 @@ def test_table2_cells_need_an_embedding_that_reconstructs_the_hierarchy():
     assert (two.verdict, two.reason) == (engine.NOT_TESTABLE, "embedding MAP 0.200 < 0.5")
     low = verdicts[(hnn_table2.LOW_DIMENSIONS, f"{first}, 2-D vs 10-D")]
     assert low.verdict == engine.NOT_TESTABLE and "10-D: no finished embedding" in low.reason
+
+def test_two_runs_of_one_table2_cell_and_seed_are_an_error():
+    """Classifiers of an earlier embedding beside the current one's would be averaged as more seeds."""
+    from noneuclid.report import hnn_table2
+    row = {"cfg.model.name": "point_mlr", "cfg.data.subtree": "group.n.01", "cfg.data.dim": 5,
+           "cfg.model.geometry": "hyperbolic", "cfg.seed": 0, "final_test_f1": 0.5}
+    runs = pd.DataFrame([{**row, "run": "old"}, {**row, "run": "new"}, {**row, "cfg.seed": 1, "run": "seed1"}])
+    with pytest.raises(ValueError, match="old, new; drop the stale rows"):
+        hnn_table2.f1_values(runs)
+    assert list(hnn_table2.f1_values(runs.iloc[1:]).run) == ["new", "seed1"]

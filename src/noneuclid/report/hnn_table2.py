@@ -94,7 +94,11 @@ def f1_values(runs: pd.DataFrame) -> pd.DataFrame:
                "cfg.seed": "seed", "final_test_f1": "f1", "run": "run"}
     if found.empty:
         return pd.DataFrame(columns=list(columns.values()))
-    return found[list(columns)].rename(columns=columns).astype({"dim": int, "seed": int}).reset_index(drop=True)
+    values = found[list(columns)].rename(columns=columns).astype({"dim": int, "seed": int}).reset_index(drop=True)
+    twice = values[values.duplicated(["subtree", "dim", "geometry", "seed"], keep=False)]
+    if len(twice):  # e.g. classifiers of an earlier embedding of that dimension beside the current one's
+        raise ValueError(f"several finished runs of one Table 2 cell and seed: {', '.join(twice.run)}; drop the stale rows")
+    return values
 
 
 def untestable(emb_map: dict[int, float]) -> dict[int, str]:
