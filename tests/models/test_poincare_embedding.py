@@ -57,6 +57,36 @@ def test_sparse_gradient_equals_autograd():
     assert torch.allclose(grads[0], grads[1], rtol=0, atol=1e-13)
 
 
+def test_sgd_steps_equal_the_autograd_steps_batch_by_batch():
+    """The compiled loop of SGD steps over batches of 16 edges (the last of a chunk 6 or 0) against
+    loss_terms, backward and RiemannianSGD(retraction=True) batch by batch, over 3 chunks of edges at a
+    rate that takes points to the boundary (projected), 10 epochs: weights to 1e-12, loss terms to 1e-10."""
+    h = wordnet.toy(depth=3, branching=3)
+    task = Hypernymy(h.edges, h.size, negatives=10, batch_size=70, seed=0)
+    chunks = [chunk for epoch in range(10) for chunk in task.batches(epoch)]  # 70 + 32 edges per epoch
+    weights, terms = [], {True: [], False: []}
+    for fused in (True, False):
+        torch.manual_seed(0)
+        model = PoincareEmbedding(h.size, 3, init=0.3).double()
+        optimizer = RiemannianSGD(model.parameters(), lr=20.0, retraction=True)
+        for idx, keep, _ in chunks:
+            if fused:
+                terms[fused].append(model.sgd_steps(idx, keep, 16, lr=20.0))
+                continue
+            for start in range(0, len(idx), 16):
+                loss = model.loss_terms(idx[start: start + 16], keep[start: start + 16])
+                terms[fused].append(loss.detach())
+                optimizer.zero_grad(set_to_none=True)
+                loss.mean().backward()
+                optimizer.step()
+        weights.append(model.weight.detach())
+    assert torch.allclose(weights[0], weights[1], rtol=0, atol=1e-12)
+    # a term is d_1 + log sum exp(-d_j), distances up to 13 near the boundary, where they amplify the
+    # weights' rounding: 2e-11 apart at most
+    assert torch.allclose(torch.cat(terms[True]), torch.cat(terms[False]), rtol=0, atol=1e-10)
+    assert weights[0].norm(dim=1).max() > 0.99  # some points reached the boundary
+
+
 def test_burnin_draws_by_frequency_then_uniformly():
     """The reference's burn-in: burnin_negatives candidates per edge, node w drawn with probability
     (1 + edges with ancestor w) / sum (the toy tree of 40 nodes: root 40 / 142, a leaf 1 / 142); after

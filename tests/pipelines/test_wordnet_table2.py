@@ -259,3 +259,20 @@ def test_two_runs_of_one_table2_cell_and_seed_are_an_error():
     with pytest.raises(ValueError, match="old, new; drop the stale rows"):
         hnn_table2.f1_values(runs)
     assert list(hnn_table2.f1_values(runs.iloc[1:]).run) == ["new", "seed1"]
+
+
+def test_fused_batches_train_as_the_autograd_steps(tmp_path):
+    """data.fused_batches: the smoke embedding (burn-in included) trained by the compiled loop of SGD
+    steps, 4 batches per trainer step, ends where the autograd steps end (float64)."""
+    common = ["experiment=hnn/poincare", "profile=smoke", "model.dim=2", "trainer.progress=false"]
+    points = []
+    for fused in ("null", "4"):
+        runs = tmp_path / fused
+        s = train(compose([*common, f"paths.runs_dir={runs}", f"data.fused_batches={fused}"]))
+        assert s["epochs"] == 3
+        (folder,) = (runs / "hnn" / "smoke").glob("poincare-*")
+        points.append(torch.load(folder / "checkpoint.pt")["model"]["weight"])
+    assert torch.allclose(points[0], points[1], rtol=0, atol=1e-12)
+    with pytest.raises(ValueError, match="optim.retraction=true"):
+        train(compose([*common, f"paths.runs_dir={tmp_path / 'expmap'}", "data.fused_batches=4",
+                       "optim.retraction=false"]))

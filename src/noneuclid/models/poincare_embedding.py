@@ -11,6 +11,7 @@ from torch import Tensor, nn
 
 from noneuclid.geometry import poincare as pb
 from noneuclid.nn.parameters import PoincareParameter
+from noneuclid.optim.rsgd import retract_rows
 
 
 class PoincareEmbedding(nn.Module):
@@ -42,6 +43,21 @@ class PoincareEmbedding(nn.Module):
             raise ValueError("model.sparse=true runs on the CPU (a compiled loop); set model.sparse=false on "
                              f"{self.weight.device.type}")
         return _SparseNegativeSampling.apply(self.weight, idx, keep, self.c)
+
+    @torch.no_grad()
+    def sgd_steps(self, idx: Tensor, keep: Tensor, batch_size: int, lr: float) -> Tensor:
+        """Riemannian SGD with the retraction (Nickel & Kiela's eq. 5) over consecutive batches of
+        `batch_size` rows of idx [E, 1 + k] / keep [E, k], one step per batch on the mean of its loss
+        terms, in one compiled loop: what `loss_terms`, backward and RiemannianSGD(retraction=True) do
+        batch by batch, without a Python step per batch. Returns the loss terms [E], each as the model
+        was at its batch's step. CPU, float64 or float32."""
+        if self.weight.device.type != "cpu":
+            raise ValueError(f"sgd_steps runs on the CPU (a compiled loop), not on {self.weight.device.type}")
+        terms = torch.empty(idx.shape[0], dtype=self.weight.dtype)
+        max_norm = (1 - pb.BALL_EPS) / self.c ** 0.5  # pb.project's
+        _sgd_steps(self.weight.detach().numpy(), idx.numpy(), keep.numpy(), batch_size, lr, self.c, max_norm,
+                   terms.numpy())
+        return terms
 
     @torch.no_grad()
     def ranking_columns(self) -> Tensor:
@@ -94,10 +110,10 @@ def _terms_and_grads(weight, idx, keep, c, terms, grads):  # pragma: no cover (c
     sc = math.sqrt(c)
     n_edges, k = idx.shape
     dim = weight.shape[1]
+    s, gy, rz, rz1, e = np.empty(k), np.empty(k), np.empty(k), np.empty(k), np.empty(k)  # per candidate j
     for b in range(n_edges):
         u = idx[b, 0]
         gx = 1.0 - c * _dot(weight, u, u)
-        s, gy, rz, rz1, e = np.empty(k), np.empty(k), np.empty(k), np.empty(k), np.empty(k)
         total = 0.0
         for j in range(1, k):
             r = idx[b, j]
@@ -118,6 +134,21 @@ def _terms_and_grads(weight, idx, keep, c, terms, grads):  # pragma: no cover (c
                 diff = weight[u, i] - weight[r, i]
                 grads[b, j, i] = ay * weight[r, i] - coef * diff
                 grads[b, 0, i] += coef * diff + ax * weight[u, i]
+
+
+@numba.njit(cache=True)
+def _sgd_steps(weight, idx, keep, batch_size, lr, c, max_norm, terms):  # pragma: no cover (compiled)
+    """For each batch b of rows [start, stop) of idx: terms and gradients of its edges at the current
+    weight (`_terms_and_grads`), then weight[r] <- project(weight[r] - lr lambda_r^-2 * mean gradient),
+    the rows of the batch only (`retract_rows`)."""
+    dim = weight.shape[1]
+    grads = np.empty((batch_size, idx.shape[1], dim), dtype=weight.dtype)
+    for start in range(0, idx.shape[0], batch_size):
+        stop = min(start + batch_size, idx.shape[0])
+        g = grads[: stop - start]
+        _terms_and_grads(weight, idx[start:stop], keep[start:stop], c, terms[start:stop], g)
+        values = g.reshape(-1, dim) / (stop - start)  # of the batch mean
+        retract_rows(weight, idx[start:stop].ravel(), values, lr, c, max_norm)
 
 
 @numba.njit(inline="always")

@@ -86,7 +86,7 @@ def _sparse_step(p: PoincareParameter, lr: float, retraction: bool) -> None:
     sum first (coalesce)."""
     if retraction and p.device.type == "cpu":
         grad = p.grad
-        _retract_rows(p.detach().numpy(), grad._indices()[0].numpy(), grad._values().numpy(), lr, p.c,
+        retract_rows(p.detach().numpy(), grad._indices()[0].numpy(), grad._values().numpy(), lr, p.c,
                       (1 - pb.BALL_EPS) / p.c ** 0.5)
         return
     grad = p.grad.coalesce()
@@ -98,7 +98,7 @@ def _sparse_step(p: PoincareParameter, lr: float, retraction: bool) -> None:
 
 
 @numba.njit(cache=True)
-def _retract_rows(weight, rows, values, lr, c, max_norm):  # pragma: no cover (compiled)
+def retract_rows(weight, rows, values, lr, c, max_norm):  # pragma: no cover (compiled)
     """weight[r] <- project(weight[r] - lr (1 - c||weight[r]||^2)^2 / 4 * sum of values[k] with rows[k] = r),
     the rescaling taken at the points before the step; project as pb.project."""
     dim = weight.shape[1]

@@ -15,7 +15,7 @@ NOT_SETTINGS = ("paths", "logger", "report", "trainer.progress", "trainer.thread
 # hash at that value, so the earlier run folders keep their names (and resume).
 LATER_SETTINGS = {"optim.compensated": False, "model.clip_per_tensor": False, "model.project_results": False,
                   "model.carry_gaps": False, "data.order": "shuffled", "trainer.init_dtype": None,
-                  "data.burnin_negatives": None, "data.burnin_dampening": 1.0}
+                  "data.burnin_negatives": None, "data.burnin_dampening": 1.0, "data.fused_batches": None}
 
 
 def resolve_device(name: str) -> torch.device:

@@ -5,7 +5,8 @@
     summaries = trainer.fit()       # restore, then per epoch: train, evaluate, save; then summarise
 
 An epoch (`train_epoch`) is the loop every experiment shares: batch -> task.loss -> backward ->
-optimizer step, with a check that the loss and the gradient are finite.
+optimizer step, with a check that the loss and the gradient are finite (a task with `takes_steps`
+steps the optimizer itself, many batches per call, and returns its loss).
 """
 
 from __future__ import annotations
@@ -204,19 +205,11 @@ def train_epoch(model, optimizer, task, epoch: int, bar, after_step=None) -> lis
     start = time.perf_counter()
     steps_before = epoch * task.steps_per_epoch()
     for step, batch in enumerate(task.batches(epoch)):
-        loss, per_example_sums = task.loss(model, batch)
-        sums = torch.tensor(per_run(per_example_sums), dtype=torch.float64)
-        _check_finite(loss.detach().item(), sums, epoch, step, runs)
-        optimizer.zero_grad(set_to_none=True)
-        loss.backward()
-        finite = stacking.finite_runs(model, runs)
-        if bool(finite.all()):
-            optimizer.step()
+        if getattr(task, "takes_steps", False):  # the task's compiled loop steps the optimizer itself
+            sums = torch.tensor(per_run(task.take_steps(model, optimizer, batch)), dtype=torch.float64)
+            _check_finite(float(sums.sum()), sums, epoch, step, runs)
         else:
-            skipped += ~finite
-            stacking.step_skipping(model, optimizer, finite)
-            log.warning("non-finite gradient at epoch %d, step %d: update skipped (counted as "
-                        "nonfinite_steps in the metrics and summary)", epoch + 1, step + 1)
+            sums = _gradient_step(model, optimizer, task, batch, epoch, step, skipped)
         totals, count = totals + sums, count + batch[-1].shape[-1]
         bar.update(1)
         bar.set_postfix(epoch=epoch + 1, loss=f"{float(sums.mean()) / batch[-1].shape[-1]:.4f}", refresh=False)
@@ -229,6 +222,26 @@ def train_epoch(model, optimizer, task, epoch: int, bar, after_step=None) -> lis
     seconds = (time.perf_counter() - start - paused) / runs
     return [{"train_loss": task.finish_loss(float(total) / count), "train_seconds": seconds,
              "nonfinite_steps": int(n)} for total, n in zip(totals, skipped)]
+
+
+def _gradient_step(model, optimizer, task, batch, epoch: int, step: int, skipped: torch.Tensor) -> torch.Tensor:
+    """task.loss, backward, optimizer step; returns the per-run sums of the loss terms [runs]. A run whose
+    gradient is not finite skips its update, counted in skipped [runs] (in place)."""
+    runs = len(skipped)
+    loss, per_example_sums = task.loss(model, batch)
+    sums = torch.tensor(per_run(per_example_sums), dtype=torch.float64)
+    _check_finite(loss.detach().item(), sums, epoch, step, runs)
+    optimizer.zero_grad(set_to_none=True)
+    loss.backward()
+    finite = stacking.finite_runs(model, runs)
+    if bool(finite.all()):
+        optimizer.step()
+    else:
+        skipped += ~finite
+        stacking.step_skipping(model, optimizer, finite)
+        log.warning("non-finite gradient at epoch %d, step %d: update skipped (counted as "
+                    "nonfinite_steps in the metrics and summary)", epoch + 1, step + 1)
+    return sums
 
 
 def _check_finite(value: float, sums: torch.Tensor, epoch: int, step: int, runs: int) -> None:

@@ -27,6 +27,7 @@ import torch
 from torch import Tensor
 
 from noneuclid.data import wordnet
+from noneuclid.optim import RiemannianSGD
 from noneuclid.train.tasks.batching import shuffled
 
 
@@ -37,9 +38,11 @@ class Hypernymy:
 
     def __init__(self, edges: Tensor, num_nodes: int, negatives: int, batch_size: int, seed: int,
                  eval_nodes: int | None = None, eval_chunk: int = 128, burnin_epochs: int = 0,
-                 burnin_negatives: int | None = None, burnin_dampening: float = 1.0):
+                 burnin_negatives: int | None = None, burnin_dampening: float = 1.0, fused_batches: int | None = None):
         self.edges, self.num_nodes = edges, num_nodes
         self.negatives, self.batch_size, self.seed = negatives, batch_size, seed
+        self.fused_batches = fused_batches
+        self.takes_steps = fused_batches is not None  # the trainer calls take_steps instead of loss + step
         self.burnin_epochs = burnin_epochs if burnin_negatives is not None else 0
         self.burnin_negatives = burnin_negatives
         weight = (1 + torch.bincount(edges[:, 1], minlength=num_nodes).double()) ** burnin_dampening
@@ -63,7 +66,11 @@ class Hypernymy:
         return self
 
     def steps_per_epoch(self) -> int:
-        return -(-len(self.edges) // self.batch_size)
+        return -(-len(self.edges) // self._edges_per_step())
+
+    def _edges_per_step(self) -> int:
+        """Edges per trainer step: a batch, or fused_batches consecutive batches (`take_steps`)."""
+        return self.batch_size * (self.fused_batches or 1)
 
     def batches(self, epoch: int):
         """(idx [B, 2 + negatives]: u, v, then the drawn nodes; keep [B, 1 + negatives]: v and the drawn
@@ -71,7 +78,7 @@ class Hypernymy:
         element). The draws depend only on (seed, epoch), like the batch order: a resumed run sees the
         same ones."""
         g = torch.Generator().manual_seed(self.seed * 100_003 + epoch + 7)
-        for idx in shuffled(len(self.edges), self.batch_size, self.seed, epoch, self.edges.device):
+        for idx in shuffled(len(self.edges), self._edges_per_step(), self.seed, epoch, self.edges.device):
             u, v = self.edges[idx].unbind(1)
             w = self._draw(len(idx), epoch, g)  # [B, k]
             idx = torch.empty(len(u), 2 + w.shape[1], dtype=torch.long)
@@ -93,6 +100,16 @@ class Hypernymy:
         idx, keep, _ = batch
         terms = model.loss_terms(idx, keep)  # eq. (6) of Nickel & Kiela, [B]
         return terms.mean(), float(terms.detach().sum())
+
+    def take_steps(self, model, optimizer, batch) -> float:
+        """With fused_batches: the SGD steps of the batch's fused_batches batches in one compiled loop
+        (`PoincareEmbedding.sgd_steps`, at the optimizer's current lr); returns the sum of the loss terms."""
+        group = optimizer.param_groups[0]
+        if not isinstance(optimizer, RiemannianSGD) or not group["retraction"] or len(optimizer.param_groups) > 1:
+            raise ValueError("data.fused_batches takes Riemannian SGD steps with the retraction: use optim=rsgd "
+                             "with optim.retraction=true, or set data.fused_batches=null")
+        idx, keep, _ = batch
+        return float(model.sgd_steps(idx, keep, self.batch_size, group["lr"]).sum())
 
     def finish_loss(self, mean_term: float) -> float:
         return mean_term
@@ -160,4 +177,4 @@ def build(cfg) -> Hypernymy:
     hierarchy = wordnet.load(d.hierarchy, cfg.paths.generated_dir)
     return Hypernymy(hierarchy.edges, hierarchy.size, d.negatives, d.batch_size, cfg.seed,
                      d.get("eval_nodes"), d.get("eval_chunk", 128), cfg.optim.get("burnin_epochs", 0),
-                     d.get("burnin_negatives"), d.get("burnin_dampening", 1.0))
+                     d.get("burnin_negatives"), d.get("burnin_dampening", 1.0), d.get("fused_batches"))
