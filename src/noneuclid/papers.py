@@ -86,6 +86,7 @@ HNN = (
           when="wordnet_to_prepare"),
     _train("train Table 2 embeddings", "hnn/poincare", needs=("wordnet",)),
     _train("train Table 2", "hnn/table2", needs=("wordnet",)),
+    _train("train the burn-in ablation", "hnn/burnin", needs=("wordnet",), ablation=True),
 )
 PHYDI = (
     Stage("write CIFAR-10 batches from the mirror", ("noneuclid.data", "fetch", "cifar10", "--data-dir", "{generated}",
@@ -101,10 +102,10 @@ PAPERS = {
                       ("fig3a", "fig3b"), stages=BRANTNER),
     "hnn": Paper("Ganea et al., Hyperbolic Neural Networks", ("table1", "init", "budget", "long", "gru_long", "order",
                                                                  "carry_gaps", "seeds", "same_init", "compensated", "poincare",
-                                                                 "table2"),
+                                                                 "burnin", "table2"),
                  ("noneuclid.report.hnn", "noneuclid.report.hnn_table2"),
                  ("table1", "init", "budget", "long", "gru_long", "carry_gaps", "order", "table2_f1", "table2_embeddings",
-                  "table2_claims"),
+                  "table2_claims", "table2_burnin"),
                  ("fig_prefix10_dev", "fig_table2_boundaries"), ("summary", "table2"), HNN),
     "phydi": Paper("PHYDI, hypercomplex networks initialised as identity", ("table1", "table2", "fig4"),
                    ("noneuclid.report.phydi",), ("table1", "table2", "fig4"), ("fig4",), stages=PHYDI),
