@@ -173,6 +173,7 @@ def test_smoke_embedding_three_classifiers_and_report(tmp_path):
     assert {f"{stem}.{ext}" for stem in ("table2_f1", "table2_embeddings", "table2_claims")
             for ext in ("csv", "md", "tex")} | {"table2.md"} <= written
     assert (out / "fig_table2_boundaries.png").is_file() and "not available here" in (out / "table2.md").read_text()
+    assert "{" not in (out / "table2.md").read_text().split("## Poincare")[0]  # the settings, formatted
     assert r"\begin{tabular}" in (out / "table2_f1.tex").read_text()
     # from runs.csv and curves.csv alone (no run folders): the same tables, byte for byte, the figure kept
     before = {name: (out / name).read_bytes() for name in written}

@@ -262,7 +262,8 @@ def settings(e, c) -> str:
     batch, lr and burn-in are in its row of the embeddings table)."""
     return (f"Settings: embeddings {e.data.negatives} negatives per edge, {e.trainer.dtype}, reconstruction on "
             f"{e.data.eval_nodes or 'all'} nodes (the reference code: 1500 epochs per process, batches of 50, lr 1.0, "
-            "20 burn-in epochs at x0.1 with 5 negatives by frequency); classifiers {c.trainer.epochs} epoch(s) of balanced batches of {c.data.batch_size}, Adam lr "
+            "20 burn-in epochs at x0.1 with 5 negatives by frequency); "
+            f"classifiers {c.trainer.epochs} epoch(s) of balanced batches of {c.data.batch_size}, Adam lr "
             f"{c.optim.lr}, Riemannian SGD lr {c.optim.ball_lr} for p_k.")
 
 
