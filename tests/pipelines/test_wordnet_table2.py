@@ -188,6 +188,9 @@ def test_paper_profiles_compose():
     assert (cfg.trainer.epochs, cfg.data.batch_size, cfg.optim.lr, cfg.data.negatives) == (1500, 50, 1.0, 50)
     cfg = compose(["experiment=hnn/table2", "profile=paper"])
     assert cfg.data.hierarchy == "wordnet" and cfg.model.dim == cfg.data.dim
+    cfg = compose(["experiment=hnn/poincare", "profile=cpu"])  # the reference's recipe, its MAP rate, fused
+    assert (cfg.trainer.epochs, cfg.data.batch_size, cfg.optim.lr, cfg.data.fused_batches) == (1500, 50, 2.0, 200)
+    assert (cfg.optim.burnin_epochs, cfg.optim.burnin_factor, cfg.data.burnin_negatives) == (20, 0.1, 5)
 
 
 def _generated_dir() -> Path:
