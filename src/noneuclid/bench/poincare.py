@@ -22,15 +22,22 @@ from noneuclid.optim import RiemannianSGD
 from noneuclid.train.tasks.hypernymy import Hypernymy
 
 
-def _seconds_per_step(hierarchy, sparse: bool, batch: int, steps: int, threads: int) -> float:
-    """Wall seconds per training step (batch drawn, loss, backward, Riemannian SGD) over `steps` steps
-    after two warm-up steps."""
-    torch.set_num_threads(threads)
-    task = Hypernymy(hierarchy.edges, hierarchy.size, negatives=50, batch_size=batch, seed=0)
+def _task_and_model(hierarchy, batch: int, sparse: bool = True, fused: int | None = None):
+    """The noun closure's task (50 negatives, batches of `batch`, `fused` per step) and a 10-D float64
+    embedding at points where training keeps them."""
+    task = Hypernymy(hierarchy.edges, hierarchy.size, negatives=50, batch_size=batch, seed=0, fused_batches=fused)
     torch.manual_seed(0)
     model = PoincareEmbedding(hierarchy.size, 10, sparse=sparse).double()
     with torch.no_grad():
         model.weight.copy_(_trained_like(hierarchy.size, 10))
+    return task, model
+
+
+def _seconds_per_step(hierarchy, sparse: bool, batch: int, steps: int, threads: int) -> float:
+    """Wall seconds per training step (batch drawn, loss, backward, Riemannian SGD) over `steps` steps
+    after two warm-up steps."""
+    torch.set_num_threads(threads)
+    task, model = _task_and_model(hierarchy, batch, sparse)
     optimizer = RiemannianSGD(model.parameters(), lr=0.04 * batch, retraction=True)
     batches = task.batches(0)
     for i in range(steps + 2):
@@ -47,10 +54,7 @@ def _fused_seconds_per_edge(hierarchy, chunks: int, batch: int = 50, fused: int 
     """Wall seconds per edge of the compiled SGD loop (batches of `batch`, `fused` per call, drawing
     the negatives included) over `chunks` calls after one warm-up call."""
     torch.set_num_threads(1)
-    task = Hypernymy(hierarchy.edges, hierarchy.size, negatives=50, batch_size=batch, seed=0, fused_batches=fused)
-    model = PoincareEmbedding(hierarchy.size, 10).double()
-    with torch.no_grad():
-        model.weight.copy_(_trained_like(hierarchy.size, 10))
+    task, model = _task_and_model(hierarchy, batch, fused=fused)
     batches, edges = task.batches(0), 0
     idx, keep, _ = next(batches)
     model.sgd_steps(idx, keep, batch, 0.04 * batch)
@@ -91,15 +95,16 @@ def run(device, repeats: int = 10, batch: int = 1024, quick: bool = False) -> di
         raise ValueError("the Poincare embeddings benchmark times the CPU trainer: run it with --device cpu")
     hierarchy = wordnet.load("wordnet", os.environ.get("NONEUCLID_GENERATED_DIR", "data/generated"))
     edges, steps = len(hierarchy.edges), 5 if quick else 3 * repeats
+    epoch_steps = -(-edges // batch)
     result = {"edges": edges, "nodes": hierarchy.size, "dim": 10, "negatives": 50, "batch": batch,
               "dtype": "float64", "steps_timed": steps}
     result["fused_seconds_per_epoch"] = edges * _fused_seconds_per_edge(hierarchy, 2 if quick else repeats)
     result["autograd_50_seconds_per_epoch"] = -(-edges // 50) * _seconds_per_step(hierarchy, True, 50, 20 * steps, 1)
     for threads in (1, 2):
-        result[f"seconds_per_epoch_{threads}_threads"] = -(-edges // batch) * _seconds_per_step(
+        result[f"seconds_per_epoch_{threads}_threads"] = epoch_steps * _seconds_per_step(
             hierarchy, True, batch, steps, threads)
     torch.set_num_threads(1)
-    result["dense_seconds_per_epoch"] = -(-edges // batch) * _seconds_per_step(hierarchy, False, batch, max(steps // 5, 2), 1)
+    result["dense_seconds_per_epoch"] = epoch_steps * _seconds_per_step(hierarchy, False, batch, max(steps // 5, 2), 1)
     result["gensim_seconds_per_epoch"] = edges * _gensim_seconds_per_edge(hierarchy, 2000 if quick else 20_000)
     fused = result["fused_seconds_per_epoch"]
     result["autograd_50_ratio"] = result["autograd_50_seconds_per_epoch"] / fused

@@ -14,16 +14,22 @@ COLUMNS = ["hierarchy", "dim", "burnin_factor", "burnin_negatives", "seeds", "me
            "map_minus_first_low", "map_minus_first_high", "epochs"]
 
 
+def draws(burnin_negatives, negatives) -> str:
+    """A run's burn-in negatives in words, from its config columns: 'N by frequency', or 'N uniform' for a
+    run without data.burnin_negatives (its burn-in drew as the other epochs)."""
+    return f"{int(negatives)} uniform" if pd.isna(burnin_negatives) else f"{int(burnin_negatives)} by frequency"
+
+
 def table(runs: pd.DataFrame, curves: pd.DataFrame) -> pd.DataFrame:
-    """One row per burn-in (lr factor; negatives drawn by frequency, or uniformly as after it): the last reconstruction's mean rank and MAP, mean and s.e. over seeds, and the 95 %
-    interval of its MAP minus the first row's (the reference's burn-in)."""
+    """One row per burn-in (lr factor; negatives drawn by frequency, or uniformly as after it): the last
+    reconstruction's mean rank and MAP, mean and s.e. over seeds, and the 95 % interval of its MAP minus
+    the first row's (the reference's burn-in)."""
     found = runs[runs.experiment == EXPERIMENT] if len(runs) else runs
     if found.empty:
         return pd.DataFrame(columns=COLUMNS)
     last = curves[curves.reconstruction_map.notna()].groupby("run").last()
     found = found.join(last[["reconstruction_mean_rank", "reconstruction_map"]], on="run")
-    drawn = [f"{int(n)} uniform" if pd.isna(b) else f"{int(b)} by frequency"
-             for b, n in zip(found["cfg.data.burnin_negatives"], found["cfg.data.negatives"])]
+    drawn = [draws(b, n) for b, n in zip(found["cfg.data.burnin_negatives"], found["cfg.data.negatives"])]
     groups = sorted(found.assign(drawn=drawn).groupby(["cfg.optim.burnin_factor", "drawn"]),
                     key=lambda item: (-item[0][0], "uniform" in item[0][1]))  # the reference's first
     rows, first = [], estimate(groups[0][1].reconstruction_map)

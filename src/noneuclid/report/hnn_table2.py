@@ -75,16 +75,14 @@ def embeddings(runs: pd.DataFrame, curves: pd.DataFrame, hierarchy: str) -> pd.D
                                        "nodes_ranked", "mean_rank", "map", "reference_mean_rank", "reference_map", "run"])
 
 
-# An embedding run's recipe, from its config columns (a run trained before data.burnin_negatives
-# existed drew its burn-in negatives as the other epochs': that many, uniformly)
-RECIPE = ("batch_size", "lr", "burnin_epochs", "burnin_factor", "burnin_negatives")
+RECIPE = ("batch_size", "lr", "burnin_epochs", "burnin_factor", "burnin_negatives")  # an embedding run's
 
 
 def _recipe(run: pd.Series) -> dict:
-    burnin_negatives = run.get("cfg.data.burnin_negatives")
+    """The embedding run's batch, lr and burn-in, from its config columns."""
     return {"batch_size": int(run["cfg.data.batch_size"]), "lr": float(run["cfg.optim.lr"]),
             "burnin_epochs": int(run["cfg.optim.burnin_epochs"]), "burnin_factor": float(run["cfg.optim.burnin_factor"]),
-            "burnin_negatives": "uniform" if pd.isna(burnin_negatives) else f"{int(burnin_negatives)} by frequency"}
+            "burnin_negatives": hnn_burnin.draws(run.get("cfg.data.burnin_negatives"), run["cfg.data.negatives"])}
 
 
 def f1_values(runs: pd.DataFrame) -> pd.DataFrame:
@@ -330,7 +328,7 @@ def _write_burnin(out: Path, runs: pd.DataFrame, curves: pd.DataFrame, profile: 
     return tables.write(out, "table2_burnin", data, hnn_burnin.shown(data),
                         f"Beyond the paper: the burn-in of the Poincare embeddings ({profile} profile)",
                         f"The closure of {data.hierarchy[0]} in {data.dim[0]}-D, {int(data.epochs.max())} epochs; "
-                        "reconstruction (all nodes) at "
-                        "the last evaluation, mean ± standard error over seeds; the first row is Nickel & Kiela's code. "
+                        "reconstruction (all nodes) at the last evaluation, mean ± standard error over seeds; the "
+                        "first row is Nickel & Kiela's code. "
                         f"Made by `python -m noneuclid.train -m experiment={hnn_burnin.EXPERIMENT} profile={profile}` "
                         f"and `python -m noneuclid.report hnn table2 --profile {profile}`.")
