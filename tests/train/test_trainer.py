@@ -44,21 +44,6 @@ def test_same_settings_same_folder_other_settings_other_folder(make_cfg):
     assert RunDir(make_cfg("variant=brantner/adam_stiefel", "logger=wandb", "trainer.progress=true")).name == a.name
 
 
-def test_a_setting_added_later_keeps_earlier_run_folders_at_its_former_value():
-    """optim.compensated, model.clip_per_tensor, model.project_results, model.carry_gaps, data.order and
-    trainer.init_dtype came after Table 1's first runs: at their former values (off, shuffled, null), the folder is the one those
-    runs have (fully Euclidean GRU, PREFIX-10, seed 0, cpu profile, float64: ...-fcdd3342); at another
-    value, another folder."""
-    from noneuclid.config import compose
-    args = ["experiment=hnn/table1", "profile=cpu", "variant=hnn/euclidean_gru", "data=prefix10", "seed=0"]
-    earlier = "euclidean-gru-prefix10-s0-fcdd3342"
-    former = ["model.clip_per_tensor=false", "model.project_results=false", "data.order=shuffled"]
-    assert RunDir(compose([*args, *former], experiment_name="hnn/table1")).name == earlier
-    for later in ("model.clip_per_tensor=true", "model.project_results=true", "optim.compensated=true",
-                  "model.carry_gaps=true", "data.order=original", "trainer.init_dtype=float32"):
-        assert RunDir(compose([*args, *former, later], experiment_name="hnn/table1")).name != earlier
-
-
 def test_init_dtype_starts_a_float32_run_from_the_float64_runs_weights():
     """torch draws other numbers for one seed in float32 than in float64; trainer.init_dtype=float64
     draws them in float64 and casts: the float64 run's initial weights, as float32 weights of the

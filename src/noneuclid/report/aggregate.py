@@ -9,7 +9,7 @@ from pathlib import Path
 import pandas as pd
 import yaml
 
-from noneuclid.runs import NOT_SETTINGS, digest_without, is_held, read_metrics
+from noneuclid.runs import is_held, read_metrics, settings_id
 
 
 def _flatten(d: dict, prefix: str = "") -> dict:
@@ -29,13 +29,6 @@ def run_folders(roots) -> list[Path]:
     for root in map(Path, roots):
         found.update(p.parent for p in root.rglob("config.yaml"))
     return sorted(found)
-
-
-def settings_id(cfg: dict, cuda: bool) -> str:
-    """8 hex digits naming the settings of a run without its seed: runs that differ only by seed
-    share it (the folder's own hash covers the seed too)."""
-    # run_name holds the seed; the device is told by env.json (config.yaml may say 'auto')
-    return digest_without(dict(cfg, cuda=cuda), (*NOT_SETTINGS, "seed", "paper.run_name", "trainer.device"))
 
 
 def status(folder: Path) -> str:
@@ -75,7 +68,7 @@ def grouped(table: pd.DataFrame) -> pd.DataFrame:
     metrics = sorted(c for c in table.columns
                      if re.fullmatch(r"final_\w+_(accuracy|loss|perplexity)|test_accuracy_at_best_dev", c))
     rows = []
-    keys = ["cfg.paper.name", "cfg.profile.name", "settings", "settings_id"]
+    keys = ["cfg.study.paper", "cfg.profile.name", "settings", "settings_id"]
     for (paper, profile, settings, sid), g in table.groupby(keys, sort=True):
         done = g[g.status == "done"]
         row = {"paper": paper, "profile": profile, "settings": settings, "settings_id": sid, "runs": len(g),

@@ -35,7 +35,7 @@ import torch
 from omegaconf import DictConfig, OmegaConf
 
 from noneuclid.data.files import temporary_sibling
-from noneuclid.runs.settings import settings_hash
+from noneuclid.runs.settings import SETTINGS_VERSION, settings_hash
 
 # The run folders this process holds (RunDir.claim): resolved path -> [RUNNING's descriptor, claims,
 # the nearest folder that existed before the claim].
@@ -54,8 +54,8 @@ def atomic_write(path: Path, text: str) -> None:
 
 class RunDir:
     def __init__(self, cfg: DictConfig):
-        self.name = f"{cfg.paper.run_name}-{settings_hash(cfg)}"
-        self.path = Path(cfg.paths.runs_dir) / cfg.paper.name / cfg.profile.name / self.name
+        self.name = f"{cfg.study.run_name}-{settings_hash(cfg)}"
+        self.path = Path(cfg.paths.runs_dir) / cfg.study.paper / cfg.profile.name / self.name
         self.cfg = cfg
 
     def file(self, name: str) -> Path:
@@ -101,6 +101,20 @@ class RunDir:
                     first.get("git_commit"), env["git_commit"])
         if not self.file("wandb_id").exists():  # one W&B run per run folder, for its whole life
             atomic_write(self.file("wandb_id"), secrets.token_hex(8))
+
+    def check_version(self) -> None:
+        """Raise when this run has no folder yet but a run of the same name has one from an earlier
+        settings version (the same run, perhaps, under its former hash): migrate those first."""
+        if self.path.exists():
+            return
+        for other in self.path.parent.glob(f"{self.cfg.study.run_name}-*/config.yaml"):
+            earlier = OmegaConf.load(other).get("settings_version", 1)
+            if earlier < SETTINGS_VERSION:
+                raise RuntimeError(
+                    f"{other.parent} is a run folder of settings version {earlier} (these configs: "
+                    f"{SETTINGS_VERSION}), perhaps this very run under its former name: bring the run "
+                    f"folders up to date with python -m noneuclid.runs migrate --runs {self.cfg.paths.runs_dir}, "
+                    f"then start this again")
 
     # -- who trains it ----------------------------------------------------------------------------
     def claim(self) -> str | None:
@@ -165,7 +179,7 @@ class RunDir:
         Its n epochs are this run's first n: nothing depends on the total (batches are shuffled per seed
         and epoch, learning rates change per epoch), so this run can go on from its checkpoint."""
         epochs, own, best = self.cfg.trainer.epochs, settings_hash(self.cfg), (None, 0)
-        for folder in self.path.parent.glob(f"{self.cfg.paper.run_name}-*"):
+        for folder in self.path.parent.glob(f"{self.cfg.study.run_name}-*"):
             if folder == self.path or not all((folder / f).exists() for f in ("DONE", "checkpoint.pt", "config.yaml")):
                 continue
             other = OmegaConf.load(folder / "config.yaml")

@@ -10,12 +10,11 @@ from omegaconf import DictConfig, OmegaConf
 
 # Settings that change where or how a run is observed, not what it computes.
 NOT_SETTINGS = ("paths", "logger", "report", "trainer.progress", "trainer.threads", "trainer.meant_for",
-                "trainer.extend", "experiment_name", "stack", "ablation")
-# Settings added after runs existed, with the value that computes what those runs did: left out of the
-# hash at that value, so the earlier run folders keep their names (and resume).
-LATER_SETTINGS = {"optim.compensated": False, "model.clip_per_tensor": False, "model.project_results": False,
-                  "model.carry_gaps": False, "data.order": "shuffled", "trainer.init_dtype": None,
-                  "data.burnin_negatives": None, "data.burnin_dampening": 1.0, "data.fused_batches": None}
+                "trainer.extend", "experiment_name", "stack", "ablation", "settings_version")
+# The version of the settings that configs/train.yaml composes. A change that would rename run folders
+# of earlier versions (a setting added or renamed) raises it, with a step in runs/migrate.py that
+# brings earlier run folders and results up to it: `python -m noneuclid.runs migrate`.
+SETTINGS_VERSION = 2
 
 
 def resolve_device(name: str) -> torch.device:
@@ -42,16 +41,27 @@ def digest_without(c: dict, keys) -> str:
     return hashlib.sha256(json.dumps(c, sort_keys=True).encode()).hexdigest()[:8]
 
 
-def _same(a, b) -> bool:
-    """a == b of one type (False is not 0)."""
-    return type(a) is type(b) and a == b
+def device_type(name: str, cuda: bool) -> str:
+    """trainer.device as a run on a machine with (cuda) or without a GPU resolves it: 'cpu' or 'cuda'."""
+    return ("cuda" if cuda else "cpu") if name == "auto" else torch.device(name).type
+
+
+def digest_settings(c: dict, device: str) -> str:
+    """8 hex digits of the plain config dict `c` without NOT_SETTINGS, with trainer.device as `device`."""
+    c = json.loads(json.dumps(c))
+    c["trainer"]["device"] = device
+    return digest_without(c, NOT_SETTINGS)
 
 
 def settings_hash(cfg: DictConfig) -> str:
-    """8 hex digits of the resolved config without NOT_SETTINGS (nor LATER_SETTINGS at their former
-    value), with the device as resolved (a GPU run and a CPU run of the same settings are different
-    runs): equal settings, equal folder."""
+    """8 hex digits of the resolved config without NOT_SETTINGS, with the device as resolved (a GPU run
+    and a CPU run of the same settings are different runs): equal settings, equal folder."""
     c = OmegaConf.to_container(cfg, resolve=True)
-    c["trainer"]["device"] = resolve_device(cfg.trainer.device).type
-    at_former_value = [k for k, v in LATER_SETTINGS.items() if _same(OmegaConf.select(cfg, k, default=None), v)]
-    return digest_without(c, (*NOT_SETTINGS, *at_former_value))
+    return digest_settings(c, resolve_device(cfg.trainer.device).type)
+
+
+def settings_id(c: dict, cuda: bool) -> str:
+    """8 hex digits naming the settings of a run (plain config dict `c`) without its seed: runs that
+    differ only by seed share it (the folder's own hash covers the seed too)."""
+    # run_name holds the seed; the device is told by env.json (config.yaml may say 'auto')
+    return digest_without(dict(c, cuda=cuda), (*NOT_SETTINGS, "seed", "study.run_name", "trainer.device"))

@@ -29,11 +29,11 @@ class WandbLogger:
         self._run = wandb.init(
             project=cfg.logger.project,
             entity=cfg.logger.entity,
-            group=f"{cfg.paper.name}/{cfg.experiment_name}",
+            group=f"{cfg.study.paper}/{cfg.experiment_name}",
             name=run_dir.name,
             id=run_dir.file("wandb_id").read_text().strip(),
             resume="allow",
-            tags=[cfg.paper.name, cfg.profile.name],
+            tags=[cfg.study.paper, cfg.profile.name],
             config=OmegaConf.to_container(cfg, resolve=True),
             dir=str(run_dir.path),
             mode=mode,

@@ -33,6 +33,9 @@ def train_stacked(cfgs: list[DictConfig]) -> list[dict]:
     (RUNNING), are skipped. Returns the summaries."""
     runs = [RunDir(cfg) for cfg in cfgs]
     summaries = [finished_summary(run) for run in runs]
+    for run, summary in zip(runs, summaries):
+        if summary is None:
+            run.check_version()
     claimed = []
     try:
         for i in [i for i, s in enumerate(summaries) if s is None]:

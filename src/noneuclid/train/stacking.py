@@ -52,7 +52,7 @@ def _model_arguments(name: str) -> set[str]:
 def _comparable(cfg) -> dict:
     """The config as it must be equal across a stack's runs: without VARYING, the keys that do not
     change what a run computes (NOT_SETTINGS) and the run name (which names the seed and data)."""
-    c = drop_keys(OmegaConf.to_container(cfg, resolve=False), (*VARYING, *NOT_SETTINGS, "paper.run_name"))
+    c = drop_keys(OmegaConf.to_container(cfg, resolve=False), (*VARYING, *NOT_SETTINGS, "study.run_name"))
     return {k: repr(v) for k, v in c.items()}
 
 
