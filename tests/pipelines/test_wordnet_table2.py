@@ -255,14 +255,37 @@ def test_table2_cells_need_an_embedding_that_reconstructs_the_hierarchy():
     assert low.verdict == engine.NOT_TESTABLE and "10-D: no finished embedding" in low.reason
 
 def test_two_runs_of_one_table2_cell_and_seed_are_an_error():
-    """Classifiers of an earlier embedding beside the current one's would be averaged as more seeds."""
+    """Two classifier runs of one cell, seed and embedding would be averaged as more seeds; each row
+    names the embedding it classified (as the subtree task finds it)."""
     from noneuclid.report import hnn_table2
+    from noneuclid.runs import RunDir
     row = {"cfg.model.name": "point_mlr", "cfg.data.subtree": "group.n.01", "cfg.data.dim": 5,
-           "cfg.model.geometry": "hyperbolic", "cfg.seed": 0, "final_test_f1": 0.5}
+           "cfg.model.geometry": "hyperbolic", "cfg.seed": 0, "final_test_f1": 0.5, "cfg.profile.name": "cpu",
+           "cfg.data.hierarchy": "wordnet", "cfg.data.embedding_seed": 0, "cfg.trainer.device": "auto",
+           "cfg.data.embedding_overrides": "[]"}
     runs = pd.DataFrame([{**row, "run": "old"}, {**row, "run": "new"}, {**row, "cfg.seed": 1, "run": "seed1"}])
     with pytest.raises(ValueError, match="old, new; drop the stale rows"):
         hnn_table2.f1_values(runs)
-    assert list(hnn_table2.f1_values(runs.iloc[1:]).run) == ["new", "seed1"]
+    values = hnn_table2.f1_values(runs.iloc[1:])
+    assert list(values.run) == ["new", "seed1"]
+    assert set(values.embedding) == {RunDir(compose(["experiment=hnn/poincare", "profile=cpu", "model.dim=5"])).name}
+    other = hnn_table2.f1_values(runs.assign(**{"cfg.data.embedding_overrides": "['data.batch_size=1024']"}).iloc[:1])
+    assert other.embedding[0] == RunDir(compose(["experiment=hnn/poincare", "profile=cpu", "model.dim=5",
+                                                 "data.batch_size=1024"])).name
+
+
+def test_table2_classifies_the_profiles_own_embedding_where_it_has_finished():
+    """A rule fixed before the runs: in each dimension, the classifiers of the embedding the profile
+    trains; where it has not finished, those of the (one) earlier recipe's embedding."""
+    from noneuclid.report import hnn_table2
+    values = pd.DataFrame({"dim": [5, 5, 10], "embedding": ["own5", "old5", "old10"], "f1": [0.1, 0.2, 0.3]})
+    emb = pd.DataFrame({"dim": [5, 5, 10], "run": ["own5", "old5", "old10"]})
+    chosen, shown = hnn_table2.classified(values, emb, {5: "own5", 10: "own10"})
+    assert list(chosen.embedding) == ["own5", "old10"] and list(shown.run) == ["own5", "old10"]
+    two = pd.concat([values, pd.DataFrame({"dim": [10], "embedding": ["older10"], "f1": [0.4]})])
+    with pytest.raises(ValueError, match="several 10-D embeddings"):
+        hnn_table2.classified(two, pd.concat([emb, pd.DataFrame({"dim": [10], "run": ["older10"]})]),
+                              {5: "own5", 10: "own10"})
 
 
 def test_fused_batches_train_as_the_autograd_steps(tmp_path):

@@ -13,6 +13,7 @@ profiles it copies table2.md into the hnn_table2 results block of docs/hnn.md.
 
 from __future__ import annotations
 
+import functools
 from pathlib import Path
 
 import matplotlib
@@ -21,6 +22,7 @@ matplotlib.use("Agg")
 import matplotlib.pyplot as plt  # noqa: E402
 import pandas as pd  # noqa: E402
 import torch  # noqa: E402
+import yaml  # noqa: E402
 
 from noneuclid.claims import data as claims_data, engine, render  # noqa: E402
 from noneuclid.config import compose  # noqa: E402
@@ -28,6 +30,8 @@ from noneuclid.data import wordnet  # noqa: E402
 from noneuclid.models.mlr import GEOMETRIES, PointMLR  # noqa: E402
 from noneuclid.report import figures, hnn_burnin, run_table, tables  # noqa: E402
 from noneuclid.report.estimates import t975  # noqa: E402
+from noneuclid.runs import RunDir  # noqa: E402
+from noneuclid.runs.lookup import poincare_embedding  # noqa: E402
 
 DIMS = (2, 3, 5, 10)
 LABELS = {"hyperbolic": "hyperbolic MLR", "euclidean": "Euclidean MLR", "euclidean_log0": "Euclidean MLR on log_0"}
@@ -52,20 +56,17 @@ def per_run(runs_dir, profile: str, out: Path) -> tuple[pd.DataFrame, pd.DataFra
 
 
 def embeddings(runs: pd.DataFrame, curves: pd.DataFrame, hierarchy: str) -> pd.DataFrame:
-    """One row per dimension with a finished embedding run of `hierarchy`: epochs, training minutes,
-    the last reconstruction (nodes ranked, mean rank, MAP) and the reference's, NaN where it has none."""
+    """One row per finished embedding run of `hierarchy` (the burn-in ablation's aside), by dimension:
+    its recipe, epochs, training minutes, the last reconstruction (nodes ranked, mean rank, MAP) and
+    the reference's, NaN where it has none."""
     rows = []
     found = runs[(runs["cfg.model.name"] == "poincare_embedding") & (runs["cfg.data.hierarchy"] == hierarchy)
                  & (runs.experiment != hnn_burnin.EXPERIMENT)] if len(runs) else runs
-    for dim in DIMS:
-        run = found[found["cfg.model.dim"] == dim] if len(found) else found
-        if len(run) != 1:
-            if len(run) > 1:
-                raise ValueError(f"several finished {dim}-D embedding runs: {', '.join(run.run)}; drop the stale rows")
-            continue
-        run = run.iloc[0]
+    for run in found.sort_values(["cfg.model.dim", "cfg.data.batch_size"]).itertuples() if len(found) else ():
+        run = found.loc[run.Index]
         evaluated = curves[(curves.run == run.run) & curves.reconstruction_map.notna()]
         last = evaluated.iloc[-1]
+        dim = int(run["cfg.model.dim"])
         reference = RECONSTRUCTION_REFERENCE.get(dim, (float("nan"), float("nan")))
         rows.append({"dim": dim, "epochs": int(run.epochs), **_recipe(run), "train_minutes": run.train_seconds / 60,
                      "evaluated_at_epoch": int(last.epoch), "nodes_ranked": int(last.reconstruction_nodes),
@@ -73,6 +74,36 @@ def embeddings(runs: pd.DataFrame, curves: pd.DataFrame, hierarchy: str) -> pd.D
                      "reference_mean_rank": reference[0], "reference_map": reference[1], "run": run.run})
     return pd.DataFrame(rows, columns=["dim", "epochs", *RECIPE, "train_minutes", "evaluated_at_epoch",
                                        "nodes_ranked", "mean_rank", "map", "reference_mean_rank", "reference_map", "run"])
+
+
+def embedding_of(row: pd.Series) -> str:
+    """The run name of the Poincare embedding a classifier's runs.csv row classified (as the subtree
+    task finds it: runs.lookup.poincare_embedding)."""
+    overrides = yaml.safe_load(str(row.get("cfg.data.embedding_overrides", "[]"))) or []
+    return _embedding_name(str(row["cfg.profile.name"]), int(row["cfg.data.dim"]), str(row["cfg.data.hierarchy"]),
+                           int(row["cfg.data.embedding_seed"]), str(row["cfg.trainer.device"]), tuple(overrides))
+
+
+@functools.cache
+def _embedding_name(profile: str, dim: int, hierarchy: str, seed: int, device: str, overrides: tuple) -> str:
+    return RunDir(compose(poincare_embedding(profile, dim, hierarchy, seed, device, overrides))).name
+
+
+def classified(values: pd.DataFrame, emb: pd.DataFrame, own: dict[int, str]) -> tuple[pd.DataFrame, pd.DataFrame]:
+    """(the classifier values and the embedding rows that Table 2 shows): in each dimension, the
+    embedding that the profile trains (`own`: dim -> its run name) where it has finished, else the one
+    that classifiers ran on (an earlier recipe's, named by data.embedding_overrides)."""
+    chosen = {}
+    for dim in DIMS:
+        if own.get(dim) in set(emb.run):
+            chosen[dim] = own[dim]
+        else:
+            ran = sorted(set(values[values.dim == dim].embedding) & set(emb.run))
+            if len(ran) > 1:
+                raise ValueError(f"classifiers of several {dim}-D embeddings ({', '.join(ran)}) and none of them is "
+                                 f"the profile's own ({own.get(dim)}): drop the stale rows")
+            chosen.update({dim: ran[0]} if ran else {})
+    return values[values.embedding.isin(chosen.values())], emb[emb.run.isin(chosen.values())]
 
 
 RECIPE = ("batch_size", "lr", "burnin_epochs", "burnin_factor", "burnin_negatives")  # an embedding run's
@@ -86,16 +117,19 @@ def _recipe(run: pd.Series) -> dict:
 
 
 def f1_values(runs: pd.DataFrame) -> pd.DataFrame:
-    """One row per finished classifier run: subtree, dim, geometry, seed, test F1 (last epoch), run."""
+    """One row per finished classifier run: subtree, dim, geometry, seed, test F1 (last epoch), run, and
+    the run name of the embedding it classified."""
     found = runs[runs["cfg.model.name"] == "point_mlr"] if len(runs) else runs
     columns = {"cfg.data.subtree": "subtree", "cfg.data.dim": "dim", "cfg.model.geometry": "geometry",
                "cfg.seed": "seed", "final_test_f1": "f1", "run": "run"}
     if found.empty:
-        return pd.DataFrame(columns=list(columns.values()))
+        return pd.DataFrame(columns=[*columns.values(), "embedding"])
     values = found[list(columns)].rename(columns=columns).astype({"dim": int, "seed": int}).reset_index(drop=True)
-    twice = values[values.duplicated(["subtree", "dim", "geometry", "seed"], keep=False)]
+    values["embedding"] = [embedding_of(row) for _, row in found.iterrows()]
+    twice = values[values.duplicated(["subtree", "dim", "geometry", "seed", "embedding"], keep=False)]
     if len(twice):  # e.g. classifiers of an earlier embedding of that dimension beside the current one's
-        raise ValueError(f"several finished runs of one Table 2 cell and seed: {', '.join(twice.run)}; drop the stale rows")
+        raise ValueError(f"several finished runs of one Table 2 cell, seed and embedding: {', '.join(twice.run)}; "
+                         "drop the stale rows")
     return values
 
 
@@ -147,11 +181,12 @@ def shown_embeddings(emb: pd.DataFrame) -> pd.DataFrame:
     """The embeddings table in words: our mean rank and MAP beside the reference's."""
     return pd.DataFrame([{"dim": str(r.dim), "epochs": str(r.epochs), "batch x lr": f"{r.batch_size} x {r.lr:g}",
                           "burn-in": f"{r.burnin_epochs} epochs at x{r.burnin_factor:g}, negatives {r.burnin_negatives}",
+                          "Table 2": "classified" if r.table2 else "-",
                           "train minutes": f"{r.train_minutes:.0f}",
                           "nodes ranked": f"{r.nodes_ranked:,}", "mean rank": f"{r.mean_rank:.2f}", "MAP": f"{r.map:.3f}",
                           "Nickel & Kiela (mean rank / MAP)": NOT_AVAILABLE if pd.isna(r.reference_map)
                           else f"{r.reference_mean_rank:g} / {r.reference_map:g}"} for r in emb.itertuples()],
-                        columns=["dim", "epochs", "batch x lr", "burn-in", "train minutes", "nodes ranked", "mean rank", "MAP",
+                        columns=["dim", "epochs", "batch x lr", "burn-in", "Table 2", "train minutes", "nodes ranked", "mean rank", "MAP",
                                  "Nickel & Kiela (mean rank / MAP)"])
 
 
@@ -271,8 +306,12 @@ def make(runs_dir: Path, profile: str, out: Path) -> list[Path]:
     e = compose(["experiment=hnn/poincare", f"profile={profile}"])
     c = compose(["experiment=hnn/table2", f"profile={profile}"])
     runs, curves = per_run(runs_dir, profile, out)
-    emb, values = embeddings(runs, curves, c.data.hierarchy), f1_values(runs)
-    if values.empty and emb.empty:
+    every_emb, every_value = embeddings(runs, curves, c.data.hierarchy), f1_values(runs)
+    own = {dim: _embedding_name(profile, dim, c.data.hierarchy, c.data.embedding_seed, c.trainer.device, ())
+           for dim in DIMS}
+    values, emb = classified(every_value, every_emb, own)
+    every_emb["table2"] = every_emb.run.isin(emb.run)
+    if every_value.empty and every_emb.empty:
         raise FileNotFoundError(f"no finished Table 2 runs in {out}/runs.csv nor under {runs_dir}/hnn/{profile}: run "
                                 f"`python -m noneuclid.train -m experiment=hnn/poincare profile={profile}` and then "
                                 f"`python -m noneuclid.train -m experiment=hnn/table2 profile={profile}` first")
@@ -285,9 +324,11 @@ def make(runs_dir: Path, profile: str, out: Path) -> list[Path]:
     table = table2(values, emb_map)
     shown, bold = shown_table2(table)
     rows = verdicts(values, emb_map)
-    written = [*tables.write(out, "table2_embeddings", emb, shown_embeddings(emb),
+    written = [*tables.write(out, "table2_embeddings", every_emb, shown_embeddings(every_emb),
                              f"Poincare embeddings of the WordNet noun closure ({profile} profile)",
-                             "Reconstruction over all nodes at the last evaluation, beside Nickel & Kiela's Table 1. " + made),
+                             "Reconstruction over all nodes at the last evaluation, beside Nickel & Kiela's Table 1; Table 2 "
+                             "classifies in each dimension the profile's own recipe where it has finished (else the "
+                             "earlier recipe's). " + made),
                *tables.write(out, "table2_f1", table, shown, f"Ganea et al., Table 2: test F1 % ({profile} profile)",
                              f"Mean ± standard error over seeds (n; the 95 % interval in the CSV); best mean in bold; a "
                              f"dimension whose embedding's MAP is below {MIN_EMBEDDING_MAP} is not testable here. "
@@ -302,7 +343,7 @@ def make(runs_dir: Path, profile: str, out: Path) -> list[Path]:
     (out / "table2.md").write_text("\n".join([
         f"# Ganea et al., Table 2: hyperbolic vs Euclidean MLR on WordNet noun subtrees ({profile} profile)", "",
         made, "", settings(e, c), "",
-        "## Poincare embeddings of the noun closure (reconstruction)", "", tables.markdown(shown_embeddings(emb)), "",
+        "## Poincare embeddings of the noun closure (reconstruction)", "", tables.markdown(shown_embeddings(every_emb)), "",
         "## Table 2: test F1 %", "", "Mean ± standard error over seeds (n); best mean in bold.", "",
         tables.markdown(shown, bold), "", "## The paper's claims", "", render.to_markdown(rows), "",
         *([caption.read_text()] if caption.is_file() else []),

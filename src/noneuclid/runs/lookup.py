@@ -20,6 +20,14 @@ def finished_run(overrides: list[str], what: str) -> Path:
     return run.path
 
 
+def poincare_embedding(profile: str, dim: int, hierarchy: str, seed: int, device: str, overrides=()) -> list[str]:
+    """The overrides of the Poincare-embedding run that a Table 2 classifier of these settings reads:
+    `experiment=hnn/poincare` in `dim` dimensions of the same hierarchy, profile and device, seed
+    data.embedding_seed and data.embedding_overrides (the paths are the caller's)."""
+    return ["experiment=hnn/poincare", f"profile={profile}", f"model.dim={dim}", f"data.hierarchy={hierarchy}",
+            f"seed={seed}", f"trainer.device={device}", *overrides]
+
+
 def seed_list(text: str) -> list[int]:
     """'0,2,5-7' -> [0, 2, 5, 6, 7]."""
     seeds = []

@@ -16,7 +16,7 @@ import torch
 from torch import Tensor
 
 from noneuclid.data import wordnet
-from noneuclid.runs.lookup import finished_run
+from noneuclid.runs.lookup import finished_run, poincare_embedding
 from noneuclid.train.tasks.batching import shuffled
 from noneuclid.train.tasks.classification import Classification
 
@@ -60,14 +60,13 @@ class SubtreeClassification(Classification):
 
 
 def embedding_overrides(cfg) -> list[str]:
-    """The overrides of the Poincare-embedding run this classifier reads: `experiment=hnn/poincare` with
-    model.dim = data.dim, the same hierarchy, profile, paths and device, seed data.embedding_seed and
-    data.embedding_overrides."""
-    return ["experiment=hnn/poincare", f"profile={cfg.profile.name}", f"model.dim={cfg.data.dim}",
-            f"data.hierarchy={cfg.data.hierarchy}", f"seed={cfg.data.embedding_seed}",
+    """The overrides of the Poincare-embedding run this classifier reads (lookup.poincare_embedding),
+    with this run's paths."""
+    d = cfg.data
+    return [*poincare_embedding(cfg.profile.name, d.dim, d.hierarchy, d.embedding_seed, cfg.trainer.device,
+                                d.embedding_overrides),
             f"paths.runs_dir={cfg.paths.runs_dir}", f"paths.generated_dir={cfg.paths.generated_dir}",
-            f"paths.data_dir={cfg.paths.data_dir}", f"trainer.device={cfg.trainer.device}",
-            *cfg.data.embedding_overrides]
+            f"paths.data_dir={cfg.paths.data_dir}"]
 
 
 def load_points(path: Path) -> Tensor:
