@@ -147,8 +147,8 @@ def _sgd_steps(weight, idx, keep, batch_size, lr, c, max_norm, terms):  # pragma
         stop = min(start + batch_size, idx.shape[0])
         g = grads[: stop - start]
         _terms_and_grads(weight, idx[start:stop], keep[start:stop], c, terms[start:stop], g)
-        values = g.reshape(-1, dim) / (stop - start)  # of the batch mean
-        retract_rows(weight, idx[start:stop].ravel(), values, lr, c, max_norm)
+        # the step on the batch mean: 1 / batch folded into lr, no copy of the gradients
+        retract_rows(weight, idx[start:stop].ravel(), g.reshape(-1, dim), lr / (stop - start), c, max_norm)
 
 
 @numba.njit(inline="always")
