@@ -191,3 +191,14 @@ def test_fig4_counts_epochs_to_the_profiles_reachable_threshold(tmp_path):
     assert phydi.threshold_ratio(runs) == 0.6 and phydi.threshold_ratio(pd.DataFrame({"x": [1]})) is None
     phydi.fig4(rows, tmp_path / "fig4")
     assert (tmp_path / "fig4.png").exists()
+
+
+def test_speed_table_gives_images_per_second_per_depth_and_n():
+    """The median over runs of each run's median epoch time; the whole training split where
+    data.train_size is null."""
+    runs = pd.DataFrame({"status": ["done", "done", "done", "failed"], "cfg.model.depth": [18, 18, 50, 50],
+                         "cfg.model.n": [2, 2, 4, 4], "cfg.data.train_size": [5000, 5000, float("nan"), 5000],
+                         "env.torch_threads": [1, 1, 2, 1], "median_seconds_per_epoch": [10.0, 30.0, 100.0, 1.0]})
+    speed = phydi.resnet_speed(runs)
+    assert list(speed.model) == ["PHResNet18", "PHResNet50"] and list(speed.runs) == [2, 1]
+    assert list(speed.images_per_second) == [250.0, 500.0] and list(speed.threads) == ["1", "2"]

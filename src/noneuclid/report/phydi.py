@@ -55,6 +55,7 @@ PERPLEXITY = 200.0
 # add-one unigram model of all 2,049,990 training tokens, 28,782 words, as the trainer logs it
 # (val_unigram_perplexity); lm_cells checks it against runs on the full data
 PAPER_UNIGRAM_PERPLEXITY = 804.3
+CIFAR10_TRAIN_IMAGES = 50_000  # data.train_size null: the whole training split
 PAST_UNIGRAM = 0.8  # a Fig. 4 cell is past the unigram regime when its best model's ppl <= 0.8 U
 INITS = ("standard", "wkp", "phydi")
 NAMES = {"standard": "standard", "wkp": "WKP", "phydi": "PHYDI", "post": "PostNorm", "pre": "PreNorm"}
@@ -602,6 +603,21 @@ def make(runs_dir: Path, profile: str, out: Path, seeds=None, overrides=()) -> l
     return sorted(out.iterdir())
 
 
+def resnet_speed(resnets: pd.DataFrame) -> pd.DataFrame:
+    """Training speed of the finished PHResNet runs per depth and n: runs, median over runs of their
+    median seconds per epoch, and the training images per second that gives."""
+    done = resnets[resnets.status == "done"].assign(
+        images=resnets["cfg.data.train_size"].fillna(CIFAR10_TRAIN_IMAGES),
+        threads=resnets["env.torch_threads"])
+    rows = []
+    for (depth, n), g in done.groupby(["cfg.model.depth", "cfg.model.n"], sort=True):
+        seconds = g.median_seconds_per_epoch.median()
+        rows.append({"model": f"PHResNet{int(depth)}", "n": int(n), "runs": len(g),
+                     "threads": ", ".join(str(int(t)) for t in sorted(g.threads.unique())),
+                     "seconds_per_epoch": seconds, "images_per_second": g.images.median() / seconds})
+    return pd.DataFrame(rows, columns=["model", "n", "runs", "threads", "seconds_per_epoch", "images_per_second"])
+
+
 def _resnet_section(resnets: pd.DataFrame, curves: pd.DataFrame, out: Path, checks: list, skipped: list) -> list[str]:
     """Tables 1-2 written into out; their summary lines. Appends to checks (title, claims) and skipped."""
     if resnets.empty:
@@ -631,7 +647,14 @@ def _resnet_section(resnets: pd.DataFrame, curves: pd.DataFrame, out: Path, chec
                   f"## {name.capitalize()}: our numbers beside the paper's", "",
                   _write(numbers, out, name, f"PHYDI {title}: our numbers (mean ± s.e. over seeds) beside the paper's",
                          resnet_shown(numbers, keys)), ""]
-    return lines
+    speed = resnet_speed(resnets)
+    shown = speed.assign(seconds_per_epoch=speed.seconds_per_epoch.map("{:.1f}".format),
+                         images_per_second=speed.images_per_second.map("{:.0f}".format)).rename(
+        columns={"seconds_per_epoch": "s / epoch", "images_per_second": "images / s"})
+    return lines + ["## Training speed (Tables 1-2's runs)", "",
+                    "Median over runs of each run's median seconds per training epoch, as trained here (one "
+                    "process per core, the other core busy; channels_last; float32).", "",
+                    _write(speed, out, "speed", "PHResNet training speed on this machine", shown), ""]
 
 
 def _fig4_section(transformers: pd.DataFrame, curves: pd.DataFrame, out: Path, checks: list, skipped: list) -> list[str]:
