@@ -22,7 +22,7 @@ import pandas as pd  # noqa: E402
 
 from noneuclid.claims import data as claims_data, engine, render  # noqa: E402
 from noneuclid.config import compose, sweep_values  # noqa: E402
-from noneuclid.report import aggregate, figures, run_table  # noqa: E402
+from noneuclid.report import aggregate, figures, run_table, tables as report_tables  # noqa: E402
 from noneuclid.report.estimates import compare, estimate  # noqa: E402
 from noneuclid.runs import RunDir  # noqa: E402
 
@@ -43,6 +43,7 @@ SETUPS = {
 }
 CURVE_EPOCHS = (1, 5, 10, 25)  # where our curves and theirs are compared (and our last epoch)
 UNIFORM_LOSS = math.sqrt(0.9)  # every class 1/10
+MNIST_TRAIN_IMAGES = 60_000  # data.train_size null: the whole training split
 ONE_CLASS = 0.99  # a model whose most frequent prediction covers more of the test set than this has collapsed
 
 
@@ -194,6 +195,26 @@ def accuracy(runs) -> pd.DataFrame:
     return pd.DataFrame(rows)
 
 
+TITLES = {"table2": "Brantner, Table 2: time per epoch (median over epochs), ratio to Euclidean Adam",
+          "accuracy": "Brantner: test accuracy and final training loss, ours beside the authors' run",
+          "curves": "Brantner, Fig. 3: our training loss and the authors' at the same epochs"}
+
+
+def budget(per_seed: pd.DataFrame, profile: str) -> str:
+    """The caption of every table: what ran (epochs, images, batch, seeds) against the paper's 500
+    epochs of all 60,000 images in batches of 2,048, and how the numbers are reduced."""
+    images = per_seed["cfg.data.train_size"].fillna(MNIST_TRAIN_IMAGES) if "cfg.data.train_size" in per_seed else None
+    seeds = ", ".join(str(int(s)) for s in sorted(per_seed.seed.unique()))
+    return (f"Our runs ({profile} profile): {int(per_seed.epochs.max())} epochs of the paper's 500, "
+            f"{int(images.max()) if images is not None else MNIST_TRAIN_IMAGES:,} training images, batches of "
+            f"{int(per_seed['cfg.data.batch_size'].max()):,}, seeds {seeds}; ours are means over the seeds of "
+            f"each setup (the per-seed values and their spread: claims.csv). The authors' run: their "
+            f"GeometricMachineLearning.jl documentation run of 500 epochs, one seed. Made by `python -m "
+            f"noneuclid.train -m experiment=brantner/table2 profile={profile}` and `python -m noneuclid.report "
+            f"brantner --profile {profile}`, runs of commit "
+            f"{', '.join(sorted(per_seed['env.git_commit'].astype(str).str[:7].unique()))}.")
+
+
 def observations(runs, curves) -> list[str]:
     """What our runs show beside the claims table, in sentences made from the data: Euclidean Adam's
     plateau (the paper's 1.34), the setups' final losses and test accuracies (means over seeds)."""
@@ -238,9 +259,9 @@ def make(runs_dir: Path, profile: str, out: Path, seeds=None, overrides=(), refe
     tables = {"table2": table2(runs), "accuracy": accuracy(runs)}
     if theirs:
         tables["curves"] = curves_table(curves, theirs)
+    caption = budget(per_seed, profile)
     for name, df in tables.items():
-        df.to_csv(out / f"{name}.csv", index=False)
-        (out / f"{name}.md").write_text(df.to_markdown(index=False) + "\n")
+        report_tables.write(out, name, df, df.astype(object).fillna("-"), TITLES[name], caption)
     env = runs.iloc[0]
     lines = [
         f"# Brantner, Adam on manifolds: our runs ({profile} profile, {epochs} epochs)", "",
