@@ -92,11 +92,11 @@ def test_report_redraws_tables_and_figure(data_root, tmp_path):
     assert summary.index("## What reproduces") < summary.index("## Table1") < summary.index("## Fig. 4")
     assert "Not run at this profile: Table 1: n = 2: PHResNet50" in summary and "Fig. 4: n = 4" in summary
     # a clean clone: no run folders, only the committed per-run data; the same tables come back
-    drawn = {p.name: p.read_bytes() for p in written if p.suffix in (".csv", ".md")}
+    drawn = {p.name: p.read_bytes() for p in written if p.name.endswith((".csv", ".md", ".tex", ".csv.gz"))}
     shutil.rmtree(tmp_path / "runs")
     report.make(tmp_path / "runs", "smoke", tmp_path / "out")
     assert {name: (tmp_path / "out" / name).read_bytes() for name in drawn} == drawn
-    assert {"runs.csv", "curves.csv"} <= set(drawn)
+    assert {"runs.csv", "curves.csv.gz"} <= set(drawn)
 
 
 def test_report_without_runs_says_what_to_run(tmp_path):

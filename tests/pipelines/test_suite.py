@@ -111,7 +111,7 @@ FIGURE_RGB = (200, 30, 30)
 
 def _results_and_runs(tmp_path) -> tuple[Path, Path]:
     """A results folder with one paper's summary (a table and a figure in a known colour) and the
-    per-run data of one run with a training curve (runs.csv, curves.csv); the path of that run's row."""
+    per-run data of one run with a training curve (runs.csv, curves.csv.gz); the path of that run's row."""
     from PIL import Image
 
     folder = tmp_path / "results" / "phydi" / "cpu"
@@ -126,11 +126,11 @@ def _results_and_runs(tmp_path) -> tuple[Path, Path]:
 
 
 def _write_run(folder: Path, run: str, python: str) -> None:
-    """runs.csv and curves.csv of one finished run (replacing any there)."""
+    """runs.csv and curves.csv.gz of one finished run (replacing any there)."""
     pd.DataFrame([{"run": run, "status": "done", "seed": 0, "env.python": python, "env.torch": "2.13.0+cpu"}]).to_csv(
         folder / "runs.csv", index=False)
     pd.DataFrame([{"run": run, "epoch": e, "step": 10 * e, "train_loss": 2 / e, "val_accuracy": 0.1 * e}
-                  for e in range(1, 6)]).to_csv(folder / "curves.csv", index=False)
+                  for e in range(1, 6)]).to_csv(folder / "curves.csv.gz", index=False)
 
 
 def test_html_report_lists_tables_figures_commands_curves_and_environment(tmp_path):

@@ -175,7 +175,7 @@ def test_smoke_embedding_three_classifiers_and_report(tmp_path):
     assert (out / "fig_table2_boundaries.png").is_file() and "not available here" in (out / "table2.md").read_text()
     assert "{" not in (out / "table2.md").read_text().split("## Poincare")[0]  # the settings, formatted
     assert r"\begin{tabular}" in (out / "table2_f1.tex").read_text()
-    # from runs.csv and curves.csv alone (no run folders): the same tables, byte for byte, the figure kept
+    # from runs.csv and curves.csv.gz alone (no run folders): the same tables, byte for byte, the figure kept
     before = {name: (out / name).read_bytes() for name in written}
     drawn = (out / "fig_table2_boundaries.png").stat().st_mtime_ns
     hnn_table2.make(tmp_path / "no-runs", "smoke", out)

@@ -222,7 +222,8 @@ def test_brantner_figures_and_table_show_the_authors_curves(four_runs, tmp_path)
     theirs = _authors_metadata(tmp_path / "gml")
     out = tmp_path / "results"
     brantner.make(four_runs, "smoke", out, overrides=["model.depth=1"], reference=tmp_path / "gml")
-    table = pd.read_csv(out / "curves.csv")
+    table = pd.read_csv(out / "authors_curves.csv")
+    assert len(pd.read_csv(out / "curves.csv.gz")) == 4 * 2  # the per-run curves beside it (4 runs, 2 epochs)
     assert sorted(set(table.run)) == sorted(s["label"] for s in brantner.SETUPS.values())
     adam = table[table.run == "Adam + Stiefel"].set_index("epoch")
     assert list(adam.index) == [1, 2, 5, 10, 25]  # CURVE_EPOCHS and our last epoch (2 in smoke)
@@ -273,20 +274,20 @@ def test_fisher_exact_test_of_two_shares():
 
 
 def test_run_table_is_merged_and_rewritten_byte_identical(four_runs, tmp_path):
-    """runs.csv and curves.csv from the run folders; a run whose folder is gone keeps its rows; writing
+    """runs.csv and curves.csv.gz from the run folders; a run whose folder is gone keeps its rows; writing
     again what was read gives the same bytes."""
     import shutil
 
     from noneuclid.report import run_table
     out = tmp_path / "results"
     written = run_table.export(four_runs, "brantner", "smoke", out)
-    assert [p.name for p in written] == ["runs.csv", "curves.csv"]
+    assert [p.name for p in written] == ["runs.csv", "curves.csv.gz"]
     runs = pd.read_csv(out / "runs.csv")
     assert len(runs) == 4 and list(runs.columns[:6]) == run_table.LEADING
     assert {"final_train_loss", "env.git_commit", "env.torch", "env.torch_threads", "cfg.optim.name"} <= set(runs.columns)
     assert not any(c.startswith("cfg.paths.") for c in runs.columns)
-    assert len(pd.read_csv(out / "curves.csv")) == 4 * 2
-    first = {name: (out / name).read_bytes() for name in ("runs.csv", "curves.csv")}
+    assert len(pd.read_csv(out / "curves.csv.gz")) == 4 * 2
+    first = {name: (out / name).read_bytes() for name in ("runs.csv", "curves.csv.gz")}
     gone = next(p for p in (four_runs / "brantner" / "smoke").iterdir() if p.is_dir())
     shutil.rmtree(gone)
     run_table.export(four_runs, "brantner", "smoke", out)
@@ -295,7 +296,7 @@ def test_run_table_is_merged_and_rewritten_byte_identical(four_runs, tmp_path):
 
 def test_report_all_redraws_from_the_committed_per_run_data_alone(tmp_path):
     """A clean clone (no run folders): `report all` redraws the PHYDI tables and claims from
-    results/phydi/cpu/runs.csv and curves.csv byte for byte, leaves the papers whose reports need run
+    results/phydi/cpu/runs.csv and curves.csv.gz byte for byte, leaves the papers whose reports need run
     folders as they are (exit 0), and `report hnn <part>` names the parts there are."""
     import shutil
     from pathlib import Path

@@ -85,7 +85,7 @@ def test_migrate_renames_the_runs_of_committed_tables(earlier_run, tmp_path, wit
     if not with_folders:
         folder.rename(tmp_path / "elsewhere")
     assert main(["migrate", "--runs", str(tmp_path / "runs"), "--results", str(tmp_path / "results")]) == 0
-    runs, curves = pd.read_csv(results / "runs.csv"), pd.read_csv(results / "curves.csv")
+    runs, curves = pd.read_csv(results / "runs.csv"), pd.read_csv(results / "curves.csv.gz")
     assert list(runs.run) == list(curves.run) == [RunDir(cfg).name]
     assert runs["cfg.study.paper"].tolist() == ["hnn"] and "cfg.paper.name" not in runs
     assert runs["cfg.model.carry_gaps"].tolist() == [False]  # written out at its former value

@@ -1,16 +1,16 @@
 """python -m noneuclid.report brantner|hnn|phydi|html|all [PART] [--runs runs] [--profile cpu]
 
 A paper: merges its ended runs under runs/<paper>/<profile>/ into results/<paper>/<profile>/runs.csv
-and curves.csv, then runs each of its reports (papers.PAPERS[paper].reports; PART picks one, e.g.
+and curves.csv.gz, then runs each of its reports (papers.PAPERS[paper].reports; PART picks one, e.g.
 `hnn table2` for report.hnn_table2), which redraw results/<paper>/<profile>/; for the cpu and paper
 profiles each also refreshes its results block of the paper's report, docs/<paper>.md (smoke
 results never replace it). A report that needs run folders and finds none leaves its results as they
-are and says so; the PHYDI report and Ganea et al.'s Table 2 draw from runs.csv and curves.csv alone.
+are and says so; the PHYDI report and Ganea et al.'s Table 2 draw from runs.csv and curves.csv.gz alone.
 html: writes results/index.html from the files in results/. all: every paper, then html.
 
     python -m noneuclid.report export PAPER [--runs runs] [--profile cpu] [--results results]
 
-writes (merges into) results/<paper>/<profile>/runs.csv and curves.csv, the per-run data of the ended
+writes (merges into) results/<paper>/<profile>/runs.csv and curves.csv.gz, the per-run data of the ended
 runs (see report/run_table.py); every paper report writes them too.
 
     python -m noneuclid.report runs ROOT [ROOT ...] [--csv FILE]
@@ -95,7 +95,7 @@ def export(argv) -> int:
 
 
 def report_paper(paper: str, args, missing_ok: bool = False) -> int:
-    """Merge the paper's ended runs into its runs.csv and curves.csv, then run its reports (or the one
+    """Merge the paper's ended runs into its runs.csv and curves.csv.gz, then run its reports (or the one
     named args.part). missing_ok: a report that finds no runs says so and leaves its results (exit 0)."""
     for path in run_table.export(args.runs, paper, args.profile, args.results / paper / args.profile):
         print(path)

@@ -60,11 +60,11 @@ def expected_runs(profile: str, seeds, overrides=()) -> dict[str, str]:
 
 
 def load(out: Path, profile: str, seeds=None, overrides=()) -> tuple[pd.DataFrame, pd.DataFrame, pd.DataFrame]:
-    """From the per-run data in `out` (runs.csv, curves.csv): the finished runs of the paper's four
+    """From the per-run data in `out` (runs.csv, curves.csv.gz): the finished runs of the paper's four
     setups with `seeds` (None: every seed there), one row per setup (the mean over seeds), their
     training curves (mean over seeds per epoch) and the runs themselves (one row per setup and seed)."""
     runs, curves = (pd.read_csv(out / f, low_memory=False) if (out / f).is_file() else pd.DataFrame()
-                    for f in ("runs.csv", "curves.csv"))
+                    for f in ("runs.csv", "curves.csv.gz"))
     if runs.empty:
         return runs, curves, runs
     seeds = sorted({int(s) for s in runs.seed.dropna()}) if seeds is None else seeds
@@ -197,7 +197,7 @@ def accuracy(runs) -> pd.DataFrame:
 
 TITLES = {"table2": "Brantner, Table 2: time per epoch (median over epochs), ratio to Euclidean Adam",
           "accuracy": "Brantner: test accuracy and final training loss, ours beside the authors' run",
-          "curves": "Brantner, Fig. 3: our training loss and the authors' at the same epochs"}
+          "authors_curves": "Brantner, Fig. 3: our training loss and the authors' at the same epochs"}
 
 
 def budget(per_seed: pd.DataFrame, profile: str) -> str:
@@ -258,7 +258,7 @@ def make(runs_dir: Path, profile: str, out: Path, seeds=None, overrides=(), refe
            f"Fig. 3b: optimizers on Stiefel ({profile} profile)", out / "fig3b", theirs)
     tables = {"table2": table2(runs), "accuracy": accuracy(runs)}
     if theirs:
-        tables["curves"] = curves_table(curves, theirs)
+        tables["authors_curves"] = curves_table(curves, theirs)
     caption = budget(per_seed, profile)
     for name, df in tables.items():
         report_tables.write(out, name, df, df.astype(object).fillna("-"), TITLES[name], caption)
@@ -278,7 +278,7 @@ def make(runs_dir: Path, profile: str, out: Path, seeds=None, overrides=(), refe
     ]
     if theirs:
         lines += ["## Our training loss and the authors' (GeometricMachineLearning.jl) at the same epochs", "",
-                  tables["curves"].to_markdown(index=False), ""]
+                  tables["authors_curves"].to_markdown(index=False), ""]
     lines += [
         "## Test accuracy (the authors' run: their GeometricMachineLearning.jl documentation run of 500 epochs; "
         "the paper gives no test accuracy)", "", tables["accuracy"].to_markdown(index=False), "",

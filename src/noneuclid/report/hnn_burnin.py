@@ -1,7 +1,7 @@
 """Beyond the paper: the burn-in of the Poincare embeddings (experiment=hnn/burnin), Nickel & Kiela's
 code (lr x 0.1, 5 negatives per edge drawn by frequency) against the one of our first embeddings (lr x
 0.01, 50 uniform), each change alone too: the reconstruction each reaches on the mammal closure, from
-the per-run data (runs.csv, curves.csv). Part of `python -m noneuclid.report hnn table2`."""
+the per-run data (runs.csv, curves.csv.gz). Part of `python -m noneuclid.report hnn table2`."""
 
 from __future__ import annotations
 

@@ -1,6 +1,6 @@
 """Ganea et al.'s Table 2 (F1 of hyperbolic vs Euclidean MLR on WordNet noun subtrees), the
 reconstruction quality of the Poincare embeddings it classifies, and the claims table, from the per-run
-data in results/hnn/<profile>/ (runs.csv, curves.csv; see report.run_table) after merging into it the
+data in results/hnn/<profile>/ (runs.csv, curves.csv.gz; see report.run_table) after merging into it the
 ended runs under runs/hnn/<profile>/; the figure of the learned decision boundaries in the 2-D ball
 needs the run folders (their checkpoints) and is left as it is without them.
 
@@ -47,11 +47,11 @@ AT_LEAST_AS_GOOD, LOW_DIMENSIONS = "table2_hyperbolic_mlr_at_least_as_good", "ta
 
 
 def per_run(runs_dir, profile: str, out: Path) -> tuple[pd.DataFrame, pd.DataFrame]:
-    """(runs, curves): out/runs.csv and out/curves.csv after merging the ended runs under
+    """(runs, curves): out/runs.csv and out/curves.csv.gz after merging the ended runs under
     runs_dir/hnn/<profile> into them; the ended runs only (status done)."""
     run_table.export(runs_dir, "hnn", profile, out)
     runs, curves = (pd.read_csv(out / name, low_memory=False) if (out / name).is_file() else pd.DataFrame()
-                    for name in ("runs.csv", "curves.csv"))
+                    for name in ("runs.csv", "curves.csv.gz"))
     return (runs[runs.status == "done"] if len(runs) else runs), curves
 
 

@@ -2,7 +2,7 @@
 paper's tables and figures (ours beside the paper's, from the pages its reports write in
 results/<paper>/<profile>/ and its variants such as <profile>-float32/: summary.md, which names the
 commands that made them, and Ganea et al.'s table2.md), the training curve of every run in the
-committed per-run data (results/<paper>/<profile>/runs.csv and curves.csv, see report.run_table), and
+committed per-run data (results/<paper>/<profile>/runs.csv and curves.csv.gz, see report.run_table), and
 the environments they ran in. It reads those files only (no run folder, not the page it replaces), so
 a clean clone makes the same page.
 
@@ -66,7 +66,7 @@ def _finite(rows: pd.DataFrame, key: str) -> list[tuple[float, float]]:
 
 
 def run_curve(run: pd.Series, rows: pd.DataFrame) -> str:
-    """One run's small plot from its rows of curves.csv: training loss (blue) and its evaluation
+    """One run's small plot from its rows of curves.csv.gz: training loss (blue) and its evaluation
     metric (red)."""
     loss = _finite(rows, "train_loss")
     name = next((m for m in EVAL_METRICS if m in rows and rows[m].notna().any()), None)
@@ -97,9 +97,9 @@ def environment(runs: pd.DataFrame) -> str:
 
 
 def run_data(folder: Path) -> tuple[pd.DataFrame, pd.DataFrame]:
-    """(runs.csv, curves.csv) of a results folder, empty where a file is not there."""
+    """(runs.csv, curves.csv.gz) of a results folder, empty where a file is not there."""
     return tuple(pd.read_csv(folder / name, low_memory=False) if (folder / name).is_file() else pd.DataFrame()
-                 for name in ("runs.csv", "curves.csv"))
+                 for name in ("runs.csv", "curves.csv.gz"))
 
 
 def page_html(page: Path, results: Path) -> str:
@@ -127,7 +127,7 @@ def paper_section(paper: str, profile: str, results: Path) -> str:
         parts.append(f'<p class="missing">No results for the {profile} profile yet: '
                      f'<code>make reproduce-{paper} PROFILE={profile}</code></p>')
     runs, curves = run_data(results / paper / profile)
-    parts.append(f"<h3>Training curves of each run (results/{paper}/{profile}/curves.csv)</h3>")
+    parts.append(f"<h3>Training curves of each run (results/{paper}/{profile}/curves.csv.gz)</h3>")
     drawn = [run_curve(run, curves[curves.run == run.run].sort_values("step")) for _, run in runs.iterrows()]
     parts.append(f'<div class="curves">{"".join(drawn)}</div>' if drawn else "<p>No per-run data.</p>")
     env = environment(runs)

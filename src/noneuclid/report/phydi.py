@@ -489,8 +489,8 @@ def not_run(cells, paper: dict) -> str:
 
 def _runs(out: Path, model: str) -> tuple[pd.DataFrame, pd.DataFrame]:
     """(one row per run of `model`, one row per run and evaluated epoch) from the per-run data in
-    out/runs.csv and out/curves.csv (run_table)."""
-    paths = [out / "runs.csv", out / "curves.csv"]
+    out/runs.csv and out/curves.csv.gz (run_table)."""
+    paths = [out / "runs.csv", out / "curves.csv.gz"]
     if not paths[0].exists():
         return pd.DataFrame(), pd.DataFrame()
     runs, curves = (pd.read_csv(p, low_memory=False) for p in paths)
@@ -577,7 +577,7 @@ def _write(table: pd.DataFrame, out: Path, name: str, caption: str, shown: pd.Da
 
 def make(runs_dir: Path, profile: str, out: Path, seeds=None, overrides=()) -> list[Path]:
     """Write table1, table2, their claims, fig4 and its claims (CSV + Markdown), fig4 (PNG + PDF) and
-    summary.md from the per-run data in out (runs.csv, curves.csv), after merging into it the runs under
+    summary.md from the per-run data in out (runs.csv, curves.csv.gz), after merging into it the runs under
     runs/phydi/<profile> (seeds and overrides are not chosen here)."""
     if seeds or overrides:
         raise ValueError("the phydi report reads every run under runs/phydi/<profile>: drop --seeds and overrides")

@@ -4,7 +4,8 @@
                                           name, status, experiment, settings id, seed, dtype, every
                                           setting (cfg.*), the metrics of summary.json, and the commit,
                                           torch version and threads it ran with (env.*)
-    results/<paper>/<profile>/curves.csv  one row per run and logged evaluation (metrics.jsonl)
+    results/<paper>/<profile>/curves.csv.gz  one row per run and logged evaluation (metrics.jsonl),
+                                             gzipped
 
 Written from the run folders under runs/<paper>/<profile> and merged with the rows already there: a
 run whose folder is gone (another machine, an earlier session) keeps its rows, a run found again
@@ -21,6 +22,9 @@ import pandas as pd
 from noneuclid.report import aggregate
 
 FLOAT_FORMAT = "%.10g"
+# curves.csv.gz is gzipped (a row per run and epoch: tens of thousands of rows), without a timestamp in
+# its header, so that writing the same rows gives the same bytes; pandas reads it as it is
+COMPRESSION = {"method": "infer", "mtime": 0}
 LEADING = ["run", "status", "experiment", "settings_id", "seed", "dtype"]
 LEFT_OUT = ("path", "cfg.paths.", "env.command", "env.platform", "env.processor", "env.python", "env.numpy")
 
@@ -55,17 +59,17 @@ def merged(old: pd.DataFrame, new: pd.DataFrame, keys: list[str]) -> pd.DataFram
 
 
 def export(runs_dir: Path, paper: str, profile: str, out: Path) -> list[Path]:
-    """Write (merge into) out/runs.csv and out/curves.csv; returns the files written."""
+    """Write (merge into) out/runs.csv and out/curves.csv.gz; returns the files written."""
     runs, curves = ended_runs(runs_dir, paper, profile)
     written = []
-    for name, new, keys in (("runs.csv", runs, ["run"]), ("curves.csv", curves, ["run", "step"])):
+    for name, new, keys in (("runs.csv", runs, ["run"]), ("curves.csv.gz", curves, ["run", "step"])):
         path = Path(out) / name
         old = pd.read_csv(path, low_memory=False) if path.exists() else pd.DataFrame()
         table = merged(old, new, keys)
         if table.empty:
             continue
         path.parent.mkdir(parents=True, exist_ok=True)
-        table.to_csv(path, index=False, float_format=FLOAT_FORMAT)
+        table.to_csv(path, index=False, float_format=FLOAT_FORMAT, compression=COMPRESSION)
         written.append(path)
     return written
 

@@ -1,6 +1,6 @@
 """python -m noneuclid.runs migrate [--runs runs] [--results results] [--dry-run]
 
-Brings the run folders under --runs and the per-run data under --results (runs.csv, curves.csv) of
+Brings the run folders under --runs and the per-run data under --results (runs.csv, curves.csv.gz) of
 earlier settings versions up to the current one (see runs/migrate.py): rewrites each earlier run's
 config.yaml as today's configs compose it and renames its folder to its new hash.
 """

@@ -6,7 +6,7 @@ A run folder is named by the hash of its settings (settings.py), so a setting ad
 renamed would give every earlier run a new name: the trainer would not find them. Each version's step
 below says what changed; this command rewrites each earlier run's config.yaml as today's configs would
 compose it (the added settings at the value those runs computed with) and renames its folder to the
-new hash, and does the same to the rows of results/<paper>/<profile>/runs.csv and curves.csv (whose
+new hash, and does the same to the rows of results/<paper>/<profile>/runs.csv and curves.csv.gz (whose
 run folders may be gone). Run it once after pulling a change that raises SETTINGS_VERSION.
 """
 
@@ -263,7 +263,7 @@ def _migrated_row(row: dict, folders: dict, floats: set[str]) -> dict | str:
 
 
 def migrate_table(folder: Path, folders: dict, floats: set[str], dry_run: bool, say=print) -> dict[str, str]:
-    """Migrate folder/runs.csv and the run names of folder/curves.csv; returns {old name: new name}."""
+    """Migrate folder/runs.csv and the run names of folder/curves.csv.gz; returns {old name: new name}."""
     runs = pd.read_csv(folder / "runs.csv", dtype=str, keep_default_na=False)
     names, rows = {}, []
     for row in runs.to_dict("records"):
@@ -277,11 +277,11 @@ def migrate_table(folder: Path, folders: dict, floats: set[str], dry_run: bool, 
         table = pd.DataFrame(rows).fillna("")
         settings = sorted(c for c in table if c.startswith("cfg."))
         table[[c for c in runs.columns if not c.startswith("cfg.")] + settings].to_csv(folder / "runs.csv", index=False)
-        curves = folder / "curves.csv"
+        curves = folder / "curves.csv.gz"
         if curves.exists():
             curve_table = pd.read_csv(curves, dtype=str, keep_default_na=False)
             curve_table["run"] = curve_table.run.replace(names)
-            curve_table.to_csv(curves, index=False)
+            curve_table.to_csv(curves, index=False, compression={"method": "infer", "mtime": 0})
     return names
 
 
