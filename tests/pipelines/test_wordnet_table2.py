@@ -138,6 +138,25 @@ def test_negatives_are_unrelated_and_batches_repeat():
     assert math.isfinite(loss.item()) and torch.isfinite(model.weight.grad.coalesce().values()).all()
 
 
+def test_batches_drawn_ahead_in_a_second_thread_are_the_same():
+    """With two torch threads the next batch is drawn while the current one trains: same batches."""
+    h = wordnet.toy(depth=2, branching=3)
+    task = Hypernymy(h.edges, h.size, negatives=20, batch_size=8, seed=0, burnin_epochs=1, burnin_negatives=5)
+    threads = torch.get_num_threads()
+    try:
+        torch.set_num_threads(1)
+        alone = [list(task.batches(epoch)) for epoch in (0, 1)]
+        torch.set_num_threads(2)
+        ahead = [list(task.batches(epoch)) for epoch in (0, 1)]
+        first = next(iter(task.batches(1)))  # a caller that stops early
+    finally:
+        torch.set_num_threads(threads)
+    assert [len(a) for a in alone] == [len(a) for a in ahead] and len(alone[1]) > 1
+    for a, b in zip(sum(alone, []), sum(ahead, [])):
+        assert all(torch.equal(x, y) for x, y in zip(a, b))
+    assert torch.equal(first[0], alone[1][0][0])
+
+
 def test_rsgd_burn_in_switches_to_the_full_rate():
     p = torch.nn.Parameter(torch.zeros(2))
     cfg = {"name": "rsgd", "lr": 2.0, "burnin_epochs": 2, "burnin_factor": 0.1}

@@ -50,10 +50,11 @@ def _seconds_per_step(hierarchy, sparse: bool, batch: int, steps: int, threads: 
     return (time.perf_counter() - start) / steps
 
 
-def _fused_seconds_per_edge(hierarchy, chunks: int, batch: int = 50, fused: int = 200) -> float:
+def _fused_seconds_per_edge(hierarchy, chunks: int, batch: int = 50, fused: int = 200, threads: int = 1) -> float:
     """Wall seconds per edge of the compiled SGD loop (batches of `batch`, `fused` per call, drawing
-    the negatives included) over `chunks` calls after one warm-up call."""
-    torch.set_num_threads(1)
+    the negatives included; with 2 threads the next call's negatives are drawn meanwhile) over
+    `chunks` calls after one warm-up call."""
+    torch.set_num_threads(threads)
     task, model = _task_and_model(hierarchy, batch, fused=fused)
     batches, edges = task.batches(0), 0
     idx, keep, _ = next(batches)
@@ -99,6 +100,8 @@ def run(device, repeats: int = 10, batch: int = 1024, quick: bool = False) -> di
     result = {"edges": edges, "nodes": hierarchy.size, "dim": 10, "negatives": 50, "batch": batch,
               "dtype": "float64", "steps_timed": steps}
     result["fused_seconds_per_epoch"] = edges * _fused_seconds_per_edge(hierarchy, 2 if quick else repeats)
+    result["fused_2_threads_seconds_per_epoch"] = edges * _fused_seconds_per_edge(hierarchy, 2 if quick else repeats,
+                                                                                  threads=2)
     result["autograd_50_seconds_per_epoch"] = -(-edges // 50) * _seconds_per_step(hierarchy, True, 50, 20 * steps, 1)
     for threads in (1, 2):
         result[f"seconds_per_epoch_{threads}_threads"] = epoch_steps * _seconds_per_step(
@@ -118,6 +121,8 @@ def describe(r: dict) -> str:
         f"Poincare embeddings, WordNet nouns ({r['nodes']:,} nodes, {r['edges']:,} edges), {r['dim']}-D, "
         f"{r['negatives']} negatives, {r['dtype']}, one thread unless said (scaled to an epoch):",
         f"  fused steps, batches of 50:       {r['fused_seconds_per_epoch']:8.1f} s per epoch  (the cpu profile's trainer)",
+        f"  fused steps, 2 threads:           {r['fused_2_threads_seconds_per_epoch']:8.1f} s per epoch  "
+        "(the next negatives drawn meanwhile)",
         f"  autograd, batches of 50:          {r['autograd_50_seconds_per_epoch']:8.1f} s per epoch  "
         f"({r['autograd_50_ratio']:.1f}x the fused steps)",
         f"  autograd, batches of {r['batch']}:        {r['seconds_per_epoch_1_threads']:8.1f} s per epoch",

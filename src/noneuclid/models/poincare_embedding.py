@@ -136,7 +136,7 @@ def _terms_and_grads(weight, idx, keep, c, terms, grads):  # pragma: no cover (c
                 grads[b, 0, i] += coef * diff + ax * weight[u, i]
 
 
-@numba.njit(cache=True)
+@numba.njit(cache=True, nogil=True)
 def _sgd_steps(weight, idx, keep, batch_size, lr, c, max_norm, terms):  # pragma: no cover (compiled)
     """For each batch b of rows [start, stop) of idx: terms and gradients of its edges at the current
     weight (`_terms_and_grads`), then weight[r] <- project(weight[r] - lr lambda_r^-2 * mean gradient),

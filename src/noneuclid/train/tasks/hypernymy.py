@@ -21,6 +21,8 @@ ancestor's key per chunk.
 
 from __future__ import annotations
 
+from concurrent.futures import ThreadPoolExecutor
+
 import numba
 import numpy as np
 import torch
@@ -76,7 +78,20 @@ class Hypernymy:
         """(idx [B, 2 + negatives]: u, v, then the drawn nodes; keep [B, 1 + negatives]: v and the drawn
         nodes not related to u; u [B], last, as the trainer counts a batch's examples by the last
         element). The draws depend only on (seed, epoch), like the batch order: a resumed run sees the
-        same ones."""
+        same ones. With more than one torch thread, the next batch is drawn in a second thread while
+        the caller trains on this one (the same batches, in the same order)."""
+        batches = self._drawn_batches(epoch)
+        if torch.get_num_threads() < 2:
+            yield from batches
+            return
+        with ThreadPoolExecutor(1) as ahead:
+            batch = ahead.submit(next, batches, None)
+            while (current := batch.result()) is not None:
+                batch = ahead.submit(next, batches, None)
+                yield current
+
+    def _drawn_batches(self, epoch: int):
+        """The batches of `batches`, drawn one after the other."""
         g = torch.Generator().manual_seed(self.seed * 100_003 + epoch + 7)
         for idx in shuffled(len(self.edges), self._edges_per_step(), self.seed, epoch, self.edges.device):
             u, v = self.edges[idx].unbind(1)
@@ -155,7 +170,7 @@ class Hypernymy:
         return rank, (slot + 1) / closer.to(key.dtype), valid
 
 
-@numba.njit(cache=True)
+@numba.njit(cache=True, nogil=True)
 def _candidates(u, v, w, related, row_starts, num_nodes, idx, keep):  # pragma: no cover (compiled)
     """idx[b] = (u_b, v_b, w_b1, ...) and keep[b] = (True, w_bj not related to u_b), where w_bj is
     related if w_bj = u_b or u_b * N + w_bj is among u_b's sorted keys related[row_starts[u_b]:
