@@ -64,6 +64,9 @@ STEPS = {
 assert max(STEPS) == SETTINGS_VERSION, "a new settings version needs its step in STEPS"
 
 
+MISSING = object()  # _get's answer for a setting a config does not have
+
+
 def _get(c: dict, key: str, default=None):
     for part in key.split("."):
         if not isinstance(c, dict) or part not in c:
@@ -109,14 +112,14 @@ def upgraded(c: dict) -> dict:
     for v in range(version(c) + 1, SETTINGS_VERSION + 1):
         step = STEPS[v]
         for old, new in step.renamed.items():
-            if _get(c, old, default=step) is not step:
+            if _get(c, old, MISSING) is not MISSING:
                 _set(c, new, _pop(c, old))
         parents = {old.rsplit(".", 1)[0] for old in step.renamed if "." in old}
         for parent in parents:
             if _get(c, parent) == {}:
                 _pop(c, parent)
         for added in step.added:
-            if added.applies(c) and _get(c, added.key, default=step) is step:
+            if added.applies(c) and _get(c, added.key, MISSING) is MISSING:
                 _set(c, added.key, added.former)
     c["settings_version"] = SETTINGS_VERSION
     return c
