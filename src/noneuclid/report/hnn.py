@@ -29,7 +29,7 @@ import pandas as pd  # noqa: E402
 from noneuclid.claims import data as claims_data, engine, render  # noqa: E402
 from noneuclid.config import compose, experiment_value, sweep_values  # noqa: E402
 from noneuclid.data.files import DataError  # noqa: E402
-from noneuclid.report import aggregate, figures  # noqa: E402
+from noneuclid.report import aggregate, figures, tables  # noqa: E402
 from noneuclid.report.estimates import difference_interval, estimate, fisher_exact, mean_interval  # noqa: E402
 from noneuclid.runs import RunDir  # noqa: E402
 
@@ -572,12 +572,12 @@ def _write_extra_tables(out: Path, runs_dir: Path, profile: str, seeds, override
     extra_tables = []
     for name, extra_table, title, heading in ablation_tables(runs_dir, profile, seeds, overrides):
         if extra_table is None:  # an earlier report's files, of runs not found now
-            (out / f"{name}.csv").unlink(missing_ok=True)
-            (out / f"{name}.md").unlink(missing_ok=True)
+            for ext in ("csv", "md", "tex"):
+                (out / f"{name}.{ext}").unlink(missing_ok=True)
             continue
         extra_tables.append((name, extra_table, title, heading))
-        extra_table.to_csv(out / f"{name}.csv", index=False)
-        (out / f"{name}.md").write_text(f"# {title}\n\n" + extra_table.to_markdown(index=False) + "\n")
+        tables.write(out, name, extra_table, extra_table.astype(object).fillna("-"), title,
+                     f"Beyond the paper: {heading}. Made by `python -m noneuclid.report hnn --profile {profile}`.")
     return seeds_table, init_table, extra_tables
 
 
@@ -599,11 +599,10 @@ def make(runs_dir: Path, profile: str, out: Path, seeds=None, overrides=()) -> l
         table, folders = table1(runs_dir, profile, seeds, overrides, *_grid(experiment))
     finished = aggregate.runs([f for f in folders.values() if (f / "DONE").exists()])
     out.mkdir(parents=True, exist_ok=True)
-    table.to_csv(out / "table1.csv", index=False)
     comparison = dtype_comparison(runs_dir, profile, seeds, overrides)
     same = pd.read_csv(out / "same_weights.csv") if comparison is not None and (out / "same_weights.csv").is_file() else None
     seeds_table, init_table, extra_tables = _write_extra_tables(out, runs_dir, profile, seeds, overrides)
-    (out / "table1.md").write_text(f"# Ganea et al., {TABLE1}\n\n{table1_markdown(table)}\n")
+    tables.write(out, "table1", table, table, f"Ganea et al., {TABLE1}", _settings(finished))
     figure(folders, out / "fig_prefix10_dev", seeds[0], variant(finished, profile, overrides))
     extra = "".join(f" {o}" for o in overrides)
     snli = any(k[1] == "snli" for k in folders)
