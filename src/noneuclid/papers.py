@@ -98,7 +98,8 @@ PHYDI = (
 
 PAPERS = {
     "brantner": Paper("Brantner, Adam on manifolds", ("fig3a", "fig3b", "table2", "section"),
-                      ("noneuclid.report.brantner",), ("table2", "accuracy", "authors_networks", "authors_curves", "section"),
+                      ("noneuclid.report.brantner",),
+                      ("table2", "accuracy", "authors_networks", "authors_curves", "section"),
                       ("fig3a", "fig3b"), stages=BRANTNER),
     "hnn": Paper("Ganea et al., Hyperbolic Neural Networks", ("table1", "init", "budget", "long", "gru_long", "order",
                                                                  "carry_gaps", "seeds", "same_init", "compensated", "poincare",

@@ -186,8 +186,8 @@ def shown_embeddings(emb: pd.DataFrame) -> pd.DataFrame:
                           "nodes ranked": f"{r.nodes_ranked:,}", "mean rank": f"{r.mean_rank:.2f}", "MAP": f"{r.map:.3f}",
                           "Nickel & Kiela (mean rank / MAP)": NOT_AVAILABLE if pd.isna(r.reference_map)
                           else f"{r.reference_mean_rank:g} / {r.reference_map:g}"} for r in emb.itertuples()],
-                        columns=["dim", "epochs", "batch x lr", "burn-in", "Table 2", "train minutes", "nodes ranked", "mean rank", "MAP",
-                                 "Nickel & Kiela (mean rank / MAP)"])
+                        columns=["dim", "epochs", "batch x lr", "burn-in", "Table 2", "train minutes", "nodes ranked",
+                                 "mean rank", "MAP", "Nickel & Kiela (mean rank / MAP)"])
 
 
 def _number(x: float, fmt: str) -> str:
@@ -326,7 +326,8 @@ def make(runs_dir: Path, profile: str, out: Path) -> list[Path]:
     rows = verdicts(values, emb_map)
     written = [*tables.write(out, "table2_embeddings", every_emb, shown_embeddings(every_emb),
                              f"Poincare embeddings of the WordNet noun closure ({profile} profile)",
-                             "Reconstruction over all nodes at the last evaluation, beside Nickel & Kiela's Table 1; Table 2 "
+                             "Reconstruction over all nodes at the last evaluation, beside Nickel & Kiela's Table 1; "
+                             "Table 2 "
                              "classifies in each dimension the profile's own recipe where it has finished (else the "
                              "earlier recipe's). " + made),
                *tables.write(out, "table2_f1", table, shown, f"Ganea et al., Table 2: test F1 % ({profile} profile)",
@@ -343,7 +344,8 @@ def make(runs_dir: Path, profile: str, out: Path) -> list[Path]:
     (out / "table2.md").write_text("\n".join([
         f"# Ganea et al., Table 2: hyperbolic vs Euclidean MLR on WordNet noun subtrees ({profile} profile)", "",
         made, "", settings(e, c), "",
-        "## Poincare embeddings of the noun closure (reconstruction)", "", tables.markdown(shown_embeddings(every_emb)), "",
+        "## Poincare embeddings of the noun closure (reconstruction)", "",
+        tables.markdown(shown_embeddings(every_emb)), "",
         "## Table 2: test F1 %", "", "Mean ± standard error over seeds (n); best mean in bold.", "",
         tables.markdown(shown, bold), "", "## The paper's claims", "", render.to_markdown(rows), "",
         *([caption.read_text()] if caption.is_file() else []),
