@@ -10,17 +10,7 @@ import pandas as pd
 import yaml
 
 from noneuclid.runs import is_held, read_metrics, settings_id
-
-
-def _flatten(d: dict, prefix: str = "") -> dict:
-    out = {}
-    for k, v in d.items():
-        key = f"{prefix}{k}"
-        if isinstance(v, dict):
-            out.update(_flatten(v, key + "."))
-        else:
-            out[key] = v
-    return out
+from noneuclid.runs.settings import flatten
 
 
 def run_folders(roots) -> list[Path]:
@@ -47,11 +37,11 @@ def runs(roots) -> pd.DataFrame:
         cfg = yaml.safe_load((folder / "config.yaml").read_text())
         row = {"run": folder.name, "path": str(folder),
                "status": status(folder)}
-        row.update(_flatten(cfg, "cfg."))
+        row.update(flatten(cfg, "cfg."))
         if (folder / "summary.json").exists():
             row.update(json.loads((folder / "summary.json").read_text()))
         env = json.loads((folder / "env.json").read_text()) if (folder / "env.json").exists() else {}
-        row.update(_flatten(env, "env."))
+        row.update(flatten(env, "env."))
         row["settings_id"] = settings_id(cfg, bool(env.get("cuda")))
         rows.append(row)
     return pd.DataFrame(rows)

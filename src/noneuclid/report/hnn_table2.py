@@ -23,6 +23,7 @@ import matplotlib.pyplot as plt  # noqa: E402
 import pandas as pd  # noqa: E402
 import torch  # noqa: E402
 import yaml  # noqa: E402
+from omegaconf import OmegaConf  # noqa: E402
 
 from noneuclid.claims import data as claims_data, engine, render  # noqa: E402
 from noneuclid.config import compose  # noqa: E402
@@ -30,7 +31,7 @@ from noneuclid.data import wordnet  # noqa: E402
 from noneuclid.models.mlr import GEOMETRIES, PointMLR  # noqa: E402
 from noneuclid.report import figures, hnn_burnin, run_table, tables  # noqa: E402
 from noneuclid.report.estimates import t975  # noqa: E402
-from noneuclid.runs import RunDir  # noqa: E402
+from noneuclid.runs.settings import device_type, digest_settings  # noqa: E402
 from noneuclid.runs.lookup import poincare_embedding  # noqa: E402
 
 DIMS = (2, 3, 5, 10)
@@ -78,15 +79,20 @@ def embeddings(runs: pd.DataFrame, curves: pd.DataFrame, hierarchy: str) -> pd.D
 
 def embedding_of(row: pd.Series) -> str:
     """The run name of the Poincare embedding a classifier's runs.csv row classified (as the subtree
-    task finds it: runs.lookup.poincare_embedding)."""
-    overrides = yaml.safe_load(str(row.get("cfg.data.embedding_overrides", "[]"))) or []
+    task finds it: runs.lookup.poincare_embedding), on the device the classifier ran on."""
+    overrides = row.get("cfg.data.embedding_overrides")
+    overrides = [] if pd.isna(overrides) else yaml.safe_load(str(overrides)) or []
+    cuda = not pd.isna(row.get("env.cuda")) and row.get("env.cuda") != ""
     return _embedding_name(str(row["cfg.profile.name"]), int(row["cfg.data.dim"]), str(row["cfg.data.hierarchy"]),
-                           int(row["cfg.data.embedding_seed"]), str(row["cfg.trainer.device"]), tuple(overrides))
+                           int(row["cfg.data.embedding_seed"]), str(row["cfg.trainer.device"]), tuple(overrides), cuda)
 
 
 @functools.cache
-def _embedding_name(profile: str, dim: int, hierarchy: str, seed: int, device: str, overrides: tuple) -> str:
-    return RunDir(compose(poincare_embedding(profile, dim, hierarchy, seed, device, overrides))).name
+def _embedding_name(profile: str, dim: int, hierarchy: str, seed: int, device: str, overrides: tuple,
+                    cuda: bool) -> str:
+    """The folder name that these overrides give on a machine with (cuda) or without a GPU."""
+    cfg = compose(poincare_embedding(profile, dim, hierarchy, seed, device, overrides))
+    return f"{cfg.study.run_name}-{digest_settings(OmegaConf.to_container(cfg, resolve=True), device_type(device, cuda))}"
 
 
 def classified(values: pd.DataFrame, emb: pd.DataFrame, own: dict[int, str]) -> tuple[pd.DataFrame, pd.DataFrame]:
@@ -307,8 +313,11 @@ def make(runs_dir: Path, profile: str, out: Path) -> list[Path]:
     c = compose(["experiment=hnn/table2", f"profile={profile}"])
     runs, curves = per_run(runs_dir, profile, out)
     every_emb, every_value = embeddings(runs, curves, c.data.hierarchy), f1_values(runs)
-    own = {dim: _embedding_name(profile, dim, c.data.hierarchy, c.data.embedding_seed, c.trainer.device, ())
-           for dim in DIMS}
+    own = {}  # dim -> the profile's own embedding, trained on the CPU or on a GPU
+    for dim in DIMS:
+        names = [_embedding_name(profile, dim, c.data.hierarchy, c.data.embedding_seed, c.trainer.device, (), cuda)
+                 for cuda in (False, True)]
+        own[dim] = next((n for n in names if n in set(every_emb.run)), names[0])
     values, emb = classified(every_value, every_emb, own)
     every_emb["table2"] = every_emb.run.isin(emb.run)
     if every_value.empty and every_emb.empty:

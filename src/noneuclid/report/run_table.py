@@ -20,11 +20,10 @@ from pathlib import Path
 import pandas as pd
 
 from noneuclid.report import aggregate
+from noneuclid.runs.folder import CSV_COMPRESSION
 
 FLOAT_FORMAT = "%.10g"
-# curves.csv.gz is gzipped (a row per run and epoch: tens of thousands of rows), without a timestamp in
-# its header, so that writing the same rows gives the same bytes; pandas reads it as it is
-COMPRESSION = {"method": "infer", "mtime": 0}
+
 LEADING = ["run", "status", "experiment", "settings_id", "seed", "dtype"]
 LEFT_OUT = ("path", "cfg.paths.", "env.command", "env.platform", "env.processor", "env.python", "env.numpy")
 
@@ -69,7 +68,7 @@ def export(runs_dir: Path, paper: str, profile: str, out: Path) -> list[Path]:
         if table.empty:
             continue
         path.parent.mkdir(parents=True, exist_ok=True)
-        table.to_csv(path, index=False, float_format=FLOAT_FORMAT, compression=COMPRESSION)
+        table.to_csv(path, index=False, float_format=FLOAT_FORMAT, compression=CSV_COMPRESSION)
         written.append(path)
     return written
 

@@ -46,6 +46,11 @@ def _process_id() -> str:
     return f"{socket.gethostname()} {os.getpid()}"
 
 
+# Per-run CSVs written gzipped when their name ends in .gz, without a timestamp in the header: the
+# same rows give the same bytes (pandas' to_csv(compression=...); read_csv reads them as they are)
+CSV_COMPRESSION = {"method": "infer", "mtime": 0}
+
+
 def atomic_write(path: Path, text: str) -> None:
     tmp = temporary_sibling(path)
     tmp.write_text(text)

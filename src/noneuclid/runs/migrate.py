@@ -22,8 +22,8 @@ import yaml
 
 from noneuclid.config import CONFIG_DIR
 from noneuclid.runs.folder import atomic_write, is_held
-from noneuclid.runs.settings import (NOT_SETTINGS, SETTINGS_VERSION, device_type, digest_settings,
-                                     digest_without, settings_id)
+from noneuclid.runs.folder import CSV_COMPRESSION
+from noneuclid.runs.settings import SETTINGS_VERSION, device_type, digest_settings, flatten, settings_id
 
 
 @dataclass(frozen=True)
@@ -101,9 +101,7 @@ def earlier_hash(c: dict, device: str) -> str:
         return digest_settings(c, device)
     former = [a.key for a in STEPS[2].added
               if type(_get(c, a.key)) is type(a.former) and _get(c, a.key) == a.former]
-    c = json.loads(json.dumps(c))
-    c["trainer"]["device"] = device
-    return digest_without(c, (*NOT_SETTINGS, *former))
+    return digest_settings(c, device, former)
 
 
 def upgraded(c: dict) -> dict:
@@ -190,18 +188,8 @@ def float_settings(config_dir: Path = CONFIG_DIR) -> set[str]:
         text = path.read_text()
         group = path.relative_to(config_dir).parts[0]
         prefix = "" if "@package _global_" in text or group == path.name else group + "."
-        keys.update(prefix + k for k, v in _flat(yaml.safe_load(text) or {}).items() if isinstance(v, float))
+        keys.update(prefix + k for k, v in flatten(yaml.safe_load(text) or {}).items() if isinstance(v, float))
     return keys
-
-
-def _flat(c: dict, prefix: str = "") -> dict:
-    out = {}
-    for k, v in c.items():
-        if isinstance(v, dict):
-            out.update(_flat(v, f"{prefix}{k}."))
-        else:
-            out[f"{prefix}{k}"] = v
-    return out
 
 
 def _parsed(key: str, text: str, floats: set[str]):
@@ -254,12 +242,13 @@ def _migrated_row(row: dict, folders: dict, floats: set[str]) -> dict | str:
     if row.get("cfg.settings_version", "") == str(SETTINGS_VERSION):
         return "up to date"
     cuda = row.get("env.cuda", "") != ""
-    earlier = _verified_config(row, device_type(row["cfg.trainer.device"], cuda), floats)
+    device = device_type(row["cfg.trainer.device"], cuda)
+    earlier = _verified_config(row, device, floats)
     if row["run"] in folders:
         name, c = folders[row["run"]]
     elif earlier is not None:
         c = upgraded(earlier)
-        name = new_name(c, "cuda" if cuda else "cpu")
+        name = new_name(c, device)
     else:
         return "its cells do not give back the hash of its name"
     return dict(_upgraded_cells(row, earlier or _row_config(row, floats)), run=name, settings_id=settings_id(c, cuda))
@@ -284,7 +273,7 @@ def migrate_table(folder: Path, folders: dict, floats: set[str], dry_run: bool, 
         if curves.exists():
             curve_table = pd.read_csv(curves, dtype=str, keep_default_na=False)
             curve_table["run"] = curve_table.run.replace(names)
-            curve_table.to_csv(curves, index=False, compression={"method": "infer", "mtime": 0})
+            curve_table.to_csv(curves, index=False, compression=CSV_COMPRESSION)
     return names
 
 

@@ -19,9 +19,18 @@ SETTINGS_VERSION = 2
 
 def resolve_device(name: str) -> torch.device:
     """trainer.device: 'auto' is CUDA when present, else the CPU."""
-    if name == "auto":
-        return torch.device("cuda" if torch.cuda.is_available() else "cpu")
-    return torch.device(name)
+    return torch.device(name if name != "auto" else device_type(name, torch.cuda.is_available()))
+
+
+def flatten(c: dict, prefix: str = "") -> dict:
+    """A nested config dict as {dotted key: value}, each key after `prefix`."""
+    out = {}
+    for k, v in c.items():
+        if isinstance(v, dict):
+            out.update(flatten(v, f"{prefix}{k}."))
+        else:
+            out[f"{prefix}{k}"] = v
+    return out
 
 
 def drop_keys(c: dict, keys) -> dict:
@@ -46,11 +55,12 @@ def device_type(name: str, cuda: bool) -> str:
     return ("cuda" if cuda else "cpu") if name == "auto" else torch.device(name).type
 
 
-def digest_settings(c: dict, device: str) -> str:
-    """8 hex digits of the plain config dict `c` without NOT_SETTINGS, with trainer.device as `device`."""
+def digest_settings(c: dict, device: str, left_out=()) -> str:
+    """8 hex digits of the plain config dict `c` without NOT_SETTINGS (nor the dotted keys `left_out`),
+    with trainer.device as `device`."""
     c = json.loads(json.dumps(c))
     c["trainer"]["device"] = device
-    return digest_without(c, NOT_SETTINGS)
+    return digest_without(c, (*NOT_SETTINGS, *left_out))
 
 
 def settings_hash(cfg: DictConfig) -> str:
