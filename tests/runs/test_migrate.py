@@ -14,7 +14,7 @@ from noneuclid.config import compose
 from noneuclid.report import run_table
 from noneuclid.runs import RunDir, SETTINGS_VERSION
 from noneuclid.runs.__main__ import main
-from noneuclid.runs.migrate import STEPS, earlier_hash, float_settings
+from noneuclid.runs.migrate import MIGRATED_FROM, STEPS, _parsed, earlier_hash, float_settings
 
 # The fully Euclidean GRU on PREFIX-10 (seed 0, cpu profile) with the settings of Table 1's first runs;
 # version 1 named its folder ...-fcdd3342.
@@ -102,3 +102,32 @@ def test_extends_names_the_migrated_shorter_run(earlier_run, tmp_path):
 
 def test_the_configs_floats_are_known():
     assert {"model.c", "optim.lr", "data.burnin_dampening"} <= float_settings()
+
+
+def test_a_renamed_folder_records_its_former_name(earlier_run, tmp_path):
+    folder, cfg = earlier_run
+    main(["migrate", "--runs", str(tmp_path / "runs"), "--results", str(tmp_path / "results")])
+    assert RunDir(cfg).file(MIGRATED_FROM).read_text() == EARLIER
+
+
+def test_wandb_copies_of_a_config_are_not_run_folders(earlier_run, tmp_path):
+    """W&B keeps a config.yaml under <run>/wandb/...; only <paper>/<profile>/<run>/ are run folders."""
+    folder, cfg = earlier_run
+    copy = folder / "wandb" / "run-1" / "files"
+    copy.mkdir(parents=True)
+    (copy / "config.yaml").write_text((folder / "config.yaml").read_text())
+    assert main(["migrate", "--runs", str(tmp_path / "runs"), "--results", str(tmp_path / "results")]) == 0
+    assert RunDir(cfg).done
+
+
+def test_migrate_exits_1_when_it_left_something(earlier_run, tmp_path, capsys):
+    folder, _ = earlier_run
+    folder.rename(folder.parent / "euclidean-gru-prefix10-s0-00000000")  # not its config's hash
+    assert main(["migrate", "--runs", str(tmp_path / "runs"), "--results", str(tmp_path / "results")]) == 1
+    assert "not the hash of its config.yaml" in capsys.readouterr().out
+
+
+@pytest.mark.parametrize("text, value", [("3e-07", 3e-07), ("1.5E+2", 150.0), ("2", 2.0), ("lr", "lr")])
+def test_cells_read_back_as_written(text, value):
+    parsed = _parsed("optim.lr", text, {"optim.lr"})
+    assert parsed == value and type(parsed) is type(value)

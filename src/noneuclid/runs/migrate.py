@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import json
 import os
+import re
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -24,6 +25,9 @@ from noneuclid.config import CONFIG_DIR
 from noneuclid.runs.folder import atomic_write, is_held
 from noneuclid.runs.folder import CSV_COMPRESSION
 from noneuclid.runs.settings import SETTINGS_VERSION, device_type, digest_settings, flatten, settings_id
+
+
+MIGRATED_FROM = "MIGRATED_FROM"  # in a renamed run folder: the name it had before
 
 
 @dataclass(frozen=True)
@@ -154,6 +158,7 @@ def migrate_folder(folder: Path, dry_run: bool) -> tuple[str, str, dict] | str:
         return f"{target} exists already: the same run twice; keep one of them and migrate again"
     if not dry_run:  # config first: a folder cut off here has a current config and is renamed next time
         atomic_write(folder / "config.yaml", yaml.safe_dump(c, sort_keys=False))
+        atomic_write(folder / MIGRATED_FROM, folder.name)
         os.rename(folder, folder.parent / target)
     return folder.name, target, c
 
@@ -169,7 +174,7 @@ def _fix_extends(runs_dir: Path, renamed: dict[str, str]) -> None:
 def migrate_runs(runs_dir: Path, dry_run: bool, say=print) -> dict[str, tuple[str, dict]]:
     """Migrate every run folder under runs_dir; returns {old name: (new name, its config)}."""
     migrated = {}
-    for config in sorted(Path(runs_dir).rglob("config.yaml")):
+    for config in sorted(Path(runs_dir).glob("*/*/*/config.yaml")):  # <paper>/<profile>/<run>/, not W&B's copies
         outcome = migrate_folder(config.parent, dry_run)
         if isinstance(outcome, tuple):
             migrated[outcome[0]] = outcome[1:]
@@ -181,6 +186,9 @@ def migrate_runs(runs_dir: Path, dry_run: bool, say=print) -> dict[str, tuple[st
 
 
 # -- committed results ---------------------------------------------------------------------------------
+_EXPONENT_FLOAT = re.compile(r"[-+]?[0-9]+(\.[0-9]*)?[eE][-+]?[0-9]+")
+
+
 def float_settings(config_dir: Path = CONFIG_DIR) -> set[str]:
     """The dotted settings that some config file sets to a float (runs.csv writes 1.0 as 1)."""
     keys = set()
@@ -188,13 +196,17 @@ def float_settings(config_dir: Path = CONFIG_DIR) -> set[str]:
         text = path.read_text()
         group = path.relative_to(config_dir).parts[0]
         prefix = "" if "@package _global_" in text or group == path.name else group + "."
-        keys.update(prefix + k for k, v in flatten(yaml.safe_load(text) or {}).items() if isinstance(v, float))
+        keys.update(prefix + k for k, v in flatten(yaml.safe_load(text) or {}).items()
+                    if isinstance(v, float) or isinstance(v, str) and _EXPONENT_FLOAT.fullmatch(v))
     return keys
 
 
 def _parsed(key: str, text: str, floats: set[str]):
-    """A runs.csv cell as the value it was written from (pandas writes None as an empty cell)."""
+    """A runs.csv cell as the value it was written from (pandas writes None as an empty cell, 1.0 as 1
+    and 3e-07 without the dot that YAML 1.1 needs to read a float)."""
     value = None if text == "" else yaml.safe_load(text)
+    if isinstance(value, str) and _EXPONENT_FLOAT.fullmatch(value):
+        return float(value)
     return float(value) if key in floats and type(value) is int else value
 
 
