@@ -1,6 +1,6 @@
 """PHYDI's claim checks on synthetic curves: Tables 1-2, each cell judged by the claims engine in the
-direction of the paper's numbers; the tie rule, M1 at X % on a hand-made curve, and Fig. 4's checks of
-each cell's ordering against the paper's."""
+direction of the paper's numbers; the tie rule, M1 at X % on a hand-made curve, PHYDI's lead over
+depth, and Fig. 4's claims, all judged by the one claims engine."""
 
 from __future__ import annotations
 
@@ -43,11 +43,6 @@ def test_ties_follow_the_standard_errors():
     assert compare(Estimate(math.inf, 0, 3), Estimate(math.inf, 0, 3)) == "tie"
     assert compare(Estimate(5, 0, 3), Estimate(math.inf, 0, 3)) == "better"
     assert estimate([1.0, 2.0, 3.0]) == Estimate(2.0, pytest.approx(1 / math.sqrt(3)), 3)
-    assert phydi.ordering({"standard": a, "wkp": Estimate(5.0, 0.67, 3), "phydi": b}) == "PHYDI < standard ≈ WKP"
-    # ties that do not chain: the paper's PHResNet50, n = 4 (PHYDI 7.00 ± 1.15 ≈ standard 8.33 ± 0.88 ≈ WKP
-    # 9.33 ± 0.88, but 2.33 apart from WKP is more than hypot(1.15, 0.88) = 1.45)
-    paper50 = {"standard": Estimate(8.33, 0.88, 3), "wkp": Estimate(9.33, 0.88, 3), "phydi": Estimate(7.00, 1.15, 3)}
-    assert phydi.ordering(paper50) == "PHYDI ≈ standard ≈ WKP (PHYDI < WKP)"
 
 
 def _verdicts(claims) -> dict[tuple[str, str], str]:
@@ -126,27 +121,49 @@ def _lm(*best: float, epochs: int = 4) -> tuple[pd.DataFrame, dict]:
     return _curves(*[[b * (1 + 0.5 * (epochs - 1 - e)) for e in range(epochs)] for b in best]), {}
 
 
-def test_fig4_claims_per_depth():
+def _fig4(verdicts) -> dict[tuple[str, str], engine.Verdict]:
+    return {(v.claim, v.cell): v for v in verdicts}
+
+
+def test_fig4_claims_are_judged_by_the_engine():
+    """Every Fig. 4 cell of claims/phydi.yaml gets one of the engine's verdicts from per-seed values;
+    a PostNorm that never diverges does not 'agree' that PostNorm diverges with depth."""
     unigram = {4: 300.0}
+    diverged = (_curves([900.0], [800.0], [700.0]), {0: True, 1: True, 2: True})
     cells = {(4, 2): {"pre": _lm(100, 102, 98), "post": _lm(150, 152, 148), "phydi": _lm(130, 131, 129)},
-             (4, 48): {"pre": _lm(160, 162, 158), "post": (_curves([900.0], [800.0], [700.0]), {0: True, 1: True, 2: True}),
-                       "phydi": _lm(120, 121, 119)}}
-    claims = phydi.fig4_claims(cells, unigram).set_index("claim")
-    assert set(claims.seeds) == {3}
-    assert claims.at["PreNorm best (small encoders)", "verdict"] == "agrees"
-    assert claims.at["PHYDI best (deepest stack)", "verdict"] == "agrees"
-    assert claims.at["PostNorm worse with depth", "verdict"] == "agrees"  # diverged at 48
-    one_deep = {**cells, (4, 48): {**cells[(4, 48)], "post": _lm(400)}}  # one seed at 48: no spread
-    verdict = phydi.fig4_claims(one_deep, unigram).set_index("claim").at["PostNorm worse with depth", "verdict"]
-    assert verdict.startswith("not testable at this scale (fewer than 2 finished seeds of PostNorm at the deepest")
-    # the same cells at the unigram baseline: not testable
-    stuck = {(4, 2): {m: _lm(290, 291, 289) for m in ("pre", "post", "phydi")}}
-    verdict = phydi.fig4_claims(stuck, unigram).set_index("claim").at["PreNorm best (small encoders)", "verdict"]
-    assert verdict.startswith("not testable at this scale (best ppl 289 is not below 0.8 x the unigram 300")
+             (4, 48): {"pre": _lm(160, 162, 158), "post": diverged, "phydi": _lm(120, 121, 119)}}
+    v = _fig4(phydi.fig4_verdicts(cells, unigram, ratio=0.6))
+    assert {x.claim for x in v.values()} == {c.id for c in phydi.CLAIMS.claims if c.id.startswith("fig4_")}
+    assert set(x.verdict for x in v.values()) <= set(engine.VERDICTS)
+    assert v[("fig4_postnorm_diverges_with_depth", "n = 4, PostNorm, 2 vs 48 layers")].verdict == engine.REPRODUCES
+    assert v[("fig4_prenorm_stabler", "n = 4, 48 layers")].verdict == engine.REPRODUCES
+    # epochs to T_r = 0.6 x 300 = 180: PreNorm 3 (its curve 250, 200, 150, 100), PostNorm 4, in every seed
+    shallow = v[("fig4_prenorm_best_shallow", "n = 4, 2 layers, vs PostNorm")]
+    assert (shallow.mean_a, shallow.mean_b, shallow.metric) == (3.0, 4.0, "epochs_to_ppl at ppl <= T_r = 180")
+    deep = v[("fig4_phydi_best_deep", "n = 4, 48 layers, vs PostNorm")]
+    assert deep.verdict == engine.NOT_TESTABLE and "3 of 3 runs of PostNorm at n = 4, 48 layers did not reach" in deep.reason
+    assert "no finished runs of PostNorm at n = 4, 24 layers" in v[("fig4_prenorm_stabler", "n = 4, 24 layers")].reason
+    assert v[("fig4_prenorm_stabler", "n = 2, 24 layers")].verdict == engine.NOT_TESTABLE  # no n = 2 runs
+    calm = {**cells, (4, 48): {**cells[(4, 48)], "post": _lm(400, 410, 390)}}  # nothing diverged
+    assert _fig4(phydi.fig4_verdicts(calm, unigram, 0.6))[
+        ("fig4_postnorm_diverges_with_depth", "n = 4, PostNorm, 2 vs 48 layers")].verdict == engine.INCONCLUSIVE
+    lead = _fig4(phydi.fig4_verdicts(cells, unigram))[("fig4_phydi_lead_grows_with_depth", "n = 4, 48 vs 2 layers")]
+    assert lead.metric.startswith("phydi_lead at ppl <= T = ")  # no profile threshold: the paper's scaled T
     rows = phydi.fig4_rows(cells, unigram)
     post48 = rows[(rows.depth == 48) & (rows.norm == "post")].iloc[0]
     assert post48["best val ppl (ours)"] == "diverged" and post48["diverged"] == 3
     assert set(rows.seeds) == {3} and rows["T"].iloc[0] == pytest.approx(200 * 300 / phydi.PAPER_UNIGRAM_PERPLEXITY, abs=0.05)
+
+
+def test_phydis_lead_over_depth_per_n():
+    """table1_lead_grows_with_depth: standard's M1 minus PHYDI's per seed, PHResNet152 against 18."""
+    fast, slow = _shifted(0.5, 0.3, 0.31, 0.29), _shifted(0.2, 0.0, 0.01, -0.01)
+    cells = {(18, 4): {"standard": fast, "phydi": fast}, (152, 4): {"standard": slow, "phydi": fast}}
+    v = {x.cell: x for x in phydi.lead_verdicts(cells)}
+    assert v["n = 4, PHResNet152 vs PHResNet18"].verdict == engine.REPRODUCES
+    assert v["n = 4, PHResNet152 vs PHResNet18"].mean_b == 0.0
+    assert v["n = 2, PHResNet152 vs PHResNet18"].reason == (
+        "no finished runs of standard, PHYDI in PHResNet152, n = 2; no finished runs of standard, PHYDI in PHResNet18, n = 2")
 
 
 def test_digest_groups_the_checks_by_outcome_in_the_papers_terms():
@@ -155,23 +172,13 @@ def test_digest_groups_the_checks_by_outcome_in_the_papers_terms():
     behind = [c for c in phydi.resnet_claims(cell, "table1", (152, 4), phydi.threshold_x(cell)) if c.claim == "table1_auc"]
     claim = phydi.CLAIMS["table2_m1"]
     one_seed = engine.untestable(claim, claim.cells[0], "fewer than 2 seeds of phydi: no interval", 1, 3)
-    fig = pd.DataFrame([{"n": 4, "claim": "PHYDI best (deepest stack)", "depth": 48, "seeds": 1, "metric": "",
-                         "ours": "", "verdict": "not testable at this scale (fewer than 2 finished seeds of PHYDI)"},
-                        {"n": 4, "claim": "PreNorm best (small encoders)", "depth": 2, "seeds": 3,
-                         "metric": "best val ppl", "ours": "PreNorm < PHYDI < PostNorm", "verdict": "agrees"}])
-    text = "\n".join(phydi.digest([("Table 1", behind), ("Table 2", [one_seed]), ("Fig. 4", fig)]))
+    text = "\n".join(phydi.digest([("Table 1", behind), ("Table 2", [one_seed])]))
     assert text.split("**")[1::2] == ["Contradicts (the opposite, beyond the 95 % interval): 2 checks.",
-                                      "Not testable here: 1 check.",
-                                      "Fig. 4 agrees (our ordering of the cell is the paper's): 1 check.",
-                                      "Fig. 4 cannot be tested at this scale: 1 check."]
+                                      "Not testable here: 1 check."]
     assert ("- Table 1, PHResNet152, n = 4, vs standard, auc: ours 50 vs 70 (phydi vs standard), difference "
             "-20 [-22.3, -17.7]") in text
     assert ("- Table 2, PHResNet18, n = 2, lr 0.1, vs standard, m1; paper phydi 10 ± 1.22, standard 21.86 ± 3.14 "
             "(Table 2); fewer than 2 seeds of phydi: no interval") in text
-    assert "- Fig. 4, n = 4, depth 48, PHYDI best (deepest stack) (fewer than 2 finished seeds of PHYDI)" in text
-    assert "- Fig. 4, n = 4, depth 2, PreNorm best (small encoders) by best val ppl: ours PreNorm < PHYDI < PostNorm" in text
-    with pytest.raises(ValueError, match="unknown verdict 'maybe'"):
-        phydi.digest([("Fig. 4", fig.assign(verdict="maybe"))])
     assert phydi.not_run({(d, 4): {} for d in (18, 50, 152)}, phydi.PAPER_TABLE1) == (
         "n = 2: PHResNet18, PHResNet50, PHResNet152; n = 3: PHResNet18, PHResNet50, PHResNet152 (6 of the paper's 9 cells)")
     ran = {(18, 4, 0.1): {}, (50, 4, 0.01): {}, (18, 2, 0.1): {}, (50, 2, 0.01): {}, (18, 3, 0.1): {}}

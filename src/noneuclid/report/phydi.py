@@ -1,5 +1,5 @@
 """PHYDI's Tables 1 and 2 (convergence of PHResNets on CIFAR-10) and Fig. 4 (PHTransformers on
-WikiText-2), redrawn from run folders, with every cell's ordering checked against the paper's.
+WikiText-2), redrawn from the per-run data, with every claim of the paper judged by the claims engine.
 
     python -m noneuclid.report phydi [--runs runs] [--profile cpu]
 
@@ -16,24 +16,23 @@ Per run, from its per-epoch validation curve (only finished runs count; `seeds` 
 Fig. 4: epochs until validation perplexity <= T, T = 200 x U / U_paper where U is the unigram perplexity
 (wikitext2.unigram_perplexity) of the vocabulary and tokens the runs used and U_paper that of the paper's
 setting (all of WikiText-2, 28,782 words): the paper's threshold at the same ratio to "knowing only the
-word frequencies". "diverged" when the loss became NaN/inf (DIVERGED in the run folder).
+word frequencies"; and to T_r = report.fig4_threshold x U, the profile's threshold that its runs can
+reach (set in its config before the runs). "diverged" when the loss became NaN/inf (DIVERGED in the run
+folder). Tables show mean +- standard error over seeds (the paper's +-).
 
-Mean +- standard error over seeds (the paper's +-). Two estimates differ when their means differ by more
-than sqrt(se_a^2 + se_b^2); otherwise they are a tie (applied to the paper's numbers and to ours alike).
-
-Claims, per cell, only where the paper makes them. Tables 1-2: the claims table1_m1, _auc, _m2 and
-table2_m1, _auc, _m2 of claims/phydi.yaml, PHYDI vs standard and PHYDI vs WKP in the direction the paper's
-numbers give each cell, judged by the claims engine from per-seed values: M1 (80 % where every run of the
-cell reaches it, else M1 at X %), AUC, and the validation accuracy at the paper's M2 epoch; each is
-reproduces, consistent, inconclusive, contradicts or not testable here. Fig. 4: our ordering of a cell
-against the paper's, PreNorm best at depth 2 (and 4), PHYDI best at the deepest depth (48), PostNorm worse
-at the deepest depth than at depth 2; each reads "agrees", "disagrees (...)" or "not testable at this
-scale (why)".
+Claims (claims/phydi.yaml), judged by the claims engine from per-seed values, cell by cell: Tables 1-2,
+PHYDI vs standard and vs WKP in the direction the paper's numbers give each cell, in M1 (80 % where
+every run of the cell reaches it, else M1 at X %), AUC and the validation accuracy at the paper's M2
+epoch, and PHYDI's M1 lead growing from PHResNet18 to 152 per n; Fig. 4, PostNorm diverging with depth
+and earlier at n = 2 than at n = 4, PreNorm stabler than PostNorm, PreNorm fastest to T_r in shallow and
+PHYDI in deep stacks, PHYDI's lead over PreNorm growing with depth. Each verdict is reproduces,
+consistent, inconclusive, contradicts or not testable here (why).
 """
 
 from __future__ import annotations
 
 import math
+import re
 from dataclasses import replace
 from pathlib import Path
 
@@ -56,7 +55,6 @@ PERPLEXITY = 200.0
 # (val_unigram_perplexity); lm_cells checks it against runs on the full data
 PAPER_UNIGRAM_PERPLEXITY = 804.3
 CIFAR10_TRAIN_IMAGES = 50_000  # data.train_size null: the whole training split
-PAST_UNIGRAM = 0.8  # a Fig. 4 cell is past the unigram regime when its best model's ppl <= 0.8 U
 INITS = ("standard", "wkp", "phydi")
 NAMES = {"standard": "standard", "wkp": "WKP", "phydi": "PHYDI", "post": "PostNorm", "pre": "PreNorm"}
 LABELS = {"standard": "PHResNet{d}", "wkp": "+ WKP", "phydi": "+ PHYDI"}
@@ -87,36 +85,6 @@ Curves = pd.DataFrame  # epoch (index, from 1) x seed (columns): one metric per 
 
 
 # ---------------------------------------------------------------- estimates and their comparison
-
-def ordering(estimates: dict[str, Estimate], lower_is_better: bool = True) -> str:
-    """e.g. 'standard < PHYDI ≈ WKP': best first, '≈' between neighbours that are a tie. Ties need not
-    chain: when a ≈ b and b ≈ c but a is better than c, that is said in brackets, 'a ≈ b ≈ c (a < c)'."""
-    order = sorted(estimates, key=lambda k: estimates[k].mean * (1 if lower_is_better else -1))
-    name = [NAMES.get(k, k) for k in order]
-    tied = [compare(estimates[a], estimates[b], lower_is_better) == "tie" for a, b in zip(order, order[1:])]
-    out = name[0] + "".join(f" {'≈' if t else '<'} {n}" for t, n in zip(tied, name[1:]))
-    apart = [f"{name[i]} < {name[j]}" for i in range(len(order)) for j in range(i + 2, len(order))
-             if all(tied[i:j]) and compare(estimates[order[i]], estimates[order[j]], lower_is_better) != "tie"]
-    return out + (f" ({', '.join(apart)})" if apart else "")
-
-
-AGREES, DISAGREES, UNTESTABLE = "agrees", "disagrees", "not testable at this scale"  # how every verdict starts
-
-
-def untestable(why: str) -> str:
-    return f"{UNTESTABLE} ({why})"
-
-
-def pair_verdict(paper: str, ours: str) -> str:
-    """Our relation of a pair against the paper's: 'agrees' or 'disagrees (ours: ..., paper: ...)'."""
-    return AGREES if paper == ours else f"{DISAGREES} (ours: {ours}, paper: {paper})"
-
-
-def cell_verdict(pairs: list[str]) -> str:
-    """'agrees' when every checked pair agrees, else the first disagreement."""
-    bad = [p for p in pairs if p != AGREES]
-    return AGREES if not bad else bad[0]
-
 
 # ---------------------------------------------------------------- per-run curve metrics
 
@@ -201,14 +169,19 @@ def claim_cell(key: tuple, other: str) -> str:
     return f"PHResNet{key[0]}, n = {key[1]}{lr}, vs {NAMES[other]}"
 
 
+def m1_level(curves: dict[str, Curves], x: float) -> float:
+    """The accuracy level of a cell's M1: 80 % where every run of the cell reaches it, else X."""
+    every_80 = all(not math.isinf(epochs_to(c[s].dropna(), M1_ACCURACY)) for c in curves.values() for s in c)
+    return M1_ACCURACY if every_80 else x
+
+
 def resnet_claims(curves: dict[str, Curves], table: str, key: tuple, x: float) -> list[engine.Verdict]:
     """The cell's verdicts on the claims <table>_m1, _auc and _m2 (claims/phydi.yaml): PHYDI against
     standard and against WKP, in the direction the paper's numbers give each. Per seed: M1, the epochs to
     80 % where every run of the cell reaches it, else to X % (the verdict's metric says which); AUC %; the
     validation accuracy % at the paper's M2 epoch. None where the paper has no such cell."""
-    every_80 = all(not math.isinf(epochs_to(c[s].dropna(), M1_ACCURACY)) for c in curves.values() for s in c)
-    level = M1_ACCURACY if every_80 else x
-    label = f"m1 at {round(100 * level)} %" + ("" if every_80 else " (80 % out of reach)")
+    level = m1_level(curves, x)
+    label = f"m1 at {round(100 * level)} %" + ("" if level == M1_ACCURACY else " (80 % out of reach)")
     per_seed = {"m1": lambda curve, cell: epochs_to(curve, level), "auc": lambda curve, cell: 100 * auc(curve),
                 "m2": lambda curve, cell: 100 * curve.get(int(cell.paper["M2"]), math.nan)}
     rows = []
@@ -250,6 +223,33 @@ def resnet_tables(cells: dict[tuple, dict[str, Curves]], keys: list[str], paper:
             numbers.append({**settings, "model": LABELS[init].format(d=depth), **row})
         claims += resnet_claims(curves, table, cell, x)
     return pd.DataFrame(numbers), claims
+
+
+def lead_verdicts(cells: dict[tuple, dict[str, Curves]]) -> list[engine.Verdict]:
+    """The cells of table1_lead_grows_with_depth (one per n): per seed, standard's M1 minus PHYDI's at
+    the cell's M1 level (m1_level), PHResNet152 against PHResNet18."""
+    claim, rows = CLAIMS["table1_lead_grows_with_depth"], []
+    for cell in claim.cells:
+        n = int(re.search(r"n = (\d+)", cell.name)[1])
+        leads = [_m1_lead(cells.get((int(arm.removeprefix("depth")), n), {}),
+                          f"PHResNet{arm.removeprefix('depth')}, n = {n}") for arm in cell.arms]
+        why = "; ".join(v[0] for v in leads if isinstance(v[0], str))
+        if why:
+            rows.append(engine.untestable(claim, cell, why, *(0 if isinstance(v[0], str) else len(v[0]) for v in leads)))
+            continue
+        metric = f"m1_lead at {' vs '.join(f'{round(100 * level)} %' for _, level in leads)}"
+        rows.append(replace(engine.judge(claim, cell, leads[0][0], leads[1][0]), metric=metric))
+    return rows
+
+
+def _m1_lead(curves: dict[str, Curves], model: str) -> tuple[list[float] | str, float]:
+    """(standard's M1 minus PHYDI's per seed, or why there is none; the M1 level) of one Table 1 cell."""
+    missing = [NAMES[i] for i in ("standard", "phydi") if i not in curves]
+    if missing:
+        return f"no finished runs of {', '.join(missing)} in {model}", math.nan
+    level = m1_level(curves, threshold_x(curves))
+    first = {i: {s: epochs_to(curves[i][s].dropna(), level) for s in curves[i]} for i in ("standard", "phydi")}
+    return [first["standard"][s] - first["phydi"][s] for s in first["standard"] if s in first["phydi"]], level
 
 
 # ---------------------------------------------------------------- Fig. 4
@@ -311,73 +311,61 @@ def threshold_ratio(runs: pd.DataFrame) -> float | None:
     return float(values[0]) if len(values) else None
 
 
-def _lm_estimates(norms: dict, t: float) -> tuple[str, dict[str, Estimate]]:
-    """(metric name, norm -> estimate): epochs to ppl <= T where some norm reaches T with every seed,
-    else the best validation perplexity (a diverged seed counts as inf in both)."""
-    values = {norm: _lm_values(c, d, t) for norm, (c, d) in norms.items()}
-    if any(not any(math.isinf(f) for f in first) for first, _ in values.values()):
-        return "epochs to ppl <= T", {k: estimate(v[0]) for k, v in values.items()}
-    return "best val ppl", {k: estimate(v[1]) for k, v in values.items()}
+# A Fig. 4 claim's arm: a norm (post, pre, phydi) at the cell's n and depth, at another depth
+# (post_depth48) or n (post_n4), or PHYDI's lead over PreNorm at a depth (depth48)
+ARM = re.compile(r"(?P<norm>post|pre|phydi)?_?(?:depth(?P<depth>\d+)|n(?P<n>\d+))?")
+FIG4_METRICS = ("diverged", "epochs_to_ppl", "phydi_lead")
 
 
-def fig4_claims(cells: dict[tuple, dict[str, tuple[Curves, dict]]], unigram: dict[int, float]) -> pd.DataFrame:
-    """The paper's three Fig. 4 claims, per n, each at the depths where the paper makes it."""
+def fig4_verdicts(cells: dict[tuple, dict[str, tuple[Curves, dict]]], unigram: dict[int, float],
+                  ratio: float | None = None) -> list[engine.Verdict]:
+    """Every cell of the Fig. 4 claims of claims/phydi.yaml, judged by the claims engine from per-seed
+    values: diverged (1 or 0), epochs to ppl <= T_r (the profile's ratio x U; the paper's scaled T
+    where the profile sets none) and PHYDI's lead over PreNorm in those epochs (same seed). A cell whose
+    arm has no runs, or a run that never reached the threshold, is not testable here (why)."""
     rows = []
-    for n in sorted({n for n, _ in cells}):
-        t = scaled_threshold(unigram[n])
-        depths = sorted(d for m, d in cells if m == n)
-        checks = [(d, "pre", "PreNorm best (small encoders)") for d in depths if d in (2, 4)]
-        checks += [(48, "phydi", "PHYDI best (deepest stack)")] if 48 in depths else []
-        for depth, winner, claim in checks:
-            rows.append({"n": n, "claim": claim, "depth": depth, "seeds": _fewest(cells[(n, depth)]),
-                         **_winner_check(cells[(n, depth)], winner, t, unigram[n])})
-        if 2 in depths and depths[-1] > 2:
-            shallow, deep = cells[(n, 2)], cells[(n, depths[-1])]
-            rows.append({"n": n, "claim": "PostNorm worse with depth", "depth": f"2 vs {depths[-1]}",
-                         "seeds": min((c["post"][0].shape[1] if "post" in c else 0) for c in (shallow, deep)),
-                         **_post_depth_check(shallow, deep, t, unigram[n])})
-    return pd.DataFrame(rows)
+    for claim in (c for c in CLAIMS.claims if c.metric in FIG4_METRICS):
+        for cell in claim.cells:
+            keys = [_fig4_arm(arm, cell.name) for arm in cell.arms]
+            n = keys[0][0]
+            threshold, name = (ratio * unigram[n], "T_r") if ratio and n in unigram else (
+                scaled_threshold(unigram[n]) if n in unigram else math.nan, "T")
+            values = [_fig4_values(claim.metric, cells, key, threshold) for key in keys]
+            why = "; ".join(v for v in values if isinstance(v, str))
+            row = (engine.untestable(claim, cell, why, *(0 if isinstance(v, str) else len(v) for v in values)) if why
+                   else engine.judge(claim, cell, *values))
+            rows.append(row if claim.metric == "diverged" or math.isnan(threshold) else
+                        replace(row, metric=f"{claim.metric} at ppl <= {name} = {threshold:.0f}"))
+    return rows
 
 
-def _fewest(norms: dict) -> int:
-    """Finished (or diverged) seeds of the norm with fewest, over the three norms (0 if one is missing)."""
-    return min((norms[m][0].shape[1] if m in norms else 0) for m in ("post", "pre", "phydi"))
+def _fig4_arm(arm: str, cell: str) -> tuple[int, int, str]:
+    """(n, depth, norm) of a Fig. 4 claim's arm in a cell named like 'n = 2, 24 layers' (what the arm
+    does not name itself); norm 'lead' for PHYDI's lead over PreNorm."""
+    match = ARM.fullmatch(arm)
+    n, depth = re.search(r"n = (\d+)", cell), re.search(r"(\d+) layers", cell)
+    return (int(match["n"] or n[1]), int(match["depth"] or depth[1]), match["norm"] or "lead")
 
 
-def _untestable(norms: dict, needed, t: float, unigram: float) -> str:
-    """Why a Fig. 4 cell cannot be checked, or ''."""
+def _fig4_values(metric: str, cells: dict, key: tuple[int, int, str], threshold: float) -> list[float] | str:
+    """Per seed of the arm `key` (n, depth, norm): its value of `metric`, or why there is none."""
+    n, depth, norm = key
+    norms = cells.get((n, depth), {})
+    needed = ("pre", "phydi") if norm == "lead" else (norm,)
     missing = [NAMES[m] for m in needed if m not in norms]
     if missing:
-        return f"no finished runs of {', '.join(missing)}"
-    few = [NAMES[m] for m in needed if norms[m][0].shape[1] < 2]
-    if few:
-        return f"fewer than 2 finished seeds of {', '.join(few)}: no spread to tell a tie"
-    best = min(min(_lm_values(c, d, t)[1]) for c, d in norms.values())
-    if best > PAST_UNIGRAM * unigram:
-        return f"best ppl {best:.0f} is not below {PAST_UNIGRAM} x the unigram {unigram:.0f}: only word frequencies learnt"
-    return ""
-
-
-def _winner_check(norms: dict, winner: str, t: float, unigram: float) -> dict:
-    others = [m for m in ("post", "pre", "phydi") if m != winner]
-    why = _untestable(norms, (winner, *others), t, unigram)
-    if why:
-        return {"metric": "", "ours": "", "verdict": untestable(why)}
-    metric, est = _lm_estimates({m: norms[m] for m in (winner, *others)}, t)
-    pairs = [pair_verdict("better", compare(est[winner], est[o])) for o in others]
-    return {"metric": metric, "ours": ordering(est), "verdict": cell_verdict(pairs)}
-
-
-def _post_depth_check(shallow: dict, deep: dict, t: float, unigram: float) -> dict:
-    why = _untestable({"post": shallow["post"]} if "post" in shallow else {}, ("post",), t, unigram)
-    why = why or ("no finished runs of PostNorm at the deepest depth" if "post" not in deep else
-                  "fewer than 2 finished seeds of PostNorm at the deepest depth: no spread to tell a tie"
-                  if deep["post"][0].shape[1] < 2 else "")
-    if why:
-        return {"metric": "", "ours": "", "verdict": untestable(why)}
-    metric, est = _lm_estimates({"shallow": shallow["post"], "deep": deep["post"]}, t)
-    ours = f"shallow {est['shallow']}, deep {est['deep']}"
-    return {"metric": metric, "ours": ours, "verdict": pair_verdict("worse", compare(est["deep"], est["shallow"]))}
+        return f"no finished runs of {', '.join(missing)} at n = {n}, {depth} layers"
+    if metric == "diverged":
+        curves, diverged = norms[norm]
+        return [float(bool(diverged.get(s, False))) for s in curves]
+    first = {m: dict(zip(norms[m][0].columns, _lm_values(*norms[m], threshold)[0])) for m in needed}
+    short = [f"{sum(math.isinf(e) for e in first[m].values())} of {len(first[m])} runs of {NAMES[m]}"
+             for m in needed if any(math.isinf(e) for e in first[m].values())]
+    if short:
+        return f"{', '.join(short)} at n = {n}, {depth} layers did not reach ppl <= {threshold:.0f} (or diverged)"
+    if norm != "lead":
+        return list(first[norm].values())
+    return [first["pre"][s] - first["phydi"][s] for s in first["pre"] if s in first["phydi"]]
 
 
 def fig4(rows: pd.DataFrame, out: Path) -> None:
@@ -425,25 +413,16 @@ OUTCOMES = {engine.REPRODUCES: "Reproduces (the paper's direction, beyond the 95
             engine.CONSISTENT: "Consistent (the difference on the paper's side, the interval holds the boundary)",
             engine.INCONCLUSIVE: "Inconclusive (the difference not on the paper's side, the interval holds the boundary)",
             engine.CONTRADICTS: "Contradicts (the opposite, beyond the 95 % interval)",
-            engine.NOT_TESTABLE: "Not testable here",
-            AGREES: "Fig. 4 agrees (our ordering of the cell is the paper's)",
-            DISAGREES: "Fig. 4 disagrees (our ordering differs from the paper's)",
-            UNTESTABLE: "Fig. 4 cannot be tested at this scale"}
+            engine.NOT_TESTABLE: "Not testable here"}
 
 
-def digest(checks: list[tuple[str, list[engine.Verdict] | pd.DataFrame]]) -> list[str]:
-    """Markdown bullets grouping every check by outcome, each naming its cell in the paper's terms: the
-    claims engine's verdicts (Tables 1-2, lists of verdicts), then Fig. 4's checks (its claims table);
-    only the outcomes that have checks. checks: (table title, its checks)."""
+def digest(checks: list[tuple[str, list[engine.Verdict]]]) -> list[str]:
+    """Markdown bullets grouping every verdict by outcome, each naming its cell in the paper's terms;
+    only the outcomes that have checks. checks: (table title, its verdicts)."""
     groups = {outcome: [] for outcome in OUTCOMES}
     for title, claims in checks:
-        for row in claims.to_dict("records") if isinstance(claims, pd.DataFrame) else claims:
-            verdict = row.verdict if isinstance(row, engine.Verdict) else row["verdict"]
-            outcome = next((o for o in OUTCOMES if verdict.startswith(o)), None)
-            if outcome is None:
-                raise ValueError(f"unknown verdict {verdict!r}: it must start with one of {list(OUTCOMES)}")
-            groups[outcome].append(_verdict_bullet(title, row) if isinstance(row, engine.Verdict)
-                                   else _fig4_bullet(title, row, outcome))
+        for row in claims:
+            groups[row.verdict].append(_verdict_bullet(title, row))
     lines = []
     for outcome, title in OUTCOMES.items():
         count = len(groups[outcome])
@@ -460,14 +439,6 @@ def _verdict_bullet(title: str, row: engine.Verdict) -> str:
             + (f": ours {shown['ours']} ({row.arm_a} vs {row.arm_b}), difference "
                f"{shown['difference [95 % interval]']}" if shown["ours"] else "")
             + (f"; paper {shown['paper']}" if row.paper else "") + (f"; {detail}" if detail else ""))
-
-
-def _fig4_bullet(title: str, row: dict, outcome: str) -> str:
-    """e.g. '- Fig. 4, n = 4, depth 48, PHYDI best (deepest stack) by best val ppl: ours PHYDI < PreNorm'."""
-    detail = row["verdict"].removeprefix(outcome).strip(" ()")
-    return (f"- {title}, n = {row['n']}, depth {row['depth']}, {row['claim']}"
-            + (f" by {row['metric']}" if row["metric"] else "") + (f": ours {row['ours']}" if row.get("ours") else "")
-            + (f" ({detail})" if detail and outcome != DISAGREES else ""))
 
 
 def _resnet_name(depth: int, lr: float | None = None) -> str:
@@ -593,8 +564,8 @@ def make(runs_dir: Path, profile: str, out: Path, seeds=None, overrides=()) -> l
              f"Made by `make reproduce-phydi PROFILE={profile}` (the sweeps experiment=phydi/table1, table2 "
              f"and fig4, then `python -m noneuclid.report phydi --profile {profile}`). Only finished "
              "runs count (`seeds`); mean ± standard error over seeds; two numbers whose difference is within "
-             "their combined standard error are a tie (≈). Tables 1-2: the claims engine (claims/phydi.yaml) on "
-             "our per-seed values, cell by cell; Fig. 4: our ordering of a cell against the paper's.", ""]
+             "their combined standard error are a tie (≈). Every claim: the claims engine (claims/phydi.yaml) on "
+             "our per-seed values, cell by cell.", ""]
     lines = (_resnet_section(resnets, resnet_curves, out, checks, skipped)
              + _fig4_section(transformers, transformer_curves, out, checks, skipped))
     verdicts = ["## What reproduces, what does not, what cannot be tested here", "", *digest(checks),
@@ -638,6 +609,7 @@ def _resnet_section(resnets: pd.DataFrame, curves: pd.DataFrame, out: Path, chec
             skipped.append(f"{title}: no finished runs")
             continue
         numbers, claims = resnet_tables(cells, keys, paper, name)
+        claims += lead_verdicts(cells) if name == "table1" else []
         checks.append((title, claims))
         missing = not_run(cells, paper)
         if missing:
@@ -660,14 +632,16 @@ def _resnet_section(resnets: pd.DataFrame, curves: pd.DataFrame, out: Path, chec
 def _fig4_section(transformers: pd.DataFrame, curves: pd.DataFrame, out: Path, checks: list, skipped: list) -> list[str]:
     """Fig. 4 written into out; its summary lines. Appends to checks (title, claims) and skipped."""
     cells, unigram = lm_cells(transformers, curves) if not transformers.empty else ({}, {})
-    if not cells:
+    if not cells:  # the claims still listed, each not testable here
         skipped.append("Fig. 4: no finished runs")
-        return []
+        checks.append(("Fig. 4", fig4_verdicts({}, {})))
+        return ["## Fig. 4: no finished runs", "", _write_claims(checks[-1][1], out, "fig4_claims"), ""]
     missing_n = [n for n in (int(v) for v in sweep_values("phydi/fig4", "model.n")) if n not in {m for m, _ in cells}]
     if missing_n:
         skipped.append(f"Fig. 4: n = {', '.join(map(str, missing_n))}")
-    rows = fig4_rows(cells, unigram, threshold_ratio(transformers))
-    claims = fig4_claims(cells, unigram)
+    ratio = threshold_ratio(transformers)
+    rows = fig4_rows(cells, unigram, ratio)
+    claims = fig4_verdicts(cells, unigram, ratio)
     checks.append(("Fig. 4", claims))
     fig4(rows, out / "fig4")
     shown = rows.drop(columns=["best val ppl mean", "best val ppl se"])
@@ -679,7 +653,7 @@ def _fig4_section(transformers: pd.DataFrame, curves: pd.DataFrame, out: Path, c
             f"U: unigram perplexity of the validation tokens under the training tokens' word "
             f"frequencies (add-one); T = 200 x U / {PAPER_UNIGRAM_PERPLEXITY:.1f}, the paper's "
             "threshold at the same ratio to the unigram perplexity of the paper's full setting.", "",
-            _write(claims, out, "fig4_claims", "PHYDI Fig. 4: the paper's orderings against ours"), "",
+            _write_claims(claims, out, "fig4_claims"), "",
             _write(shown, out, "fig4", "PHYDI Fig. 4: epochs to the perplexity thresholds and best validation "
                    "perplexity, mean ± s.e. over seeds"), "",
             "![Fig. 4](fig4.png)", ""]
