@@ -47,8 +47,6 @@ class Paper:
 BRANTNER = (
     _train("train Fig. 3 / Table 2", "brantner/table2", needs=("mnist",)),
     _train("train the section experiment", "brantner/section", needs=("mnist",)),
-    Stage("report the section experiment", ("noneuclid.report.brantner", "section", "--runs", "{runs}", "--profile",
-                                            "{profile}"), kind="report"),
     Stage("evaluate the authors' networks", ("noneuclid.evaluate", "authors-networks", "--data", "{data}", "--profile",
                                               "{profile}"), kind="report",
           needs=("mnist",), when="authors_networks", smoke_args=("--train-images", "4096")),

@@ -5,6 +5,7 @@ from __future__ import annotations
 import pandas as pd
 import pytest
 
+from noneuclid.claims import engine
 from noneuclid.report import aggregate, brantner
 from noneuclid.train import train
 
@@ -76,7 +77,8 @@ def test_runs_with_other_settings_are_not_mixed_in(four_runs, make_cfg, tmp_path
     from noneuclid.report import run_table
     run_table.export(four_runs, "brantner", "smoke", tmp_path / "out")
     runs, _, _ = brantner.load(tmp_path / "out", "smoke", overrides=["model.depth=1"])
-    assert sorted(runs.setup) == sorted(brantner.SETUPS) and set(runs.seeds) == {1}
+    # at smoke the section experiment's random arm is Adam + Stiefel itself: the same run serves both
+    assert sorted(runs.setup) == sorted([*brantner.SETUPS, "section_random"]) and set(runs.seeds) == {1}
     assert runs.set_index("setup").loc["adam_stiefel", "epochs"] == 2
 
 
@@ -232,19 +234,21 @@ def test_brantner_figures_and_table_show_the_authors_curves(four_runs, tmp_path)
     assert "the authors' 500-epoch curves dashed" in (out / "summary.md").read_text()
 
 
-def test_section_report_gives_mean_and_sd_over_seeds(make_cfg, tmp_path):
+def test_section_runs_are_tabled_and_judged_by_the_claims_engine(four_runs, make_cfg, tmp_path):
     for section in brantner.SECTIONS:
-        for seed in brantner.SECTION_SEEDS:
+        for seed in (0, 1):
             train(make_cfg("experiment=brantner/section", f"optim.section={section}", f"seed={seed}", "model.depth=1"))
     out = tmp_path / "results"
-    brantner.make_section(tmp_path / "runs", "smoke", out, overrides=["model.depth=1"])
+    brantner.make(four_runs, "smoke", out, overrides=["model.depth=1"])
     table = pd.read_csv(out / "section.csv").set_index("section")
-    assert list(table.index) == ["householder", "random"] and table["seeds done"].tolist() == [3, 3]
-    assert "±" in table.loc["random", "test accuracy % (mean ± s.d.)"]
-    assert table["seeds predicting one class"].between(0, 3).all()
-    assert "combined s.e." in (out / "section.md").read_text()
-    with pytest.raises(FileNotFoundError, match="experiment=brantner/section"):
-        brantner.make_section(tmp_path / "nothing", "smoke", out)
+    assert list(table.index) == ["householder", "random"] and table.seeds.tolist() == [2, 2]
+    assert {"final_train_loss_mean", "final_train_loss_sd", "final_train_loss_se", "test_accuracy_se"} <= set(table)
+    assert table.seeds_predicting_one_class.between(0, 2).all()
+    assert {"section.md", "section.tex"} <= {p.name for p in out.iterdir()}
+    claims = pd.read_csv(out / "claims.csv").set_index("claim")
+    assert claims.at["random_section_trains_lower", "verdict"].split(" (")[0] in engine.VERDICTS
+    assert (claims.at["random_section_trains_lower", "n_a"], claims.at["random_section_trains_lower", "n_b"]) == (2, 2)
+    assert "Beyond the paper: does the section matter?" in (out / "summary.md").read_text()
 
 
 def test_student_t_intervals_of_a_mean_and_of_a_difference():

@@ -1,16 +1,14 @@
-"""Brantner's Fig. 3a/3b, Table 2 and the test accuracies, redrawn from run folders; the authors'
-own networks and curves (GeometricMachineLearning.jl, <data>/reference/brantner_gml) beside ours.
+"""Brantner's Fig. 3a/3b, Table 2, the test accuracies and the section experiment (random against
+householder section), redrawn from the per-run data; the authors' own networks and curves
+(GeometricMachineLearning.jl, <data>/reference/brantner_gml) beside ours.
 
     python -m noneuclid.report brantner [--runs runs] [--profile cpu] [--out results/brantner/<profile>]
-    python -m noneuclid.report.brantner section [--runs runs] [--profile cpu]  (experiment=brantner/section)
 """
 
 from __future__ import annotations
 
-import argparse
 import math
 import os
-import sys
 from pathlib import Path
 
 import matplotlib
@@ -21,9 +19,9 @@ import numpy as np  # noqa: E402
 import pandas as pd  # noqa: E402
 
 from noneuclid.claims import data as claims_data, engine, render  # noqa: E402
-from noneuclid.config import compose, sweep_values  # noqa: E402
-from noneuclid.report import aggregate, figures, run_table, tables as report_tables  # noqa: E402
-from noneuclid.report.estimates import compare, estimate  # noqa: E402
+from noneuclid.config import compose  # noqa: E402
+from noneuclid.report import figures, run_table, tables as report_tables  # noqa: E402
+from noneuclid.report.estimates import estimate  # noqa: E402
 from noneuclid.runs import RunDir  # noqa: E402
 
 # The four runs of the paper (configs/variant/brantner/<name>.yaml) -> label, the paper's Table 2
@@ -47,33 +45,42 @@ MNIST_TRAIN_IMAGES = 60_000  # data.train_size null: the whole training split
 ONE_CLASS = 0.99  # a model whose most frequent prediction covers more of the test set than this has collapsed
 
 
-def expected_runs(profile: str, seeds, overrides=()) -> dict[str, str]:
-    """The run folder name of each setup and seed, as `experiment=brantner/table2 <overrides>` makes
-    it -> the setup: composed from the configs, so a run with other settings (another lr, a Cayley
-    retraction) is never mixed in."""
-    names = {}
-    for variant in SETUPS:
-        for seed in seeds:
+SECTIONS = ("householder", "random")  # experiment=brantner/section: arms section_householder, section_random
+
+
+def expected_runs(profile: str, seeds, overrides=()) -> dict[str, set[str]]:
+    """setup -> the run folder names of its seeds, as `experiment=brantner/table2 <overrides>` and
+    `experiment=brantner/section <overrides>` (setups section_<section>) make them: composed from the
+    configs, so a run with other settings (another lr, a Cayley retraction) is never mixed in. One run
+    can serve two setups (the section experiment's random arm is Adam + Stiefel where the profiles agree)."""
+    names = {setup: set() for setup in [*SETUPS, *(f"section_{s}" for s in SECTIONS)]}
+    for seed in seeds:
+        for variant in SETUPS:
             cfg = compose([f"profile={profile}", f"variant=brantner/{variant}", f"seed={seed}", *overrides])
-            names[RunDir(cfg).name] = variant
+            names[variant].add(RunDir(cfg).name)
+        for section in SECTIONS:
+            cfg = compose(["experiment=brantner/section", f"profile={profile}", f"optim.section={section}",
+                           f"seed={seed}", *overrides])
+            names[f"section_{section}"].add(RunDir(cfg).name)
     return names
 
 
 def load(out: Path, profile: str, seeds=None, overrides=()) -> tuple[pd.DataFrame, pd.DataFrame, pd.DataFrame]:
     """From the per-run data in `out` (runs.csv, curves.csv.gz): the finished runs of the paper's four
-    setups with `seeds` (None: every seed there), one row per setup (the mean over seeds), their
-    training curves (mean over seeds per epoch) and the runs themselves (one row per setup and seed)."""
+    setups and of the section experiment with `seeds` (None: every seed there), one row per setup (the
+    mean over seeds), their training curves (mean over seeds per epoch) and the runs themselves (one
+    row per setup and seed)."""
     runs, curves = (pd.read_csv(out / f, low_memory=False) if (out / f).is_file() else pd.DataFrame()
                     for f in ("runs.csv", "curves.csv.gz"))
     if runs.empty:
         return runs, curves, runs
     seeds = sorted({int(s) for s in runs.seed.dropna()}) if seeds is None else seeds
-    names = expected_runs(profile, seeds, overrides)
-    per_seed = runs[(runs.status == "done") & runs.run.isin(list(names))].assign(setup=lambda r: r.run.map(names))
+    done = runs[runs.status == "done"]
+    per_seed = pd.concat([done[done.run.isin(names)].assign(setup=setup)
+                          for setup, names in expected_runs(profile, seeds, overrides).items()], ignore_index=True)
     if per_seed.empty:
         return per_seed, pd.DataFrame(), per_seed
-    curves = curves[curves.run.isin(per_seed.run) & curves.train_loss.notna()]
-    curves = curves.assign(setup=curves.run.map(dict(zip(per_seed.run, per_seed.setup))))
+    curves = curves[curves.train_loss.notna()].merge(per_seed[["run", "setup"]], on="run")
     curves = curves.groupby(["setup", "epoch"], as_index=False)["train_loss"].mean()
     numeric = [c for c in per_seed.select_dtypes("number").columns if not c.startswith(("cfg.", "env."))]
     table = per_seed.groupby("setup")[numeric].mean()
@@ -251,7 +258,7 @@ def make(runs_dir: Path, profile: str, out: Path, seeds=None, overrides=(), refe
     theirs = ({k: v["curve"] for k, v in authors_metadata(reference).items()}
               if (reference / "mnist_metadata.h5").is_file() else None)
     out.mkdir(parents=True, exist_ok=True)
-    epochs = int(runs.epochs.max())
+    epochs = int(runs[runs.setup.isin(SETUPS)].epochs.max())
     figure(runs, curves, ["adam_euclidean", "adam_stiefel"],
            f"Fig. 3a: Adam, Euclidean vs Stiefel ({profile} profile)", out / "fig3a", theirs)
     figure(runs, curves, ["gd_stiefel", "momentum_stiefel", "adam_stiefel"],
@@ -259,9 +266,13 @@ def make(runs_dir: Path, profile: str, out: Path, seeds=None, overrides=(), refe
     tables = {"table2": table2(runs), "accuracy": accuracy(runs)}
     if theirs:
         tables["authors_curves"] = curves_table(curves, theirs)
-    caption = budget(per_seed, profile)
+    caption = budget(per_seed[per_seed.setup.isin(SETUPS)], profile)
     for name, df in tables.items():
         report_tables.write(out, name, df, df.astype(object).fillna("-"), TITLES[name], caption)
+    sections = per_seed[per_seed.setup.str.startswith("section_")]
+    if len(sections):
+        data, shown = section_table(sections)
+        report_tables.write(out, "section", data, shown, SECTION_TITLE, section_caption(sections, profile))
     env = runs.iloc[0]
     lines = [
         f"# Brantner, Adam on manifolds: our runs ({profile} profile, {epochs} epochs)", "",
@@ -285,9 +296,10 @@ def make(runs_dir: Path, profile: str, out: Path, seeds=None, overrides=(), refe
         "## Table 2: time per epoch (median over epochs), ratio to Euclidean Adam", "",
         tables["table2"].to_markdown(index=False), "",
     ]
-    for extra in ("authors_networks.md", "section.md"):  # written by `noneuclid.evaluate authors-networks`, `noneuclid.report.brantner section`
-        if (out / extra).is_file():
-            lines += ["#" + (out / extra).read_text(), ""]
+    if (out / "authors_networks.md").is_file():  # written by `noneuclid.evaluate authors-networks`
+        lines += ["#" + (out / "authors_networks.md").read_text(), ""]
+    if len(sections):
+        lines += [f"## {SECTION_TITLE}", "", section_caption(sections, profile), "", report_tables.markdown(shown), ""]
     (out / "summary.md").write_text("\n".join(lines))
     return sorted(out.iterdir())
 
@@ -318,85 +330,37 @@ def authors_metadata(reference: Path) -> dict[str, dict]:
 
 
 # -- the section experiment (experiment=brantner/section) ----------------------------------------------
-SECTIONS = tuple(sweep_values("brantner/section", "optim.section"))  # ("householder", "random")
-SECTION_SEEDS = tuple(int(seed) for seed in sweep_values("brantner/section", "seed"))
+SECTION_TITLE = "Beyond the paper: does the section matter? Adam + Stiefel, householder vs random"
 
 
-def section_runs(runs_dir: Path, profile: str, overrides=()) -> pd.DataFrame:
-    """The finished runs of `experiment=brantner/section <overrides>` (Adam + Stiefel, each section x seed)."""
-    folders = {}
-    for section in SECTIONS:
-        for seed in SECTION_SEEDS:
-            cfg = compose(["experiment=brantner/section", f"profile={profile}", f"optim.section={section}",
-                           f"seed={seed}", f"paths.runs_dir={runs_dir}", *overrides])
-            folders[str(RunDir(cfg).path)] = section
-    root = runs_dir / "brantner" / profile
-    runs = aggregate.runs([root]) if root.is_dir() else pd.DataFrame()
-    if runs.empty:
-        return runs
-    runs = runs[(runs.status == "done") & runs.path.isin(list(folders))].copy()
-    runs["section"] = runs.path.map(folders)
-    return runs
-
-
-def make_section(runs_dir: Path, profile: str, out: Path, overrides=()) -> list[Path]:
-    """section.csv and section.md: final training loss and test accuracy, mean ± s.d. over seeds, and
-    how many seeds collapsed to predicting one class (over ONE_CLASS of the test set)."""
-    runs = section_runs(runs_dir, profile, overrides)
-    if runs.empty:
-        raise FileNotFoundError(f"no finished section runs under {runs_dir}/brantner/{profile}: run "
-                                f"`python -m noneuclid.train -m experiment=brantner/section profile={profile}` first")
+def section_table(sections: pd.DataFrame) -> tuple[pd.DataFrame, pd.DataFrame]:
+    """(data, shown): per section, the final training loss and test accuracy % over seeds (mean, s.d.,
+    s.e.), and how many seeds collapsed to predicting one class (over ONE_CLASS of the test set)."""
     rows = []
     for section in SECTIONS:
-        r = runs[runs.section == section]
-        loss, acc = r.final_train_loss, 100 * r.final_test_accuracy
-        rows.append({"section": section, "seeds done": len(r), "epochs": int(r.epochs.max()) if len(r) else 0,
-                     "final train loss (mean ± s.d.)": f"{loss.mean():.4f} ± {loss.std(ddof=1):.4f}" if len(r) else "-",
-                     "test accuracy % (mean ± s.d.)": f"{acc.mean():.2f} ± {acc.std(ddof=1):.2f}" if len(r) else "-",
-                     "per seed (loss / acc %)": ", ".join(f"{a:.4f} / {b:.2f}" for a, b in zip(loss, acc)),
-                     "seeds predicting one class": int((r.final_test_top_class_share > ONE_CLASS).sum())})
-    table = pd.DataFrame(rows)
-    out.mkdir(parents=True, exist_ok=True)
-    table.to_csv(out / "section.csv", index=False)
-    (out / "section.md").write_text(
-        f"# Does the section matter? Adam + Stiefel, householder vs random ({profile} profile)\n\n"
-        f"Made by `python -m noneuclid.train -m experiment=brantner/section profile={profile}`, then "
-        f"`python -m noneuclid.report.brantner section --profile {profile}`. s.d. over seeds (ddof 1).\n\n"
-        + table.to_markdown(index=False) + "\n\n" + section_verdict(runs) + "\n")
-    return [out / "section.csv", out / "section.md"]
+        r = sections[sections.setup == f"section_{section}"]
+        loss, acc = estimate(r.final_train_loss), estimate(100 * r.final_test_accuracy)
+        rows.append({"section": section, "seeds": len(r), "epochs": int(r.epochs.max()) if len(r) else 0,
+                     "final_train_loss_mean": loss.mean, "final_train_loss_sd": r.final_train_loss.std(ddof=1),
+                     "final_train_loss_se": loss.se, "test_accuracy_mean": acc.mean,
+                     "test_accuracy_sd": (100 * r.final_test_accuracy).std(ddof=1), "test_accuracy_se": acc.se,
+                     "seeds_predicting_one_class": int((r.final_test_top_class_share > ONE_CLASS).sum())})
+    data = pd.DataFrame(rows)
+    shown = pd.DataFrame({"section": data.section, "seeds": data.seeds, "epochs": data.epochs,
+                          "final train loss": [f"{m:.4f} ± {e:.4f}" for m, e in zip(data.final_train_loss_mean,
+                                                                                       data.final_train_loss_se)],
+                          "test accuracy %": [f"{m:.2f} ± {e:.2f}" for m, e in zip(data.test_accuracy_mean,
+                                                                                   data.test_accuracy_se)],
+                          "seeds predicting one class": data.seeds_predicting_one_class})
+    return data, shown
 
 
-def section_verdict(runs: pd.DataFrame) -> str:
-    """Random against householder in final training loss and test accuracy, mean ± standard error over
-    seeds, compared by the reports' one rule (report.estimates: a tie within the combined s.e.)."""
-    parts = []
-    for metric, name, scale, lower_is_better in (("final_train_loss", "final training loss", 1, True),
-                                                 ("final_test_accuracy", "test accuracy %", 100, False)):
-        est = {section: estimate(scale * runs[runs.section == section][metric]) for section in SECTIONS}
-        verdict = compare(est["random"], est["householder"], lower_is_better)
-        parts.append(f"{name}: random {est['random']} against householder {est['householder']} "
-                     f"(difference {est['random'].mean - est['householder'].mean:+.2f}, combined s.e. "
-                     f"{math.hypot(est['random'].se, est['householder'].se):.2f}): random is "
-                     + ("as good (a tie)" if verdict == "tie" else verdict))
-    return "Mean ± standard error over seeds; " + "; ".join(parts) + "."
-
-
-def main(argv=None) -> int:
-    parser = argparse.ArgumentParser(prog="python -m noneuclid.report.brantner", description=__doc__,
-                                     formatter_class=argparse.RawDescriptionHelpFormatter)
-    parser.add_argument("what", choices=["section"])
-    parser.add_argument("--runs", type=Path, default=Path(os.environ.get("NONEUCLID_RUNS_DIR", "runs")))
-    parser.add_argument("--profile", default="cpu")
-    parser.add_argument("--out", type=Path, default=None, help="default: results/brantner/<profile>")
-    args = parser.parse_args(argv)
-    try:
-        written = make_section(args.runs, args.profile, args.out or Path("results") / "brantner" / args.profile)
-    except FileNotFoundError as e:
-        print(f"error: {e}", file=sys.stderr)
-        return 1
-    print("\n".join(map(str, written)))
-    return 0
-
-
-if __name__ == "__main__":
-    sys.exit(main())
+def section_caption(sections: pd.DataFrame, profile: str) -> str:
+    """What the section runs are, their budget and seeds, and where they are judged."""
+    images = sections["cfg.data.train_size"].fillna(MNIST_TRAIN_IMAGES).max()
+    seeds = ", ".join(str(int(s)) for s in sorted(sections.seed.unique()))
+    return (f"Adam + Stiefel with each section ({profile} profile): {int(sections.epochs.max())} epochs of the first "
+            f"{int(images):,} training images, batches of {int(sections['cfg.data.batch_size'].max()):,}, seeds "
+            f"{seeds}; mean ± standard error over seeds (s.d. in section.csv). Judged by the claims engine "
+            f"(random_section_trains_lower in claims.csv). Made by `python -m noneuclid.train -m "
+            f"experiment=brantner/section profile={profile}` and `python -m noneuclid.report brantner --profile {profile}`.")
