@@ -319,3 +319,12 @@ def test_report_all_redraws_from_the_committed_per_run_data_alone(tmp_path):
                 (committed / f"{name}.{ext}").read_bytes(), f"{name}.{ext}"
     assert (results / "index.html").is_file()
     assert main(["hnn", "nosuch", *args]) == 2
+
+
+def test_an_unknown_report_part_writes_nothing(tmp_path, capsys, monkeypatch):
+    """The part is checked before the runs are exported: a typo leaves results/ as it was."""
+    from noneuclid.report import __main__ as cli
+    exported = []
+    monkeypatch.setattr(cli.run_table, "export", lambda *a: exported.append(a) or [])
+    assert cli.main(["hnn", "nosuch", "--runs", str(tmp_path / "runs"), "--results", str(tmp_path / "results")]) == 2
+    assert "its parts: hnn, table2" in capsys.readouterr().err and exported == []

@@ -97,15 +97,15 @@ def export(argv) -> int:
 def report_paper(paper: str, args, missing_ok: bool = False) -> int:
     """Merge the paper's ended runs into its runs.csv and curves.csv.gz, then run its reports (or the one
     named args.part). missing_ok: a report that finds no runs says so and leaves its results (exit 0)."""
-    for path in run_table.export(args.runs, paper, args.profile, args.results / paper / args.profile):
-        print(path)
     entry = PAPERS[paper]
     parts = [(i, name) for i, name in enumerate(entry.reports)
              if args.part is None or name.rsplit(".", 1)[-1] in (args.part, f"{paper}_{args.part}")]
-    if not parts:
-        names = ", ".join(name.rsplit(".", 1)[-1].removeprefix(f"{paper}_") for name in entry.reports[1:])
-        print(f"error: {paper} has no report {args.part!r} (its parts: {names or 'none'})", file=sys.stderr)
+    if not parts:  # before anything is written
+        names = ", ".join(name.rsplit(".", 1)[-1].removeprefix(f"{paper}_") for name in entry.reports)
+        print(f"error: {paper} has no report {args.part!r} (its parts: {names})", file=sys.stderr)
         return 2
+    for path in run_table.export(args.runs, paper, args.profile, args.results / paper / args.profile):
+        print(path)
     return max(_run_report(paper, i, name, args, missing_ok) for i, name in parts)
 
 
