@@ -249,7 +249,7 @@ def _untestable(finished: pd.DataFrame, data: str, cell: str, claim_cell=None) -
     or every model of the cell at chance (the budget too small to leave it)."""
     accs = [_accuracies(finished, data, cell, g) for g in GEOMETRY_OF]
     if all(a.empty for a in accs):
-        return (claim_cell.precondition + ": it is not" if claim_cell is not None and claim_cell.precondition
+        return (f"precondition not met: {claim_cell.precondition}" if claim_cell is not None and claim_cell.precondition
                 else f"no finished runs of {DATASETS[data]} {cell.upper()}")
     if max(a.max() for a in accs if not a.empty) < 100 * CHANCE:
         return f"no model of {DATASETS[data]} {cell.upper()} left chance level at this training budget"
