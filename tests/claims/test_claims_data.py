@@ -135,6 +135,7 @@ def test_a_good_file_loads(tmp_path):
     on_par = data.load_file(_write(tmp_path, {**GOOD_CLAIM, "relation": "on_par", "tolerance": 0.5,
                                                  "tolerance_source": "ours"}))
     assert on_par["c"].cells[0].tolerance == 0.5
+    assert not cell.paired and data.load_file(_write(tmp_path, cells=[{**GOOD_CELL, "paired": True}]))["c"].cells[0].paired
     with pytest.raises(KeyError, match="no claim 'd'"):
         claims["d"]
 
@@ -155,6 +156,7 @@ def test_a_good_file_loads(tmp_path):
     ({}, [{"cell": "x", "arms": ["a", "a"]}], "one or two distinct names"),
     ({}, [GOOD_CELL, GOOD_CELL], "cell 'x' appears more than once"),
     ({}, [], "key 'cells' must be a non-empty list"),
+    ({}, [{**GOOD_CELL, "paired": "yes"}], "cell 'x': key 'paired' is true or false"),
 ])
 def test_a_broken_claim_names_the_file_the_claim_the_cell_and_the_key(tmp_path, claim, cells, message):
     claim = {k: v for k, v in {**GOOD_CLAIM, **claim}.items() if v is not DROP}

@@ -125,3 +125,24 @@ def test_every_verdict_is_one_of_the_five():
     cases = [([10, 11, 12], [5, 6, 7]), ([5, 6, 7], [10, 11, 12]), ([6, 7, 8], [5, 6, 7]), ([5, 6, 7], [6, 7, 8]),
              ([1], [1, 2])]
     assert {_judge(a, b).verdict for a, b in cases} == set(engine.VERDICTS)
+
+
+@pytest.mark.parametrize("a, b, verdict", [
+    ([1, 1], [0, 0], engine.CONSISTENT),  # every seed against none: not decided from 2 seeds per arm ...
+    ([1, 1, 1], [0, 0, 0], engine.CONSISTENT),  # ... nor 3 (Fisher's exact p = 0.1) ...
+    ([1] * 4, [0] * 4, engine.REPRODUCES),  # ... but from 4 (p = 0.029)
+    ([0] * 4, [1] * 4, engine.CONTRADICTS),
+    ([0, 0, 0], [0, 0, 0], engine.INCONCLUSIVE),  # no seed differs: no number of seeds decides
+])
+def test_shares_of_a_yes_no_outcome_are_judged_with_exact_intervals(a, b, verdict):
+    """A 0/1 outcome per seed (the run diverged): no zero-width t-interval when no seed varies."""
+    claim = _claim()
+    row = engine.judge_shares(claim, claim.cells[0], a, b)
+    assert row.verdict == verdict and row.ci_high - row.ci_low > 0
+    seeds = {engine.CONSISTENT: 4.0, engine.INCONCLUSIVE: math.inf}.get(verdict)  # decided: none needed
+    assert row.seeds_to_decide == seeds if seeds else math.isnan(row.seeds_to_decide)
+    lower = engine.judge_shares(_claim(better="lower"), _claim(better="lower").cells[0], b, a)
+    assert lower.verdict == verdict  # the same cell with the outcome counted the other way
+    assert engine._clopper_pearson(1.0, 2)[0] == pytest.approx(0.025 ** 0.5)  # k = n: lower bound (alpha/2)^(1/n)
+    with pytest.raises(ValueError, match="0/1 values"):
+        engine.judge_shares(claim, claim.cells[0], [0.5, 1], [0, 0])

@@ -118,7 +118,7 @@ def test_resnet_tables_have_seeds_and_paper_columns():
 
 def _lm(*best: float, epochs: int = 4) -> tuple[pd.DataFrame, dict]:
     """Perplexity curves falling to `best` (one per seed), none diverged."""
-    return _curves(*[[b * (1 + 0.5 * (epochs - 1 - e)) for e in range(epochs)] for b in best]), {}
+    return _curves(*[[b * (1 + 0.5 * (epochs - 1 - e)) for e in range(epochs)] for b in best]), dict.fromkeys(range(len(best)), False)
 
 
 def _fig4(verdicts) -> dict[tuple[str, str], engine.Verdict]:
@@ -135,8 +135,10 @@ def test_fig4_claims_are_judged_by_the_engine():
     v = _fig4(phydi.fig4_verdicts(cells, unigram, ratio=0.6))
     assert {x.claim for x in v.values()} == {c.id for c in phydi.CLAIMS.claims if c.id.startswith("fig4_")}
     assert set(x.verdict for x in v.values()) <= set(engine.VERDICTS)
-    assert v[("fig4_postnorm_diverges_with_depth", "n = 4, PostNorm, 2 vs 48 layers")].verdict == engine.REPRODUCES
-    assert v[("fig4_prenorm_stabler", "n = 4, 48 layers")].verdict == engine.REPRODUCES
+    # 3 of 3 PostNorm seeds diverged at 48 layers, none at 2: the paper's side, not decided by 3 seeds
+    diverges = v[("fig4_postnorm_diverges_with_depth", "n = 4, PostNorm, 2 vs 48 layers")]
+    assert (diverges.verdict, diverges.mean_a, diverges.mean_b, diverges.seeds_to_decide) == (engine.CONSISTENT, 0, 1, 4)
+    assert v[("fig4_prenorm_stabler", "n = 4, 48 layers")].verdict == engine.CONSISTENT
     # epochs to T_r = 0.6 x 300 = 180: PreNorm 3 (its curve 250, 200, 150, 100), PostNorm 4, in every seed
     shallow = v[("fig4_prenorm_best_shallow", "n = 4, 2 layers, vs PostNorm")]
     assert (shallow.mean_a, shallow.mean_b, shallow.metric) == (3.0, 4.0, "epochs_to_ppl at ppl <= T_r = 180")
@@ -155,6 +157,20 @@ def test_fig4_claims_are_judged_by_the_engine():
     assert set(rows.seeds) == {3} and rows["T"].iloc[0] == pytest.approx(200 * 300 / phydi.PAPER_UNIGRAM_PERPLEXITY, abs=0.05)
 
 
+def test_a_run_that_diverged_before_its_first_evaluation_counts():
+    """A run that diverged in epoch 1 has no curve rows: it is still one seed, diverged, of its cell."""
+    runs = pd.DataFrame({"run": ["a", "b", "c"], "status": ["done", "done", "diverged"], "cfg.seed": [0, 1, 2],
+                         "cfg.model.n": 4, "cfg.model.depth": 48, "cfg.model.norm": "post", "cfg.data.vocab_size": 2000,
+                         "cfg.data.train_tokens": 1000, "cfg.data.eval_tokens": 1000})
+    curves = pd.DataFrame({"run": ["a", "b"], "epoch": [1, 1], "val_perplexity": [300.0, 310.0],
+                           "val_unigram_perplexity": [400.0, 400.0]})
+    cells, _ = phydi.lm_cells(runs, curves)
+    ppl, diverged = cells[(4, 48)]["post"]
+    assert list(ppl.columns) == [0, 1, 2] and ppl[2].isna().all() and diverged == {0: False, 1: False, 2: True}
+    assert phydi._fig4_values("diverged", cells, (4, 48, "post"), 200.0) == [0.0, 0.0, 1.0]
+    assert "1 of 3 runs of PostNorm" in phydi._fig4_values("epochs_to_ppl", cells, (4, 48, "post"), 350.0)
+
+
 def test_phydis_lead_over_depth_per_n():
     """table1_lead_grows_with_depth: standard's M1 minus PHYDI's per seed, PHResNet152 against 18."""
     fast, slow = _shifted(0.5, 0.3, 0.31, 0.29), _shifted(0.2, 0.0, 0.01, -0.01)
@@ -162,6 +178,8 @@ def test_phydis_lead_over_depth_per_n():
     v = {x.cell: x for x in phydi.lead_verdicts(cells)}
     assert v["n = 4, PHResNet152 vs PHResNet18"].verdict == engine.REPRODUCES
     assert v["n = 4, PHResNet152 vs PHResNet18"].mean_b == 0.0
+    # both depths at one level: the lower of the two cells' (80 % reached in PHResNet18, not in 152)
+    assert v["n = 4, PHResNet152 vs PHResNet18"].metric == f"m1_lead at {round(100 * phydi.threshold_x(cells[(152, 4)]))} %"
     assert v["n = 2, PHResNet152 vs PHResNet18"].reason == (
         "no finished runs of standard, PHYDI in PHResNet152, n = 2; no finished runs of standard, PHYDI in PHResNet18, n = 2")
 

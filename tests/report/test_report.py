@@ -249,6 +249,10 @@ def test_section_runs_are_tabled_and_judged_by_the_claims_engine(four_runs, make
     assert claims.at["random_section_trains_lower", "verdict"].split(" (")[0] in engine.VERDICTS
     assert (claims.at["random_section_trains_lower", "n_a"], claims.at["random_section_trains_lower", "n_b"]) == (2, 2)
     assert "Beyond the paper: does the section matter?" in (out / "summary.md").read_text()
+    only = tmp_path / "only"  # section runs alone: no Fig. 3 to draw, said plainly
+    train(make_cfg("experiment=brantner/section", "optim.section=householder", "model.depth=1", runs_dir=only))
+    with pytest.raises(FileNotFoundError, match="no finished Fig. 3 / Table 2 runs"):
+        brantner.make(only, "smoke", tmp_path / "only-results", overrides=["model.depth=1"])
 
 
 def test_student_t_intervals_of_a_mean_and_of_a_difference():

@@ -107,7 +107,7 @@ def test_the_configs_floats_are_known():
 def test_a_renamed_folder_records_its_former_name(earlier_run, tmp_path):
     folder, cfg = earlier_run
     main(["migrate", "--runs", str(tmp_path / "runs"), "--results", str(tmp_path / "results")])
-    assert RunDir(cfg).file(MIGRATED_FROM).read_text() == EARLIER
+    assert RunDir(cfg).file(MIGRATED_FROM).read_text().split() == [EARLIER]
 
 
 def test_wandb_copies_of_a_config_are_not_run_folders(earlier_run, tmp_path):
@@ -131,3 +131,9 @@ def test_migrate_exits_1_when_it_left_something(earlier_run, tmp_path, capsys):
 def test_cells_read_back_as_written(text, value):
     parsed = _parsed("optim.lr", text, {"optim.lr"})
     assert parsed == value and type(parsed) is type(value)
+
+
+def test_migrate_names_a_runs_folder_below_the_root(earlier_run, tmp_path, capsys):
+    """--runs runs/hnn instead of runs: nothing at <paper>/<profile>/<run>/, said, exit 1."""
+    assert main(["migrate", "--runs", str(tmp_path / "runs" / "hnn"), "--results", str(tmp_path / "results")]) == 1
+    assert "no run folders at <paper>/<profile>/<run>/" in capsys.readouterr().out

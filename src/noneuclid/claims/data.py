@@ -9,7 +9,8 @@ A claim: id; claim (the paper's words); source (its table, figure or section); m
 A cell:  cell (its name); arms, [a, b] with a the arm the claim favours (or holds on par with b), or
          [a] with bound and bound_source (a against a fixed value); optionally paper (arm, or another
          name such as M2, -> the paper's number) with paper_source, paper_se (arm -> the paper's
-         standard error), and relation, tolerance or precondition in place of the claim's.
+         standard error), relation, tolerance or precondition in place of the claim's, and paired
+         (true: the arms' runs of one seed share their initial weights, so the engine pairs them by seed).
 """
 
 from __future__ import annotations
@@ -26,7 +27,7 @@ BETTER_RELATION, ON_PAR = RELATIONS = ("better", "on_par")
 CLAIM_KEYS = ({"id", "claim", "source", "metric", "unit", "better", "relation", "cells"},
               {"tolerance", "tolerance_source", "precondition", "note"})
 CELL_KEYS = ({"cell", "arms"}, {"paper", "paper_source", "paper_se", "relation", "tolerance", "bound", "bound_source",
-                                "precondition"})
+                                "precondition", "paired"})
 
 
 class ClaimsError(ValueError):
@@ -45,6 +46,7 @@ class Cell:
     bound: float | None  # the fixed value a one-arm cell is held against
     bound_source: str
     precondition: str
+    paired: bool = False  # the arms' runs of one seed share their initial weights: judged paired by seed
 
 
 @dataclass(frozen=True)
@@ -146,9 +148,13 @@ def _cell(raw, claim_relation: str, claim_tolerance: float | None, where: str) -
         raise ClaimsError(f"{where}: missing key 'paper_source' (where the paper's numbers come from)")
     if set(paper_se) - set(paper):
         raise ClaimsError(f"{where}: key 'paper_se' names {sorted(set(paper_se) - set(paper))}, not in 'paper'")
+    paired = raw.get("paired", False)
+    if not isinstance(paired, bool) or (paired and len(arms) != 2):
+        raise ClaimsError(f"{where}: key 'paired' is true or false, and true only for a cell of two arms")
     return Cell(_text(raw, "cell", where), tuple(arms), relation, tolerance if relation == ON_PAR else 0.0, paper,
                 paper_se, _optional_text(raw, "paper_source", where), bound,
-                _text(raw, "bound_source", where) if bound is not None else "", _optional_text(raw, "precondition", where))
+                _text(raw, "bound_source", where) if bound is not None else "", _optional_text(raw, "precondition", where),
+                paired)
 
 
 def _name(raw, key: str) -> str:

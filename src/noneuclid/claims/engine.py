@@ -16,6 +16,14 @@ most `tolerance` worse than b is on par). Verdicts:
     not testable here  a stated precondition fails (the caller's reason), or an arm has < 2 seeds
 Where the interval contains b, seeds_to_decide is the smallest n per arm whose interval, at the same
 difference and per-seed spread, would exclude b (inf when d = b: no number of seeds decides).
+
+Shares (judge_shares: a 0/1 outcome per seed, such as "the run diverged"): d = s (p_a - p_b); its
+interval squares and adds the exact (Clopper-Pearson) 95 % intervals [l, u] of each share, as
+Newcombe's interval does with Wilson's: lo = d - sqrt((p_a - l_a)^2 + (u_b - p_b)^2),
+hi = d + sqrt((u_a - p_a)^2 + (p_b - l_b)^2) (for s = +1; mirrored for s = -1). A t-interval would have
+no width when no seed varies; this one is conservative at few seeds (every seed of one arm against
+none of the other is decided from 4 seeds per arm, as Fisher's exact test). Same verdicts;
+seeds_to_decide at the same two shares.
 """
 
 from __future__ import annotations
@@ -31,6 +39,8 @@ from noneuclid.claims.student import t975
 VERDICTS = REPRODUCES, CONSISTENT, INCONCLUSIVE, CONTRADICTS, NOT_TESTABLE = (
     "reproduces", "consistent", "inconclusive", "contradicts", "not testable here")
 MAX_SEEDS = 100_000  # seeds_to_decide beyond this is reported as inf
+SHARES_MAX_SEEDS = 1_000  # the same for shares (judge_shares): a difference of two shares of a few seeds
+#                           is at least 1 / (n_a n_b), decided well before
 
 
 @dataclass(frozen=True)
@@ -90,6 +100,77 @@ def judge(claim: Claim, cell: Cell, a: Sequence[float], b: Sequence[float] = (),
     seeds = (seeds_to_decide(d - boundary, spread, min(len(a), len(b) or len(a)))
              if verdict in (CONSISTENT, INCONCLUSIVE) else math.nan)
     return _row(claim, cell, paired, len(a), len(b), mean_a, mean_b, d, d - half, d + half, verdict, seeds, "")
+
+
+def judge_shares(claim: Claim, cell: Cell, a: Sequence[float], b: Sequence[float]) -> Verdict:
+    """The verdict of a two-arm cell whose per-seed values are 0 or 1, by the interval of the difference
+    of the two shares (see the module doc)."""
+    where = f"claim {claim.id!r}, cell {cell.name!r}"
+    a, b = _values(a, where, cell.arms[0]), _values(b, where, cell.arms[1])
+    if any(v not in (0.0, 1.0) for v in a + b):
+        raise ValueError(f"{where}: judge_shares takes 0/1 values per seed")
+    few = [arm for arm, v in zip(cell.arms, (a, b)) if len(v) < 2]
+    if few:
+        return untestable(claim, cell, f"fewer than 2 seeds of {', '.join(few)}: no interval", len(a), len(b))
+    p_a, p_b = statistics.fmean(a), statistics.fmean(b)
+    sign = 1.0 if claim.better == "higher" else -1.0
+    d = sign * (p_a - p_b) + 0.0
+    low, high = _newcombe(p_a, len(a), p_b, len(b), sign)
+    boundary = -cell.tolerance if cell.relation == ON_PAR else 0.0
+    verdict = classify(d, low, high, boundary, cell.relation)
+    seeds = math.nan
+    if verdict in (CONSISTENT, INCONCLUSIVE):
+        seeds = _shares_seeds(p_a, p_b, sign, boundary, min(len(a), len(b)))
+    return _row(claim, cell, False, len(a), len(b), p_a, p_b, d, low, high, verdict, seeds, "")
+
+
+def _binomial_tail(k: int, n: int, p: float, upper: bool) -> float:
+    """P(X >= k) (upper) or P(X <= k) for X ~ Binomial(n, p), 0 < p < 1 (terms in logs: no overflow)."""
+    ks = range(k, n + 1) if upper else range(0, k + 1)
+    log_p, log_q, log_n = math.log(p), math.log1p(-p), math.lgamma(n + 1)
+    return sum(math.exp(log_n - math.lgamma(i + 1) - math.lgamma(n - i + 1) + i * log_p + (n - i) * log_q) for i in ks)
+
+
+def _clopper_pearson(p: float, n: int) -> tuple[float, float]:
+    """The exact 95 % interval of a share p = k / n: the p_L with P(X >= k) = 0.025 and the p_U with
+    P(X <= k) = 0.025 (0 and 1 at k = 0 and k = n), by bisection (each tail is monotone in p)."""
+    k = round(p * n)
+
+    def solve(upper: bool) -> float:
+        low, high = 0.0, 1.0
+        for _ in range(60):
+            mid = (low + high) / 2
+            tail = _binomial_tail(k, n, mid, upper)
+            low, high = (mid, high) if (tail < 0.025) == upper else (low, mid)
+        return (low + high) / 2
+
+    return (0.0 if k == 0 else solve(True)), (1.0 if k == n else solve(False))
+
+
+def _newcombe(p_a: float, n_a: int, p_b: float, n_b: int, sign: float) -> tuple[float, float]:
+    """The 95 % interval of sign (p_a - p_b) (module doc)."""
+    (l_a, u_a), (l_b, u_b) = _clopper_pearson(p_a, n_a), _clopper_pearson(p_b, n_b)
+    d = p_a - p_b
+    low, high = d - math.hypot(p_a - l_a, u_b - p_b), d + math.hypot(u_a - p_a, p_b - l_b)
+    return (low, high) if sign > 0 else (-high, -low)
+
+
+def _shares_seeds(p_a: float, p_b: float, sign: float, boundary: float, at_least: int) -> float:
+    """The smallest n >= at_least per arm at which the interval at the shares p_a, p_b excludes
+    the boundary; inf when the shares give d = boundary or more than MAX_SEEDS would be needed."""
+    def decided(n: int) -> bool:
+        low, high = _newcombe(p_a, n, p_b, n, sign)
+        return low > boundary or high < boundary
+
+    low, high = max(at_least, 2), SHARES_MAX_SEEDS
+    if sign * (p_a - p_b) == boundary or not decided(high):
+        return math.inf
+    if decided(low):
+        return float(low)
+    while high - low > 1:  # not decided at low, decided at high
+        mid = (low + high) // 2
+        low, high = (low, mid) if decided(mid) else (mid, high)
+    return float(high)
 
 
 def untestable(claim: Claim, cell: Cell, reason: str, n_a: int = 0, n_b: int = 0) -> Verdict:

@@ -95,22 +95,27 @@ CLAIMS = claims_data.load("brantner")
 
 
 def verdicts(per_seed: pd.DataFrame) -> list[engine.Verdict]:
-    """Every cell of the paper's claims from our runs, one value per seed and setup (Welch: the setups
-    do not share their initial weights): the final training loss, the largest |Y^T Y - I| of a run,
-    and a run's seconds per epoch over Euclidean Adam's mean (the timing claims need runs on the device
-    they are about)."""
+    """Every cell of the claims from our runs, one value per seed and setup (Welch: the paper's setups do
+    not share their initial weights; a cell marked paired, the two sections, is paired by seed): the
+    final training loss, the largest |Y^T Y - I| of a run, and a run's seconds per epoch over Euclidean
+    Adam's mean (the timing claims need runs on the device they are about)."""
     return [_verdict(claim, cell, per_seed) for claim in CLAIMS.claims for cell in claim.cells]
 
 
 def _verdict(claim, cell, per_seed: pd.DataFrame) -> engine.Verdict:
+    if cell.paired:  # the seeds both arms have
+        seeds = set.intersection(*(set(per_seed[per_seed.setup == arm].seed) for arm in cell.arms)) if len(per_seed) else set()
+        per_seed = per_seed[per_seed.seed.isin(seeds)] if len(per_seed) else per_seed
     arms = [_per_seed(per_seed, arm, claim.metric) for arm in cell.arms]
     if claim.metric == "epoch_time_ratio":
+        if not len(per_seed) or not (per_seed.setup == "adam_euclidean").any():
+            return engine.untestable(claim, cell, "no finished runs of adam_euclidean to time against", *map(len, arms))
         gpu = per_seed["env.cuda"].notna() if "env.cuda" in per_seed else pd.Series(False)  # the GPU's name, or empty
         wanted = "GPU" in cell.name
         if len(per_seed) == 0 or (gpu.all() if not wanted else not gpu.all()):
             return engine.untestable(claim, cell, f"{claim.precondition}: our runs are on "
                                      f"{'a GPU' if len(per_seed) and gpu.all() else 'the CPU'}", *map(len, arms))
-    return engine.judge(claim, cell, *arms)
+    return engine.judge(claim, cell, *arms, paired=cell.paired)
 
 
 def _per_seed(per_seed: pd.DataFrame, setup: str, metric: str) -> list[float]:
@@ -140,7 +145,8 @@ def figure(runs, curves, setups, title: str, out: Path, theirs: dict | None = No
         ax.plot(np.arange(1, len(curve) + 1), curve, ls="--", lw=1, color=SETUPS[setup]["color"],
                 label=f"{SETUPS[setup]['label']} (authors, GML)")
     if theirs:
-        ax.axvspan(1, int(runs.epochs.max()), color="grey", alpha=0.12, lw=0, label="epochs we ran")
+        ax.axvspan(1, int(runs[runs.setup.isin(setups)].epochs.max()), color="grey", alpha=0.12, lw=0,
+                   label="epochs we ran")
         ax.set_xscale("log")
     ax.axhline(UNIFORM_LOSS, ls=":", color="grey", lw=1)
     ax.text(ax.get_xlim()[0], UNIFORM_LOSS, " uniform output", va="bottom", fontsize=7, color="grey")
@@ -244,15 +250,15 @@ def observations(runs, curves) -> list[str]:
 
 
 def make(runs_dir: Path, profile: str, out: Path, seeds=None, overrides=(), reference: Path | None = None) -> list[Path]:
-    """Write fig3a, fig3b (PNG + PDF), table2, accuracy and, when the authors' curves are at
-    `reference` (default <data>/reference/brantner_gml), curves (CSV + Markdown), and summary.md
-    from the runs of `python -m noneuclid.train -m experiment=brantner/table2 profile=<profile> <overrides>`.
-    summary.md includes authors_networks.md and section.md when `python -m noneuclid.evaluate
-    authors-networks` and `python -m noneuclid.report.brantner section` wrote them."""
+    """Write fig3a, fig3b (PNG + PDF), table2, accuracy, claims, section (when its runs exist) and, when
+    the authors' curves are at `reference` (default <data>/reference/brantner_gml), authors_curves (CSV,
+    Markdown, LaTeX), and summary.md, from the runs of `python -m noneuclid.train -m
+    experiment=brantner/table2 profile=<profile> <overrides>` and of experiment=brantner/section.
+    summary.md includes authors_networks.md when `python -m noneuclid.evaluate authors-networks` wrote it."""
     run_table.export(runs_dir, "brantner", profile, out)
     runs, curves, per_seed = load(out, profile, seeds, overrides)
-    if runs.empty:
-        raise FileNotFoundError(f"no finished brantner runs under {runs_dir}/brantner/{profile}: run "
+    if runs.empty or not runs.setup.isin(SETUPS).any():
+        raise FileNotFoundError(f"no finished Fig. 3 / Table 2 runs under {runs_dir}/brantner/{profile}: run "
                                 f"`make reproduce-brantner PROFILE={profile}` first")
     reference = reference_dir() if reference is None else reference
     theirs = ({k: v["curve"] for k, v in authors_metadata(reference).items()}

@@ -80,11 +80,9 @@ PAPER_TABLE2 = {
     (50, 4, 0.01): {"standard": (22.33, 8.67, 2), "wkp": (11.00, 0.58, 2), "phydi": (10.00, 1.00, None)},
 }
 
-CLAIMS = claims_data.load("phydi")  # Tables 1-2: table1_m1, table1_auc, table1_m2 and table2_*
+CLAIMS = claims_data.load("phydi")  # Tables 1-2 (table1_*, table2_*) and Fig. 4 (fig4_*)
 Curves = pd.DataFrame  # epoch (index, from 1) x seed (columns): one metric per finished run
 
-
-# ---------------------------------------------------------------- estimates and their comparison
 
 # ---------------------------------------------------------------- per-run curve metrics
 
@@ -226,30 +224,29 @@ def resnet_tables(cells: dict[tuple, dict[str, Curves]], keys: list[str], paper:
 
 
 def lead_verdicts(cells: dict[tuple, dict[str, Curves]]) -> list[engine.Verdict]:
-    """The cells of table1_lead_grows_with_depth (one per n): per seed, standard's M1 minus PHYDI's at
-    the cell's M1 level (m1_level), PHResNet152 against PHResNet18."""
+    """The cells of table1_lead_grows_with_depth (one per n): per seed, standard's M1 minus PHYDI's,
+    PHResNet152 against PHResNet18, both at one accuracy level: the lower of the two cells' M1 levels
+    (m1_level), which every run of both reaches."""
     claim, rows = CLAIMS["table1_lead_grows_with_depth"], []
     for cell in claim.cells:
         n = int(re.search(r"n = (\d+)", cell.name)[1])
-        leads = [_m1_lead(cells.get((int(arm.removeprefix("depth")), n), {}),
-                          f"PHResNet{arm.removeprefix('depth')}, n = {n}") for arm in cell.arms]
-        why = "; ".join(v[0] for v in leads if isinstance(v[0], str))
-        if why:
-            rows.append(engine.untestable(claim, cell, why, *(0 if isinstance(v[0], str) else len(v[0]) for v in leads)))
+        depths = [int(arm.removeprefix("depth")) for arm in cell.arms]
+        missing = [f"no finished runs of {', '.join(NAMES[i] for i in ('standard', 'phydi') if i not in cells.get((d, n), {}))} "
+                   f"in PHResNet{d}, n = {n}" for d in depths
+                   if not {"standard", "phydi"} <= set(cells.get((d, n), {}))]
+        if missing:
+            rows.append(engine.untestable(claim, cell, "; ".join(missing)))
             continue
-        metric = f"m1_lead at {' vs '.join(f'{round(100 * level)} %' for _, level in leads)}"
-        rows.append(replace(engine.judge(claim, cell, leads[0][0], leads[1][0]), metric=metric))
+        level = min(m1_level(cells[(d, n)], threshold_x(cells[(d, n)])) for d in depths)
+        leads = [_m1_lead(cells[(d, n)], level) for d in depths]
+        rows.append(replace(engine.judge(claim, cell, *leads), metric=f"m1_lead at {round(100 * level)} %"))
     return rows
 
 
-def _m1_lead(curves: dict[str, Curves], model: str) -> tuple[list[float] | str, float]:
-    """(standard's M1 minus PHYDI's per seed, or why there is none; the M1 level) of one Table 1 cell."""
-    missing = [NAMES[i] for i in ("standard", "phydi") if i not in curves]
-    if missing:
-        return f"no finished runs of {', '.join(missing)} in {model}", math.nan
-    level = m1_level(curves, threshold_x(curves))
+def _m1_lead(curves: dict[str, Curves], level: float) -> list[float]:
+    """Standard's M1 minus PHYDI's at `level`, per seed that both inits have, of one Table 1 cell."""
     first = {i: {s: epochs_to(curves[i][s].dropna(), level) for s in curves[i]} for i in ("standard", "phydi")}
-    return [first["standard"][s] - first["phydi"][s] for s in first["standard"] if s in first["phydi"]], level
+    return [first["standard"][s] - first["phydi"][s] for s in first["standard"] if s in first["phydi"]]
 
 
 # ---------------------------------------------------------------- Fig. 4
@@ -320,7 +317,7 @@ FIG4_METRICS = ("diverged", "epochs_to_ppl", "phydi_lead")
 def fig4_verdicts(cells: dict[tuple, dict[str, tuple[Curves, dict]]], unigram: dict[int, float],
                   ratio: float | None = None) -> list[engine.Verdict]:
     """Every cell of the Fig. 4 claims of claims/phydi.yaml, judged by the claims engine from per-seed
-    values: diverged (1 or 0), epochs to ppl <= T_r (the profile's ratio x U; the paper's scaled T
+    values: diverged (1 or 0; engine.judge_shares), epochs to ppl <= T_r (the profile's ratio x U; the paper's scaled T
     where the profile sets none) and PHYDI's lead over PreNorm in those epochs (same seed). A cell whose
     arm has no runs, or a run that never reached the threshold, is not testable here (why)."""
     rows = []
@@ -332,8 +329,9 @@ def fig4_verdicts(cells: dict[tuple, dict[str, tuple[Curves, dict]]], unigram: d
                 scaled_threshold(unigram[n]) if n in unigram else math.nan, "T")
             values = [_fig4_values(claim.metric, cells, key, threshold) for key in keys]
             why = "; ".join(v for v in values if isinstance(v, str))
+            judge = engine.judge_shares if claim.metric == "diverged" else engine.judge
             row = (engine.untestable(claim, cell, why, *(0 if isinstance(v, str) else len(v) for v in values)) if why
-                   else engine.judge(claim, cell, *values))
+                   else judge(claim, cell, *values))
             rows.append(row if claim.metric == "diverged" or math.isnan(threshold) else
                         replace(row, metric=f"{claim.metric} at ppl <= {name} = {threshold:.0f}"))
     return rows
@@ -357,7 +355,7 @@ def _fig4_values(metric: str, cells: dict, key: tuple[int, int, str], threshold:
         return f"no finished runs of {', '.join(missing)} at n = {n}, {depth} layers"
     if metric == "diverged":
         curves, diverged = norms[norm]
-        return [float(bool(diverged.get(s, False))) for s in curves]
+        return [float(bool(diverged[s])) for s in sorted(diverged)]
     first = {m: dict(zip(norms[m][0].columns, _lm_values(*norms[m], threshold)[0])) for m in needed}
     short = [f"{sum(math.isinf(e) for e in first[m].values())} of {len(first[m])} runs of {NAMES[m]}"
              for m in needed if any(math.isinf(e) for e in first[m].values())]
@@ -501,7 +499,8 @@ def lm_cells(runs: pd.DataFrame, curves: pd.DataFrame) -> tuple[dict, dict[int, 
     cells, unigram = {}, {}
     for (n, depth), group in ended.groupby(["cfg.model.n", "cfg.model.depth"], sort=True):
         cells[(int(n), int(depth))] = {
-            norm: (_curves(g, curves, "val_perplexity"), dict(zip(g["cfg.seed"], g.status == "diverged")))
+            norm: (_curves(g, curves, "val_perplexity").reindex(columns=sorted(g["cfg.seed"])),  # a run that
+                   dict(zip(g["cfg.seed"], g.status == "diverged")))  # diverged in epoch 1 has no rows: NaN
             for norm, g in group.groupby("cfg.model.norm")}
         u = curves[curves.run.isin(group.run)]["val_unigram_perplexity"].dropna().unique()
         if len(u) != 1:
@@ -563,9 +562,8 @@ def make(runs_dir: Path, profile: str, out: Path, seeds=None, overrides=()) -> l
     header = [f"# PHYDI: our runs ({profile} profile)", "",
              f"Made by `make reproduce-phydi PROFILE={profile}` (the sweeps experiment=phydi/table1, table2 "
              f"and fig4, then `python -m noneuclid.report phydi --profile {profile}`). Only finished "
-             "runs count (`seeds`); mean ± standard error over seeds; two numbers whose difference is within "
-             "their combined standard error are a tie (≈). Every claim: the claims engine (claims/phydi.yaml) on "
-             "our per-seed values, cell by cell.", ""]
+             "runs count (`seeds`); mean ± standard error over seeds. Every claim: the claims engine "
+             "(claims/phydi.yaml) on our per-seed values, cell by cell.", ""]
     lines = (_resnet_section(resnets, resnet_curves, out, checks, skipped)
              + _fig4_section(transformers, transformer_curves, out, checks, skipped))
     verdicts = ["## What reproduces, what does not, what cannot be tested here", "", *digest(checks),
@@ -607,6 +605,9 @@ def _resnet_section(resnets: pd.DataFrame, curves: pd.DataFrame, out: Path, chec
         if not cells:
             lines += [f"## {name}: no finished runs", ""]
             skipped.append(f"{title}: no finished runs")
+            if name == "table1":  # the claim over depths still listed, not testable here
+                checks.append((title, lead_verdicts({})))
+                lines += [_write_claims(checks[-1][1], out, f"{name}_claims"), ""]
             continue
         numbers, claims = resnet_tables(cells, keys, paper, name)
         claims += lead_verdicts(cells) if name == "table1" else []

@@ -14,6 +14,7 @@
         RUNNING          while a process trains it: that process's host and pid, under its flock (another
                          sweep over the same runs skips the folder instead of training it twice)
         EXTENDS          only in a run started from a shorter one (see RunDir.shorter_run): its folder
+        MIGRATED_FROM    only in a folder renamed by `python -m noneuclid.runs migrate`: its former names
         DONE             written last
 """
 

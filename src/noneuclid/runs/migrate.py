@@ -27,7 +27,7 @@ from noneuclid.runs.folder import CSV_COMPRESSION
 from noneuclid.runs.settings import SETTINGS_VERSION, device_type, digest_settings, flatten, settings_id
 
 
-MIGRATED_FROM = "MIGRATED_FROM"  # in a renamed run folder: the name it had before
+MIGRATED_FROM = "MIGRATED_FROM"  # in a renamed run folder: the names it had before, one per line
 
 
 @dataclass(frozen=True)
@@ -158,7 +158,8 @@ def migrate_folder(folder: Path, dry_run: bool) -> tuple[str, str, dict] | str:
         return f"{target} exists already: the same run twice; keep one of them and migrate again"
     if not dry_run:  # config first: a folder cut off here has a current config and is renamed next time
         atomic_write(folder / "config.yaml", yaml.safe_dump(c, sort_keys=False))
-        atomic_write(folder / MIGRATED_FROM, folder.name)
+        earlier = (folder / MIGRATED_FROM).read_text() if (folder / MIGRATED_FROM).exists() else ""
+        atomic_write(folder / MIGRATED_FROM, earlier + folder.name + "\n")  # every name it had, oldest first
         os.rename(folder, folder.parent / target)
     return folder.name, target, c
 
@@ -174,7 +175,11 @@ def _fix_extends(runs_dir: Path, renamed: dict[str, str]) -> None:
 def migrate_runs(runs_dir: Path, dry_run: bool, say=print) -> dict[str, tuple[str, dict]]:
     """Migrate every run folder under runs_dir; returns {old name: (new name, its config)}."""
     migrated = {}
-    for config in sorted(Path(runs_dir).glob("*/*/*/config.yaml")):  # <paper>/<profile>/<run>/, not W&B's copies
+    configs = sorted(Path(runs_dir).glob("*/*/*/config.yaml"))  # <paper>/<profile>/<run>/, not W&B's copies
+    if not configs and any(Path(runs_dir).rglob("config.yaml")):
+        say(f"left as it is: {runs_dir}: no run folders at <paper>/<profile>/<run>/ under it (give the runs root, "
+            f"the folder that holds brantner/, hnn/, phydi/)")
+    for config in configs:
         outcome = migrate_folder(config.parent, dry_run)
         if isinstance(outcome, tuple):
             migrated[outcome[0]] = outcome[1:]
