@@ -285,8 +285,8 @@ def make(runs_dir: Path, profile: str, out: Path, seeds=None, overrides=(), refe
         f"Made by `make reproduce-brantner PROFILE={profile}` "
         f"(`python -m noneuclid.train -m experiment=brantner/table2 profile={profile}`, then "
         f"`python -m noneuclid.report brantner --profile {profile}`).",
-        f"Machine: {env.get('env.processor', '?')}, {env.get('env.cpu_count', '?')} CPUs, "
-        f"torch {env.get('env.torch', '?')}, CUDA: {env.get('env.cuda') or 'none'}.", "",
+        f"Machine: {env.get('env.cpu_count', '?')} CPUs, torch {env.get('env.torch', '?')}, "
+        f"CUDA: {env['env.cuda'] if isinstance(env.get('env.cuda'), str) and env['env.cuda'] else 'none'}.", "",
         "## The paper's claims (claims/brantner.yaml, judged by the claims engine)", "",
         _write_claims(verdicts(per_seed), out), "",
         "## What the runs show", "", *[f"- {c}" for c in observations(runs, curves)], "",
