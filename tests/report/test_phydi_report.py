@@ -227,3 +227,10 @@ def test_speed_table_gives_images_per_second_per_depth_and_n():
     speed = phydi.resnet_speed(runs)
     assert list(speed.model) == ["PHResNet18", "PHResNet50"] and list(speed.runs) == [2, 1]
     assert list(speed.images_per_second) == [250.0, 500.0] and list(speed.threads) == ["1", "2"]
+
+
+def test_digest_gathers_the_cells_without_runs_per_claim():
+    text = "\n".join(phydi.digest([("Fig. 4", phydi.fig4_verdicts({}, {}))]))
+    cells = sum(len(c.cells) for c in phydi.CLAIMS.claims if c.id.startswith("fig4_"))
+    assert f"**Not testable here: {cells} checks.**" in text
+    assert "- Fig. 4, fig4_prenorm_stabler: no finished runs in 4 cells (n = 2, 24 layers; n = 2, 48 layers; " in text

@@ -415,15 +415,24 @@ OUTCOMES = {engine.REPRODUCES: "Reproduces (the paper's direction, beyond the 95
 
 
 def digest(checks: list[tuple[str, list[engine.Verdict]]]) -> list[str]:
-    """Markdown bullets grouping every verdict by outcome, each naming its cell in the paper's terms;
-    only the outcomes that have checks. checks: (table title, its verdicts)."""
+    """Markdown bullets grouping every verdict by outcome, each naming its cell in the paper's terms (the
+    cells of a table without any runs of an arm: one bullet per table and claim); only the outcomes that
+    have checks. checks: (table title, its verdicts)."""
     groups = {outcome: [] for outcome in OUTCOMES}
+    counts = {outcome: sum(row.verdict == outcome for _, claims in checks for row in claims) for outcome in OUTCOMES}
     for title, claims in checks:
+        unrun = {}  # claim -> its cells without runs
         for row in claims:
-            groups[row.verdict].append(_verdict_bullet(title, row))
+            if row.verdict == engine.NOT_TESTABLE and row.reason.startswith("no finished runs"):
+                unrun.setdefault(row.claim, []).append(row.cell)
+            else:
+                groups[row.verdict].append(_verdict_bullet(title, row))
+        groups[engine.NOT_TESTABLE] += [f"- {title}, {claim}: no finished runs in {len(cells)} "
+                                        f"cell{'' if len(cells) == 1 else 's'} ({'; '.join(cells)})"
+                                        for claim, cells in unrun.items()]
     lines = []
     for outcome, title in OUTCOMES.items():
-        count = len(groups[outcome])
+        count = counts[outcome]
         lines += [f"**{title}: {count} check{'' if count == 1 else 's'}.**", "", *groups[outcome], ""] if count else []
     return lines
 
