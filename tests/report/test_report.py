@@ -303,24 +303,28 @@ def test_run_table_is_merged_and_rewritten_byte_identical(four_runs, tmp_path):
 
 
 def test_report_all_redraws_from_the_committed_per_run_data_alone(tmp_path):
-    """A clean clone (no run folders): `report all` redraws the PHYDI tables and claims from
-    results/phydi/cpu/runs.csv and curves.csv.gz byte for byte, leaves the papers whose reports need run
+    """A clean clone (no run folders): `report all` redraws the PHYDI and Brantner tables and claims from
+    results/<paper>/cpu/runs.csv and curves.csv.gz byte for byte, leaves the papers whose reports need run
     folders as they are (exit 0), and `report hnn <part>` names the parts there are."""
     import shutil
     from pathlib import Path
 
     from noneuclid.report.__main__ import main
-    committed = Path(__file__).resolve().parents[2] / "results" / "phydi" / "cpu"
+    committed = Path(__file__).resolve().parents[2] / "results"
     results = tmp_path / "results"
-    shutil.copytree(committed, results / "phydi" / "cpu")
+    for paper in ("phydi", "brantner"):
+        shutil.copytree(committed / paper / "cpu", results / paper / "cpu")
     docs = tmp_path / "docs"
     docs.mkdir()
     args = ["--runs", str(tmp_path / "no-runs"), "--profile", "cpu", "--results", str(results), "--docs", str(docs)]
     assert main(["all", *args]) == 0
-    for name in ("table1", "table2", "table1_claims", "table2_claims"):
-        for ext in ("csv", "md", "tex"):
-            assert (results / "phydi" / "cpu" / f"{name}.{ext}").read_bytes() == \
-                (committed / f"{name}.{ext}").read_bytes(), f"{name}.{ext}"
+    tables = {"phydi": ("table1", "table2", "table1_claims", "table2_claims", "fig4_claims", "speed"),
+              "brantner": ("claims", "table2", "accuracy")}
+    for paper, names in tables.items():
+        for name in names:
+            for ext in ("csv", "md", "tex"):
+                assert (results / paper / "cpu" / f"{name}.{ext}").read_bytes() == \
+                    (committed / paper / "cpu" / f"{name}.{ext}").read_bytes(), f"{paper}/{name}.{ext}"
     assert (results / "index.html").is_file()
     assert main(["hnn", "nosuch", *args]) == 2
 
