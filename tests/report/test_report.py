@@ -54,6 +54,7 @@ def _runs_and_curves() -> tuple[pd.DataFrame, pd.DataFrame]:
                           "final_test_accuracy": 0.0974 if s == "adam_euclidean" else 0.5,
                           "final_train_loss": 1.3436 - 0.3 * i, "final_test_top_class": 8,
                           "final_test_top_class_share": 1.0 if s == "adam_euclidean" else 0.2,
+                          "one_class_seeds": int(s == "adam_euclidean"), "one_class_classes": "8" * (s == "adam_euclidean"),
                           "max_orthonormality_error": 1e-15} for i, s in enumerate(VARIANTS)])
     curves = pd.DataFrame([{"setup": s, "epoch": e, "train_loss": 1.4 - 0.1 * e} for s in VARIANTS for e in (1, 2)])
     return runs, curves

@@ -88,7 +88,7 @@ def load(out: Path, profile: str, seeds=None, overrides=()) -> tuple[pd.DataFram
     one_class = per_seed[per_seed.final_test_top_class_share > ONE_CLASS]  # each such seed's class
     table["one_class_seeds"] = one_class.groupby("setup").size().reindex(table.index, fill_value=0)
     table["one_class_classes"] = one_class.groupby("setup").final_test_top_class.agg(
-        lambda c: ", ".join(str(int(x)) for x in c)).reindex(table.index, fill_value="")
+        lambda c: ", ".join(str(int(x)) for x in c)).astype(object).reindex(table.index, fill_value="")
     env = [c for c in ("env.processor", "env.cpu_count", "env.torch", "env.cuda") if c in per_seed]
     table = table.join(per_seed.groupby("setup")[env].first())
     return table.reset_index(), curves, per_seed
