@@ -329,7 +329,7 @@ def make(runs_dir: Path, profile: str, out: Path) -> list[Path]:
             f"`python -m noneuclid.train -m experiment=hnn/table2 profile={profile}` and "
             f"`python -m noneuclid.report hnn table2 --profile {profile}` from {len(values)} finished classifier runs "
             f"(seeds {', '.join(map(str, sorted(values.seed.unique()))) or '-'}) and {len(emb)} embeddings; "
-            f"runs of commit {', '.join(sorted(runs['env.git_commit'].astype(str).str[:7].unique())) if len(runs) else '-'}.")
+            f"runs of commit {_commits(runs, set(values.run) | set(emb.run))}.")
     table = table2(values, emb_map)
     shown, bold = shown_table2(table)
     rows = verdicts(values, emb_map)
@@ -361,6 +361,12 @@ def make(runs_dir: Path, profile: str, out: Path) -> list[Path]:
         *([(out / "table2_burnin.md").read_text().replace("# ", "## ", 1)] if (out / "table2_burnin.md").is_file() else []),
     ]))
     return [*written, out / "table2.md"]
+
+
+def _commits(runs: pd.DataFrame, names: set) -> str:
+    """The commits (7 digits) of the runs named, '-' for none (Table 1's runs share runs.csv)."""
+    behind = runs[runs.run.isin(names)] if len(runs) else runs
+    return ", ".join(sorted(behind["env.git_commit"].astype(str).str[:7].unique())) if len(behind) else "-"
 
 
 def _write_claims(out: Path, profile: str, rows: list) -> list[Path]:
