@@ -1,5 +1,5 @@
 """The authors' four trained Brantner networks (GeometricMachineLearning.jl, 500 epochs) scored by our
-MNIST pipeline: authors_networks.csv and .md in results/brantner/<profile>/, which the Brantner report
+MNIST pipeline: authors_networks.csv, .md and .tex in results/brantner/<profile>/, which the Brantner report
 includes."""
 
 from __future__ import annotations
@@ -12,6 +12,7 @@ from noneuclid.data import mnist
 from noneuclid.geometry import stiefel
 from noneuclid.models.vit import load_gml
 from noneuclid.nn import StiefelParameter
+from noneuclid.report import tables
 from noneuclid.report.brantner import ONE_CLASS, SETUPS, authors_metadata
 from noneuclid.train.tasks import Classification
 
@@ -43,17 +44,12 @@ def authors_networks(reference: Path, data_dir: Path, train_images: int | None =
 
 
 def make(reference: Path, data_dir: Path, out: Path, train_images: int | None = None) -> list[Path]:
-    """Write authors_networks.csv and .md ("the authors' networks evaluated by noneuclid")."""
+    """Write authors_networks.csv, .md and .tex ("the authors' networks evaluated by noneuclid")."""
     if not (reference / "mnist_metadata.h5").is_file():
         raise FileNotFoundError(f"no authors' networks in {reference}: it needs mnist_nn1..4.h5 and "
                                 f"mnist_metadata.h5 (see ../shared/data/reference/brantner_gml/README.md)")
     table = authors_networks(reference, data_dir, train_images)
-    out.mkdir(parents=True, exist_ok=True)
-    table.to_csv(out / "authors_networks.csv", index=False)
-    (out / "authors_networks.md").write_text(
-        "# The authors' networks evaluated by noneuclid\n\n"
-        f"Made by `python -m noneuclid.evaluate authors-networks` from `{reference.name}/` "
-        "(GeometricMachineLearning.jl's four 500-epoch networks, loaded with `noneuclid.models.vit.load_gml`) "
-        "and our MNIST pipeline (`noneuclid.data.mnist`, `noneuclid.train.tasks`).\n\n"
-        + table.to_markdown(index=False) + "\n")
-    return [out / "authors_networks.csv", out / "authors_networks.md"]
+    caption = (f"Made by `python -m noneuclid.evaluate authors-networks` from `{reference.name}/` "
+               "(GeometricMachineLearning.jl's four 500-epoch networks, loaded with `noneuclid.models.vit.load_gml`) "
+               "and our MNIST pipeline (`noneuclid.data.mnist`, `noneuclid.train.tasks`).")
+    return tables.write(out, "authors_networks", table, table, "The authors' networks evaluated by noneuclid", caption)
