@@ -230,7 +230,7 @@ def budget(per_seed: pd.DataFrame, profile: str) -> str:
             f"GeometricMachineLearning.jl documentation run of 500 epochs, one seed. Made by `python -m "
             f"noneuclid.train -m experiment=brantner/table2 profile={profile}` and `python -m noneuclid.report "
             f"brantner --profile {profile}`, runs of commit "
-            f"{', '.join(sorted(per_seed['env.git_commit'].astype(str).str[:7].unique()))}.")
+            f"{run_table.commits(per_seed)}.")
 
 
 def observations(runs, curves) -> list[str]:

@@ -365,8 +365,7 @@ def make(runs_dir: Path, profile: str, out: Path) -> list[Path]:
 
 def _commits(runs: pd.DataFrame, names: set) -> str:
     """The commits (7 digits) of the runs named, '-' for none (Table 1's runs share runs.csv)."""
-    behind = runs[runs.run.isin(names)] if len(runs) else runs
-    return ", ".join(sorted(behind["env.git_commit"].astype(str).str[:7].unique())) if len(behind) else "-"
+    return run_table.commits(runs[runs.run.isin(names)] if len(runs) else runs)
 
 
 def _write_claims(out: Path, profile: str, rows: list) -> list[Path]:

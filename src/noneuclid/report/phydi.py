@@ -231,9 +231,8 @@ def lead_verdicts(cells: dict[tuple, dict[str, Curves]]) -> list[engine.Verdict]
     for cell in claim.cells:
         n = int(re.search(r"n = (\d+)", cell.name)[1])
         depths = [int(arm.removeprefix("depth")) for arm in cell.arms]
-        missing = [f"no finished runs of {', '.join(NAMES[i] for i in ('standard', 'phydi') if i not in cells.get((d, n), {}))} "
-                   f"in PHResNet{d}, n = {n}" for d in depths
-                   if not {"standard", "phydi"} <= set(cells.get((d, n), {}))]
+        absent = {d: [NAMES[i] for i in ("standard", "phydi") if i not in cells.get((d, n), {})] for d in depths}
+        missing = [f"no finished runs of {', '.join(a)} in PHResNet{d}, n = {n}" for d, a in absent.items() if a]
         if missing:
             rows.append(engine.untestable(claim, cell, "; ".join(missing)))
             continue

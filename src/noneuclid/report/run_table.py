@@ -28,6 +28,11 @@ LEADING = ["run", "status", "experiment", "settings_id", "seed", "dtype"]
 LEFT_OUT = ("path", "cfg.paths.", "env.command", "env.platform", "env.processor", "env.python", "env.numpy")
 
 
+def commits(runs: pd.DataFrame) -> str:
+    """The commits (7 digits) the runs ran with, sorted and comma-separated; '-' for no runs."""
+    return ", ".join(sorted(runs["env.git_commit"].astype(str).str[:7].unique())) if len(runs) else "-"
+
+
 def ended_runs(runs_dir: Path, paper: str, profile: str) -> tuple[pd.DataFrame, pd.DataFrame]:
     """(runs, curves) of the ended runs under runs_dir/paper/profile, in the columns of the files."""
     root = Path(runs_dir) / paper / profile
