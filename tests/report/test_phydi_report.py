@@ -146,9 +146,13 @@ def test_fig4_claims_are_judged_by_the_engine():
     assert deep.verdict == engine.NOT_TESTABLE and "3 of 3 runs of PostNorm at n = 4, 48 layers did not reach" in deep.reason
     assert "no finished runs of PostNorm at n = 4, 24 layers" in v[("fig4_prenorm_stabler", "n = 4, 24 layers")].reason
     assert v[("fig4_prenorm_stabler", "n = 2, 24 layers")].verdict == engine.NOT_TESTABLE  # no n = 2 runs
-    calm = {**cells, (4, 48): {**cells[(4, 48)], "post": _lm(400, 410, 390)}}  # nothing diverged
+    calm = {**cells, (4, 48): {**cells[(4, 48)], "post": _lm(150, 152, 148)}}  # at ppl <= 180 in every seed
     assert _fig4(phydi.fig4_verdicts(calm, unigram, 0.6))[
         ("fig4_postnorm_diverges_with_depth", "n = 4, PostNorm, 2 vs 48 layers")].verdict == engine.INCONCLUSIVE
+    # no NaN, but never at ppl <= T_r: Fig. 4 has no point for it, so it failed, as a diverged run
+    stuck = _fig4(phydi.fig4_verdicts({**cells, (4, 48): {**cells[(4, 48)], "post": _lm(400, 410, 390)}}, unigram, 0.6))
+    failed = stuck[("fig4_postnorm_diverges_with_depth", "n = 4, PostNorm, 2 vs 48 layers")]
+    assert (failed.verdict, failed.mean_b, failed.metric) == (engine.CONSISTENT, 1, "failed at ppl <= T_r = 180")
     lead = _fig4(phydi.fig4_verdicts(cells, unigram))[("fig4_phydi_lead_grows_with_depth", "n = 4, 48 vs 2 layers")]
     assert lead.metric.startswith("phydi_lead at ppl <= T = ")  # no profile threshold: the paper's scaled T
     rows = phydi.fig4_rows(cells, unigram)
@@ -167,7 +171,7 @@ def test_a_run_that_diverged_before_its_first_evaluation_counts():
     cells, _ = phydi.lm_cells(runs, curves)
     ppl, diverged = cells[(4, 48)]["post"]
     assert list(ppl.columns) == [0, 1, 2] and ppl[2].isna().all() and diverged == {0: False, 1: False, 2: True}
-    assert phydi._fig4_values("diverged", cells, (4, 48, "post"), 200.0) == [0.0, 0.0, 1.0]
+    assert phydi._fig4_values("failed", cells, (4, 48, "post"), 350.0) == [0.0, 0.0, 1.0]
     assert "1 of 3 runs of PostNorm" in phydi._fig4_values("epochs_to_ppl", cells, (4, 48, "post"), 350.0)
 
 

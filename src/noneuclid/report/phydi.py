@@ -23,8 +23,9 @@ folder). Tables show mean +- standard error over seeds (the paper's +-).
 Claims (claims/phydi.yaml), judged by the claims engine from per-seed values, cell by cell: Tables 1-2,
 PHYDI vs standard and vs WKP in the direction the paper's numbers give each cell, in M1 (80 % where
 every run of the cell reaches it, else M1 at X %), AUC and the validation accuracy at the paper's M2
-epoch, and PHYDI's M1 lead growing from PHResNet18 to 152 per n; Fig. 4, PostNorm diverging with depth
-and earlier at n = 2 than at n = 4, PreNorm stabler than PostNorm, PreNorm fastest to T_r in shallow and
+epoch, and PHYDI's M1 lead growing from PHResNet18 to 152 per n; Fig. 4, PostNorm failing with depth
+(a run fails when it diverges or never reaches T_r: the figure has no point for it) and earlier at n = 2
+than at n = 4, PreNorm stabler than PostNorm, PreNorm fastest to T_r in shallow and
 PHYDI in deep stacks, PHYDI's lead over PreNorm growing with depth. Each verdict is reproduces,
 consistent, inconclusive, contradicts or not testable here (why).
 """
@@ -310,14 +311,14 @@ def threshold_ratio(runs: pd.DataFrame) -> float | None:
 # A Fig. 4 claim's arm: a norm (post, pre, phydi) at the cell's n and depth, at another depth
 # (post_depth48) or n (post_n4), or PHYDI's lead over PreNorm at a depth (depth48)
 ARM = re.compile(r"(?P<norm>post|pre|phydi)?_?(?:depth(?P<depth>\d+)|n(?P<n>\d+))?")
-FIG4_METRICS = ("diverged", "epochs_to_ppl", "phydi_lead")
+FIG4_METRICS = ("failed", "epochs_to_ppl", "phydi_lead")
 
 
 def fig4_verdicts(cells: dict[tuple, dict[str, tuple[Curves, dict]]], unigram: dict[int, float],
                   ratio: float | None = None) -> list[engine.Verdict]:
     """Every cell of the Fig. 4 claims of claims/phydi.yaml, judged by the claims engine from per-seed
-    values: diverged (1 or 0; engine.judge_shares), epochs to ppl <= T_r (the profile's ratio x U; the paper's scaled T
-    where the profile sets none) and PHYDI's lead over PreNorm in those epochs (same seed). A cell whose
+    values: failed (1 or 0: diverged, or never at ppl <= the threshold; engine.judge_shares), epochs to
+    ppl <= the threshold, T_r (the profile's ratio x U; the paper's scaled T where the profile sets none) and PHYDI's lead over PreNorm in those epochs (same seed). A cell whose
     arm has no runs, or a run that never reached the threshold, is not testable here (why)."""
     rows = []
     for claim in (c for c in CLAIMS.claims if c.metric in FIG4_METRICS):
@@ -328,10 +329,10 @@ def fig4_verdicts(cells: dict[tuple, dict[str, tuple[Curves, dict]]], unigram: d
                 scaled_threshold(unigram[n]) if n in unigram else math.nan, "T")
             values = [_fig4_values(claim.metric, cells, key, threshold) for key in keys]
             why = "; ".join(v for v in values if isinstance(v, str))
-            judge = engine.judge_shares if claim.metric == "diverged" else engine.judge
+            judge = engine.judge_shares if claim.metric == "failed" else engine.judge
             row = (engine.untestable(claim, cell, why, *(0 if isinstance(v, str) else len(v) for v in values)) if why
                    else judge(claim, cell, *values))
-            rows.append(row if claim.metric == "diverged" or math.isnan(threshold) else
+            rows.append(row if math.isnan(threshold) else
                         replace(row, metric=f"{claim.metric} at ppl <= {name} = {threshold:.0f}"))
     return rows
 
@@ -352,9 +353,9 @@ def _fig4_values(metric: str, cells: dict, key: tuple[int, int, str], threshold:
     missing = [NAMES[m] for m in needed if m not in norms]
     if missing:
         return f"no finished runs of {', '.join(missing)} at n = {n}, {depth} layers"
-    if metric == "diverged":
+    if metric == "failed":  # diverged (first = inf) or never at ppl <= threshold
         curves, diverged = norms[norm]
-        return [float(bool(diverged[s])) for s in sorted(diverged)]
+        return [float(math.isinf(e)) for e in _lm_values(curves, diverged, threshold)[0]]
     first = {m: dict(zip(norms[m][0].columns, _lm_values(*norms[m], threshold)[0])) for m in needed}
     short = [f"{sum(math.isinf(e) for e in first[m].values())} of {len(first[m])} runs of {NAMES[m]}"
              for m in needed if any(math.isinf(e) for e in first[m].values())]
@@ -368,25 +369,24 @@ def _fig4_values(metric: str, cells: dict, key: tuple[int, int, str], threshold:
 def fig4(rows: pd.DataFrame, out: Path) -> None:
     """Left: epochs to ppl <= T_r (the profile's reachable threshold; T where it has none) by depth (x at
     the top: not reached or diverged); right: best validation perplexity by depth (mean +- s.e.) with the
-    unigram perplexity U, T and T_r. One line per norm and n."""
+    unigram perplexity U, T and T_r. A colour per norm, a line style per n."""
     fig, (ax, bx) = plt.subplots(1, 2, figsize=(10, 4))
     ceiling = int(rows.epochs.max()) + 1
     name = "T_r" if "T_r" in rows else "T"  # the profile's reachable threshold, where it has one
     column = f"epochs to ppl <= {name} (ours)"
+    colours = {norm: f"C{i}" for i, norm in enumerate(("post", "pre", "phydi"))}
+    styles = {n: style for n, style in zip(sorted(rows.n.unique()), ("-", "--", ":"))}
     for (norm, n), g in rows.groupby(["norm", "n"]):
         g = g.sort_values("depth")
+        look = {"color": colours[norm], "ls": styles[n], "label": f"{NAMES[norm]}, n={n}"}
         first = [float(v.split(" ")[0]) if v != "not reached" else ceiling for v in g[column]]
-        line, = ax.plot(g.depth, first, marker="o", label=f"{NAMES[norm]}, n={n}")
+        ax.plot(g.depth, first, marker="o", **look)
         missed = [v == "not reached" for v in g[column]]
-        ax.scatter(g.depth[missed], [ceiling] * sum(missed), marker="x", s=60, color=line.get_color())
+        ax.scatter(g.depth[missed], [ceiling] * sum(missed), marker="x", s=60, color=colours[norm])
         finite = g[g["best val ppl mean"] < math.inf]
         bx.errorbar(finite.depth, finite["best val ppl mean"], yerr=finite["best val ppl se"], marker="o",
-                    color=line.get_color(), label=f"{NAMES[norm]}, n={n}", capsize=2)
-    for n, g in rows.groupby("n"):
-        bx.axhline(g["unigram ppl U"].iloc[0], color="black", lw=0.8, ls="--", label=f"unigram U, n={n}")
-        bx.axhline(g["T"].iloc[0], color="grey", lw=0.8, ls=":", label=f"T = 200 U / U_paper, n={n}")
-        if name == "T_r":
-            bx.axhline(g["T_r"].iloc[0], color="grey", lw=0.8, ls="-.", label=f"T_r = {g['T_r'].iloc[0]:.0f}, n={n}")
+                    capsize=2, **look)
+    _fig4_levels(bx, rows, name)
     ax.set(xscale="log", xlabel="layers", ylabel=f"epochs to validation perplexity <= {name}",
            ylim=(0, ceiling + 0.5), title=f"x at {ceiling}: not reached or diverged")
     ax.yaxis.set_major_locator(MaxNLocator(integer=True))
@@ -402,6 +402,18 @@ def fig4(rows: pd.DataFrame, out: Path) -> None:
     bx.legend(fontsize=6)
     fig.tight_layout()
     figures.save(fig, out)
+
+
+def _fig4_levels(bx, rows: pd.DataFrame, name: str) -> None:
+    """The unigram perplexity U, T and (name T_r) T_r as horizontal lines: once where every n has the
+    same data (the same U), else once per n."""
+    levels = rows.drop_duplicates("unigram ppl U")
+    for _, row in levels.iterrows():
+        tag = f", n={row.n}" if len(levels) > 1 else ""
+        bx.axhline(row["unigram ppl U"], color="black", lw=0.8, ls="--", label=f"unigram U = {row['unigram ppl U']:.0f}{tag}")
+        bx.axhline(row["T"], color="grey", lw=0.8, ls=":", label=f"T = 200 U / U_paper = {row['T']:.0f}{tag}")
+        if name == "T_r":
+            bx.axhline(row["T_r"], color="grey", lw=0.8, ls="-.", label=f"T_r = {row['T_r']:.0f}{tag}")
 
 
 # ---------------------------------------------------------------- the checks in words
