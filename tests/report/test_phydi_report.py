@@ -161,6 +161,15 @@ def test_fig4_claims_are_judged_by_the_engine():
     assert set(rows.seeds) == {3} and rows["T"].iloc[0] == pytest.approx(200 * 300 / phydi.PAPER_UNIGRAM_PERPLEXITY, abs=0.05)
 
 
+def test_epochs_to_a_threshold_every_run_reaches_at_once_cannot_order_the_arms():
+    """Every run of both arms at ppl <= T_r at epoch 1 (the metric's floor): not testable, not a tie."""
+    cells = {(4, 2): {"pre": _lm(100, 102, 98), "post": _lm(150, 152, 148), "phydi": _lm(100, 101, 99)}}
+    v = _fig4(phydi.fig4_verdicts(cells, {4: 300.0}, ratio=0.9))  # T_r = 270: epoch 1 at 250 (pre, PHYDI), 375 (post)
+    floor = v[("fig4_prenorm_best_shallow", "n = 4, 2 layers, vs PHYDI")]
+    assert floor.verdict == engine.NOT_TESTABLE and "at its first evaluation (epoch 1)" in floor.reason
+    assert v[("fig4_prenorm_best_shallow", "n = 4, 2 layers, vs PostNorm")].verdict != engine.NOT_TESTABLE
+
+
 def test_a_run_that_diverged_before_its_first_evaluation_counts():
     """A run that diverged in epoch 1 has no curve rows: it is still one seed, diverged, of its cell."""
     runs = pd.DataFrame({"run": ["a", "b", "c"], "status": ["done", "done", "diverged"], "cfg.seed": [0, 1, 2],

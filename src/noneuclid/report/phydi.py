@@ -318,8 +318,10 @@ def fig4_verdicts(cells: dict[tuple, dict[str, tuple[Curves, dict]]], unigram: d
                   ratio: float | None = None) -> list[engine.Verdict]:
     """Every cell of the Fig. 4 claims of claims/phydi.yaml, judged by the claims engine from per-seed
     values: failed (1 or 0: diverged, or never at ppl <= the threshold; engine.judge_shares), epochs to
-    ppl <= the threshold, T_r (the profile's ratio x U; the paper's scaled T where the profile sets none) and PHYDI's lead over PreNorm in those epochs (same seed). A cell whose
-    arm has no runs, or a run that never reached the threshold, is not testable here (why)."""
+    ppl <= the threshold, T_r (the profile's ratio x U; the paper's scaled T where the profile sets none),
+    and PHYDI's lead over PreNorm in those epochs (same seed). A cell whose arm has no runs, or a run that
+    never reached the threshold, or whose runs all reached it at the first evaluation (the metric's
+    floor: it cannot order them) is not testable here (why)."""
     rows = []
     for claim in (c for c in CLAIMS.claims if c.metric in FIG4_METRICS):
         for cell in claim.cells:
@@ -328,13 +330,26 @@ def fig4_verdicts(cells: dict[tuple, dict[str, tuple[Curves, dict]]], unigram: d
             threshold, name = (ratio * unigram[n], "T_r") if ratio and n in unigram else (
                 scaled_threshold(unigram[n]) if n in unigram else math.nan, "T")
             values = [_fig4_values(claim.metric, cells, key, threshold) for key in keys]
-            why = "; ".join(v for v in values if isinstance(v, str))
+            why = "; ".join(v for v in values if isinstance(v, str)) or _at_floor(claim.metric, cells, keys, threshold)
             judge = engine.judge_shares if claim.metric == "failed" else engine.judge
             row = (engine.untestable(claim, cell, why, *(0 if isinstance(v, str) else len(v) for v in values)) if why
                    else judge(claim, cell, *values))
             rows.append(row if math.isnan(threshold) else
                         replace(row, metric=f"{claim.metric} at ppl <= {name} = {threshold:.0f}"))
     return rows
+
+
+def _at_floor(metric: str, cells: dict, keys: list[tuple[int, int, str]], threshold: float) -> str:
+    """Why epochs to the threshold cannot order a cell's arms (every run they compare reached it at the
+    first evaluation, epoch 1), or '' where they can or the metric is not counted in epochs."""
+    if metric == "failed":
+        return ""
+    firsts = [e for n, depth, norm in keys for m in (("pre", "phydi") if norm == "lead" else (norm,))
+              for e in _lm_values(*cells[(n, depth)][m], threshold)[0]]
+    if all(e == 1 for e in firsts):
+        return (f"every run compared reached ppl <= {threshold:.0f} at its first evaluation (epoch 1): epochs to "
+                "it cannot order them")
+    return ""
 
 
 def _fig4_arm(arm: str, cell: str) -> tuple[int, int, str]:
