@@ -107,5 +107,6 @@ PAPERS = {
                   "table2_claims", "table2_burnin"),
                  ("fig_prefix10_dev", "fig_table2_boundaries"), ("summary", "table2"), HNN),
     "phydi": Paper("PHYDI, hypercomplex networks initialised as identity", ("table1", "table2", "fig4"),
-                   ("noneuclid.report.phydi",), ("table1", "table2", "fig4", "speed"), ("fig4",), stages=PHYDI),
+                   ("noneuclid.report.phydi",), ("table1", "table2", "fig4", "speed", "compute"), ("fig4",),
+                   stages=PHYDI),
 }

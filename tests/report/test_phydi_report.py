@@ -247,3 +247,17 @@ def test_digest_gathers_the_cells_without_runs_per_claim():
     cells = sum(len(c.cells) for c in phydi.CLAIMS.claims if c.id.startswith("fig4_"))
     assert f"**Not testable here: {cells} checks.**" in text
     assert "- Fig. 4, fig4_prenorm_stabler: no finished runs in 4 cells (n = 2, 24 layers; n = 2, 48 layers; " in text
+
+
+def test_compute_sums_training_time_per_sweep_model_and_n():
+    """Hours in all and the median minutes per run, finished runs only, named as the paper names them."""
+    runs = pd.DataFrame({"status": ["done", "done", "running", "done"],
+                         "cfg.experiment_name": ["phydi/table1"] * 3 + ["phydi/fig4"],
+                         "cfg.model.name": ["phresnet"] * 3 + ["phtransformer"], "cfg.model.depth": [50, 50, 50, 48],
+                         "cfg.model.n": [2, 2, 2, 4], "train_seconds": [1800.0, 3600.0, 99.0, 600.0]})
+    table = phydi.compute(runs)
+    assert table.to_dict("records") == [
+        {"experiment": "phydi/fig4", "model": "PHTransformer48", "n": 4, "runs": 1, "train_hours": 600 / 3600,
+         "minutes_per_run": 10.0},
+        {"experiment": "phydi/table1", "model": "PHResNet50", "n": 2, "runs": 2, "train_hours": 1.5,
+         "minutes_per_run": 45.0}]

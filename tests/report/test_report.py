@@ -319,7 +319,7 @@ def test_report_all_redraws_from_the_committed_per_run_data_alone(tmp_path):
     docs.mkdir()
     args = ["--runs", str(tmp_path / "no-runs"), "--profile", "cpu", "--results", str(results), "--docs", str(docs)]
     assert main(["all", *args]) == 0
-    tables = {"phydi": ("table1", "table2", "table1_claims", "table2_claims", "fig4_claims", "speed"),
+    tables = {"phydi": ("table1", "table2", "table1_claims", "table2_claims", "fig4_claims", "speed", "compute"),
               "brantner": ("claims", "table2", "accuracy")}
     for paper, names in tables.items():
         for name in names:

@@ -59,6 +59,7 @@ CIFAR10_TRAIN_IMAGES = 50_000  # data.train_size null: the whole training split
 INITS = ("standard", "wkp", "phydi")
 NAMES = {"standard": "standard", "wkp": "WKP", "phydi": "PHYDI", "post": "PostNorm", "pre": "PreNorm"}
 LABELS = {"standard": "PHResNet{d}", "wkp": "+ WKP", "phydi": "+ PHYDI"}
+MODELS = {"phresnet": "PHResNet", "phtransformer": "PHTransformer"}  # cfg.model.name -> the paper's name
 # The paper's Table 1: (depth, n) -> init -> (M1 mean, M1 s.e., M2); M2 is None for PHYDI itself.
 PAPER_TABLE1 = {
     (18, 2): {"standard": (6.00, 0.58, 2), "wkp": (5.75, 0.25, 2), "phydi": (6.00, 0.00, None)},
@@ -600,7 +601,8 @@ def make(runs_dir: Path, profile: str, out: Path, seeds=None, overrides=()) -> l
              "runs count (`seeds`); mean ± standard error over seeds. Every claim: the claims engine "
              "(claims/phydi.yaml) on our per-seed values, cell by cell.", ""]
     lines = (_resnet_section(resnets, resnet_curves, out, checks, skipped)
-             + _fig4_section(transformers, transformer_curves, out, checks, skipped))
+             + _fig4_section(transformers, transformer_curves, out, checks, skipped)
+             + _compute_section(pd.concat([resnets, transformers]), out))
     verdicts = ["## What reproduces, what does not, what cannot be tested here", "", *digest(checks),
                 *([f"Not run at this profile: {'; '.join(skipped)}.", ""] if skipped else [])]
     (out / "summary.md").write_text("\n".join(header + verdicts + lines))
@@ -620,6 +622,30 @@ def resnet_speed(resnets: pd.DataFrame) -> pd.DataFrame:
                      "threads": ", ".join(str(int(t)) for t in sorted(g.threads.unique())),
                      "seconds_per_epoch": seconds, "images_per_second": g.images.median() / seconds})
     return pd.DataFrame(rows, columns=["model", "n", "runs", "threads", "seconds_per_epoch", "images_per_second"])
+
+
+def compute(runs: pd.DataFrame) -> pd.DataFrame:
+    """Training time of the finished runs per sweep (experiment), model and n: runs, hours in all and
+    median minutes per run (train_seconds: the training epochs, without evaluations or start-up)."""
+    done = runs[runs.status == "done"]
+    rows = [{"experiment": experiment, "model": f"{MODELS[model]}{int(depth)}", "n": int(n), "runs": len(g),
+             "train_hours": g.train_seconds.sum() / 3600, "minutes_per_run": g.train_seconds.median() / 60}
+            for (experiment, model, depth, n), g in done.groupby(
+                ["cfg.experiment_name", "cfg.model.name", "cfg.model.depth", "cfg.model.n"], sort=True)]
+    return pd.DataFrame(rows, columns=["experiment", "model", "n", "runs", "train_hours", "minutes_per_run"])
+
+
+def _compute_section(runs: pd.DataFrame, out: Path) -> list[str]:
+    """The compute table written into out; its summary lines."""
+    table = compute(runs)
+    shown = table.assign(train_hours=table.train_hours.map("{:.2f}".format),
+                         minutes_per_run=table.minutes_per_run.map("{:.1f}".format)).rename(
+        columns={"train_hours": "training h", "minutes_per_run": "min / run"})
+    return ["## Compute (every finished run)", "",
+            f"Training time in all and the median per run, as trained here (one process per core, the "
+            f"other core busy; {table.runs.sum()} runs, {table.train_hours.sum():.1f} h of training; without "
+            "evaluations and start-up).", "",
+            _write(table, out, "compute", "PHYDI training time per sweep, model and n on this machine", shown), ""]
 
 
 def _resnet_section(resnets: pd.DataFrame, curves: pd.DataFrame, out: Path, checks: list, skipped: list) -> list[str]:
