@@ -604,7 +604,8 @@ def make(runs_dir: Path, profile: str, out: Path, seeds=None, overrides=()) -> l
              + _fig4_section(transformers, transformer_curves, out, checks, skipped)
              + _compute_section(pd.concat([resnets, transformers]), out))
     verdicts = ["## What reproduces, what does not, what cannot be tested here", "", *digest(checks),
-                *([f"Not run at this profile: {'; '.join(skipped)}.", ""] if skipped else [])]
+                *([f"No finished runs here (not in this profile's sweeps, or not trained yet): "
+                   f"{'; '.join(skipped)}.", ""] if skipped else [])]
     (out / "summary.md").write_text("\n".join(header + verdicts + lines))
     return sorted(out.iterdir())
 
