@@ -383,8 +383,8 @@ def _fig4_values(metric: str, cells: dict, key: tuple[int, int, str], threshold:
 
 
 def fig4(rows: pd.DataFrame, out: Path) -> None:
-    """Left: epochs to ppl <= T_r (the profile's reachable threshold; T where it has none) by depth (x at
-    the top: not reached or diverged); right: best validation perplexity by depth (mean +- s.e.) with the
+    """Left: epochs to ppl <= T_r (the profile's reachable threshold; T where it has none) by depth, over
+    the seeds that reached it (x at the top: no seed did; k/N beside a point: k of N seeds did); right: best validation perplexity by depth (mean +- s.e.) with the
     unigram perplexity U, T and T_r. A colour per norm, a line style per n."""
     fig, (ax, bx) = plt.subplots(1, 2, figsize=(10, 4))
     ceiling = int(rows.epochs.max()) + 1
@@ -399,12 +399,14 @@ def fig4(rows: pd.DataFrame, out: Path) -> None:
         ax.plot(g.depth, first, marker="o", **look)
         missed = [v == "not reached" for v in g[column]]
         ax.scatter(g.depth[missed], [ceiling] * sum(missed), marker="x", s=60, color=colours[norm])
+        _fig4_partial(ax, g.depth, first, g[f"reached {name}"], colours[norm])
         finite = g[g["best val ppl mean"] < math.inf]
         bx.errorbar(finite.depth, finite["best val ppl mean"], yerr=finite["best val ppl se"], marker="o",
                     capsize=2, **look)
     _fig4_levels(bx, rows, name)
     ax.set(xscale="log", xlabel="layers", ylabel=f"epochs to validation perplexity <= {name}",
-           ylim=(0, ceiling + 0.5), title=f"x at {ceiling}: not reached or diverged")
+           ylim=(0, ceiling + 0.5),
+           title=f"x at {ceiling}: not reached or diverged; k/N: seeds that reached it")
     ax.yaxis.set_major_locator(MaxNLocator(integer=True))
     if (rows[column] == "not reached").all():  # say so, not just a flat line of x
         ax.text(0.5, 0.45, f"no run reached {name} = {rows[name].min():.1f}\nin {ceiling - 1} epochs",
@@ -418,6 +420,14 @@ def fig4(rows: pd.DataFrame, out: Path) -> None:
     bx.legend(fontsize=6)
     fig.tight_layout()
     figures.save(fig, out)
+
+
+def _fig4_partial(ax, depths: pd.Series, first: list[float], reached: pd.Series, colour: str) -> None:
+    """'k/N' beside each point whose mean is over only some of its seeds (k of N reached the threshold)."""
+    for depth, y, share in zip(depths, first, reached):
+        k, total = (int(v) for v in share.split("/"))
+        if 0 < k < total:
+            ax.annotate(share, (depth, y), xytext=(4, 4), textcoords="offset points", fontsize=7, color=colour)
 
 
 def _fig4_levels(bx, rows: pd.DataFrame, name: str) -> None:
