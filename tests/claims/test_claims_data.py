@@ -19,7 +19,7 @@ REQUIRED = {
             "table2_hyperbolic_mlr_at_least_as_good", "table2_margin_largest_in_low_dimensions"},
     "phydi": {"table1_m1", "table1_auc", "table1_m2", "table2_m1", "table2_auc", "table2_m2",
               "fig4_convergence_depends_on_n", "fig4_prenorm_stabler", "fig4_postnorm_diverges_with_depth",
-              "fig4_phydi_lead_grows_with_depth", "table1_lead_grows_with_depth"},
+              "fig4_phydi_lead_grows_with_depth", "fig4_phydi_robust_deep", "table1_lead_grows_with_depth"},
 }
 
 

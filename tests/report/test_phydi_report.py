@@ -144,6 +144,8 @@ def test_fig4_claims_are_judged_by_the_engine():
     assert (shallow.mean_a, shallow.mean_b, shallow.metric) == (3.0, 4.0, "epochs_to_ppl at ppl <= T_r = 180")
     deep = v[("fig4_phydi_best_deep", "n = 4, 48 layers, vs PostNorm")]
     assert deep.verdict == engine.NOT_TESTABLE and "3 of 3 runs of PostNorm at n = 4, 48 layers did not reach" in deep.reason
+    robust = v[("fig4_phydi_robust_deep", "n = 4, 48 layers")]  # where PostNorm fails, the failure shares compare
+    assert (robust.verdict, robust.mean_a, robust.mean_b) == (engine.CONSISTENT, 0, 1)
     assert "no finished runs of PostNorm at n = 4, 24 layers" in v[("fig4_prenorm_stabler", "n = 4, 24 layers")].reason
     assert v[("fig4_prenorm_stabler", "n = 2, 24 layers")].verdict == engine.NOT_TESTABLE  # no n = 2 runs
     calm = {**cells, (4, 48): {**cells[(4, 48)], "post": _lm(150, 152, 148)}}  # at ppl <= 180 in every seed
