@@ -144,7 +144,8 @@ def variant(finished: pd.DataFrame, profile: str, overrides) -> str:
 
 
 def figure(folders: dict, out: Path, seed: int, runs: str) -> None:
-    """Dev accuracy during training of the PREFIX-10 runs of `seed`, one line per model, with `runs`
+    """Dev accuracy during training of the PREFIX-10 runs of `seed`, one line per model (a note where none
+    has finished), with `runs`
     (the report's `variant`) in the title."""
     fig, ax = plt.subplots(figsize=(6, 4))
     for row, label in ROWS.items():
@@ -157,7 +158,10 @@ def figure(folders: dict, out: Path, seed: int, runs: str) -> None:
             ax.plot(c.step, 100 * c.dev_accuracy, label=label, ls="-" if "gru" in row else "--")
     ax.set(xlabel="training batches", ylabel="dev accuracy %")
     ax.set_title(f"PREFIX-10%: dev accuracy (seed {seed})\n{textwrap.fill(runs, 90)}", fontsize=9)
-    ax.legend(fontsize=7)
+    if ax.lines:
+        ax.legend(fontsize=7)
+    else:  # say so, not an empty frame
+        ax.text(0.5, 0.5, "no finished PREFIX-10 run with dev accuracy", transform=ax.transAxes, ha="center")
     fig.tight_layout()
     figures.save(fig, out)
 
