@@ -145,8 +145,7 @@ def variant(finished: pd.DataFrame, profile: str, overrides) -> str:
 
 def figure(folders: dict, out: Path, seed: int, runs: str) -> None:
     """Dev accuracy during training of the PREFIX-10 runs of `seed`, one line per model (a note where none
-    has finished), with `runs`
-    (the report's `variant`) in the title."""
+    has finished), with `runs` (the report's `variant`) in the title."""
     fig, ax = plt.subplots(figsize=(6, 4))
     for row, label in ROWS.items():
         f = folders.get((row, "prefix10", seed))
