@@ -384,8 +384,9 @@ def _fig4_values(metric: str, cells: dict, key: tuple[int, int, str], threshold:
 
 def fig4(rows: pd.DataFrame, out: Path) -> None:
     """Left: epochs to ppl <= T_r (the profile's reachable threshold; T where it has none) by depth, over
-    the seeds that reached it (x at the top: no seed did; k/N beside a point: k of N seeds did); right: best validation perplexity by depth (mean +- s.e.) with the
-    unigram perplexity U, T and T_r. A colour per norm, a line style per n."""
+    the seeds that reached it (x at the top: no seed did; k/N beside a point: k of N seeds did); right:
+    best validation perplexity by depth (mean +- s.e.) with the unigram perplexity U, T and T_r. A colour
+    per norm, a line style per n."""
     fig, (ax, bx) = plt.subplots(1, 2, figsize=(10, 4))
     ceiling = int(rows.epochs.max()) + 1
     name = "T_r" if "T_r" in rows else "T"  # the profile's reachable threshold, where it has one
