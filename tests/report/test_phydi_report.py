@@ -92,9 +92,21 @@ def test_one_seed_a_missing_init_or_a_short_run_is_not_testable():
     assert verdicts["PHResNet50, n = 4, vs standard"].verdict != "not testable here"
     short = {init: _shifted(0.3, 0.0, 0.1, epochs=1) for init in phydi.INITS}  # the paper's M2 here: epoch 2
     m2 = [c for c in phydi.resnet_claims(short, "table1", (50, 4), 0.3) if c.claim == "table1_m2"]
-    assert {c.reason for c in m2} == {"runs of PHYDI, standard stopped before the paper's M2 epoch 2",
-                                      "runs of PHYDI, WKP stopped before the paper's M2 epoch 2"}
+    assert {c.reason for c in m2} == {"the paper's M2 epoch 2 (100,000 training images) is our epoch 2 (50,000 "
+                                      "images per epoch), beyond the runs' 1 epochs"}
     assert phydi.resnet_claims(one_seed, "table1", (34, 4), 0.5) == []  # no such cell in the paper: no claim
+
+
+def test_m2_is_read_after_the_paper_s_training_images():
+    """On a tenth of CIFAR-10 per epoch, the paper's M2 epoch 1 is our epoch 10 and epoch 2 our 20: the
+    first is read there (PHResNet18, n = 3, vs WKP: M2 1), the second is beyond ten epochs."""
+    assert (phydi.m2_epoch(1, 5000), phydi.m2_epoch(2, 5000), phydi.m2_epoch(2, 50_000)) == (10, 20, 2)
+    cell = {"standard": _shifted(0.2, 0.0, 0.01, epochs=10, step=0.01), "wkp": _shifted(0.2, 0.0, 0.01, epochs=10, step=0.01),
+            "phydi": _shifted(0.2, 0.1, 0.11, epochs=10, step=0.01)}
+    m2 = {c.cell: c for c in phydi.resnet_claims(cell, "table1", (18, 3), 0.2, images=5000) if c.claim == "table1_m2"}
+    wkp, standard = m2["PHResNet18, n = 3, vs WKP"], m2["PHResNet18, n = 3, vs standard"]
+    assert (wkp.verdict, wkp.metric, wkp.mean_a) == ("reproduces", "accuracy at epoch 10", pytest.approx(39.5))  # 30 + 9 and 31 + 9
+    assert standard.verdict == "not testable here" and "is our epoch 20" in standard.reason
 
 
 def test_resnet_tables_have_seeds_and_paper_columns():
@@ -151,15 +163,24 @@ def test_fig4_claims_are_judged_by_the_engine():
     calm = {**cells, (4, 48): {**cells[(4, 48)], "post": _lm(150, 152, 148)}}  # at ppl <= 180 in every seed
     assert _fig4(phydi.fig4_verdicts(calm, unigram, 0.6))[
         ("fig4_postnorm_diverges_with_depth", "n = 4, PostNorm, 2 vs 48 layers")].verdict == engine.INCONCLUSIVE
-    # no NaN, but never at ppl <= T_r: Fig. 4 has no point for it, so it failed, as a diverged run
+    # no NaN, but no progress past the unigram perplexity (best >= 0.95 x 300 = 285): stuck, so failed
     stuck = _fig4(phydi.fig4_verdicts({**cells, (4, 48): {**cells[(4, 48)], "post": _lm(400, 410, 390)}}, unigram, 0.6))
     failed = stuck[("fig4_postnorm_diverges_with_depth", "n = 4, PostNorm, 2 vs 48 layers")]
-    assert (failed.verdict, failed.mean_b, failed.metric) == (engine.CONSISTENT, 1, "failed at ppl <= T_r = 180")
+    assert (failed.verdict, failed.mean_b, failed.metric) == (engine.CONSISTENT, 1,
+                                                             "failed (diverged, or best ppl >= 285)")
+    # above T_r = 180 at the last epoch but past the unigram regime: slow, not failed
+    slow = _fig4(phydi.fig4_verdicts({**cells, (4, 48): {**cells[(4, 48)], "post": _lm(200, 210, 190)}}, unigram, 0.6))
+    assert slow[("fig4_postnorm_diverges_with_depth", "n = 4, PostNorm, 2 vs 48 layers")].mean_b == 0
+    # best validation perplexity ranks runs that all reach T_r; a diverged arm has none
+    best = v[("fig4_prenorm_best_shallow_ppl", "n = 4, 2 layers, vs PostNorm")]
+    assert (best.verdict, best.mean_a, best.mean_b, best.metric) == (engine.REPRODUCES, 100, 150, "best_ppl")
+    assert "3 of 3 runs of PostNorm at n = 4, 48 layers diverged" in v[
+        ("fig4_phydi_best_deep_ppl", "n = 4, 48 layers, vs PostNorm")].reason
     lead = _fig4(phydi.fig4_verdicts(cells, unigram))[("fig4_phydi_lead_grows_with_depth", "n = 4, 48 vs 2 layers")]
     assert lead.metric.startswith("phydi_lead at ppl <= T = ")  # no profile threshold: the paper's scaled T
     rows = phydi.fig4_rows(cells, unigram)
     post48 = rows[(rows.depth == 48) & (rows.norm == "post")].iloc[0]
-    assert post48["best val ppl (ours)"] == "diverged" and post48["diverged"] == 3
+    assert post48["best val ppl (ours)"] == "diverged" and post48["diverged"] == 3 and post48["stuck"] == 0
     assert set(rows.seeds) == {3} and rows["T"].iloc[0] == pytest.approx(200 * 300 / phydi.PAPER_UNIGRAM_PERPLEXITY, abs=0.05)
 
 
@@ -182,8 +203,10 @@ def test_a_run_that_diverged_before_its_first_evaluation_counts():
     cells, _ = phydi.lm_cells(runs, curves)
     ppl, diverged = cells[(4, 48)]["post"]
     assert list(ppl.columns) == [0, 1, 2] and ppl[2].isna().all() and diverged == {0: False, 1: False, 2: True}
-    assert phydi._fig4_values("failed", cells, (4, 48, "post"), 350.0) == [0.0, 0.0, 1.0]
-    assert "1 of 3 runs of PostNorm" in phydi._fig4_values("epochs_to_ppl", cells, (4, 48, "post"), 350.0)
+    assert phydi._fig4_values("failed", cells, (4, 48, "post"), 350.0, 400.0) == [0.0, 0.0, 1.0]
+    assert "1 of 3 runs of PostNorm" in phydi._fig4_values("epochs_to_ppl", cells, (4, 48, "post"), 350.0, 400.0)
+    assert phydi.outcomes(ppl, diverged, 305.0, 400.0) == ["reached", "slow", "diverged"]
+    assert phydi.outcomes(ppl, diverged, 305.0, 320.0) == ["reached", "stuck", "diverged"]  # 310 >= 0.95 x 320
 
 
 def test_phydis_lead_over_depth_per_n():

@@ -17,16 +17,18 @@ Fig. 4: epochs until validation perplexity <= T, T = 200 x U / U_paper where U i
 (wikitext2.unigram_perplexity) of the vocabulary and tokens the runs used and U_paper that of the paper's
 setting (all of WikiText-2, 28,782 words): the paper's threshold at the same ratio to "knowing only the
 word frequencies"; and to T_r = report.fig4_threshold x U, the profile's threshold that its runs can
-reach (set in its config before the runs). "diverged" when the loss became NaN/inf (DIVERGED in the run
-folder). Tables show mean +- standard error over seeds (the paper's +-).
+reach (set in its config before the runs). A run ends diverged (loss NaN/inf: DIVERGED in the run folder),
+stuck (best ppl >= 0.95 U: nothing learned past the word frequencies), slow (above the threshold at its
+last epoch) or reached; it fails when diverged or stuck. Tables show mean +- standard error over seeds
+(the paper's +-).
 
 Claims (claims/phydi.yaml), judged by the claims engine from per-seed values, cell by cell: Tables 1-2,
 PHYDI vs standard and vs WKP in the direction the paper's numbers give each cell, in M1 (80 % where
 every run of the cell reaches it, else M1 at X %), AUC and the validation accuracy at the paper's M2
-epoch, and PHYDI's M1 lead growing from PHResNet18 to 152 per n; Fig. 4, PostNorm failing with depth
-(a run fails when it diverges or never reaches T_r: the figure has no point for it) and earlier at n = 2
-than at n = 4, PreNorm stabler than PostNorm, PreNorm fastest to T_r in shallow and
-PHYDI in deep stacks, PHYDI's lead over PreNorm growing with depth. Each verdict is reproduces,
+epoch's training images (m2_epoch), and PHYDI's M1 lead growing from PHResNet18 to 152 per n; Fig. 4,
+PostNorm failing (diverged or stuck) with depth and earlier at n = 2 than at n = 4, PreNorm stabler than
+PostNorm, PreNorm fastest to T_r and lowest in best ppl in shallow and PHYDI in deep stacks, PHYDI's lead
+over PreNorm growing with depth. Each verdict is reproduces,
 consistent, inconclusive, contradicts or not testable here (why).
 """
 
@@ -51,6 +53,7 @@ from noneuclid.report.estimates import Estimate, compare, estimate  # noqa: E402
 
 M1_ACCURACY, X_FRACTION = 0.80, 0.9
 PERPLEXITY = 200.0
+STUCK_FRACTION = 0.95  # a run whose best val ppl is above this share of U is stuck (claims/phydi.yaml)
 # U_paper: the unigram perplexity of WikiText-2's validation stream (10 columns, as evaluated) under the
 # add-one unigram model of all 2,049,990 training tokens, 28,782 words, as the trainer logs it
 # (val_unigram_perplexity); lm_cells checks it against runs on the full data
@@ -175,44 +178,57 @@ def m1_level(curves: dict[str, Curves], x: float) -> float:
     return M1_ACCURACY if every_80 else x
 
 
-def resnet_claims(curves: dict[str, Curves], table: str, key: tuple, x: float) -> list[engine.Verdict]:
+def m2_epoch(paper_m2: float, images: int) -> int:
+    """Our epoch whose end has seen as many training images as the paper's M2 epochs on all of CIFAR-10's
+    training split: ceil(M2 x 50,000 / images), images = training images per epoch of our runs."""
+    return math.ceil(paper_m2 * CIFAR10_TRAIN_IMAGES / images)
+
+
+def resnet_claims(curves: dict[str, Curves], table: str, key: tuple, x: float,
+                  images: int = CIFAR10_TRAIN_IMAGES) -> list[engine.Verdict]:
     """The cell's verdicts on the claims <table>_m1, _auc and _m2 (claims/phydi.yaml): PHYDI against
     standard and against WKP, in the direction the paper's numbers give each. Per seed: M1, the epochs to
     80 % where every run of the cell reaches it, else to X % (the verdict's metric says which); AUC %; the
-    validation accuracy % at the paper's M2 epoch. None where the paper has no such cell."""
+    validation accuracy % after as many training images as the paper's M2 epochs (m2_epoch; images:
+    training images per epoch of the cell's runs). None where the paper has no such cell."""
     level = m1_level(curves, x)
     label = f"m1 at {round(100 * level)} %" + ("" if level == M1_ACCURACY else " (80 % out of reach)")
     per_seed = {"m1": lambda curve, cell: epochs_to(curve, level), "auc": lambda curve, cell: 100 * auc(curve),
-                "m2": lambda curve, cell: 100 * curve.get(int(cell.paper["M2"]), math.nan)}
+                "m2": lambda curve, cell: 100 * curve.get(m2_epoch(cell.paper["M2"], images), math.nan)}
     rows = []
     for metric, value in per_seed.items():
         claim = CLAIMS[f"{table}_{metric}"]
         for other in ("standard", "wkp"):
             if claim_cell(key, other) in {c.name for c in claim.cells}:
-                row = _resnet_verdict(claim, claim.cell(claim_cell(key, other)), curves, value)
-                rows.append(replace(row, metric=label) if metric == "m1" else row)
+                cell = claim.cell(claim_cell(key, other))
+                labels = {"m1": label, "m2": f"accuracy at epoch {m2_epoch(cell.paper.get('M2', 0), images)}"}
+                row = _resnet_verdict(claim, cell, curves, value, images)
+                rows.append(replace(row, metric=labels.get(metric, row.metric)))
     return rows
 
 
 def _resnet_verdict(claim: claims_data.Claim, cell: claims_data.Cell, curves: dict[str, Curves],
-                    value) -> engine.Verdict:
+                    value, images: int) -> engine.Verdict:
     """One claim cell's verdict from value(curve, cell) of every finished seed of its two inits."""
     missing = [NAMES[a] for a in cell.arms if a not in curves]
     if missing:
         return engine.untestable(claim, cell, f"no finished runs of {', '.join(missing)}",
                                  *(curves[a].shape[1] if a in curves else 0 for a in cell.arms))
     values = [[value(curves[a][s].dropna(), cell) for s in curves[a]] for a in cell.arms]
-    short = [NAMES[a] for a, v in zip(cell.arms, values) if any(math.isnan(x) for x in v)]
-    if short:
-        return engine.untestable(claim, cell, f"runs of {', '.join(short)} stopped before the paper's M2 epoch "
-                                              f"{int(cell.paper['M2'])}", *map(len, values))
+    if any(math.isnan(x) for v in values for x in v):
+        m2, epochs = cell.paper["M2"], max(len(curves[a]) for a in cell.arms)
+        return engine.untestable(claim, cell, f"the paper's M2 epoch {m2:g} ({m2 * CIFAR10_TRAIN_IMAGES:,.0f} "
+                                              f"training images) is our epoch {m2_epoch(m2, images)} ({images:,} "
+                                              f"images per epoch), beyond the runs' {epochs} epochs",
+                                 *map(len, values))
     return engine.judge(claim, cell, *values)
 
 
-def resnet_tables(cells: dict[tuple, dict[str, Curves]], keys: list[str], paper: dict,
-                  table: str) -> tuple[pd.DataFrame, list[engine.Verdict]]:
+def resnet_tables(cells: dict[tuple, dict[str, Curves]], keys: list[str], paper: dict, table: str,
+                  images: dict[tuple, int] | None = None) -> tuple[pd.DataFrame, list[engine.Verdict]]:
     """(numbers: one row per cell and init, claims: the verdicts of the claims <table>_*, one per cell,
-    metric and compared init) from the cells' val-accuracy curves, keyed by the settings tuple of `keys`."""
+    metric and compared init) from the cells' val-accuracy curves, keyed by the settings tuple of `keys`;
+    images: training images per epoch of each cell's runs (default: all of CIFAR-10's)."""
     numbers, claims = [], []
     for cell in sorted(cells):
         curves, ref = cells[cell], paper.get(cell, {})
@@ -221,7 +237,7 @@ def resnet_tables(cells: dict[tuple, dict[str, Curves]], keys: list[str], paper:
         depth = settings.get("depth", "")
         for init, row in resnet_rows(curves, ref, x).items():
             numbers.append({**settings, "model": LABELS[init].format(d=depth), **row})
-        claims += resnet_claims(curves, table, cell, x)
+        claims += resnet_claims(curves, table, cell, x, (images or {}).get(cell, CIFAR10_TRAIN_IMAGES))
     return pd.DataFrame(numbers), claims
 
 
@@ -268,6 +284,16 @@ def _lm_values(curves: Curves, diverged: dict, threshold: float) -> tuple[list[f
     return first, best
 
 
+def outcomes(curves: Curves, diverged: dict, threshold: float, unigram: float) -> list[str]:
+    """Per seed, how its run ended against the threshold: 'diverged' (loss NaN or inf), 'stuck' (best ppl
+    >= STUCK_FRACTION x U, the unigram perplexity: nothing learned past the word frequencies), 'reached'
+    (ppl <= threshold within its epochs), else 'slow' (past the unigram regime, above the threshold at
+    its last epoch). A run fails when it diverged or is stuck."""
+    first, best = _lm_values(curves, diverged, threshold)
+    return ["diverged" if diverged.get(s, False) or math.isinf(b) else "stuck" if b >= STUCK_FRACTION * unigram
+            else "slow" if math.isinf(f) else "reached" for s, f, b in zip(curves, first, best)]
+
+
 def fig4_rows(cells: dict[tuple, dict[str, tuple[Curves, dict]]], unigram: dict[int, float],
               ratio: float | None = None) -> pd.DataFrame:
     """One row per (n, depth, norm): seeds, epochs to ppl <= T, best val ppl (mean +- s.e.), diverged
@@ -278,11 +304,12 @@ def fig4_rows(cells: dict[tuple, dict[str, tuple[Curves, dict]]], unigram: dict[
         t = scaled_threshold(unigram[n])
         for norm, (curves, diverged) in sorted(norms.items()):
             first, best = _lm_values(curves, diverged, t)
+            ends = outcomes(curves, diverged, ratio * unigram[n] if ratio is not None else t, unigram[n])
             row = {"n": n, "depth": depth, "norm": norm, "seeds": curves.shape[1], **_reached(first, "T"),
                    "best val ppl (ours)": "diverged" if math.isinf(estimate(best).mean) else str(estimate(best)),
                    "best val ppl mean": estimate(best).mean,
                    "best val ppl se": estimate(best).se,
-                   "diverged": sum(bool(v) for v in diverged.values()),
+                   **{state: ends.count(state) for state in ("diverged", "stuck", "slow")},
                    "epochs": max((len(curves[s].dropna()) for s in curves), default=0),
                    "unigram ppl U": round(unigram[n], 1), "T": round(t, 1)}
             if ratio is not None:
@@ -312,17 +339,18 @@ def threshold_ratio(runs: pd.DataFrame) -> float | None:
 # A Fig. 4 claim's arm: a norm (post, pre, phydi) at the cell's n and depth, at another depth
 # (post_depth48) or n (post_n4), or PHYDI's lead over PreNorm at a depth (depth48)
 ARM = re.compile(r"(?P<norm>post|pre|phydi)?_?(?:depth(?P<depth>\d+)|n(?P<n>\d+))?")
-FIG4_METRICS = ("failed", "epochs_to_ppl", "phydi_lead")
+FIG4_METRICS = ("failed", "best_ppl", "epochs_to_ppl", "phydi_lead")
+EPOCH_METRICS = ("epochs_to_ppl", "phydi_lead")  # counted in epochs: their floor is the first evaluation
 
 
 def fig4_verdicts(cells: dict[tuple, dict[str, tuple[Curves, dict]]], unigram: dict[int, float],
                   ratio: float | None = None) -> list[engine.Verdict]:
     """Every cell of the Fig. 4 claims of claims/phydi.yaml, judged by the claims engine from per-seed
-    values: failed (1 or 0: diverged, or never at ppl <= the threshold; engine.judge_shares), epochs to
+    values: failed (1 or 0: diverged or stuck, see outcomes; engine.judge_shares), best ppl, epochs to
     ppl <= the threshold, T_r (the profile's ratio x U; the paper's scaled T where the profile sets none),
-    and PHYDI's lead over PreNorm in those epochs (same seed). A cell whose arm has no runs, or a run that
-    never reached the threshold, or whose runs all reached it at the first evaluation (the metric's
-    floor: it cannot order them) is not testable here (why)."""
+    and PHYDI's lead over PreNorm in those epochs (same seed). A cell whose arm has no runs, whose runs
+    lack the metric (never reached the threshold, or diverged), or whose runs all reached the threshold
+    at the first evaluation (the floor of a metric in epochs: it cannot order them) is not testable here."""
     rows = []
     for claim in (c for c in CLAIMS.claims if c.metric in FIG4_METRICS):
         for cell in claim.cells:
@@ -330,20 +358,28 @@ def fig4_verdicts(cells: dict[tuple, dict[str, tuple[Curves, dict]]], unigram: d
             n = keys[0][0]
             threshold, name = (ratio * unigram[n], "T_r") if ratio and n in unigram else (
                 scaled_threshold(unigram[n]) if n in unigram else math.nan, "T")
-            values = [_fig4_values(claim.metric, cells, key, threshold) for key in keys]
+            values = [_fig4_values(claim.metric, cells, key, threshold, unigram.get(n, math.nan)) for key in keys]
             why = "; ".join(v for v in values if isinstance(v, str)) or _at_floor(claim.metric, cells, keys, threshold)
             judge = engine.judge_shares if claim.metric == "failed" else engine.judge
             row = (engine.untestable(claim, cell, why, *(0 if isinstance(v, str) else len(v) for v in values)) if why
                    else judge(claim, cell, *values))
-            rows.append(row if math.isnan(threshold) else
-                        replace(row, metric=f"{claim.metric} at ppl <= {name} = {threshold:.0f}"))
+            rows.append(replace(row, metric=_fig4_label(claim.metric, name, threshold, unigram.get(n, math.nan))))
     return rows
+
+
+def _fig4_label(metric: str, name: str, threshold: float, unigram: float) -> str:
+    """The metric as the claims table shows it, with the level it is counted at."""
+    if math.isnan(threshold):
+        return metric
+    if metric == "failed":
+        return f"failed (diverged, or best ppl >= {STUCK_FRACTION * unigram:.0f})"
+    return metric if metric == "best_ppl" else f"{metric} at ppl <= {name} = {threshold:.0f}"
 
 
 def _at_floor(metric: str, cells: dict, keys: list[tuple[int, int, str]], threshold: float) -> str:
     """Why epochs to the threshold cannot order a cell's arms (every run they compare reached it at the
     first evaluation, epoch 1), or '' where they can or the metric is not counted in epochs."""
-    if metric == "failed":
+    if metric not in EPOCH_METRICS:
         return ""
     firsts = [e for n, depth, norm in keys for m in (("pre", "phydi") if norm == "lead" else (norm,))
               for e in _lm_values(*cells[(n, depth)][m], threshold)[0]]
@@ -361,7 +397,8 @@ def _fig4_arm(arm: str, cell: str) -> tuple[int, int, str]:
     return (int(match["n"] or n[1]), int(match["depth"] or depth[1]), match["norm"] or "lead")
 
 
-def _fig4_values(metric: str, cells: dict, key: tuple[int, int, str], threshold: float) -> list[float] | str:
+def _fig4_values(metric: str, cells: dict, key: tuple[int, int, str], threshold: float,
+                 unigram: float) -> list[float] | str:
     """Per seed of the arm `key` (n, depth, norm): its value of `metric`, or why there is none."""
     n, depth, norm = key
     norms = cells.get((n, depth), {})
@@ -369,22 +406,27 @@ def _fig4_values(metric: str, cells: dict, key: tuple[int, int, str], threshold:
     missing = [NAMES[m] for m in needed if m not in norms]
     if missing:
         return f"no finished runs of {', '.join(missing)} at n = {n}, {depth} layers"
-    if metric == "failed":  # diverged (first = inf) or never at ppl <= threshold
-        curves, diverged = norms[norm]
-        return [float(math.isinf(e)) for e in _lm_values(curves, diverged, threshold)[0]]
-    first = {m: dict(zip(norms[m][0].columns, _lm_values(*norms[m], threshold)[0])) for m in needed}
-    short = [f"{sum(math.isinf(e) for e in first[m].values())} of {len(first[m])} runs of {NAMES[m]}"
-             for m in needed if any(math.isinf(e) for e in first[m].values())]
+    if metric == "failed":
+        return [float(end in ("diverged", "stuck")) for end in outcomes(*norms[norm], threshold, unigram)]
+    first, best = {}, {}
+    for m in needed:
+        ends = _lm_values(*norms[m], threshold)
+        first[m], best[m] = (dict(zip(norms[m][0].columns, v)) for v in ends)
+    values = best if metric == "best_ppl" else first
+    short = [f"{sum(math.isinf(e) for e in values[m].values())} of {len(values[m])} runs of {NAMES[m]}"
+             for m in needed if any(math.isinf(e) for e in values[m].values())]
     if short:
-        return f"{', '.join(short)} at n = {n}, {depth} layers did not reach ppl <= {threshold:.0f} (or diverged)"
+        return (f"{', '.join(short)} at n = {n}, {depth} layers "
+                + ("diverged" if metric == "best_ppl" else f"did not reach ppl <= {threshold:.0f} (or diverged)"))
     if norm != "lead":
-        return list(first[norm].values())
+        return list(values[norm].values())
     return [first["pre"][s] - first["phydi"][s] for s in first["pre"] if s in first["phydi"]]
 
 
 def fig4(rows: pd.DataFrame, out: Path) -> None:
     """Left: epochs to ppl <= T_r (the profile's reachable threshold; T where it has none) by depth, over
-    the seeds that reached it (x at the top: no seed did; k/N beside a point: k of N seeds did); right:
+    the seeds that reached it (at the top: a point where no seed did, x where a seed failed, a hollow v
+    where a seed was slow; see outcomes; k/N beside a point: k of N seeds did); right:
     best validation perplexity by depth (mean +- s.e.) with the unigram perplexity U, T and T_r. A colour
     per norm, a line style per n."""
     fig, (ax, bx) = plt.subplots(1, 2, figsize=(10, 4))
@@ -398,8 +440,10 @@ def fig4(rows: pd.DataFrame, out: Path) -> None:
         look = {"color": colours[norm], "ls": styles[n], "label": f"{NAMES[norm]}, n={n}"}
         first = [float(v.split(" ")[0]) if v != "not reached" else ceiling for v in g[column]]
         ax.plot(g.depth, first, marker="o", **look)
-        missed = [v == "not reached" for v in g[column]]
-        ax.scatter(g.depth[missed], [ceiling] * sum(missed), marker="x", s=60, color=colours[norm])
+        failed, slow = g.diverged + g.stuck > 0, g.slow > 0
+        ax.scatter(g.depth[failed], [ceiling] * failed.sum(), marker="x", s=60, color=colours[norm])
+        ax.scatter(g.depth[slow], [ceiling - 0.35] * slow.sum(), marker="v", s=40, facecolors="none",
+                   edgecolors=colours[norm])
         _fig4_partial(ax, g.depth, first, g[f"reached {name}"], colours[norm])
         finite = g[g["best val ppl mean"] < math.inf]
         bx.errorbar(finite.depth, finite["best val ppl mean"], yerr=finite["best val ppl se"], marker="o",
@@ -407,7 +451,8 @@ def fig4(rows: pd.DataFrame, out: Path) -> None:
     _fig4_levels(bx, rows, name)
     ax.set(xscale="log", xlabel="layers", ylabel=f"epochs to validation perplexity <= {name}",
            ylim=(0, ceiling + 0.5),
-           title=f"x at {ceiling}: not reached or diverged; k/N: seeds that reached it")
+           title=f"at {ceiling}: x a seed failed (diverged or stuck), v a seed was slow;\n"
+                 "k/N: seeds that reached the threshold")
     ax.yaxis.set_major_locator(MaxNLocator(integer=True))
     if (rows[column] == "not reached").all():  # say so, not just a flat line of x
         ax.text(0.5, 0.45, f"no run reached {name} = {rows[name].min():.1f}\nin {ceiling - 1} epochs",
@@ -674,6 +719,8 @@ def _resnet_section(resnets: pd.DataFrame, curves: pd.DataFrame, out: Path, chec
                               ("table2", ["model.depth", "model.n", "optim.lr"], PAPER_TABLE2)):
         runs_ = resnets[resnets["cfg.experiment_name"] == f"phydi/{name}"]
         cells = resnet_cells(runs_, curves, keys)
+        images = {k: int(g["cfg.data.train_size"].fillna(CIFAR10_TRAIN_IMAGES).max())
+                  for k, g in runs_.groupby([f"cfg.{k}" for k in keys])}
         title = f"Table {name[-1]}"
         if not cells:
             lines += [f"## {name}: no finished runs", ""]
@@ -682,7 +729,7 @@ def _resnet_section(resnets: pd.DataFrame, curves: pd.DataFrame, out: Path, chec
                 checks.append((title, lead_verdicts({})))
                 lines += [_write_claims(checks[-1][1], out, f"{name}_claims"), ""]
             continue
-        numbers, claims = resnet_tables(cells, keys, paper, name)
+        numbers, claims = resnet_tables(cells, keys, paper, name, images)
         claims += lead_verdicts(cells) if name == "table1" else []
         checks.append((title, claims))
         missing = not_run(cells, paper)
