@@ -63,29 +63,25 @@ INITS = ("standard", "wkp", "phydi")
 NAMES = {"standard": "standard", "wkp": "WKP", "phydi": "PHYDI", "post": "PostNorm", "pre": "PreNorm"}
 LABELS = {"standard": "PHResNet{d}", "wkp": "+ WKP", "phydi": "+ PHYDI"}
 MODELS = {"phresnet": "PHResNet", "phtransformer": "PHTransformer"}  # cfg.model.name -> the paper's name
-# The paper's Table 1: (depth, n) -> init -> (M1 mean, M1 s.e., M2); M2 is None for PHYDI itself.
-PAPER_TABLE1 = {
-    (18, 2): {"standard": (6.00, 0.58, 2), "wkp": (5.75, 0.25, 2), "phydi": (6.00, 0.00, None)},
-    (50, 2): {"standard": (10.67, 1.20, 3), "wkp": (10.67, 0.67, 2), "phydi": (7.00, 0.58, None)},
-    (152, 2): {"standard": (32.67, 2.03, 4), "wkp": (29.80, 3.68, 4), "phydi": (6.33, 1.33, None)},
-    (18, 3): {"standard": (6.33, 0.33, 2), "wkp": (6.00, 0.00, 1), "phydi": (5.00, 0.58, None)},
-    (50, 3): {"standard": (8.67, 1.20, 2), "wkp": (9.0, 0.58, 2), "phydi": (6.33, 0.67, None)},
-    (152, 3): {"standard": (26.67, 1.76, 4), "wkp": (20.00, 2.12, 4), "phydi": (4.67, 0.33, None)},
-    (18, 4): {"standard": (3.75, 0.48, 1), "wkp": (5.67, 0.67, 2), "phydi": (4.50, 0.50, None)},
-    (50, 4): {"standard": (8.33, 0.88, 2), "wkp": (9.33, 0.88, 2), "phydi": (7.00, 1.15, None)},
-    (152, 4): {"standard": (22.67, 3.71, 3), "wkp": (20.60, 1.60, 3), "phydi": (5.33, 0.33, None)},
-}
-# Table 2 (batch 128): (depth, n, lr) -> init -> (M1 mean, M1 s.e., M2)
-PAPER_TABLE2 = {
-    (18, 2, 0.1): {"standard": (21.86, 3.14, 3), "wkp": (17.17, 3.35, 3), "phydi": (10.00, 1.22, None)},
-    (50, 2, 0.01): {"standard": (24.33, 2.19, 3), "wkp": (12.67, 1.67, 2), "phydi": (8.67, 0.88, None)},
-    (18, 3, 0.1): {"standard": (20.50, 5.08, 3), "wkp": (12.83, 1.68, 3), "phydi": (8.00, 0.58, None)},
-    (50, 3, 0.01): {"standard": (11.25, 2.56, 2), "wkp": (12.80, 3.89, 2), "phydi": (10.75, 2.25, None)},
-    (18, 4, 0.1): {"standard": (21.40, 3.22, 3), "wkp": (20.67, 2.78, 2), "phydi": (8.80, 1.24, None)},
-    (50, 4, 0.01): {"standard": (22.33, 8.67, 2), "wkp": (11.00, 0.58, 2), "phydi": (10.00, 1.00, None)},
-}
-
 CLAIMS = claims_data.load("phydi")  # Tables 1-2 (table1_*, table2_*) and Fig. 4 (fig4_*)
+CELL = re.compile(r"PHResNet(?P<depth>\d+), n = (?P<n>\d+)(?:, lr (?P<lr>[\d.]+))?, vs \w+")
+
+
+def paper_table(table: str) -> dict[tuple, dict[str, tuple[float, float, float | None]]]:
+    """The paper's Table 1 or 2 as claims/phydi.yaml holds it: (depth, n[, lr]) -> init -> (M1 mean, M1
+    s.e., M2), M2 None for PHYDI itself (from the cells of <table>_m1 and <table>_m2)."""
+    rows = {}
+    for cell in CLAIMS[f"{table}_m1"].cells:
+        match = CELL.fullmatch(cell.name)
+        key = (int(match["depth"]), int(match["n"])) + ((float(match["lr"]),) if match["lr"] else ())
+        other = next(arm for arm in cell.arms if arm != "phydi")
+        m2 = CLAIMS[f"{table}_m2"].cell(cell.name).paper["M2"]
+        rows.setdefault(key, {})["phydi"] = (cell.paper["phydi"], cell.paper_se["phydi"], None)
+        rows[key][other] = (cell.paper[other], cell.paper_se[other], m2)
+    return rows
+
+
+PAPER_TABLE1, PAPER_TABLE2 = paper_table("table1"), paper_table("table2")
 Curves = pd.DataFrame  # epoch (index, from 1) x seed (columns): one metric per finished run
 
 
