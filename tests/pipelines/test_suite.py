@@ -232,19 +232,6 @@ def test_an_ablation_s_epochs_hold_at_every_profile_with_and_without_m(profile):
     assert table1 == {"smoke": 1, "cpu": 60, "paper": 30}[profile]
 
 
-@pytest.mark.parametrize("profile", ["smoke", "cpu", "paper"])
-def test_every_experiment_composes_in_every_profile(profile):
-    """Each registered experiment resolves in each profile (configs only: the paper profiles are for a GPU)."""
-    from omegaconf import OmegaConf
-
-    from noneuclid.config import compose
-    from noneuclid.papers import PAPERS
-    for key, paper in PAPERS.items():
-        for name in paper.experiments:
-            cfg = compose([f"experiment={key}/{name}", f"profile={profile}"], experiment_name=f"{key}/{name}")
-            OmegaConf.to_container(cfg, resolve=True)
-
-
 def test_the_reproduce_plan_is_the_registry_s_stages(tmp_path):
     """Every stage of every paper in papers.PAPERS, in order, then the paper's report; a stage whose
     condition fails is skipped with its reason and keeps its kind (a report is not a training step)."""
