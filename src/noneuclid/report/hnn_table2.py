@@ -50,9 +50,7 @@ AT_LEAST_AS_GOOD, LOW_DIMENSIONS = "table2_hyperbolic_mlr_at_least_as_good", "ta
 def per_run(runs_dir, profile: str, out: Path) -> tuple[pd.DataFrame, pd.DataFrame]:
     """(runs, curves): out/runs.csv and out/curves.csv.gz after merging the ended runs under
     runs_dir/hnn/<profile> into them; the ended runs only (status done)."""
-    run_table.export(runs_dir, "hnn", profile, out)
-    runs, curves = (pd.read_csv(out / name, low_memory=False) if (out / name).is_file() else pd.DataFrame()
-                    for name in ("runs.csv", "curves.csv.gz"))
+    runs, curves = run_table.load(runs_dir, "hnn", profile, out)
     return (runs[runs.status == "done"] if len(runs) else runs), curves
 
 
