@@ -120,7 +120,7 @@ def table1(runs: run_table.Runs, profile: str, seeds, overrides=(), models=tuple
 
 def _table1_cell(finished: pd.DataFrame, model: str, dataset: str, paper: float) -> dict:
     """One row of `table1` from the finished runs of its cell (NaN and n = 0 without any)."""
-    acc = 100 * finished.test_accuracy_at_best_dev.astype(float)
+    acc = 100 * finished.test_accuracy_at_best_dev.astype(float) if len(finished) else pd.Series(dtype=float)
     best = _selected(finished) if len(finished) else None
     sd = acc.std(ddof=1) if len(acc) > 1 else math.nan
     return {"model": model, "dataset": dataset,
