@@ -6,6 +6,7 @@ import pytest
 import torch
 
 from noneuclid.config import compose, experiment_value
+from noneuclid.report import aggregate, run_table
 from noneuclid.train import train
 from noneuclid.runs import RunDir
 
@@ -73,12 +74,17 @@ def test_report_of_a_smaller_experiment_shows_its_models_and_datasets_only(tmp_p
     hnn.make(tmp_path / "runs", "smoke", out, seeds=(0,), overrides=[*data, "optim.compensated=true"])
     assert not (out / "init.md").exists()
     table = pd.read_csv(out / "table1.csv")
-    assert list(table.columns) == ["model", "PREFIX-10% (ours)", "PREFIX-10% (paper)"]
+    assert set(table.dataset) == {"PREFIX-10%"} and table.n.tolist() == [1, 0, 0, 0]
     assert "fully Euclidean RNN" not in set(table.model) and len(table) == 4
     summary = (out / "summary.md").read_text()
     assert "experiment=hnn/compensated" in summary and "1 of 4 PREFIX runs finished" in summary
     assert "SNLI" not in summary and "PREFIX-30" not in summary  # the claims of its grid only
     assert "not testable here" in summary  # no Euclidean model
+
+
+def _ended(tmp_path) -> run_table.Runs:
+    """The ended smoke runs of Ganea et al. under tmp_path/runs."""
+    return run_table.Runs(*run_table.ended_runs(tmp_path / "runs", "hnn", "smoke"))
 
 
 def _pairs(n_first, n_second, label):
@@ -137,7 +143,7 @@ def test_budget_ablation_from_runs(tmp_path):
     for extra in ([], ["trainer.epochs=2"]):
         train(compose([*common, *extra], experiment_name="hnn/budget"))
     overrides = [f"paths.generated_dir={tmp_path}/gen", "data.train_size=128", "data.dev_size=64", "data.test_size=64"]
-    table = hnn.budget_ablation(tmp_path / "runs", "smoke", (0,), overrides, epochs=2)
+    table = hnn.budget_ablation(_ended(tmp_path), "smoke", (0,), overrides, epochs=2)
     assert list(table["budget"]) == ["profile (Table 1)", "2 epochs"] and set(table["seeds"]) == {1}
     assert table.columns[-1] == "seeds" and "batches to 60 % / 80 % dev (per seed)" in table.columns
 
@@ -172,8 +178,8 @@ def test_float32_against_float64_from_runs(tmp_path):
               "trainer.progress=false", *data]
     for dtype in ("float64", "float32"):
         train(compose([*common, f"trainer.dtype={dtype}"], experiment_name="hnn/table1"))
-    assert hnn.dtype_comparison(tmp_path / "runs", "smoke", (0,), data) is None  # not a float32 report
-    table = hnn.dtype_comparison(tmp_path / "runs", "smoke", (0,), [*data, "trainer.dtype=float32"])
+    assert hnn.dtype_comparison(_ended(tmp_path), "smoke", (0,), data) is None  # not a float32 report
+    table = hnn.dtype_comparison(_ended(tmp_path), "smoke", (0,), [*data, "trainer.dtype=float32"])
     row, = table.to_dict("records")
     assert row["dataset"] == "PREFIX-10%" and row["model"] == "fully Euclidean RNN" and row["float32"].endswith("(n=1)")
     assert row["combined s.e."] == 0  # one seed: no spread
@@ -202,12 +208,12 @@ def test_more_seeds_compare_the_seeds_experiments_models_over_all_seeds(tmp_path
                                 "variant=hnn/hyperbolic_rnn_eucl_mlr", "data=prefix10", f"seed={seed}",
                                 f"trainer.dtype={dtype}", "trainer.progress=false", *data], experiment_name="hnn/seeds")
                        for seed in (0, 3)])
-    assert hnn.seeds_run(tmp_path / "runs", "smoke") == (0,)
-    row, = hnn.more_seeds(tmp_path / "runs", "smoke", (0,), [*data, "trainer.dtype=float32"]).to_dict("records")
+    assert hnn.seeds_run(aggregate.runs([tmp_path / "runs" / "hnn" / "smoke"])) == (0,)
+    row, = hnn.more_seeds(_ended(tmp_path), "smoke", (0,), [*data, "trainer.dtype=float32"]).to_dict("records")
     assert row["model"] == "hyperbolic RNN + FFNN, Eucl. MLR" and row["dataset"] == "PREFIX-10%"
     assert row["float32"].endswith("(n=2)") and row["float64"].endswith("(n=2)")
     all_seeds = (0, 1, 2, *experiment_value("hnn/seeds", "stack.seed"))
-    assert hnn.more_seeds(tmp_path / "runs", "smoke", all_seeds, ["trainer.dtype=float32"]) is None
+    assert hnn.more_seeds(_ended(tmp_path), "smoke", all_seeds, ["trainer.dtype=float32"]) is None
 
 
 def test_same_init_pairs_each_float32_run_with_the_float64_run_of_its_seed(tmp_path):
@@ -222,8 +228,8 @@ def test_same_init_pairs_each_float32_run_with_the_float64_run_of_its_seed(tmp_p
     for experiment in ("hnn/table1", "hnn/same_init"):  # float64; float32 from float64's initial weights
         train_stacked([compose([f"experiment={experiment}", *common, f"seed={seed}"], experiment_name=experiment)
                        for seed in (0, 1)])
-    assert hnn.same_init(tmp_path / "runs", "smoke", data) is None  # not a float32 report
-    row, = hnn.same_init(tmp_path / "runs", "smoke", [*data, "trainer.dtype=float32"]).to_dict("records")
+    assert hnn.same_init(_ended(tmp_path), "smoke", data) is None  # not a float32 report
+    row, = hnn.same_init(_ended(tmp_path), "smoke", [*data, "trainer.dtype=float32"]).to_dict("records")
     assert row["model"] == "fully Euclidean RNN" and row["float32"].endswith("(n=2)")
     assert row["float32 - float64, paired"] == 0 and row["seeds within 2 points"] == "2 of 2"
     assert row["60 % dev at the same batch"] == "2 of 2"
@@ -300,7 +306,7 @@ def test_carry_gaps_ablation_sets_the_runs_with_carried_gaps_beside_table1s(tmp_
     cfg = compose(["experiment=hnn/carry_gaps", *common], experiment_name="hnn/carry_gaps")
     assert cfg.model.carry_gaps and cfg.trainer.dtype == "float32"
     train(cfg)
-    table = hnn.carry_gaps_ablation(tmp_path / "runs", "smoke", (0,), [*data, "trainer.dtype=float32"])
+    table = hnn.carry_gaps_ablation(_ended(tmp_path), "smoke", (0,), [*data, "trainer.dtype=float32"])
     assert list(table["model.carry_gaps"]) == ["off (Table 1)", "on"]
     assert set(table.model) == {"fully hyperbolic GRU"}
-    assert hnn.carry_gaps_ablation(tmp_path / "runs", "smoke", (0,), data) is None
+    assert hnn.carry_gaps_ablation(_ended(tmp_path), "smoke", (0,), data) is None

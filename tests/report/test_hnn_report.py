@@ -10,7 +10,7 @@ import pandas as pd
 import pytest
 from omegaconf import OmegaConf
 
-from noneuclid.report import figures, hnn
+from noneuclid.report import figures, hnn, run_table
 
 DATA = ["data.train_size=128", "data.dev_size=64", "data.test_size=64"]
 
@@ -19,7 +19,7 @@ def _run(runs, row, seed, dev, test, overrides=DATA, data="prefix10"):
     """A finished run folder where the report looks for (row, data, seed): its config, a summary with the
     dev and test accuracy of its best evaluation, one metrics row and DONE."""
     folder = hnn.run_folder(runs, "smoke", row, data, seed, overrides)
-    cfg = copy.deepcopy(hnn._cell_config(str(runs), "smoke", row, data, tuple(overrides)))
+    cfg = copy.deepcopy(hnn._cell_config("smoke", row, data, tuple(overrides)))
     cfg.seed, cfg.experiment_name = seed, "hnn/table1"
     folder.mkdir(parents=True)
     (folder / "config.yaml").write_text(OmegaConf.to_yaml(cfg, resolve=True))
@@ -31,9 +31,11 @@ def _run(runs, row, seed, dev, test, overrides=DATA, data="prefix10"):
     (folder / "DONE").write_text("")
 
 
-def _cell(runs, seeds, model="euclidean_gru") -> str:
-    table, _ = hnn.table1(runs, "smoke", seeds, DATA, models=(model,), datasets=("prefix10",))
-    return table.loc[0, "PREFIX-10% (ours)"]
+def _cell(runs, seeds, model="euclidean_gru") -> tuple[dict, str]:
+    """Table 1's PREFIX-10 cell of `model` from the run folders: its row of the data and as shown."""
+    found = run_table.Runs(*run_table.ended_runs(runs, "hnn", "smoke"))
+    table, _ = hnn.table1(found, "smoke", seeds, DATA, models=(model,), datasets=("prefix10",))
+    return table.iloc[0].to_dict(), hnn.shown_table1(table, snli_missing=True).loc[0, "PREFIX-10% (ours)"]
 
 
 def test_table1_reports_the_seed_with_the_best_dev_accuracy_not_the_best_test(tmp_path):
@@ -41,14 +43,17 @@ def test_table1_reports_the_seed_with_the_best_dev_accuracy_not_the_best_test(tm
     accuracy (seed 1 here), whatever the other seeds' test accuracies (seed 2's 97 % is not chosen)."""
     for seed, dev, test in ((0, 0.90, 0.80), (1, 0.95, 0.85), (2, 0.92, 0.97)):
         _run(tmp_path, "euclidean_gru", seed, dev, test)
-    assert _cell(tmp_path, (0, 1, 2)) == "85.00 (87.33 ± 8.74, n=3)"
+    row, shown = _cell(tmp_path, (0, 1, 2))
+    assert (row["selected"], row["selected_seed"], row["n"]) == (85.0, 1, 3) and shown == "85.00 (87.33 ± 8.74, n=3)"
+    assert row["mean"] == pytest.approx(87.33, abs=0.01) and row["se"] == pytest.approx(row["sd"] / 3 ** 0.5)
 
 
 def test_table1_breaks_a_tie_on_dev_accuracy_by_the_lowest_seed(tmp_path):
     """Seeds 1 and 2 share the best dev accuracy: seed 1's test accuracy, in whatever order the seeds come."""
     for seed, dev, test in ((0, 0.90, 0.97), (1, 0.95, 0.81), (2, 0.95, 0.88)):
         _run(tmp_path, "euclidean_gru", seed, dev, test)
-    assert _cell(tmp_path, (2, 1, 0)).startswith("81.00 (")
+    row, shown = _cell(tmp_path, (2, 1, 0))
+    assert row["selected_seed"] == 1 and shown.startswith("81.00 (")
 
 
 def test_table1_says_it_reports_the_seed_with_the_best_dev_accuracy(tmp_path):
@@ -61,8 +66,8 @@ def test_table1_says_it_reports_the_seed_with_the_best_dev_accuracy(tmp_path):
 
 
 def test_table1_gives_the_papers_numbers_with_the_digits_it_prints(tmp_path):
-    """The paper's 72.10 and 76.50 (PREFIX-50%, RNNs) keep their digits in the Markdown and the CSV; ours
-    have 2 decimals."""
+    """The paper's 72.10 and 76.50 (PREFIX-50%, RNNs) keep their digits in the Markdown and LaTeX, ours
+    have 2 decimals there; the CSV has them as numbers, one per column."""
     _run(tmp_path / "runs", "euclidean_rnn", 0, 0.9, 0.8, data="prefix50")
     out = tmp_path / "results"
     hnn.make(tmp_path / "runs", "smoke", out, seeds=(0,), overrides=DATA)
@@ -70,8 +75,10 @@ def test_table1_gives_the_papers_numbers_with_the_digits_it_prints(tmp_path):
     cells = {cell.strip() for line in table.splitlines() if line.startswith("|") for cell in line.split("|")}
     assert {"72.10", "76.50", "80.00 (80.00 ± 0.00, n=1)"} <= cells  # as the paper prints them, not 72.1
     assert "72.10" in (out / "table1.tex").read_text()
-    csv = pd.read_csv(out / "table1.csv", dtype=str).set_index("model")
-    assert csv.loc["fully Euclidean RNN", "PREFIX-50% (paper)"] == "72.10"
+    csv = pd.read_csv(out / "table1.csv").set_index(["model", "dataset"])
+    assert list(csv.columns) == ["selected", "selected_seed", "mean", "sd", "se", "n", "paper"]
+    assert csv.loc[("fully Euclidean RNN", "PREFIX-50%"), "paper"] == 72.1
+    assert csv.loc[("fully Euclidean RNN", "PREFIX-50%"), ["selected", "n"]].tolist() == [80.0, 1]
     assert hnn.PAPER["hyperbolic_rnn_eucl_mlr"][3] == "76.50"
 
 

@@ -305,8 +305,9 @@ def test_run_table_is_merged_and_rewritten_byte_identical(four_runs, tmp_path):
 
 def test_report_all_redraws_from_the_committed_per_run_data_alone(tmp_path):
     """A clean clone (no run folders): `report all` redraws the PHYDI and Brantner tables and claims from
-    results/<paper>/cpu/runs.csv and curves.csv.gz byte for byte, leaves the papers whose reports need run
-    folders as they are (exit 0), and `report hnn <part>` names the parts there are."""
+    results/<paper>/cpu/runs.csv and curves.csv.gz byte for byte, leaves a paper without per-run data
+    (Ganea et al.'s here) as it is (exit 0), and `report hnn <part>` names the parts there are (every
+    paper's every file, deleted first: test_results.py, slow)."""
     import shutil
     from pathlib import Path
 

@@ -9,6 +9,7 @@ from pathlib import Path
 
 from noneuclid.evaluate import authors_networks, same_weights
 from noneuclid.report.brantner import reference_dir
+from noneuclid.report.aggregate import runs as runs_under
 from noneuclid.report.hnn import seeds_run
 from noneuclid.runs.lookup import seed_list
 
@@ -35,8 +36,8 @@ def main(argv=None) -> int:
         else:
             overrides = args.overrides or ["trainer.dtype=float32"]
             out = args.out or Path("results") / "hnn" / f"{args.profile}-float32"
-            written = [same_weights.make(args.runs, args.profile, out, args.seeds or seeds_run(args.runs, args.profile),
-                                               overrides)]
+            seeds = args.seeds or seeds_run(runs_under([args.runs / "hnn" / args.profile]))
+            written = [same_weights.make(args.runs, args.profile, out, seeds, overrides)]
     except FileNotFoundError as e:
         print(f"error: {e}", file=sys.stderr)
         return 1

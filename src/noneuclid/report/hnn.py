@@ -4,7 +4,7 @@ a figure of dev accuracy during training on PREFIX-10, the per-cell check of the
 run health (runs below 80 %, encoders saturated on the boundary), three ablations beyond the paper
 (embedding init, the GRUs' and the RNNs' training budgets) and, for a float32 report, its comparison
 with float64 (with same_weights.csv, when `python -m noneuclid.evaluate same-weights` wrote it),
-redrawn from run folders.
+redrawn from the per-run data (runs.csv, curves.csv.gz; report.run_table) and the run folders merged into it.
 
     python -m noneuclid.report hnn [--runs runs] [--profile cpu] [--seeds 0-2] [--out DIR] [overrides ...]
     (default: the seeds run; overrides such as trainer.dtype=float32 select the runs and need --out)
@@ -29,7 +29,7 @@ import pandas as pd  # noqa: E402
 from noneuclid.claims import data as claims_data, engine, render  # noqa: E402
 from noneuclid.config import compose, experiment_value, sweep_values  # noqa: E402
 from noneuclid.data.files import DataError  # noqa: E402
-from noneuclid.report import aggregate, figures, tables  # noqa: E402
+from noneuclid.report import figures, run_table, tables  # noqa: E402
 from noneuclid.report.estimates import difference_interval, estimate, fisher_exact, mean_interval  # noqa: E402
 from noneuclid.runs import RunDir  # noqa: E402
 
@@ -64,17 +64,21 @@ these networks. For the hyperbolic GRUs the gradient is compared again with mode
 gates' log_0 from gaps carried through their Mobius operations; the runs were trained without)."""
 
 
-def run_folder(runs_dir, profile, row, data, seed, overrides) -> Path:
-    """The run folder of one Table 1 cell's seed (with `overrides`, e.g. trainer.dtype=float32)."""
-    cfg = copy.deepcopy(_cell_config(str(runs_dir), profile, row, data, tuple(overrides)))
+def run_name(profile, row, data, seed, overrides) -> str:
+    """The run (folder) name of one Table 1 cell's seed (with `overrides`, e.g. trainer.dtype=float32)."""
+    cfg = copy.deepcopy(_cell_config(profile, row, data, tuple(overrides)))
     cfg.seed = seed  # what the override seed=<seed> sets: composing once per cell, not per seed, saves 0.1 s each
-    return RunDir(cfg).path
+    return RunDir(cfg).name
+
+
+def run_folder(runs_dir, profile, row, data, seed, overrides) -> Path:
+    """The run folder of one Table 1 cell's seed under runs_dir (`run_name`)."""
+    return Path(runs_dir) / "hnn" / profile / run_name(profile, row, data, seed, overrides)
 
 
 @functools.cache
-def _cell_config(runs_dir: str, profile: str, row: str, data: str, overrides: tuple[str, ...]):
-    return compose(["experiment=hnn/table1", f"profile={profile}", f"variant=hnn/{row}", f"data={data}",
-                    f"paths.runs_dir={runs_dir}", *overrides])
+def _cell_config(profile: str, row: str, data: str, overrides: tuple[str, ...]):
+    return compose(["experiment=hnn/table1", f"profile={profile}", f"variant=hnn/{row}", f"data={data}", *overrides])
 
 
 def _mean_sd(values) -> str:
@@ -93,39 +97,50 @@ def _snli_train_missing() -> bool:
     return False
 
 
-def _selected(summaries: dict) -> float:
-    """The paper's pick among a cell's finished runs ({seed: its summary}): the test accuracy at best
-    dev (%) of the run with the best dev accuracy, the lowest seed of those tied on it."""
-    best = max(sorted(summaries), key=lambda seed: summaries[seed]["best_dev_accuracy"])
-    return 100 * summaries[best]["test_accuracy_at_best_dev"]
+def _selected(finished: pd.DataFrame) -> pd.Series:
+    """The paper's pick among a cell's finished runs (rows of runs.csv): the run with the best dev
+    accuracy, the lowest seed of those tied on it."""
+    ordered = finished.sort_values("cfg.seed", kind="stable")
+    return ordered.loc[ordered.best_dev_accuracy.idxmax()]
 
 
-def table1(runs_dir: Path, profile: str, seeds, overrides=(), models=tuple(ROWS),
+def table1(runs: run_table.Runs, profile: str, seeds, overrides=(), models=tuple(ROWS),
            datasets=tuple(DATASETS)) -> tuple[pd.DataFrame, dict]:
-    """One row per model, one column per dataset (of `models` and `datasets`, default all of Table 1's):
-    'selected (mean +- s.d., n)' as TABLE1, its caption, says, beside the paper's number."""
-    snli_missing = _snli_train_missing()
-    folders = {}
-    rows = []
-    for row in models:
-        out = {"model": ROWS[row]}
-        for (data, name), paper in zip(DATASETS.items(), PAPER[row]):
-            if data not in datasets:
-                continue
-            summaries = {}
-            for seed in seeds:
-                f = run_folder(runs_dir, profile, row, data, seed, overrides)
-                folders[(row, data, seed)] = f
-                if (f / "DONE").exists():
-                    summaries[seed] = aggregate.runs([f]).iloc[0]
-            if summaries:
-                accs = [100 * r["test_accuracy_at_best_dev"] for r in summaries.values()]
-                out[f"{name} (ours)"] = f"{_selected(summaries):.2f} ({_mean_sd(accs)}, n={len(accs)})"
-            else:
-                out[f"{name} (ours)"] = "not run (data missing)" if data == "snli" and snli_missing else "not run"
-            out[f"{name} (paper)"] = paper
-        rows.append(out)
-    return pd.DataFrame(rows), folders
+    """One row per model and dataset (of `models` and `datasets`, default all of Table 1's), the test
+    accuracy % at best dev of the finished seeds: `selected`, of the seed with the best dev accuracy
+    (`selected_seed`), their mean, s.d., s.e. and n, and the paper's number; and the run name of each
+    (model, dataset, seed)."""
+    names = {(row, data, seed): run_name(profile, row, data, seed, overrides)
+             for row in models for data in DATASETS if data in datasets for seed in seeds}
+    rows = [_table1_cell(runs.finished([names[(row, data, seed)] for seed in seeds]), ROWS[row], DATASETS[data],
+                         float(paper))
+            for row in models for data, paper in zip(DATASETS, PAPER[row]) if data in datasets]
+    return pd.DataFrame(rows), names
+
+
+def _table1_cell(finished: pd.DataFrame, model: str, dataset: str, paper: float) -> dict:
+    """One row of `table1` from the finished runs of its cell (NaN and n = 0 without any)."""
+    acc = 100 * finished.test_accuracy_at_best_dev.astype(float) if len(finished) else pd.Series(dtype=float)
+    best = _selected(finished) if len(finished) else None
+    sd = acc.std(ddof=1) if len(acc) > 1 else math.nan
+    return {"model": model, "dataset": dataset,
+            "selected": math.nan if best is None else 100 * best.test_accuracy_at_best_dev,
+            "selected_seed": math.nan if best is None else int(best["cfg.seed"]),
+            "mean": acc.mean(), "sd": sd, "se": sd / math.sqrt(len(acc)) if len(acc) > 1 else math.nan,
+            "n": len(acc), "paper": paper}
+
+
+def shown_table1(table: pd.DataFrame, snli_missing: bool) -> pd.DataFrame:
+    """`table1` laid out as the paper's Table 1: one row per model, for each dataset ours as
+    'selected (mean ± s.d., n=n)' (as TABLE1, its caption, says; s.d. 0 for one seed), 'not run' (with
+    '(data missing)' for SNLI without its training split) beside the paper's number as printed."""
+    rows = {}
+    for r in table.itertuples(index=False):
+        ours = (f"{r.selected:.2f} ({r.mean:.2f} ± {0 if r.n < 2 else r.sd:.2f}, n={r.n})" if r.n
+                else "not run (data missing)" if r.dataset == DATASETS["snli"] and snli_missing else "not run")
+        rows.setdefault(r.model, {"model": r.model}).update({f"{r.dataset} (ours)": ours,
+                                                              f"{r.dataset} (paper)": f"{r.paper:.2f}"})
+    return pd.DataFrame(list(rows.values()))
 
 
 def table1_markdown(table: pd.DataFrame) -> str:
@@ -143,20 +158,17 @@ def variant(finished: pd.DataFrame, profile: str, overrides) -> str:
     return ", ".join([f"{profile} profile", *dtypes, *(o for o in overrides if not o.startswith("trainer.dtype="))])
 
 
-def figure(folders: dict, out: Path, seed: int, runs: str) -> None:
-    """Dev accuracy during training of the PREFIX-10 runs of `seed`, one line per model (a note where none
-    has finished), with `runs` (the report's `variant`) in the title."""
+def figure(runs: run_table.Runs, names: dict, out: Path, seed: int, title: str) -> None:
+    """Dev accuracy during training of the PREFIX-10 runs of `seed` (`names` as `table1` gives them), one
+    line per model (a note where none has finished), with `title` (the report's `variant`) in the title."""
     fig, ax = plt.subplots(figsize=(6, 4))
     for row, label in ROWS.items():
-        f = folders.get((row, "prefix10", seed))
-        if f is None or not (f / "metrics.jsonl").exists():
-            continue
-        c = aggregate.curves([f])
+        c = runs.curve(names.get((row, "prefix10", seed), ""))
         c = c[c.dev_accuracy.notna()].drop_duplicates("step", keep="last") if "dev_accuracy" in c else c.iloc[0:0]
         if not c.empty:
             ax.plot(c.step, 100 * c.dev_accuracy, label=label, ls="-" if "gru" in row else "--")
     ax.set(xlabel="training batches", ylabel="dev accuracy %")
-    ax.set_title(f"PREFIX-10%: dev accuracy (seed {seed})\n{textwrap.fill(runs, 90)}", fontsize=9)
+    ax.set_title(f"PREFIX-10%: dev accuracy (seed {seed})\n{textwrap.fill(title, 90)}", fontsize=9)
     if ax.lines:
         ax.legend(fontsize=7)
     else:  # say so, not an empty frame
@@ -266,7 +278,7 @@ def _judged(claim, cell, arms, reason: str) -> engine.Verdict:
     return engine.judge(claim, cell, *(list(a) for a in arms))
 
 
-def _health(finished: pd.DataFrame, folders: dict) -> list[str]:
+def _health(finished: pd.DataFrame, runs: run_table.Runs) -> list[str]:
     """PREFIX-10 models below 80 %, runs still at chance when training stopped (per dataset and
     model), and runs at chance whose encoders sit on the ball's boundary."""
     lines = []
@@ -284,10 +296,10 @@ def _health(finished: pd.DataFrame, folders: dict) -> list[str]:
                      + ", ".join(f"{DATASETS[data]} {ROWS[_row(geometry, cell)]} {n} of {totals[(data, geometry, cell)]}"
                                  for (data, geometry, cell), n in at_chance.items()) + ".")
     stuck = []
-    for f in map(Path, finished.path):
-        rows = [r for r in aggregate.read_metrics(f / "metrics.jsonl") if "test_boundary_share_s1" in r]
+    for name in finished.run:
+        rows = [r for r in runs.metrics(name) if "test_boundary_share_s1" in r]
         if rows and rows[-1]["test_accuracy"] < CHANCE and max(rows[-1][f"test_boundary_share_s{k}"] for k in (1, 2)) > SATURATED:
-            stuck.append(f.name)
+            stuck.append(name)
     if stuck:
         lines.append(f"At chance with an encoder saturated (over {SATURATED:.0%} of its sentence states within 1e-3 of "
                      f"the boundary): {', '.join(stuck)}.")
@@ -308,7 +320,7 @@ def _boundary_shares(row: dict) -> str:
     return " / ".join(f"{100 * row[f'test_boundary_share_s{k}']:.0f} %" for k in (1, 2))
 
 
-def ablation(runs_dir: Path, profile: str, seeds, overrides, column: str, settings) -> pd.DataFrame | None:
+def ablation(runs: run_table.Runs, profile: str, seeds, overrides, column: str, settings) -> pd.DataFrame | None:
     """A PREFIX-10 ablation table: for each (row, value, extra overrides) in `settings`, the finished
     runs of that model with those overrides: test accuracy at best dev (mean ± s.d. and best), per
     seed the batches until dev accuracy first reaches 60 % and 80 %, the final training loss and the
@@ -319,12 +331,11 @@ def ablation(runs_dir: Path, profile: str, seeds, overrides, column: str, settin
     for row, value, extra in settings:
         keys = {e.split("=", 1)[0] for e in extra}
         run_overrides = [*(o for o in overrides if o.split("=", 1)[0] not in keys), *extra]
-        found = [f for f in (run_folder(runs_dir, profile, row, "prefix10", seed, run_overrides) for seed in seeds)
-                 if (f / "DONE").exists()]
-        if not found:
+        found = runs.finished([run_name(profile, row, "prefix10", seed, run_overrides) for seed in seeds])
+        if found.empty:
             continue
-        acc = 100 * aggregate.runs(found).test_accuracy_at_best_dev
-        metrics = [aggregate.read_metrics(f / "metrics.jsonl") for f in found]
+        acc = 100 * found.test_accuracy_at_best_dev
+        metrics = [runs.metrics(name) for name in found.run]
         last = [m[-1] for m in metrics]
         escape = [" / ".join("never" if e == float("inf") else str(int(e)) for e in (escape_batches(m, 0.6), escape_batches(m, 0.8)))
                   for m in metrics]
@@ -345,33 +356,33 @@ def ablation_epochs(experiment: str) -> int:
     return int(experiment_value(experiment, "ablation.epochs"))
 
 
-def init_ablation(runs_dir: Path, profile: str, seeds, overrides=(), epochs: int | None = None) -> pd.DataFrame | None:
+def init_ablation(runs: run_table.Runs, profile: str, seeds, overrides=(), epochs: int | None = None) -> pd.DataFrame | None:
     """experiment=hnn/init: the PREFIX-10 GRUs with the paper's embedding init and x100, for `epochs`
     (experiment=hnn/init's by default; the x100 init saturates the hyperbolic GRU's encoders on the boundary)."""
     epochs = [f"trainer.epochs={epochs or ablation_epochs('hnn/init')}"]
     settings = [(row, f"x{scale:g}" + (" (paper)" if scale == 1 else ""), epochs + ([] if scale == 1 else [f"model.embedding_init_scale={scale}"]))
                 for row in ("euclidean_gru", "hyperbolic_gru") for scale in (1.0, 100.0)]
-    return ablation(runs_dir, profile, seeds, overrides, "embedding init", settings)
+    return ablation(runs, profile, seeds, overrides, "embedding init", settings)
 
 
-def order_ablation(runs_dir: Path, profile: str, seeds, overrides=()) -> pd.DataFrame | None:
+def order_ablation(runs: run_table.Runs, profile: str, seeds, overrides=()) -> pd.DataFrame | None:
     """experiment=hnn/order: the six PREFIX-10 models with the authors' fixed batches of consecutive
     pairs (data.order=original, the default) and with the examples shuffled, at the profile's epochs
     (whatever data.order the report's overrides set)."""
     settings = [(row, order, [f"data.order={order}"]) for row in ROWS for order in ("original", "shuffled")]
-    return ablation(runs_dir, profile, seeds, overrides, "data order", settings)
+    return ablation(runs, profile, seeds, overrides, "data order", settings)
 
 
-def carry_gaps_ablation(runs_dir: Path, profile: str, seeds, overrides=()) -> pd.DataFrame | None:
+def carry_gaps_ablation(runs: run_table.Runs, profile: str, seeds, overrides=()) -> pd.DataFrame | None:
     """experiment=hnn/carry_gaps: the PREFIX-10 hyperbolic GRUs trained with model.carry_gaps and
     without (Table 1's runs), at the profile's epochs, in the report's dtype (float32: its runs)."""
     settings = [(row.removeprefix("hnn/"), label, [f"model.carry_gaps={on}"])
                 for row in sweep_values("hnn/carry_gaps", "variant")
                 for label, on in (("off (Table 1)", "false"), ("on", "true"))]
-    return ablation(runs_dir, profile, seeds, overrides, "model.carry_gaps", settings)
+    return ablation(runs, profile, seeds, overrides, "model.carry_gaps", settings)
 
 
-def budget_ablation(runs_dir: Path, profile: str, seeds, overrides=(), experiment: str = "hnn/budget",
+def budget_ablation(runs: run_table.Runs, profile: str, seeds, overrides=(), experiment: str = "hnn/budget",
                     epochs: int | None = None) -> pd.DataFrame | None:
     """experiment=hnn/budget (the three PREFIX-10 GRUs for a third of the profile's epochs: how many
     batches the plateau costs), hnn/long (the RNNs for 1.5 times as many) or hnn/gru_long (the
@@ -380,7 +391,7 @@ def budget_ablation(runs_dir: Path, profile: str, seeds, overrides=(), experimen
     epochs = epochs or ablation_epochs(experiment)
     settings = [(row.removeprefix("hnn/"), label, extra) for row in sweep_values(experiment, "variant")
                 for label, extra in (("profile (Table 1)", []), (f"{epochs} epochs", [f"trainer.epochs={epochs}"]))]
-    return ablation(runs_dir, profile, seeds, overrides, "budget", settings)
+    return ablation(runs, profile, seeds, overrides, "budget", settings)
 
 
 FLOAT32 = "trainer.dtype=float32"
@@ -404,7 +415,7 @@ def _interval_verdict(low: float, high: float) -> str:
     return "none the seeds can tell (the interval holds 0)"
 
 
-def dtype_comparison(runs_dir: Path, profile: str, seeds, overrides, models=tuple(ROWS),
+def dtype_comparison(runs: run_table.Runs, profile: str, seeds, overrides, models=tuple(ROWS),
                      datasets=None) -> pd.DataFrame | None:
     """For a float32 report: per PREFIX dataset and model (of `models` and `datasets`, default all), the
     test accuracy over the seeds in float32 and in float64 (the same runs without
@@ -424,9 +435,9 @@ def dtype_comparison(runs_dir: Path, profile: str, seeds, overrides, models=tupl
         name, label = DATASETS[data], ROWS[row]
         acc = {}
         for dtype, ovr in (("float32", overrides), ("float64", other)):
-            found = [f for f in (run_folder(runs_dir, profile, row, data, s, ovr) for s in seeds) if (f / "DONE").exists()]
-            if found:
-                acc[dtype] = 100 * aggregate.runs(found).test_accuracy_at_best_dev
+            found = runs.finished([run_name(profile, row, data, s, ovr) for s in seeds])
+            if len(found):
+                acc[dtype] = 100 * found.test_accuracy_at_best_dev
         if len(acc) == 2:
             e32, e64 = estimate(acc["float32"]), estimate(acc["float64"])
             diff, se = e32.mean - e64.mean, math.hypot(e32.se, e64.se)
@@ -439,16 +450,14 @@ def dtype_comparison(runs_dir: Path, profile: str, seeds, overrides, models=tupl
     return pd.DataFrame(rows) if rows else None
 
 
-def seeds_run(runs_dir: Path, profile: str) -> tuple[int, ...]:
-    """Table 1's seeds that have runs under runs/hnn/<profile> (the smoke profile runs seed 0 only),
-    else all of Table 1's (0, 1, 2)."""
-    root = Path(runs_dir) / "hnn" / profile
-    found = aggregate.runs([root]) if root.exists() else pd.DataFrame()
+def seeds_run(found: pd.DataFrame) -> tuple[int, ...]:
+    """Table 1's seeds that have runs in `found` (rows of runs.csv or of aggregate.runs; the smoke
+    profile runs seed 0 only), else all of Table 1's (0, 1, 2)."""
     table1 = experiment_value("hnn/table1", "stack.seed")
     return tuple(s for s in table1 if s in {int(x) for x in found["cfg.seed"]}) if len(found) else tuple(table1)
 
 
-def more_seeds(runs_dir: Path, profile: str, seeds, overrides) -> pd.DataFrame | None:
+def more_seeds(runs: run_table.Runs, profile: str, seeds, overrides) -> pd.DataFrame | None:
     """For a float32 report: float32 against float64 (`dtype_comparison`) with the report's seeds and
     experiment=hnn/seeds' more seeds, for that experiment's models and datasets; None when the report's
     seeds include them already or none of them has finished runs in both dtypes (the table would
@@ -456,9 +465,9 @@ def more_seeds(runs_dir: Path, profile: str, seeds, overrides) -> pd.DataFrame |
     extra = [s for s in experiment_value("hnn/seeds", "stack.seed") if s not in seeds]
     models = [v.removeprefix("hnn/") for v in sweep_values("hnn/seeds", "variant")]
     datasets = experiment_value("hnn/seeds", "stack.data")
-    if not extra or dtype_comparison(runs_dir, profile, extra, overrides, models, datasets) is None:
+    if not extra or dtype_comparison(runs, profile, extra, overrides, models, datasets) is None:
         return None
-    return dtype_comparison(runs_dir, profile, (*seeds, *extra), overrides, models, datasets)
+    return dtype_comparison(runs, profile, (*seeds, *extra), overrides, models, datasets)
 
 
 def _past_plateau(acc: dict) -> dict:
@@ -471,7 +480,7 @@ def _past_plateau(acc: dict) -> dict:
                                                          passed["float64"], len(acc["float64"])), 3)}
 
 
-def same_init(runs_dir: Path, profile: str, overrides) -> pd.DataFrame | None:
+def same_init(runs: run_table.Runs, profile: str, overrides) -> pd.DataFrame | None:
     """For a float32 report: experiment=hnn/same_init's float32 runs, which start from the initial
     weights of the float64 run of their seed, against those float64 runs, seed by seed (PREFIX-10):
     both means ± s.d., the mean of the seeds' differences float32 - float64 with its 95 % interval
@@ -483,17 +492,17 @@ def same_init(runs_dir: Path, profile: str, overrides) -> pd.DataFrame | None:
     paired = [*overrides, f"trainer.init_dtype={experiment_value('hnn/same_init', 'trainer.init_dtype')}"]
     rows = []
     for row in (v.removeprefix("hnn/") for v in sweep_values("hnn/same_init", "variant")):
-        pairs = [(f32, f64) for f32, f64 in ((run_folder(runs_dir, profile, row, "prefix10", s, o)
+        pairs = [(f32, f64) for f32, f64 in ((run_name(profile, row, "prefix10", s, o)
                                              for o in (paired, float64_overrides(overrides)))
                                             for s in experiment_value("hnn/same_init", "stack.seed"))
-                 if (f32 / "DONE").exists() and (f64 / "DONE").exists()]
+                 if runs.is_done(f32) and runs.is_done(f64)]
         if len(pairs) < 2:
             continue
-        acc = {dtype: 100 * aggregate.runs(folders).test_accuracy_at_best_dev.to_numpy()
-               for dtype, folders in zip(("float32", "float64"), zip(*pairs))}
+        acc = {dtype: 100 * runs.finished(names).test_accuracy_at_best_dev.to_numpy()
+               for dtype, names in zip(("float32", "float64"), zip(*pairs))}
         diff = estimate(acc["float32"] - acc["float64"])
         low, high = mean_interval(diff)
-        together = sum(len({escape_batches(aggregate.read_metrics(f / "metrics.jsonl"), 0.6) for f in pair}) == 1
+        together = sum(len({escape_batches(runs.metrics(name), 0.6) for name in pair}) == 1
                        for pair in pairs)
         rows.append({"model": ROWS[row], **{k: f"{_mean_sd(a)} (n={len(a)})" for k, a in acc.items()},
                      "float32 - float64, paired": round(diff.mean, 2), "95 % interval": f"[{low:.2f}, {high:.2f}]",
@@ -513,26 +522,26 @@ def _write_claims(rows: list[engine.Verdict], out: Path) -> str:
     return md
 
 
-def ablation_tables(runs_dir: Path, profile: str, seeds, overrides) -> list[tuple]:
+def ablation_tables(runs: run_table.Runs, profile: str, seeds, overrides) -> list[tuple]:
     """Every ablation as (file name, table, file title, summary heading); the table is None while it
     has no runs."""
     budget, long, gru_long, init = (ablation_epochs(f"hnn/{e}") for e in ("budget", "long", "gru_long", "init"))
-    tables = [("init", init_ablation(runs_dir, profile, seeds, overrides, init),
+    tables = [("init", init_ablation(runs, profile, seeds, overrides, init),
                "The plateau of the paper's embedding init (experiment=hnn/init)",
                f"the plateau of its embedding init (PREFIX-10, {init} epochs)"),
-              ("budget", budget_ablation(runs_dir, profile, seeds, overrides, "hnn/budget", budget),
+              ("budget", budget_ablation(runs, profile, seeds, overrides, "hnn/budget", budget),
                f"The PREFIX-10 GRUs for {budget} epochs (experiment=hnn/budget)",
                f"the GRUs with {budget} epochs (PREFIX-10, the paper's init)"),
-              ("long", budget_ablation(runs_dir, profile, seeds, overrides, "hnn/long", long),
+              ("long", budget_ablation(runs, profile, seeds, overrides, "hnn/long", long),
                f"The PREFIX-10 RNNs for {long} epochs (experiment=hnn/long)",
                f"the RNNs with {long} epochs (PREFIX-10, the paper's settings)"),
-              ("gru_long", budget_ablation(runs_dir, profile, seeds, overrides, "hnn/gru_long", gru_long),
+              ("gru_long", budget_ablation(runs, profile, seeds, overrides, "hnn/gru_long", gru_long),
                f"The PREFIX-10 hyperbolic GRU + Eucl. MLR for {gru_long} epochs (experiment=hnn/gru_long)",
                f"the hyperbolic GRU + Eucl. MLR with {gru_long} epochs (PREFIX-10, the paper's settings)"),
-              ("carry_gaps", carry_gaps_ablation(runs_dir, profile, seeds, overrides),
+              ("carry_gaps", carry_gaps_ablation(runs, profile, seeds, overrides),
                "The PREFIX-10 hyperbolic GRUs with the gates' gaps carried (experiment=hnn/carry_gaps)",
                "the hyperbolic GRUs trained with the gates' gaps carried (PREFIX-10, model.carry_gaps)"),
-              ("order", order_ablation(runs_dir, profile, seeds, overrides),
+              ("order", order_ablation(runs, profile, seeds, overrides),
                "The PREFIX-10 models with the authors' batches and with shuffled examples (experiment=hnn/order)",
                "the authors' batches against shuffled examples (PREFIX-10, data.order)")]
     return tables
@@ -551,29 +560,30 @@ def _grid(experiment: str) -> tuple[list[str], list[str]]:
             experiment_value(experiment, "stack.data"))
 
 
-def _finished_counts(folders: dict) -> str:
-    """'54 of 54 PREFIX runs and 0 of 18 SNLI runs': of the report's run folders, of the kinds it has."""
+def _finished_counts(runs: run_table.Runs, names: dict) -> str:
+    """'54 of 54 PREFIX runs and 0 of 18 SNLI runs': of the report's runs (`names` as `table1` gives
+    them), of the kinds it has."""
     parts = []
     for kind in ("PREFIX", "SNLI"):
-        keys = [k for k in folders if (k[1] == "snli") == (kind == "SNLI")]
+        keys = [k for k in names if (k[1] == "snli") == (kind == "SNLI")]
         if keys:
-            parts.append(f"{sum((folders[k] / 'DONE').exists() for k in keys)} of {len(keys)} {kind} runs")
+            parts.append(f"{sum(runs.is_done(names[k]) for k in keys)} of {len(keys)} {kind} runs")
     return " and ".join(parts)
 
 
-def _write_extra_tables(out: Path, runs_dir: Path, profile: str, seeds, overrides) -> tuple:
+def _write_extra_tables(out: Path, runs: run_table.Runs, profile: str, seeds, overrides) -> tuple:
     """Write seeds.csv and same_init.csv (`more_seeds`, `same_init`) and each ablation's CSV and
     Markdown into `out`, removing an earlier report's files of those whose runs are not found now;
     return the seeds and same_init tables (None without runs) and the ablations with runs, as
     (name, table, title, heading)."""
-    seeds_table, init_table = more_seeds(runs_dir, profile, seeds, overrides), same_init(runs_dir, profile, overrides)
+    seeds_table, init_table = more_seeds(runs, profile, seeds, overrides), same_init(runs, profile, overrides)
     for name, extra_table in (("seeds", seeds_table), ("same_init", init_table)):
         if extra_table is not None:
             extra_table.to_csv(out / f"{name}.csv", index=False)
         else:
             (out / f"{name}.csv").unlink(missing_ok=True)  # an earlier report's, of runs not found now
     extra_tables = []
-    for name, extra_table, title, heading in ablation_tables(runs_dir, profile, seeds, overrides):
+    for name, extra_table, title, heading in ablation_tables(runs, profile, seeds, overrides):
         if extra_table is None:  # an earlier report's files, of runs not found now
             for ext in ("csv", "md", "tex"):
                 (out / f"{name}.{ext}").unlink(missing_ok=True)
@@ -585,44 +595,61 @@ def _write_extra_tables(out: Path, runs_dir: Path, profile: str, seeds, override
 
 
 def make(runs_dir: Path, profile: str, out: Path, seeds=None, overrides=()) -> list[Path]:
-    """Write table1 (CSV + Markdown), fig_prefix10_dev (PNG + PDF), init, budget, long, gru_long,
-    carry_gaps and order (CSV + Markdown, once their ablations have runs) and summary.md (settings, per-cell claim check,
-    health lines, the float32-float64 comparison of a float32 report, with seeds.csv over
-    experiment=hnn/seeds' seeds, same_init.csv over experiment=hnn/same_init's pairs of seeds started
-    from the same weights, the table of same_weights.csv (the weights trained in each dtype evaluated
-    in both) where `python -m noneuclid.evaluate same-weights` wrote it into `out`, and the ablations).
-    Runs of one smaller experiment (e.g. hnn/compensated) get a table of its models and datasets only."""
-    seeds = seeds or seeds_run(runs_dir, profile)
-    table, folders = table1(runs_dir, profile, seeds, overrides)
-    if not any((f / "DONE").exists() for f in folders.values()):
-        raise FileNotFoundError(f"no finished hnn runs under {runs_dir}/hnn/{profile}: run "
+    """From the per-run data in `out` (runs.csv, curves.csv.gz), after merging into it the ended runs
+    under runs_dir/hnn/<profile>: write table1 (CSV, Markdown, LaTeX), fig_prefix10_dev (PNG + PDF),
+    init, budget, long, gru_long, carry_gaps and order (once their ablations have runs) and summary.md
+    (`_summary`). Runs of one smaller experiment (e.g. hnn/compensated) get a table of its models and
+    datasets only."""
+    runs = run_table.Runs(*run_table.load(runs_dir, "hnn", profile, out))
+    seeds = seeds or seeds_run(runs.table)
+    table, names = table1(runs, profile, seeds, overrides)
+    if runs.finished(names.values()).empty:
+        raise FileNotFoundError(f"no finished hnn runs in {out}/runs.csv nor under {runs_dir}/hnn/{profile}: run "
                                 f"`python -m noneuclid.train -m experiment=hnn/table1 profile={profile}` first")
-    experiment = _experiment(aggregate.runs([f for f in folders.values() if (f / "DONE").exists()]))
+    experiment = _experiment(runs.finished(names.values()))
     if experiment != "hnn/table1":  # runs of a smaller experiment: its models and datasets only
-        table, folders = table1(runs_dir, profile, seeds, overrides, *_grid(experiment))
-    finished = aggregate.runs([f for f in folders.values() if (f / "DONE").exists()])
-    out.mkdir(parents=True, exist_ok=True)
-    comparison = dtype_comparison(runs_dir, profile, seeds, overrides)
-    same = pd.read_csv(out / "same_weights.csv") if comparison is not None and (out / "same_weights.csv").is_file() else None
-    seeds_table, init_table, extra_tables = _write_extra_tables(out, runs_dir, profile, seeds, overrides)
-    tables.write(out, "table1", table, table, f"Ganea et al., {TABLE1}", _settings(finished))
-    figure(folders, out / "fig_prefix10_dev", seeds[0], variant(finished, profile, overrides))
+        table, names = table1(runs, profile, seeds, overrides, *_grid(experiment))
+    finished = runs.finished(sorted(names.values()))
+    shown = shown_table1(table, _snli_train_missing())
+    tables.write(out, "table1", table, shown, f"Ganea et al., {TABLE1}", _settings(finished))
+    figure(runs, names, out / "fig_prefix10_dev", seeds[0], variant(finished, profile, overrides))
+    head = _summary_head(runs, names, finished, out, profile, seeds, overrides, experiment)
+    (out / "summary.md").write_text("\n".join([
+        *head, f"## {TABLE1}", "", table1_markdown(shown), "", "![dev accuracy on PREFIX-10](fig_prefix10_dev.png)",
+        "", *_summary_more(runs, out, profile, seeds, overrides)]))
+    return sorted(out.iterdir())
+
+
+def _summary_head(runs: run_table.Runs, names: dict, finished: pd.DataFrame, out: Path, profile: str, seeds,
+                  overrides, experiment: str) -> list[str]:
+    """summary.md up to Table 1: the commands, the runs found, the settings, the claims (written to
+    claims.csv, .md and .tex) and the health lines."""
     extra = "".join(f" {o}" for o in overrides)
-    snli = any(k[1] == "snli" for k in folders)
     stack_seeds = (f" 'stack.seed=[{','.join(map(str, seeds))}]'"
                    if list(seeds) != list(experiment_value(experiment, "stack.seed")) else "")
     seeds_option = (f" --seeds {','.join(map(str, seeds))}"
                     if list(seeds) != list(experiment_value("hnn/table1", "stack.seed")) else "")
-    (out / "summary.md").write_text("\n".join([
+    snli = any(k[1] == "snli" for k in names)
+    return [
         f"# Ganea et al., Hyperbolic Neural Networks: our runs ({profile} profile{',' + extra if extra else ''})", "",
         f"Made by `python -m noneuclid.train -m experiment={experiment} profile={profile}{stack_seeds}{extra}` and "
         f"`python -m noneuclid.report hnn --profile {profile}{seeds_option}{' --out ' + str(out) if extra else ''}{extra}`; "
-        f"{_finished_counts(folders)} finished "
+        f"{_finished_counts(runs, names)} finished "
         f"(seeds {', '.join(map(str, seeds))})"
         f"{'; SNLI: not run (no training split here)' if snli and _snli_train_missing() else ''}.", "",
         _settings(finished), "", "## The paper's claims (claims/hnn.yaml, judged by the claims engine)", "",
-        _write_claims(verdicts(finished, {k[1] for k in folders}), out), "", *_health(finished, folders), "",
-        f"## {TABLE1}", "", table1_markdown(table), "", "![dev accuracy on PREFIX-10](fig_prefix10_dev.png)", "",
+        _write_claims(verdicts(finished, {k[1] for k in names}), out), "", *_health(finished, runs), ""]
+
+
+def _summary_more(runs: run_table.Runs, out: Path, profile: str, seeds, overrides) -> list[str]:
+    """summary.md after Table 1: a float32 report's comparisons with float64 (`dtype_comparison`, seeds.csv
+    over experiment=hnn/seeds' seeds, same_init.csv over experiment=hnn/same_init's pairs of seeds started
+    from the same weights, the table of same_weights.csv where `python -m noneuclid.evaluate same-weights`
+    wrote it into `out`) and the ablations (written by `_write_extra_tables`)."""
+    comparison = dtype_comparison(runs, profile, seeds, overrides)
+    same = pd.read_csv(out / "same_weights.csv") if comparison is not None and (out / "same_weights.csv").is_file() else None
+    seeds_table, init_table, extra_tables = _write_extra_tables(out, runs, profile, seeds, overrides)
+    return [
         *([] if comparison is None else ["## float32 against float64 (test accuracy % at best dev, "
                                          "mean ± s.d. over seeds)", "", comparison.to_markdown(index=False), ""]),
         *([] if seeds_table is None else ["## float32 against float64 with more seeds (experiment=hnn/seeds: seeds "
@@ -635,5 +662,4 @@ def make(runs_dir: Path, profile: str, out: Path, seeds=None, overrides=()) -> l
         *([] if same is None else ["## The same weights in both dtypes: the PREFIX-10 models trained in each "
                                    "dtype (final epoch), evaluated in both", "", SAME_WEIGHTS.replace("\n", " "), "", same.to_markdown(index=False), ""]),
         *(line for _, extra_table, _, heading in extra_tables
-          for line in (f"## Beyond the paper: {heading}", "", extra_table.to_markdown(index=False), ""))]))
-    return sorted(out.iterdir())
+          for line in (f"## Beyond the paper: {heading}", "", extra_table.to_markdown(index=False), ""))]

@@ -50,9 +50,7 @@ AT_LEAST_AS_GOOD, LOW_DIMENSIONS = "table2_hyperbolic_mlr_at_least_as_good", "ta
 def per_run(runs_dir, profile: str, out: Path) -> tuple[pd.DataFrame, pd.DataFrame]:
     """(runs, curves): out/runs.csv and out/curves.csv.gz after merging the ended runs under
     runs_dir/hnn/<profile> into them; the ended runs only (status done)."""
-    run_table.export(runs_dir, "hnn", profile, out)
-    runs, curves = (pd.read_csv(out / name, low_memory=False) if (out / name).is_file() else pd.DataFrame()
-                    for name in ("runs.csv", "curves.csv.gz"))
+    runs, curves = run_table.load(runs_dir, "hnn", profile, out)
     return (runs[runs.status == "done"] if len(runs) else runs), curves
 
 
@@ -345,11 +343,7 @@ def make(runs_dir: Path, profile: str, out: Path) -> list[Path]:
                              "The paper's F1 values are not in the stored paper text. " + made, bold)]
     written += [*_write_claims(out, profile, rows), *_write_burnin(out, runs, curves, profile)]
     caption = out / "fig_table2_boundaries.md"  # what the figure shows in words, kept with it
-    drawn = figure(values, emb, Path(runs_dir) / "hnn" / profile, c.data.hierarchy, c.paths.generated_dir,
-                   out / "fig_table2_boundaries")
-    if drawn is not None:
-        caption.write_text("".join(f"{line}\n" for line in
-                                   ["![decision boundaries in the 2-D ball](fig_table2_boundaries.png)", "", *drawn]))
+    _boundaries(values, emb, Path(runs_dir) / "hnn" / profile, c, out)
     (out / "table2.md").write_text("\n".join([
         f"# Ganea et al., Table 2: hyperbolic vs Euclidean MLR on WordNet noun subtrees ({profile} profile)", "",
         made, "", settings(e, c), "",
@@ -361,6 +355,20 @@ def make(runs_dir: Path, profile: str, out: Path) -> list[Path]:
         *([(out / "table2_burnin.md").read_text().replace("# ", "## ", 1)] if (out / "table2_burnin.md").is_file() else []),
     ]))
     return [*written, out / "table2.md"]
+
+
+def _boundaries(values: pd.DataFrame, emb: pd.DataFrame, root: Path, c, out: Path) -> None:
+    """fig_table2_boundaries.{png,pdf} and its caption (.md) in `out` where the 2-D runs' folders are
+    under `root`; else, where there are 2-D runs, says that it is not redrawn and why (an earlier
+    figure in `out` stays as it is)."""
+    drawn = figure(values, emb, root, c.data.hierarchy, c.paths.generated_dir, out / "fig_table2_boundaries")
+    if drawn is not None:
+        (out / "fig_table2_boundaries.md").write_text("".join(
+            f"{line}\n" for line in ["![decision boundaries in the 2-D ball](fig_table2_boundaries.png)", "", *drawn]))
+    elif not values[values.dim == 2].empty:
+        left = "; the figure there is left as it is" if (out / "fig_table2_boundaries.png").is_file() else ""
+        print(f"{out / 'fig_table2_boundaries'}: not redrawn: it needs the 2-D embedding's points and its "
+              f"classifiers' weights, which only their run folders' checkpoints hold (not under {root}){left}")
 
 
 def _commits(runs: pd.DataFrame, names: set) -> str:

@@ -15,6 +15,8 @@ the same bytes.
 
 from __future__ import annotations
 
+import functools
+from dataclasses import dataclass
 from pathlib import Path
 
 import pandas as pd
@@ -23,6 +25,7 @@ from noneuclid.report import aggregate
 from noneuclid.runs.folder import CSV_COMPRESSION
 
 FLOAT_FORMAT = "%.10g"
+FILES = ("runs.csv", "curves.csv.gz")
 
 LEADING = ["run", "status", "experiment", "settings_id", "seed", "dtype"]
 LEFT_OUT = ("path", "cfg.paths.", "env.command", "env.platform", "env.processor", "env.python", "env.numpy")
@@ -66,7 +69,7 @@ def export(runs_dir: Path, paper: str, profile: str, out: Path) -> list[Path]:
     """Write (merge into) out/runs.csv and out/curves.csv.gz; returns the files written."""
     runs, curves = ended_runs(runs_dir, paper, profile)
     written = []
-    for name, new, keys in (("runs.csv", runs, ["run"]), ("curves.csv.gz", curves, ["run", "step"])):
+    for name, new, keys in zip(FILES, (runs, curves), (["run"], ["run", "step"])):
         path = Path(out) / name
         old = pd.read_csv(path, low_memory=False) if path.exists() else pd.DataFrame()
         table = merged(old, new, keys)
@@ -77,3 +80,46 @@ def export(runs_dir: Path, paper: str, profile: str, out: Path) -> list[Path]:
         written.append(path)
     return written
 
+
+
+def load(runs_dir: Path, paper: str, profile: str, out: Path) -> tuple[pd.DataFrame, pd.DataFrame]:
+    """(runs, curves): out/runs.csv and out/curves.csv.gz after merging into them the ended runs under
+    runs_dir/paper/profile (`export`); an empty frame for a file that is not there."""
+    export(runs_dir, paper, profile, out)
+    runs, curves = (pd.read_csv(Path(out) / name, low_memory=False) if (Path(out) / name).is_file() else pd.DataFrame()
+                    for name in FILES)
+    return runs, curves
+
+
+@dataclass(frozen=True)
+class Runs:
+    """The per-run data of a results folder (`load`) or of run folders (`ended_runs`), looked up by run
+    (folder) name: its finished runs (status done) and each run's logged evaluations."""
+    table: pd.DataFrame
+    curves: pd.DataFrame
+
+    @functools.cached_property
+    def done(self) -> pd.DataFrame:
+        """The rows of the finished runs, indexed by run name."""
+        if self.table.empty:
+            return pd.DataFrame(columns=["run"]).set_index("run", drop=False)
+        return self.table[self.table.status == "done"].set_index("run", drop=False)
+
+    @functools.cached_property
+    def _curves(self) -> dict[str, pd.DataFrame]:
+        return dict(tuple(self.curves.groupby("run", sort=False))) if not self.curves.empty else {}
+
+    def finished(self, names) -> pd.DataFrame:
+        """The rows of the finished runs among `names`, in their order."""
+        return self.done.loc[[n for n in names if n in self.done.index]]
+
+    def is_done(self, name: str) -> bool:
+        return name in self.done.index
+
+    def curve(self, name: str) -> pd.DataFrame:
+        """A run's rows of the curves (its metrics.jsonl), in the order logged; empty without any."""
+        return self._curves.get(name, self.curves.iloc[0:0])
+
+    def metrics(self, name: str) -> list[dict]:
+        """A run's logged rows as metrics.jsonl has them: each with the metrics logged in it (no NaN)."""
+        return [{k: v for k, v in row.items() if v == v} for row in self.curve(name).to_dict("records")]

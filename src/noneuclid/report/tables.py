@@ -26,6 +26,15 @@ def write(out: Path, stem: str, data: pd.DataFrame, shown: pd.DataFrame, title: 
     return [out / f"{stem}.{ext}" for ext in ("csv", "md", "tex")]
 
 
+def shown(data: pd.DataFrame, formats: dict[str, str] | None = None, missing: str = "-") -> pd.DataFrame:
+    """The display of `data`: the columns of `formats` ({column: format, e.g. "{:.1e}"}) as formatted
+    text, every missing value as `missing`, the rest as they are."""
+    display = data.astype(object)
+    for column, fmt in (formats or {}).items():
+        display[column] = [missing if pd.isna(v) else fmt.format(v) for v in data[column]]
+    return display.fillna(missing)
+
+
 def markdown(shown: pd.DataFrame, bold: set[tuple[int, str]] = frozenset()) -> str:
     """A Markdown table, '|' escaped, the `bold` cells as **text**."""
     cells = _cells(shown, bold, lambda text: f"**{text}**", lambda text: text.replace("|", r"\|"))

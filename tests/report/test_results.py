@@ -1,0 +1,108 @@
+"""The committed results as data: every CSV under results/ (gzipped too) loads with pandas into numeric
+columns where its values are numbers, and the reports bring back every derived table and figure byte
+for byte from the per-run data alone (runs.csv, curves.csv.gz and the evaluations' files), as on a
+fresh clone without run folders."""
+
+from __future__ import annotations
+
+import shutil
+from pathlib import Path
+
+import pandas as pd
+import pytest
+
+from noneuclid.report import run_table
+
+RESULTS = Path(__file__).resolve().parents[2] / "results"
+NUMBER = r"[-+]?(\d+\.?\d*|\.\d+)(e[-+]?\d+)?|[-+]?inf|nan"
+PACKED = r"[-+]?\d[\d.]*(e[-+]?\d+)?\s*(±|%|\(|\[|/|,\s*\d).*"  # '84.68 (84.49 ± 0.47, n=3)', '0/3', '16.8%'
+IDENTIFIER = r"[0-9a-f]{7,40}"  # settings ids and commits: text, even those that are all digits
+
+# What the reports read in results/<paper>/<profile>/ and do not write: the per-run data, and what
+# `python -m noneuclid.evaluate` writes there (from the authors' networks or the runs' checkpoints).
+INPUTS = {*run_table.FILES, "authors_networks.csv", "authors_networks.md", "authors_networks.tex",
+          "same_weights.csv"}
+# Derived, but from what only run folders hold: the 2-D embedding's points and its classifiers' weights
+# (checkpoints); the report says so and leaves these as they are (table2.md includes the caption).
+FROM_RUN_FOLDERS = {"hnn/cpu/fig_table2_boundaries.md", "hnn/cpu/fig_table2_boundaries.png",
+                    "hnn/cpu/fig_table2_boundaries.pdf"}
+# Report folders written from run folders that are not in any runs.csv (`python -m noneuclid.report hnn
+# --out results/hnn/<folder> <overrides>` before the per-run data was committed): nothing redraws them.
+WITHOUT_PER_RUN_DATA = {"hnn/cpu-float32", "hnn/cpu-float32-compensated", "hnn/cpu-float32-projected",
+                        "hnn/cpu-float32-shuffled", "hnn/cpu-shuffled"}
+
+
+def mixed_columns(table: pd.DataFrame) -> dict[str, list[str]]:
+    """The text columns that hold numbers, with a few of their offending values: some values are
+    numbers and others not ('-' in a column of numbers), or values are numbers with extras (an
+    interval, a count, a unit)."""
+    found = {}
+    for column in table.columns:
+        values = table[column].dropna()
+        if values.empty or pd.api.types.is_numeric_dtype(values) or pd.api.types.is_bool_dtype(values):
+            continue
+        text = values.astype(str).str.strip()
+        if text.str.fullmatch(IDENTIFIER).all():
+            continue
+        number, packed = text.str.fullmatch(NUMBER, case=False), text.str.fullmatch(PACKED)
+        if (number.any() and not number.all()) or packed.any():
+            found[column] = text[~number | packed].head(3).tolist()
+    return found
+
+
+def test_mixed_columns_finds_numbers_kept_as_text():
+    table = pd.DataFrame({"model": ["a", "b"], "mean": [1.5, 2.0], "dash": ["1.5e-06", "-"],
+                          "packed": ["84.68 (84.49 ± 0.47, n=3)", "not run"], "share": ["0/3", "3/3"],
+                          "id": ["2df41089", "12345678"], "words": ["yes, class 8", "no"]})
+    assert set(mixed_columns(table)) == {"dash", "packed", "share"}
+
+
+def _csvs() -> list:
+    """Every committed CSV, those of the folders without per-run data expected to fail (their runs
+    are not here to redraw them)."""
+    paths = sorted(p for p in RESULTS.rglob("*") if p.name.endswith((".csv", ".csv.gz")))
+    return [pytest.param(p, id=str(p.relative_to(RESULTS)),
+                         marks=[pytest.mark.xfail(strict=True, reason="no per-run data to redraw it")]
+                         if str(p.parent.relative_to(RESULTS)) in WITHOUT_PER_RUN_DATA else [])
+            for p in paths]
+
+
+@pytest.mark.parametrize("path", _csvs())
+def test_every_committed_csv_has_numeric_columns_where_its_values_are_numbers(path):
+    assert mixed_columns(pd.read_csv(path, low_memory=False)) == {}
+
+
+def derived(results: Path) -> list[Path]:
+    """The derived tables and figures under `results` (a copy of results/): index.html and every file of
+    the report folders with per-run data but INPUTS and FROM_RUN_FOLDERS."""
+    folders = [p.parent for p in results.glob("*/*/runs.csv")]
+    files = [p for folder in folders for p in folder.iterdir()
+             if p.name not in INPUTS and str(p.relative_to(results)) not in FROM_RUN_FOLDERS]
+    return sorted([results / "index.html", *files])
+
+
+def test_the_report_folders_without_per_run_data_are_the_known_ones():
+    folders = {str(p.relative_to(RESULTS)) for p in RESULTS.glob("*/*") if p.is_dir()}
+    assert {f for f in folders if not (RESULTS / f / "runs.csv").is_file()} == WITHOUT_PER_RUN_DATA
+
+
+@pytest.mark.slow  # every paper's report: about 25 s of CPU (minutes of wall time on a busy machine)
+@pytest.mark.shared_data("reference/brantner_gml/mnist_metadata.h5")  # the authors' curves in Brantner's
+def test_report_all_brings_back_every_derived_file_byte_for_byte(tmp_path, monkeypatch, shared_data, capsys):
+    """A fresh clone without run folders: with every derived table and figure deleted, `report all`
+    brings each one back, byte for byte (the figures too: no dates or versions in them)."""
+    from noneuclid.report.__main__ import main
+    monkeypatch.setenv("NONEUCLID_DATA_DIR", str(shared_data))
+    results = tmp_path / "results"
+    shutil.copytree(RESULTS, results)
+    gone = derived(results)
+    for path in gone:
+        path.unlink()
+    (tmp_path / "docs").mkdir()
+    assert main(["all", "--runs", str(tmp_path / "no-runs"), "--results", str(results),
+                 "--docs", str(tmp_path / "docs")]) == 0
+    assert "fig_table2_boundaries: not redrawn" in capsys.readouterr().out
+    missing = [str(p.relative_to(results)) for p in gone if not p.is_file()]
+    differ = [str(p.relative_to(results)) for p in gone
+              if p.is_file() and p.read_bytes() != (RESULTS / p.relative_to(results)).read_bytes()]
+    assert (missing, differ) == ([], [])
