@@ -1,5 +1,6 @@
-"""The README and the reports in docs/: short README, every relative link and anchor resolves, each
-paper's report holds the results blocks that the report commands refresh."""
+"""The README and the reports in docs/: short README with one status line per paper, every relative
+link and anchor resolves, each paper's report is short, in the ML Reproducibility Challenge's order,
+and holds the results block (the claims digest) that the report commands refresh."""
 
 from __future__ import annotations
 
@@ -55,14 +56,40 @@ def test_relative_links_and_anchors_resolve(page):
     assert not broken, f"{page.name}: {broken}"
 
 
+# The ML Reproducibility Challenge's order of a reproduction report.
+SECTIONS = ["## Scope and claims", "## The claims table", "## Method and deviations", "## Results",
+            "## What was easy, what was hard", "## Compute", "## How to rerun at paper scale"]
+
+
 @pytest.mark.parametrize("paper", sorted(papers.PAPERS))
 def test_each_paper_has_a_report_with_its_results_block(paper):
     text = (ROOT / "docs" / f"{paper}.md").read_text()
-    blocks = [paper, *(["hnn_table2"] if paper == "hnn" else [])]
-    for block in blocks:
-        start, end = f"<!-- results:{block}:start -->", f"<!-- results:{block}:end -->"
-        assert text.count(start) == 1 and text.count(end) == 1 and text.index(start) < text.index(end)
+    start, end = f"<!-- results:{paper}:start -->", f"<!-- results:{paper}:end -->"
+    assert text.count(start) == 1 and text.count(end) == 1 and text.index(start) < text.index(end)
+    assert text.count("<!-- results:") == 2
     assert "<!-- results:" not in (ROOT / "README.md").read_text()
+
+
+@pytest.mark.parametrize("paper", sorted(papers.PAPERS))
+def test_each_report_is_short_in_the_report_order_and_states_the_current_result(paper):
+    text = (ROOT / "docs" / f"{paper}.md").read_text()
+    assert len(text.splitlines()) <= 300
+    headings = [line for line in text.splitlines() if line.startswith("## ")]
+    assert headings == SECTIONS
+    assert text.index("## The claims table") < text.index(f"<!-- results:{paper}:start -->") < text.index(
+        "## Method and deviations")
+    assert not re.search(r"this machine|earlier machine|\bsession", text, flags=re.I)
+    assert (ROOT / "docs" / f"{paper}-notes.md").is_file() and f"({paper}-notes.md" in text
+
+
+def test_readme_status_has_one_line_per_paper_linking_its_report():
+    readme = (ROOT / "README.md").read_text()
+    status = readme[readme.index("## Status"):]
+    status = status[:status.index("\n## ", 1)]
+    rows = [line for line in status.splitlines() if line.startswith("| ") and not line.startswith(("| paper", "| ---"))]
+    assert len(rows) == len(papers.PAPERS)
+    for paper in papers.PAPERS:
+        assert sum(f"(docs/{paper}.md)" in row for row in rows) == 1
 
 
 def test_no_dates_or_issue_numbers_in_the_readme_and_docs():

@@ -114,48 +114,58 @@ def test_report_seeds_take_lists_and_ranges():
         seed_list("0-x")
 
 
-def test_docs_block_is_replaced_with_links_relative_to_the_report(tmp_path):
+def _claims_csv(path, claim="c", verdict=engine.REPRODUCES, cell="a cell"):
+    """A claims table of one cell, as the reports write it (claims.render)."""
+    from noneuclid.claims import render
+    row = engine.Verdict(claim, cell, "Table 1", "acc", "%", "a", "b", "better", 0.0, False, 3, 3, 2.0, 1.0, 1.0,
+                         0.5, 1.5, verdict, float("nan"), "", float("nan"), float("nan"), float("nan"),
+                         float("nan"), "", "")
+    path.parent.mkdir(parents=True, exist_ok=True)
+    path.write_text(render.to_csv([row]))
+
+
+def test_docs_block_is_the_claims_digest_with_links_relative_to_the_report(tmp_path):
+    from noneuclid.report import docs
+    folder = tmp_path / "results" / "hnn" / "cpu"
+    _claims_csv(folder / "claims.csv", "table1_hyperbolic_on_par_or_better")
+    _claims_csv(folder / "table2_claims.csv", "table2_hyperbolic_mlr_at_least_as_good", engine.INCONCLUSIVE)
+    (tmp_path / "docs").mkdir()
+    md = tmp_path / "docs" / "hnn.md"
+    md.write_text("intro\n<!-- results:hnn:start -->\nSTALE\n<!-- results:hnn:end -->\nrest\n")
+    assert docs.path(tmp_path / "docs", "hnn") == md
+    assert docs.update(tmp_path / "docs", folder, "hnn")
+    text = md.read_text()
+    assert "STALE" not in text and text.startswith("intro\n<!-- results:hnn:start -->\n") and text.endswith("rest\n")
+    assert '"On these tasks, we found that hyperbolic RNN' in text  # the claim in the paper's words (claims/hnn.yaml)
+    counts = next(line for line in text.splitlines() if line.startswith("| all "))
+    assert [c.strip() for c in counts.split("|")[4:-1]] == ["2", "1", "0", "1", "0", "0"]  # cells, then per verdict
+    assert "| +1 [+0.5, +1.5]" in text and text.count("| reproduces ") == 1  # only the decided cell is listed
+    assert "](../results/hnn/cpu/claims.md)" in text and "](../results/hnn/cpu/table2_claims.md)" in text
+    assert "](../results/hnn/cpu/summary.md)" in text and "](../results/hnn/cpu/table2.md)" in text
+    assert (md.parent / "../results/hnn/cpu/claims.md").resolve() == (folder / "claims.md").resolve()
+
+
+def test_docs_block_can_copy_a_page_instead(tmp_path):
     from noneuclid.report import docs
     folder = tmp_path / "results" / "brantner" / "cpu"
     folder.mkdir(parents=True)
     (folder / "summary.md").write_text("# Title\n\n## Part\n\n![fig3a](fig3a.png) [x](https://example.org)\n")
     (tmp_path / "docs").mkdir()
     md = tmp_path / "docs" / "brantner.md"
-    md.write_text("intro\n<!-- results:brantner:start -->\nold\n<!-- results:brantner:end -->\nrest\n")
-    assert docs.path(tmp_path / "docs", "brantner") == md
-    assert docs.update(tmp_path / "docs", folder, "brantner")
+    md.write_text("<!-- results:brantner:start -->\nold 1\n<!-- results:brantner:end -->\nprose\n"
+                  "<!-- results:extra:start -->\nold 2\n<!-- results:extra:end -->\n")
+    assert docs.update(tmp_path / "docs", folder, "brantner", block="extra", source="summary.md")
     text = md.read_text()
-    assert "old" not in text and "### Title" in text and "#### Part" in text and text.endswith("rest\n")
-    assert text.startswith("intro\n<!-- results:brantner:start -->\n### Title")
+    assert "old 1" in text and "old 2" not in text and "### Title" in text and "#### Part" in text
     assert "](../results/brantner/cpu/fig3a.png)" in text and "](https://example.org)" in text
-    assert (md.parent / "../results/brantner/cpu/fig3a.png").resolve() == (folder / "fig3a.png").resolve()
-
-
-def test_docs_block_of_a_second_table_goes_to_its_papers_report_and_leaves_the_other_block(tmp_path):
-    from noneuclid.report import docs
-    folder = tmp_path / "results" / "hnn" / "cpu"
-    folder.mkdir(parents=True)
-    (folder / "summary.md").write_text("# Table 1\n")
-    (folder / "table2.md").write_text("# Table 2\n\n![boundaries](fig_table2_boundaries.png)\n")
-    (tmp_path / "docs").mkdir()
-    md = tmp_path / "docs" / "hnn.md"
-    md.write_text("<!-- results:hnn:start -->\nold 1\n<!-- results:hnn:end -->\nprose\n"
-                  "<!-- results:hnn_table2:start -->\nold 2\n<!-- results:hnn_table2:end -->\n")
-    assert docs.update(tmp_path / "docs", folder, "hnn", block="hnn_table2", source="table2.md")
-    text = md.read_text()
-    assert "old 1" in text and "old 2" not in text and "### Table 2" in text and "### Table 1" not in text
-    assert "](../results/hnn/cpu/fig_table2_boundaries.png)" in text and "\nprose\n" in text
-    assert docs.update(tmp_path / "docs", folder, "hnn")
-    text = md.read_text()
-    assert "old 1" not in text and "### Table 1" in text and "### Table 2" in text
-    assert not (tmp_path / "docs" / "hnn_table2.md").exists()
+    assert not docs.update(tmp_path / "docs", folder, "brantner")  # no claims table: the block stays
+    assert "old 1" in md.read_text()
 
 
 def test_docs_update_leaves_a_report_without_the_block_or_a_missing_report_alone(tmp_path):
     from noneuclid.report import docs
     folder = tmp_path / "results" / "phydi" / "cpu"
-    folder.mkdir(parents=True)
-    (folder / "summary.md").write_text("# Results\n")
+    _claims_csv(folder / "table1_claims.csv")
     (tmp_path / "docs").mkdir()
     assert not docs.update(tmp_path / "docs", folder, "phydi")  # no docs/phydi.md
     assert not (tmp_path / "docs" / "phydi.md").exists()
@@ -169,44 +179,41 @@ def test_report_command_refreshes_the_papers_docs_block_but_not_for_smoke(monkey
     from noneuclid.report import __main__ as cli
 
     def make(runs_dir, profile, out, overrides=(), **_):
-        out.mkdir(parents=True, exist_ok=True)
-        (out / "summary.md").write_text(f"# {profile} results\n")
-        return [out / "summary.md"]
+        _claims_csv(out / "table1_claims.csv", cell=f"{profile} cell")
+        return [out / "table1_claims.csv"]
 
     from noneuclid.report import phydi
     monkeypatch.setattr(phydi, "make", make)
     (tmp_path / "docs").mkdir()
     md = tmp_path / "docs" / "phydi.md"
-    md.write_text("<!-- results:phydi:start -->\nold\n<!-- results:phydi:end -->\n")
+    md.write_text("<!-- results:phydi:start -->\nSTALE\n<!-- results:phydi:end -->\n")
     common = ["phydi", "--runs", str(tmp_path / "runs"), "--results", str(tmp_path / "results"),
               "--docs", str(tmp_path / "docs")]
     assert cli.main([*common, "--profile", "smoke"]) == 0
-    assert "old" in md.read_text()
+    assert "STALE" in md.read_text()
     assert cli.main([*common, "--profile", "cpu"]) == 0
-    assert "### cpu results" in md.read_text() and "old" not in md.read_text()
+    assert "| cpu cell " in md.read_text() and "STALE" not in md.read_text()
 
 
-def test_table2_report_refreshes_its_block_in_the_hnn_report(monkeypatch, tmp_path):
+def test_table2_report_refreshes_the_hnn_digest(monkeypatch, tmp_path):
     from noneuclid.report import hnn_table2
 
     def make(runs_dir, profile, out):
-        out.mkdir(parents=True, exist_ok=True)
-        (out / "table2.md").write_text(f"# Table 2 ({profile})\n")
-        return [out / "table2.md"]
+        _claims_csv(out / "table2_claims.csv", "table2_hyperbolic_mlr_at_least_as_good", cell=f"{profile} cell")
+        return [out / "table2_claims.csv"]
 
     monkeypatch.setattr(hnn_table2, "make", make)
     (tmp_path / "docs").mkdir()
     md = tmp_path / "docs" / "hnn.md"
-    md.write_text("<!-- results:hnn:start -->\nTable 1\n<!-- results:hnn:end -->\n"
-                  "<!-- results:hnn_table2:start -->\nold\n<!-- results:hnn_table2:end -->\n")
+    md.write_text("<!-- results:hnn:start -->\nSTALE\n<!-- results:hnn:end -->\n")
     from noneuclid.report.__main__ import main
     common = ["hnn", "table2", "--runs", str(tmp_path / "runs"), "--results", str(tmp_path / "results"),
               "--docs", str(tmp_path / "docs")]
     assert main([*common, "--profile", "smoke"]) == 0
-    assert "old" in md.read_text()
+    assert "STALE" in md.read_text()
     assert main([*common, "--profile", "cpu"]) == 0
     text = md.read_text()
-    assert "### Table 2 (cpu)" in text and "old" not in text and "Table 1" in text
+    assert "| cpu cell " in text and "STALE" not in text and "table2_claims.md" in text
 
 
 def _authors_metadata(folder, epochs: int = 500):

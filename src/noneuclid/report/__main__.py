@@ -124,9 +124,8 @@ def _run_report(paper: str, index: int, name: str, args, missing_ok: bool) -> in
         return 1
     for path in written:
         print(path)
-    block, page = (paper, "summary.md") if index == 0 else (name.rsplit(".", 1)[-1], f"{PAPERS[paper].pages[index]}.md")
-    if args.out is None and args.profile != "smoke" and docs.update(args.docs, out, paper, block=block, source=page):
-        print(f"{docs.path(args.docs, paper)}: {block} results ({args.profile} profile) updated")
+    if args.out is None and args.profile != "smoke" and docs.update(args.docs, out, paper):
+        print(f"{docs.path(args.docs, paper)}: claims digest ({args.profile} profile) updated")
     return 0
 
 

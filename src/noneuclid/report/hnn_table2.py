@@ -8,7 +8,7 @@ needs the run folders (their checkpoints) and is left as it is without them.
 
 writes results/hnn/<profile>/{table2_f1, table2_embeddings, table2_claims}.{csv,md,tex}, the page
 table2.md (all three and the figure) and fig_table2_boundaries.{png,pdf}; for the cpu and paper
-profiles it copies table2.md into the hnn_table2 results block of docs/hnn.md.
+profiles the report command then refreshes the claims digest of docs/hnn.md (report.docs).
 """
 
 from __future__ import annotations
