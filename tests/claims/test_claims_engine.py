@@ -11,6 +11,8 @@ import pytest
 from noneuclid.claims import engine
 from noneuclid.claims.data import Cell, Claim
 
+T2, T4 = 4.302652729749464, 2.776445105197799  # t_{0.975, 2} and t_{0.975, 4} in closed form (test_student.py)
+
 
 def _claim(better: str = "higher", relation: str = "better", tolerance: float = 0.0, arms=("a", "b"),
            bound: float | None = None) -> Claim:
@@ -34,10 +36,10 @@ def _unit(n: int) -> list[float]:
 
 def test_reproduces_beyond_the_welch_interval():
     v = _judge([10, 11, 12], [5, 6, 7])
-    # s_a = s_b = 1, n = 3 each: se = sqrt(2/3), Welch df = 4, t = 2.776
-    half = 2.776 * math.sqrt(2 / 3)
+    # s_a = s_b = 1, n = 3 each: se = sqrt(2/3), Welch df = 4
+    half = T4 * math.sqrt(2 / 3)
     assert v.verdict == "reproduces" and v.difference == 5
-    assert v.ci_low == pytest.approx(5 - half) and v.ci_high == pytest.approx(5 + half)
+    assert v.ci_low == pytest.approx(5 - half, rel=1e-12) and v.ci_high == pytest.approx(5 + half, rel=1e-12)
     assert (v.n_a, v.n_b, v.mean_a, v.mean_b) == (3, 3, 11, 6) and math.isnan(v.seeds_to_decide)
 
 
@@ -53,7 +55,7 @@ def test_consistent_and_inconclusive_hold_zero_and_say_how_many_seeds_would_deci
     assert consistent.verdict == "consistent" and consistent.ci_low < 0 < consistent.ci_high
     assert inconclusive.verdict == "inconclusive" and inconclusive.ci_low < 0 < inconclusive.ci_high
     # Welch with n per arm, s = 1 each: df = 2(n - 1), half-width t sqrt(2/n): 8 -> 2.145 x 0.5 = 1.07 > 1,
-    # 9 -> 2.120 x 0.471 = 0.999 < 1
+    # 9 -> 2.1199 x 0.471 = 0.9993 < 1
     assert consistent.seeds_to_decide == inconclusive.seeds_to_decide == 9
 
 
@@ -61,7 +63,7 @@ def test_the_seed_estimate_is_where_the_verdict_turns():
     for n, verdict in ((8, "consistent"), (9, "reproduces")):
         z = _unit(n)
         assert _judge([7 + x for x in z], [6 + x for x in z]).verdict == verdict
-    assert engine.seeds_to_decide(1.0, 1.0) == 7  # paired: t(5)/sqrt(6) = 1.05, t(6)/sqrt(7) = 0.925
+    assert engine.seeds_to_decide(1.0, 1.0) == 7  # paired: t(5)/sqrt(6) = 1.049, t(6)/sqrt(7) = 0.9248
     assert engine.seeds_to_decide(1.0, (1.0, 1.0)) == 9
     assert engine.seeds_to_decide(1.0, 1.0, at_least=10) == 10
     assert engine.seeds_to_decide(0.0, 1.0) == math.inf  # no difference: no number of seeds decides
@@ -91,9 +93,9 @@ def test_paired_seeds_use_the_per_seed_differences():
     a, b = [10, 20, 30], [9, 19, 29.5]  # differences 1, 1, 0.5: the seeds' spread cancels
     assert _judge(a, b).verdict == "consistent"
     paired = _judge(a, b, paired=True)
-    half = 4.303 * statistics.stdev([1, 1, 0.5]) / math.sqrt(3)
+    half = T2 * statistics.stdev([1, 1, 0.5]) / math.sqrt(3)
     assert paired.verdict == "reproduces" and paired.paired
-    assert paired.ci_low == pytest.approx(5 / 6 - half)
+    assert paired.ci_low == pytest.approx(5 / 6 - half, rel=1e-12)
     with pytest.raises(ValueError, match="as many values"):
         _judge([1, 2, 3], [1, 2], paired=True)
 
@@ -101,7 +103,7 @@ def test_paired_seeds_use_the_per_seed_differences():
 def test_one_arm_against_a_bound():
     v = _judge([1e-6, 2e-6, 3e-6], better="lower", arms=("a",), bound=1.19e-5)
     assert v.verdict == "reproduces" and v.arm_b == "bound 1.19e-05" and v.mean_b == 1.19e-5 and v.n_b == 0
-    assert v.ci_low == pytest.approx(9.9e-6 - 4.303 * 1e-6 / math.sqrt(3))
+    assert v.ci_low == pytest.approx(9.9e-6 - T2 * 1e-6 / math.sqrt(3), rel=1e-12)
     assert _judge([1.1e-5, 1.4e-5, 1.2e-5], better="lower", arms=("a",), bound=1.19e-5).verdict == "inconclusive"
     with pytest.raises(ValueError, match="one-arm"):
         _judge([1, 2], [1, 2], arms=("a",), bound=1.0)

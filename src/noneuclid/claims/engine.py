@@ -2,7 +2,8 @@
 
 The difference is taken in the paper's direction, d = s (mean_a - mean_b) with s = +1 when higher is
 better and -1 when lower is (a one-arm cell uses its bound as mean_b), so d > 0 is what the paper says
-of arm a. Its 95 % interval [lo, hi] is d +- t_{0.975,df} se:
+of arm a. Its 95 % interval [lo, hi] is d +- t_{0.975,df} se, the t quantile at the exact df, fractional
+for Welch's (student.t975):
     Welch      se^2 = s_a^2 / n_a + s_b^2 / n_b,
                df = se^4 / ((s_a^2 / n_a)^2 / (n_a - 1) + (s_b^2 / n_b)^2 / (n_b - 1))
     paired     (seeds that share data order and initial weights) se = s_D / sqrt(n), D_i = s (a_i - b_i),
@@ -219,7 +220,7 @@ def _welch_half(s_a: float, n_a: int, s_b: float, n_b: int) -> float:
     """Welch's half-width t_{0.975, df} sqrt(s_a^2/n_a + s_b^2/n_b), df by Welch-Satterthwaite."""
     va, vb = s_a ** 2 / n_a, s_b ** 2 / n_b
     df = (va + vb) ** 2 / (va ** 2 / (n_a - 1) + vb ** 2 / (n_b - 1)) if va + vb > 0 else math.inf
-    return t975(max(df, 1)) * math.sqrt(va + vb)
+    return t975(df) * math.sqrt(va + vb)
 
 
 def _values(values: Sequence[float], where: str, arm: str) -> list[float]:
