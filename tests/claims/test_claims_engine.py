@@ -148,3 +148,43 @@ def test_shares_of_a_yes_no_outcome_are_judged_with_exact_intervals(a, b, verdic
     assert engine._clopper_pearson(1.0, 2)[0] == pytest.approx(0.025 ** 0.5)  # k = n: lower bound (alpha/2)^(1/n)
     with pytest.raises(ValueError, match="0/1 values"):
         engine.judge_shares(claim, claim.cells[0], [0.5, 1], [0, 0])
+
+
+def test_each_row_names_its_interval():
+    assert _judge([10, 11, 12], [5, 6, 7]).interval == engine.WELCH
+    assert _judge([10, 20, 30], [9, 19, 29.5], paired=True).interval == engine.PAIRED
+    assert _judge([1e-6, 2e-6], better="lower", arms=("a",), bound=1e-5).interval == engine.ONE_ARM
+    claim = _claim()
+    assert engine.judge_shares(claim, claim.cells[0], [1, 0], [0, 0]).interval == engine.SHARES
+    assert _judge([1], [1, 2]).interval == ""  # not testable: no interval
+
+
+@pytest.mark.parametrize("a, b, kwargs, verdict, seeds, p", [
+    # one arm against a bound, lower is better: the sign test, 2 / 2^n
+    ([1.49e-6] * 2, (), dict(better="lower", arms=("a",), bound=1.19e-5), engine.CONSISTENT, 6, 0.5),
+    ([1.49e-6] * 6, (), dict(better="lower", arms=("a",), bound=1.19e-5), engine.REPRODUCES, math.nan, 2 / 64),
+    ([9.0] * 5, (), dict(arms=("a",), bound=10.0), engine.INCONCLUSIVE, 6, 2 / 32),
+    # two arms each constant: the permutation test, 2 / C(n_a + n_b, n_a)
+    ([7.0] * 3, [6.0] * 3, {}, engine.CONSISTENT, 4, 0.1),
+    ([6.0] * 3, [7.0] * 3, {}, engine.INCONCLUSIVE, 4, 0.1),
+    ([7.0] * 4, [6.0] * 4, {}, engine.REPRODUCES, math.nan, 2 / 70),
+    ([6.0] * 4, [7.0] * 5, {}, engine.CONTRADICTS, math.nan, 2 / 126),
+    ([6.0] * 3, [6.5] * 3, dict(relation="on_par", tolerance=1.0), engine.CONSISTENT, 4, 0.1),  # above -1
+    # paired seeds with the same difference: the sign test
+    ([10.0, 20.0, 30.0], [9.0, 19.0, 29.0], dict(paired=True), engine.CONSISTENT, 6, 0.25),
+])
+def test_a_zero_width_interval_is_judged_by_the_exact_test_of_the_order_it_shows(a, b, kwargs, verdict, seeds, p):
+    """Every seed gives the same value: the t-interval [d, d] would read as decided at any d; the exact
+    test of the seeds' complete order decides instead, and the reason says so."""
+    v = _judge(a, b, **kwargs)
+    assert v.ci_low == v.ci_high == v.difference != v.boundary
+    assert v.verdict == verdict and v.reason.startswith("zero-width interval (every ")
+    assert v.reason.endswith(f"exact {'permutation' if b and not kwargs.get('paired') else 'sign'} test, "
+                             f"two-sided p = {p:.2g}")
+    assert v.seeds_to_decide == seeds or math.isnan(v.seeds_to_decide) and math.isnan(seeds)
+
+
+def test_a_zero_width_tie_and_one_varying_seed():
+    tie = _judge([6, 6, 6], [6, 6, 6])  # d = 0: no number of seeds decides
+    assert tie.verdict == engine.INCONCLUSIVE and tie.seeds_to_decide == math.inf and tie.reason.endswith("p = 1")
+    assert _judge([6.0, 6.0, 6.1], [5, 5, 5]).reason == ""  # one seed differs: a t-interval with width
