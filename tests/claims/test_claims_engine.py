@@ -3,13 +3,14 @@ the on-par tolerance, paired seeds, one-arm cells against a bound, and the seeds
 
 from __future__ import annotations
 
+import dataclasses
 import math
 import statistics
 
 import pytest
 
 from noneuclid.claims import engine
-from noneuclid.claims.data import Cell, Claim
+from noneuclid.claims.data import Cell, Claim, Learned
 
 T2, T4 = 4.302652729749464, 2.776445105197799  # t_{0.975, 2} and t_{0.975, 4} in closed form (test_student.py)
 
@@ -188,3 +189,55 @@ def test_a_zero_width_tie_and_one_varying_seed():
     tie = _judge([6, 6, 6], [6, 6, 6])  # d = 0: no number of seeds decides
     assert tie.verdict == engine.INCONCLUSIVE and tie.seeds_to_decide == math.inf and tie.reason.endswith("p = 1")
     assert _judge([6.0, 6.0, 6.1], [5, 5, 5]).reason == ""  # one seed differs: a t-interval with width
+
+
+def _gain_claim(within: float = 10.0) -> Claim:
+    """A gain of a hyperbolic over a Euclidean model on PREFIX-10 against PREFIX-30, with the precondition
+    that each of the four models is within `within` points of the paper's accuracy."""
+    cell = Cell("RNN, PREFIX-10 vs PREFIX-30", ("prefix10", "prefix30"), "better", 0.0,
+                {"prefix10": 7.29, "prefix30": 6.12}, {}, "Table 1", None, "", "")
+    learned = Learned("test accuracy %", "higher", within, "ours")
+    return Claim("gain", "the gain grows", "Table 1", "hyperbolic_gain", "points", "higher", "", "", "", (cell,),
+                 learned)
+
+
+PAPER_ACCURACY = {"PREFIX-10, hyperbolic": 96.91, "PREFIX-10, euclidean": 89.62, "PREFIX-30, hyperbolic": 87.83,
+                  "PREFIX-30, euclidean": 81.71}
+
+
+def _models(model: str = "", shift: float = 0.0) -> dict:
+    """Each model at the paper's accuracy (+- 0.3 over three seeds), `model` moved by `shift` points."""
+    return {name: ([paper + (shift if name == model else 0.0) + e for e in (-0.3, 0.0, 0.3)], paper)
+            for name, paper in PAPER_ACCURACY.items()}
+
+
+def test_a_gain_is_not_testable_where_a_model_has_not_learned_the_task():
+    claim = _gain_claim()
+    cell = claim.cells[0]
+    gains = ([9.0, 9.5, 10.0], [2.0, 2.5, 3.0])  # a clear gain from PREFIX-30 to PREFIX-10
+    learned = engine.judge(claim, cell, *gains, models=_models())
+    assert learned.verdict == engine.REPRODUCES
+    under = engine.judge(claim, cell, *gains, models=_models("PREFIX-30, hyperbolic", -20.0))
+    assert under.verdict == engine.NOT_TESTABLE and (under.n_a, under.n_b) == (3, 3)
+    assert under.reason == ("not every model learned the task (test accuracy %, mean over seeds, more than 10 under "
+                            "the paper's): PREFIX-30, hyperbolic: 67.8 over 3 seeds (the paper's 87.83)")
+    assert engine.judge(claim, cell, *gains, models=_models("PREFIX-30, hyperbolic", -9.0)).verdict == engine.REPRODUCES
+    assert engine.judge(claim, cell, *gains, models=_models("PREFIX-10, euclidean", +20.0)).verdict == engine.REPRODUCES
+    empty = engine.judge(claim, cell, *gains, models={**_models(), "PREFIX-10, euclidean": ([], 89.62)})
+    assert empty.verdict == engine.NOT_TESTABLE and "PREFIX-10, euclidean: no runs (the paper's 89.62)" in empty.reason
+    lower = dataclasses.replace(claim, learned=Learned("perplexity", "lower", 10.0, "ours"))  # lower is better
+    worse = engine.judge(lower, cell, *gains, models=_models("PREFIX-30, hyperbolic", +20.0))
+    assert worse.verdict == engine.NOT_TESTABLE and "more than 10 over the paper's" in worse.reason
+
+
+def test_the_learned_precondition_needs_the_models_and_only_where_the_claim_states_it():
+    claim = _gain_claim()
+    with pytest.raises(ValueError, match="pass each model's per-seed values"):
+        engine.judge(claim, claim.cells[0], [1, 2], [0, 1])
+    with pytest.raises(ValueError, match="pass each model's per-seed values"):
+        engine.judge_shares(claim, claim.cells[0], [1, 1], [0, 1])
+    plain = _claim()
+    with pytest.raises(ValueError, match="no key 'learned'"):
+        engine.judge(plain, plain.cells[0], [1, 2], [0, 1], models=_models())
+    shares = engine.judge_shares(claim, claim.cells[0], [1, 1], [0, 0], models=_models("PREFIX-10, hyperbolic", -20.0))
+    assert shares.verdict == engine.NOT_TESTABLE and "PREFIX-10, hyperbolic: 76.9 over 3" in shares.reason

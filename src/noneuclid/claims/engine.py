@@ -15,7 +15,8 @@ most `tolerance` worse than b is on par). Verdicts:
     contradicts        hi < b        the opposite, beyond the interval
     consistent         lo <= b <= hi, d > b (d >= b when on_par): the paper's side, not decided
     inconclusive       lo <= b <= hi, d < b (d <= b when better): the interval too wide to tell
-    not testable here  a stated precondition fails (the caller's reason), or an arm has < 2 seeds
+    not testable here  a stated precondition fails (the caller's reason, or `learned` below), or an arm
+                       has < 2 seeds
 Where the interval contains b, seeds_to_decide is the smallest n per arm whose interval, at the same
 difference and per-seed spread, would exclude b (inf when d = b: no number of seeds decides; inf too
 beyond MAX_SEEDS).
@@ -28,6 +29,13 @@ permutation test (every seed of a on one side of every seed of b: p = 2 / C(n_a 
 from 4 seeds per arm, as for shares). p < 0.05: reproduces or contradicts by the side of d; else
 consistent or inconclusive, seeds_to_decide the n per arm from which the same order would decide (inf
 where d = b: p = 1). The reason says so, with p.
+
+Learned (a claim's key `learned`, for claims that compare gains across datasets or dimensions): a cell
+is judged only where every model it involves has learned the task. The caller gives each model's
+per-seed values of the models' metric and the paper's value for it; a model whose mean over seeds falls
+more than `within` behind the paper's value (or that has no values) makes the cell not testable here,
+the reason naming the model and its mean. A gain that moves because one model failed to learn says
+nothing about the claim.
 
 Shares (judge_shares: a 0/1 outcome per seed, such as "the run diverged"): d = s (p_a - p_b); its
 interval squares and adds the exact (Clopper-Pearson) 95 % intervals [l, u] of each share, as
@@ -44,7 +52,7 @@ import itertools
 import math
 import statistics
 from dataclasses import dataclass
-from typing import Sequence
+from typing import Mapping, Sequence
 
 from noneuclid.claims.data import ON_PAR, Cell, Claim
 from noneuclid.claims.student import t975
@@ -94,16 +102,18 @@ class Verdict:
     paper_source: str
 
 
-def judge(claim: Claim, cell: Cell, a: Sequence[float], b: Sequence[float] = (), paired: bool = False) -> Verdict:
+def judge(claim: Claim, cell: Cell, a: Sequence[float], b: Sequence[float] = (), paired: bool = False,
+          models: Mapping[str, tuple[Sequence[float], float]] | None = None) -> Verdict:
     """The verdict of one cell from the per-seed values of arm a and arm b (of a alone for a one-arm
-    cell); paired: a[i] and b[i] come from the same seed (see the module doc)."""
+    cell); paired: a[i] and b[i] come from the same seed; models: for a claim with `learned`, each model
+    the cell involves -> (its per-seed values, the paper's value) (see the module doc)."""
     where = f"claim {claim.id!r}, cell {cell.name!r}"
     if len(cell.arms) == 1 and (len(b) or paired):
         raise ValueError(f"{where}: a one-arm cell takes the values of arm {cell.arms[0]} alone, unpaired")
     a, b = _values(a, where, cell.arms[0]), _values(b, where, cell.arms[-1])
     if paired and len(a) != len(b):
         raise ValueError(f"{where}: paired arms need as many values each, not {len(a)} and {len(b)}")
-    why = _few(cell, a, b)
+    why = _not_learned(claim, models, where) or _few(cell, a, b)
     if why:
         return untestable(claim, cell, why, len(a), len(b))
     sign = 1.0 if claim.better == "higher" else -1.0
@@ -126,14 +136,15 @@ def judge(claim: Claim, cell: Cell, a: Sequence[float], b: Sequence[float] = (),
     return _row(claim, cell, interval, len(a), len(b), mean_a, mean_b, d, d - half, d + half, verdict, seeds, reason)
 
 
-def judge_shares(claim: Claim, cell: Cell, a: Sequence[float], b: Sequence[float]) -> Verdict:
+def judge_shares(claim: Claim, cell: Cell, a: Sequence[float], b: Sequence[float],
+                 models: Mapping[str, tuple[Sequence[float], float]] | None = None) -> Verdict:
     """The verdict of a two-arm cell whose per-seed values are 0 or 1, by the interval of the difference
-    of the two shares (see the module doc)."""
+    of the two shares; models as for judge (see the module doc)."""
     where = f"claim {claim.id!r}, cell {cell.name!r}"
     a, b = _values(a, where, cell.arms[0]), _values(b, where, cell.arms[1])
     if any(v not in (0.0, 1.0) for v in a + b):
         raise ValueError(f"{where}: judge_shares takes 0/1 values per seed")
-    why = _few(cell, a, b)
+    why = _not_learned(claim, models, where) or _few(cell, a, b)
     if why:
         return untestable(claim, cell, why, len(a), len(b))
     p_a, p_b = statistics.fmean(a), statistics.fmean(b)
@@ -166,6 +177,35 @@ def _order_p(interval: str, n_a: int, n_b: int) -> float:
     """The two-sided p of the exact test of a complete order: sign test of n_a seeds (paired, one-arm), or
     permutation test of n_a seeds against n_b (Welch)."""
     return 2 / math.comb(n_a + n_b, n_a) if interval == WELCH else 2 / 2 ** n_a
+
+
+def _not_learned(claim: Claim, models: Mapping[str, tuple[Sequence[float], float]] | None, where: str) -> str:
+    """Why a cell of a claim with `learned` is not testable here ('' where every model learned, or the
+    claim has no such precondition): each model whose mean over seeds falls more than `within` behind the
+    paper's value for it, or that has no values, by name and number."""
+    rule = claim.learned
+    if rule is None:
+        if models:
+            raise ValueError(f"{where}: models given, but the claim has no key 'learned' to hold them to")
+        return ""
+    if not models:
+        raise ValueError(f"{where}: the claim is judged only where every model learned (its key "
+                         f"'learned'): pass each model's per-seed values and the paper's value for it")
+    sign = 1.0 if rule.better == "higher" else -1.0
+    failed = []
+    for name, (values, paper) in models.items():
+        values = _values(values, where, name)
+        if not values or sign * (statistics.fmean(values) - paper) < -rule.within:
+            failed.append(f"{name}: {_mean(values)} (the paper's {paper:g})")
+    if not failed:
+        return ""
+    return (f"not every model learned the task ({rule.metric}, mean over seeds, more than {rule.within:g} "
+            f"{'under' if sign > 0 else 'over'} the paper's): " + "; ".join(failed))
+
+
+def _mean(values: list[float]) -> str:
+    n = len(values)
+    return f"{statistics.fmean(values):.3g} over {n} seed{'s' * (n != 1)}" if n else "no runs"
 
 
 def _few(cell: Cell, a: list[float], b: list[float]) -> str:
