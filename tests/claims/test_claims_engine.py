@@ -1,5 +1,6 @@
 """The claims engine on hand-made seed values: each of the five verdicts, the direction of the metric,
-the on-par tolerance, paired seeds, one-arm cells against a bound, and the seeds that would decide."""
+the on-par tolerance, paired seeds, one-arm cells against a bound, the seeds that would decide, the
+interval each row names, zero-width intervals, and gain cells whose models must have learned the task."""
 
 from __future__ import annotations
 
