@@ -82,3 +82,16 @@ def test_a_zero_width_interval_says_so():
     assert render.display(row)["verdict"] == (
         "consistent (zero-width interval (every seed gives the same value, 2 seeds): judged by the exact sign "
         "test, two-sided p = 0.5; ~6 seeds per arm would decide)")
+
+
+def test_rows_read_back_from_the_csv_display_as_written_and_legend_names_every_interval():
+    """A page that gathers several claims tables rebuilds the rows from their CSVs (empty text comes back
+    as nan) and shows LEGEND, which names every interval and both caps."""
+    rows = _rows()
+    table = pd.read_csv(io.StringIO(render.to_csv(rows)))
+    back = [engine.Verdict(**{k: row[k] for k in render.CSV_COLUMNS}, paper=r.paper)
+            for r, (_, row) in zip(rows, table.iterrows())]
+    assert math.isnan(back[0].reason)
+    assert [render.display(r)["verdict"] for r in back] == [render.display(r)["verdict"] for r in rows]
+    assert all(text in render.LEGEND for text in render.INTERVALS.values()) and "{" not in render.LEGEND
+    assert "100,000 seeds per arm; up to 1,000 for shares" in render.LEGEND

@@ -1,7 +1,7 @@
 """The claims table, one row per claim cell (engine.Verdict), as CSV (one number per column), Markdown
 and LaTeX (booktabs), with the legend, the rules behind the verdicts, as the caption every page shows:
-LEGEND, naming the intervals the table's rows use (INTERVALS) and the caps of their seeds-to-decide
-estimates (CAPS)."""
+legend(rows) names the intervals the table's rows use (INTERVALS) and the caps of their seeds-to-decide
+estimates (CAPS); LEGEND names them all."""
 
 from __future__ import annotations
 
@@ -15,16 +15,17 @@ from noneuclid.claims.data import ON_PAR
 from noneuclid.claims.engine import (CONSISTENT, INCONCLUSIVE, MAX_SEEDS, NOT_TESTABLE, ONE_ARM, PAIRED, SHARES,
                                      SHARES_MAX_SEEDS, WELCH, Verdict)
 
-LEGEND = ("Difference: ours, in the paper's direction (> 0 is what the paper says of the first arm), with its 95 % "
-          "interval: {intervals}. An on-par claim holds down to minus its tolerance. reproduces: the interval lies "
-          "past that boundary (0, or minus the tolerance) on the paper's side; contradicts: on the other side; "
-          "consistent: the interval holds the boundary, the difference is on the paper's side; inconclusive: the "
-          "interval holds the boundary, the difference is not on the paper's side; both say about how many seeds "
-          "per arm would decide at the same difference and spread ({caps}). Where every seed gives the same value, "
-          "the interval has zero width and the exact test of the order the seeds show decides instead (the sign "
-          "test; for two arms the permutation test). not testable here: a stated precondition fails (the reason "
-          "is given).")
-INTERVALS = {  # engine.INTERVALS in words, for LEGEND
+LEGEND_TEMPLATE = (
+    "Difference: ours, in the paper's direction (> 0 is what the paper says of the first arm), with its 95 % "
+    "interval: {intervals}. An on-par claim holds down to minus its tolerance. reproduces: the interval lies "
+    "past that boundary (0, or minus the tolerance) on the paper's side; contradicts: on the other side; "
+    "consistent: the interval holds the boundary, the difference is on the paper's side; inconclusive: the "
+    "interval holds the boundary, the difference is not on the paper's side; both say about how many seeds "
+    "per arm would decide at the same difference and spread ({caps}). Where every seed gives the same value, "
+    "the interval has zero width and the exact test of the order the seeds show decides instead (the sign "
+    "test; for two arms the permutation test). not testable here: a stated precondition fails (the reason "
+    "is given).")
+INTERVALS = {  # engine.INTERVALS in words, for the legend
     WELCH: "Welch's t-interval (unequal variances; t at the Welch-Satterthwaite degrees of freedom, fractional)",
     PAIRED: "Student's t-interval of the per-seed differences where the seeds are paired (n - 1 degrees of freedom)",
     ONE_ARM: "against a bound, Student's t-interval of the per-seed values (n - 1 degrees of freedom)",
@@ -46,12 +47,16 @@ def to_csv(rows: Iterable[Verdict]) -> str:
     return frame(rows).to_csv(index=False)
 
 
-def legend(rows: Iterable[Verdict]) -> str:
-    """LEGEND naming the intervals the rows use (every one where no row was judged) and the caps of their
-    seeds-to-decide estimates."""
-    used = {r.interval for r in rows if r.interval} or set(INTERVALS)
+def legend(rows: Iterable[Verdict] = ()) -> str:
+    """The legend naming the intervals the rows use (every one where no row was judged) and the caps of
+    their seeds-to-decide estimates."""
+    used = {r.interval for r in rows} & set(INTERVALS) or set(INTERVALS)
     caps = [CAPS[0]] * bool(used - {SHARES}) + [CAPS[1]] * (SHARES in used)
-    return LEGEND.format(intervals="; ".join(INTERVALS[i] for i in INTERVALS if i in used), caps="; ".join(caps))
+    return LEGEND_TEMPLATE.format(intervals="; ".join(INTERVALS[i] for i in INTERVALS if i in used),
+                                  caps="; ".join(caps))
+
+
+LEGEND = legend()  # every interval: for a page that gathers several claims tables
 
 
 def to_markdown(rows: Iterable[Verdict]) -> str:
@@ -93,7 +98,8 @@ def display(row: Verdict) -> dict[str, str]:
 def _verdict(row: Verdict) -> str:
     if row.verdict == NOT_TESTABLE:
         return f"{row.verdict}: {row.reason}"
-    notes = ([row.reason] if row.reason else []) + (_seeds(row) if row.verdict in (CONSISTENT, INCONCLUSIVE) else [])
+    reason = row.reason if isinstance(row.reason, str) else ""  # a row read back from a CSV has nan for ""
+    notes = ([reason] if reason else []) + (_seeds(row) if row.verdict in (CONSISTENT, INCONCLUSIVE) else [])
     return f"{row.verdict} ({'; '.join(notes)})" if notes else row.verdict
 
 
