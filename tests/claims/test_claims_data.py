@@ -131,6 +131,7 @@ def test_phydi_directions_are_the_papers_own_ordering():
 
 DROP = object()  # a key to leave out
 GOOD_CELL = {"cell": "x", "arms": ["a", "b"], "paper": {"a": 1.0}, "paper_source": "Table 1"}
+LEARNED = {"metric": "test accuracy %", "better": "higher", "within": 10, "source": "ours"}
 GOOD_CLAIM = {"id": "c", "claim": "a beats b", "source": "Table 1", "metric": "m", "unit": "%", "better": "higher",
               "relation": "better", "cells": [GOOD_CELL]}
 
@@ -155,6 +156,9 @@ def test_a_good_file_loads(tmp_path):
     assert not cell.paired and data.load_file(_write(tmp_path, cells=[{**GOOD_CELL, "paired": True}]))["c"].cells[0].paired
     with pytest.raises(KeyError, match="no claim 'd'"):
         claims["d"]
+    assert claims["c"].learned is None
+    gains = data.load_file(_write(tmp_path, {**GOOD_CLAIM, "learned": LEARNED}))["c"]
+    assert gains.learned == data.Learned("test accuracy %", "higher", 10.0, "ours")
 
 
 @pytest.mark.parametrize("claim, cells, message", [
@@ -174,6 +178,10 @@ def test_a_good_file_loads(tmp_path):
     ({}, [GOOD_CELL, GOOD_CELL], "cell 'x' appears more than once"),
     ({}, [], "key 'cells' must be a non-empty list"),
     ({}, [{**GOOD_CELL, "paired": "yes"}], "cell 'x': key 'paired' is true or false"),
+    ({"learned": {**LEARNED, "within": -1}}, None, "claim 'c', learned: key 'within' must be >= 0"),
+    ({"learned": {**LEARNED, "better": "up"}}, None, "claim 'c', learned: key 'better' must be one of"),
+    ({"learned": {k: v for k, v in LEARNED.items() if k != "source"}}, None, "learned: missing key 'source'"),
+    ({"learned": {**LEARNED, "points": 3}}, None, "claim 'c', learned: unknown key 'points'"),
 ])
 def test_a_broken_claim_names_the_file_the_claim_the_cell_and_the_key(tmp_path, claim, cells, message):
     claim = {k: v for k, v in {**GOOD_CLAIM, **claim}.items() if v is not DROP}

@@ -1,15 +1,19 @@
 """The claims engine on hand-made seed values: each of the five verdicts, the direction of the metric,
-the on-par tolerance, paired seeds, one-arm cells against a bound, and the seeds that would decide."""
+the on-par tolerance, paired seeds, one-arm cells against a bound, the seeds that would decide, the
+interval each row names, zero-width intervals, and gain cells whose models must have learned the task."""
 
 from __future__ import annotations
 
+import dataclasses
 import math
 import statistics
 
 import pytest
 
 from noneuclid.claims import engine
-from noneuclid.claims.data import Cell, Claim
+from noneuclid.claims.data import Cell, Claim, Learned
+
+T2, T4 = 4.302652729749464, 2.776445105197799  # t_{0.975, 2} and t_{0.975, 4} in closed form (test_student.py)
 
 
 def _claim(better: str = "higher", relation: str = "better", tolerance: float = 0.0, arms=("a", "b"),
@@ -34,10 +38,10 @@ def _unit(n: int) -> list[float]:
 
 def test_reproduces_beyond_the_welch_interval():
     v = _judge([10, 11, 12], [5, 6, 7])
-    # s_a = s_b = 1, n = 3 each: se = sqrt(2/3), Welch df = 4, t = 2.776
-    half = 2.776 * math.sqrt(2 / 3)
+    # s_a = s_b = 1, n = 3 each: se = sqrt(2/3), Welch df = 4
+    half = T4 * math.sqrt(2 / 3)
     assert v.verdict == "reproduces" and v.difference == 5
-    assert v.ci_low == pytest.approx(5 - half) and v.ci_high == pytest.approx(5 + half)
+    assert v.ci_low == pytest.approx(5 - half, rel=1e-12) and v.ci_high == pytest.approx(5 + half, rel=1e-12)
     assert (v.n_a, v.n_b, v.mean_a, v.mean_b) == (3, 3, 11, 6) and math.isnan(v.seeds_to_decide)
 
 
@@ -53,7 +57,7 @@ def test_consistent_and_inconclusive_hold_zero_and_say_how_many_seeds_would_deci
     assert consistent.verdict == "consistent" and consistent.ci_low < 0 < consistent.ci_high
     assert inconclusive.verdict == "inconclusive" and inconclusive.ci_low < 0 < inconclusive.ci_high
     # Welch with n per arm, s = 1 each: df = 2(n - 1), half-width t sqrt(2/n): 8 -> 2.145 x 0.5 = 1.07 > 1,
-    # 9 -> 2.120 x 0.471 = 0.999 < 1
+    # 9 -> 2.1199 x 0.471 = 0.9993 < 1
     assert consistent.seeds_to_decide == inconclusive.seeds_to_decide == 9
 
 
@@ -61,7 +65,7 @@ def test_the_seed_estimate_is_where_the_verdict_turns():
     for n, verdict in ((8, "consistent"), (9, "reproduces")):
         z = _unit(n)
         assert _judge([7 + x for x in z], [6 + x for x in z]).verdict == verdict
-    assert engine.seeds_to_decide(1.0, 1.0) == 7  # paired: t(5)/sqrt(6) = 1.05, t(6)/sqrt(7) = 0.925
+    assert engine.seeds_to_decide(1.0, 1.0) == 7  # paired: t(5)/sqrt(6) = 1.049, t(6)/sqrt(7) = 0.9248
     assert engine.seeds_to_decide(1.0, (1.0, 1.0)) == 9
     assert engine.seeds_to_decide(1.0, 1.0, at_least=10) == 10
     assert engine.seeds_to_decide(0.0, 1.0) == math.inf  # no difference: no number of seeds decides
@@ -91,9 +95,9 @@ def test_paired_seeds_use_the_per_seed_differences():
     a, b = [10, 20, 30], [9, 19, 29.5]  # differences 1, 1, 0.5: the seeds' spread cancels
     assert _judge(a, b).verdict == "consistent"
     paired = _judge(a, b, paired=True)
-    half = 4.303 * statistics.stdev([1, 1, 0.5]) / math.sqrt(3)
+    half = T2 * statistics.stdev([1, 1, 0.5]) / math.sqrt(3)
     assert paired.verdict == "reproduces" and paired.paired
-    assert paired.ci_low == pytest.approx(5 / 6 - half)
+    assert paired.ci_low == pytest.approx(5 / 6 - half, rel=1e-12)
     with pytest.raises(ValueError, match="as many values"):
         _judge([1, 2, 3], [1, 2], paired=True)
 
@@ -101,7 +105,7 @@ def test_paired_seeds_use_the_per_seed_differences():
 def test_one_arm_against_a_bound():
     v = _judge([1e-6, 2e-6, 3e-6], better="lower", arms=("a",), bound=1.19e-5)
     assert v.verdict == "reproduces" and v.arm_b == "bound 1.19e-05" and v.mean_b == 1.19e-5 and v.n_b == 0
-    assert v.ci_low == pytest.approx(9.9e-6 - 4.303 * 1e-6 / math.sqrt(3))
+    assert v.ci_low == pytest.approx(9.9e-6 - T2 * 1e-6 / math.sqrt(3), rel=1e-12)
     assert _judge([1.1e-5, 1.4e-5, 1.2e-5], better="lower", arms=("a",), bound=1.19e-5).verdict == "inconclusive"
     with pytest.raises(ValueError, match="one-arm"):
         _judge([1, 2], [1, 2], arms=("a",), bound=1.0)
@@ -146,3 +150,95 @@ def test_shares_of_a_yes_no_outcome_are_judged_with_exact_intervals(a, b, verdic
     assert engine._clopper_pearson(1.0, 2)[0] == pytest.approx(0.025 ** 0.5)  # k = n: lower bound (alpha/2)^(1/n)
     with pytest.raises(ValueError, match="0/1 values"):
         engine.judge_shares(claim, claim.cells[0], [0.5, 1], [0, 0])
+
+
+def test_each_row_names_its_interval():
+    assert _judge([10, 11, 12], [5, 6, 7]).interval == engine.WELCH
+    assert _judge([10, 20, 30], [9, 19, 29.5], paired=True).interval == engine.PAIRED
+    assert _judge([1e-6, 2e-6], better="lower", arms=("a",), bound=1e-5).interval == engine.ONE_ARM
+    claim = _claim()
+    assert engine.judge_shares(claim, claim.cells[0], [1, 0], [0, 0]).interval == engine.SHARES
+    assert _judge([1], [1, 2]).interval == ""  # not testable: no interval
+
+
+@pytest.mark.parametrize("a, b, kwargs, verdict, seeds, p", [
+    # one arm against a bound, lower is better: the sign test, 2 / 2^n
+    ([1.49e-6] * 2, (), dict(better="lower", arms=("a",), bound=1.19e-5), engine.CONSISTENT, 6, 0.5),
+    ([1.49e-6] * 6, (), dict(better="lower", arms=("a",), bound=1.19e-5), engine.REPRODUCES, math.nan, 2 / 64),
+    ([9.0] * 5, (), dict(arms=("a",), bound=10.0), engine.INCONCLUSIVE, 6, 2 / 32),
+    # two arms each constant: the permutation test, 2 / C(n_a + n_b, n_a)
+    ([7.0] * 3, [6.0] * 3, {}, engine.CONSISTENT, 4, 0.1),
+    ([6.0] * 3, [7.0] * 3, {}, engine.INCONCLUSIVE, 4, 0.1),
+    ([7.0] * 4, [6.0] * 4, {}, engine.REPRODUCES, math.nan, 2 / 70),
+    ([6.0] * 4, [7.0] * 5, {}, engine.CONTRADICTS, math.nan, 2 / 126),
+    ([6.0] * 3, [6.5] * 3, dict(relation="on_par", tolerance=1.0), engine.CONSISTENT, 4, 0.1),  # above -1
+    # paired seeds with the same difference: the sign test
+    ([10.0, 20.0, 30.0], [9.0, 19.0, 29.0], dict(paired=True), engine.CONSISTENT, 6, 0.25),
+])
+def test_a_zero_width_interval_is_judged_by_the_exact_test_of_the_order_it_shows(a, b, kwargs, verdict, seeds, p):
+    """Every seed gives the same value: the t-interval [d, d] would read as decided at any d; the exact
+    test of the seeds' complete order decides instead, and the reason says so."""
+    v = _judge(a, b, **kwargs)
+    assert v.ci_low == v.ci_high == v.difference != v.boundary
+    assert v.verdict == verdict and v.reason.startswith("zero-width interval (every ")
+    assert v.reason.endswith(f"exact {'permutation' if b and not kwargs.get('paired') else 'sign'} test, "
+                             f"two-sided p = {p:.2g}")
+    assert v.seeds_to_decide == seeds or math.isnan(v.seeds_to_decide) and math.isnan(seeds)
+
+
+def test_a_zero_width_tie_and_one_varying_seed():
+    tie = _judge([6, 6, 6], [6, 6, 6])  # d = 0: no number of seeds decides
+    assert tie.verdict == engine.INCONCLUSIVE and tie.seeds_to_decide == math.inf and tie.reason.endswith("p = 1")
+    assert _judge([6.0, 6.0, 6.1], [5, 5, 5]).reason == ""  # one seed differs: a t-interval with width
+
+
+def _gain_claim(within: float = 10.0) -> Claim:
+    """A gain of a hyperbolic over a Euclidean model on PREFIX-10 against PREFIX-30, with the precondition
+    that each of the four models is within `within` points of the paper's accuracy."""
+    cell = Cell("RNN, PREFIX-10 vs PREFIX-30", ("prefix10", "prefix30"), "better", 0.0,
+                {"prefix10": 7.29, "prefix30": 6.12}, {}, "Table 1", None, "", "")
+    learned = Learned("test accuracy %", "higher", within, "ours")
+    return Claim("gain", "the gain grows", "Table 1", "hyperbolic_gain", "points", "higher", "", "", "", (cell,),
+                 learned)
+
+
+PAPER_ACCURACY = {"PREFIX-10, hyperbolic": 96.91, "PREFIX-10, euclidean": 89.62, "PREFIX-30, hyperbolic": 87.83,
+                  "PREFIX-30, euclidean": 81.71}
+
+
+def _models(model: str = "", shift: float = 0.0) -> dict:
+    """Each model at the paper's accuracy (+- 0.3 over three seeds), `model` moved by `shift` points."""
+    return {name: ([paper + (shift if name == model else 0.0) + e for e in (-0.3, 0.0, 0.3)], paper)
+            for name, paper in PAPER_ACCURACY.items()}
+
+
+def test_a_gain_is_not_testable_where_a_model_has_not_learned_the_task():
+    claim = _gain_claim()
+    cell = claim.cells[0]
+    gains = ([9.0, 9.5, 10.0], [2.0, 2.5, 3.0])  # a clear gain from PREFIX-30 to PREFIX-10
+    learned = engine.judge(claim, cell, *gains, models=_models())
+    assert learned.verdict == engine.REPRODUCES
+    under = engine.judge(claim, cell, *gains, models=_models("PREFIX-30, hyperbolic", -20.0))
+    assert under.verdict == engine.NOT_TESTABLE and (under.n_a, under.n_b) == (3, 3)
+    assert under.reason == ("not every model learned the task (test accuracy %, mean over seeds, more than 10 under "
+                            "the paper's): PREFIX-30, hyperbolic: 67.8 over 3 seeds (the paper's 87.83)")
+    assert engine.judge(claim, cell, *gains, models=_models("PREFIX-30, hyperbolic", -9.0)).verdict == engine.REPRODUCES
+    assert engine.judge(claim, cell, *gains, models=_models("PREFIX-10, euclidean", +20.0)).verdict == engine.REPRODUCES
+    empty = engine.judge(claim, cell, *gains, models={**_models(), "PREFIX-10, euclidean": ([], 89.62)})
+    assert empty.verdict == engine.NOT_TESTABLE and "PREFIX-10, euclidean: no runs (the paper's 89.62)" in empty.reason
+    lower = dataclasses.replace(claim, learned=Learned("perplexity", "lower", 10.0, "ours"))  # lower is better
+    worse = engine.judge(lower, cell, *gains, models=_models("PREFIX-30, hyperbolic", +20.0))
+    assert worse.verdict == engine.NOT_TESTABLE and "more than 10 over the paper's" in worse.reason
+
+
+def test_the_learned_precondition_needs_the_models_and_only_where_the_claim_states_it():
+    claim = _gain_claim()
+    with pytest.raises(ValueError, match="pass each model's per-seed values"):
+        engine.judge(claim, claim.cells[0], [1, 2], [0, 1])
+    with pytest.raises(ValueError, match="pass each model's per-seed values"):
+        engine.judge_shares(claim, claim.cells[0], [1, 1], [0, 1])
+    plain = _claim()
+    with pytest.raises(ValueError, match="no key 'learned'"):
+        engine.judge(plain, plain.cells[0], [1, 2], [0, 1], models=_models())
+    shares = engine.judge_shares(claim, claim.cells[0], [1, 1], [0, 0], models=_models("PREFIX-10, hyperbolic", -20.0))
+    assert shares.verdict == engine.NOT_TESTABLE and "PREFIX-10, hyperbolic: 76.9 over 3" in shares.reason

@@ -29,7 +29,7 @@ def test_csv_has_one_number_per_column():
                "paper_a", "paper_se_a", "paper_b", "paper_se_b"]
     assert all(pd.api.types.is_numeric_dtype(table[c]) for c in numeric)
     assert table.verdict.tolist() == ["reproduces", "consistent", "reproduces", "not testable here"]
-    assert table.seeds_to_decide[1] == rows[1].seeds_to_decide == 100
+    assert table.seeds_to_decide[1] == rows[1].seeds_to_decide == 98
     assert table.paper_a[0] == 0.254 and table.boundary[1] == -0.1 and table.arm_b[2] == "bound 1.19e-05"
     assert math.isnan(table.difference[3]) and table.reason[3] == "no runs of momentum_stiefel | here"
 
@@ -39,28 +39,59 @@ def test_markdown_says_the_verdicts_in_words_with_the_legend():
     header, rule, *body = md.split("\n\n")[0].splitlines()
     assert [c.strip() for c in header.strip("|").split("|")] == render.DISPLAY_COLUMNS
     assert len(body) == 4
-    assert "| +1.03 [+0.944, +1.12]" in body[0] and "| 0.31 vs 1.34 " in body[0]
-    assert "consistent (~100 seeds per arm would decide)" in body[1] and "on par within 0.1" in body[1]
+    assert "| +1.03 [+0.947, +1.12]" in body[0] and "| 0.31 vs 1.34 " in body[0]
+    assert "consistent (~98 seeds per arm would decide)" in body[1] and "on par within 0.1" in body[1]
     assert "adam_stiefel 2855, adam_euclidean 2783 (Table 2, CPU" in body[1]
     assert r"not testable here: no runs of momentum_stiefel \| here" in body[3]  # a '|' kept out of the columns
-    assert md.rstrip().endswith(render.LEGEND)
+    assert md.rstrip().endswith(render.legend(_rows()))
     claim = data.load("brantner")["stiefel_adam_below_euclidean"]
     same = engine.judge(claim, claim.cells[0], [1, 1, 1], [1, 1, 1])  # d = 0: no seeds decide
     tiny = engine.judge(claim, claim.cells[0], [1, 2, 3], [1.000001, 2.000001, 3.000001])
-    assert render.display(same)["verdict"] == "inconclusive (no number of seeds would decide: no difference)"
+    assert render.display(same)["verdict"] == (
+        "inconclusive (zero-width interval (every seed of adam_stiefel gives the same value, 3 seeds, and every "
+        "seed of adam_euclidean, 3): judged by the exact permutation test, two-sided p = 1; no number of seeds "
+        "would decide: no difference)")
     assert render.display(tiny)["verdict"] == "consistent (more than 100,000 seeds per arm would be needed)"
+    shares = engine.judge_shares(claim, claim.cells[0], [1] * 2 + [0] * 998, [1] * 3 + [0] * 997)  # lower is better
+    assert render.display(shares)["verdict"] == "consistent (more than 1,000 seeds per arm would be needed)"
 
 
-def test_latex_is_a_booktabs_table_with_escaped_text():
-    tex = render.to_latex(_rows(), label="tab:brantner-claims")
-    lines = tex.splitlines()
-    assert lines[:3] == [r"\begin{table}", r"\centering", r"\small"] and lines[-1] == r"\end{table}"
-    assert [i for i, l in enumerate(lines) if l in (r"\toprule", r"\midrule", r"\bottomrule")] == [4, 6, 11]
-    rows = lines[7:11]
-    assert all(r.endswith(r" \\") and r.count(" & ") == len(render.DISPLAY_COLUMNS) - 1 for r in rows)
-    assert r"stiefel\_adam\_below\_euclidean" in rows[0] and r"\textasciitilde{}100 seeds" in rows[1]
-    assert r"95 \% interval" in lines[5] and r"$|$ here" in rows[3]
-    assert r"\label{tab:brantner-claims}" in tex and r"\caption{Difference: ours" in tex
-    assert "_" not in tex.replace(r"\_", "")  # every underscore escaped
-    assert render.latex_escape("a ± b ≥ c & 5 % $x^2$ {y} ~z") == \
-        r"a $\pm$ b $\geq$ c \& 5 \% \$x\textasciicircum{}2\$ \{y\} \textasciitilde{}z"
+def test_the_legend_names_the_intervals_the_table_uses_and_the_caps_of_the_seed_estimate():
+    rows = _rows()  # Welch, Welch, one-arm, not testable
+    text = render.legend(rows)
+    assert "Welch's t-interval" in text and "against a bound, Student's t-interval" in text
+    assert "paired" not in text and "Clopper-Pearson" not in text
+    assert "searched up to 100,000" in text and "1,000 for shares" not in text and "{" not in text
+    claim = data.load("brantner")["stiefel_adam_below_euclidean"]
+    shares = engine.judge_shares(claim, claim.cells[0], [1, 1, 0], [0, 0, 0])
+    text = render.legend(rows + [shares])
+    assert "Clopper-Pearson" in text and "Newcombe" in text and "up to 1,000 for shares" in text
+    assert render.legend(rows[3:]) == render.legend([shares, *rows[:3], _paired()])  # nothing judged: every one
+    assert rf"\caption{{{render.latex_escape(render.legend(rows))}}}" in render.to_latex(rows)
+
+
+def _paired() -> engine.Verdict:
+    claim = data.load("brantner")["stiefel_adam_below_euclidean"]
+    return engine.judge(claim, claim.cells[0], [0.3, 0.35, 0.28], [1.34, 1.3436, 1.35], paired=True)
+
+
+def test_a_zero_width_interval_says_so():
+    claim = data.load("brantner")["orthonormality_to_machine_precision"]
+    row = engine.judge(claim, claim.cells[0], [1.49e-6, 1.49e-6])  # below the bound on both seeds, no spread
+    assert row.ci_low == row.ci_high == row.difference > 0
+    assert render.display(row)["verdict"] == (
+        "consistent (zero-width interval (every seed gives the same value, 2 seeds): judged by the exact sign "
+        "test, two-sided p = 0.5; ~6 seeds per arm would decide)")
+
+
+def test_rows_read_back_from_the_csv_display_as_written_and_legend_names_every_interval():
+    """A page that gathers several claims tables rebuilds the rows from their CSVs (empty text comes back
+    as nan) and shows LEGEND, which names every interval and both caps."""
+    rows = _rows()
+    table = pd.read_csv(io.StringIO(render.to_csv(rows)))
+    back = [engine.Verdict(**{k: row[k] for k in render.CSV_COLUMNS}, paper=r.paper)
+            for r, (_, row) in zip(rows, table.iterrows())]
+    assert math.isnan(back[0].reason)
+    assert [render.display(r)["verdict"] for r in back] == [render.display(r)["verdict"] for r in rows]
+    assert all(text in render.LEGEND for text in render.INTERVALS.values()) and "{" not in render.LEGEND
+    assert "100,000 seeds per arm; up to 1,000 for shares" in render.LEGEND

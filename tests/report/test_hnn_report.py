@@ -100,6 +100,21 @@ def test_the_claims_table_judges_each_cell_by_the_engine():
     assert rows[(hnn.GAIN, "RNN, PREFIX-30 vs PREFIX-50")].verdict == engine.NOT_TESTABLE
 
 
+@pytest.mark.parametrize("hyperbolic_50, verdict", [(76.0, "reproduces"), (55.6, "not testable here")])
+def test_a_gain_is_judged_only_where_every_model_of_the_cell_learned(hyperbolic_50, verdict):
+    """GRU, PREFIX-30 against PREFIX-50: a gain that shrinks because the hyperbolic GRU + Eucl. MLR did
+    not learn PREFIX-50 (more than 10 points under the paper's 76.87) is not evidence for the conjecture."""
+    acc = {("prefix30", "hyperbolic_eucl_mlr"): 88.5, ("prefix30", "euclidean"): 86.5,
+           ("prefix50", "hyperbolic_eucl_mlr"): hyperbolic_50, ("prefix50", "euclidean"): 75.0}
+    finished = pd.DataFrame([{"cfg.data.label": data, "cfg.model.cell": "gru", "cfg.model.geometry": geometry,
+                              "cfg.seed": k, "test_accuracy_at_best_dev": (a + 0.1 * k * (geometry != "euclidean")) / 100}
+                             for (data, geometry), a in acc.items() for k in range(3)])  # hyperbolic seeds spread
+    row = {(v.claim, v.cell): v for v in hnn.verdicts(finished)}[(hnn.GAIN, "GRU, PREFIX-30 vs PREFIX-50")]
+    assert row.verdict == verdict
+    if verdict == "not testable here":
+        assert row.reason.endswith(": PREFIX-50% hyperbolic GRU + FFNN, Eucl. MLR: 55.7 over 3 seeds (the paper's 76.87)")
+
+
 def _titles(runs, out, overrides, monkeypatch) -> list[str]:
     """hnn.make on the fixture runs; the titles of the figures it drew."""
     titles = []

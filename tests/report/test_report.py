@@ -267,13 +267,16 @@ def test_student_t_intervals_of_a_mean_and_of_a_difference():
     import math
 
     from noneuclid.report.estimates import Estimate, difference_interval, t975
-    assert t975(2) == 4.303 and t975(2.9) == 4.303 and t975(34) == 2.042 and t975(math.inf) == 1.96
-    # equal spreads, 18 values each: Welch-Satterthwaite df = 34, half-width 2.042 sqrt(2)
+    # t at the exact (fractional) degrees of freedom (scipy.stats.t.ppf(0.975, df) for the values)
+    assert math.isclose(t975(2), 4.302652729749464) and math.isclose(t975(2.9), 3.245438062433112)
+    assert math.isclose(t975(34), 2.0322445093177186) and math.isclose(t975(math.inf), 1.959963984540054)
+    # equal spreads, 18 values each: Welch-Satterthwaite df = 34, half-width t_{0.975, 34} sqrt(2)
     low, high = difference_interval(Estimate(10.0, 1.0, 18), Estimate(8.0, 1.0, 18))
-    assert math.isclose(low, 2 - 2.042 * math.sqrt(2)) and math.isclose(high, 2 + 2.042 * math.sqrt(2))
-    # one spread dominates: df near that side's n - 1 (here 2), a wider interval
+    half = 2.0322445093177186 * math.sqrt(2)
+    assert math.isclose(low, 2 - half) and math.isclose(high, 2 + half)
+    # one spread dominates: df near that side's n - 1 (here 2.0000444), a wider interval
     low, high = difference_interval(Estimate(0.0, 3.0, 3), Estimate(0.0, 0.01, 18))
-    assert math.isclose(high, 4.303 * math.hypot(3.0, 0.01))
+    assert math.isclose(high, 4.302561106070841 * math.hypot(3.0, 0.01))
     assert all(map(math.isnan, difference_interval(Estimate(1.0, 0.0, 1), Estimate(0.0, 1.0, 5))))
 
 

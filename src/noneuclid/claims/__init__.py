@@ -5,7 +5,7 @@
     data.py        loads and validates those files
     engine.py      one verdict per claim cell from our per-seed values of its two arms
     render.py      the claims table as CSV, Markdown and LaTeX
-    student.py     the t quantile behind every 95 % interval
+    student.py     the t quantile behind every 95 % interval, at real (fractional) degrees of freedom
 
 Nothing here imports train/ or report/: the report reads the run table, computes the per-seed values
 and hands them to the engine.

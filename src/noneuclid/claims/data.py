@@ -5,7 +5,11 @@ A file:  paper (its stem), title, claims.
 A claim: id; claim (the paper's words); source (its table, figure or section); metric and unit; better
          (lower or higher: which values of the metric are better); relation (better, or on_par: the
          first arm at most `tolerance` worse than the second, in the metric's units); cells; tolerance
-         and tolerance_source when a cell is on_par; optionally precondition and note.
+         and tolerance_source when a cell is on_par; optionally precondition, note and learned.
+learned: the claim compares the gains of models (across datasets or dimensions) and is judged only
+         where every model a cell involves has learned the task: metric (the models' own, e.g. test
+         accuracy %), better (lower or higher), within (how far, in that metric's units, the mean over
+         seeds of a model may fall behind the paper's own value for it) and source (why that far).
 A cell:  cell (its name); arms, [a, b] with a the arm the claim favours (or holds on par with b), or
          [a] with bound and bound_source (a against a fixed value); optionally paper (arm, or another
          name such as M2, -> the paper's number) with paper_source, paper_se (arm -> the paper's
@@ -25,7 +29,8 @@ DIR = Path(__file__).resolve().parent
 BETTER = ("lower", "higher")
 BETTER_RELATION, ON_PAR = RELATIONS = ("better", "on_par")
 CLAIM_KEYS = ({"id", "claim", "source", "metric", "unit", "better", "relation", "cells"},
-              {"tolerance", "tolerance_source", "precondition", "note"})
+              {"tolerance", "tolerance_source", "precondition", "note", "learned"})
+LEARNED_KEYS = ({"metric", "better", "within", "source"}, set())
 CELL_KEYS = ({"cell", "arms"}, {"paper", "paper_source", "paper_se", "relation", "tolerance", "bound", "bound_source",
                                 "precondition", "paired"})
 
@@ -50,6 +55,15 @@ class Cell:
 
 
 @dataclass(frozen=True)
+class Learned:
+    """The precondition of a claim on gains: each model within `within` of the paper's value (module doc)."""
+    metric: str
+    better: str
+    within: float
+    source: str
+
+
+@dataclass(frozen=True)
 class Claim:
     id: str
     text: str
@@ -61,6 +75,7 @@ class Claim:
     precondition: str
     note: str
     cells: tuple[Cell, ...]
+    learned: Learned | None = None  # judged only where every model of a cell has learned the task
 
     def cell(self, name: str) -> Cell:
         return _named(self.cells, "name", name, f"claim {self.id!r}", "cell")
@@ -128,7 +143,18 @@ def _claim(raw, file_where: str) -> Claim:
     return Claim(_text(raw, "id", where), _text(raw, "claim", where), _text(raw, "source", where),
                  _text(raw, "metric", where), _text(raw, "unit", where), better,
                  _text(raw, "tolerance_source", where) if on_par else "", _optional_text(raw, "precondition", where),
-                 _optional_text(raw, "note", where), cells)
+                 _optional_text(raw, "note", where), cells,
+                 _learned(raw["learned"], where) if "learned" in raw else None)
+
+
+def _learned(raw, claim_where: str) -> Learned:
+    where = f"{claim_where}, learned"
+    _keys(raw, LEARNED_KEYS, where)
+    within = _number(raw, "within", where)
+    if within < 0:
+        raise ClaimsError(f"{where}: key 'within' must be >= 0 (in the units of its metric), not {within}")
+    return Learned(_text(raw, "metric", where), _choice(raw, "better", BETTER, where), within,
+                   _text(raw, "source", where))
 
 
 def _cell(raw, claim_relation: str, claim_tolerance: float | None, where: str) -> Cell:

@@ -2,20 +2,40 @@
 
 The difference is taken in the paper's direction, d = s (mean_a - mean_b) with s = +1 when higher is
 better and -1 when lower is (a one-arm cell uses its bound as mean_b), so d > 0 is what the paper says
-of arm a. Its 95 % interval [lo, hi] is d +- t_{0.975,df} se:
+of arm a. Its 95 % interval [lo, hi] is d +- t_{0.975,df} se, the t quantile at the exact df, fractional
+for Welch's (student.t975); the interval's name is the row's `interval`:
     Welch      se^2 = s_a^2 / n_a + s_b^2 / n_b,
                df = se^4 / ((s_a^2 / n_a)^2 / (n_a - 1) + (s_b^2 / n_b)^2 / (n_b - 1))
     paired     (seeds that share data order and initial weights) se = s_D / sqrt(n), D_i = s (a_i - b_i),
-               df = n - 1; a one-arm cell likewise with D_i = s (a_i - bound)
+               df = n - 1
+    one-arm    likewise with D_i = s (a_i - bound)
 The claim holds where d > b, with b = 0 for relation "better" and b = -tolerance for "on_par" (a at
 most `tolerance` worse than b is on par). Verdicts:
     reproduces         lo > b        the paper's direction (or on par), beyond the interval
     contradicts        hi < b        the opposite, beyond the interval
     consistent         lo <= b <= hi, d > b (d >= b when on_par): the paper's side, not decided
     inconclusive       lo <= b <= hi, d < b (d <= b when better): the interval too wide to tell
-    not testable here  a stated precondition fails (the caller's reason), or an arm has < 2 seeds
+    not testable here  a stated precondition fails (the caller's reason, or `learned` below), or an arm
+                       has < 2 seeds
 Where the interval contains b, seeds_to_decide is the smallest n per arm whose interval, at the same
-difference and per-seed spread, would exclude b (inf when d = b: no number of seeds decides).
+difference and per-seed spread, would exclude b (inf when d = b: no number of seeds decides; inf too
+beyond MAX_SEEDS).
+
+Zero width: where every seed gives the same value (each arm's, or the same paired difference), se = 0
+and the t-interval [d, d] measures no spread. Such a cell is judged instead by the exact test of the
+complete order its seeds show, two-sided at the same 95 %: for one arm or paired seeds, the sign test
+(every one of n seeds on one side of b: p = 2 / 2^n, decided from 6 seeds); for two arms, the
+permutation test (every seed of a on one side of every seed of b: p = 2 / C(n_a + n_b, n_a), decided
+from 4 seeds per arm, as for shares). p < 0.05: reproduces or contradicts by the side of d; else
+consistent or inconclusive, seeds_to_decide the n per arm from which the same order would decide (inf
+where d = b: p = 1). The reason says so, with p.
+
+Learned (a claim's key `learned`, for claims that compare gains across datasets or dimensions): a cell
+is judged only where every model it involves has learned the task. The caller gives each model's
+per-seed values of the models' metric and the paper's value for it; a model whose mean over seeds falls
+more than `within` behind the paper's value (or that has no values) makes the cell not testable here,
+the reason naming the model and its mean. A gain that moves because one model failed to learn says
+nothing about the claim.
 
 Shares (judge_shares: a 0/1 outcome per seed, such as "the run diverged"): d = s (p_a - p_b); its
 interval squares and adds the exact (Clopper-Pearson) 95 % intervals [l, u] of each share, as
@@ -23,21 +43,28 @@ Newcombe's interval does with Wilson's: lo = d - sqrt((p_a - l_a)^2 + (u_b - p_b
 hi = d + sqrt((u_a - p_a)^2 + (p_b - l_b)^2) (for s = +1; mirrored for s = -1). A t-interval would have
 no width when no seed varies; this one is conservative at few seeds (every seed of one arm against
 none of the other is decided from 4 seeds per arm, as Fisher's exact test). Same verdicts;
-seeds_to_decide at the same two shares.
+seeds_to_decide at the same two shares, inf beyond SHARES_MAX_SEEDS.
 """
 
 from __future__ import annotations
 
+import itertools
 import math
 import statistics
 from dataclasses import dataclass
-from typing import Sequence
+from typing import Mapping, Sequence
 
 from noneuclid.claims.data import ON_PAR, Cell, Claim
 from noneuclid.claims.student import t975
 
 VERDICTS = REPRODUCES, CONSISTENT, INCONCLUSIVE, CONTRADICTS, NOT_TESTABLE = (
     "reproduces", "consistent", "inconclusive", "contradicts", "not testable here")
+INTERVALS = WELCH, PAIRED, ONE_ARM, SHARES = ("Welch", "paired", "one-arm", "shares")  # Verdict.interval
+ZERO_WIDTH = ("zero-width interval (every {}): judged by the exact {} test, two-sided p = {:.2g}", {
+    WELCH: ("seed of {a} gives the same value, {n_a} seeds, and every seed of {b}, {n_b}", "permutation"),
+    PAIRED: ("pair of seeds gives the same difference, {n_a} pairs", "sign"),
+    ONE_ARM: ("seed gives the same value, {n_a} seeds", "sign")})  # the reason, by interval
+ALPHA = 0.05  # a 95 % interval excludes b where the test of d = b gives p < ALPHA
 MAX_SEEDS = 100_000  # seeds_to_decide beyond this is reported as inf
 SHARES_MAX_SEEDS = 1_000  # the same for shares (judge_shares): a difference of two shares of a few seeds
 #                           is at least 1 / (n_a n_b), decided well before
@@ -56,6 +83,7 @@ class Verdict:
     relation: str
     boundary: float
     paired: bool
+    interval: str  # INTERVALS, '' where not testable
     n_a: int
     n_b: int
     mean_a: float
@@ -74,44 +102,51 @@ class Verdict:
     paper_source: str
 
 
-def judge(claim: Claim, cell: Cell, a: Sequence[float], b: Sequence[float] = (), paired: bool = False) -> Verdict:
+def judge(claim: Claim, cell: Cell, a: Sequence[float], b: Sequence[float] = (), paired: bool = False,
+          models: Mapping[str, tuple[Sequence[float], float]] | None = None) -> Verdict:
     """The verdict of one cell from the per-seed values of arm a and arm b (of a alone for a one-arm
-    cell); paired: a[i] and b[i] come from the same seed (see the module doc)."""
+    cell); paired: a[i] and b[i] come from the same seed; models: for a claim with `learned`, each model
+    the cell involves -> (its per-seed values, the paper's value) (see the module doc)."""
     where = f"claim {claim.id!r}, cell {cell.name!r}"
     if len(cell.arms) == 1 and (len(b) or paired):
         raise ValueError(f"{where}: a one-arm cell takes the values of arm {cell.arms[0]} alone, unpaired")
     a, b = _values(a, where, cell.arms[0]), _values(b, where, cell.arms[-1])
     if paired and len(a) != len(b):
         raise ValueError(f"{where}: paired arms need as many values each, not {len(a)} and {len(b)}")
-    few = [arm for arm, v in zip(cell.arms, (a, b)) if len(v) < 2]
-    if few:
-        return untestable(claim, cell, f"fewer than 2 seeds of {', '.join(few)}: no interval", len(a), len(b))
+    why = _not_learned(claim, models, where) or _few(cell, a, b)
+    if why:
+        return untestable(claim, cell, why, len(a), len(b))
     sign = 1.0 if claim.better == "higher" else -1.0
     mean_a, mean_b = statistics.fmean(a), statistics.fmean(b) if b else cell.bound
-    if paired or not b:
-        spread = statistics.stdev([sign * (x - y) for x, y in zip(a, b or [cell.bound] * len(a))])
-        half = _paired_half(spread, len(a))
-    else:
+    interval = PAIRED if paired else WELCH if b else ONE_ARM
+    if interval == WELCH:
         spread = (statistics.stdev(a), statistics.stdev(b))
         half = _welch_half(spread[0], len(a), spread[1], len(b))
+    else:
+        spread = statistics.stdev([sign * (x - y) for x, y in zip(a, b or [cell.bound] * len(a))])
+        half = _paired_half(spread, len(a))
     d = sign * (mean_a - mean_b) + 0.0  # + 0.0: no -0.0
     boundary = -cell.tolerance if cell.relation == ON_PAR else 0.0
     verdict = classify(d, d - half, d + half, boundary, cell.relation)
-    seeds = (seeds_to_decide(d - boundary, spread, min(len(a), len(b) or len(a)))
-             if verdict in (CONSISTENT, INCONCLUSIVE) else math.nan)
-    return _row(claim, cell, paired, len(a), len(b), mean_a, mean_b, d, d - half, d + half, verdict, seeds, "")
+    seeds, reason = math.nan, ""
+    if half == 0:
+        verdict, seeds, reason = _zero_width(d, boundary, cell, interval, len(a), len(b))
+    elif verdict in (CONSISTENT, INCONCLUSIVE):
+        seeds = seeds_to_decide(d - boundary, spread, min(len(a), len(b) or len(a)))
+    return _row(claim, cell, interval, len(a), len(b), mean_a, mean_b, d, d - half, d + half, verdict, seeds, reason)
 
 
-def judge_shares(claim: Claim, cell: Cell, a: Sequence[float], b: Sequence[float]) -> Verdict:
+def judge_shares(claim: Claim, cell: Cell, a: Sequence[float], b: Sequence[float],
+                 models: Mapping[str, tuple[Sequence[float], float]] | None = None) -> Verdict:
     """The verdict of a two-arm cell whose per-seed values are 0 or 1, by the interval of the difference
-    of the two shares (see the module doc)."""
+    of the two shares; models as for judge (see the module doc)."""
     where = f"claim {claim.id!r}, cell {cell.name!r}"
     a, b = _values(a, where, cell.arms[0]), _values(b, where, cell.arms[1])
     if any(v not in (0.0, 1.0) for v in a + b):
         raise ValueError(f"{where}: judge_shares takes 0/1 values per seed")
-    few = [arm for arm, v in zip(cell.arms, (a, b)) if len(v) < 2]
-    if few:
-        return untestable(claim, cell, f"fewer than 2 seeds of {', '.join(few)}: no interval", len(a), len(b))
+    why = _not_learned(claim, models, where) or _few(cell, a, b)
+    if why:
+        return untestable(claim, cell, why, len(a), len(b))
     p_a, p_b = statistics.fmean(a), statistics.fmean(b)
     sign = 1.0 if claim.better == "higher" else -1.0
     d = sign * (p_a - p_b) + 0.0
@@ -121,7 +156,62 @@ def judge_shares(claim: Claim, cell: Cell, a: Sequence[float], b: Sequence[float
     seeds = math.nan
     if verdict in (CONSISTENT, INCONCLUSIVE):
         seeds = _shares_seeds(p_a, p_b, sign, boundary, min(len(a), len(b)))
-    return _row(claim, cell, False, len(a), len(b), p_a, p_b, d, low, high, verdict, seeds, "")
+    return _row(claim, cell, SHARES, len(a), len(b), p_a, p_b, d, low, high, verdict, seeds, "")
+
+
+def _zero_width(d: float, boundary: float, cell: Cell, interval: str, n_a: int, n_b: int) -> tuple[str, float, str]:
+    """The verdict, seeds_to_decide and reason of a cell whose every seed gives the same value, by the exact
+    test of the order they show (module doc)."""
+    p = 1.0 if d == boundary else _order_p(interval, n_a, n_b)
+    decided = p < ALPHA
+    verdict = classify(d, d if decided else -math.inf, d if decided else math.inf, boundary, cell.relation)
+    if d == boundary or decided:
+        seeds = math.inf if d == boundary else math.nan
+    else:
+        seeds = float(next(n for n in itertools.count(min(n_a, n_b or n_a)) if _order_p(interval, n, n) < ALPHA))
+    text, (same, test) = ZERO_WIDTH[0], ZERO_WIDTH[1][interval]
+    return verdict, seeds, text.format(same.format(n_a=n_a, n_b=n_b, a=cell.arms[0], b=cell.arms[-1]), test, p)
+
+
+def _order_p(interval: str, n_a: int, n_b: int) -> float:
+    """The two-sided p of the exact test of a complete order: sign test of n_a seeds (paired, one-arm), or
+    permutation test of n_a seeds against n_b (Welch)."""
+    return 2 / math.comb(n_a + n_b, n_a) if interval == WELCH else 2 / 2 ** n_a
+
+
+def _not_learned(claim: Claim, models: Mapping[str, tuple[Sequence[float], float]] | None, where: str) -> str:
+    """Why a cell of a claim with `learned` is not testable here ('' where every model learned, or the
+    claim has no such precondition): each model whose mean over seeds falls more than `within` behind the
+    paper's value for it, or that has no values, by name and number."""
+    rule = claim.learned
+    if rule is None:
+        if models:
+            raise ValueError(f"{where}: models given, but the claim has no key 'learned' to hold them to")
+        return ""
+    if not models:
+        raise ValueError(f"{where}: the claim is judged only where every model learned (its key "
+                         f"'learned'): pass each model's per-seed values and the paper's value for it")
+    sign = 1.0 if rule.better == "higher" else -1.0
+    failed = []
+    for name, (values, paper) in models.items():
+        values = _values(values, where, name)
+        if not values or sign * (statistics.fmean(values) - paper) < -rule.within:
+            failed.append(f"{name}: {_mean(values)} (the paper's {paper:g})")
+    if not failed:
+        return ""
+    return (f"not every model learned the task ({rule.metric}, mean over seeds, more than {rule.within:g} "
+            f"{'under' if sign > 0 else 'over'} the paper's): " + "; ".join(failed))
+
+
+def _mean(values: list[float]) -> str:
+    n = len(values)
+    return f"{statistics.fmean(values):.3g} over {n} seed{'s' * (n != 1)}" if n else "no runs"
+
+
+def _few(cell: Cell, a: list[float], b: list[float]) -> str:
+    """Why a cell has no interval ('' where it has one): an arm with fewer than 2 seeds."""
+    few = [arm for arm, v in zip(cell.arms, (a, b)) if len(v) < 2]
+    return f"fewer than 2 seeds of {', '.join(few)}: no interval" if few else ""
 
 
 def _binomial_tail(k: int, n: int, p: float, upper: bool) -> float:
@@ -178,7 +268,7 @@ def untestable(claim: Claim, cell: Cell, reason: str, n_a: int = 0, n_b: int = 0
     if not reason:
         raise ValueError(f"claim {claim.id!r}, cell {cell.name!r}: 'not testable here' needs a reason")
     nan = math.nan
-    return _row(claim, cell, False, n_a, n_b, nan, nan, nan, nan, nan, NOT_TESTABLE, nan, reason)
+    return _row(claim, cell, "", n_a, n_b, nan, nan, nan, nan, nan, NOT_TESTABLE, nan, reason)
 
 
 def classify(d: float, low: float, high: float, boundary: float, relation: str) -> str:
@@ -219,7 +309,7 @@ def _welch_half(s_a: float, n_a: int, s_b: float, n_b: int) -> float:
     """Welch's half-width t_{0.975, df} sqrt(s_a^2/n_a + s_b^2/n_b), df by Welch-Satterthwaite."""
     va, vb = s_a ** 2 / n_a, s_b ** 2 / n_b
     df = (va + vb) ** 2 / (va ** 2 / (n_a - 1) + vb ** 2 / (n_b - 1)) if va + vb > 0 else math.inf
-    return t975(max(df, 1)) * math.sqrt(va + vb)
+    return t975(df) * math.sqrt(va + vb)
 
 
 def _values(values: Sequence[float], where: str, arm: str) -> list[float]:
@@ -232,14 +322,15 @@ def _values(values: Sequence[float], where: str, arm: str) -> list[float]:
     return out
 
 
-def _row(claim: Claim, cell: Cell, paired: bool, n_a: int, n_b: int, mean_a: float, mean_b: float, d: float,
+def _row(claim: Claim, cell: Cell, interval: str, n_a: int, n_b: int, mean_a: float, mean_b: float, d: float,
          low: float, high: float, verdict: str, seeds: float, reason: str) -> Verdict:
     arm_b = cell.arms[1] if len(cell.arms) == 2 else f"bound {cell.bound:g}"
     paper = ", ".join(f"{k} {v:g}" + (f" ± {cell.paper_se[k]:g}" if k in cell.paper_se else "")
                       for k, v in cell.paper.items())
     return Verdict(claim.id, cell.name, claim.source, claim.metric, claim.unit, cell.arms[0], arm_b, cell.relation,
-                   -cell.tolerance if cell.relation == ON_PAR else 0.0, paired, n_a, n_b, mean_a, mean_b, d, low, high,
-                   verdict, seeds, reason, *_paper(cell, cell.arms[0]), *_paper(cell, arm_b), paper, cell.paper_source)
+                   -cell.tolerance if cell.relation == ON_PAR else 0.0, interval == PAIRED, interval, n_a, n_b, mean_a,
+                   mean_b, d, low, high, verdict, seeds, reason, *_paper(cell, cell.arms[0]), *_paper(cell, arm_b),
+                   paper, cell.paper_source)
 
 
 def _paper(cell: Cell, arm: str) -> tuple[float, float]:

@@ -1,5 +1,7 @@
 """The claims table, one row per claim cell (engine.Verdict), as CSV (one number per column), Markdown
-and LaTeX (booktabs), with LEGEND, the rules behind the verdicts, as the caption every page shows."""
+and LaTeX (booktabs), with the legend, the rules behind the verdicts, as the caption every page shows:
+legend(rows) names the intervals the table's rows use (INTERVALS) and the caps of their seeds-to-decide
+estimates (CAPS); LEGEND names them all."""
 
 from __future__ import annotations
 
@@ -10,15 +12,27 @@ from typing import Iterable
 import pandas as pd
 
 from noneuclid.claims.data import ON_PAR
-from noneuclid.claims.engine import CONSISTENT, INCONCLUSIVE, MAX_SEEDS, NOT_TESTABLE, Verdict
+from noneuclid.claims.engine import (CONSISTENT, INCONCLUSIVE, MAX_SEEDS, NOT_TESTABLE, ONE_ARM, PAIRED, SHARES,
+                                     SHARES_MAX_SEEDS, WELCH, Verdict)
 
-LEGEND = ("Difference: ours, in the paper's direction (> 0 is what the paper says of the first arm), with its 95 % "
-          "Student-t interval (Welch; paired where the seeds are). An on-par claim holds down to minus its "
-          "tolerance. reproduces: the interval lies past that boundary (0, or minus the tolerance) on the "
-          "paper's side; contradicts: on the other side; consistent: the interval holds the boundary, the "
-          "difference is on the paper's side; inconclusive: the interval holds the boundary, the difference is "
-          "not on the paper's side; both say about how many seeds per arm would decide at the same difference "
-          "and spread. not testable here: a stated precondition fails (the reason is given).")
+LEGEND_TEMPLATE = (
+    "Difference: ours, in the paper's direction (> 0 is what the paper says of the first arm), with its 95 % "
+    "interval: {intervals}. An on-par claim holds down to minus its tolerance. reproduces: the interval lies "
+    "past that boundary (0, or minus the tolerance) on the paper's side; contradicts: on the other side; "
+    "consistent: the interval holds the boundary, the difference is on the paper's side; inconclusive: the "
+    "interval holds the boundary, the difference is not on the paper's side; both say about how many seeds "
+    "per arm would decide at the same difference and spread ({caps}). Where every seed gives the same value, "
+    "the interval has zero width and the exact test of the order the seeds show decides instead (the sign "
+    "test; for two arms the permutation test). not testable here: a stated precondition fails (the reason "
+    "is given).")
+INTERVALS = {  # engine.INTERVALS in words, for the legend
+    WELCH: "Welch's t-interval (unequal variances; t at the Welch-Satterthwaite degrees of freedom, fractional)",
+    PAIRED: "Student's t-interval of the per-seed differences where the seeds are paired (n - 1 degrees of freedom)",
+    ONE_ARM: "against a bound, Student's t-interval of the per-seed values (n - 1 degrees of freedom)",
+    SHARES: ("for shares of seeds (such as runs that failed), the exact Clopper-Pearson interval of each share, "
+             "squared and added as in Newcombe's interval for a difference of shares"),
+}
+CAPS = f"searched up to {MAX_SEEDS:,} seeds per arm", f"up to {SHARES_MAX_SEEDS:,} for shares"  # t-intervals, shares
 CSV_COLUMNS = [f.name for f in fields(Verdict) if f.name != "paper"]  # `paper` repeats paper_a, paper_b as text
 DISPLAY_COLUMNS = ["claim", "cell", "source", "metric", "arms", "relation", "n", "ours", "difference [95 % interval]",
                    "verdict", "paper"]
@@ -33,20 +47,34 @@ def to_csv(rows: Iterable[Verdict]) -> str:
     return frame(rows).to_csv(index=False)
 
 
+def legend(rows: Iterable[Verdict] = ()) -> str:
+    """The legend naming the intervals the rows use (every one where no row was judged) and the caps of
+    their seeds-to-decide estimates."""
+    used = {r.interval for r in rows} & set(INTERVALS) or set(INTERVALS)
+    caps = [CAPS[0]] * bool(used - {SHARES}) + [CAPS[1]] * (SHARES in used)
+    return LEGEND_TEMPLATE.format(intervals="; ".join(INTERVALS[i] for i in INTERVALS if i in used),
+                                  caps="; ".join(caps))
+
+
+LEGEND = legend()  # every interval: for a page that gathers several claims tables
+
+
 def to_markdown(rows: Iterable[Verdict]) -> str:
-    """A Markdown table of display(row) per row ('|' escaped), then LEGEND."""
+    """A Markdown table of display(row) per row ('|' escaped), then the legend."""
+    rows = list(rows)
     table = pd.DataFrame([{k: v.replace("|", r"\|") for k, v in display(r).items()} for r in rows],
                          columns=DISPLAY_COLUMNS)
-    return table.to_markdown(index=False) + "\n\n" + LEGEND + "\n"
+    return table.to_markdown(index=False) + "\n\n" + legend(rows) + "\n"
 
 
 def to_latex(rows: Iterable[Verdict], label: str = "tab:claims") -> str:
-    """A booktabs table of display(row) per row, every cell escaped for LaTeX, with LEGEND as caption."""
+    """A booktabs table of display(row) per row, every cell escaped for LaTeX, with the legend as caption."""
+    rows = list(rows)
     spec = "".join("p{3cm}" if c in ("cell", "verdict", "paper") else "l" for c in DISPLAY_COLUMNS)
     lines = [r"\begin{table}", r"\centering", r"\small", rf"\begin{{tabular}}{{{spec}}}", r"\toprule",
              " & ".join(latex_escape(c) for c in DISPLAY_COLUMNS) + r" \\", r"\midrule"]
     lines += [" & ".join(latex_escape(v) for v in display(r).values()) + r" \\" for r in rows]
-    lines += [r"\bottomrule", r"\end{tabular}", rf"\caption{{{latex_escape(LEGEND)}}}", rf"\label{{{label}}}",
+    lines += [r"\bottomrule", r"\end{tabular}", rf"\caption{{{latex_escape(legend(rows))}}}", rf"\label{{{label}}}",
               r"\end{table}"]
     return "\n".join(lines) + "\n"
 
@@ -70,13 +98,20 @@ def display(row: Verdict) -> dict[str, str]:
 def _verdict(row: Verdict) -> str:
     if row.verdict == NOT_TESTABLE:
         return f"{row.verdict}: {row.reason}"
-    if row.verdict not in (CONSISTENT, INCONCLUSIVE):
-        return row.verdict
+    reason = row.reason if isinstance(row.reason, str) else ""  # a row read back from a CSV has nan for ""
+    notes = ([reason] if reason else []) + (_seeds(row) if row.verdict in (CONSISTENT, INCONCLUSIVE) else [])
+    return f"{row.verdict} ({'; '.join(notes)})" if notes else row.verdict
+
+
+def _seeds(row: Verdict) -> list[str]:
+    """The seeds-to-decide estimate in words ([] where there is none: a zero-width interval)."""
+    if math.isnan(row.seeds_to_decide):
+        return []
     if not math.isinf(row.seeds_to_decide):
-        return f"{row.verdict} (~{row.seeds_to_decide:.0f} seeds per arm would decide)"
+        return [f"~{row.seeds_to_decide:.0f} seeds per arm would decide"]
     if row.difference == row.boundary:
-        return f"{row.verdict} (no number of seeds would decide: no difference)"
-    return f"{row.verdict} (more than {MAX_SEEDS:,} seeds per arm would be needed)"
+        return ["no number of seeds would decide: no difference"]
+    return [f"more than {SHARES_MAX_SEEDS if row.interval == SHARES else MAX_SEEDS:,} seeds per arm would be needed"]
 
 
 def _number(x: float, sign: str = "") -> str:

@@ -1,18 +1,79 @@
-"""The two-sided 95 % quantile of Student's t, t_{0.975, df}, from a table: the one quantile every
-interval of the suite uses (the claims engine and the report's estimates)."""
+"""The two-sided 95 % quantile of Student's t, t_{0.975, df}, at any real df > 0 (Welch's degrees of
+freedom are fractional): the one quantile every interval of the suite uses (the claims engine and the
+report's estimates). Pure Python; relative error under 1e-14 up to df = 1,000 and 1e-9 up to 1e7
+(lgamma's rounding at large df):
+
+    upper tail   P(T > t) = I_x(df/2, 1/2) / 2 with x = df / (df + t^2), I the regularized incomplete
+                 beta function, from its continued fraction (modified Lentz, as Numerical Recipes' betai)
+    quantile     the root of P(T > t) = 0.025 by Newton's method from the normal quantile: the tail is
+                 convex and decreasing for t > 0 and the root lies above the normal's, so the steps rise
+                 to it and never overshoot
+    df = inf     the normal's quantile
+"""
 
 from __future__ import annotations
 
 import math
+from statistics import NormalDist
 
-# t_{0.975, df}: df 1-30, 40, 60, 120, and the normal's
-T975 = {1: 12.706, 2: 4.303, 3: 3.182, 4: 2.776, 5: 2.571, 6: 2.447, 7: 2.365, 8: 2.306, 9: 2.262, 10: 2.228,
-        11: 2.201, 12: 2.179, 13: 2.160, 14: 2.145, 15: 2.131, 16: 2.120, 17: 2.110, 18: 2.101, 19: 2.093,
-        20: 2.086, 21: 2.080, 22: 2.074, 23: 2.069, 24: 2.064, 25: 2.060, 26: 2.056, 27: 2.052, 28: 2.048,
-        29: 2.045, 30: 2.042, 40: 2.021, 60: 2.000, 120: 1.980, math.inf: 1.960}
+TAIL = 0.025  # the upper tail of a two-sided 95 % interval
+NORMAL975 = NormalDist().inv_cdf(1 - TAIL)
+STEPS = 10_000  # a continued fraction or a Newton iteration not converged by then is an error
+EPS = 1e-15
 
 
 def t975(df: float) -> float:
-    """t_{0.975, df} for any df >= 1 (not only whole numbers): the quantile at the largest tabulated df
-    not above it, so the interval is never narrower than the exact one."""
-    return T975[max(k for k in T975 if k <= df)]
+    """t_{0.975, df} for any real df > 0 (module doc)."""
+    if not df > 0:
+        raise ValueError(f"Student's t needs degrees of freedom > 0, not {df}")
+    if math.isinf(df):
+        return NORMAL975
+    t = NORMAL975
+    for _ in range(STEPS):
+        step = (upper_tail(t, df) - TAIL) / density(t, df)
+        t += step
+        if step <= EPS * t:
+            return t
+    raise ArithmeticError(f"t_0.975 at df = {df}: Newton's method did not converge")
+
+
+def upper_tail(t: float, df: float) -> float:
+    """P(T > t) for t >= 0."""
+    x, y = df / (df + t * t), t * t / (df + t * t)  # y = 1 - x, without the cancellation
+    return incomplete_beta(df / 2, 0.5, x, y) / 2
+
+
+def density(t: float, df: float) -> float:
+    """The density of Student's t at t."""
+    log_norm = math.lgamma((df + 1) / 2) - math.lgamma(df / 2) - 0.5 * math.log(df * math.pi)
+    return math.exp(log_norm - (df + 1) / 2 * math.log1p(t * t / df))
+
+
+def incomplete_beta(a: float, b: float, x: float, y: float) -> float:
+    """I_x(a, b), with y = 1 - x given separately; the continued fraction where it converges fast, else
+    1 - I_y(b, a)."""
+    if x <= 0 or y <= 0:
+        return 0.0 if x <= 0 else 1.0
+    front = math.exp(math.lgamma(a + b) - math.lgamma(a) - math.lgamma(b) + a * math.log(x) + b * math.log(y))
+    if x < (a + 1) / (a + b + 2):
+        return front * _fraction(a, b, x) / a
+    return 1 - front * _fraction(b, a, y) / b
+
+
+def _fraction(a: float, b: float, x: float) -> float:
+    """The continued fraction of I_x(a, b) (modified Lentz)."""
+    tiny = 1e-300
+
+    def guard(v: float) -> float:
+        return v if abs(v) > tiny else tiny
+
+    c, d = 1.0, 1 / guard(1 - (a + b) * x / (a + 1))
+    h = d
+    for m in range(1, STEPS):
+        for numerator in (m * (b - m) * x / ((a + 2 * m - 1) * (a + 2 * m)),
+                          -(a + m) * (a + b + m) * x / ((a + 2 * m) * (a + 2 * m + 1))):
+            d, c = 1 / guard(1 + numerator * d), guard(1 + numerator / c)
+            h *= d * c
+        if abs(d * c - 1) < EPS:
+            return h
+    raise ArithmeticError(f"the incomplete beta fraction at a = {a}, b = {b}, x = {x} did not converge")

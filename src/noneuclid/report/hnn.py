@@ -217,7 +217,8 @@ def verdicts(finished: pd.DataFrame, datasets=tuple(DATASETS)) -> list[engine.Ve
     `datasets` (an experiment's grid): per cell, the paper's better hyperbolic model against its
     Euclidean one (test accuracy % at best dev, Welch); the hyperbolic gain per seed (that model minus
     the Euclidean one of the same seed) of a PREFIX dataset against another's. A cell whose models
-    all stayed at chance, or without runs, is not testable here."""
+    all stayed at chance, or without runs, is not testable here; a gain cell also where one of its four
+    models falls short of the paper's accuracy (the claim's `learned`)."""
     rows = []
     claim = CLAIMS[ON_PAR_OR_BETTER]
     for cell in claim.cells:
@@ -233,8 +234,20 @@ def verdicts(finished: pd.DataFrame, datasets=tuple(DATASETS)) -> list[engine.Ve
             continue
         arms = [_gains(finished, data, kind) for data in cell.arms]
         why = "; ".join(w for w in (_untestable(finished, data, kind) for data in cell.arms) if w)
-        rows.append(_judged(claim, cell, arms, why))
+        rows.append(_judged(claim, cell, arms, why, _models(finished, cell.arms, kind)))
     return rows
+
+
+def _models(finished: pd.DataFrame, datasets, cell: str) -> dict[str, tuple[list[float], float]]:
+    """The models a gain cell involves (on each dataset, its Table 1 cell's two arms) -> their test
+    accuracies % per seed and the paper's: the claim's precondition `learned` (claims/hnn.yaml)."""
+    models = {}
+    for data in datasets:
+        table1 = CLAIMS[ON_PAR_OR_BETTER].cell(f"{DATASETS[data].rstrip('%')}, {cell.upper()}")
+        for geometry in table1.arms:
+            models[f"{DATASETS[data]} {ROWS[_row(geometry, cell)]}"] = (
+                _accuracies(finished, data, cell, geometry).tolist(), table1.paper[geometry])
+    return models
 
 
 def _cell_of(name: str) -> tuple[str, str]:
@@ -271,11 +284,12 @@ def _untestable(finished: pd.DataFrame, data: str, cell: str, claim_cell=None) -
     return ""
 
 
-def _judged(claim, cell, arms, reason: str) -> engine.Verdict:
-    """engine.judge of the arms' per-seed values, or not testable for `reason`."""
+def _judged(claim, cell, arms, reason: str, models=None) -> engine.Verdict:
+    """engine.judge of the arms' per-seed values (and the models a gain involves), or not testable for
+    `reason`."""
     if reason:
         return engine.untestable(claim, cell, reason, *map(len, arms))
-    return engine.judge(claim, cell, *(list(a) for a in arms))
+    return engine.judge(claim, cell, *(list(a) for a in arms), models=models)
 
 
 def _health(finished: pd.DataFrame, runs: run_table.Runs) -> list[str]:
