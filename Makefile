@@ -12,16 +12,20 @@ WORDNET_DICT ?=
 RUNS_DIR ?= runs
 # Extra training overrides for every sweep, e.g. TRAIN_ARGS='hydra/launcher=slurm trainer.threads=1'
 TRAIN_ARGS ?=
+# Training processes side by side in a parallel sweep (empty: one per core)
+JOBS ?= $(NONEUCLID_JOBS)
 # Files the suite writes itself: PREFIX splits, CIFAR-10 binary batches made from a mirror.
 GENERATED_DIR ?= $(abspath data/generated)
 export NONEUCLID_DATA_DIR := $(DATA_DIR)
 export NONEUCLID_RUNS_DIR := $(RUNS_DIR)
 export NONEUCLID_GENERATED_DIR := $(GENERATED_DIR)
+export NONEUCLID_JOBS := $(JOBS)
 
 .PHONY: help setup data test test-slow smoke bench reproduce-all reproduce-brantner reproduce-hnn reproduce-phydi tables figures report runs sync clean
 
 help:  ## list the targets
 	@grep -E '^[a-z-]+:.*## ' $(MAKEFILE_LIST) | awk -F':.*## ' '{printf "  %-20s %s\n", $$1, $$2}'
+	@echo "  JOBS=<n>             training processes side by side in a sweep (default: one per core)"
 
 $(VENV)/.installed: pyproject.toml
 	test -x $(PY) || $(PYTHON_BOOT) -m venv $(VENV)
