@@ -68,8 +68,8 @@ reproduce-hnn: setup  ## Ganea et al.: Table 1 sweep (six models x PREFIX-10/30/
 reproduce-phydi: setup  ## PHYDI: Tables 1-2 (PHResNets, CIFAR-10) and Fig. 4 (PHTransformers, WikiText-2) at PROFILE
 	$(PY) scripts/reproduce.py phydi --profile $(PROFILE) $(if $(TRAIN_ARGS),-- $(TRAIN_ARGS))
 
-report: setup  ## redraw results/ (every table and figure, the results blocks of docs/<paper>.md, results/index.html) from run folders, no training
-	$(PY) scripts/report.py all --runs $(RUNS_DIR) --profile $(PROFILE)
+report: setup  ## redraw results/ (every table and figure, results/index.html) and the claims digests of docs/<paper>.md from run folders, no training
+	$(PY) scripts/report.py all --runs $(RUNS_DIR) --profile $(PROFILE) --docs
 
 tables: report  ## same as report (tables and figures are drawn together)
 
