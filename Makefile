@@ -12,16 +12,20 @@ WORDNET_DICT ?=
 RUNS_DIR ?= runs
 # Extra training overrides for every sweep, e.g. TRAIN_ARGS='hydra/launcher=slurm trainer.threads=1'
 TRAIN_ARGS ?=
+# Training processes side by side in a parallel sweep (empty: one per core)
+JOBS ?= $(NONEUCLID_JOBS)
 # Files the suite writes itself: PREFIX splits, CIFAR-10 binary batches made from a mirror.
 GENERATED_DIR ?= $(abspath data/generated)
 export NONEUCLID_DATA_DIR := $(DATA_DIR)
 export NONEUCLID_RUNS_DIR := $(RUNS_DIR)
 export NONEUCLID_GENERATED_DIR := $(GENERATED_DIR)
+export NONEUCLID_JOBS := $(JOBS)
 
 .PHONY: help setup data test test-slow smoke bench reproduce-all reproduce-brantner reproduce-hnn reproduce-phydi tables figures report runs sync clean
 
 help:  ## list the targets
 	@grep -E '^[a-z-]+:.*## ' $(MAKEFILE_LIST) | awk -F':.*## ' '{printf "  %-20s %s\n", $$1, $$2}'
+	@echo "  JOBS=<n>             training processes side by side in a sweep (default: one per core)"
 
 $(VENV)/.installed: pyproject.toml
 	test -x $(PY) || $(PYTHON_BOOT) -m venv $(VENV)
@@ -64,8 +68,8 @@ reproduce-hnn: setup  ## Ganea et al.: Table 1 sweep (six models x PREFIX-10/30/
 reproduce-phydi: setup  ## PHYDI: Tables 1-2 (PHResNets, CIFAR-10) and Fig. 4 (PHTransformers, WikiText-2) at PROFILE
 	$(PY) scripts/reproduce.py phydi --profile $(PROFILE) $(if $(TRAIN_ARGS),-- $(TRAIN_ARGS))
 
-report: setup  ## redraw results/ (every table and figure, the results blocks of docs/<paper>.md, results/index.html) from run folders, no training
-	$(PY) scripts/report.py all --runs $(RUNS_DIR) --profile $(PROFILE)
+report: setup  ## redraw results/ (every table and figure, results/index.html) and the claims digests of docs/<paper>.md from run folders, no training
+	$(PY) scripts/report.py all --runs $(RUNS_DIR) --profile $(PROFILE) --docs
 
 tables: report  ## same as report (tables and figures are drawn together)
 

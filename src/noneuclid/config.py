@@ -3,6 +3,7 @@ sweep values an experiment lists (for the reports that read its runs)."""
 
 from __future__ import annotations
 
+import os
 from pathlib import Path
 
 from omegaconf import DictConfig, OmegaConf, open_dict
@@ -15,6 +16,22 @@ OmegaConf.register_new_resolver("pick", lambda flag, yes, no: yes if flag else n
 OmegaConf.register_new_resolver("choose", lambda key, table: table[key], replace=True)
 # ${or:value,fallback} -> value unless it is null (e.g. an ablation's epochs over the profile's)
 OmegaConf.register_new_resolver("or", lambda value, fallback: fallback if value is None else value, replace=True)
+
+
+def jobs() -> int:
+    """How many training processes a parallel sweep runs side by side: $NONEUCLID_JOBS, else one per
+    core this process may use."""
+    value = os.environ.get("NONEUCLID_JOBS", "").strip()
+    if not value:
+        return len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else os.cpu_count() or 1
+    if not value.isdigit() or int(value) < 1:
+        raise ValueError(f"NONEUCLID_JOBS={value!r}: give a whole number of parallel jobs, 1 or more "
+                         "(or unset it for one per core)")
+    return int(value)
+
+
+# ${jobs:} -> jobs() (hydra.launcher.n_jobs of a parallel sweep; not a setting of any run)
+OmegaConf.register_new_resolver("jobs", jobs, replace=True)
 
 
 def compose(overrides: list[str] = (), experiment_name: str = "default") -> DictConfig:

@@ -4,9 +4,10 @@ For each paper: its title; its experiments (configs/experiment/<paper>/<name>.ya
 modules (each with make(runs_dir, profile, out) writing results/<paper>/<profile>/; the first also
 writes summary.md and takes the paper's CLI options); the tables and figures they write (file
 stems under results/<paper>/<profile>/); and the Markdown pages that results/index.html shows (stems:
-the first module's summary, then the pages of the others, which summary.md leaves out); and the
-stages of its reproduction, in order (reproduce.py adds the paper's report and the HTML page).
-report/html.py, report/__main__.py and reproduce.py read it.
+the first module's summary, then the pages of the others, which summary.md leaves out); the
+stages of its reproduction, in order (reproduce.py adds the paper's report and the HTML page); and
+the tables and figures a report draws only when it has what they need (the report command names
+those it leaves out). report/html.py, report/__main__.py and reproduce.py read it.
 """
 
 from __future__ import annotations
@@ -34,6 +35,23 @@ def _train(name: str, experiment: str, *args: str, **kw) -> Stage:
 
 
 @dataclass(frozen=True)
+class Extra:
+    """A table or figure (file stem in results/<paper>/<profile>/) that the report module `report`
+    draws only when it has `needs` ({profile}, {runs} and {data} are filled in). evaluated: written by
+    `python -m noneuclid.evaluate`, and shown by the report where it is."""
+    stem: str
+    report: str
+    needs: str
+    evaluated: bool = False
+
+
+def _runs_of(report: str, *experiments: str) -> tuple[Extra, ...]:
+    """Each experiment's table or figure (stem: its name), drawn from its finished runs."""
+    return tuple(Extra(e.split("/")[-1], f"noneuclid.report.{report}", "finished runs of `python -m noneuclid.train -m "
+                       f"experiment={e} profile={{profile}}`") for e in experiments)
+
+
+@dataclass(frozen=True)
 class Paper:
     title: str
     experiments: tuple[str, ...]
@@ -42,6 +60,7 @@ class Paper:
     figures: tuple[str, ...]
     pages: tuple[str, ...] = ("summary",)
     stages: tuple[Stage, ...] = ()
+    extras: tuple[Extra, ...] = ()
 
 
 BRANTNER = (
@@ -94,19 +113,40 @@ PHYDI = (
 )
 
 
+BRANTNER_EXTRAS = (
+    Extra("authors_curves", "noneuclid.report.brantner",
+          "the authors' training curves, {data}/reference/brantner_gml/mnist_metadata.h5 "
+          "(data root: NONEUCLID_DATA_DIR)"),
+    Extra("authors_networks", "noneuclid.report.brantner", "`python -m noneuclid.evaluate authors-networks --data "
+          "{data} --profile {profile}` first (the authors' networks in {data}/reference/brantner_gml)", evaluated=True),
+    *_runs_of("brantner", "brantner/section"),
+)
+HNN_EXTRAS = (
+    *_runs_of("hnn", *(f"hnn/{name}" for name in ("init", "budget", "long", "gru_long", "carry_gaps", "order"))),
+    Extra("table2_burnin", "noneuclid.report.hnn_table2", "finished runs of `python -m noneuclid.train -m "
+          "experiment=hnn/burnin profile={profile}`"),
+    Extra("fig_table2_boundaries", "noneuclid.report.hnn_table2", "the run folders of the 2-D embedding "
+          "(experiment=hnn/poincare) and its seed-0 classifiers (experiment=hnn/table2) under {runs}/hnn/{profile}"),
+)
+PHYDI_EXTRAS = (
+    *_runs_of("phydi", "phydi/table1", "phydi/table2", "phydi/fig4"),
+    Extra("speed", "noneuclid.report.phydi", "finished runs of experiment=phydi/table1 or phydi/table2"),
+)
+
+
 PAPERS = {
     "brantner": Paper("Brantner, Adam on manifolds", ("fig3a", "fig3b", "table2", "section"),
                       ("noneuclid.report.brantner",),
                       ("table2", "accuracy", "authors_networks", "authors_curves", "section"),
-                      ("fig3a", "fig3b"), stages=BRANTNER),
+                      ("fig3a", "fig3b"), stages=BRANTNER, extras=BRANTNER_EXTRAS),
     "hnn": Paper("Ganea et al., Hyperbolic Neural Networks", ("table1", "init", "budget", "long", "gru_long", "order",
                                                                  "carry_gaps", "seeds", "same_init", "compensated", "poincare",
                                                                  "burnin", "table2"),
                  ("noneuclid.report.hnn", "noneuclid.report.hnn_table2"),
                  ("table1", "init", "budget", "long", "gru_long", "carry_gaps", "order", "table2_f1", "table2_embeddings",
                   "table2_claims", "table2_burnin"),
-                 ("fig_prefix10_dev", "fig_table2_boundaries"), ("summary", "table2"), HNN),
+                 ("fig_prefix10_dev", "fig_table2_boundaries"), ("summary", "table2"), HNN, HNN_EXTRAS),
     "phydi": Paper("PHYDI, hypercomplex networks initialised as identity", ("table1", "table2", "fig4"),
                    ("noneuclid.report.phydi",), ("table1", "table2", "fig4", "speed", "compute"), ("fig4",),
-                   stages=PHYDI),
+                   stages=PHYDI, extras=PHYDI_EXTRAS),
 }

@@ -9,7 +9,8 @@ Overrides after `--` go to every training sweep, e.g. `-- hydra/launcher=slurm t
 The command ends with a summary of what ran, was skipped or failed, and the state of each paper's
 run folders (also written to <runs>/reproduce-<profile>-<papers>.json); it exits 1 if anything failed.
 Data roots come from NONEUCLID_DATA_DIR / NONEUCLID_GENERATED_DIR / NONEUCLID_RUNS_DIR (the Makefile
-sets them), else ./data, ./data/generated and ./runs.
+sets them), else ./data, ./data/generated and ./runs. Parallel sweeps run NONEUCLID_JOBS processes
+(default: one per core).
 """
 
 from __future__ import annotations
@@ -23,7 +24,7 @@ import time
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
 
-from noneuclid.config import experiment_value
+from noneuclid.config import experiment_value, jobs
 from noneuclid.data import cifar10, wikitext2, wordnet
 from noneuclid.data.files import DataError, require
 from noneuclid.report import aggregate
@@ -89,9 +90,9 @@ def plan(papers, profile: str, data_dir: Path, generated_dir: Path, runs_dir: Pa
     """The steps of each paper, in order: the stages of its registry entry (papers.PAPERS; at the smoke
     profile, which shows every kind of step once, not the ablations), its report, then the HTML page."""
     train = ["noneuclid.train", "-m", f"profile={profile}", "trainer.progress=false", *overrides]
-    # cpu: one process per core, torch at one thread each (the cpu profiles' budgets assume it)
+    # cpu: one process per core (or $NONEUCLID_JOBS), torch at one thread each (the cpu profiles' budgets assume it)
     per_core = ([] if profile != "cpu" or any(o.startswith("hydra/launcher") for o in overrides)
-                else ["hydra/launcher=joblib", "hydra.launcher.n_jobs=2", "trainer.threads=1"])
+                else ["hydra/launcher=joblib", f"hydra.launcher.n_jobs={jobs()}", "trainer.threads=1"])
     conditions = _conditions(profile, data_dir, generated_dir)
     values = {"runs": runs_dir, "profile": profile, "data": data_dir, "generated": generated_dir}
     steps: list[Step] = []

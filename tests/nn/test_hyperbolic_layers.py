@@ -328,6 +328,27 @@ def test_euclidean_gru_is_the_gated_update_with_tanh():
     torch.testing.assert_close(gru(x, torch.tensor([3, 3])), h, rtol=1e-12, atol=1e-14)
 
 
+def test_compiled_encoder_equals_eager():
+    """torch.compile of one hyperbolic RNN encoder as the model compiles it (the products of the table's
+    rows, the recurrence step looking up its tokens' and keeping ended sequences): states and gradients
+    (table and weights) agree with the eager encoder in float64 (two encoders side by side, batch 4, up
+    to 5 tokens, inputs up to norm 0.75). The whole model: test_compiled_model_equals_eager (slow)."""
+    torch.manual_seed(8)
+    encoders = [Recurrent("rnn", 3, 3, PoincareBall(1.0), copies=(1, 2), compile=flag).double()
+                for flag in (False, True)]
+    encoders[1].load_state_dict(encoders[0].state_dict())
+    table = _ball_points(1, 7, 3, radius=0.75)
+    tables = [table.clone().requires_grad_() for _ in encoders]
+    tokens, lengths = torch.randint(0, 7, (1, 2, 4, 5)), torch.randint(1, 6, (1, 2, 4))
+    outs = [enc.forward_tokens(table, tokens, lengths) for enc, table in zip(encoders, tables)]
+    for out in outs:
+        out.pow(2).sum().backward()
+    torch.testing.assert_close(outs[1], outs[0], rtol=1e-12, atol=1e-14)
+    for eager, compiled in zip([tables[0], *encoders[0].parameters()], [tables[1], *encoders[1].parameters()]):
+        torch.testing.assert_close(compiled.grad, eager.grad, rtol=1e-10, atol=1e-13)
+
+
+@pytest.mark.slow  # minutes on an empty compile cache
 def test_compiled_model_equals_eager():
     """torch.compile fuses the input products, the recurrence step and the FFNN + MLR; values and
     gradients agree with the eager model in float64 (batch 4, 20 tokens)."""

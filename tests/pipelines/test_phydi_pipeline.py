@@ -106,10 +106,11 @@ def test_report_without_runs_says_what_to_run(tmp_path):
 
 
 def test_cpu_reproduction_runs_one_process_per_core(tmp_path):
-    """make reproduce-phydi (cpu): each sweep through joblib, 2 jobs of one torch thread, unless the
-    user chose a launcher."""
+    """make reproduce-phydi (cpu): each sweep through joblib, one job of one torch thread per core,
+    unless the user chose a launcher."""
     from noneuclid import reproduce
-    per_core = ["hydra/launcher=joblib", "hydra.launcher.n_jobs=2", "trainer.threads=1"]
+    from noneuclid.config import jobs
+    per_core = ["hydra/launcher=joblib", f"hydra.launcher.n_jobs={jobs()}", "trainer.threads=1"]
     steps = {s.name: s.args for s in reproduce.plan(["phydi"], "cpu", tmp_path, tmp_path, tmp_path)}
     assert all(set(per_core) <= set(steps[f"train {name}"]) for name in ("table1", "table2", "fig4"))
     steps = {s.name: s.args for s in reproduce.plan(["phydi"], "cpu", tmp_path, tmp_path, tmp_path,

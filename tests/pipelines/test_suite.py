@@ -95,6 +95,45 @@ def test_slurm_launcher_config_composes():
     assert launcher._target_.endswith("SlurmLauncher") and launcher.gpus_per_node == 1
 
 
+def _table1_with_hydra(*overrides: str):
+    from hydra import compose, initialize_config_dir
+
+    from noneuclid.config import CONFIG_DIR
+    with initialize_config_dir(str(CONFIG_DIR), version_base="1.3"):
+        return compose("train", ["experiment=hnn/table1", "profile=smoke", *overrides], return_hydra_config=True)
+
+
+def test_parallel_jobs_default_to_the_cores_and_leave_the_run_names_alone(monkeypatch):
+    """hnn/table1's joblib sweep runs one job per core, NONEUCLID_JOBS or hydra.launcher.n_jobs choose
+    another count, and no count changes a run's folder name (the hydra node is not a setting)."""
+    from omegaconf import OmegaConf, open_dict
+
+    from noneuclid.config import compose, jobs
+
+    def run_name(cfg) -> str:
+        """The run folder's name of the config, its hydra node dropped as the trainer gets it."""
+        cfg = OmegaConf.create(OmegaConf.to_container(cfg))
+        with open_dict(cfg):
+            cfg.pop("hydra", None)
+            cfg.experiment_name = "hnn/table1"
+        return RunDir(cfg).name
+
+    monkeypatch.delenv("NONEUCLID_JOBS", raising=False)
+    cores = len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else os.cpu_count()
+    assert jobs() == cores and _table1_with_hydra().hydra.launcher.n_jobs == cores
+    alone = run_name(compose(["experiment=hnn/table1", "profile=smoke"], "hnn/table1"))
+    assert run_name(_table1_with_hydra()) == alone
+    monkeypatch.setenv("NONEUCLID_JOBS", "7")
+    assert _table1_with_hydra().hydra.launcher.n_jobs == 7 and run_name(_table1_with_hydra()) == alone
+    cfg = _table1_with_hydra("hydra.launcher.n_jobs=3")
+    assert cfg.hydra.launcher.n_jobs == 3 and run_name(cfg) == alone
+    assert "hydra.launcher.n_jobs=7" in next(s.args for s in reproduce.plan(["phydi"], "cpu", *[Path("x")] * 3)
+                                             if s.name == "train table1")
+    monkeypatch.setenv("NONEUCLID_JOBS", "two")
+    with pytest.raises(ValueError, match="whole number of parallel jobs"):
+        jobs()
+
+
 # -- the HTML report in a browser -------------------------------------------------------------------
 
 def _chromium() -> str:

@@ -175,7 +175,7 @@ def test_docs_update_leaves_a_report_without_the_block_or_a_missing_report_alone
     assert md.read_text() == "a report without markers\n"
 
 
-def test_report_command_refreshes_the_papers_docs_block_but_not_for_smoke(monkeypatch, tmp_path):
+def test_report_command_refreshes_the_papers_docs_block_when_asked_but_not_for_smoke(monkeypatch, tmp_path):
     from noneuclid.report import __main__ as cli
 
     def make(runs_dir, profile, out, overrides=(), **_):
@@ -188,10 +188,12 @@ def test_report_command_refreshes_the_papers_docs_block_but_not_for_smoke(monkey
     md = tmp_path / "docs" / "phydi.md"
     md.write_text("<!-- results:phydi:start -->\nSTALE\n<!-- results:phydi:end -->\n")
     common = ["phydi", "--runs", str(tmp_path / "runs"), "--results", str(tmp_path / "results"),
-              "--docs", str(tmp_path / "docs")]
-    assert cli.main([*common, "--profile", "smoke"]) == 0
+              "--docs-dir", str(tmp_path / "docs")]
+    assert cli.main([*common, "--profile", "smoke", "--docs"]) == 0
     assert "STALE" in md.read_text()
-    assert cli.main([*common, "--profile", "cpu"]) == 0
+    assert cli.main([*common, "--profile", "cpu"]) == 0  # not asked to
+    assert "STALE" in md.read_text()
+    assert cli.main([*common, "--profile", "cpu", "--docs"]) == 0
     assert "| cpu cell " in md.read_text() and "STALE" not in md.read_text()
 
 
@@ -208,7 +210,7 @@ def test_table2_report_refreshes_the_hnn_digest(monkeypatch, tmp_path):
     md.write_text("<!-- results:hnn:start -->\nSTALE\n<!-- results:hnn:end -->\n")
     from noneuclid.report.__main__ import main
     common = ["hnn", "table2", "--runs", str(tmp_path / "runs"), "--results", str(tmp_path / "results"),
-              "--docs", str(tmp_path / "docs")]
+              "--docs", "--docs-dir", str(tmp_path / "docs")]
     assert main([*common, "--profile", "smoke"]) == 0
     assert "STALE" in md.read_text()
     assert main([*common, "--profile", "cpu"]) == 0
@@ -326,9 +328,7 @@ def test_report_all_redraws_from_the_committed_per_run_data_alone(tmp_path):
     results = tmp_path / "results"
     for paper in ("phydi", "brantner"):
         shutil.copytree(committed / paper / "cpu", results / paper / "cpu")
-    docs = tmp_path / "docs"
-    docs.mkdir()
-    args = ["--runs", str(tmp_path / "no-runs"), "--profile", "cpu", "--results", str(results), "--docs", str(docs)]
+    args = ["--runs", str(tmp_path / "no-runs"), "--profile", "cpu", "--results", str(results)]
     assert main(["all", *args]) == 0
     tables = {"phydi": ("table1", "table2", "table1_claims", "table2_claims", "fig4_claims", "speed", "compute"),
               "brantner": ("claims", "table2", "accuracy")}
@@ -348,3 +348,76 @@ def test_an_unknown_report_part_writes_nothing(tmp_path, capsys, monkeypatch):
     monkeypatch.setattr(cli.run_table, "export", lambda *a: exported.append(a) or [])
     assert cli.main(["hnn", "nosuch", "--runs", str(tmp_path / "runs"), "--results", str(tmp_path / "results")]) == 2
     assert "its parts: hnn, table2" in capsys.readouterr().err and exported == []
+
+
+def _files(root) -> dict[str, bytes]:
+    """{path under root: contents} of every file under root."""
+    return {p.relative_to(root).as_posix(): p.read_bytes() for p in root.rglob("*") if p.is_file()}
+
+
+def test_report_command_after_a_smoke_run_writes_its_profile_only_and_names_what_it_left_out(
+        four_runs, tmp_path, monkeypatch, capsys):
+    """`python -m noneuclid.report brantner` after smoke runs, in a checkout with the committed cpu results:
+    reports the smoke profile (the one with finished run folders), changes nothing but
+    results/brantner/smoke/ (docs/ and the README untouched), and names each table it left out with what
+    it needs (the authors' curves and networks are not in this data root) and the file an earlier
+    report left."""
+    import shutil
+    from pathlib import Path
+
+    from noneuclid.report.__main__ import main
+    repo, checkout = Path(__file__).resolve().parents[2], tmp_path / "checkout"
+    shutil.copytree(repo / "results" / "brantner" / "cpu", checkout / "results" / "brantner" / "cpu")
+    shutil.copytree(repo / "docs", checkout / "docs")
+    shutil.copy(repo / "README.md", checkout / "README.md")
+    earlier = checkout / "results" / "brantner" / "smoke" / "authors_curves.csv"
+    earlier.parent.mkdir()
+    earlier.write_text("an earlier report's table\n")
+    before = _files(checkout)
+    monkeypatch.chdir(checkout)
+    monkeypatch.setenv("NONEUCLID_RUNS_DIR", str(four_runs))
+    monkeypatch.setenv("NONEUCLID_DATA_DIR", str(tmp_path / "data"))
+    assert main(["brantner", "model.depth=1"]) == 0
+    after = _files(checkout)
+    changed = {p for p in before.keys() | after.keys() if before.get(p) != after.get(p)}
+    assert "results/brantner/smoke/summary.md" in changed
+    assert all(p.startswith("results/brantner/smoke/") for p in changed), changed
+    out = capsys.readouterr().out
+    assert f"authors_curves: needs the authors' training curves, {tmp_path / 'data'}/reference" in out
+    assert "(authors_curves.csv: an earlier report's, not this one's)" in out
+    assert "  - section:" not in out  # drawn: Adam + Stiefel's run is the section experiment's householder arm
+    assert "authors_networks: needs `python -m noneuclid.evaluate authors-networks" in out
+
+
+def test_report_profile_is_the_one_whose_runs_are_there_else_it_stops_naming_them(tmp_path, capsys):
+    """--profile wins; else the profile with finished run folders; else the one with committed per-run
+    data; none or several: the command stops, writing nothing, and names what it found."""
+    from argparse import Namespace
+
+    from noneuclid.report.__main__ import ProfileError, chosen_profile, main
+    runs, results = tmp_path / "runs", tmp_path / "results"
+    args = Namespace(profile=None, runs=runs, results=results)
+    with pytest.raises(ProfileError, match="no finished runs of brantner under .* --profile"):
+        chosen_profile(args, ["brantner"])
+    (results / "brantner" / "cpu").mkdir(parents=True)
+    (results / "brantner" / "cpu" / "runs.csv").write_text("run\n")
+    assert chosen_profile(args, ["brantner"]) == "cpu"  # a fresh clone: the committed per-run data
+    (runs / "brantner" / "smoke" / "a-s0-0000abcd").mkdir(parents=True)
+    assert chosen_profile(args, ["brantner"]) == "cpu"  # an unfinished run does not count
+    (runs / "brantner" / "smoke" / "a-s0-0000abcd" / "DONE").touch()
+    assert chosen_profile(args, ["brantner"]) == "smoke"  # the runs just made
+    assert chosen_profile(Namespace(profile="cpu", runs=runs, results=results), ["brantner"]) == "cpu"
+    (runs / "brantner" / "paper" / "b-s0-0000abcd").mkdir(parents=True)
+    (runs / "brantner" / "paper" / "b-s0-0000abcd" / "DONE").touch()
+    assert main(["brantner", "--runs", str(runs), "--results", str(results)]) == 2
+    err = capsys.readouterr().err
+    assert "runs of several profiles" in err and "--profile paper|smoke" in err
+    assert sorted(p.name for p in (results / "brantner").iterdir()) == ["cpu"]
+
+
+def test_every_table_a_report_may_leave_out_is_one_of_its_papers():
+    from noneuclid.papers import PAPERS
+    for paper in PAPERS.values():
+        for extra in paper.extras:
+            assert extra.report in paper.reports and extra.stem in (*paper.tables, *paper.figures), extra
+            assert extra.needs.format(profile="cpu", runs="runs", data="data")

@@ -100,7 +100,7 @@ def test_report_all_brings_back_every_derived_file_byte_for_byte(tmp_path, monke
         path.unlink()
     (tmp_path / "docs").mkdir()
     assert main(["all", "--runs", str(tmp_path / "no-runs"), "--results", str(results),
-                 "--docs", str(tmp_path / "docs")]) == 0
+                 "--docs", "--docs-dir", str(tmp_path / "docs")]) == 0
     assert "fig_table2_boundaries: not redrawn" in capsys.readouterr().out
     missing = [str(p.relative_to(results)) for p in gone if not p.is_file()]
     differ = [str(p.relative_to(results)) for p in gone

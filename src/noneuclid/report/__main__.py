@@ -1,14 +1,19 @@
-"""python -m noneuclid.report brantner|hnn|phydi|html|all [PART] [--runs runs] [--profile cpu]
+"""python -m noneuclid.report brantner|hnn|phydi|html|all [PART] [--profile P] [--runs runs] [--docs]
 
 A paper: merges its ended runs under runs/<paper>/<profile>/ into results/<paper>/<profile>/runs.csv
 and curves.csv.gz, then runs each of its reports (papers.PAPERS[paper].reports; PART picks one, e.g.
-`hnn table2` for report.hnn_table2), which redraw results/<paper>/<profile>/; for the cpu and paper
-profiles each also refreshes its results block of the paper's report, docs/<paper>.md (smoke
-results never replace it). A report that needs run folders and finds none leaves its results as they
-are and says so; the PHYDI report and Ganea et al.'s Table 2 draw from runs.csv and curves.csv.gz alone.
-html: writes results/index.html from the files in results/. all: every paper, then html.
+`hnn table2` for report.hnn_table2), which redraw results/<paper>/<profile>/ and nothing else. The
+profile: --profile, else the one with finished run folders (DONE) under runs/<paper>/, else the one
+with committed per-run data (results/<paper>/<profile>/runs.csv); where that is several or none, the
+command stops and says which it found. Every table or figure a report leaves out (papers.Extra: the
+authors' curves missing, no runs of a part) is named in the output. --docs also refreshes the paper's
+claims digest in docs/<paper>.md (cpu and paper profiles; `make report` passes it); without it,
+docs/ and the README are not touched. A report that needs run folders and finds none leaves its
+results as they are and says so; the PHYDI report and Ganea et al.'s Table 2 draw from runs.csv and
+curves.csv.gz alone. html: writes results/index.html (index-<profile>.html) from the files in
+results/. all: every paper, then html.
 
-    python -m noneuclid.report export PAPER [--runs runs] [--profile cpu] [--results results]
+    python -m noneuclid.report export PAPER [--runs runs] [--profile P] [--results results]
 
 writes (merges into) results/<paper>/<profile>/runs.csv and curves.csv.gz, the per-run data of the ended
 runs (see report/run_table.py); every paper report writes them too.
@@ -26,10 +31,16 @@ import sys
 from pathlib import Path
 
 from noneuclid import papers
+from noneuclid.config import CONFIG_DIR
 from noneuclid.report import aggregate, docs, html, run_table
 from noneuclid.runs.lookup import seed_list
 
 PAPERS = papers.PAPERS
+PROFILES = tuple(sorted(p.stem for p in (CONFIG_DIR / "profile").glob("*.yaml")))
+
+
+class ProfileError(Exception):
+    """No profile was given and the runs found do not name one."""
 
 
 def main(argv=None) -> int:
@@ -43,28 +54,75 @@ def main(argv=None) -> int:
     parser.add_argument("paper", choices=[*sorted(PAPERS), "html", "all"])
     parser.add_argument("part", nargs="?", default=None,
                         help="one report of the paper, e.g. table2 (report.hnn_table2); default: all of them")
-    parser.add_argument("--runs", type=Path, default=Path(os.environ.get("NONEUCLID_RUNS_DIR", "runs")),
-                        help="the run folders (default: $NONEUCLID_RUNS_DIR, else runs)")
-    parser.add_argument("--profile", default="cpu")
-    parser.add_argument("--results", type=Path, default=Path("results"))
+    _add_common(parser)
     parser.add_argument("--out", type=Path, default=None, help="default: <results>/<paper>/<profile>")
     parser.add_argument("--seeds", type=seed_list, default=None,
                         help="seeds and ranges, e.g. 0,1,2 or 0-17 (default: the seeds found)")
     parser.add_argument("overrides", nargs="*", help="the training overrides of the runs, e.g. optim.lr=3e-3")
-    parser.add_argument("--docs", type=Path, default=Path("docs"),
-                        help="folder of the reports <paper>.md whose results block is refreshed "
-                             "(only without --out, and never for smoke)")
+    parser.add_argument("--docs", action="store_true",
+                        help="also refresh the paper's claims digest in <docs-dir>/<paper>.md (not for smoke, "
+                             "nor with --out)")
+    parser.add_argument("--docs-dir", type=Path, default=Path("docs"), help="the folder of the reports <paper>.md")
     args = parser.parse_intermixed_args(argv)  # options may come after the overrides
+    if args.part and "=" in args.part:  # the first override, not a part (`report brantner model.depth=1`)
+        args.part, args.overrides = None, [args.part, *args.overrides]
+    if args.paper == "all" and (args.part or args.out or args.seeds or args.overrides):
+        parser.error("`all` redraws every paper with its defaults: a part, --out, --seeds and overrides need one paper")
+    if args.paper in PAPERS and not _parts(args.paper, args.part):  # before anything is read or written
+        names = ", ".join(_part_name(args.paper, name) for name in PAPERS[args.paper].reports)
+        print(f"error: {args.paper} has no report {args.part!r} (its parts: {names})", file=sys.stderr)
+        return 2
+    try:
+        profile = chosen_profile(args, [args.paper] if args.paper in PAPERS else sorted(PAPERS))
+    except ProfileError as e:
+        print(f"error: {e}", file=sys.stderr)
+        return 2
     if args.paper == "html":
-        print(html.make(args.profile, args.results))
+        print(html.make(profile, args.results))
         return 0
     if args.paper == "all":
-        if args.out or args.seeds or args.overrides:
-            parser.error("`all` redraws every paper with its defaults: --out, --seeds and overrides need one paper")
-        codes = [report_paper(paper, args, missing_ok=True) for paper in sorted(PAPERS)]
-        print(html.make(args.profile, args.results))
+        codes = [report_paper(paper, args, profile, missing_ok=True) for paper in sorted(PAPERS)]
+        print(html.make(profile, args.results))
         return max(codes)
-    return report_paper(args.paper, args)
+    return report_paper(args.paper, args, profile)
+
+
+def _add_common(parser: argparse.ArgumentParser) -> None:
+    """--runs, --profile and --results."""
+    parser.add_argument("--runs", type=Path, default=Path(os.environ.get("NONEUCLID_RUNS_DIR", "runs")),
+                        help="the run folders (default: $NONEUCLID_RUNS_DIR, else runs)")
+    parser.add_argument("--profile", choices=PROFILES, default=None,
+                        help="default: the profile with finished runs under <runs>/<paper>/, else the one with "
+                             "<results>/<paper>/<profile>/runs.csv")
+    parser.add_argument("--results", type=Path, default=Path("results"))
+
+
+def profiles_found(paper_keys, runs: Path, results: Path) -> dict[str, list[Path]]:
+    """The profiles with finished run folders (DONE) under <runs>/<paper>/<profile>/ for the papers,
+    each with those folders; where there are none, the profiles with committed per-run data
+    (<results>/<paper>/<profile>/runs.csv), each with those files."""
+    def found(where, holds) -> dict[str, list[Path]]:
+        paths = {profile: [where(paper, profile) for paper in paper_keys] for profile in PROFILES}
+        return {profile: [p for p in ps if holds(p)] for profile, ps in paths.items() if any(map(holds, ps))}
+
+    finished = found(lambda paper, profile: Path(runs) / paper / profile,
+                     lambda folder: folder.is_dir() and next(folder.rglob("DONE"), None) is not None)
+    return finished or found(lambda paper, profile: Path(results) / paper / profile / "runs.csv", Path.is_file)
+
+
+def chosen_profile(args, paper_keys) -> str:
+    """args.profile, else the one profile of profiles_found; ProfileError names what was found."""
+    if args.profile:
+        return args.profile
+    found = profiles_found(paper_keys, args.runs, args.results)
+    if len(found) == 1:
+        return next(iter(found))
+    if not found:
+        raise ProfileError(f"no finished runs of {', '.join(paper_keys)} under {args.runs}/<paper>/<profile>/ nor "
+                           f"committed ones in {args.results}/<paper>/<profile>/runs.csv: train them first (e.g. "
+                           f"`make reproduce-all PROFILE=smoke`), or name a profile with --profile")
+    where = "; ".join(f"{profile} ({', '.join(map(str, paths))})" for profile, paths in found.items())
+    raise ProfileError(f"runs of several profiles: {where}. Name the one to report: --profile {'|'.join(found)}")
 
 
 def tidy_table(argv) -> int:
@@ -85,37 +143,45 @@ def tidy_table(argv) -> int:
 def export(argv) -> int:
     parser = argparse.ArgumentParser(prog="python -m noneuclid.report export")
     parser.add_argument("paper", choices=sorted(PAPERS))
-    parser.add_argument("--runs", type=Path, default=Path(os.environ.get("NONEUCLID_RUNS_DIR", "runs")))
-    parser.add_argument("--profile", default="cpu")
-    parser.add_argument("--results", type=Path, default=Path("results"))
+    _add_common(parser)
     args = parser.parse_args(argv)
-    for path in run_table.export(args.runs, args.paper, args.profile, args.results / args.paper / args.profile):
+    try:
+        profile = chosen_profile(args, [args.paper])
+    except ProfileError as e:
+        print(f"error: {e}", file=sys.stderr)
+        return 2
+    for path in run_table.export(args.runs, args.paper, profile, args.results / args.paper / profile):
         print(path)
     return 0
 
 
-def report_paper(paper: str, args, missing_ok: bool = False) -> int:
+def _part_name(paper: str, report: str) -> str:
+    """The part that names report module `report` on the command line, e.g. table2 for hnn_table2."""
+    return report.rsplit(".", 1)[-1].removeprefix(f"{paper}_")
+
+
+def _parts(paper: str, part: str | None) -> list[tuple[int, str]]:
+    """(index, module) of the paper's reports that `part` names (None: all of them)."""
+    return [(i, name) for i, name in enumerate(PAPERS[paper].reports)
+            if part is None or name.rsplit(".", 1)[-1] in (part, f"{paper}_{part}")]
+
+
+def report_paper(paper: str, args, profile: str, missing_ok: bool = False) -> int:
     """Merge the paper's ended runs into its runs.csv and curves.csv.gz, then run its reports (or the one
     named args.part). missing_ok: a report that finds no runs says so and leaves its results (exit 0)."""
-    entry = PAPERS[paper]
-    parts = [(i, name) for i, name in enumerate(entry.reports)
-             if args.part is None or name.rsplit(".", 1)[-1] in (args.part, f"{paper}_{args.part}")]
-    if not parts:  # before anything is written
-        names = ", ".join(name.rsplit(".", 1)[-1].removeprefix(f"{paper}_") for name in entry.reports)
-        print(f"error: {paper} has no report {args.part!r} (its parts: {names})", file=sys.stderr)
-        return 2
-    for path in run_table.export(args.runs, paper, args.profile, args.results / paper / args.profile):
+    for path in run_table.export(args.runs, paper, profile, args.results / paper / profile):
         print(path)
-    return max(_run_report(paper, i, name, args, missing_ok) for i, name in parts)
+    return max(_run_report(paper, i, name, args, profile, missing_ok) for i, name in _parts(paper, args.part))
 
 
-def _run_report(paper: str, index: int, name: str, args, missing_ok: bool) -> int:
-    """Run the report module `name` (the paper's `index`-th: the first takes --seeds and overrides,
-    and its page is summary.md) and refresh its block of docs/<paper>.md."""
-    out = args.out or args.results / paper / args.profile
+def _run_report(paper: str, index: int, name: str, args, profile: str, missing_ok: bool) -> int:
+    """Run the report module `name` (the paper's `index`-th: the first takes --seeds and overrides),
+    name what it left out, and with --docs refresh the claims digest of docs/<paper>.md."""
+    out = args.out or args.results / paper / profile
     options = {"overrides": args.overrides, **({"seeds": args.seeds} if args.seeds else {})} if index == 0 else {}
+    before = _stamps(out)
     try:
-        written = importlib.import_module(name).make(args.runs, args.profile, out, **options)
+        written = importlib.import_module(name).make(args.runs, profile, out, **options)
     except (FileNotFoundError, ValueError) as e:
         if missing_ok and isinstance(e, FileNotFoundError):
             print(f"{paper}: {e}; its results are left as they are")
@@ -124,9 +190,47 @@ def _run_report(paper: str, index: int, name: str, args, missing_ok: bool) -> in
         return 1
     for path in written:
         print(path)
-    if args.out is None and args.profile != "smoke" and docs.update(args.docs, out, paper):
-        print(f"{docs.path(args.docs, paper)}: claims digest ({args.profile} profile) updated")
+    left_out = lacking(paper, name, out, before, {"profile": profile, "runs": args.runs,
+                                                   "data": os.environ.get("NONEUCLID_DATA_DIR", "data")})
+    if left_out:
+        print(f"{out}: not drawn by {name}", *left_out, sep="\n  - ")
+    if args.docs:
+        _refresh_docs(args, paper, profile, out, left_out)
     return 0
+
+
+def _stamps(folder: Path) -> dict[str, int]:
+    """{file name: modification time (ns)} of the files in folder."""
+    return {p.name: p.stat().st_mtime_ns for p in folder.iterdir() if p.is_file()} if folder.is_dir() else {}
+
+
+def lacking(paper: str, report: str, out: Path, before: dict[str, int], fill: dict) -> list[str]:
+    """The tables and figures (papers.Extra) that report module `report` did not write into `out` this
+    time (its files' stamps as in `before`), each with what it needs and the files an earlier report left."""
+    lines = []
+    for extra in (e for e in PAPERS[paper].extras if e.report == report):
+        files = sorted(out.glob(f"{extra.stem}.*"))
+        made = files if extra.evaluated else [f for f in files if before.get(f.name) != f.stat().st_mtime_ns]
+        if made:
+            continue
+        earlier = f" ({', '.join(f.name for f in files)}: an earlier report's, not this one's)" if files else ""
+        lines.append(f"{extra.stem}: needs {extra.needs.format(**fill)}{earlier}")
+    return lines
+
+
+def _refresh_docs(args, paper: str, profile: str, out: Path, left_out: list[str]) -> None:
+    """Replace the claims digest of <docs-dir>/<paper>.md with out's (docs.update), saying so and what the
+    report left out."""
+    report = docs.path(args.docs_dir, paper)
+    if args.out is not None or profile == "smoke":
+        why = "--out names another folder" if args.out is not None else "smoke results never replace it"
+        print(f"{report}: not refreshed ({why})")
+    elif docs.update(args.docs_dir, out, paper):
+        without = f"; the report left out {', '.join(line.split(':')[0] for line in left_out)}" if left_out else ""
+        print(f"{report}: claims digest ({profile} profile) updated{without}")
+    else:
+        print(f"{report}: not refreshed (no such file, no <!-- results:{paper}:start/end --> markers in it, "
+              f"or no *claims.csv in {out})")
 
 
 if __name__ == "__main__":
