@@ -69,6 +69,12 @@ BRANTNER = (
     Stage("evaluate the authors' networks", ("noneuclid.evaluate", "authors-networks", "--data", "{data}", "--profile",
                                               "{profile}"), kind="report",
           needs=("mnist",), when="authors_networks", smoke_args=("--train-images", "4096")),
+    Stage("evaluate the orthonormality drift over the paper's steps", ("noneuclid.evaluate", "drift", "--data", "{data}",
+                                                                        "--profile", "{profile}"), kind="report",
+          needs=("mnist",), when="authors_networks", smoke_args=("--steps", "20")),
+    Stage("time the four runs on the CPU, interleaved", ("noneuclid.evaluate", "timing", "--profile", "{profile}",
+                                                          "paths.data_dir={data}"),
+          kind="report", needs=("mnist",), smoke_args=("--repeats", "2", "--steps", "1")),
 )
 HNN = (
     _train("train Table 1", "hnn/table1"),
@@ -137,8 +143,9 @@ PHYDI_EXTRAS = (
 PAPERS = {
     "brantner": Paper("Brantner, Adam on manifolds", ("fig3a", "fig3b", "table2", "section"),
                       ("noneuclid.report.brantner",),
-                      ("table2", "accuracy", "authors_networks", "authors_curves", "section"),
-                      ("fig3a", "fig3b"), stages=BRANTNER, extras=BRANTNER_EXTRAS),
+                      ("table2", "accuracy", "authors_networks", "authors_curves", "section", "drift_summary",
+                       "timing_summary"),
+                      ("fig3a", "fig3b", "drift"), stages=BRANTNER, extras=BRANTNER_EXTRAS),
     "hnn": Paper("Ganea et al., Hyperbolic Neural Networks", ("table1", "init", "budget", "long", "gru_long", "order",
                                                                  "carry_gaps", "seeds", "same_init", "compensated", "poincare",
                                                                  "burnin", "table2"),

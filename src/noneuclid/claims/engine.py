@@ -44,6 +44,13 @@ hi = d + sqrt((u_a - p_a)^2 + (p_b - l_b)^2) (for s = +1; mirrored for s = -1). 
 no width when no seed varies; this one is conservative at few seeds (every seed of one arm against
 none of the other is decided from 4 seeds per arm, as Fisher's exact test). Same verdicts;
 seeds_to_decide at the same two shares, inf beyond SHARES_MAX_SEEDS.
+
+One exact value (judge_exact: a fixed artifact measured once, such as the authors' stored network, with
+no seed to vary) against a one-arm cell's bound: d = s (value - bound) with the interval [d - m, d + m],
+m >= 0 the caller's bound on the rounding of the value (for max |Y^T Y - I| of float32 weights that
+could have been evaluated in float32: gamma_N = N u / (1 - N u), u = 2^-24, the rounding bound of an
+inner product of length N). It contradicts when the value lies on the wrong side of the bound by more
+than that rounding. Same verdicts; seeds_to_decide nan (no seeds to add).
 """
 
 from __future__ import annotations
@@ -336,3 +343,19 @@ def _row(claim: Claim, cell: Cell, interval: str, n_a: int, n_b: int, mean_a: fl
 def _paper(cell: Cell, arm: str) -> tuple[float, float]:
     """The paper's number for an arm and its standard error (nan where the paper gives none)."""
     return cell.paper.get(arm, math.nan), cell.paper_se.get(arm, math.nan)
+
+
+def judge_exact(claim: Claim, cell: Cell, value: float, margin: float) -> Verdict:
+    """The verdict of a one-arm cell from one exact value of a fixed artifact, its interval the value's
+    rounding `margin` (module doc)."""
+    where = f"claim {claim.id!r}, cell {cell.name!r}"
+    if len(cell.arms) != 1:
+        raise ValueError(f"{where}: judge_exact takes a one-arm cell with a bound")
+    (value,) = _values([value], where, cell.arms[0])
+    if not margin >= 0:
+        raise ValueError(f"{where}: the rounding margin must be >= 0, not {margin}")
+    sign = 1.0 if claim.better == "higher" else -1.0
+    d = sign * (value - cell.bound) + 0.0
+    boundary = -cell.tolerance if cell.relation == ON_PAR else 0.0
+    verdict = classify(d, d - margin, d + margin, boundary, cell.relation)
+    return _row(claim, cell, False, 1, 0, value, cell.bound, d, d - margin, d + margin, verdict, math.nan, "")

@@ -1,4 +1,4 @@
-"""python -m noneuclid.evaluate authors-networks|same-weights [options]: see noneuclid.evaluate."""
+"""python -m noneuclid.evaluate authors-networks|same-weights|drift|timing [options]: see noneuclid.evaluate."""
 
 from __future__ import annotations
 
@@ -7,7 +7,7 @@ import os
 import sys
 from pathlib import Path
 
-from noneuclid.evaluate import authors_networks, same_weights
+from noneuclid.evaluate import authors_networks, drift, same_weights, timing
 from noneuclid.report.brantner import reference_dir
 from noneuclid.report.aggregate import runs as runs_under
 from noneuclid.report.hnn import seeds_run
@@ -16,23 +16,41 @@ from noneuclid.runs.lookup import seed_list
 
 def main(argv=None) -> int:
     parser = argparse.ArgumentParser(prog="python -m noneuclid.evaluate", description=__doc__)
-    parser.add_argument("what", choices=["authors-networks", "same-weights"])
+    parser.add_argument("what", choices=["authors-networks", "same-weights", "drift", "timing"])
     parser.add_argument("--data", type=Path, default=Path(os.environ.get("NONEUCLID_DATA_DIR", "data")),
-                        help="authors-networks: the data root with mnist/ and reference/brantner_gml/")
+                        help="authors-networks, drift: the data root with mnist/ and reference/brantner_gml/")
     parser.add_argument("--runs", type=Path, default=Path(os.environ.get("NONEUCLID_RUNS_DIR", "runs")))
     parser.add_argument("--profile", default="cpu")
     parser.add_argument("--out", type=Path, default=None,
-                        help="default: results/brantner/<profile> (authors-networks), results/hnn/<profile>-float32")
+                        help="default: results/brantner/<profile> (authors-networks, drift, timing), "
+                             "results/hnn/<profile>-float32 (same-weights)")
     parser.add_argument("--train-images", type=int, default=None,
                         help="authors-networks: the training loss over the first N training images (default: all 60,000)")
     parser.add_argument("--seeds", type=seed_list, default=None,
                         help="same-weights: seeds and ranges, e.g. 0,1,2 (default: Table 1's seeds that have runs)")
-    parser.add_argument("overrides", nargs="*", help="same-weights: the overrides of the runs (default: trainer.dtype=float32)")
+    parser.add_argument("--steps", type=int, default=None,
+                        help="drift: optimizer steps (default: the paper profile's epochs x batches per epoch); "
+                             "timing: training steps per timed block (default: one epoch)")
+    parser.add_argument("--repeats", type=int, default=5, help="timing: interleaved rounds (one block per arm each)")
+    parser.add_argument("--threads", type=int, default=1, help="timing: torch threads")
+    parser.add_argument("--drift-seeds", nargs="+", type=retraction_seeds, default=None, metavar="RETRACTION=SEEDS",
+                        help="drift: seeds per retraction (default: geodesic=0-2 cayley=0)")
+    parser.add_argument("overrides", nargs="*", help="same-weights: the overrides of the runs (default: "
+                        "trainer.dtype=float32); drift: the optimizers' (default: optim.section=householder); "
+                        "timing: the arms' training overrides")
     args = parser.parse_intermixed_args(argv)
     try:
         if args.what == "authors-networks":
             written = authors_networks.make(reference_dir(args.data), args.data,
                                             args.out or Path("results") / "brantner" / args.profile, args.train_images)
+        elif args.what == "drift":
+            out = args.out or Path("results") / "brantner" / args.profile
+            seeds = dict(args.drift_seeds or drift.SEEDS.items())
+            written = drift.make(reference_dir(args.data), args.data, out, args.steps, seeds=seeds,
+                                 overrides=args.overrides or drift.SECTION)
+        elif args.what == "timing":
+            written = timing.make(args.profile, args.out or Path("results") / "brantner" / args.profile, args.repeats,
+                                  args.steps, args.threads, args.overrides)
         else:
             overrides = args.overrides or ["trainer.dtype=float32"]
             out = args.out or Path("results") / "hnn" / f"{args.profile}-float32"
@@ -43,6 +61,14 @@ def main(argv=None) -> int:
         return 1
     print("\n".join(map(str, written)))
     return 0
+
+
+def retraction_seeds(text: str) -> tuple[str, list[int]]:
+    """'geodesic=0-2' -> ("geodesic", [0, 1, 2])."""
+    retraction, _, seeds = text.partition("=")
+    if retraction not in ("geodesic", "cayley") or not seeds:
+        raise argparse.ArgumentTypeError(f"expected geodesic=SEEDS or cayley=SEEDS, got {text!r}")
+    return retraction, seed_list(seeds)
 
 
 if __name__ == "__main__":

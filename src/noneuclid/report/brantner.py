@@ -20,7 +20,7 @@ import pandas as pd  # noqa: E402
 
 from noneuclid.claims import data as claims_data, engine, render  # noqa: E402
 from noneuclid.config import compose  # noqa: E402
-from noneuclid.report import figures, run_table, tables as report_tables  # noqa: E402
+from noneuclid.report import brantner_drift, brantner_timing, figures, run_table, tables as report_tables  # noqa: E402
 from noneuclid.report.estimates import estimate  # noqa: E402
 from noneuclid.runs import RunDir  # noqa: E402
 
@@ -98,27 +98,31 @@ def load(out: Path, profile: str, seeds=None, overrides=()) -> tuple[pd.DataFram
 CLAIMS = claims_data.load("brantner")
 
 
-def verdicts(per_seed: pd.DataFrame) -> list[engine.Verdict]:
+def verdicts(per_seed: pd.DataFrame, out: Path | None = None) -> list[engine.Verdict]:
     """Every cell of the claims from our runs, one value per seed and setup (Welch: the paper's setups do
     not share their initial weights; a cell marked paired, the two sections, is paired by seed): the
     final training loss, the largest |Y^T Y - I| of a run, and a run's seconds per epoch over Euclidean
-    Adam's mean (the timing claims need runs on the device they are about)."""
-    return [_verdict(claim, cell, per_seed) for claim in CLAIMS.claims for cell in claim.cells]
+    Adam's mean (the GPU timing claim needs runs on a GPU); from the CSVs in `out`, the orthonormality
+    cells of arms drift_* and authors_* (report.brantner_drift) and the CPU timing cells
+    (report.brantner_timing)."""
+    return [_verdict(claim, cell, per_seed, out) for claim in CLAIMS.claims for cell in claim.cells]
 
 
-def _verdict(claim, cell, per_seed: pd.DataFrame) -> engine.Verdict:
+def _verdict(claim, cell, per_seed: pd.DataFrame, out: Path | None) -> engine.Verdict:
+    if cell.arms[0].startswith(("drift_", "authors_")):
+        return brantner_drift.verdict(claim, cell, out)
+    if claim.metric == "epoch_time_ratio" and "GPU" not in cell.name:
+        return brantner_timing.verdict(claim, cell, out)
     if cell.paired:  # the seeds both arms have
         seeds = set.intersection(*(set(per_seed[per_seed.setup == arm].seed) for arm in cell.arms)) if len(per_seed) else set()
         per_seed = per_seed[per_seed.seed.isin(seeds)] if len(per_seed) else per_seed
     arms = [_per_seed(per_seed, arm, claim.metric) for arm in cell.arms]
-    if claim.metric == "epoch_time_ratio":
+    if claim.metric == "epoch_time_ratio":  # the GPU cell
         if not len(per_seed) or not (per_seed.setup == "adam_euclidean").any():
             return engine.untestable(claim, cell, "no finished runs of adam_euclidean to time against", *map(len, arms))
         gpu = per_seed["env.cuda"].notna() if "env.cuda" in per_seed else pd.Series(False)  # the GPU's name, or empty
-        wanted = "GPU" in cell.name
-        if len(per_seed) == 0 or (gpu.all() if not wanted else not gpu.all()):
-            return engine.untestable(claim, cell, f"{claim.precondition}: our runs are on "
-                                     f"{'a GPU' if len(per_seed) and gpu.all() else 'the CPU'}", *map(len, arms))
+        if not gpu.all():
+            return engine.untestable(claim, cell, f"{claim.precondition}: our runs are on the CPU", *map(len, arms))
     return engine.judge(claim, cell, *arms, paired=cell.paired)
 
 
@@ -263,7 +267,7 @@ def make(runs_dir: Path, profile: str, out: Path, seeds=None, overrides=(), refe
     the authors' curves are at `reference` (default <data>/reference/brantner_gml), authors_curves (CSV,
     Markdown, LaTeX), and summary.md, from the runs of `python -m noneuclid.train -m
     experiment=brantner/table2 profile=<profile> <overrides>` and of experiment=brantner/section.
-    summary.md includes authors_networks.md when `python -m noneuclid.evaluate authors-networks` wrote it."""
+    summary.md includes what `python -m noneuclid.evaluate` wrote: authors_networks, drift and timing."""
     run_table.export(runs_dir, "brantner", profile, out)
     runs, curves, per_seed = load(out, profile, seeds, overrides)
     if runs.empty or not runs.setup.isin(SETUPS).any():
@@ -297,7 +301,7 @@ def make(runs_dir: Path, profile: str, out: Path, seeds=None, overrides=(), refe
         f"Machine: {env.get('env.cpu_count', '?')} CPUs, torch {env.get('env.torch', '?')}, "
         f"CUDA: {env['env.cuda'] if isinstance(env.get('env.cuda'), str) and env['env.cuda'] else 'none'}.", "",
         "## The paper's claims (claims/brantner.yaml, judged by the claims engine)", "",
-        _write_claims(verdicts(per_seed), out), "",
+        _write_claims(verdicts(per_seed, out), out), "",
         "## What the runs show", "", *[f"- {c}" for c in observations(runs, curves)], "",
         "## Fig. 3a and 3b (training loss per epoch" + (", the authors' 500-epoch curves dashed)" if theirs else ")"),
         "", "![fig3a](fig3a.png) ![fig3b](fig3b.png)", "",
@@ -315,8 +319,15 @@ def make(runs_dir: Path, profile: str, out: Path, seeds=None, overrides=(), refe
         lines += ["#" + (out / "authors_networks.md").read_text(), ""]
     if len(sections):
         lines += [f"## {SECTION_TITLE}", "", section_caption(sections, profile), "", report_tables.markdown(shown), ""]
+    lines += [s for _, s in (brantner_drift.make(out, drift_bound()), brantner_timing.make(out, "adam_euclidean")) if s]
     (out / "summary.md").write_text("\n".join(lines))
     return sorted(out.iterdir())
+
+
+def drift_bound() -> float:
+    """The bound of the orthonormality claim's cells for 500 epochs' steps (claims/brantner.yaml)."""
+    cells = CLAIMS["orthonormality_to_machine_precision"].cells
+    return next(c.bound for c in cells if c.arms[0].startswith("drift_"))
 
 
 def _write_claims(rows: list[engine.Verdict], out: Path) -> str:
