@@ -66,7 +66,10 @@ def test_the_legend_names_the_intervals_the_table_uses_and_the_caps_of_the_seed_
     shares = engine.judge_shares(claim, claim.cells[0], [1, 1, 0], [0, 0, 0])
     text = render.legend(rows + [shares])
     assert "Clopper-Pearson" in text and "Newcombe" in text and "up to 1,000 for shares" in text
-    assert render.legend(rows[3:]) == render.legend([shares, *rows[:3], _paired()])  # nothing judged: every one
+    assert render.legend(rows[3:]) == render.LEGEND  # nothing judged: every interval
+    bound = data.load("brantner")["orthonormality_to_machine_precision"]
+    exact = engine.judge_exact(bound, bound.cells[0], 1e-6, margin=1e-7)
+    assert "rounding bound" in render.legend([exact]) and "searched up to" not in render.legend([exact])
     assert rf"\caption{{{render.latex_escape(render.legend(rows))}}}" in render.to_latex(rows)
 
 

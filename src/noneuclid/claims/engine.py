@@ -66,7 +66,8 @@ from noneuclid.claims.student import t975
 
 VERDICTS = REPRODUCES, CONSISTENT, INCONCLUSIVE, CONTRADICTS, NOT_TESTABLE = (
     "reproduces", "consistent", "inconclusive", "contradicts", "not testable here")
-INTERVALS = WELCH, PAIRED, ONE_ARM, SHARES = ("Welch", "paired", "one-arm", "shares")  # Verdict.interval
+INTERVALS = WELCH, PAIRED, ONE_ARM, SHARES, EXACT = (
+    "Welch", "paired", "one-arm", "shares", "exact")  # Verdict.interval
 ZERO_WIDTH = ("zero-width interval (every {}): judged by the exact {} test, two-sided p = {:.2g}", {
     WELCH: ("seed of {a} gives the same value, {n_a} seeds, and every seed of {b}, {n_b}", "permutation"),
     PAIRED: ("pair of seeds gives the same difference, {n_a} pairs", "sign"),
@@ -358,4 +359,4 @@ def judge_exact(claim: Claim, cell: Cell, value: float, margin: float) -> Verdic
     d = sign * (value - cell.bound) + 0.0
     boundary = -cell.tolerance if cell.relation == ON_PAR else 0.0
     verdict = classify(d, d - margin, d + margin, boundary, cell.relation)
-    return _row(claim, cell, False, 1, 0, value, cell.bound, d, d - margin, d + margin, verdict, math.nan, "")
+    return _row(claim, cell, EXACT, 1, 0, value, cell.bound, d, d - margin, d + margin, verdict, math.nan, "")

@@ -12,7 +12,7 @@ from typing import Iterable
 import pandas as pd
 
 from noneuclid.claims.data import ON_PAR
-from noneuclid.claims.engine import (CONSISTENT, INCONCLUSIVE, MAX_SEEDS, NOT_TESTABLE, ONE_ARM, PAIRED, SHARES,
+from noneuclid.claims.engine import (CONSISTENT, EXACT, INCONCLUSIVE, MAX_SEEDS, NOT_TESTABLE, ONE_ARM, PAIRED, SHARES,
                                      SHARES_MAX_SEEDS, WELCH, Verdict)
 
 LEGEND_TEMPLATE = (
@@ -31,6 +31,8 @@ INTERVALS = {  # engine.INTERVALS in words, for the legend
     ONE_ARM: "against a bound, Student's t-interval of the per-seed values (n - 1 degrees of freedom)",
     SHARES: ("for shares of seeds (such as runs that failed), the exact Clopper-Pearson interval of each share, "
              "squared and added as in Newcombe's interval for a difference of shares"),
+    EXACT: ("for one exact value of a fixed artifact (such as the authors' stored network), the value plus or "
+            "minus its floating-point rounding bound"),
 }
 CAPS = f"searched up to {MAX_SEEDS:,} seeds per arm", f"up to {SHARES_MAX_SEEDS:,} for shares"  # t-intervals, shares
 CSV_COLUMNS = [f.name for f in fields(Verdict) if f.name != "paper"]  # `paper` repeats paper_a, paper_b as text
@@ -51,7 +53,7 @@ def legend(rows: Iterable[Verdict] = ()) -> str:
     """The legend naming the intervals the rows use (every one where no row was judged) and the caps of
     their seeds-to-decide estimates."""
     used = {r.interval for r in rows} & set(INTERVALS) or set(INTERVALS)
-    caps = [CAPS[0]] * bool(used - {SHARES}) + [CAPS[1]] * (SHARES in used)
+    caps = [CAPS[0]] * bool(used - {SHARES, EXACT}) + [CAPS[1]] * (SHARES in used)
     return LEGEND_TEMPLATE.format(intervals="; ".join(INTERVALS[i] for i in INTERVALS if i in used),
                                   caps="; ".join(caps))
 
