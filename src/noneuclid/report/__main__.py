@@ -102,8 +102,9 @@ def profiles_found(paper_keys, runs: Path, results: Path) -> dict[str, list[Path
     each with those folders; where there are none, the profiles with committed per-run data
     (<results>/<paper>/<profile>/runs.csv), each with those files."""
     def found(where, holds) -> dict[str, list[Path]]:
-        paths = {profile: [where(paper, profile) for paper in paper_keys] for profile in PROFILES}
-        return {profile: [p for p in ps if holds(p)] for profile, ps in paths.items() if any(map(holds, ps))}
+        hits = {profile: [p for p in (where(paper, profile) for paper in paper_keys) if holds(p)]
+                for profile in PROFILES}
+        return {profile: paths for profile, paths in hits.items() if paths}
 
     finished = found(lambda paper, profile: Path(runs) / paper / profile,
                      lambda folder: folder.is_dir() and next(folder.rglob("DONE"), None) is not None)
@@ -163,7 +164,7 @@ def _part_name(paper: str, report: str) -> str:
 def _parts(paper: str, part: str | None) -> list[tuple[int, str]]:
     """(index, module) of the paper's reports that `part` names (None: all of them)."""
     return [(i, name) for i, name in enumerate(PAPERS[paper].reports)
-            if part is None or name.rsplit(".", 1)[-1] in (part, f"{paper}_{part}")]
+            if part in (None, _part_name(paper, name), name.rsplit(".", 1)[-1])]
 
 
 def report_paper(paper: str, args, profile: str, missing_ok: bool = False) -> int:
