@@ -266,15 +266,13 @@ def test_same_weights_in_both_dtypes_from_a_float64_run(tmp_path, cell, compensa
     assert row["states at the boundary s1 / s2"].count("%") == 2 and row["non-finite float32 outputs"] == 0
 
 
-def test_health_names_runs_still_at_chance_per_dataset_and_model(tmp_path):
-    from noneuclid.report import hnn
+def test_health_names_runs_still_at_chance_per_dataset_and_model():
+    from noneuclid.report import hnn, run_table
     rows = []
     for i, (data, acc) in enumerate([("prefix10", 0.95), ("prefix30", 0.50), ("prefix30", 0.81), ("prefix50", 0.51)]):
-        (tmp_path / str(i)).mkdir()
-        (tmp_path / str(i) / "metrics.jsonl").write_text("")
         rows.append({"cfg.data.label": data, "cfg.model.geometry": "euclidean", "cfg.model.cell": "gru",
-                     "final_test_accuracy": acc, "test_accuracy_at_best_dev": acc, "path": str(tmp_path / str(i))})
-    lines = hnn._health(pd.DataFrame(rows), {})
+                     "final_test_accuracy": acc, "test_accuracy_at_best_dev": acc, "run": f"run{i}", "status": "done"})
+    lines = hnn._health(pd.DataFrame(rows), run_table.Runs(pd.DataFrame(rows), pd.DataFrame()))
     assert lines[0] == "PREFIX-10: 1 of 1 finished runs reach 80 % test accuracy."
     assert lines[1] == ("Still at chance when training stopped (final test accuracy below 52 %): PREFIX-30% fully "
                         "Euclidean GRU 1 of 2, PREFIX-50% fully Euclidean GRU 1 of 1.")

@@ -118,7 +118,7 @@ def test_report_seeds_take_lists_and_ranges():
 def _claims_csv(path, claim="c", verdict=engine.REPRODUCES, cell="a cell"):
     """A claims table of one cell, as the reports write it (claims.render)."""
     from noneuclid.claims import render
-    row = engine.Verdict(claim, cell, "Table 1", "acc", "%", "a", "b", "better", 0.0, False, 3, 3, 2.0, 1.0, 1.0,
+    row = engine.Verdict(claim, cell, "Table 1", "acc", "%", "a", "b", "better", 0.0, False, engine.WELCH, 3, 3, 2.0, 1.0, 1.0,
                          0.5, 1.5, verdict, float("nan"), "", float("nan"), float("nan"), float("nan"),
                          float("nan"), "", "")
     path.parent.mkdir(parents=True, exist_ok=True)
