@@ -126,6 +126,11 @@ BRANTNER_EXTRAS = (
     Extra("authors_networks", "noneuclid.report.brantner", "`python -m noneuclid.evaluate authors-networks --data "
           "{data} --profile {profile}` first (the authors' networks in {data}/reference/brantner_gml)", evaluated=True),
     *_runs_of("brantner", "brantner/section"),
+    *(Extra(stem, "noneuclid.report.brantner", "`python -m noneuclid.evaluate drift --data {data} --profile "
+            "{profile}` first (the authors' networks in {data}/reference/brantner_gml)")
+      for stem in ("drift", "drift_summary")),
+    Extra("timing_summary", "noneuclid.report.brantner", "`python -m noneuclid.evaluate timing --profile {profile} "
+          "paths.data_dir={data}` first"),
 )
 HNN_EXTRAS = (
     *_runs_of("hnn", *(f"hnn/{name}" for name in ("init", "budget", "long", "gru_long", "carry_gaps", "order"))),
