@@ -1,7 +1,7 @@
 """Does float32 compute Ganea et al.'s trained models as float64 does? The PREFIX-10 weights of each
 Table 1 model (every seed), trained in float64 and in float32, each evaluated in both dtypes: test
 accuracy, the gradient on the first training batch and the Riemannian SGD step (why the same weights:
-report.hnn.SAME_WEIGHTS). Writes same_weights.csv into a float32 report's folder, which the report
+report/templates/hnn.md, section same_weights). Writes same_weights.csv into a float32 report's folder, which the report
 includes:
 
     python -m noneuclid.evaluate same-weights --profile cpu --out results/hnn/cpu-float32 trainer.dtype=float32

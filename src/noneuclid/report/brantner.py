@@ -301,7 +301,7 @@ def make(runs_dir: Path, profile: str, out: Path, seeds=None, overrides=(), refe
         f"Machine: {env.get('env.cpu_count', '?')} CPUs, torch {env.get('env.torch', '?')}, "
         f"CUDA: {env['env.cuda'] if isinstance(env.get('env.cuda'), str) and env['env.cuda'] else 'none'}.", "",
         "## The paper's claims (claims/brantner.yaml, judged by the claims engine)", "",
-        _write_claims(verdicts(per_seed, out), out), "",
+        report_tables.write_claims(out, "claims", verdicts(per_seed, out), "tab:brantner_claims"), "",
         "## What the runs show", "", *[f"- {c}" for c in observations(runs, curves)], "",
         "## Fig. 3a and 3b (training loss per epoch" + (", the authors' 500-epoch curves dashed)" if theirs else ")"),
         "", "![fig3a](fig3a.png) ![fig3b](fig3b.png)", "",
@@ -328,15 +328,6 @@ def drift_bound() -> float:
     """The bound of the orthonormality claim's cells for 500 epochs' steps (claims/brantner.yaml)."""
     cells = CLAIMS["orthonormality_to_machine_precision"].cells
     return next(c.bound for c in cells if c.arms[0].startswith("drift_"))
-
-
-def _write_claims(rows: list[engine.Verdict], out: Path) -> str:
-    """claims.csv, .md and .tex in `out` (claims.render); returns the Markdown."""
-    (out / "claims.csv").write_text(render.to_csv(rows))
-    (out / "claims.tex").write_text(render.to_latex(rows, "tab:brantner_claims"))
-    md = render.to_markdown(rows)
-    (out / "claims.md").write_text(md)
-    return md
 
 
 # -- the authors' networks and curves (GeometricMachineLearning.jl) --------------------------------------

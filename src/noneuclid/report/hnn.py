@@ -29,7 +29,7 @@ import pandas as pd  # noqa: E402
 from noneuclid.claims import data as claims_data, engine, render  # noqa: E402
 from noneuclid.config import compose, experiment_value, sweep_values  # noqa: E402
 from noneuclid.data.files import DataError  # noqa: E402
-from noneuclid.report import figures, run_table, tables  # noqa: E402
+from noneuclid.report import figures, prose, run_table, tables  # noqa: E402
 from noneuclid.report.estimates import difference_interval, estimate, fisher_exact, mean_interval  # noqa: E402
 from noneuclid.runs import RunDir  # noqa: E402
 
@@ -49,19 +49,6 @@ PAPER = {  # Table 1 of the paper, test accuracy %, as printed there (72.10, not
 }
 TABLE1 = ("Table 1: test accuracy % at the best dev accuracy (test accuracy of the seed with the best dev accuracy; "
           "mean ± s.d. over n seeds)")
-
-
-SAME_WEIGHTS = """Training runs in the two dtypes part ways (a rounding difference compounds over tens of thousands of
-steps: 46,890 for the GRUs, 93,780 for the RNNs at the cpu profile; and when a
-run leaves a plateau is chaotic), so their accuracies differ by the seeds' spread and cannot show a
-float32 defect alone. Here the weights are the same: a float32 defect near the ball's boundary (where
-trained encoders keep most sentence states) or on a plateau (where float32-trained runs that stayed
-there stopped) would show as a different test accuracy, as float32 gradients far from float64's, or
-as Riemannian SGD steps of the ball-valued weights that float32 computes wrongly or rounds away (a
-step below the spacing of float32 numbers at x leaves x unchanged, unless optim.compensated keeps it
-for later steps); the Euclidean models show the gradient error that float32 rounding alone gives
-these networks. For the hyperbolic GRUs the gradient is compared again with model.carry_gaps (the
-gates' log_0 from gaps carried through their Mobius operations; the runs were trained without)."""
 
 
 def run_name(profile, row, data, seed, overrides) -> str:
@@ -409,10 +396,6 @@ def budget_ablation(runs: run_table.Runs, profile: str, seeds, overrides=(), exp
 
 
 FLOAT32 = "trainer.dtype=float32"
-SAME_INIT = ("torch draws other numbers for one seed in float32 than in float64, so the tables above compare "
-             "float32 and float64 runs that start from different weights: a float32 - float64 there holds the "
-             "two draws' difference as well as the dtype's. These float32 runs start from the float64 run's "
-             "initial weights (trainer.init_dtype=float64); a difference is the dtype's alone.")
 
 
 def float64_overrides(overrides) -> list:
@@ -525,15 +508,6 @@ def same_init(runs: run_table.Runs, profile: str, overrides) -> pd.DataFrame | N
                      "60 % dev at the same batch": f"{together} of {len(pairs)}",
                      **_past_plateau(acc)})
     return pd.DataFrame(rows) if rows else None
-
-
-def _write_claims(rows: list[engine.Verdict], out: Path) -> str:
-    """claims.csv, .md and .tex in `out` (claims.render); returns the Markdown."""
-    (out / "claims.csv").write_text(render.to_csv(rows))
-    (out / "claims.tex").write_text(render.to_latex(rows, f"tab:hnn_claims_{out.name}"))
-    md = render.to_markdown(rows)
-    (out / "claims.md").write_text(md)
-    return md
 
 
 def ablation_tables(runs: run_table.Runs, profile: str, seeds, overrides) -> list[tuple]:
@@ -652,7 +626,7 @@ def _summary_head(runs: run_table.Runs, names: dict, finished: pd.DataFrame, out
         f"(seeds {', '.join(map(str, seeds))})"
         f"{'; SNLI: not run (no training split here)' if snli and _snli_train_missing() else ''}.", "",
         _settings(finished), "", "## The paper's claims (claims/hnn.yaml, judged by the claims engine)", "",
-        _write_claims(verdicts(finished, {k[1] for k in names}), out), "", *_health(finished, runs), ""]
+        tables.write_claims(out, "claims", verdicts(finished, {k[1] for k in names}), f"tab:hnn_claims_{out.name}"), "", *_health(finished, runs), ""]
 
 
 def _summary_more(runs: run_table.Runs, out: Path, profile: str, seeds, overrides) -> list[str]:
@@ -671,9 +645,9 @@ def _summary_more(runs: run_table.Runs, out: Path, profile: str, seeds, override
                                           "the Euclidean models, exact in float32, are the control)", "",
                                           seeds_table.to_markdown(index=False), ""]),
         *([] if init_table is None else ["## float32 from the initial weights of the float64 run of each seed "
-                                         "(experiment=hnn/same_init), seed by seed", "", SAME_INIT, "",
+                                         "(experiment=hnn/same_init), seed by seed", "", prose.fill("hnn", "same_init"), "",
                                          init_table.to_markdown(index=False), ""]),
         *([] if same is None else ["## The same weights in both dtypes: the PREFIX-10 models trained in each "
-                                   "dtype (final epoch), evaluated in both", "", SAME_WEIGHTS.replace("\n", " "), "", same.to_markdown(index=False), ""]),
+                                   "dtype (final epoch), evaluated in both", "", prose.fill("hnn", "same_weights"), "", same.to_markdown(index=False), ""]),
         *(line for _, extra_table, _, heading in extra_tables
           for line in (f"## Beyond the paper: {heading}", "", extra_table.to_markdown(index=False), ""))]

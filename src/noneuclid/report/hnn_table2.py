@@ -341,7 +341,9 @@ def make(runs_dir: Path, profile: str, out: Path) -> list[Path]:
                              f"Mean ± standard error over seeds (n; the 95 % interval in the CSV); best mean in bold; a "
                              f"dimension whose embedding's MAP is below {MIN_EMBEDDING_MAP} is not testable here. "
                              "The paper's F1 values are not in the stored paper text. " + made, bold)]
-    written += [*_write_claims(out, profile, rows), *_write_burnin(out, runs, curves, profile)]
+    tables.write_claims(out, "table2_claims", rows, "tab:hnn_table2_claims",
+                        f"Ganea et al., Table 2: the paper's claims ({profile} profile)")
+    written += [*(out / f"table2_claims.{ext}" for ext in ("csv", "md", "tex")), *_write_burnin(out, runs, curves, profile)]
     caption = out / "fig_table2_boundaries.md"  # what the figure shows in words, kept with it
     _boundaries(values, emb, Path(runs_dir) / "hnn" / profile, c, out)
     (out / "table2.md").write_text("\n".join([
@@ -374,15 +376,6 @@ def _boundaries(values: pd.DataFrame, emb: pd.DataFrame, root: Path, c, out: Pat
 def _commits(runs: pd.DataFrame, names: set) -> str:
     """The commits (7 digits) of the runs named, '-' for none (Table 1's runs share runs.csv)."""
     return run_table.commits(runs[runs.run.isin(names)] if len(runs) else runs)
-
-
-def _write_claims(out: Path, profile: str, rows: list) -> list[Path]:
-    """table2_claims.{csv,md,tex}: the verdicts of the claims engine."""
-    (out / "table2_claims.csv").write_text(render.to_csv(rows))
-    (out / "table2_claims.md").write_text(f"# Ganea et al., Table 2: the paper's claims ({profile} profile)\n\n"
-                                          + render.to_markdown(rows))
-    (out / "table2_claims.tex").write_text(render.to_latex(rows, "tab:hnn_table2_claims"))
-    return [out / f"table2_claims.{ext}" for ext in ("csv", "md", "tex")]
 
 
 def _write_burnin(out: Path, runs: pd.DataFrame, curves: pd.DataFrame, profile: str) -> list[Path]:

@@ -615,15 +615,6 @@ def _reductions(runs: pd.DataFrame, keys: dict[str, str]) -> str:
     return "; ".join(parts)
 
 
-def _write_claims(rows: list[engine.Verdict], out: Path, name: str) -> str:
-    """The claims table of the engine's verdicts as CSV, Markdown and LaTeX (claims.render)."""
-    (out / f"{name}.csv").write_text(render.to_csv(rows))
-    (out / f"{name}.tex").write_text(render.to_latex(rows, f"tab:phydi_{name}"))
-    md = render.to_markdown(rows)
-    (out / f"{name}.md").write_text(md)
-    return md
-
-
 def _write(table: pd.DataFrame, out: Path, name: str, caption: str, shown: pd.DataFrame | None = None) -> str:
     """The table as CSV and its display `shown` (default: the table) as Markdown and LaTeX (booktabs,
     with `caption`)."""
@@ -725,7 +716,7 @@ def _resnet_section(resnets: pd.DataFrame, curves: pd.DataFrame, out: Path, chec
             skipped.append(f"{title}: no finished runs")
             if name == "table1":  # the claim over depths still listed, not testable here
                 checks.append((title, lead_verdicts({})))
-                lines += [_write_claims(checks[-1][1], out, f"{name}_claims"), ""]
+                lines += [tables.write_claims(out, f"{name}_claims", checks[-1][1], f"tab:phydi_{name}_claims"), ""]
             continue
         numbers, claims = resnet_tables(cells, keys, paper, name, images)
         claims += lead_verdicts(cells) if name == "table1" else []
@@ -734,7 +725,7 @@ def _resnet_section(resnets: pd.DataFrame, curves: pd.DataFrame, out: Path, chec
         if missing:
             skipped.append(f"{title}: {missing}")
         lines += [f"## {name.capitalize()}: checks against the paper, cell by cell", "",
-                  _write_claims(claims, out, f"{name}_claims"), "",
+                  tables.write_claims(out, f"{name}_claims", claims, f"tab:phydi_{name}_claims"), "",
                   f"## {name.capitalize()}: our numbers beside the paper's", "",
                   _write(numbers, out, name, f"PHYDI {title}: our numbers (mean ± s.e. over seeds) beside the paper's",
                          resnet_shown(numbers, keys)), ""]
@@ -754,7 +745,7 @@ def _fig4_section(transformers: pd.DataFrame, curves: pd.DataFrame, out: Path, c
     if not cells:  # the claims still listed, each not testable here
         skipped.append("Fig. 4: no finished runs")
         checks.append(("Fig. 4", fig4_verdicts({}, {})))
-        return ["## Fig. 4: no finished runs", "", _write_claims(checks[-1][1], out, "fig4_claims"), ""]
+        return ["## Fig. 4: no finished runs", "", tables.write_claims(out, "fig4_claims", checks[-1][1], "tab:phydi_fig4_claims"), ""]
     missing_n = [n for n in (int(v) for v in sweep_values("phydi/fig4", "model.n")) if n not in {m for m, _ in cells}]
     if missing_n:
         skipped.append(f"Fig. 4: n = {', '.join(map(str, missing_n))}")
@@ -773,7 +764,7 @@ def _fig4_section(transformers: pd.DataFrame, curves: pd.DataFrame, out: Path, c
             f"U: unigram perplexity of the validation tokens under the training tokens' word "
             f"frequencies (add-one); T = 200 x U / {PAPER_UNIGRAM_PERPLEXITY:.1f}, the paper's "
             "threshold at the same ratio to the unigram perplexity of the paper's full setting.", "",
-            _write_claims(claims, out, "fig4_claims"), "",
+            tables.write_claims(out, "fig4_claims", claims, "tab:phydi_fig4_claims"), "",
             _write(data, out, "fig4", "PHYDI Fig. 4: epochs to the perplexity thresholds and best validation "
                    "perplexity, mean ± s.e. over seeds", shown), "",
             "![Fig. 4](fig4.png)", ""]

@@ -9,6 +9,7 @@ from pathlib import Path
 
 import pandas as pd
 
+from noneuclid.claims import engine, render
 from noneuclid.claims.render import latex_escape
 
 FLOAT_FORMAT = "%.10g"  # what is read back writes the same bytes
@@ -24,6 +25,17 @@ def write(out: Path, stem: str, data: pd.DataFrame, shown: pd.DataFrame, title: 
     (out / f"{stem}.md").write_text(f"# {title}\n\n{caption}\n\n{markdown(shown, bold)}\n")
     (out / f"{stem}.tex").write_text(latex(shown, f"{title}. {caption}", f"tab:{stem}", bold))
     return [out / f"{stem}.{ext}" for ext in ("csv", "md", "tex")]
+
+
+def write_claims(out: Path, stem: str, rows: list[engine.Verdict], label: str, title: str | None = None) -> str:
+    """out/<stem>.csv, .md (under `title`, when given) and .tex: the claims engine's verdicts
+    (claims.render); returns the Markdown table."""
+    out.mkdir(parents=True, exist_ok=True)
+    md = render.to_markdown(rows)
+    (out / f"{stem}.csv").write_text(render.to_csv(rows))
+    (out / f"{stem}.md").write_text(f"# {title}\n\n{md}" if title else md)
+    (out / f"{stem}.tex").write_text(render.to_latex(rows, label))
+    return md
 
 
 def shown(data: pd.DataFrame, formats: dict[str, str] | None = None, missing: str = "-") -> pd.DataFrame:

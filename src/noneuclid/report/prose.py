@@ -1,0 +1,28 @@
+"""The reports' prose: one Markdown template per paper under templates/, cut into named sections by
+`<!-- section: NAME -->` lines, each filled from the numbers with str.format fields ({accuracy:.1f}),
+so that a sentence is edited in the template without touching Python."""
+
+from __future__ import annotations
+
+import functools
+import re
+from pathlib import Path
+
+TEMPLATES = Path(__file__).parent / "templates"
+SECTION = re.compile(r"^<!-- section: (\S+) -->\n", re.MULTILINE)
+
+
+@functools.cache
+def sections(paper: str) -> dict[str, str]:
+    """{name: text} of templates/<paper>.md, each text without its trailing blank lines."""
+    parts = SECTION.split((TEMPLATES / f"{paper}.md").read_text())
+    return {name: text.rstrip("\n") for name, text in zip(parts[1::2], parts[2::2])}
+
+
+def fill(paper: str, section: str, **fields) -> str:
+    """The template section `section` of `paper` with its {fields} filled in."""
+    try:
+        text = sections(paper)[section]
+    except KeyError:
+        raise KeyError(f"templates/{paper}.md has no section {section!r}; it has {sorted(sections(paper))}") from None
+    return text.format_map(fields)
