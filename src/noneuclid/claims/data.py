@@ -1,7 +1,9 @@
 """The claims files (<paper>.yaml beside this module), loaded and validated: a missing, unknown or
 ill-typed key is a ClaimsError naming the file, the claim, the cell and the key.
 
-A file:  paper (its stem), title, claims.
+A file:  paper (its stem), title, claims; optionally reference: the paper's settings, setup labels and
+         numbers that its report reads beside the claims (a mapping, each entry's source in a comment;
+         a cell's paper number may be a YAML alias of one, so that it is written once).
 A claim: id; claim (the paper's words); source (its table, figure or section); metric and unit; better
          (lower or higher: which values of the metric are better); relation (better, or on_par: the
          first arm at most `tolerance` worse than the second, in the metric's units); cells; tolerance
@@ -20,7 +22,7 @@ A cell:  cell (its name); arms, [a, b] with a the arm the claim favours (or hold
 from __future__ import annotations
 
 import math
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 
 import yaml
@@ -86,6 +88,7 @@ class Claims:
     paper: str
     title: str
     claims: tuple[Claim, ...]
+    reference: dict = field(default_factory=dict)  # the file's key reference (module doc), as written
 
     def __getitem__(self, claim_id: str) -> Claim:
         return _named(self.claims, "id", claim_id, self.paper, "claim")
@@ -120,12 +123,15 @@ def load_file(path: Path) -> Claims:
         data = yaml.safe_load(path.read_text())
     except yaml.YAMLError as e:
         raise ClaimsError(f"{where}: not valid YAML: {e}") from e
-    _keys(data, ({"paper", "title", "claims"}, set()), where)
+    _keys(data, ({"paper", "title", "claims"}, {"reference"}), where)
     if data["paper"] != path.stem:
         raise ClaimsError(f"{where}: key 'paper' is {data['paper']!r}, not the file's name {path.stem!r}")
     claims = tuple(_claim(c, where) for c in _list(data, "claims", where))
     _unique([c.id for c in claims], "claim id", where)
-    return Claims(_text(data, "paper", where), _text(data, "title", where), claims)
+    reference = data.get("reference", {})
+    if not isinstance(reference, dict):
+        raise ClaimsError(f"{where}: key 'reference' must be a mapping, not {reference!r}")
+    return Claims(_text(data, "paper", where), _text(data, "title", where), claims, reference)
 
 
 def _claim(raw, file_where: str) -> Claim:
