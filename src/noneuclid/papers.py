@@ -1,13 +1,13 @@
 """The papers of the suite, in the order they run: what each one has, in one place.
 
-For each paper: its title; its experiments (configs/experiment/<paper>/<name>.yaml); its report
-modules (each with make(runs_dir, profile, out) writing results/<paper>/<profile>/; the first also
-writes summary.md and takes the paper's CLI options); the tables and figures they write (file
-stems under results/<paper>/<profile>/); and the Markdown pages that results/index.html shows (stems:
-the first module's summary, then the pages of the others, which summary.md leaves out); the
-stages of its reproduction, in order (reproduce.py adds the paper's report and the HTML page); and
-the tables and figures a report draws only when it has what they need (the report command names
-those it leaves out). report/html.py, report/__main__.py and reproduce.py read it.
+For each paper: its title; its experiments (configs/experiment/<paper>/<name>.yaml); its reports (each
+a module whose make(runs_dir, profile, out, ...) writes results/<paper>/<profile>/, the Markdown page
+of it that results/index.html shows and the docs link, and whether it takes the report command's
+--seeds and training overrides); the tables and figures they write (file stems under
+results/<paper>/<profile>/); the stages of its reproduction, in order (reproduce.py adds the paper's
+report and the HTML page); and the tables and figures a report draws only when it has what they need
+(the report command names those it leaves out). report/html.py, report/docs.py, report/__main__.py
+and reproduce.py read it.
 """
 
 from __future__ import annotations
@@ -52,15 +52,29 @@ def _runs_of(report: str, *experiments: str) -> tuple[Extra, ...]:
 
 
 @dataclass(frozen=True)
+class Report:
+    """A report of a paper: its module (noneuclid.report.<name>), the page it writes (file stem of the
+    Markdown page in results/<paper>/<profile>/) and whether its make takes the command's options
+    (seeds=, overrides=)."""
+    module: str
+    page: str = "summary"
+    options: bool = True
+
+
+@dataclass(frozen=True)
 class Paper:
     title: str
     experiments: tuple[str, ...]
-    reports: tuple[str, ...]
+    reports: tuple[Report, ...]
     tables: tuple[str, ...]
     figures: tuple[str, ...]
-    pages: tuple[str, ...] = ("summary",)
     stages: tuple[Stage, ...] = ()
     extras: tuple[Extra, ...] = ()
+
+    @property
+    def pages(self) -> tuple[str, ...]:
+        """The reports' pages, in the order of the reports."""
+        return tuple(r.page for r in self.reports)
 
 
 BRANTNER = (
@@ -146,19 +160,22 @@ PHYDI_EXTRAS = (
 
 
 PAPERS = {
-    "brantner": Paper("Brantner, Adam on manifolds", ("fig3a", "fig3b", "table2", "section"),
-                      ("noneuclid.report.brantner",),
-                      ("table2", "accuracy", "authors_networks", "authors_curves", "section", "drift_summary",
-                       "timing_summary"),
-                      ("fig3a", "fig3b", "drift"), stages=BRANTNER, extras=BRANTNER_EXTRAS),
-    "hnn": Paper("Ganea et al., Hyperbolic Neural Networks", ("table1", "init", "budget", "long", "gru_long", "order",
-                                                                 "carry_gaps", "seeds", "same_init", "compensated", "poincare",
-                                                                 "burnin", "table2"),
-                 ("noneuclid.report.hnn", "noneuclid.report.hnn_table2"),
-                 ("table1", "init", "budget", "long", "gru_long", "carry_gaps", "order", "table2_f1", "table2_embeddings",
-                  "table2_claims", "table2_burnin"),
-                 ("fig_prefix10_dev", "fig_table2_boundaries"), ("summary", "table2"), HNN, HNN_EXTRAS),
-    "phydi": Paper("PHYDI, hypercomplex networks initialised as identity", ("table1", "table2", "fig4"),
-                   ("noneuclid.report.phydi",), ("table1", "table2", "fig4", "speed", "compute"), ("fig4",),
-                   stages=PHYDI, extras=PHYDI_EXTRAS),
+    "brantner": Paper(
+        title="Brantner, Adam on manifolds", experiments=("fig3a", "fig3b", "table2", "section"),
+        reports=(Report("noneuclid.report.brantner"),),
+        tables=("table2", "accuracy", "authors_networks", "authors_curves", "section", "drift_summary",
+                "timing_summary"),
+        figures=("fig3a", "fig3b", "drift"), stages=BRANTNER, extras=BRANTNER_EXTRAS),
+    "hnn": Paper(
+        title="Ganea et al., Hyperbolic Neural Networks",
+        experiments=("table1", "init", "budget", "long", "gru_long", "order", "carry_gaps", "seeds", "same_init",
+                     "compensated", "poincare", "burnin", "table2"),
+        reports=(Report("noneuclid.report.hnn"), Report("noneuclid.report.hnn_table2", page="table2", options=False)),
+        tables=("table1", "init", "budget", "long", "gru_long", "carry_gaps", "order", "table2_f1", "table2_embeddings",
+                "table2_claims", "table2_burnin"),
+        figures=("fig_prefix10_dev", "fig_table2_boundaries"), stages=HNN, extras=HNN_EXTRAS),
+    "phydi": Paper(
+        title="PHYDI, hypercomplex networks initialised as identity", experiments=("table1", "table2", "fig4"),
+        reports=(Report("noneuclid.report.phydi"),), tables=("table1", "table2", "fig4", "speed", "compute"),
+        figures=("fig4",), stages=PHYDI, extras=PHYDI_EXTRAS),
 }

@@ -27,7 +27,7 @@ from pathlib import Path
 from noneuclid.config import experiment_value, jobs
 from noneuclid.data import cifar10, wikitext2, wordnet
 from noneuclid.data.files import DataError, require
-from noneuclid.report import aggregate
+from noneuclid.report import run_table
 from noneuclid import papers as registry
 
 PAPERS = tuple(registry.PAPERS)  # the papers of the suite, in the order they run
@@ -140,10 +140,10 @@ def execute(steps: list[Step], data_dir: Path, generated_dir: Path) -> None:
 
 def run_states(runs_dir: Path, paper: str, profile: str) -> str:
     """How many of the paper's run folders are done, diverged, failed, running or stopped."""
-    folders = aggregate.run_folders([runs_dir / paper / profile]) if (runs_dir / paper / profile).is_dir() else []
+    folders = run_table.run_folders([runs_dir / paper / profile]) if (runs_dir / paper / profile).is_dir() else []
     counts = {}
     for folder in folders:
-        state = aggregate.status(folder)
+        state = run_table.status(folder)
         counts[state] = counts.get(state, 0) + 1
     return ", ".join(f"{n} {state}" for state, n in sorted(counts.items())) or "none"
 

@@ -6,7 +6,7 @@ import pytest
 import torch
 
 from noneuclid.config import compose, experiment_value
-from noneuclid.report import aggregate, run_table
+from noneuclid.report import run_table
 from noneuclid.train import train
 from noneuclid.runs import RunDir
 
@@ -208,7 +208,7 @@ def test_more_seeds_compare_the_seeds_experiments_models_over_all_seeds(tmp_path
                                 "variant=hnn/hyperbolic_rnn_eucl_mlr", "data=prefix10", f"seed={seed}",
                                 f"trainer.dtype={dtype}", "trainer.progress=false", *data], experiment_name="hnn/seeds")
                        for seed in (0, 3)])
-    assert hnn.seeds_run(aggregate.runs([tmp_path / "runs" / "hnn" / "smoke"])) == (0,)
+    assert hnn.seeds_run(run_table.runs([tmp_path / "runs" / "hnn" / "smoke"])) == (0,)
     row, = hnn.more_seeds(_ended(tmp_path), "smoke", (0,), [*data, "trainer.dtype=float32"]).to_dict("records")
     assert row["model"] == "hyperbolic RNN + FFNN, Eucl. MLR" and row["dataset"] == "PREFIX-10%"
     assert row["float32"].endswith("(n=2)") and row["float64"].endswith("(n=2)")

@@ -16,7 +16,7 @@ import pandas as pd
 import pytest
 
 from noneuclid import reproduce
-from noneuclid.report import aggregate, html
+from noneuclid.report import html, run_table
 from noneuclid.train import trainer
 from noneuclid.train.loop import train
 from noneuclid.runs import RunDir
@@ -32,7 +32,7 @@ def test_a_run_that_raises_is_marked_failed_and_grouped_with_its_seeds(make_cfg,
             train(failing)
     assert json.loads(RunDir(failing).file("FAILED").read_text()) == {"error": "RuntimeError", "message": "boom"}
 
-    table = aggregate.grouped(aggregate.runs([tmp_path / "runs"]))
+    table = run_table.grouped(run_table.runs([tmp_path / "runs"]))
     assert len(table) == 1  # one setting, two seeds
     row = table.iloc[0]
     assert (row.runs, row.status, row.seeds) == (2, "1 done, 1 failed", "0,1")

@@ -6,7 +6,7 @@ import pandas as pd
 import pytest
 
 from noneuclid.claims import engine
-from noneuclid.report import aggregate, brantner
+from noneuclid.report import brantner, run_table
 from noneuclid.train import train
 
 VARIANTS = ["adam_euclidean", "adam_stiefel", "gd_stiefel", "momentum_stiefel"]
@@ -19,11 +19,11 @@ def four_runs(make_cfg, tmp_path):
     return tmp_path / "runs"
 
 
-def test_aggregate_reads_every_run(four_runs):
-    runs = aggregate.runs([four_runs])
+def test_run_table_reads_every_run_folder(four_runs):
+    runs = run_table.runs([four_runs])
     assert len(runs) == 4 and set(runs.status) == {"done"}
     assert {"cfg.optim.name", "cfg.model.stiefel", "final_train_loss", "env.torch"} <= set(runs.columns)
-    curves = aggregate.curves([four_runs])
+    curves = run_table.curves([four_runs])
     assert len(curves) == 4 * 2 and {"run", "epoch", "train_loss"} <= set(curves.columns)
 
 
@@ -420,5 +420,5 @@ def test_every_table_a_report_may_leave_out_is_one_of_its_papers():
     from noneuclid.papers import PAPERS
     for paper in PAPERS.values():
         for extra in paper.extras:
-            assert extra.report in paper.reports and extra.stem in (*paper.tables, *paper.figures), extra
+            assert extra.report in {r.module for r in paper.reports} and extra.stem in (*paper.tables, *paper.figures), extra
             assert extra.needs.format(profile="cpu", runs="runs", data="data")

@@ -13,7 +13,7 @@ import torch
 
 from noneuclid import models
 from noneuclid.data import DataError
-from noneuclid.report import aggregate
+from noneuclid.report import run_table
 from noneuclid.train import TrainingDiverged, train, trainer
 from noneuclid.runs import RunDir
 
@@ -96,11 +96,11 @@ def test_run_held_by_another_process_is_skipped_and_free_once_that_process_is_ki
         assert holder.stdout.readline().strip() == "held"
         assert train(cfg) == {"trained_by": "otherhost 123"}
         assert not run.file("metrics.jsonl").exists()
-        assert aggregate.status(run.path) == "running"
+        assert run_table.status(run.path) == "running"
     finally:
         holder.kill()  # as by kill -9 or a node failure: RUNNING stays, its lock goes
         holder.wait()
-    assert run.file("RUNNING").exists() and aggregate.status(run.path) == "stopped"
+    assert run.file("RUNNING").exists() and run_table.status(run.path) == "stopped"
     summary = train(cfg)
     assert run.done and "final_train_loss" in summary
     assert not run.file("RUNNING").exists()

@@ -9,7 +9,7 @@ from pathlib import Path
 
 from noneuclid.evaluate import authors_networks, drift, same_weights, timing
 from noneuclid.report.brantner import reference_dir
-from noneuclid.report.aggregate import runs as runs_under
+from noneuclid.report.run_table import runs as runs_under
 from noneuclid.report.hnn import seeds_run
 from noneuclid.runs.lookup import seed_list
 

@@ -1,7 +1,7 @@
 """python -m noneuclid.report brantner|hnn|phydi|html|all [PART] [--profile P] [--runs runs] [--docs]
 
 A paper: merges its ended runs under runs/<paper>/<profile>/ into results/<paper>/<profile>/runs.csv
-and curves.csv.gz, then runs each of its reports (papers.PAPERS[paper].reports; PART picks one, e.g.
+and curves.csv.gz, then runs each of its reports (papers.PAPERS[paper].reports, each given --seeds and the overrides where it takes them; PART picks one, e.g.
 `hnn table2` for report.hnn_table2), which redraw results/<paper>/<profile>/ and nothing else. The
 profile: --profile, else the one with finished run folders (DONE) under runs/<paper>/, else the one
 with committed per-run data (results/<paper>/<profile>/runs.csv); where that is several or none, the
@@ -32,7 +32,7 @@ from pathlib import Path
 
 from noneuclid import papers
 from noneuclid.config import CONFIG_DIR
-from noneuclid.report import aggregate, docs, html, run_table
+from noneuclid.report import docs, html, run_table
 from noneuclid.runs.lookup import seed_list
 
 PAPERS = papers.PAPERS
@@ -69,13 +69,11 @@ def main(argv=None) -> int:
     if args.paper == "all" and (args.part or args.out or args.seeds or args.overrides):
         parser.error("`all` redraws every paper with its defaults: a part, --out, --seeds and overrides need one paper")
     if args.paper in PAPERS and not _parts(args.paper, args.part):  # before anything is read or written
-        names = ", ".join(_part_name(args.paper, name) for name in PAPERS[args.paper].reports)
+        names = ", ".join(_part_name(args.paper, r.module) for r in PAPERS[args.paper].reports)
         print(f"error: {args.paper} has no report {args.part!r} (its parts: {names})", file=sys.stderr)
         return 2
-    try:
-        profile = chosen_profile(args, [args.paper] if args.paper in PAPERS else sorted(PAPERS))
-    except ProfileError as e:
-        print(f"error: {e}", file=sys.stderr)
+    profile = _profile_or_none(args, [args.paper] if args.paper in PAPERS else sorted(PAPERS))
+    if profile is None:
         return 2
     if args.paper == "html":
         print(html.make(profile, args.results))
@@ -126,12 +124,21 @@ def chosen_profile(args, paper_keys) -> str:
     raise ProfileError(f"runs of several profiles: {where}. Name the one to report: --profile {'|'.join(found)}")
 
 
+def _profile_or_none(args, paper_keys) -> str | None:
+    """chosen_profile, or None after printing the ProfileError."""
+    try:
+        return chosen_profile(args, paper_keys)
+    except ProfileError as e:
+        print(f"error: {e}", file=sys.stderr)
+        return None
+
+
 def tidy_table(argv) -> int:
     parser = argparse.ArgumentParser(prog="python -m noneuclid.report runs")
     parser.add_argument("roots", nargs="+", type=Path, help="folders holding run folders (searched recursively)")
     parser.add_argument("--csv", type=Path, default=None, help="also write the table here")
     args = parser.parse_args(argv)
-    table = aggregate.grouped(aggregate.runs(args.roots))
+    table = run_table.grouped(run_table.runs(args.roots))
     if table.empty:
         print(f"error: no run folders under {', '.join(map(str, args.roots))}", file=sys.stderr)
         return 1
@@ -146,10 +153,8 @@ def export(argv) -> int:
     parser.add_argument("paper", choices=sorted(PAPERS))
     _add_common(parser)
     args = parser.parse_args(argv)
-    try:
-        profile = chosen_profile(args, [args.paper])
-    except ProfileError as e:
-        print(f"error: {e}", file=sys.stderr)
+    profile = _profile_or_none(args, [args.paper])
+    if profile is None:
         return 2
     for path in run_table.export(args.runs, args.paper, profile, args.results / args.paper / profile):
         print(path)
@@ -161,10 +166,9 @@ def _part_name(paper: str, report: str) -> str:
     return report.rsplit(".", 1)[-1].removeprefix(f"{paper}_")
 
 
-def _parts(paper: str, part: str | None) -> list[tuple[int, str]]:
-    """(index, module) of the paper's reports that `part` names (None: all of them)."""
-    return [(i, name) for i, name in enumerate(PAPERS[paper].reports)
-            if part in (None, _part_name(paper, name), name.rsplit(".", 1)[-1])]
+def _parts(paper: str, part: str | None) -> list[papers.Report]:
+    """The paper's reports that `part` names (None: all of them)."""
+    return [r for r in PAPERS[paper].reports if part in (None, _part_name(paper, r.module), r.module.rsplit(".", 1)[-1])]
 
 
 def report_paper(paper: str, args, profile: str, missing_ok: bool = False) -> int:
@@ -172,14 +176,14 @@ def report_paper(paper: str, args, profile: str, missing_ok: bool = False) -> in
     named args.part). missing_ok: a report that finds no runs says so and leaves its results (exit 0)."""
     for path in run_table.export(args.runs, paper, profile, args.results / paper / profile):
         print(path)
-    return max(_run_report(paper, i, name, args, profile, missing_ok) for i, name in _parts(paper, args.part))
+    return max(_run_report(paper, report, args, profile, missing_ok) for report in _parts(paper, args.part))
 
 
-def _run_report(paper: str, index: int, name: str, args, profile: str, missing_ok: bool) -> int:
-    """Run the report module `name` (the paper's `index`-th: the first takes --seeds and overrides),
-    name what it left out, and with --docs refresh the claims digest of docs/<paper>.md."""
-    out = args.out or args.results / paper / profile
-    options = {"overrides": args.overrides, **({"seeds": args.seeds} if args.seeds else {})} if index == 0 else {}
+def _run_report(paper: str, report: papers.Report, args, profile: str, missing_ok: bool) -> int:
+    """Run the report (with --seeds and the overrides where it takes them), name what it left out, and
+    with --docs refresh the claims digest of docs/<paper>.md."""
+    out, name = args.out or args.results / paper / profile, report.module
+    options = {"overrides": args.overrides, **({"seeds": args.seeds} if args.seeds else {})} if report.options else {}
     before = _stamps(out)
     try:
         written = importlib.import_module(name).make(args.runs, profile, out, **options)

@@ -1,4 +1,5 @@
-"""The per-run data committed with the results, so that tables can be redrawn without run folders:
+"""The table of runs: run folders read into tidy tables, and the per-run data committed with the
+results, so that tables are redrawn without run folders:
 
     results/<paper>/<profile>/runs.csv    one row per ended run (done, diverged, failed): its folder
                                           name, status, experiment, settings id, seed, dtype, every
@@ -10,27 +11,95 @@
 Written from the run folders under runs/<paper>/<profile> and merged with the rows already there: a
 run whose folder is gone (another machine, an earlier session) keeps its rows, a run found again
 replaces them. Numbers are written with 10 significant digits, so that writing what was read gives
-the same bytes.
+the same bytes. A report selects its runs by the folder names its experiments' configs give
+(`names`), so a run with other settings is never mixed in (`labelled`, `Runs.finished`).
 """
 
 from __future__ import annotations
 
 import functools
+import json
+import re
 from dataclasses import dataclass
 from pathlib import Path
 
 import pandas as pd
+import yaml
 
-from noneuclid.report import aggregate
+from noneuclid.config import compose
+from noneuclid.runs import RunDir, is_held, read_metrics, settings_id
 from noneuclid.runs.folder import CSV_COMPRESSION
+from noneuclid.runs.settings import flatten
 
 FLOAT_FORMAT = "%.10g"
 FILES = ("runs.csv", "curves.csv.gz")
-
 LEADING = ["run", "status", "experiment", "settings_id", "seed", "dtype"]
 LEFT_OUT = ("path", "cfg.paths.", "env.command", "env.platform", "env.processor", "env.python", "env.numpy")
 
 
+# -- run folders ----------------------------------------------------------------------------------------
+def run_folders(roots) -> list[Path]:
+    """Every run folder (a folder with config.yaml) under the given roots, sorted."""
+    return sorted({p.parent for root in map(Path, roots) for p in root.rglob("config.yaml")})
+
+
+def status(folder: Path) -> str:
+    """done | diverged | failed | running (a live process trains it) | stopped (killed or interrupted:
+    the same command resumes it)."""
+    for marker in ("DONE", "DIVERGED", "FAILED"):
+        if (folder / marker).exists():
+            return marker.lower()
+    return "running" if is_held(folder) else "stopped"
+
+
+def runs(roots) -> pd.DataFrame:
+    """One row per run folder under the roots: its name, path, status, flattened config and summary."""
+    rows = []
+    for folder in run_folders(roots):
+        cfg = yaml.safe_load((folder / "config.yaml").read_text())
+        row = {"run": folder.name, "path": str(folder), "status": status(folder), **flatten(cfg, "cfg.")}
+        if (folder / "summary.json").exists():
+            row.update(json.loads((folder / "summary.json").read_text()))
+        env = json.loads((folder / "env.json").read_text()) if (folder / "env.json").exists() else {}
+        row.update(flatten(env, "env."))
+        row["settings_id"] = settings_id(cfg, bool(env.get("cuda")))
+        rows.append(row)
+    return pd.DataFrame(rows)
+
+
+def curves(roots) -> pd.DataFrame:
+    """One row per run and logged epoch, from metrics.jsonl."""
+    frames = [pd.DataFrame(lines).assign(run=folder.name) for folder in run_folders(roots)
+              if (lines := read_metrics(folder / "metrics.jsonl"))]
+    return pd.concat(frames, ignore_index=True) if frames else pd.DataFrame()
+
+
+def grouped(table: pd.DataFrame) -> pd.DataFrame:
+    """Runs of the same settings with different seeds as one row: the settings (folder name without
+    seed and hash, and settings_id, which tells apart settings the name does not show), how many runs
+    and in which state, the seeds, their training minutes (summed), and mean and standard deviation
+    over the finished runs of each final accuracy, loss and perplexity."""
+    if table.empty:
+        return table
+    table = table.assign(settings=table.run.str.replace(r"-s\d+-[0-9a-f]{8}$", "", regex=True))
+    metrics = sorted(c for c in table.columns
+                     if re.fullmatch(r"final_\w+_(accuracy|loss|perplexity)|test_accuracy_at_best_dev", c))
+    rows = []
+    keys = ["cfg.study.paper", "cfg.profile.name", "settings", "settings_id"]
+    for (paper, profile, settings, sid), g in table.groupby(keys, sort=True):
+        done = g[g.status == "done"]
+        row = {"paper": paper, "profile": profile, "settings": settings, "settings_id": sid, "runs": len(g),
+               "status": ", ".join(f"{n} {s}" for s, n in g.status.value_counts().sort_index().items()),
+               "seeds": ",".join(str(x) for x in sorted(g["cfg.seed"])),
+               "train minutes": g.train_seconds.sum() / 60 if "train_seconds" in g else float("nan")}
+        for m in metrics:
+            row[f"{m} mean"] = done[m].mean()
+            row[f"{m} sd"] = done[m].std(ddof=1) if len(done) > 1 else float("nan")
+        rows.append(row)
+    return pd.DataFrame(rows)
+
+
+# -- the committed per-run data -------------------------------------------------------------------------
 def commits(runs: pd.DataFrame) -> str:
     """The commits (7 digits) the runs ran with, sorted and comma-separated; '-' for no runs."""
     return ", ".join(sorted(runs["env.git_commit"].astype(str).str[:7].unique())) if len(runs) else "-"
@@ -39,17 +108,15 @@ def commits(runs: pd.DataFrame) -> str:
 def ended_runs(runs_dir: Path, paper: str, profile: str) -> tuple[pd.DataFrame, pd.DataFrame]:
     """(runs, curves) of the ended runs under runs_dir/paper/profile, in the columns of the files."""
     root = Path(runs_dir) / paper / profile
-    if not root.is_dir():
-        return pd.DataFrame(), pd.DataFrame()
-    runs = aggregate.runs([root])
-    if runs.empty:
-        return runs, pd.DataFrame()
-    runs = runs[runs.status.isin(["done", "diverged", "failed"])]
-    runs = runs.assign(experiment=runs["cfg.experiment_name"], seed=runs["cfg.seed"], dtype=runs["cfg.trainer.dtype"])
-    runs = runs[[c for c in runs.columns if not c.startswith(LEFT_OUT)]]
-    curves = aggregate.curves([root])
-    curves = curves[curves.run.isin(runs.run)] if not curves.empty else curves
-    return runs, curves
+    table = runs([root]) if root.is_dir() else pd.DataFrame()
+    if table.empty:
+        return table, pd.DataFrame()
+    table = table[table.status.isin(["done", "diverged", "failed"])]
+    table = table.assign(experiment=table["cfg.experiment_name"], seed=table["cfg.seed"],
+                         dtype=table["cfg.trainer.dtype"])
+    table = table[[c for c in table.columns if not c.startswith(LEFT_OUT)]]
+    logged = curves([root])
+    return table, logged[logged.run.isin(table.run)] if not logged.empty else logged
 
 
 def merged(old: pd.DataFrame, new: pd.DataFrame, keys: list[str]) -> pd.DataFrame:
@@ -60,19 +127,16 @@ def merged(old: pd.DataFrame, new: pd.DataFrame, keys: list[str]) -> pd.DataFram
     if not parts:
         return pd.DataFrame()
     table = pd.concat(parts, ignore_index=True)
-    first = [c for c in (*keys, *LEADING) if c in table.columns]
-    first = list(dict.fromkeys(first))
+    first = list(dict.fromkeys(c for c in (*keys, *LEADING) if c in table.columns))
     return table[first + sorted(c for c in table.columns if c not in first)].sort_values(keys, kind="stable")
 
 
 def export(runs_dir: Path, paper: str, profile: str, out: Path) -> list[Path]:
     """Write (merge into) out/runs.csv and out/curves.csv.gz; returns the files written."""
-    runs, curves = ended_runs(runs_dir, paper, profile)
     written = []
-    for name, new, keys in zip(FILES, (runs, curves), (["run"], ["run", "step"])):
+    for name, new, keys in zip(FILES, ended_runs(runs_dir, paper, profile), (["run"], ["run", "step"])):
         path = Path(out) / name
-        old = pd.read_csv(path, low_memory=False) if path.exists() else pd.DataFrame()
-        table = merged(old, new, keys)
+        table = merged(pd.read_csv(path, low_memory=False) if path.exists() else pd.DataFrame(), new, keys)
         if table.empty:
             continue
         path.parent.mkdir(parents=True, exist_ok=True)
@@ -81,14 +145,32 @@ def export(runs_dir: Path, paper: str, profile: str, out: Path) -> list[Path]:
     return written
 
 
+def read(out: Path) -> tuple[pd.DataFrame, pd.DataFrame]:
+    """(runs, curves): out/runs.csv and out/curves.csv.gz, an empty frame for a file that is not there."""
+    return tuple(pd.read_csv(Path(out) / name, low_memory=False) if (Path(out) / name).is_file() else pd.DataFrame()
+                 for name in FILES)
+
 
 def load(runs_dir: Path, paper: str, profile: str, out: Path) -> tuple[pd.DataFrame, pd.DataFrame]:
-    """(runs, curves): out/runs.csv and out/curves.csv.gz after merging into them the ended runs under
-    runs_dir/paper/profile (`export`); an empty frame for a file that is not there."""
+    """`read(out)` after merging into it the ended runs under runs_dir/paper/profile (`export`)."""
     export(runs_dir, paper, profile, out)
-    runs, curves = (pd.read_csv(Path(out) / name, low_memory=False) if (Path(out) / name).is_file() else pd.DataFrame()
-                    for name in FILES)
-    return runs, curves
+    return read(out)
+
+
+# -- selecting an experiment's finished runs ------------------------------------------------------------
+def names(settings, profile: str, seeds, overrides=()) -> set[str]:
+    """The run folder names that `python -m noneuclid.train <settings> profile=<profile> seed=<s>
+    <overrides>` makes for each seed s: composed from the configs, so that a run of other settings
+    (another lr, another retraction) is never taken for it."""
+    return {RunDir(compose([*settings, f"profile={profile}", f"seed={seed}", *overrides])).name for seed in seeds}
+
+
+def labelled(table: pd.DataFrame, named: dict[str, set[str]], column: str = "setup") -> pd.DataFrame:
+    """The finished runs (status done) of `table` among each label's run names, one row per label and
+    run, the label in `column` (a run may serve two labels)."""
+    done = table[table.status == "done"]
+    return pd.concat([done[done.run.isin(runs)].assign(**{column: label}) for label, runs in named.items()],
+                     ignore_index=True)
 
 
 @dataclass(frozen=True)
