@@ -1,12 +1,14 @@
 """Brantner's Fig. 3a/3b, Table 2, the test accuracies and the section experiment (random against
-householder section), redrawn from the per-run data; the authors' own networks and curves
-(GeometricMachineLearning.jl, <data>/reference/brantner_gml) beside ours.
+householder section), redrawn from the per-run data; the authors' own curves (GeometricMachineLearning.jl,
+<data>/reference/brantner_gml) beside ours. The setups, the paper's and the authors' numbers:
+claims/brantner.yaml (reference); the prose: templates/brantner.md.
 
     python -m noneuclid.report brantner [--runs runs] [--profile cpu] [--out results/brantner/<profile>]
 """
 
 from __future__ import annotations
 
+import functools
 import math
 import os
 from pathlib import Path
@@ -18,70 +20,47 @@ import matplotlib.pyplot as plt  # noqa: E402
 import numpy as np  # noqa: E402
 import pandas as pd  # noqa: E402
 
-from noneuclid.claims import data as claims_data, engine, render  # noqa: E402
-from noneuclid.config import compose  # noqa: E402
-from noneuclid.report import brantner_drift, brantner_timing, figures, run_table, tables as report_tables  # noqa: E402
+from noneuclid.claims import data as claims_data, engine  # noqa: E402
+from noneuclid.report import brantner_drift, brantner_timing, figures, prose, run_table, tables  # noqa: E402
 from noneuclid.report.estimates import estimate  # noqa: E402
-from noneuclid.runs import RunDir  # noqa: E402
 
-# The four runs of the paper (configs/variant/brantner/<name>.yaml) -> label, the paper's Table 2
-# (gpu_min, cpu_min: minutes for 500 epochs) and the authors' run, their GeometricMachineLearning.jl
-# documentation run of 500 epochs, not in the paper (authors_acc: test accuracy %, authors_loss: final
-# training loss; both listed with their sources in docs/brantner.md, "Values taken from the paper");
-# gml = k of the authors' files mnist_nn<k>.h5 and of loss_array<k>, accuracy_score<k> in mnist_metadata.h5.
-SETUPS = {
-    "adam_euclidean": dict(label="Adam", color="tab:blue", gpu_min=44, cpu_min=2783, authors_acc=9.74,
-                           authors_loss=1.3436, gml=1),
-    "adam_stiefel": dict(label="Adam + Stiefel", color="tab:orange", gpu_min=153, cpu_min=2855, authors_acc=86.13,
-                         authors_loss=0.254, gml=2),
-    "gd_stiefel": dict(label="Gradient + Stiefel", color="tab:blue", gpu_min=144, cpu_min=2370, authors_acc=55.18,
-                       authors_loss=0.766, gml=3),
-    "momentum_stiefel": dict(label="Momentum + Stiefel", color="tab:green", gpu_min=148, cpu_min=2369,
-                             authors_acc=63.51, authors_loss=0.694, gml=4),
-}
+CLAIMS = claims_data.load("brantner")
+PAPER = CLAIMS.reference  # the paper's epochs, MNIST's training images, Fig. 3a's plateau
+SETUPS = PAPER["setups"]  # the paper's four runs -> label, colour, Table 2's minutes, the authors' run
+SECTIONS = ("householder", "random")  # experiment=brantner/section: arms section_householder, section_random
 CURVE_EPOCHS = (1, 5, 10, 25)  # where our curves and theirs are compared (and our last epoch)
 UNIFORM_LOSS = math.sqrt(0.9)  # every class 1/10
-MNIST_TRAIN_IMAGES = 60_000  # data.train_size null: the whole training split
 ONE_CLASS = 0.99  # a model whose most frequent prediction covers more of the test set than this has collapsed
-
-
-SECTIONS = ("householder", "random")  # experiment=brantner/section: arms section_householder, section_random
+DRIFT = "max abs(YᵀY - I) (all epochs)"
+text = functools.partial(prose.fill, "brantner")
 
 
 def expected_runs(profile: str, seeds, overrides=()) -> dict[str, set[str]]:
-    """setup -> the run folder names of its seeds, as `experiment=brantner/table2 <overrides>` and
-    `experiment=brantner/section <overrides>` (setups section_<section>) make them: composed from the
-    configs, so a run with other settings (another lr, a Cayley retraction) is never mixed in. One run
-    can serve two setups (the section experiment's random arm is Adam + Stiefel where the profiles agree)."""
-    names = {setup: set() for setup in [*SETUPS, *(f"section_{s}" for s in SECTIONS)]}
-    for seed in seeds:
-        for variant in SETUPS:
-            cfg = compose([f"profile={profile}", f"variant=brantner/{variant}", f"seed={seed}", *overrides])
-            names[variant].add(RunDir(cfg).name)
-        for section in SECTIONS:
-            cfg = compose(["experiment=brantner/section", f"profile={profile}", f"optim.section={section}",
-                           f"seed={seed}", *overrides])
-            names[f"section_{section}"].add(RunDir(cfg).name)
-    return names
+    """setup -> the run folder names of its seeds, as `variant=brantner/<setup>` and
+    `experiment=brantner/section optim.section=<s>` (setups section_<s>) make them with `overrides`."""
+    settings = {**{v: [f"variant=brantner/{v}"] for v in SETUPS},
+                **{f"section_{s}": ["experiment=brantner/section", f"optim.section={s}"] for s in SECTIONS}}
+    return {setup: run_table.names(args, profile, seeds, overrides) for setup, args in settings.items()}
 
 
 def load(out: Path, profile: str, seeds=None, overrides=()) -> tuple[pd.DataFrame, pd.DataFrame, pd.DataFrame]:
-    """From the per-run data in `out` (runs.csv, curves.csv.gz): the finished runs of the paper's four
-    setups and of the section experiment with `seeds` (None: every seed there), one row per setup (the
-    mean over seeds), their training curves (mean over seeds per epoch) and the runs themselves (one
-    row per setup and seed)."""
-    runs, curves = (pd.read_csv(out / f, low_memory=False) if (out / f).is_file() else pd.DataFrame()
-                    for f in ("runs.csv", "curves.csv.gz"))
+    """From the per-run data in `out`: the finished runs of the four setups and of the section
+    experiment with `seeds` (None: every seed there) as (one row per setup: `means`, the training
+    curves' mean over seeds per setup and epoch, one row per setup and seed)."""
+    runs, curves = run_table.read(out)
     if runs.empty:
         return runs, curves, runs
     seeds = sorted({int(s) for s in runs.seed.dropna()}) if seeds is None else seeds
-    done = runs[runs.status == "done"]
-    per_seed = pd.concat([done[done.run.isin(names)].assign(setup=setup)
-                          for setup, names in expected_runs(profile, seeds, overrides).items()], ignore_index=True)
+    per_seed = run_table.labelled(runs, expected_runs(profile, seeds, overrides))
     if per_seed.empty:
         return per_seed, pd.DataFrame(), per_seed
     curves = curves[curves.train_loss.notna()].merge(per_seed[["run", "setup"]], on="run")
-    curves = curves.groupby(["setup", "epoch"], as_index=False)["train_loss"].mean()
+    return means(per_seed), curves.groupby(["setup", "epoch"], as_index=False)["train_loss"].mean(), per_seed
+
+
+def means(per_seed: pd.DataFrame) -> pd.DataFrame:
+    """Per setup: each metric's mean over seeds, the seeds, how many predict one class (and which) and
+    the environment."""
     numeric = [c for c in per_seed.select_dtypes("number").columns if not c.startswith(("cfg.", "env."))]
     table = per_seed.groupby("setup")[numeric].mean()
     table["seeds"] = per_seed.groupby("setup").size()
@@ -90,21 +69,14 @@ def load(out: Path, profile: str, seeds=None, overrides=()) -> tuple[pd.DataFram
     table["one_class_classes"] = one_class.groupby("setup").final_test_top_class.agg(
         lambda c: ", ".join(str(int(x)) for x in c)).astype(object).reindex(table.index, fill_value="")
     env = [c for c in ("env.processor", "env.cpu_count", "env.torch", "env.cuda") if c in per_seed]
-    table = table.join(per_seed.groupby("setup")[env].first())
-    return table.reset_index(), curves, per_seed
-
-
-# -- the paper's claims (claims/brantner.yaml), judged by the claims engine -----------------------------
-CLAIMS = claims_data.load("brantner")
+    return table.join(per_seed.groupby("setup")[env].first()).reset_index()
 
 
 def verdicts(per_seed: pd.DataFrame, out: Path | None = None) -> list[engine.Verdict]:
-    """Every cell of the claims from our runs, one value per seed and setup (Welch: the paper's setups do
-    not share their initial weights; a cell marked paired, the two sections, is paired by seed): the
-    final training loss, the largest |Y^T Y - I| of a run, and a run's seconds per epoch over Euclidean
-    Adam's mean (the GPU timing claim needs runs on a GPU); from the CSVs in `out`, the orthonormality
-    cells of arms drift_* and authors_* (report.brantner_drift) and the CPU timing cells
-    (report.brantner_timing)."""
+    """Every cell of the claims, one value per seed and setup (Welch; a paired cell, the two sections,
+    by seed): the final training loss, a run's largest |Y^T Y - I|, and a run's seconds per epoch over
+    Euclidean Adam's mean (GPU runs only); from the CSVs in `out`, the cells of arms drift_* and
+    authors_* (report.brantner_drift) and the CPU timing cells (report.brantner_timing)."""
     return [_verdict(claim, cell, per_seed, out) for claim in CLAIMS.claims for cell in claim.cells]
 
 
@@ -113,15 +85,14 @@ def _verdict(claim, cell, per_seed: pd.DataFrame, out: Path | None) -> engine.Ve
         return brantner_drift.verdict(claim, cell, out)
     if claim.metric == "epoch_time_ratio" and "GPU" not in cell.name:
         return brantner_timing.verdict(claim, cell, out)
-    if cell.paired:  # the seeds both arms have
-        seeds = set.intersection(*(set(per_seed[per_seed.setup == arm].seed) for arm in cell.arms)) if len(per_seed) else set()
-        per_seed = per_seed[per_seed.seed.isin(seeds)] if len(per_seed) else per_seed
+    if cell.paired and len(per_seed):  # the seeds both arms have
+        per_seed = per_seed[per_seed.seed.isin(set.intersection(*(set(per_seed[per_seed.setup == arm].seed)
+                                                                  for arm in cell.arms)))]
     arms = [_per_seed(per_seed, arm, claim.metric) for arm in cell.arms]
     if claim.metric == "epoch_time_ratio":  # the GPU cell
         if not len(per_seed) or not (per_seed.setup == "adam_euclidean").any():
             return engine.untestable(claim, cell, "no finished runs of adam_euclidean to time against", *map(len, arms))
-        gpu = per_seed["env.cuda"].notna() if "env.cuda" in per_seed else pd.Series(False)  # the GPU's name, or empty
-        if not gpu.all():
+        if "env.cuda" not in per_seed or not per_seed["env.cuda"].notna().all():  # the GPU's name, or empty
             return engine.untestable(claim, cell, f"{claim.precondition}: our runs are on the CPU", *map(len, arms))
     return engine.judge(claim, cell, *arms, paired=cell.paired)
 
@@ -130,27 +101,20 @@ def _per_seed(per_seed: pd.DataFrame, setup: str, metric: str) -> list[float]:
     """The metric of each seed's run of `setup` (epoch_time_ratio: its median seconds per epoch over
     Euclidean Adam's mean over seeds)."""
     runs = per_seed[per_seed.setup == setup].sort_values("seed") if len(per_seed) else per_seed
-    if runs.empty:
-        return []
-    if metric == "epoch_time_ratio":
-        base = per_seed[per_seed.setup == "adam_euclidean"].median_seconds_per_epoch.mean()
-        return list(runs.median_seconds_per_epoch / base)
-    return list(runs[metric])
+    if runs.empty or metric != "epoch_time_ratio":
+        return list(runs[metric]) if len(runs) else []
+    return list(runs.median_seconds_per_epoch / per_seed[per_seed.setup == "adam_euclidean"].median_seconds_per_epoch.mean())
 
 
 def figure(runs, curves, setups, title: str, out: Path, theirs: dict | None = None) -> None:
     """Our training curves (solid) and, when given, the authors' 500-epoch curves (dashed, same colour)
     on one log-scaled epoch axis, with the epochs we ran shaded."""
     fig, ax = plt.subplots(figsize=(6.2, 4.0))
-    for setup in setups:
-        match = runs[runs.setup == setup]
-        if match.empty:
-            continue
+    for setup in (s for s in setups if (runs.setup == s).any()):
         c = curves[curves.setup == setup]
         ax.plot(c.epoch, c.train_loss, label=f"{SETUPS[setup]['label']} (ours)", color=SETUPS[setup]["color"])
     for setup in setups if theirs else ():
-        curve = theirs[setup]
-        ax.plot(np.arange(1, len(curve) + 1), curve, ls="--", lw=1, color=SETUPS[setup]["color"],
+        ax.plot(np.arange(1, len(theirs[setup]) + 1), theirs[setup], ls="--", lw=1, color=SETUPS[setup]["color"],
                 label=f"{SETUPS[setup]['label']} (authors, GML)")
     if theirs:
         ax.axvspan(1, int(runs[runs.setup.isin(setups)].epochs.max()), color="grey", alpha=0.12, lw=0,
@@ -166,41 +130,43 @@ def figure(runs, curves, setups, title: str, out: Path, theirs: dict | None = No
 
 
 def curves_table(curves, theirs: dict) -> pd.DataFrame:
-    """Our training loss and the authors' at epochs 1, 5, 10, 25 and our last epoch (a missing epoch
-    of ours stays empty)."""
+    """Our training loss and the authors' at CURVE_EPOCHS and our last epoch (a missing epoch of ours
+    stays empty)."""
     rows = []
     for setup, ref in SETUPS.items():
         ours = curves[curves.setup == setup].set_index("epoch").train_loss
-        if ours.empty:
-            continue
-        last = int(ours.index.max())
-        for epoch in sorted({*CURVE_EPOCHS, last}):
-            rows.append({"run": ref["label"], "epoch": epoch,
-                         "train loss (ours)": round(float(ours[epoch]), 4) if epoch in ours.index else None,
-                         "train loss (authors)": round(float(theirs[setup][epoch - 1]), 4),
-                         "our last epoch": "yes" if epoch == last else ""})
+        last = int(ours.index.max()) if len(ours) else None
+        rows += [{"run": ref["label"], "epoch": epoch,
+                  "train loss (ours)": round(float(ours[epoch]), 4) if epoch in ours.index else None,
+                  "train loss (authors)": round(float(theirs[setup][epoch - 1]), 4),
+                  "our last epoch": "yes" if epoch == last else ""}
+                 for epoch in (sorted({*CURVE_EPOCHS, last}) if len(ours) else ())]
     return pd.DataFrame(rows)
 
 
 def table2(runs) -> pd.DataFrame:
+    """Per setup: our median seconds per epoch, its ratio to Euclidean Adam's and the paper's Table 2."""
+    def first(r, column, missing):
+        return r[column].iloc[0] if not r.empty else missing
+
+    base_s = float(first(runs[runs.setup == "adam_euclidean"], "median_seconds_per_epoch", float("nan")))
+    paper_base = SETUPS["adam_euclidean"]
     rows = []
-    base = runs[runs.setup == "adam_euclidean"]
-    base_s = float(base.median_seconds_per_epoch.iloc[0]) if not base.empty else float("nan")
     for setup, ref in SETUPS.items():
         r = runs[runs.setup == setup]
-        s = float(r.median_seconds_per_epoch.iloc[0]) if not r.empty else float("nan")
-        rows.append({"optimizer": ref["label"], "epochs run": int(r.epochs.iloc[0]) if not r.empty else 0,
+        s = float(first(r, "median_seconds_per_epoch", float("nan")))
+        rows.append({"optimizer": ref["label"], "epochs run": int(first(r, "epochs", 0)),
                      "s / epoch (ours)": round(s, 2), "ratio to Adam (ours)": round(s / base_s, 3),
-                     "min / 500 epochs (ours, extrapolated)": round(s * 500 / 60, 1),
-                     "paper Table 2 CPU min": ref["cpu_min"], "paper Table 2 CPU ratio": round(ref["cpu_min"] / 2783, 3),
-                     "paper Table 2 GPU min": ref["gpu_min"], "paper Table 2 GPU ratio": round(ref["gpu_min"] / 44, 3)})
+                     "min / 500 epochs (ours, extrapolated)": round(s * PAPER["epochs"] / 60, 1),
+                     "paper Table 2 CPU min": ref["cpu_min"],
+                     "paper Table 2 CPU ratio": round(ref["cpu_min"] / paper_base["cpu_min"], 3),
+                     "paper Table 2 GPU min": ref["gpu_min"],
+                     "paper Table 2 GPU ratio": round(ref["gpu_min"] / paper_base["gpu_min"], 3)})
     return pd.DataFrame(rows)
 
 
-DRIFT = "max abs(YᵀY - I) (all epochs)"
-
-
 def accuracy(runs) -> pd.DataFrame:
+    """Per setup: our test accuracy, final loss, collapsed seeds and drift beside the authors' run."""
     rows = []
     for setup, ref in SETUPS.items():
         r = runs[runs.setup == setup]
@@ -215,59 +181,36 @@ def accuracy(runs) -> pd.DataFrame:
                      "final train loss (ours)": round(r.final_train_loss, 4),
                      "predicts one class": (f"{r.one_class_seeds} of {r.seeds} seeds (class {r.one_class_classes})"
                                             if r.one_class_seeds else "no"),
-                     DRIFT: r.max_orthonormality_error if "stiefel" in setup else None,
-                     **authors})
+                     DRIFT: r.max_orthonormality_error if "stiefel" in setup else None, **authors})
     return pd.DataFrame(rows).astype({"epochs": "Int64", "seeds": "Int64"})  # whole numbers, empty where not run
 
 
-SHOWN = {"accuracy": {DRIFT: "{:.1e}"}}  # a table's columns shown formatted (the CSV has the numbers)
-TITLES = {"table2": "Brantner, Table 2: time per epoch (median over epochs), ratio to Euclidean Adam",
-          "accuracy": "Brantner: test accuracy and final training loss, ours beside the authors' run",
-          "authors_curves": "Brantner, Fig. 3: our training loss and the authors' at the same epochs"}
-
-
-def budget(per_seed: pd.DataFrame, profile: str) -> str:
-    """The caption of every table: what ran (epochs, images, batch, seeds) against the paper's 500
-    epochs of all 60,000 images in batches of 2,048, and how the numbers are reduced."""
-    images = per_seed["cfg.data.train_size"].fillna(MNIST_TRAIN_IMAGES) if "cfg.data.train_size" in per_seed else None
-    seeds = ", ".join(str(int(s)) for s in sorted(per_seed.seed.unique()))
-    return (f"Our runs ({profile} profile): {int(per_seed.epochs.max())} epochs of the paper's 500, "
-            f"{int(images.max()) if images is not None else MNIST_TRAIN_IMAGES:,} training images, batches of "
-            f"{int(per_seed['cfg.data.batch_size'].max()):,}, seeds {seeds}; ours are means over the seeds of "
-            f"each setup (the per-seed values and their spread: claims.csv). The authors' run: their "
-            f"GeometricMachineLearning.jl documentation run of 500 epochs, one seed. Made by `python -m "
-            f"noneuclid.train -m experiment=brantner/table2 profile={profile}` and `python -m noneuclid.report "
-            f"brantner --profile {profile}`, runs of commit "
-            f"{run_table.commits(per_seed)}.")
+def _budget(runs: pd.DataFrame) -> dict:
+    """The epochs, training images, batch size and seeds of runs, as the captions name them."""
+    images = runs["cfg.data.train_size"].fillna(PAPER["train_images"]) if "cfg.data.train_size" in runs else None
+    return {"epochs": int(runs.epochs.max()), "images": int(images.max() if images is not None else PAPER["train_images"]),
+            "batch": int(runs["cfg.data.batch_size"].max()), "seeds": ", ".join(str(int(s)) for s in sorted(runs.seed.unique()))}
 
 
 def observations(runs, curves) -> list[str]:
-    """What our runs show beside the claims table, in sentences made from the data: Euclidean Adam's
-    plateau (the paper's 1.34), the setups' final losses and test accuracies (means over seeds)."""
-    get = {s: runs[runs.setup == s].iloc[0] for s in SETUPS if not runs[runs.setup == s].empty}
-    out = []
-    if "adam_euclidean" in get:
-        e = get["adam_euclidean"]
-        c = curves[curves.setup == "adam_euclidean"]
-        spread = c.train_loss.tail(max(1, len(c) // 2)).agg(lambda x: x.max() - x.min())
-        out.append(
-            f"Euclidean Adam plateaus: over the last half of its {int(e.epochs)} epochs the training loss "
-            f"(mean over {int(e.seeds)} seeds) moves by {spread:.4f} around {e.final_train_loss:.4f}. "
-            + (f"{int(e.one_class_seeds)} of {int(e.seeds)} seeds predict one class for the whole test set "
-               f"(classes {e.one_class_classes}; mean test accuracy {100 * e.final_test_accuracy:.2f} %): a "
-               f"constant output, not the uniform 'maximum entropy' one (that would give {UNIFORM_LOSS:.3f}). "
-               f"For comparison, the paper's 1.34 (Fig. 3a, appendix D) is the loss of always predicting "
-               f"class 8 (9.74 % of the test set)." if e.one_class_seeds
-               else "No seed predicts one class for the whole test set."))
-    return out
+    """What our runs show beside the claims table: Euclidean Adam's plateau (the paper's 1.34)."""
+    if not (runs.setup == "adam_euclidean").any():
+        return []
+    e = runs[runs.setup == "adam_euclidean"].iloc[0]
+    c = curves[curves.setup == "adam_euclidean"]
+    spread = c.train_loss.tail(max(1, len(c) // 2)).agg(lambda x: x.max() - x.min())
+    seeds = int(e.seeds)
+    collapse = (text("one_class", one_class=int(e.one_class_seeds), seeds=seeds, classes=e.one_class_classes,
+                     accuracy=100 * e.final_test_accuracy, uniform=UNIFORM_LOSS, plateau=PAPER["plateau"],
+                     share=SETUPS["adam_euclidean"]["authors_acc"]) if e.one_class_seeds else text("no_one_class"))
+    return [text("plateau", epochs=int(e.epochs), seeds=seeds, spread=spread, loss=e.final_train_loss) + " " + collapse]
 
 
 def make(runs_dir: Path, profile: str, out: Path, seeds=None, overrides=(), reference: Path | None = None) -> list[Path]:
     """Write fig3a, fig3b (PNG + PDF), table2, accuracy, claims, section (when its runs exist) and, when
     the authors' curves are at `reference` (default <data>/reference/brantner_gml), authors_curves (CSV,
-    Markdown, LaTeX), and summary.md, from the runs of `python -m noneuclid.train -m
-    experiment=brantner/table2 profile=<profile> <overrides>` and of experiment=brantner/section.
-    summary.md includes what `python -m noneuclid.evaluate` wrote: authors_networks, drift and timing."""
+    Markdown, LaTeX), and summary.md (with what `python -m noneuclid.evaluate` wrote: authors_networks,
+    drift and timing), from the runs of experiment=brantner/table2 and brantner/section."""
     run_table.export(runs_dir, "brantner", profile, out)
     runs, curves, per_seed = load(out, profile, seeds, overrides)
     if runs.empty or not runs.setup.isin(SETUPS).any():
@@ -277,60 +220,49 @@ def make(runs_dir: Path, profile: str, out: Path, seeds=None, overrides=(), refe
     theirs = ({k: v["curve"] for k, v in authors_metadata(reference).items()}
               if (reference / "mnist_metadata.h5").is_file() else None)
     out.mkdir(parents=True, exist_ok=True)
-    epochs = int(runs[runs.setup.isin(SETUPS)].epochs.max())
-    figure(runs, curves, ["adam_euclidean", "adam_stiefel"],
-           f"Fig. 3a: Adam, Euclidean vs Stiefel ({profile} profile)", out / "fig3a", theirs)
-    figure(runs, curves, ["gd_stiefel", "momentum_stiefel", "adam_stiefel"],
-           f"Fig. 3b: optimizers on Stiefel ({profile} profile)", out / "fig3b", theirs)
-    tables = {"table2": table2(runs), "accuracy": accuracy(runs)}
-    if theirs:
-        tables["authors_curves"] = curves_table(curves, theirs)
-    caption = budget(per_seed[per_seed.setup.isin(SETUPS)], profile)
-    for name, df in tables.items():
-        report_tables.write(out, name, df, report_tables.shown(df, SHOWN.get(name)), TITLES[name], caption)
-    sections = per_seed[per_seed.setup.str.startswith("section_")]
-    if len(sections):
-        data, shown = section_table(sections)
-        report_tables.write(out, "section", data, shown, SECTION_TITLE, section_caption(sections, profile))
+    figure(runs, curves, ["adam_euclidean", "adam_stiefel"], text("fig3a", profile=profile), out / "fig3a", theirs)
+    figure(runs, curves, ["gd_stiefel", "momentum_stiefel", "adam_stiefel"], text("fig3b", profile=profile),
+           out / "fig3b", theirs)
+    shown = {"table2": table2(runs), "accuracy": accuracy(runs), **({"authors_curves": curves_table(curves, theirs)}
+                                                                   if theirs else {})}
+    caption = text("budget", profile=profile, paper_epochs=PAPER["epochs"], commits=run_table.commits(
+        per_seed[per_seed.setup.isin(SETUPS)]), **_budget(per_seed[per_seed.setup.isin(SETUPS)]))
+    for name, df in shown.items():
+        tables.write(out, name, df, tables.shown(df, {DRIFT: "{:.1e}"} if name == "accuracy" else None),
+                     text(f"title_{name}"), caption)
+    (out / "summary.md").write_text("\n".join(summary(out, runs, curves, per_seed, shown, profile)))
+    return sorted(out.iterdir())
+
+
+def summary(out: Path, runs, curves, per_seed, shown: dict, profile: str) -> list[str]:
+    """The lines of summary.md; writes the claims table and the section, drift and timing tables."""
     env = runs.iloc[0]
-    lines = [
-        f"# Brantner, Adam on manifolds: our runs ({profile} profile, {epochs} epochs)", "",
-        f"Made by `make reproduce-brantner PROFILE={profile}` "
-        f"(`python -m noneuclid.train -m experiment=brantner/table2 profile={profile}`, then "
-        f"`python -m noneuclid.report brantner --profile {profile}`).",
-        f"Machine: {env.get('env.cpu_count', '?')} CPUs, torch {env.get('env.torch', '?')}, "
-        f"CUDA: {env['env.cuda'] if isinstance(env.get('env.cuda'), str) and env['env.cuda'] else 'none'}.", "",
-        "## The paper's claims (claims/brantner.yaml, judged by the claims engine)", "",
-        report_tables.write_claims(out, "claims", verdicts(per_seed, out), "tab:brantner_claims"), "",
-        "## What the runs show", "", *[f"- {c}" for c in observations(runs, curves)], "",
-        "## Fig. 3a and 3b (training loss per epoch" + (", the authors' 500-epoch curves dashed)" if theirs else ")"),
-        "", "![fig3a](fig3a.png) ![fig3b](fig3b.png)", "",
-    ]
-    if theirs:
-        lines += ["## Our training loss and the authors' (GeometricMachineLearning.jl) at the same epochs", "",
-                  tables["authors_curves"].to_markdown(index=False), ""]
-    lines += [
-        "## Test accuracy (the authors' run: their GeometricMachineLearning.jl documentation run of 500 epochs; "
-        "the paper gives no test accuracy)", "", report_tables.shown(tables["accuracy"], SHOWN["accuracy"]).to_markdown(index=False), "",
-        "## Table 2: time per epoch (median over epochs), ratio to Euclidean Adam", "",
-        tables["table2"].to_markdown(index=False), "",
-    ]
+    cuda = env["env.cuda"] if isinstance(env.get("env.cuda"), str) and env["env.cuda"] else "none"
+    lines = [text("head", profile=profile, epochs=int(runs[runs.setup.isin(SETUPS)].epochs.max()),
+                  cpus=env.get("env.cpu_count", "?"), torch=env.get("env.torch", "?"), cuda=cuda), "",
+             tables.write_claims(out, "claims", verdicts(per_seed, out), "tab:brantner_claims"), "",
+             text("shows"), "", *[f"- {c}" for c in observations(runs, curves)], "",
+             text("figures_with_authors" if "authors_curves" in shown else "figures"), ""]
+    if "authors_curves" in shown:
+        lines += [text("heading_authors_curves"), "", shown["authors_curves"].to_markdown(index=False), ""]
+    lines += [text("heading_accuracy"), "", tables.shown(shown["accuracy"], {DRIFT: "{:.1e}"}).to_markdown(index=False),
+              "", text("heading_table2"), "", shown["table2"].to_markdown(index=False), ""]
     if (out / "authors_networks.md").is_file():  # written by `noneuclid.evaluate authors-networks`
         lines += ["#" + (out / "authors_networks.md").read_text(), ""]
+    sections = per_seed[per_seed.setup.str.startswith("section_")]
     if len(sections):
-        lines += [f"## {SECTION_TITLE}", "", section_caption(sections, profile), "", report_tables.markdown(shown), ""]
-    lines += [s for _, s in (brantner_drift.make(out, drift_bound()), brantner_timing.make(out, "adam_euclidean")) if s]
-    (out / "summary.md").write_text("\n".join(lines))
-    return sorted(out.iterdir())
+        data, section_shown = section_table(sections)
+        caption = text("section_caption", profile=profile, **_budget(sections))
+        tables.write(out, "section", data, section_shown, text("section_title"), caption)
+        lines += [f"## {text('section_title')}", "", caption, "", tables.markdown(section_shown), ""]
+    return lines + [s for _, s in (brantner_drift.make(out, drift_bound()), brantner_timing.make(out, "adam_euclidean")) if s]
 
 
 def drift_bound() -> float:
     """The bound of the orthonormality claim's cells for 500 epochs' steps (claims/brantner.yaml)."""
-    cells = CLAIMS["orthonormality_to_machine_precision"].cells
-    return next(c.bound for c in cells if c.arms[0].startswith("drift_"))
+    return next(c.bound for c in CLAIMS["orthonormality_to_machine_precision"].cells if c.arms[0].startswith("drift_"))
 
 
-# -- the authors' networks and curves (GeometricMachineLearning.jl) --------------------------------------
 def reference_dir(data_dir=None) -> Path:
     """<data>/reference/brantner_gml (data root: $NONEUCLID_DATA_DIR, else ./data)."""
     return Path(data_dir or os.environ.get("NONEUCLID_DATA_DIR", "data")) / "reference" / "brantner_gml"
@@ -342,12 +274,7 @@ def authors_metadata(reference: Path) -> dict[str, dict]:
 
     with h5py.File(reference / "mnist_metadata.h5", "r") as f:
         return {setup: {"curve": np.asarray(f[f"loss_array{ref['gml']}"][()], dtype=float),
-                        "accuracy": float(f[f"accuracy_score{ref['gml']}"][()])}
-                for setup, ref in SETUPS.items()}
-
-
-# -- the section experiment (experiment=brantner/section) ----------------------------------------------
-SECTION_TITLE = "Beyond the paper: does the section matter? Adam + Stiefel, householder vs random"
+                        "accuracy": float(f[f"accuracy_score{ref['gml']}"][()])} for setup, ref in SETUPS.items()}
 
 
 def section_table(sections: pd.DataFrame) -> tuple[pd.DataFrame, pd.DataFrame]:
@@ -363,21 +290,8 @@ def section_table(sections: pd.DataFrame) -> tuple[pd.DataFrame, pd.DataFrame]:
                      "test_accuracy_sd": (100 * r.final_test_accuracy).std(ddof=1), "test_accuracy_se": acc.se,
                      "seeds_predicting_one_class": int((r.final_test_top_class_share > ONE_CLASS).sum())})
     data = pd.DataFrame(rows)
-    shown = pd.DataFrame({"section": data.section, "seeds": data.seeds, "epochs": data.epochs,
-                          "final train loss": [f"{m:.4f} ± {e:.4f}" for m, e in zip(data.final_train_loss_mean,
-                                                                                       data.final_train_loss_se)],
-                          "test accuracy %": [f"{m:.2f} ± {e:.2f}" for m, e in zip(data.test_accuracy_mean,
-                                                                                   data.test_accuracy_se)],
-                          "seeds predicting one class": data.seeds_predicting_one_class})
+    shown = data[["section", "seeds", "epochs"]].assign(**{
+        "final train loss": [f"{m:.4f} ± {e:.4f}" for m, e in zip(data.final_train_loss_mean, data.final_train_loss_se)],
+        "test accuracy %": [f"{m:.2f} ± {e:.2f}" for m, e in zip(data.test_accuracy_mean, data.test_accuracy_se)],
+        "seeds predicting one class": data.seeds_predicting_one_class})
     return data, shown
-
-
-def section_caption(sections: pd.DataFrame, profile: str) -> str:
-    """What the section runs are, their budget and seeds, and where they are judged."""
-    images = sections["cfg.data.train_size"].fillna(MNIST_TRAIN_IMAGES).max()
-    seeds = ", ".join(str(int(s)) for s in sorted(sections.seed.unique()))
-    return (f"Adam + Stiefel with each section ({profile} profile): {int(sections.epochs.max())} epochs of the first "
-            f"{int(images):,} training images, batches of {int(sections['cfg.data.batch_size'].max()):,}, seeds "
-            f"{seeds}; mean ± standard error over seeds (s.d. in section.csv). Judged by the claims engine "
-            f"(random_section_trains_lower in claims.csv). Made by `python -m noneuclid.train -m "
-            f"experiment=brantner/section profile={profile}` and `python -m noneuclid.report brantner --profile {profile}`.")

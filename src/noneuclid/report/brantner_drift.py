@@ -23,13 +23,11 @@ import pandas as pd  # noqa: E402
 
 from noneuclid.claims import engine  # noqa: E402
 from noneuclid.config import compose  # noqa: E402
-from noneuclid.report import figures, tables  # noqa: E402
+from noneuclid.report import figures, prose, tables  # noqa: E402
 
 COLORS = {"adam": "tab:orange", "momentum": "tab:green", "gd": "tab:blue"}  # as fig3b's setups
 LABELS = {"adam": "Adam", "momentum": "Momentum", "gd": "Gradient"}
 STYLES = {"geodesic": "-", "cayley": "--"}
-TITLE = "Brantner: orthonormality drift over the paper's number of steps, ours against the authors' networks"
-ONE_STEP_TITLE = "Where the drift enters: the float32 change of YᵀY in one update, ours against the paper's"
 
 
 def load(out: Path) -> tuple[pd.DataFrame, pd.DataFrame] | None:
@@ -84,17 +82,6 @@ def summary(ours: pd.DataFrame, authors: pd.DataFrame, bound: float) -> tuple[pd
     return data, shown
 
 
-def caption(ours: pd.DataFrame, authors: pd.DataFrame) -> str:
-    """What the table holds and how it was made."""
-    return (f"max |YᵀY - I| over the {authors.projections.iloc[0]} attention projections after {ours.step.max():,} "
-            f"optimizer steps (the paper's epochs times its batches per epoch), float32; ours: the mean over seeds "
-            f"[their range], "
-            f"median: the median over the projections (mean over seeds); our optimizers alone, at gradient norms "
-            f"recorded at the authors' networks (drift_gradients.csv; noneuclid.evaluate.drift says how the "
-            f"gradients are drawn); the authors': their stored 500-epoch networks. Made by `python -m "
-            f"noneuclid.evaluate drift` (drift.csv, drift_authors.csv) and `python -m noneuclid.report brantner`.")
-
-
 def make(out: Path, bound: float) -> tuple[list[Path], str]:
     """drift.png/.pdf and drift_summary.csv/.md/.tex in `out` from its drift CSVs; returns the files and
     the Markdown section for summary.md ([] and "" when the CSVs are missing)."""
@@ -104,9 +91,10 @@ def make(out: Path, bound: float) -> tuple[list[Path], str]:
     ours, authors = loaded
     figure(ours, authors, bound, out / "drift")
     data, shown = summary(ours, authors, bound)
-    text = caption(ours, authors)
-    written = tables.write(out, "drift_summary", data, shown, TITLE, text)
-    section = [f"## {TITLE}", "", text, "", tables.markdown(shown), "", "![drift](drift.png)", ""]
+    title = prose.fill("brantner", "drift_title")
+    text = prose.fill("brantner", "drift_caption", projections=authors.projections.iloc[0], steps=ours.step.max())
+    written = tables.write(out, "drift_summary", data, shown, title, text)
+    section = [f"## {title}", "", text, "", tables.markdown(shown), "", "![drift](drift.png)", ""]
     steps_written, steps_section = write_one_step(out)
     return [out / "drift.png", out / "drift.pdf", *written, *steps_written], "\n".join(section + steps_section)
 
@@ -117,9 +105,10 @@ def write_one_step(out: Path) -> tuple[list[Path], list[str]]:
     if not (out / "drift_one_step.csv").is_file():
         return [], []
     shown, text = one_step(pd.read_csv(out / "drift_one_step.csv"))
-    (out / "drift_one_step.md").write_text(f"# {ONE_STEP_TITLE}\n\n{text}\n\n{tables.markdown(shown)}\n")
-    (out / "drift_one_step.tex").write_text(tables.latex(shown, f"{ONE_STEP_TITLE}. {text}", "tab:drift_one_step"))
-    return [out / "drift_one_step.md", out / "drift_one_step.tex"], [f"## {ONE_STEP_TITLE}", "", text, "",
+    title = prose.fill("brantner", "one_step_title")
+    (out / "drift_one_step.md").write_text(f"# {title}\n\n{text}\n\n{tables.markdown(shown)}\n")
+    (out / "drift_one_step.tex").write_text(tables.latex(shown, f"{title}. {text}", "tab:drift_one_step"))
+    return [out / "drift_one_step.md", out / "drift_one_step.tex"], [f"## {title}", "", text, "",
                                                                       tables.markdown(shown), ""]
 
 
@@ -129,13 +118,7 @@ def one_step(steps: pd.DataFrame) -> tuple[pd.DataFrame, str]:
     shown = steps[["update", "complement", "retraction"]].assign(
         **{name: steps[column].map("{:.1e}".format) for name, column in
            (("median", "median_change"), ("99th percentile", "q99_change"), ("max", "max_change"))})
-    caption = (f"One float32 update of {steps.samples.iloc[0]:,} points of Algorithm 3 by a W with entries about lr = "
-               f"{steps.lr.iloc[0]:g} (Adam's step size): the change of YᵀY it makes (float64). 'paper': Z = exp(W)E "
-               f"at the identity's scale, then Y Z[:n] + Q Z[n:] (eq. 13, 19-21, as GeometricMachineLearning.jl); "
-               f"'ours': stiefel.retract adds the update to Y once. Complement Q: Algorithm 2's float32 QR of "
-               f"(I - YYᵀ)R, or ours (orthogonal to Y to the last bit). Made by `python -m noneuclid.evaluate "
-               f"drift`.")
-    return shown, caption
+    return shown, prose.fill("brantner", "one_step_caption", samples=steps.samples.iloc[0], lr=steps.lr.iloc[0])
 
 
 def float32_rounding(n: int) -> float:

@@ -11,9 +11,7 @@ from pathlib import Path
 import pandas as pd
 
 from noneuclid.claims import engine
-from noneuclid.report import tables
-
-TITLE = "Brantner, Table 2 (CPU): seconds per step, timed in interleaved rounds"
+from noneuclid.report import prose, tables
 
 
 def load(out: Path | None) -> pd.DataFrame | None:
@@ -65,9 +63,8 @@ def make(out: Path, base: str) -> tuple[list[Path], str]:
     if timing is None:
         return [], ""
     data, shown = summary(timing, base)
-    caption = (f"Seconds per training step, mean ± s.d. over {timing.repeat.nunique()} interleaved rounds of one "
-               f"block per arm, {timing.threads.iloc[0]} torch thread(s), {timing.processor.iloc[0]}; s / epoch = "
-               f"s / step x steps per epoch. Made by `python -m noneuclid.evaluate timing`; judged in claims.csv "
-               f"(stiefel_epoch_time_on_par_cpu, paired by round).")
-    written = tables.write(out, "timing_summary", data, shown, TITLE, caption)
-    return written, "\n".join([f"## {TITLE}", "", caption, "", tables.markdown(shown), ""])
+    caption = prose.fill("brantner", "timing_caption", rounds=timing.repeat.nunique(), threads=timing.threads.iloc[0],
+                         processor=timing.processor.iloc[0])
+    title = prose.fill("brantner", "timing_title")
+    written = tables.write(out, "timing_summary", data, shown, title, caption)
+    return written, "\n".join([f"## {title}", "", caption, "", tables.markdown(shown), ""])
