@@ -36,8 +36,8 @@ text = functools.partial(prose.fill, "brantner")
 
 
 def expected_runs(profile: str, seeds, overrides=()) -> dict[str, set[str]]:
-    """setup -> the run folder names of its seeds, as `variant=brantner/<setup>` and
-    `experiment=brantner/section optim.section=<s>` (setups section_<s>) make them with `overrides`."""
+    """setup -> the run folder names of its seeds: variant=brantner/<setup>, and for setup section_<s>
+    experiment=brantner/section optim.section=<s> (one run may serve two setups)."""
     settings = {**{v: [f"variant=brantner/{v}"] for v in SETUPS},
                 **{f"section_{s}": ["experiment=brantner/section", f"optim.section={s}"] for s in SECTIONS}}
     return {setup: run_table.names(args, profile, seeds, overrides) for setup, args in settings.items()}
@@ -145,24 +145,17 @@ def curves_table(curves, theirs: dict) -> pd.DataFrame:
 
 
 def table2(runs) -> pd.DataFrame:
-    """Per setup: our median seconds per epoch, its ratio to Euclidean Adam's and the paper's Table 2."""
-    def first(r, column, missing):
-        return r[column].iloc[0] if not r.empty else missing
-
-    base_s = float(first(runs[runs.setup == "adam_euclidean"], "median_seconds_per_epoch", float("nan")))
-    paper_base = SETUPS["adam_euclidean"]
-    rows = []
-    for setup, ref in SETUPS.items():
-        r = runs[runs.setup == setup]
-        s = float(first(r, "median_seconds_per_epoch", float("nan")))
-        rows.append({"optimizer": ref["label"], "epochs run": int(first(r, "epochs", 0)),
-                     "s / epoch (ours)": round(s, 2), "ratio to Adam (ours)": round(s / base_s, 3),
-                     "min / 500 epochs (ours, extrapolated)": round(s * PAPER["epochs"] / 60, 1),
-                     "paper Table 2 CPU min": ref["cpu_min"],
-                     "paper Table 2 CPU ratio": round(ref["cpu_min"] / paper_base["cpu_min"], 3),
-                     "paper Table 2 GPU min": ref["gpu_min"],
-                     "paper Table 2 GPU ratio": round(ref["gpu_min"] / paper_base["gpu_min"], 3)})
-    return pd.DataFrame(rows)
+    """Per setup: our median seconds per epoch, its ratio to Euclidean Adam's, and the paper's Table 2."""
+    ours = runs.set_index("setup")
+    seconds = {k: float(ours.median_seconds_per_epoch.get(k, float("nan"))) for k in SETUPS}
+    base = SETUPS["adam_euclidean"]
+    return pd.DataFrame([{
+        "optimizer": ref["label"], "epochs run": int(ours.epochs.get(setup, 0)),
+        "s / epoch (ours)": round(seconds[setup], 2), "ratio to Adam (ours)": round(seconds[setup] / seconds["adam_euclidean"], 3),
+        "min / 500 epochs (ours, extrapolated)": round(seconds[setup] * PAPER["epochs"] / 60, 1),
+        "paper Table 2 CPU min": ref["cpu_min"], "paper Table 2 CPU ratio": round(ref["cpu_min"] / base["cpu_min"], 3),
+        "paper Table 2 GPU min": ref["gpu_min"], "paper Table 2 GPU ratio": round(ref["gpu_min"] / base["gpu_min"], 3)}
+        for setup, ref in SETUPS.items()])
 
 
 def accuracy(runs) -> pd.DataFrame:
@@ -251,11 +244,9 @@ def summary(out: Path, runs, curves, per_seed, shown: dict, profile: str) -> lis
         lines += ["#" + (out / "authors_networks.md").read_text(), ""]
     sections = per_seed[per_seed.setup.str.startswith("section_")]
     if len(sections):
-        data, section_shown = section_table(sections)
-        caption = text("section_caption", profile=profile, **_budget(sections))
-        tables.write(out, "section", data, section_shown, text("section_title"), caption)
-        lines += [f"## {text('section_title')}", "", caption, "", tables.markdown(section_shown), ""]
-    return lines + [s for _, s in (brantner_drift.make(out, drift_bound()), brantner_timing.make(out, "adam_euclidean")) if s]
+        lines.append(tables.section(out, "section", *section_table(sections), text("section_title"),
+                                    text("section_caption", profile=profile, **_budget(sections))))
+    return lines + [s for s in (brantner_drift.make(out, drift_bound()), brantner_timing.make(out, "adam_euclidean")) if s]
 
 
 def drift_bound() -> float:
@@ -283,15 +274,13 @@ def section_table(sections: pd.DataFrame) -> tuple[pd.DataFrame, pd.DataFrame]:
     rows = []
     for section in SECTIONS:
         r = sections[sections.setup == f"section_{section}"]
-        loss, acc = estimate(r.final_train_loss), estimate(100 * r.final_test_accuracy)
-        rows.append({"section": section, "seeds": len(r), "epochs": int(r.epochs.max()) if len(r) else 0,
-                     "final_train_loss_mean": loss.mean, "final_train_loss_sd": r.final_train_loss.std(ddof=1),
-                     "final_train_loss_se": loss.se, "test_accuracy_mean": acc.mean,
-                     "test_accuracy_sd": (100 * r.final_test_accuracy).std(ddof=1), "test_accuracy_se": acc.se,
-                     "seeds_predicting_one_class": int((r.final_test_top_class_share > ONE_CLASS).sum())})
+        row = {"section": section, "seeds": len(r), "epochs": int(r.epochs.max()) if len(r) else 0}
+        for name, values in (("final_train_loss", r.final_train_loss), ("test_accuracy", 100 * r.final_test_accuracy)):
+            e = estimate(values)
+            row |= {f"{name}_mean": e.mean, f"{name}_sd": values.std(ddof=1), f"{name}_se": e.se}
+        rows.append({**row, "seeds_predicting_one_class": int((r.final_test_top_class_share > ONE_CLASS).sum())})
     data = pd.DataFrame(rows)
-    shown = data[["section", "seeds", "epochs"]].assign(**{
-        "final train loss": [f"{m:.4f} ± {e:.4f}" for m, e in zip(data.final_train_loss_mean, data.final_train_loss_se)],
-        "test accuracy %": [f"{m:.2f} ± {e:.2f}" for m, e in zip(data.test_accuracy_mean, data.test_accuracy_se)],
-        "seeds predicting one class": data.seeds_predicting_one_class})
-    return data, shown
+    return data, data[["section", "seeds", "epochs"]].assign(**{
+        name: [f"{m:{fmt}} ± {e:{fmt}}" for m, e in zip(data[f"{column}_mean"], data[f"{column}_se"])]
+        for name, column, fmt in (("final train loss", "final_train_loss", ".4f"), ("test accuracy %", "test_accuracy", ".2f"))},
+        **{"seeds predicting one class": data.seeds_predicting_one_class})

@@ -56,15 +56,12 @@ def summary(timing: pd.DataFrame, base: str) -> tuple[pd.DataFrame, pd.DataFrame
     return data, shown
 
 
-def make(out: Path, base: str) -> tuple[list[Path], str]:
-    """timing_summary.csv/.md/.tex in `out` from timing.csv; the files and the Markdown section for
-    summary.md ([] and "" without timing.csv)."""
+def make(out: Path, base: str) -> str:
+    """timing_summary.csv/.md/.tex in `out` from timing.csv; returns its section of summary.md ("" without
+    timing.csv)."""
     timing = load(out)
     if timing is None:
-        return [], ""
-    data, shown = summary(timing, base)
+        return ""
     caption = prose.fill("brantner", "timing_caption", rounds=timing.repeat.nunique(), threads=timing.threads.iloc[0],
                          processor=timing.processor.iloc[0])
-    title = prose.fill("brantner", "timing_title")
-    written = tables.write(out, "timing_summary", data, shown, title, caption)
-    return written, "\n".join([f"## {title}", "", caption, "", tables.markdown(shown), ""])
+    return tables.section(out, "timing_summary", *summary(timing, base), prose.fill("brantner", "timing_title"), caption)

@@ -16,15 +16,24 @@ FLOAT_FORMAT = "%.10g"  # what is read back writes the same bytes
 NUMBER = r"[-+]?[\d,.]+(e[-+]?\d+)?( ± [\d.]+)?( \(n=\d+\))?|-"  # a cell right-aligned in LaTeX
 
 
-def write(out: Path, stem: str, data: pd.DataFrame, shown: pd.DataFrame, title: str, caption: str,
+def write(out: Path, stem: str, data: pd.DataFrame | None, shown: pd.DataFrame, title: str, caption: str,
           bold: set[tuple[int, str]] = frozenset()) -> list[Path]:
-    """out/<stem>.csv (data), .md and .tex (shown, with the cells (row position, column) of `bold` in
-    bold); returns the three paths."""
+    """out/<stem>.csv (data; None: a CSV written elsewhere, left as it is), .md and .tex (shown, with the
+    cells (row position, column) of `bold` in bold); returns the paths written."""
     out.mkdir(parents=True, exist_ok=True)
-    data.to_csv(out / f"{stem}.csv", index=False, float_format=FLOAT_FORMAT)
+    if data is not None:
+        data.to_csv(out / f"{stem}.csv", index=False, float_format=FLOAT_FORMAT)
     (out / f"{stem}.md").write_text(f"# {title}\n\n{caption}\n\n{markdown(shown, bold)}\n")
     (out / f"{stem}.tex").write_text(latex(shown, f"{title}. {caption}", f"tab:{stem}", bold))
-    return [out / f"{stem}.{ext}" for ext in ("csv", "md", "tex")]
+    return [out / f"{stem}.{ext}" for ext in ("csv", "md", "tex") if ext != "csv" or data is not None]
+
+
+def section(out: Path, stem: str, data: pd.DataFrame | None, shown: pd.DataFrame, title: str, caption: str,
+            bold: set[tuple[int, str]] = frozenset()) -> str:
+    """`write` the table, and return it as a section of a summary page: a level-2 heading, the
+    caption and the Markdown table, ending in a newline."""
+    write(out, stem, data, shown, title, caption, bold)
+    return f"## {title}\n\n{caption}\n\n{markdown(shown, bold)}\n"
 
 
 def write_claims(out: Path, stem: str, rows: list[engine.Verdict], label: str, title: str | None = None) -> str:
