@@ -62,7 +62,7 @@ from dataclasses import dataclass
 from typing import Mapping, Sequence
 
 from noneuclid.claims.data import ON_PAR, Cell, Claim
-from noneuclid.claims.student import t975
+from noneuclid.claims.student import t975, welch_df
 
 VERDICTS = REPRODUCES, CONSISTENT, INCONCLUSIVE, CONTRADICTS, NOT_TESTABLE = (
     "reproduces", "consistent", "inconclusive", "contradicts", "not testable here")
@@ -316,8 +316,7 @@ def _paired_half(spread: float, n: int) -> float:
 def _welch_half(s_a: float, n_a: int, s_b: float, n_b: int) -> float:
     """Welch's half-width t_{0.975, df} sqrt(s_a^2/n_a + s_b^2/n_b), df by Welch-Satterthwaite."""
     va, vb = s_a ** 2 / n_a, s_b ** 2 / n_b
-    df = (va + vb) ** 2 / (va ** 2 / (n_a - 1) + vb ** 2 / (n_b - 1)) if va + vb > 0 else math.inf
-    return t975(df) * math.sqrt(va + vb)
+    return t975(welch_df(va, n_a, vb, n_b)) * math.sqrt(va + vb)
 
 
 def _values(values: Sequence[float], where: str, arm: str) -> list[float]:

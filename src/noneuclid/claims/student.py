@@ -37,6 +37,13 @@ def t975(df: float) -> float:
     raise ArithmeticError(f"t_0.975 at df = {df}: Newton's method did not converge")
 
 
+def welch_df(var_a: float, n_a: int, var_b: float, n_b: int) -> float:
+    """Welch-Satterthwaite's degrees of freedom of a difference of two means, var_a and var_b the
+    variances of the means (s^2 / n): (var_a + var_b)^2 / (var_a^2 / (n_a - 1) + var_b^2 / (n_b - 1)),
+    inf where both are 0."""
+    return (var_a + var_b) ** 2 / (var_a ** 2 / (n_a - 1) + var_b ** 2 / (n_b - 1)) if var_a + var_b > 0 else math.inf
+
+
 def upper_tail(t: float, df: float) -> float:
     """P(T > t) for t >= 0."""
     x, y = df / (df + t * t), t * t / (df + t * t)  # y = 1 - x, without the cancellation

@@ -1,7 +1,8 @@
 """Mean +- standard error over seeds, and the one rule every report uses to compare two of them: they
 differ when their means differ by more than sqrt(se_a^2 + se_b^2), else they are a tie (applied to the
-papers' numbers and to ours alike); 95 % Student-t intervals, of a mean and of a difference (the
-quantile from claims.student); and Fisher's exact test of two shares (runs that pass a level)."""
+papers' numbers and to ours alike); 95 % Student-t intervals, of a mean and of a difference (the t
+quantile and Welch's degrees of freedom from claims.student, as the claims engine's); and Fisher's
+exact test of two shares (runs that pass a level)."""
 
 from __future__ import annotations
 
@@ -10,7 +11,7 @@ from dataclasses import dataclass
 
 import pandas as pd
 
-from noneuclid.claims.student import t975
+from noneuclid.claims.student import t975, welch_df
 
 
 @dataclass(frozen=True)
@@ -50,8 +51,7 @@ def difference_interval(a: Estimate, b: Estimate) -> tuple[float, float]:
     if min(a.count, b.count) < 2:
         return math.nan, math.nan
     va, vb = a.se ** 2, b.se ** 2
-    df = (va + vb) ** 2 / (va ** 2 / (a.count - 1) + vb ** 2 / (b.count - 1)) if va + vb > 0 else math.inf
-    half = t975(max(df, 1)) * math.sqrt(va + vb)
+    half = t975(max(welch_df(va, a.count, vb, b.count), 1)) * math.sqrt(va + vb)
     return a.mean - b.mean - half, a.mean - b.mean + half
 
 
