@@ -146,19 +146,14 @@ def test_docs_block_is_the_claims_digest_with_links_relative_to_the_report(tmp_p
     assert (md.parent / "../results/hnn/cpu/claims.md").resolve() == (folder / "claims.md").resolve()
 
 
-def test_docs_block_can_copy_a_page_instead(tmp_path):
+def test_docs_block_stays_where_the_results_have_no_claims_table(tmp_path):
     from noneuclid.report import docs
     folder = tmp_path / "results" / "brantner" / "cpu"
     folder.mkdir(parents=True)
-    (folder / "summary.md").write_text("# Title\n\n## Part\n\n![fig3a](fig3a.png) [x](https://example.org)\n")
+    (folder / "summary.md").write_text("# Title\n")
     (tmp_path / "docs").mkdir()
     md = tmp_path / "docs" / "brantner.md"
-    md.write_text("<!-- results:brantner:start -->\nold 1\n<!-- results:brantner:end -->\nprose\n"
-                  "<!-- results:extra:start -->\nold 2\n<!-- results:extra:end -->\n")
-    assert docs.update(tmp_path / "docs", folder, "brantner", block="extra", source="summary.md")
-    text = md.read_text()
-    assert "old 1" in text and "old 2" not in text and "### Title" in text and "#### Part" in text
-    assert "](../results/brantner/cpu/fig3a.png)" in text and "](https://example.org)" in text
+    md.write_text("<!-- results:brantner:start -->\nold 1\n<!-- results:brantner:end -->\nprose\n")
     assert not docs.update(tmp_path / "docs", folder, "brantner")  # no claims table: the block stays
     assert "old 1" in md.read_text()
 

@@ -2,10 +2,9 @@
 
     <!-- results:brantner:start --> ... <!-- results:brantner:end -->
 
-Paper key X (papers.PAPERS) has its report in <docs>/X.md. By default the block is the claims digest of
-the paper's results folder (digest(): each claim with its verdicts counted, then the decided cells),
-short enough for a report of a few hundred lines, with links to the full tables; `source` copies a
-Markdown file of the folder instead.
+Paper key X (papers.PAPERS) has its report in <docs>/X.md. The block is the claims digest of the paper's
+results folder (digest(): each claim with its verdicts counted, then the decided cells), short enough
+for a report of a few hundred lines, with links to the full tables.
 """
 
 from __future__ import annotations
@@ -27,26 +26,17 @@ def path(docs: Path, paper: str) -> Path:
     return Path(docs) / f"{paper}.md"
 
 
-def update(docs: Path, folder: Path, paper: str, block: str | None = None, source: str | None = None) -> bool:
-    """Replace block `block` (default: the paper key) of <docs>/<paper>.md with digest(folder, paper), or
-    with folder/<source> when given, its links made relative to that file; False when the file, the
-    block or the source (for the digest: a *claims.csv) is missing."""
-    block = block or paper
-    report = path(docs, paper)
-    start, end = f"<!-- results:{block}:start -->", f"<!-- results:{block}:end -->"
-    if source is None:
-        text = digest(folder, paper)
-    else:
-        text = (folder / source).read_text() if (folder / source).exists() else None
+def update(docs: Path, folder: Path, paper: str) -> bool:
+    """Replace the block of <docs>/<paper>.md with digest(folder, paper), its links made relative to that
+    file; False when the file, the block or a *claims.csv in folder is missing."""
+    report, text = path(docs, paper), digest(folder, paper)
+    start, end = f"<!-- results:{paper}:start -->", f"<!-- results:{paper}:end -->"
     if not report.exists() or text is None:
         return False
     report_text = report.read_text()
     if start not in report_text or end not in report_text:
         return False
-    prefix = os.path.relpath(folder, report.parent) + "/"
-    body = re.sub(r"\]\((?!http)", "](" + prefix, text)
-    body = re.sub(r"^# ", "### ", body, flags=re.M)
-    body = re.sub(r"^## ", "#### ", body, flags=re.M)
+    body = re.sub(r"\]\((?!http)", "](" + os.path.relpath(folder, report.parent) + "/", text)
     pattern = re.compile(re.escape(start) + ".*?" + re.escape(end), re.S)
     report.write_text(pattern.sub(lambda _: f"{start}\n{body}\n{end}", report_text))
     return True

@@ -20,6 +20,7 @@ import markdown
 import pandas as pd
 
 from noneuclid.papers import PAPERS
+from noneuclid.report import run_table
 
 TITLES = {key: paper.title for key, paper in PAPERS.items()}
 # The evaluation curve drawn for a run: the first of these its metrics.jsonl holds.
@@ -96,12 +97,6 @@ def environment(runs: pd.DataFrame) -> str:
     return f"<table><tr>{head}</tr>{body}</table>"
 
 
-def run_data(folder: Path) -> tuple[pd.DataFrame, pd.DataFrame]:
-    """(runs.csv, curves.csv.gz) of a results folder, empty where a file is not there."""
-    return tuple(pd.read_csv(folder / name, low_memory=False) if (folder / name).is_file() else pd.DataFrame()
-                 for name in ("runs.csv", "curves.csv.gz"))
-
-
 def page_html(page: Path, results: Path) -> str:
     """A report's Markdown page in results/ (summary.md, table2.md) as HTML, its sections under the
     paper's heading and its links made relative to results/ (where the page is)."""
@@ -126,7 +121,7 @@ def paper_section(paper: str, profile: str, results: Path) -> str:
     if not pages:
         parts.append(f'<p class="missing">No results for the {profile} profile yet: '
                      f'<code>make reproduce-{paper} PROFILE={profile}</code></p>')
-    runs, curves = run_data(results / paper / profile)
+    runs, curves = run_table.read(results / paper / profile)
     parts.append(f"<h3>Training curves of each run (results/{paper}/{profile}/curves.csv.gz)</h3>")
     drawn = [run_curve(run, curves[curves.run == run.run].sort_values("step")) for _, run in runs.iterrows()]
     parts.append(f'<div class="curves">{"".join(drawn)}</div>' if drawn else "<p>No per-run data.</p>")
