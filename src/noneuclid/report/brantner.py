@@ -21,7 +21,7 @@ import numpy as np  # noqa: E402
 import pandas as pd  # noqa: E402
 
 from noneuclid.claims import data as claims_data, engine  # noqa: E402
-from noneuclid.report import brantner_drift, brantner_timing, figures, prose, run_table, tables  # noqa: E402
+from noneuclid.report import brantner_evaluated as evaluated, figures, prose, run_table, tables  # noqa: E402
 from noneuclid.report.estimates import estimate  # noqa: E402
 
 CLAIMS = claims_data.load("brantner")
@@ -44,9 +44,8 @@ def expected_runs(profile: str, seeds, overrides=()) -> dict[str, set[str]]:
 
 
 def load(out: Path, profile: str, seeds=None, overrides=()) -> tuple[pd.DataFrame, pd.DataFrame, pd.DataFrame]:
-    """From the per-run data in `out`: the finished runs of the four setups and of the section
-    experiment with `seeds` (None: every seed there) as (one row per setup: `means`, the training
-    curves' mean over seeds per setup and epoch, one row per setup and seed)."""
+    """The finished runs in `out` of the four setups and the two sections with `seeds` (None: all there):
+    (one row per setup: `means`, the mean training curve per setup and epoch, one row per run)."""
     runs, curves = run_table.read(out)
     if runs.empty:
         return runs, curves, runs
@@ -73,25 +72,25 @@ def means(per_seed: pd.DataFrame) -> pd.DataFrame:
 
 
 def verdicts(per_seed: pd.DataFrame, out: Path | None = None) -> list[engine.Verdict]:
-    """Every cell of the claims, one value per seed and setup (Welch; a paired cell, the two sections,
-    by seed): the final training loss, a run's largest |Y^T Y - I|, and a run's seconds per epoch over
-    Euclidean Adam's mean (GPU runs only); from the CSVs in `out`, the cells of arms drift_* and
-    authors_* (report.brantner_drift) and the CPU timing cells (report.brantner_timing)."""
+    """Every cell of the claims: from the runs one value per seed (a paired cell, the two sections, by
+    seed), and from the CSVs in `out` the cells of arms drift_*, authors_* and the CPU timing cells
+    (report.brantner_evaluated)."""
     return [_verdict(claim, cell, per_seed, out) for claim in CLAIMS.claims for cell in claim.cells]
 
 
 def _verdict(claim, cell, per_seed: pd.DataFrame, out: Path | None) -> engine.Verdict:
     if cell.arms[0].startswith(("drift_", "authors_")):
-        return brantner_drift.verdict(claim, cell, out)
+        return evaluated.drift_verdict(claim, cell, out)
     if claim.metric == "epoch_time_ratio" and "GPU" not in cell.name:
-        return brantner_timing.verdict(claim, cell, out)
+        return evaluated.timing_verdict(claim, cell, out)
     if cell.paired and len(per_seed):  # the seeds both arms have
         per_seed = per_seed[per_seed.seed.isin(set.intersection(*(set(per_seed[per_seed.setup == arm].seed)
                                                                   for arm in cell.arms)))]
     arms = [_per_seed(per_seed, arm, claim.metric) for arm in cell.arms]
     if claim.metric == "epoch_time_ratio":  # the GPU cell
         if not len(per_seed) or not (per_seed.setup == "adam_euclidean").any():
-            return engine.untestable(claim, cell, "no finished runs of adam_euclidean to time against", *map(len, arms))
+            return engine.untestable(claim, cell, "no finished runs of adam_euclidean to time against",
+                                     *map(len, arms))
         if "env.cuda" not in per_seed or not per_seed["env.cuda"].notna().all():  # the GPU's name, or empty
             return engine.untestable(claim, cell, f"{claim.precondition}: our runs are on the CPU", *map(len, arms))
     return engine.judge(claim, cell, *arms, paired=cell.paired)
@@ -103,7 +102,8 @@ def _per_seed(per_seed: pd.DataFrame, setup: str, metric: str) -> list[float]:
     runs = per_seed[per_seed.setup == setup].sort_values("seed") if len(per_seed) else per_seed
     if runs.empty or metric != "epoch_time_ratio":
         return list(runs[metric]) if len(runs) else []
-    return list(runs.median_seconds_per_epoch / per_seed[per_seed.setup == "adam_euclidean"].median_seconds_per_epoch.mean())
+    base = per_seed[per_seed.setup == "adam_euclidean"].median_seconds_per_epoch.mean()
+    return list(runs.median_seconds_per_epoch / base)
 
 
 def figure(runs, curves, setups, title: str, out: Path, theirs: dict | None = None) -> None:
@@ -151,7 +151,8 @@ def table2(runs) -> pd.DataFrame:
     base = SETUPS["adam_euclidean"]
     return pd.DataFrame([{
         "optimizer": ref["label"], "epochs run": int(ours.epochs.get(setup, 0)),
-        "s / epoch (ours)": round(seconds[setup], 2), "ratio to Adam (ours)": round(seconds[setup] / seconds["adam_euclidean"], 3),
+        "s / epoch (ours)": round(seconds[setup], 2),
+        "ratio to Adam (ours)": round(seconds[setup] / seconds["adam_euclidean"], 3),
         "min / 500 epochs (ours, extrapolated)": round(seconds[setup] * PAPER["epochs"] / 60, 1),
         "paper Table 2 CPU min": ref["cpu_min"], "paper Table 2 CPU ratio": round(ref["cpu_min"] / base["cpu_min"], 3),
         "paper Table 2 GPU min": ref["gpu_min"], "paper Table 2 GPU ratio": round(ref["gpu_min"] / base["gpu_min"], 3)}
@@ -180,9 +181,10 @@ def accuracy(runs) -> pd.DataFrame:
 
 def _budget(runs: pd.DataFrame) -> dict:
     """The epochs, training images, batch size and seeds of runs, as the captions name them."""
-    images = runs["cfg.data.train_size"].fillna(PAPER["train_images"]) if "cfg.data.train_size" in runs else None
-    return {"epochs": int(runs.epochs.max()), "images": int(images.max() if images is not None else PAPER["train_images"]),
-            "batch": int(runs["cfg.data.batch_size"].max()), "seeds": ", ".join(str(int(s)) for s in sorted(runs.seed.unique()))}
+    images = runs["cfg.data.train_size"].fillna(PAPER["train_images"]).max() if "cfg.data.train_size" in runs \
+        else PAPER["train_images"]
+    return {"epochs": int(runs.epochs.max()), "images": int(images), "batch": int(runs["cfg.data.batch_size"].max()),
+            "seeds": ", ".join(str(int(s)) for s in sorted(runs.seed.unique()))}
 
 
 def observations(runs, curves) -> list[str]:
@@ -199,7 +201,8 @@ def observations(runs, curves) -> list[str]:
     return [text("plateau", epochs=int(e.epochs), seeds=seeds, spread=spread, loss=e.final_train_loss) + " " + collapse]
 
 
-def make(runs_dir: Path, profile: str, out: Path, seeds=None, overrides=(), reference: Path | None = None) -> list[Path]:
+def make(runs_dir: Path, profile: str, out: Path, seeds=None, overrides=(),
+         reference: Path | None = None) -> list[Path]:
     """Write fig3a, fig3b (PNG + PDF), table2, accuracy, claims, section (when its runs exist) and, when
     the authors' curves are at `reference` (default <data>/reference/brantner_gml), authors_curves (CSV,
     Markdown, LaTeX), and summary.md (with what `python -m noneuclid.evaluate` wrote: authors_networks,
@@ -216,10 +219,12 @@ def make(runs_dir: Path, profile: str, out: Path, seeds=None, overrides=(), refe
     figure(runs, curves, ["adam_euclidean", "adam_stiefel"], text("fig3a", profile=profile), out / "fig3a", theirs)
     figure(runs, curves, ["gd_stiefel", "momentum_stiefel", "adam_stiefel"], text("fig3b", profile=profile),
            out / "fig3b", theirs)
-    shown = {"table2": table2(runs), "accuracy": accuracy(runs), **({"authors_curves": curves_table(curves, theirs)}
-                                                                   if theirs else {})}
-    caption = text("budget", profile=profile, paper_epochs=PAPER["epochs"], commits=run_table.commits(
-        per_seed[per_seed.setup.isin(SETUPS)]), **_budget(per_seed[per_seed.setup.isin(SETUPS)]))
+    shown = {"table2": table2(runs), "accuracy": accuracy(runs)}
+    if theirs:
+        shown["authors_curves"] = curves_table(curves, theirs)
+    fig3 = per_seed[per_seed.setup.isin(SETUPS)]
+    caption = text("budget", profile=profile, paper_epochs=PAPER["epochs"], commits=run_table.commits(fig3),
+                   **_budget(fig3))
     for name, df in shown.items():
         tables.write(out, name, df, tables.shown(df, {DRIFT: "{:.1e}"} if name == "accuracy" else None),
                      text(f"title_{name}"), caption)
@@ -228,30 +233,32 @@ def make(runs_dir: Path, profile: str, out: Path, seeds=None, overrides=(), refe
 
 
 def summary(out: Path, runs, curves, per_seed, shown: dict, profile: str) -> list[str]:
-    """The lines of summary.md; writes the claims table and the section, drift and timing tables."""
-    env = runs.iloc[0]
-    cuda = env["env.cuda"] if isinstance(env.get("env.cuda"), str) and env["env.cuda"] else "none"
-    lines = [text("head", profile=profile, epochs=int(runs[runs.setup.isin(SETUPS)].epochs.max()),
-                  cpus=env.get("env.cpu_count", "?"), torch=env.get("env.torch", "?"), cuda=cuda), "",
-             tables.write_claims(out, "claims", verdicts(per_seed, out), "tab:brantner_claims"), "",
-             text("shows"), "", *[f"- {c}" for c in observations(runs, curves)], "",
-             text("figures_with_authors" if "authors_curves" in shown else "figures"), ""]
-    if "authors_curves" in shown:
-        lines += [text("heading_authors_curves"), "", shown["authors_curves"].to_markdown(index=False), ""]
-    lines += [text("heading_accuracy"), "", tables.shown(shown["accuracy"], {DRIFT: "{:.1e}"}).to_markdown(index=False),
-              "", text("heading_table2"), "", shown["table2"].to_markdown(index=False), ""]
+    """The parts of summary.md; writes the claims table and the section, drift and timing tables."""
+    env, theirs = runs.iloc[0], "authors_curves" in shown
+    markdown = {name: tables.shown(df, {DRIFT: "{:.1e}"} if name == "accuracy" else None).to_markdown(index=False)
+                for name, df in shown.items()}
+    lines = [text("summary", profile=profile, epochs=int(runs[runs.setup.isin(SETUPS)].epochs.max()),
+                  cpus=env.get("env.cpu_count", "?"), torch=env.get("env.torch", "?"),
+                  cuda=env["env.cuda"] if isinstance(env.get("env.cuda"), str) and env["env.cuda"] else "none",
+                  claims=tables.write_claims(out, "claims", verdicts(per_seed, out), "tab:brantner_claims"),
+                  shows="".join(f"- {c}\n" for c in observations(runs, curves)),
+                  dashed=text("dashed") if theirs else "", accuracy=markdown["accuracy"], table2=markdown["table2"],
+                  authors_curves=text("authors_curves", table=markdown["authors_curves"]) + "\n\n" if theirs else ""),
+             ""]
     if (out / "authors_networks.md").is_file():  # written by `noneuclid.evaluate authors-networks`
         lines += ["#" + (out / "authors_networks.md").read_text(), ""]
     sections = per_seed[per_seed.setup.str.startswith("section_")]
     if len(sections):
         lines.append(tables.section(out, "section", *section_table(sections), text("section_title"),
                                     text("section_caption", profile=profile, **_budget(sections))))
-    return lines + [s for s in (brantner_drift.make(out, drift_bound()), brantner_timing.make(out, "adam_euclidean")) if s]
+    evaluated_sections = evaluated.drift_section(out, drift_bound()), evaluated.timing_section(out, "adam_euclidean")
+    return lines + [section for section in evaluated_sections if section]
 
 
 def drift_bound() -> float:
     """The bound of the orthonormality claim's cells for 500 epochs' steps (claims/brantner.yaml)."""
-    return next(c.bound for c in CLAIMS["orthonormality_to_machine_precision"].cells if c.arms[0].startswith("drift_"))
+    cells = CLAIMS["orthonormality_to_machine_precision"].cells
+    return next(c.bound for c in cells if c.arms[0].startswith("drift_"))
 
 
 def reference_dir(data_dir=None) -> Path:
@@ -280,7 +287,8 @@ def section_table(sections: pd.DataFrame) -> tuple[pd.DataFrame, pd.DataFrame]:
             row |= {f"{name}_mean": e.mean, f"{name}_sd": values.std(ddof=1), f"{name}_se": e.se}
         rows.append({**row, "seeds_predicting_one_class": int((r.final_test_top_class_share > ONE_CLASS).sum())})
     data = pd.DataFrame(rows)
-    return data, data[["section", "seeds", "epochs"]].assign(**{
-        name: [f"{m:{fmt}} ± {e:{fmt}}" for m, e in zip(data[f"{column}_mean"], data[f"{column}_se"])]
-        for name, column, fmt in (("final train loss", "final_train_loss", ".4f"), ("test accuracy %", "test_accuracy", ".2f"))},
-        **{"seeds predicting one class": data.seeds_predicting_one_class})
+    shown = {name: [f"{m:{fmt}} ± {e:{fmt}}" for m, e in zip(data[f"{column}_mean"], data[f"{column}_se"])]
+             for name, column, fmt in (("final train loss", "final_train_loss", ".4f"),
+                                       ("test accuracy %", "test_accuracy", ".2f"))}
+    return data, data[["section", "seeds", "epochs"]].assign(
+        **shown, **{"seeds predicting one class": data.seeds_predicting_one_class})

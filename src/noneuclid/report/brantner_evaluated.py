@@ -1,15 +1,19 @@
-"""Brantner's orthonormality over the paper's number of steps, from the CSVs `python -m noneuclid.evaluate
-drift` writes (no optimizer runs here): our optimizers' max |Y^T Y - I| against steps (drift.csv), the
-authors' 500-epoch networks (drift_authors.csv) and the claim's bound, as drift.png/.pdf and drift_summary;
-one update's float32 error, ours against the paper's (drift_one_step); and the claim's cells of arms
-drift_<optimizer> (per seed, the max at the last step, of the paper's retraction) and authors_<optimizer>
-(one exact value, its interval gamma_N = N u / (1 - N u), u the float32 unit roundoff, N the projections'
-rows: claims.engine.judge_exact).
+"""Brantner's tables and claim cells from the CSVs in results/brantner/<profile>/ that `python -m
+noneuclid.evaluate` writes (no model runs here):
+
+    drift   our optimizers' max |Y^T Y - I| against steps (drift.csv), the authors' 500-epoch networks
+            (drift_authors.csv) and the bound: drift.png/.pdf, drift_summary; one update's float32 error,
+            ours against the paper's (drift_one_step); the cells of arms drift_<optimizer> (per seed, the
+            max at the last step, of the paper's retraction) and authors_<optimizer> (one exact value,
+            interval gamma_N = N u / (1 - N u), u = 2^-24, N the projections' rows: engine.judge_exact)
+    timing  the four arms in interleaved rounds (timing.csv): timing_summary; the cells of
+            stiefel_epoch_time_on_par_cpu, per round an arm's seconds per step over Euclidean Adam's mean,
+            the arms paired by round
 """
 
 from __future__ import annotations
 
-from functools import lru_cache
+from functools import lru_cache, partial
 from pathlib import Path
 
 import matplotlib
@@ -23,8 +27,11 @@ from noneuclid.claims import data as claims_data, engine  # noqa: E402
 from noneuclid.config import compose  # noqa: E402
 from noneuclid.report import figures, prose, tables  # noqa: E402
 
-SETUPS = {name.removesuffix("_stiefel"): setup for name, setup in claims_data.load("brantner").reference["setups"].items()}
+SETUPS = {name.removesuffix("_stiefel"): setup  # adam, momentum, gd: their Stiefel setups (claims/brantner.yaml)
+          for name, setup in claims_data.load("brantner").reference["setups"].items()}
 STYLES = {"geodesic": "-", "cayley": "--"}
+DRIFT = ("drift.csv", "drift_authors.csv")
+text = partial(prose.fill, "brantner")
 
 
 def _label(optimizer: str) -> str:
@@ -32,10 +39,10 @@ def _label(optimizer: str) -> str:
     return SETUPS[optimizer]["label"].removesuffix(" + Stiefel")
 
 
-def load(out: Path) -> tuple[pd.DataFrame, pd.DataFrame] | None:
-    """(ours, authors) from out/drift.csv and out/drift_authors.csv; None where either is missing."""
-    files = out / "drift.csv", out / "drift_authors.csv"
-    return tuple(pd.read_csv(f) for f in files) if all(f.is_file() for f in files) else None
+def load(out: Path | None, *names: str) -> list[pd.DataFrame] | None:
+    """The CSVs `names` in `out`; None where one is missing."""
+    files = [out / name for name in names] if out is not None else []
+    return [pd.read_csv(f) for f in files] if files and all(f.is_file() for f in files) else None
 
 
 def figure(ours: pd.DataFrame, authors: pd.DataFrame, bound: float, stem: Path) -> None:
@@ -60,7 +67,7 @@ def figure(ours: pd.DataFrame, authors: pd.DataFrame, bound: float, stem: Path) 
     figures.save(fig, stem)
 
 
-def summary(ours: pd.DataFrame, authors: pd.DataFrame, bound: float) -> tuple[pd.DataFrame, pd.DataFrame]:
+def drift_summary(ours: pd.DataFrame, authors: pd.DataFrame, bound: float) -> tuple[pd.DataFrame, pd.DataFrame]:
     """(data, shown): per optimizer and retraction, at the last step, the max and median over the
     projections (mean and range over seeds), the authors' network's and the bound."""
     data = (ours[ours.step == ours.step.max()].groupby(["optimizer", "retraction", "section"], sort=False)
@@ -88,22 +95,20 @@ def one_step(steps: pd.DataFrame) -> pd.DataFrame:
            (("median", "median_change"), ("99th percentile", "q99_change"), ("max", "max_change"))})
 
 
-def make(out: Path, bound: float) -> str:
+def drift_section(out: Path, bound: float) -> str:
     """drift.png/.pdf, drift_summary.csv/.md/.tex and (from evaluate's drift_one_step.csv) drift_one_step.md
     and .tex in `out` from its drift CSVs; returns their section of summary.md ("" without the CSVs)."""
-    if (loaded := load(out)) is None:
+    if (loaded := load(out, *DRIFT)) is None:
         return ""
     ours, authors = loaded
     figure(ours, authors, bound, out / "drift")
-    caption = prose.fill("brantner", "drift_caption", projections=authors.projections.iloc[0], steps=ours.step.max())
-    text = tables.section(out, "drift_summary", *summary(ours, authors, bound), prose.fill("brantner", "drift_title"),
-                          caption) + "\n![drift](drift.png)\n"
-    if not (out / "drift_one_step.csv").is_file():
-        return text
-    steps = pd.read_csv(out / "drift_one_step.csv")
-    caption = prose.fill("brantner", "one_step_caption", samples=steps.samples.iloc[0], lr=steps.lr.iloc[0])
-    return text + "\n" + tables.section(out, "drift_one_step", None, one_step(steps),
-                                        prose.fill("brantner", "one_step_title"), caption)
+    caption = text("drift_caption", projections=authors.projections.iloc[0], steps=ours.step.max())
+    section = tables.section(out, "drift_summary", *drift_summary(ours, authors, bound), text("drift_title"), caption)
+    if (steps := load(out, "drift_one_step.csv")) is None:
+        return section + "\n![drift](drift.png)\n"
+    caption = text("one_step_caption", samples=steps[0].samples.iloc[0], lr=steps[0].lr.iloc[0])
+    return section + "\n![drift](drift.png)\n\n" + tables.section(out, "drift_one_step", None, one_step(steps[0]),
+                                                                  text("one_step_title"), caption)
 
 
 def float32_rounding(n: int) -> float:
@@ -119,10 +124,11 @@ def paper_settings(optimizer: str) -> tuple[str, int]:
     return cfg.optim.retraction, cfg.model.dim
 
 
-def verdict(claim, cell, out: Path | None) -> engine.Verdict:
+def drift_verdict(claim, cell, out: Path | None) -> engine.Verdict:
     """The verdict of a cell of arm drift_<optimizer> or authors_<optimizer> (module doc) from out's CSVs."""
-    if (loaded := load(out) if out is not None else None) is None:
-        return engine.untestable(claim, cell, "no drift.csv and drift_authors.csv: run `python -m noneuclid.evaluate drift`")
+    if (loaded := load(out, *DRIFT)) is None:
+        return engine.untestable(claim, cell, "no drift.csv and drift_authors.csv: run "
+                                 "`python -m noneuclid.evaluate drift`")
     ours, authors = loaded
     kind, name = cell.arms[0].split("_", 1)
     retraction, rows = paper_settings(name)
@@ -134,3 +140,46 @@ def verdict(claim, cell, out: Path | None) -> engine.Verdict:
     if last != paper_steps:
         return engine.untestable(claim, cell, f"drift.csv ends at step {last:,}, not the paper's {paper_steps:,}")
     return engine.judge(claim, cell, list(runs[runs.step == last].sort_values("seed").max_dev))
+
+
+def timing_verdict(claim, cell, out: Path | None) -> engine.Verdict:
+    """The verdict of a CPU timing cell (arms [a, Euclidean Adam]) from out/timing.csv."""
+    if (loaded := load(out, "timing.csv")) is None:
+        return engine.untestable(claim, cell, "no timing.csv: run `python -m noneuclid.evaluate timing` on quiet cores")
+    timing, = loaded
+    if set(timing.device) != {"cpu"} or timing.threads.nunique() != 1 or not set(cell.arms) <= set(timing.arm):
+        return engine.untestable(claim, cell, f"{claim.precondition}: timing.csv has devices "
+                                 f"{sorted(set(timing.device))}, threads {sorted(set(timing.threads))}, "
+                                 f"arms {sorted(set(timing.arm))}")
+    per_round = timing.pivot(index="repeat", columns="arm", values="seconds_per_step")  # round x arm
+    a, b = (list(per_round[arm] / per_round[cell.arms[1]].mean()) for arm in cell.arms)
+    return engine.judge(claim, cell, a, b, paired=cell.paired)
+
+
+def timing_summary(timing: pd.DataFrame, base: str) -> tuple[pd.DataFrame, pd.DataFrame]:
+    """(data, shown): per arm, seconds per step (mean, s.d., rounds), seconds per epoch and the ratio of
+    the means to `base`'s."""
+    data = (timing.groupby("arm", sort=False)
+            .agg(rounds=("repeat", "nunique"), steps=("steps", "first"), steps_per_epoch=("steps_per_epoch", "first"),
+                 seconds_per_step_mean=("seconds_per_step", "mean"), seconds_per_step_sd=("seconds_per_step", "std"))
+            .reset_index())
+    data["seconds_per_epoch"] = data.seconds_per_step_mean * data.steps_per_epoch
+    base_mean = float(data.loc[data.arm == base, "seconds_per_step_mean"].iloc[0])
+    data["ratio_to_base"] = data.seconds_per_step_mean / base_mean
+    shown = pd.DataFrame({"arm": data.arm, "rounds": data.rounds, "steps per block": data.steps,
+                          "s / step": [f"{m:.3f} ± {s:.3f}" for m, s in zip(data.seconds_per_step_mean,
+                                                                            data.seconds_per_step_sd)],
+                          "s / epoch": data.seconds_per_epoch.map("{:.1f}".format),
+                          f"ratio to {base}": data.ratio_to_base.map("{:.3f}".format)})
+    return data, shown
+
+
+def timing_section(out: Path, base: str) -> str:
+    """timing_summary.csv/.md/.tex in `out` from timing.csv; returns its section of summary.md ("" without
+    timing.csv)."""
+    if (loaded := load(out, "timing.csv")) is None:
+        return ""
+    timing, = loaded
+    caption = text("timing_caption", rounds=timing.repeat.nunique(), threads=timing.threads.iloc[0],
+                   processor=timing.processor.iloc[0])
+    return tables.section(out, "timing_summary", *timing_summary(timing, base), text("timing_title"), caption)
