@@ -168,7 +168,8 @@ def _part_name(paper: str, report: str) -> str:
 
 def _parts(paper: str, part: str | None) -> list[papers.Report]:
     """The paper's reports that `part` names (None: all of them)."""
-    return [r for r in PAPERS[paper].reports if part in (None, _part_name(paper, r.module), r.module.rsplit(".", 1)[-1])]
+    return [r for r in PAPERS[paper].reports
+            if part in (None, _part_name(paper, r.module), r.module.rsplit(".", 1)[-1])]
 
 
 def report_paper(paper: str, args, profile: str, missing_ok: bool = False) -> int:
