@@ -13,16 +13,12 @@ import math
 import os
 from pathlib import Path
 
-import matplotlib
+import numpy as np
+import pandas as pd
 
-matplotlib.use("Agg")
-import matplotlib.pyplot as plt  # noqa: E402
-import numpy as np  # noqa: E402
-import pandas as pd  # noqa: E402
-
-from noneuclid.claims import data as claims_data, engine  # noqa: E402
-from noneuclid.report import brantner_evaluated as evaluated, figures, prose, run_table, tables  # noqa: E402
-from noneuclid.report.estimates import estimate  # noqa: E402
+from noneuclid.claims import data as claims_data, engine
+from noneuclid.report import brantner_evaluated as evaluated, figures, prose, run_table, tables
+from noneuclid.report.estimates import estimate
 
 CLAIMS = claims_data.load("brantner")
 PAPER = CLAIMS.reference  # the paper's epochs, MNIST's training images, Fig. 3a's plateau
@@ -109,24 +105,22 @@ def _per_seed(per_seed: pd.DataFrame, setup: str, metric: str) -> list[float]:
 def figure(runs, curves, setups, title: str, out: Path, theirs: dict | None = None) -> None:
     """Our training curves (solid) and, when given, the authors' 500-epoch curves (dashed, same colour)
     on one log-scaled epoch axis, with the epochs we ran shaded."""
-    fig, ax = plt.subplots(figsize=(6.2, 4.0))
-    for setup in (s for s in setups if (runs.setup == s).any()):
-        c = curves[curves.setup == setup]
-        ax.plot(c.epoch, c.train_loss, label=f"{SETUPS[setup]['label']} (ours)", color=SETUPS[setup]["color"])
-    for setup in setups if theirs else ():
-        ax.plot(np.arange(1, len(theirs[setup]) + 1), theirs[setup], ls="--", lw=1, color=SETUPS[setup]["color"],
-                label=f"{SETUPS[setup]['label']} (authors, GML)")
-    if theirs:
-        ax.axvspan(1, int(runs[runs.setup.isin(setups)].epochs.max()), color="grey", alpha=0.12, lw=0,
-                   label="epochs we ran")
-        ax.set_xscale("log")
-    ax.axhline(UNIFORM_LOSS, ls=":", color="grey", lw=1)
-    ax.text(ax.get_xlim()[0], UNIFORM_LOSS, " uniform output", va="bottom", fontsize=7, color="grey")
-    ax.set(xlabel="epoch" + (" (log scale)" if theirs else ""), ylabel="training loss  ||Ŷ-Y||_F / ||Y||_F",
-           title=title)
-    ax.legend(fontsize=7)
-    fig.tight_layout()
-    figures.save(fig, out)
+    with figures.axes(out, (6.2, 4.0)) as ax:
+        for setup in (s for s in setups if (runs.setup == s).any()):
+            c = curves[curves.setup == setup]
+            ax.plot(c.epoch, c.train_loss, label=f"{SETUPS[setup]['label']} (ours)", color=SETUPS[setup]["color"])
+        for setup in setups if theirs else ():
+            ax.plot(np.arange(1, len(theirs[setup]) + 1), theirs[setup], ls="--", lw=1, color=SETUPS[setup]["color"],
+                    label=f"{SETUPS[setup]['label']} (authors, GML)")
+        if theirs:
+            ax.axvspan(1, int(runs[runs.setup.isin(setups)].epochs.max()), color="grey", alpha=0.12, lw=0,
+                       label="epochs we ran")
+            ax.set_xscale("log")
+        ax.axhline(UNIFORM_LOSS, ls=":", color="grey", lw=1)
+        ax.text(ax.get_xlim()[0], UNIFORM_LOSS, " uniform output", va="bottom", fontsize=7, color="grey")
+        ax.set(xlabel="epoch" + (" (log scale)" if theirs else ""), ylabel="training loss  ||Ŷ-Y||_F / ||Y||_F",
+               title=title)
+        ax.legend(fontsize=7)
 
 
 def curves_table(curves, theirs: dict) -> pd.DataFrame:

@@ -16,16 +16,12 @@ from __future__ import annotations
 from functools import lru_cache, partial
 from pathlib import Path
 
-import matplotlib
+import numpy as np
+import pandas as pd
 
-matplotlib.use("Agg")
-import matplotlib.pyplot as plt  # noqa: E402
-import numpy as np  # noqa: E402
-import pandas as pd  # noqa: E402
-
-from noneuclid.claims import data as claims_data, engine  # noqa: E402
-from noneuclid.config import compose  # noqa: E402
-from noneuclid.report import figures, prose, tables  # noqa: E402
+from noneuclid.claims import data as claims_data, engine
+from noneuclid.config import compose
+from noneuclid.report import figures, prose, tables
 
 SETUPS = {name.removesuffix("_stiefel"): setup  # adam, momentum, gd: their Stiefel setups (claims/brantner.yaml)
           for name, setup in claims_data.load("brantner").reference["setups"].items()}
@@ -48,23 +44,21 @@ def load(out: Path | None, *names: str) -> list[pd.DataFrame] | None:
 def figure(ours: pd.DataFrame, authors: pd.DataFrame, bound: float, stem: Path) -> None:
     """max_dev against steps, log y: per optimizer and retraction the mean over seeds (the range of the
     seeds shaded); the authors' networks as points at their last step; the bound as a dotted line."""
-    fig, ax = plt.subplots(figsize=(6.4, 4.2))
-    for (name, retraction), runs in ours.groupby(["optimizer", "retraction"], sort=False):
-        by_step, seeds, color = runs.groupby("step").max_dev, runs.seed.nunique(), SETUPS[name]["color"]
-        ax.plot(by_step.mean().index, by_step.mean(), STYLES[retraction], color=color, lw=1.2,
-                label=f"{_label(name)}, {retraction} (ours, {seeds} seed{'s' * (seeds > 1)})")
-        if seeds > 1:
-            ax.fill_between(by_step.min().index, by_step.min(), by_step.max(), color=color, alpha=0.15, lw=0)
-    for row in authors.itertuples():
-        ax.plot(row.step, row.max_dev, "*", ms=11, color=SETUPS[row.optimizer]["color"], markeredgecolor="black",
-                label=f"{_label(row.optimizer)} (authors' network, {row.file})")
-    ax.axhline(bound, ls=":", color="black", lw=1)
-    ax.text(0, bound, f" the claim's bound, {bound:.3g}", va="bottom", fontsize=7)
-    ax.set(yscale="log", xlabel="optimizer step", ylabel="max |YᵀY - I| over the projections",
-           title="Orthonormality drift of the attention projections, float32")
-    ax.legend(fontsize=6.5, loc="upper left")
-    fig.tight_layout()
-    figures.save(fig, stem)
+    with figures.axes(stem, (6.4, 4.2)) as ax:
+        for (name, retraction), runs in ours.groupby(["optimizer", "retraction"], sort=False):
+            by_step, seeds, color = runs.groupby("step").max_dev, runs.seed.nunique(), SETUPS[name]["color"]
+            ax.plot(by_step.mean().index, by_step.mean(), STYLES[retraction], color=color, lw=1.2,
+                    label=f"{_label(name)}, {retraction} (ours, {seeds} seed{'s' * (seeds > 1)})")
+            if seeds > 1:
+                ax.fill_between(by_step.min().index, by_step.min(), by_step.max(), color=color, alpha=0.15, lw=0)
+        for row in authors.itertuples():
+            ax.plot(row.step, row.max_dev, "*", ms=11, color=SETUPS[row.optimizer]["color"], markeredgecolor="black",
+                    label=f"{_label(row.optimizer)} (authors' network, {row.file})")
+        ax.axhline(bound, ls=":", color="black", lw=1)
+        ax.text(0, bound, f" the claim's bound, {bound:.3g}", va="bottom", fontsize=7)
+        ax.set(yscale="log", xlabel="optimizer step", ylabel="max |YᵀY - I| over the projections",
+               title="Orthonormality drift of the attention projections, float32")
+        ax.legend(fontsize=6.5, loc="upper left")
 
 
 def drift_summary(ours: pd.DataFrame, authors: pd.DataFrame, bound: float) -> tuple[pd.DataFrame, pd.DataFrame]:

@@ -1,8 +1,12 @@
 """Writing a figure the same way for every paper."""
 
+from contextlib import contextmanager
 from pathlib import Path
 
-import matplotlib.pyplot as plt
+import matplotlib
+
+matplotlib.use("Agg")
+import matplotlib.pyplot as plt  # noqa: E402
 
 # No creation date (PDF) or software version (PNG) in the files: the same runs give the same bytes,
 # so a redrawn figure shows up in git only when it changed.
@@ -14,3 +18,12 @@ def save(fig, stem: Path) -> None:
     for ext, metadata in _METADATA.items():
         fig.savefig(stem.with_suffix(f".{ext}"), dpi=150, metadata=metadata)
     plt.close(fig)
+
+
+@contextmanager
+def axes(stem: Path, size: tuple[float, float]):
+    """The axes of a new figure of `size` inches; on leaving the block, its layout tightened and `save`d."""
+    fig, ax = plt.subplots(figsize=size)
+    yield ax
+    fig.tight_layout()
+    save(fig, stem)
