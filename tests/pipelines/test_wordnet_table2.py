@@ -9,6 +9,7 @@ from pathlib import Path
 import pandas as pd
 import pytest
 import torch
+from omegaconf import OmegaConf
 
 from noneuclid import optim
 from noneuclid.config import compose
@@ -18,7 +19,11 @@ from noneuclid.geometry import poincare as pb
 from noneuclid.models.poincare_embedding import PoincareEmbedding
 from noneuclid.train.tasks.hypernymy import Hypernymy
 from noneuclid.train.loop import train
+from noneuclid.runs import RunDir
+from noneuclid.runs.settings import digest_settings
+from noneuclid.train import tasks
 from noneuclid.train.tasks.subtrees import f1_score
+from noneuclid.train.trainer import plateaued
 
 # A dict folder in WordNet's format: 1 entity <- 2 organism <- 3 animal <- 4 dog; 5 rover is an
 # instance (@i) of 4 and has the hypernym 2 too; 6 fido is an instance of 5 (@i @i), 7 pet has the
@@ -202,6 +207,45 @@ def test_smoke_embedding_three_classifiers_and_report(tmp_path):
     assert (out / "fig_table2_boundaries.png").stat().st_mtime_ns == drawn  # not redrawn without the folders
 
 
+def test_natural_batches_prior_decision_convergence_and_provenance(tmp_path):
+    """Natural batches are the training split itself; a balanced model's decision moved to the split's
+    prior is scored as test_f1_prior; trainer.converge stops a run whose loss has stopped improving
+    (recorded in the summary, with the embedding run the classifier read)."""
+    common = ["profile=smoke", f"paths.runs_dir={tmp_path / 'runs'}", "trainer.progress=false"]
+    emb = RunDir(compose(["experiment=hnn/poincare", "model.dim=2", *common]))
+    train(emb.cfg)
+    natural = ["experiment=hnn/table2", "data.dim=2", "data.subtree=group.n.01", "data.natural_mix=true", *common]
+    task = tasks.build(compose(natural))
+    x, y = task.splits["train"]
+    seen = torch.cat([b[1] for b in task.batches(0)])
+    assert len(seen) == len(y) and int(seen.sum()) == int(y.sum()) and task.prior_shift == 0.0
+    balanced = tasks.build(compose([*natural[:-1], "data.natural_mix=null"]))
+    prior = float(y.double().mean())
+    assert balanced.prior_shift == pytest.approx(math.log(prior / (1 - prior)))
+    s = train(compose([*natural, "trainer.epochs=200", "trainer.converge={patience: 2, tol: 0.5}"]))
+    assert s["converged"] and s["epochs"] == 3 and s["embedding_run"] == emb.name  # 2 epochs within 50 %
+    assert {"final_test_f1", "final_test_f1_prior"} <= set(s)
+
+
+def test_plateaued():
+    assert not plateaued([3.0, 2.0], patience=2, tol=0.0)  # nothing before the window yet
+    assert plateaued([3.0, 2.0, 2.0, 2.1], patience=2, tol=0.0)
+    assert not plateaued([3.0, 2.0, 2.0, 1.9], patience=2, tol=0.0)
+    assert plateaued([3.0, 2.0, 2.0, 1.99], patience=2, tol=0.01)  # 0.5 % better: within the tolerance
+
+
+def test_an_off_switch_leaves_run_names_as_they_were():
+    """trainer.converge and data.natural_mix at null are left out of the settings hash (runs from before
+    them keep their names); set, they name other runs."""
+    c = OmegaConf.to_container(compose(["experiment=hnn/table2", "profile=smoke"]), resolve=True)
+    without = {**c, "trainer": {k: v for k, v in c["trainer"].items() if k != "converge"},
+               "data": {k: v for k, v in c["data"].items() if k != "natural_mix"}}
+    assert digest_settings(c, "cpu") == digest_settings(without, "cpu")
+    for on in ({**c, "trainer": {**c["trainer"], "converge": {"patience": 5, "tol": 1e-4}}},
+               {**c, "data": {**c["data"], "natural_mix": True}}):
+        assert digest_settings(on, "cpu") != digest_settings(c, "cpu")
+
+
 def test_paper_profiles_compose():
     cfg = compose(["experiment=hnn/poincare", "profile=paper"])
     assert (cfg.trainer.epochs, cfg.data.batch_size, cfg.optim.lr, cfg.data.negatives) == (1500, 50, 1.0, 50)
@@ -277,7 +321,6 @@ def test_two_runs_of_one_table2_cell_and_seed_are_an_error():
     """Two classifier runs of one cell, seed and embedding would be averaged as more seeds; each row
     names the embedding it classified (as the subtree task finds it)."""
     from noneuclid.report import hnn_table2
-    from noneuclid.runs import RunDir
     row = {"cfg.model.name": "point_mlr", "cfg.data.subtree": "group.n.01", "cfg.data.dim": 5,
            "cfg.model.geometry": "hyperbolic", "cfg.seed": 0, "final_test_f1": 0.5, "cfg.profile.name": "cpu",
            "cfg.data.hierarchy": "wordnet", "cfg.data.embedding_seed": 0, "cfg.trainer.device": "auto",

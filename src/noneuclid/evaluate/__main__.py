@@ -7,7 +7,7 @@ import os
 import sys
 from pathlib import Path
 
-from noneuclid.evaluate import authors_networks, drift, same_weights, timing
+from noneuclid.evaluate import authors_networks, drift, same_weights, table2_reference, timing
 from noneuclid.report.brantner import reference_dir
 from noneuclid.report.run_table import runs as runs_under
 from noneuclid.report.hnn import seeds_run
@@ -16,14 +16,14 @@ from noneuclid.runs.lookup import seed_list
 
 def main(argv=None) -> int:
     parser = argparse.ArgumentParser(prog="python -m noneuclid.evaluate", description=__doc__)
-    parser.add_argument("what", choices=["authors-networks", "same-weights", "drift", "timing"])
+    parser.add_argument("what", choices=["authors-networks", "same-weights", "drift", "timing", "table2-reference"])
     parser.add_argument("--data", type=Path, default=Path(os.environ.get("NONEUCLID_DATA_DIR", "data")),
                         help="authors-networks, drift: the data root with mnist/ and reference/brantner_gml/")
     parser.add_argument("--runs", type=Path, default=Path(os.environ.get("NONEUCLID_RUNS_DIR", "runs")))
     parser.add_argument("--profile", default="cpu")
     parser.add_argument("--out", type=Path, default=None,
                         help="default: results/brantner/<profile> (authors-networks, drift, timing), "
-                             "results/hnn/<profile>-float32 (same-weights)")
+                             "results/hnn/<profile>-float32 (same-weights), results/hnn/<profile> (table2-reference)")
     parser.add_argument("--train-images", type=int, default=None,
                         help="authors-networks: the training loss over the first N training images (default: all 60,000)")
     parser.add_argument("--seeds", type=seed_list, default=None,
@@ -51,6 +51,8 @@ def main(argv=None) -> int:
         elif args.what == "timing":
             written = timing.make(args.profile, args.out or Path("results") / "brantner" / args.profile, args.repeats,
                                   args.steps, args.threads, args.overrides)
+        elif args.what == "table2-reference":
+            written = [table2_reference.make(args.runs, args.profile, args.out or Path("results") / "hnn" / args.profile)]
         else:
             overrides = args.overrides or ["trainer.dtype=float32"]
             out = args.out or Path("results") / "hnn" / f"{args.profile}-float32"

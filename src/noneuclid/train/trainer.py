@@ -63,10 +63,12 @@ class Trainer:
                     run.start_from(shorter)
         self.epochs, self.steps = trainer.epochs, self.task.steps_per_epoch()
         self.start_epoch, self.seconds, self.loggers, self.bar = 0, 0.0, [], None
+        self.converged = False
 
     def _build(self, device, dtype, init_dtype) -> tuple:
         """The (stacked) task and model; each run's initial weights drawn as when it is trained alone."""
         run_tasks = [tasks.build(c).to(device, dtype) for c in self.cfgs]
+        self.provenance = [getattr(t, "provenance", {}) for t in run_tasks]  # for each run's summary
         task = run_tasks[0] if len(self.cfgs) == 1 else tasks.stack(run_tasks)
         alone = []
         for c, t in zip(self.cfgs, run_tasks):
@@ -89,7 +91,8 @@ class Trainer:
             self.bar = tqdm(total=self.epochs * self.steps, initial=self.start_epoch * self.steps, desc=name,
                             unit="step", disable=not self.cfg.trainer.progress, mininterval=1.0, dynamic_ncols=True)
             for epoch in range(self.start_epoch, self.epochs):
-                self.train_one_epoch(epoch)
+                if self.train_one_epoch(epoch):
+                    break
             summaries = self.finish()
             exit_code = 0
             return summaries
@@ -106,8 +109,9 @@ class Trainer:
             for logger in self.loggers:
                 logger.finish(exit_code)
 
-    def train_one_epoch(self, epoch: int) -> None:
-        """Train epoch `epoch` (0-based), evaluate if it is due, then save and log its rows."""
+    def train_one_epoch(self, epoch: int) -> bool:
+        """Train epoch `epoch` (0-based), evaluate if it is due or training has converged, then save and
+        log its rows; returns whether training has converged (trainer.converge)."""
         try:
             rows = train_epoch(self.model, self.optimizer, self.task, epoch, self.bar, self.evaluate_mid_epoch)
         except TrainingDiverged as e:  # recorded for the reports (e.g. PostNorm transformers)
@@ -116,10 +120,21 @@ class Trainer:
             raise
         optim.end_epoch(self.optimizer, self.cfg.optim)
         self.seconds += rows[0]["train_seconds"]
-        scores = self.evaluate() if self.evaluates_at_end(epoch) else [{}] * len(self.runs)
+        self.converged = self.has_converged([row["train_loss"] for row in rows])
+        scores = self.evaluate() if self.converged or self.evaluates_at_end(epoch) else [{}] * len(self.runs)
         extra = constraint_errors(self.model)
         self.save(epoch + 1, [{"epoch": epoch + 1, "step": (epoch + 1) * self.steps, **row, **score, **extra}
                               for row, score in zip(rows, scores)])
+        return self.converged
+
+    def has_converged(self, losses: list[float]) -> bool:
+        """trainer.converge = {patience, tol}: whether every run's training loss, with this epoch's
+        `losses` (one per run), has stopped improving (`plateaued`); False when the rule is off (null)."""
+        rule = self.cfg.trainer.get("converge")
+        if not rule:
+            return False
+        return all(plateaued([r["train_loss"] for r in run.metrics() if "train_loss" in r] + [loss],
+                             rule.patience, rule.tol) for run, loss in zip(self.runs, losses))
 
     def evaluates_at_end(self, epoch: int) -> bool:
         """Whether epoch (0-based) ends with an evaluation: every trainer.eval_every epochs, and the last."""
@@ -181,15 +196,26 @@ class Trainer:
         return True
 
     def finish(self) -> list[dict]:
-        """Write each run's summary.json and DONE; returns the summaries."""
+        """Write each run's summary.json and DONE (with what its task read, and whether it stopped by
+        trainer.converge); returns the summaries."""
         summaries = []
-        for run in self.runs:
-            summary = summarise(run.metrics(), self.seconds, self.model, len(self.runs))
+        stopped = {"converged": self.converged} if self.cfg.trainer.get("converge") else {}
+        for run, provenance in zip(self.runs, self.provenance):
+            summary = {**summarise(run.metrics(), self.seconds, self.model, len(self.runs)), **provenance, **stopped}
             run.finish(summary)
             summaries.append(summary)
         log.info("done: %s", [{k: s[k] for k in ("final_train_loss", "final_test_accuracy") if k in s}
                               for s in summaries])
         return summaries
+
+
+def plateaued(losses: list[float], patience: int, tol: float) -> bool:
+    """Whether none of the last `patience` losses is below the best loss before them by more than the
+    relative `tol`: min(losses[-patience:]) >= (1 - tol) min(losses[:-patience]) for positive losses."""
+    if len(losses) <= patience:
+        return False
+    best = min(losses[:-patience])
+    return min(losses[-patience:]) >= best - tol * abs(best)
 
 
 def train_epoch(model, optimizer, task, epoch: int, bar, after_step=None) -> list[dict]:

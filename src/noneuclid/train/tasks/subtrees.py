@@ -2,14 +2,19 @@
 of a Poincare embedding of the noun closure.
 
 Labels: 1 for the descendants of the subtree's root in the closure (root excluded), 0 for every other
-node. Split: a random 20 % of the nodes (seeded by the run's seed) is the test set. Training batches
-are balanced: half positives, half negatives; an epoch is one pass over the training negatives (the
-larger class), with the positives drawn again in a fresh order whenever they run out. Evaluation:
-F1 of the positive class on the test set (and accuracy).
+node. Split: a random 20 % of the nodes (seeded by the run's seed) is the test set. Training batches are
+balanced, half positives and half negatives, an epoch one pass over the negatives with the positives
+drawn again in a fresh order whenever they run out; or, with data.natural_mix, shuffled batches of
+the training split as it is (a subtree is 0.5-20 % of the nouns). Evaluation: F1 of
+the positive class on the test set (and accuracy), deciding by the larger output (`test_f1`) and at
+the training split's prior (`test_f1_prior`): a model trained on batches whose positive share is b
+has learnt the prior log-odds logit(b); it decides at the split's prior share p after adding
+logit(p) - logit(b) to the positive class's output (zero for the natural mix).
 """
 
 from __future__ import annotations
 
+import math
 from pathlib import Path
 
 import torch
@@ -29,18 +34,31 @@ def f1_score(pred: Tensor, y: Tensor) -> float:
 
 
 class SubtreeClassification(Classification):
-    """Points x [nodes, dim], labels y [nodes] (0/1) and a test mask [nodes]."""
+    """Points x [nodes, dim], labels y [nodes] (0/1) and a test mask [nodes]; `provenance` goes into
+    the run's summary (the embedding run it read)."""
 
-    def __init__(self, x: Tensor, y: Tensor, test: Tensor, batch_size: int, seed: int):
+    def __init__(self, x: Tensor, y: Tensor, test: Tensor, batch_size: int, seed: int,
+                 natural_mix: bool = False, provenance: dict | None = None):
         super().__init__((x[~test], y[~test]), {"test": (x[test], y[test])}, batch_size,
                          "softmax_cross_entropy", seed)
-        if batch_size % 2 or not bool(y[~test].any()) or bool(y[~test].all()):
-            raise ValueError("balanced batches need an even data.batch_size and both classes in the training set")
+        train = y[~test]
+        if not bool(train.any()) or bool(train.all()):
+            raise ValueError("the training split needs both classes: choose another data.subtree or seed")
+        if not natural_mix and batch_size % 2:
+            raise ValueError("balanced batches need an even data.batch_size")
+        self.natural_mix, self.provenance = natural_mix, provenance or {}
+        prior = float(train.double().mean())
+        self.prior_shift = _logit(prior) - _logit(prior if natural_mix else 0.5)
 
     def steps_per_epoch(self) -> int:
+        if self.natural_mix:
+            return super().steps_per_epoch()
         return -(-int((self.splits["train"][1] == 0).sum()) // (self.batch_size // 2))
 
     def batches(self, epoch: int):
+        if self.natural_mix:
+            yield from super().batches(epoch)
+            return
         x, y = self.splits["train"]
         pos, neg = (y == 1).nonzero().squeeze(1), (y == 0).nonzero().squeeze(1)
         half = self.batch_size // 2
@@ -55,8 +73,13 @@ class SubtreeClassification(Classification):
     def evaluate(self, model, split: str = "test") -> dict:
         row = super().evaluate(model, split)
         x, y = self.splits[split]
-        pred = torch.cat([model(xb).argmax(-1) for xb in x.split(self.eval_batch_size)])
-        return {**row, f"{split}_f1": f1_score(pred, y)}
+        out = torch.cat([model(xb) for xb in x.split(self.eval_batch_size)])  # [nodes, 2]
+        at_prior = out[:, 1] + self.prior_shift > out[:, 0]
+        return {**row, f"{split}_f1": f1_score(out.argmax(-1), y), f"{split}_f1_prior": f1_score(at_prior, y)}
+
+
+def _logit(p: float) -> float:
+    return math.log(p / (1 - p))
 
 
 def embedding_overrides(cfg) -> list[str]:
@@ -77,9 +100,10 @@ def load_points(path: Path) -> Tensor:
 def build(cfg) -> SubtreeClassification:
     d = cfg.data
     hierarchy = wordnet.load(d.hierarchy, cfg.paths.generated_dir)
-    x = load_points(finished_run(embedding_overrides(cfg), "Poincare embedding"))
+    embedding = finished_run(embedding_overrides(cfg), "Poincare embedding")
+    x = load_points(embedding)
     if x.shape != (hierarchy.size, d.dim):
         raise ValueError(f"the embedding has shape {tuple(x.shape)}, expected ({hierarchy.size}, {d.dim})")
     y = hierarchy.descendants(d.subtree).long()
     return SubtreeClassification(x, y, wordnet.split(hierarchy.size, cfg.seed, d.test_fraction), d.batch_size,
-                                 cfg.seed)
+                                 cfg.seed, bool(d.natural_mix), {"embedding_run": embedding.name})

@@ -1,0 +1,83 @@
+"""An independent reference for Table 2's Euclidean classifiers: scikit-learn's LogisticRegression
+(L-BFGS to convergence, no penalty) on the points, split and class weighting of each of our finished
+Euclidean MLR runs (on the raw points, and on log_0 of the points), its test F1 beside ours.
+
+    python -m noneuclid.evaluate table2-reference --profile cpu [--runs runs] [--out results/hnn/cpu]
+
+Our Euclidean MLR's two logits <a_k, x - p_k> differ by an affine function of x, so it is a
+logistic regression; trained to convergence on the same data it reaches the same decision (up to
+where the optimum is flat). Balanced batches weigh both classes equally, as class_weight="balanced"
+does; data.natural_mix runs are weighted as they come. The hyperbolic MLR has no such reference.
+
+Writes table2_reference.csv: subtree, dim, classifier, seeds, ours_f1 and reference_f1 (means over
+the same seeds, F1 in %), difference (ours - reference).
+"""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import numpy as np
+import pandas as pd
+import torch
+from omegaconf import OmegaConf
+from tqdm import tqdm
+
+from noneuclid.geometry import poincare as pb
+from noneuclid.train import tasks
+from noneuclid.train.tasks.subtrees import f1_score
+
+GEOMETRIES = ("euclidean", "euclidean_log0")
+
+
+def classifier_runs(runs_dir: Path, profile: str) -> list[Path]:
+    """The finished Euclidean MLR runs (both inputs) under runs_dir/hnn/<profile>."""
+    folders = []
+    for config in sorted((Path(runs_dir) / "hnn" / profile).glob("mlr-euclidean*/config.yaml")):
+        if (config.parent / "DONE").exists():
+            folders.append(config.parent)
+    return folders
+
+
+def reference_f1(folder: Path) -> dict:
+    """One run's settings, our final test F1 and scikit-learn's on the same points and split."""
+    from sklearn.linear_model import LogisticRegression  # a test/bench dependency only
+
+    cfg = OmegaConf.load(folder / "config.yaml")
+    task = tasks.build(cfg)
+    (x, y), (x_test, y_test) = task.splits["train"], task.splits["test"]
+    if cfg.model.geometry == "euclidean_log0":
+        x, x_test = pb.logmap0(x, cfg.model.c), pb.logmap0(x_test, cfg.model.c)
+    weight = None if cfg.data.natural_mix else "balanced"
+    model = LogisticRegression(C=np.inf, solver="lbfgs", max_iter=10_000, tol=1e-10, class_weight=weight)
+    model.fit(x.double().numpy(), y.numpy())
+    pred = model.predict(x_test.double().numpy())
+    summary = json.loads((folder / "summary.json").read_text())
+    return {"subtree": cfg.data.subtree, "dim": cfg.data.dim, "classifier": cfg.model.geometry, "seed": cfg.seed,
+            "ours_f1": 100 * summary["final_test_f1"],
+            "reference_f1": 100 * f1_score(torch.from_numpy(pred), y_test)}
+
+
+def table(rows: list[dict]) -> pd.DataFrame:
+    """Per subtree, dim and classifier: the seeds and the mean F1 of ours and the reference's."""
+    runs = pd.DataFrame(rows)
+    keys = ["subtree", "dim", "classifier"]
+    out = runs.groupby(keys).agg(seeds=("seed", "size"), ours_f1=("ours_f1", "mean"),
+                                 reference_f1=("reference_f1", "mean")).reset_index()
+    out["difference"] = out.ours_f1 - out.reference_f1
+    return out
+
+
+def make(runs_dir: Path, profile: str, out: Path) -> Path:
+    """table2_reference.csv in `out` from every finished Euclidean MLR run of `profile`."""
+    folders = classifier_runs(runs_dir, profile)
+    if not folders:
+        raise FileNotFoundError(f"no finished Euclidean MLR runs under {Path(runs_dir) / 'hnn' / profile}: "
+                                f"train them first (python -m noneuclid.train -m experiment=hnn/table2 "
+                                f"profile={profile})")
+    rows = [reference_f1(folder) for folder in tqdm(folders, desc="scikit-learn references", unit="run")]
+    out.mkdir(parents=True, exist_ok=True)
+    path = out / "table2_reference.csv"
+    table(rows).to_csv(path, index=False, float_format="%.10g")
+    return path
