@@ -1,7 +1,8 @@
 """The claims files (<paper>.yaml beside this module), loaded and validated: a missing, unknown or
 ill-typed key is a ClaimsError naming the file, the claim, the cell and the key.
 
-A file:  paper (its stem), title, claims.
+A file:  paper (its stem), title, claims; optionally numbers: name -> {value, source}, the numbers a
+         report builds its metrics on (a paper's threshold, a reference value, a rule of ours), each once.
 A claim: id; claim (the paper's words); source (its table, figure or section); metric and unit; better
          (lower or higher: which values of the metric are better); relation (better, or on_par: the
          first arm at most `tolerance` worse than the second, in the metric's units); cells; tolerance
@@ -20,7 +21,7 @@ A cell:  cell (its name); arms, [a, b] with a the arm the claim favours (or hold
 from __future__ import annotations
 
 import math
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 
 import yaml
@@ -31,6 +32,7 @@ BETTER_RELATION, ON_PAR = RELATIONS = ("better", "on_par")
 CLAIM_KEYS = ({"id", "claim", "source", "metric", "unit", "better", "relation", "cells"},
               {"tolerance", "tolerance_source", "precondition", "note", "learned"})
 LEARNED_KEYS = ({"metric", "better", "within", "source"}, set())
+NUMBER_KEYS = ({"value", "source"}, set())
 CELL_KEYS = ({"cell", "arms"}, {"paper", "paper_source", "paper_se", "relation", "tolerance", "bound", "bound_source",
                                 "precondition", "paired"})
 
@@ -86,6 +88,7 @@ class Claims:
     paper: str
     title: str
     claims: tuple[Claim, ...]
+    numbers: dict[str, float] = field(default_factory=dict)  # name -> value (the file's `numbers`)
 
     def __getitem__(self, claim_id: str) -> Claim:
         return _named(self.claims, "id", claim_id, self.paper, "claim")
@@ -120,12 +123,23 @@ def load_file(path: Path) -> Claims:
         data = yaml.safe_load(path.read_text())
     except yaml.YAMLError as e:
         raise ClaimsError(f"{where}: not valid YAML: {e}") from e
-    _keys(data, ({"paper", "title", "claims"}, set()), where)
+    _keys(data, ({"paper", "title", "claims"}, {"numbers"}), where)
     if data["paper"] != path.stem:
         raise ClaimsError(f"{where}: key 'paper' is {data['paper']!r}, not the file's name {path.stem!r}")
     claims = tuple(_claim(c, where) for c in _list(data, "claims", where))
     _unique([c.id for c in claims], "claim id", where)
-    return Claims(_text(data, "paper", where), _text(data, "title", where), claims)
+    return Claims(_text(data, "paper", where), _text(data, "title", where), claims, _named_numbers(data, where))
+
+
+def _named_numbers(data: dict, where: str) -> dict[str, float]:
+    """The file's optional `numbers`: name -> {value, source}, as name -> value."""
+    raw = data.get("numbers", {})
+    if not isinstance(raw, dict):
+        raise ClaimsError(f"{where}: key 'numbers' must map names to {{value, source}}, not {raw!r}")
+    for name, entry in raw.items():
+        _keys(entry, NUMBER_KEYS, f"{where}: numbers, {name}")
+        _text(entry, "source", f"{where}: numbers, {name}")
+    return {str(name): _number(entry, "value", f"{where}: numbers, {name}") for name, entry in raw.items()}
 
 
 def _claim(raw, file_where: str) -> Claim:
