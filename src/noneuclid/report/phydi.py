@@ -47,8 +47,8 @@ def make(runs_dir: Path, profile: str, out: Path, seeds=None, overrides=()) -> l
     lines = (_resnet_section(resnets, resnet_curves, out, checks, skipped)
              + _fig4_section(transformers, transformer_curves, out, checks, skipped)
              + _compute_section(pd.concat([resnets, transformers]), out))
-    head = [prose.fill("phydi", "summary", profile=profile), "", *digest(checks),
-            *([prose.fill("phydi", "skipped", skipped="; ".join(skipped)), ""] if skipped else [])]
+    head = [_fill("summary", profile=profile), "", *digest(checks),
+            *([_fill("skipped", skipped="; ".join(skipped)), ""] if skipped else [])]
     (out / "summary.md").write_text("\n".join(head + lines))
     return sorted(out.iterdir())
 
@@ -57,53 +57,47 @@ def _resnet_section(resnets: pd.DataFrame, curves: pd.DataFrame, out: Path, chec
     """Tables 1-2 and the training speed written into out; their summary lines. Appends to checks and
     skipped."""
     if resnets.empty:
-        skipped.append(prose.fill("phydi", "no_runs", title="Tables 1-2"))
+        skipped.append(_fill("no_runs", title="Tables 1-2"))
         return []
-    settings = _reductions(resnets, "resnet_reductions", images=IMAGES)
-    lines = [prose.fill("phydi", "resnet_settings", settings=settings, x_fraction=NUMBERS["x_fraction"]), ""]
-    for name, keys in TABLES.items():
-        lines += _table_section(name, keys, resnets[resnets["cfg.experiment_name"] == f"phydi/{name}"], curves, out,
-                                checks, skipped)
+    caption = _fill("table_caption", settings=_reductions(resnets, "resnet_reductions", images=IMAGES),
+                    x_fraction=NUMBERS["x_fraction"])
+    lines = [line for name, keys in TABLES.items() for line in _table_section(
+        name, keys, resnets[resnets["cfg.experiment_name"] == f"phydi/{name}"], curves, out, caption, checks, skipped)]
     speed = resnet_speed(resnets)
     shown = tables.shown(speed, {"seconds_per_epoch": "{:.1f}", "images_per_second": "{:.0f}"}).rename(
         columns={"seconds_per_epoch": "s / epoch", "images_per_second": "images / s"})
-    return lines + [prose.fill("phydi", "speed"), "",
-                    _write(speed, out, "speed", prose.fill("phydi", "speed_caption"), shown), ""]
+    return lines + _table(out, "speed", speed, shown, _fill("speed_title"), _fill("speed_caption"))
 
 
-def _table_section(name: str, keys: list[str], runs: pd.DataFrame, curves: pd.DataFrame, out: Path, checks: Checks,
-                   skipped: list) -> list[str]:
+def _table_section(name: str, keys: list[str], runs: pd.DataFrame, curves: pd.DataFrame, out: Path, caption: str,
+                   checks: Checks, skipped: list) -> list[str]:
     """Table 1 or 2 (name) and its claims written into out; their summary lines. Appends to checks and
     skipped."""
     cells, paper, title = resnet_cells(runs, curves, keys), PAPER_TABLES[name], f"Table {name[-1]}"
     if not cells:
-        skipped.append(prose.fill("phydi", "no_runs", title=title))
-        lines = ["## " + prose.fill("phydi", "no_runs", title=name), ""]
-        if name == "table1":  # the claim over depths still listed, not testable here
-            checks.append((title, lead_verdicts({})))
-            lines += [tables.write_claims(out, f"{name}_claims", checks[-1][1], f"tab:phydi_{name}_claims"), ""]
-        return lines
+        skipped.append(_fill("no_runs", title=title))
+        if name != "table1":
+            return ["## " + skipped[-1], ""]
+        checks.append((title, lead_verdicts({})))  # the claim over depths still listed, not testable here
+        return ["## " + skipped[-1], "", tables.write_claims(out, f"{name}_claims", checks[-1][1],
+                                                              f"tab:phydi_{name}_claims"), ""]
     images = {k: int(images_per_epoch(g).max()) for k, g in runs.groupby([f"cfg.{k}" for k in keys])}
     numbers, claims = resnet_tables(cells, keys, paper, name, images)
-    claims += lead_verdicts(cells) if name == "table1" else []
-    checks.append((title, claims))
+    checks.append((title, claims + (lead_verdicts(cells) if name == "table1" else [])))
     if not_run(cells, paper):
         skipped.append(f"{title}: {not_run(cells, paper)}")
-    caption = prose.fill("phydi", "table_caption", title=title)
-    return [prose.fill("phydi", "table_claims", title=name.capitalize()), "",
-            tables.write_claims(out, f"{name}_claims", claims, f"tab:phydi_{name}_claims"), "",
-            prose.fill("phydi", "table_numbers", title=name.capitalize()), "",
-            _write(numbers, out, name, caption, resnet_shown(numbers, keys)), ""]
+    return [_fill("claims_heading", title=title), "",
+            tables.write_claims(out, f"{name}_claims", checks[-1][1], f"tab:phydi_{name}_claims"), "",
+            *_table(out, name, numbers, resnet_shown(numbers, keys), _fill("table_title", title=title), caption)]
 
 
 def _fig4_section(transformers: pd.DataFrame, curves: pd.DataFrame, out: Path, checks: Checks, skipped: list) -> list[str]:
     """Fig. 4 written into out; its summary lines. Appends to checks and skipped."""
     cells, unigram = lm_cells(transformers, curves) if not transformers.empty else ({}, {})
     if not cells:  # the claims still listed, each not testable here
-        skipped.append(prose.fill("phydi", "no_runs", title="Fig. 4"))
+        skipped.append(_fill("no_runs", title="Fig. 4"))
         checks.append(("Fig. 4", fig4_verdicts({}, {})))
-        return ["## " + prose.fill("phydi", "no_runs", title="Fig. 4"), "",
-                tables.write_claims(out, "fig4_claims", checks[-1][1], "tab:phydi_fig4_claims"), ""]
+        return ["## " + skipped[-1], "", tables.write_claims(out, "fig4_claims", checks[-1][1], "tab:phydi_fig4_claims"), ""]
     missing_n = [n for n in (int(v) for v in sweep_values("phydi/fig4", "model.n")) if n not in {m for m, _ in cells}]
     if missing_n:
         skipped.append(f"Fig. 4: n = {', '.join(map(str, missing_n))}")
@@ -113,11 +107,11 @@ def _fig4_section(transformers: pd.DataFrame, curves: pd.DataFrame, out: Path, c
     fig4(rows, out / "fig4")
     data = rows.drop(columns=[c for c in rows if c.endswith("(ours)") or c.startswith("reached ")])
     shown = rows.drop(columns=[c for c in rows if c.endswith((" mean", " se")) or c.startswith("seeds reached ")])
-    return [prose.fill("phydi", "fig4", settings=_reductions(transformers, "fig4_reductions"),
-                       perplexity=NUMBERS["fig4_perplexity"], paper_unigram=NUMBERS["paper_unigram_perplexity"]), "",
+    caption = _fill("fig4_caption", settings=_reductions(transformers, "fig4_reductions"),
+                    perplexity=NUMBERS["fig4_perplexity"], paper_unigram=NUMBERS["paper_unigram_perplexity"])
+    return [_fill("claims_heading", title="Fig. 4"), "",
             tables.write_claims(out, "fig4_claims", claims, "tab:phydi_fig4_claims"), "",
-            _write(data, out, "fig4", prose.fill("phydi", "fig4_caption"), shown), "",
-            prose.fill("phydi", "fig4_image"), ""]
+            *_table(out, "fig4", data, shown, _fill("fig4_title"), caption), _fill("fig4_image"), ""]
 
 
 def compute(runs: pd.DataFrame) -> pd.DataFrame:
@@ -136,15 +130,25 @@ def _compute_section(runs: pd.DataFrame, out: Path) -> list[str]:
     table = compute(runs)
     shown = tables.shown(table, {"train_hours": "{:.2f}", "minutes_per_run": "{:.1f}"}).rename(
         columns={"train_hours": "training h", "minutes_per_run": "min / run"})
-    return [prose.fill("phydi", "compute", runs=table.runs.sum(), hours=table.train_hours.sum()), "",
-            _write(table, out, "compute", prose.fill("phydi", "compute_caption"), shown), ""]
+    caption = _fill("compute_caption", runs=table.runs.sum(), hours=table.train_hours.sum())
+    return _table(out, "compute", table, shown, _fill("compute_title"), caption)
+
+
+def _table(out: Path, stem: str, data: pd.DataFrame, shown: pd.DataFrame, title: str, caption: str) -> list[str]:
+    """The table written into out (tables.write); its summary lines: title, caption and Markdown."""
+    tables.write(out, stem, data, shown, title, caption)
+    return [f"## {title}", "", caption, "", tables.markdown(shown), ""]
+
+
+def _fill(section: str, **fields) -> str:
+    return prose.fill("phydi", section, **fields)
 
 
 def _reductions(runs: pd.DataFrame, section: str, **fields) -> str:
     """The settings of the runs that a profile reduces, as 'label values; ...', with the settings and their
     labels of the template section `section` (lines 'setting: label')."""
     parts = []
-    for line in prose.fill("phydi", section, **fields).splitlines():
+    for line in _fill(section, **fields).splitlines():
         key, label = line.split(": ", 1)
         if f"cfg.{key}" in runs:
             values = sorted(set(runs[f"cfg.{key}"]), key=lambda v: (isinstance(v, str), v if v == v else 0))
@@ -157,7 +161,7 @@ def digest(checks: Checks) -> list[str]:
     """Markdown bullets grouping every verdict by outcome, each naming its cell in the paper's terms (the
     cells of a table without any runs of an arm: one bullet per table and claim); only the outcomes that
     have checks."""
-    outcomes = dict(line.split(": ", 1) for line in prose.fill("phydi", "outcomes").splitlines())
+    outcomes = dict(line.split(": ", 1) for line in _fill("outcomes").splitlines())
     groups = {outcome: [] for outcome in outcomes}
     for title, claims in checks:
         unrun = {}  # claim -> its cells without runs
@@ -166,13 +170,13 @@ def digest(checks: Checks) -> list[str]:
                 unrun.setdefault(row.claim, []).append(row.cell)
             else:
                 groups[row.verdict].append(_bullet(title, row))
-        groups[engine.NOT_TESTABLE] += [prose.fill("phydi", "bullet_unrun", title=title, claim=claim, count=len(cells),
+        groups[engine.NOT_TESTABLE] += [_fill("bullet_unrun", title=title, claim=claim, count=len(cells),
                                                    cells_word="cell" if len(cells) == 1 else "cells",
                                                    cells="; ".join(cells)) for claim, cells in unrun.items()]
     lines = []
     for outcome, text in outcomes.items():
         count = sum(row.verdict == outcome for _, claims in checks for row in claims)
-        lines += [prose.fill("phydi", "outcome", outcome=text, count=count, checks="check" if count == 1 else "checks"),
+        lines += [_fill("outcome", outcome=text, count=count, checks="check" if count == 1 else "checks"),
                   "", *groups[outcome], ""] if count else []
     return lines
 
@@ -182,17 +186,8 @@ def _bullet(title: str, row: engine.Verdict) -> str:
     difference +5.9 [+1.2, +10.6]; ~9 seeds per arm would decide'."""
     shown = render.display(row)
     detail = shown["verdict"].removeprefix(row.verdict).strip(" ():")
-    ours = prose.fill("phydi", "bullet_ours", ours=shown["ours"], arms=shown["arms"],
+    ours = _fill("bullet_ours", ours=shown["ours"], arms=shown["arms"],
                       difference=shown["difference [95 % interval]"]) if shown["ours"] else ""
-    paper = prose.fill("phydi", "bullet_paper", published=shown["paper"]) if row.paper else ""
-    return prose.fill("phydi", "bullet", title=title, cell=row.cell, metric=row.metric, ours=ours, published=paper,
+    paper = _fill("bullet_paper", published=shown["paper"]) if row.paper else ""
+    return _fill("bullet", title=title, cell=row.cell, metric=row.metric, ours=ours, published=paper,
                       detail=f"; {detail}" if detail else "")
-
-
-def _write(table: pd.DataFrame, out: Path, name: str, caption: str, shown: pd.DataFrame) -> str:
-    """The table as CSV and its display `shown` as Markdown and LaTeX (booktabs, with `caption`)."""
-    table.to_csv(out / f"{name}.csv", index=False, float_format=tables.FLOAT_FORMAT)
-    md = shown.to_markdown(index=False)
-    (out / f"{name}.md").write_text(md + "\n")
-    (out / f"{name}.tex").write_text(tables.latex(shown.astype(str), caption, f"tab:phydi_{name}"))
-    return md
