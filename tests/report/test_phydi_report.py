@@ -207,8 +207,8 @@ def test_a_run_that_diverged_before_its_first_evaluation_counts():
     assert list(ppl.columns) == [0, 1, 2] and ppl[2].isna().all() and diverged == {0: False, 1: False, 2: True}
     assert phydi_fig4._values("failed", cells, (4, 48, "post"), 350.0, 400.0) == [0.0, 0.0, 1.0]
     assert "1 of 3 runs of PostNorm" in phydi_fig4._values("epochs_to_ppl", cells, (4, 48, "post"), 350.0, 400.0)
-    assert phydi_fig4.outcomes(ppl, diverged, 305.0, 400.0) == ["reached", "slow", "diverged"]
-    assert phydi_fig4.outcomes(ppl, diverged, 305.0, 320.0) == ["reached", "stuck", "diverged"]  # 310 >= 0.95 x 320
+    assert list(phydi_fig4.per_seed(ppl, diverged, 305.0, 400.0).end) == ["reached", "slow", "diverged"]
+    assert list(phydi_fig4.per_seed(ppl, diverged, 305.0, 320.0).end) == ["reached", "stuck", "diverged"]  # 310 >= 0.95 x 320
 
 
 def test_phydis_lead_over_depth_per_n():

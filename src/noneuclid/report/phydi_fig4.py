@@ -71,24 +71,19 @@ def threshold_ratio(runs: pd.DataFrame) -> float | None:
     return float(values[0]) if len(values) else None
 
 
-def _lm_values(curves: Curves, diverged: dict, threshold: float) -> tuple[list[float], list[float]]:
-    """Per seed: (epochs to ppl <= threshold, best ppl), inf for a diverged seed."""
-    first, best = [], []
+def per_seed(curves: Curves, diverged: dict, threshold: float, unigram: float) -> pd.DataFrame:
+    """seed x (first: epochs to ppl <= threshold, best: the best ppl, both inf for a diverged seed; end:
+    how its run ended, 'diverged' (loss NaN or inf), 'stuck' (best >= stuck_fraction x U, the unigram
+    perplexity), 'reached' (ppl <= threshold within its epochs), else 'slow' (past the unigram regime,
+    above the threshold at its last epoch))."""
+    rows = {}
     for s in curves:
         c, bad = curves[s].dropna(), diverged.get(s, False)
-        first.append(math.inf if bad else epochs_to(c, threshold, above=False))
-        best.append(math.inf if bad or c.empty else float(c.min()))
-    return first, best
-
-
-def outcomes(curves: Curves, diverged: dict, threshold: float, unigram: float) -> list[str]:
-    """Per seed, how its run ended against the threshold: 'diverged' (loss NaN or inf), 'stuck' (best ppl
-    >= stuck_fraction x U, the unigram perplexity), 'reached' (ppl <= threshold within its epochs), else
-    'slow' (past the unigram regime, above the threshold at its last epoch)."""
-    first, best = _lm_values(curves, diverged, threshold)
-    stuck = NUMBERS["stuck_fraction"] * unigram
-    return ["diverged" if diverged.get(s, False) or math.isinf(b) else "stuck" if b >= stuck
-            else "slow" if math.isinf(f) else "reached" for s, f, b in zip(curves, first, best)]
+        first, best = (math.inf, math.inf) if bad or c.empty else (epochs_to(c, threshold, above=False), float(c.min()))
+        end = ("diverged" if math.isinf(best) else "stuck" if best >= NUMBERS["stuck_fraction"] * unigram
+               else "slow" if math.isinf(first) else "reached")
+        rows[s] = {"first": first, "best": best, "end": end}
+    return pd.DataFrame.from_dict(rows, orient="index", columns=["first", "best", "end"])
 
 
 def fig4_rows(cells: Cells, unigram: dict[int, float], ratio: float | None = None) -> pd.DataFrame:
@@ -97,19 +92,19 @@ def fig4_rows(cells: Cells, unigram: dict[int, float], ratio: float | None = Non
     (report.fig4_threshold) also epochs to ppl <= T_r = ratio x U."""
     rows = []
     for (n, depth), norms in sorted(cells.items()):
-        t = scaled_threshold(unigram[n])
+        u, t = unigram[n], scaled_threshold(unigram[n])
         for norm, (curves, diverged) in sorted(norms.items()):
-            first, best = _lm_values(curves, diverged, t)
-            ends = outcomes(curves, diverged, ratio * unigram[n] if ratio is not None else t, unigram[n])
-            row = {"n": n, "depth": depth, "norm": norm, "seeds": curves.shape[1], **_reached(first, "T"),
-                   "best val ppl (ours)": "diverged" if math.isinf(estimate(best).mean) else str(estimate(best)),
-                   "best val ppl mean": estimate(best).mean, "best val ppl se": estimate(best).se,
-                   **{state: ends.count(state) for state in ("diverged", "stuck", "slow")},
+            at_t = per_seed(curves, diverged, t, u)
+            ends = per_seed(curves, diverged, ratio * u, u) if ratio is not None else at_t
+            best = estimate(at_t.best)
+            row = {"n": n, "depth": depth, "norm": norm, "seeds": curves.shape[1], **_reached(at_t["first"], "T"),
+                   "best val ppl (ours)": "diverged" if math.isinf(best.mean) else str(best),
+                   "best val ppl mean": best.mean, "best val ppl se": best.se,
+                   **{state: int((ends.end == state).sum()) for state in ("diverged", "stuck", "slow")},
                    "epochs": max((len(curves[s].dropna()) for s in curves), default=0),
-                   "unigram ppl U": round(unigram[n], 1), "T": round(t, 1)}
+                   "unigram ppl U": round(u, 1), "T": round(t, 1)}
             if ratio is not None:
-                row.update(_reached(_lm_values(curves, diverged, ratio * unigram[n])[0], "T_r"),
-                           T_r=round(ratio * unigram[n], 1))
+                row.update(_reached(ends["first"], "T_r"), T_r=round(ratio * u, 1))
             rows.append(row)
     return pd.DataFrame(rows)
 
@@ -125,7 +120,7 @@ def _reached(first: list[float], name: str) -> dict:
 
 def fig4_verdicts(cells: Cells, unigram: dict[int, float], ratio: float | None = None) -> list[engine.Verdict]:
     """Every cell of the Fig. 4 claims, judged from per-seed values: failed (1 or 0: diverged or stuck,
-    see outcomes; engine.judge_shares), best ppl, epochs to ppl <= T_r (the paper's scaled T where the
+    see per_seed; engine.judge_shares), best ppl, epochs to ppl <= T_r (the paper's scaled T where the
     profile sets no ratio), and PHYDI's lead over PreNorm in those epochs (same seed). A cell whose arm has
     no runs, whose runs lack the metric (never reached the threshold, or diverged), or whose runs all
     reached the threshold at the first evaluation (the floor of a metric in epochs: it cannot order them)
@@ -160,8 +155,8 @@ def _at_floor(metric: str, cells: Cells, keys: list[tuple[int, int, str]], thres
     first evaluation, epoch 1), or '' where they can or the metric is not counted in epochs."""
     if metric not in EPOCH_METRICS:
         return ""
-    firsts = [e for n, depth, norm in keys for m in _norms(norm) for e in _lm_values(*cells[(n, depth)][m], threshold)[0]]
-    if all(e == 1 for e in firsts):
+    firsts = [per_seed(*cells[(n, depth)][m], threshold, math.nan)["first"] for n, depth, norm in keys for m in _norms(norm)]
+    if all((f == 1).all() for f in firsts):
         return (f"every run compared reached ppl <= {threshold:.0f} at its first evaluation (epoch 1): epochs to "
                 "it cannot order them")
     return ""
@@ -187,17 +182,13 @@ def _values(metric: str, cells: Cells, key: tuple[int, int, str], threshold: flo
     missing = [NAMES[m] for m in _norms(norm) if m not in norms]
     if missing:
         return f"no finished runs of {', '.join(missing)} at n = {n}, {depth} layers"
+    seeds = {m: per_seed(*norms[m], threshold, unigram) for m in _norms(norm)}
     if metric == "failed":
-        return [float(end in ("diverged", "stuck")) for end in outcomes(*norms[norm], threshold, unigram)]
-    first, best = {}, {}
-    for m in _norms(norm):
-        first[m], best[m] = (dict(zip(norms[m][0].columns, v)) for v in _lm_values(*norms[m], threshold))
-    values = best if metric == "best_ppl" else first
-    short = [f"{sum(math.isinf(e) for e in values[m].values())} of {len(values[m])} runs of {NAMES[m]}"
-             for m in _norms(norm) if any(math.isinf(e) for e in values[m].values())]
+        return [float(end in ("diverged", "stuck")) for end in seeds[norm].end]
+    column = "best" if metric == "best_ppl" else "first"
+    short = [f"{int(s[column].map(math.isinf).sum())} of {len(s)} runs of {NAMES[m]}"
+             for m, s in seeds.items() if s[column].map(math.isinf).any()]
     if short:
         return (f"{', '.join(short)} at n = {n}, {depth} layers "
                 + ("diverged" if metric == "best_ppl" else f"did not reach ppl <= {threshold:.0f} (or diverged)"))
-    if norm != "lead":
-        return list(values[norm].values())
-    return [first["pre"][s] - first["phydi"][s] for s in first["pre"] if s in first["phydi"]]
+    return list(seeds[norm][column] if norm != "lead" else (seeds["pre"]["first"] - seeds["phydi"]["first"]).dropna())

@@ -20,7 +20,7 @@ from noneuclid.report.phydi_runs import NAMES, NUMBERS  # noqa: E402
 def fig4(rows: pd.DataFrame, out: Path) -> None:
     """Left: epochs to ppl <= T_r (the profile's reachable threshold; T where it has none) by depth, over
     the seeds that reached it (at the top: a point where no seed did, x where a seed failed, a hollow v
-    where a seed was slow; see outcomes; k/N beside a point: k of N seeds did); right:
+    where a seed was slow; see phydi_fig4.per_seed; k/N beside a point: k of N seeds did); right:
     best validation perplexity by depth (mean +- s.e.) with the unigram perplexity U, T and T_r. A colour
     per norm, a line style per n."""
     fig, (ax, bx) = plt.subplots(1, 2, figsize=(10, 4))
