@@ -91,13 +91,15 @@ def _table_section(name: str, keys: list[str], runs: pd.DataFrame, curves: pd.Da
             *_table(out, name, numbers, resnet_shown(numbers, keys), _fill("table_title", title=title), caption)]
 
 
-def _fig4_section(transformers: pd.DataFrame, curves: pd.DataFrame, out: Path, checks: Checks, skipped: list) -> list[str]:
+def _fig4_section(transformers: pd.DataFrame, curves: pd.DataFrame, out: Path, checks: Checks,
+                  skipped: list) -> list[str]:
     """Fig. 4 written into out; its summary lines. Appends to checks and skipped."""
     cells, unigram = lm_cells(transformers, curves) if not transformers.empty else ({}, {})
     if not cells:  # the claims still listed, each not testable here
         skipped.append(_fill("no_runs", title="Fig. 4"))
         checks.append(("Fig. 4", fig4_verdicts({}, {})))
-        return ["## " + skipped[-1], "", tables.write_claims(out, "fig4_claims", checks[-1][1], "tab:phydi_fig4_claims"), ""]
+        return ["## " + skipped[-1], "",
+                tables.write_claims(out, "fig4_claims", checks[-1][1], "tab:phydi_fig4_claims"), ""]
     missing_n = [n for n in (int(v) for v in sweep_values("phydi/fig4", "model.n")) if n not in {m for m, _ in cells}]
     if missing_n:
         skipped.append(f"Fig. 4: n = {', '.join(map(str, missing_n))}")

@@ -46,12 +46,12 @@ def lm_cells(runs: pd.DataFrame, curves: pd.DataFrame) -> tuple[Cells, dict[int,
             for norm, g in group.groupby("cfg.model.norm")}
         u = curves[curves.run.isin(group.run)]["val_unigram_perplexity"].dropna().unique()
         if len(u) != 1:
-            raise ValueError(f"runs of n={n} have unigram perplexities {list(u)}: their data differ; keep one "
-                             f"data setting per profile (or retrain runs made before val_unigram_perplexity was logged)")
+            raise ValueError(f"runs of n={n} have unigram perplexities {list(u)}: their data differ; keep one data "
+                             "setting per profile (or retrain runs made before val_unigram_perplexity was logged)")
         full = group[["cfg.data.vocab_size", "cfg.data.train_tokens", "cfg.data.eval_tokens"]].isna().all(axis=None)
         if full and abs(u[0] - NUMBERS["paper_unigram_perplexity"]) > 0.05:
             raise ValueError(f"runs on all of WikiText-2 logged a unigram perplexity {u[0]:.2f}, not claims/phydi.yaml's "
-                             f"paper_unigram_perplexity {NUMBERS['paper_unigram_perplexity']}: the data or the baseline changed")
+                             f"{NUMBERS['paper_unigram_perplexity']}: the data or the baseline changed")
         unigram.setdefault(int(n), float(u[0]))
     return cells, unigram
 
@@ -155,8 +155,8 @@ def _at_floor(metric: str, cells: Cells, keys: list[tuple[int, int, str]], thres
     first evaluation, epoch 1), or '' where they can or the metric is not counted in epochs."""
     if metric not in EPOCH_METRICS:
         return ""
-    firsts = [per_seed(*cells[(n, depth)][m], threshold, math.nan)["first"] for n, depth, norm in keys for m in _norms(norm)]
-    if all((f == 1).all() for f in firsts):
+    arms = [cells[(n, depth)][m] for n, depth, norm in keys for m in _norms(norm)]
+    if all((per_seed(*arm, threshold, math.nan)["first"] == 1).all() for arm in arms):
         return (f"every run compared reached ppl <= {threshold:.0f} at its first evaluation (epoch 1): epochs to "
                 "it cannot order them")
     return ""
@@ -175,7 +175,8 @@ def _norms(norm: str) -> tuple[str, ...]:
     return ("pre", "phydi") if norm == "lead" else (norm,)
 
 
-def _values(metric: str, cells: Cells, key: tuple[int, int, str], threshold: float, unigram: float) -> list[float] | str:
+def _values(metric: str, cells: Cells, key: tuple[int, int, str], threshold: float,
+            unigram: float) -> list[float] | str:
     """Per seed of the arm `key` (n, depth, norm): its value of `metric`, or why there is none."""
     n, depth, norm = key
     norms = cells.get((n, depth), {})

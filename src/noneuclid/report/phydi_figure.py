@@ -76,7 +76,8 @@ def _fig4_levels(bx, rows: pd.DataFrame, name: str) -> None:
     levels = rows.drop_duplicates("unigram ppl U")
     for _, row in levels.iterrows():
         tag = f", n={row.n}" if len(levels) > 1 else ""
-        bx.axhline(row["unigram ppl U"], color="black", lw=0.8, ls="--", label=f"unigram U = {row['unigram ppl U']:.0f}{tag}")
-        bx.axhline(row["T"], color="grey", lw=0.8, ls=":", label=f"T = {NUMBERS['fig4_perplexity']:.0f} U / U_paper = {row['T']:.0f}{tag}")
+        u, t = row["unigram ppl U"], row["T"]
+        bx.axhline(u, color="black", lw=0.8, ls="--", label=f"unigram U = {u:.0f}{tag}")
+        bx.axhline(t, color="grey", lw=0.8, ls=":", label=f"T = {NUMBERS['fig4_perplexity']:.0f} U / U_paper = {t:.0f}{tag}")
         if name == "T_r":
             bx.axhline(row["T_r"], color="grey", lw=0.8, ls="-.", label=f"T_r = {row['T_r']:.0f}{tag}")

@@ -8,7 +8,7 @@ Per run:    M1          epochs until validation accuracy >= 80 % (the paper's M1
             AUC         the mean validation accuracy over the epochs run (the area under the curve per epoch)
 Per cell:   M2          our reading of "epochs to beat a model with the proposed approach": the first epoch
                         at which PHYDI's mean curve is above the compared init's by more than their combined
-                        standard error
+                        standard error (estimates.compare)
 Claims (<table>_m1, _auc, _m2): PHYDI vs standard and vs WKP in the direction the paper's numbers give each
 cell, per seed in M1 (at 80 % where every run of the cell reaches it, else at X %), AUC and the accuracy
 after the paper's M2 epochs' training images; table1_lead_grows_with_depth: PHYDI's M1 lead, 152 vs 18.
