@@ -143,6 +143,7 @@ def _table(out: Path, stem: str, data: pd.DataFrame, shown: pd.DataFrame, title:
 
 
 def _fill(section: str, **fields) -> str:
+    """The section of templates/phydi.md with its fields filled in (prose.fill)."""
     return prose.fill("phydi", section, **fields)
 
 
@@ -173,8 +174,8 @@ def digest(checks: Checks) -> list[str]:
             else:
                 groups[row.verdict].append(_bullet(title, row))
         groups[engine.NOT_TESTABLE] += [_fill("bullet_unrun", title=title, claim=claim, count=len(cells),
-                                                   cells_word="cell" if len(cells) == 1 else "cells",
-                                                   cells="; ".join(cells)) for claim, cells in unrun.items()]
+                                              cells_word="cell" if len(cells) == 1 else "cells", cells="; ".join(cells))
+                                        for claim, cells in unrun.items()]
     lines = []
     for outcome, text in outcomes.items():
         count = sum(row.verdict == outcome for _, claims in checks for row in claims)
@@ -189,7 +190,7 @@ def _bullet(title: str, row: engine.Verdict) -> str:
     shown = render.display(row)
     detail = shown["verdict"].removeprefix(row.verdict).strip(" ():")
     ours = _fill("bullet_ours", ours=shown["ours"], arms=shown["arms"],
-                      difference=shown["difference [95 % interval]"]) if shown["ours"] else ""
+                 difference=shown["difference [95 % interval]"]) if shown["ours"] else ""
     paper = _fill("bullet_paper", published=shown["paper"]) if row.paper else ""
     return _fill("bullet", title=title, cell=row.cell, metric=row.metric, ours=ours, published=paper,
-                      detail=f"; {detail}" if detail else "")
+                 detail=f"; {detail}" if detail else "")
