@@ -57,7 +57,7 @@ def lm_cells(runs: pd.DataFrame, curves: pd.DataFrame) -> tuple[Cells, dict[int,
 
 
 def scaled_threshold(unigram: float) -> float:
-    """T = 200 x U / U_paper (see the module doc)."""
+    """T = fig4_perplexity x U / paper_unigram_perplexity (see the module doc)."""
     return NUMBERS["fig4_perplexity"] * unigram / NUMBERS["paper_unigram_perplexity"]
 
 
