@@ -119,12 +119,10 @@ def _reached(first: list[float], name: str) -> dict:
 
 
 def fig4_verdicts(cells: Cells, unigram: dict[int, float], ratio: float | None = None) -> list[engine.Verdict]:
-    """Every cell of the Fig. 4 claims, judged from per-seed values: failed (1 or 0: diverged or stuck,
-    see per_seed; engine.judge_shares), best ppl, epochs to ppl <= T_r (the paper's scaled T where the
-    profile sets no ratio), and PHYDI's lead over PreNorm in those epochs (same seed). A cell whose arm has
-    no runs, whose runs lack the metric (never reached the threshold, or diverged), or whose runs all
-    reached the threshold at the first evaluation (the floor of a metric in epochs: it cannot order them)
-    is not testable here."""
+    """Every cell of the Fig. 4 claims, judged from per-seed values: failed (1 or 0, engine.judge_shares),
+    best ppl, epochs to ppl <= T_r (T where the profile sets no ratio), PHYDI's lead over PreNorm in those
+    epochs (same seed). Not testable here: an arm without runs, or runs without the metric (never reached
+    the threshold, diverged), or all at the first evaluation (a metric in epochs cannot order them)."""
     rows = []
     for claim in (c for c in CLAIMS.claims if c.metric in METRICS):
         for cell in claim.cells:

@@ -52,8 +52,7 @@ PAPER_TABLE1, PAPER_TABLE2 = paper_table("table1"), paper_table("table2")
 
 
 def threshold_x(curves: dict[str, Curves]) -> float:
-    """X of 'M1 at X %' for a cell: x_fraction x the lowest best accuracy of any run of the cell, rounded
-    down to a whole percent (the same for every init: it cannot favour one)."""
+    """X of 'M1 at X %' for a cell (init -> curves; the module doc)."""
     lowest = min(float(c.max().min()) for c in curves.values())
     return math.floor(100 * NUMBERS["x_fraction"] * lowest) / 100
 
@@ -64,8 +63,7 @@ def auc(curve: pd.Series) -> float:
 
 
 def beats_from(phydi: Curves, other: Curves) -> float:
-    """M2: the first epoch at which PHYDI's mean curve exceeds `other`'s by more than the combined
-    standard error of the two at that epoch; inf if never."""
+    """Our M2 of PHYDI against `other` (the module doc); inf if never."""
     for epoch in phydi.index.intersection(other.index):
         a, b = estimate(phydi.loc[epoch].dropna()), estimate(other.loc[epoch].dropna())
         if compare(a, b, lower_is_better=False) == "better":
@@ -131,11 +129,9 @@ def claim_cell(key: tuple, other: str) -> str:
 
 def resnet_claims(curves: dict[str, Curves], table: str, key: tuple, x: float,
                   images: int = IMAGES) -> list[engine.Verdict]:
-    """The cell's verdicts on the claims <table>_m1, _auc and _m2 (claims/phydi.yaml): PHYDI against
-    standard and against WKP, in the direction the paper's numbers give each. Per seed: M1, the epochs to
-    80 % where every run of the cell reaches it, else to X % (the verdict's metric says which); AUC %; the
-    validation accuracy % after as many training images as the paper's M2 epochs (m2_epoch; images:
-    training images per epoch of the cell's runs). None where the paper has no such cell."""
+    """The cell's verdicts on the claims <table>_m1, _auc and _m2 (the module doc; the verdict's metric
+    says M1's level), images: training images per epoch of the cell's runs; none where the paper has no
+    such cell."""
     level = m1_level(curves, x)
     label = f"m1 at {round(100 * level)} %" + ("" if level == M1_ACCURACY else f" ({M1_LEVEL} out of reach)")
     per_seed = {"m1": lambda curve, cell: epochs_to(curve, level), "auc": lambda curve, cell: 100 * auc(curve),
