@@ -10,7 +10,7 @@ import pandas as pd
 import pytest
 
 from noneuclid.claims import engine
-from noneuclid.report import phydi
+from noneuclid.report import phydi, phydi_fig4, phydi_figure, phydi_resnet, phydi_runs
 from noneuclid.report.estimates import Estimate, compare, estimate
 
 
@@ -26,13 +26,13 @@ def _shifted(start: float, *offsets: float, epochs: int = 8, step: float = 0.1) 
 
 def test_threshold_metric_on_a_hand_made_curve():
     curve = pd.Series([0.20, 0.41, 0.55, 0.50, 0.62, 0.81], index=range(1, 7))
-    assert phydi.epochs_to(curve, 0.55) == 3  # the first epoch at or above, not the last crossing
-    assert phydi.epochs_to(curve, 0.80) == 6
-    assert phydi.epochs_to(curve, 0.90) == math.inf
-    assert phydi.epochs_to(pd.Series([300.0, 190.0, 210.0], index=[1, 2, 3]), 200, above=False) == 2
-    assert phydi.auc(curve) == pytest.approx(sum(curve) / 6)
+    assert phydi_runs.epochs_to(curve, 0.55) == 3  # the first epoch at or above, not the last crossing
+    assert phydi_runs.epochs_to(curve, 0.80) == 6
+    assert phydi_runs.epochs_to(curve, 0.90) == math.inf
+    assert phydi_runs.epochs_to(pd.Series([300.0, 190.0, 210.0], index=[1, 2, 3]), 200, above=False) == 2
+    assert phydi_resnet.auc(curve) == pytest.approx(sum(curve) / 6)
     # X = 0.9 x the lowest best accuracy of any run of the cell (0.62 here), rounded down to a percent
-    x = phydi.threshold_x({"standard": _curves([0.3, 0.7]), "phydi": _curves([0.1, 0.62], [0.4, 0.9])})
+    x = phydi_resnet.threshold_x({"standard": _curves([0.3, 0.7]), "phydi": _curves([0.1, 0.62], [0.4, 0.9])})
     assert x == 0.55
 
 
@@ -57,7 +57,7 @@ def test_standard_fastest_as_in_the_paper_reproduces():
     at epoch 1 and ahead of WKP at epoch 2."""
     cell = {"standard": _shifted(0.50, 0.21, 0.22, 0.23, 0.24), "phydi": _shifted(0.50, 0.11, 0.12, 0.13, 0.14),
             "wkp": _shifted(0.50, 0.01, 0.02, 0.03, 0.04)}
-    claims = phydi.resnet_claims(cell, "table1", (18, 4), phydi.threshold_x(cell))
+    claims = phydi_resnet.resnet_claims(cell, "table1", (18, 4), phydi_resnet.threshold_x(cell))
     assert _verdicts(claims) == {("m1", "standard"): "reproduces", ("m1", "wkp"): "reproduces",
                                  ("auc", "standard"): "reproduces", ("auc", "wkp"): "reproduces",
                                  ("m2", "standard"): "contradicts", ("m2", "wkp"): "reproduces"}
@@ -74,38 +74,38 @@ def test_phydi_behind_where_the_paper_has_it_ahead_contradicts():
     behind = {"standard": _shifted(0.3, 0.20, 0.21, 0.19, 0.2, epochs=5),
               "wkp": _shifted(0.3, 0.20, 0.22, 0.18, 0.2, epochs=5),
               "phydi": _shifted(0.3, 0.0, 0.01, -0.01, 0.0, epochs=5)}
-    claims = phydi.resnet_claims(behind, "table1", (152, 4), phydi.threshold_x(behind))
+    claims = phydi_resnet.resnet_claims(behind, "table1", (152, 4), phydi_resnet.threshold_x(behind))
     assert len(claims) == 6 and all(c.verdict == "contradicts" for c in claims)
     assert claims[0].metric == "m1 at 62 % (80 % out of reach)"  # the curves stop below 80 %: M1 at X % instead
-    tie = {init: _shifted(0.3, 0.0, 0.2, -0.2, epochs=5) for init in phydi.INITS}
-    for c in phydi.resnet_claims(tie, "table1", (152, 4), phydi.threshold_x(tie)):
+    tie = {init: _shifted(0.3, 0.0, 0.2, -0.2, epochs=5) for init in phydi_resnet.INITS}
+    for c in phydi_resnet.resnet_claims(tie, "table1", (152, 4), phydi_resnet.threshold_x(tie)):
         assert c.verdict == "inconclusive" and c.difference == 0 and c.seeds_to_decide == math.inf
 
 
 def test_one_seed_a_missing_init_or_a_short_run_is_not_testable():
-    one_seed = {init: _shifted(0.3, 0.0) for init in phydi.INITS}
-    claims = phydi.resnet_claims(one_seed, "table1", (50, 4), 0.5)
+    one_seed = {init: _shifted(0.3, 0.0) for init in phydi_resnet.INITS}
+    claims = phydi_resnet.resnet_claims(one_seed, "table1", (50, 4), 0.5)
     assert all(c.verdict == "not testable here" for c in claims)
     assert claims[0].reason == "fewer than 2 seeds of phydi, standard: no interval"
     missing = {"standard": _shifted(0.3, 0, 0.1), "phydi": _shifted(0.3, 0, 0.1)}
-    verdicts = {c.cell: c for c in phydi.resnet_claims(missing, "table1", (50, 4), 0.5)}
+    verdicts = {c.cell: c for c in phydi_resnet.resnet_claims(missing, "table1", (50, 4), 0.5)}
     no_wkp = verdicts["PHResNet50, n = 4, vs WKP"]
     assert no_wkp.reason == "no finished runs of WKP" and (no_wkp.n_a, no_wkp.n_b) == (2, 0)
     assert verdicts["PHResNet50, n = 4, vs standard"].verdict != "not testable here"
-    short = {init: _shifted(0.3, 0.0, 0.1, epochs=1) for init in phydi.INITS}  # the paper's M2 here: epoch 2
-    m2 = [c for c in phydi.resnet_claims(short, "table1", (50, 4), 0.3) if c.claim == "table1_m2"]
+    short = {init: _shifted(0.3, 0.0, 0.1, epochs=1) for init in phydi_resnet.INITS}  # the paper's M2 here: epoch 2
+    m2 = [c for c in phydi_resnet.resnet_claims(short, "table1", (50, 4), 0.3) if c.claim == "table1_m2"]
     assert {c.reason for c in m2} == {"the paper's M2 epoch 2 (100,000 training images) is our epoch 2 (50,000 "
                                       "images per epoch), beyond the runs' 1 epochs"}
-    assert phydi.resnet_claims(one_seed, "table1", (34, 4), 0.5) == []  # no such cell in the paper: no claim
+    assert phydi_resnet.resnet_claims(one_seed, "table1", (34, 4), 0.5) == []  # no such cell in the paper: no claim
 
 
 def test_m2_is_read_after_the_paper_s_training_images():
     """On a tenth of CIFAR-10 per epoch, the paper's M2 epoch 1 is our epoch 10 and epoch 2 our 20: the
     first is read there (PHResNet18, n = 3, vs WKP: M2 1), the second is beyond ten epochs."""
-    assert (phydi.m2_epoch(1, 5000), phydi.m2_epoch(2, 5000), phydi.m2_epoch(2, 50_000)) == (10, 20, 2)
+    assert (phydi_resnet.m2_epoch(1, 5000), phydi_resnet.m2_epoch(2, 5000), phydi_resnet.m2_epoch(2, 50_000)) == (10, 20, 2)
     cell = {"standard": _shifted(0.2, 0.0, 0.01, epochs=10, step=0.01), "wkp": _shifted(0.2, 0.0, 0.01, epochs=10, step=0.01),
             "phydi": _shifted(0.2, 0.1, 0.11, epochs=10, step=0.01)}
-    m2 = {c.cell: c for c in phydi.resnet_claims(cell, "table1", (18, 3), 0.2, images=5000) if c.claim == "table1_m2"}
+    m2 = {c.cell: c for c in phydi_resnet.resnet_claims(cell, "table1", (18, 3), 0.2, images=5000) if c.claim == "table1_m2"}
     wkp, standard = m2["PHResNet18, n = 3, vs WKP"], m2["PHResNet18, n = 3, vs standard"]
     assert (wkp.verdict, wkp.metric, wkp.mean_a) == ("reproduces", "accuracy at epoch 10", pytest.approx(39.5))  # 30 + 9 and 31 + 9
     assert standard.verdict == "not testable here" and "is our epoch 20" in standard.reason
@@ -114,19 +114,19 @@ def test_m2_is_read_after_the_paper_s_training_images():
 def test_resnet_tables_have_seeds_and_paper_columns():
     cells = {(18, 4): {"standard": _shifted(0.5, 0.2, 0.21), "wkp": _shifted(0.5, 0, 0.01),
                        "phydi": _shifted(0.5, 0.1, 0.11)}}
-    numbers, claims = phydi.resnet_tables(cells, ["model.depth", "model.n"], phydi.PAPER_TABLE1, "table1")
+    numbers, claims = phydi_resnet.resnet_tables(cells, ["model.depth", "model.n"], phydi_resnet.PAPER_TABLE1, "table1")
     assert list(numbers.seeds) == [2, 2, 2] and list(numbers.model) == ["PHResNet18", "+ WKP", "+ PHYDI"]
     assert numbers.paper_m1_mean.tolist() == [3.75, 5.67, 4.5] and numbers.paper_m1_se.tolist() == [0.48, 0.67, 0.5]
     assert numbers.m2.isna().tolist() == [False, False, True]  # PHYDI has no M2 against itself
-    shown = phydi.resnet_shown(numbers, ["model.depth", "model.n"])
+    shown = phydi_resnet.resnet_shown(numbers, ["model.depth", "model.n"])
     assert shown["M1 (paper)"].tolist() == ["3.75 ± 0.48", "5.67 ± 0.67", "4.50 ± 0.50"]
     assert list(shown.columns[:3]) == ["depth", "n", "model"] and shown["M2 (ours)"].iloc[-1] == "-"
     assert {"M1 (ours)", "M1 at X % (ours)", "X %", "AUC % (ours)", "M2 (ours)", "M2 (paper)"} <= set(shown)
     assert [c.claim for c in claims] == ["table1_m1"] * 2 + ["table1_auc"] * 2 + ["table1_m2"] * 2
     assert {c.cell for c in claims} == {"PHResNet18, n = 4, vs standard", "PHResNet18, n = 4, vs WKP"}
     assert {(c.n_a, c.n_b) for c in claims} == {(2, 2)}
-    _, table2 = phydi.resnet_tables({(50, 3, 0.01): cells[(18, 4)]}, ["model.depth", "model.n", "optim.lr"],
-                                    phydi.PAPER_TABLE2, "table2")
+    _, table2 = phydi_resnet.resnet_tables({(50, 3, 0.01): cells[(18, 4)]}, ["model.depth", "model.n", "optim.lr"],
+                                    phydi_resnet.PAPER_TABLE2, "table2")
     assert table2[0].cell == "PHResNet50, n = 3, lr 0.01, vs standard" and table2[0].relation == "on_par"
 
 
@@ -146,8 +146,8 @@ def test_fig4_claims_are_judged_by_the_engine():
     diverged = (_curves([900.0], [800.0], [700.0]), {0: True, 1: True, 2: True})
     cells = {(4, 2): {"pre": _lm(100, 102, 98), "post": _lm(150, 152, 148), "phydi": _lm(130, 131, 129)},
              (4, 48): {"pre": _lm(160, 162, 158), "post": diverged, "phydi": _lm(120, 121, 119)}}
-    v = _fig4(phydi.fig4_verdicts(cells, unigram, ratio=0.6))
-    assert {x.claim for x in v.values()} == {c.id for c in phydi.CLAIMS.claims if c.id.startswith("fig4_")}
+    v = _fig4(phydi_fig4.fig4_verdicts(cells, unigram, ratio=0.6))
+    assert {x.claim for x in v.values()} == {c.id for c in phydi_runs.CLAIMS.claims if c.id.startswith("fig4_")}
     assert set(x.verdict for x in v.values()) <= set(engine.VERDICTS)
     # 3 of 3 PostNorm seeds diverged at 48 layers, none at 2: the paper's side, not decided by 3 seeds
     diverges = v[("fig4_postnorm_diverges_with_depth", "n = 4, PostNorm, 2 vs 48 layers")]
@@ -163,33 +163,33 @@ def test_fig4_claims_are_judged_by_the_engine():
     assert "no finished runs of PostNorm at n = 4, 24 layers" in v[("fig4_prenorm_stabler", "n = 4, 24 layers")].reason
     assert v[("fig4_prenorm_stabler", "n = 2, 24 layers")].verdict == engine.NOT_TESTABLE  # no n = 2 runs
     calm = {**cells, (4, 48): {**cells[(4, 48)], "post": _lm(150, 152, 148)}}  # at ppl <= 180 in every seed
-    assert _fig4(phydi.fig4_verdicts(calm, unigram, 0.6))[
+    assert _fig4(phydi_fig4.fig4_verdicts(calm, unigram, 0.6))[
         ("fig4_postnorm_diverges_with_depth", "n = 4, PostNorm, 2 vs 48 layers")].verdict == engine.INCONCLUSIVE
     # no NaN, but no progress past the unigram perplexity (best >= 0.95 x 300 = 285): stuck, so failed
-    stuck = _fig4(phydi.fig4_verdicts({**cells, (4, 48): {**cells[(4, 48)], "post": _lm(400, 410, 390)}}, unigram, 0.6))
+    stuck = _fig4(phydi_fig4.fig4_verdicts({**cells, (4, 48): {**cells[(4, 48)], "post": _lm(400, 410, 390)}}, unigram, 0.6))
     failed = stuck[("fig4_postnorm_diverges_with_depth", "n = 4, PostNorm, 2 vs 48 layers")]
     assert (failed.verdict, failed.mean_b, failed.metric) == (engine.CONSISTENT, 1,
                                                              "failed (diverged, or best ppl >= 285)")
     # above T_r = 180 at the last epoch but past the unigram regime: slow, not failed
-    slow = _fig4(phydi.fig4_verdicts({**cells, (4, 48): {**cells[(4, 48)], "post": _lm(200, 210, 190)}}, unigram, 0.6))
+    slow = _fig4(phydi_fig4.fig4_verdicts({**cells, (4, 48): {**cells[(4, 48)], "post": _lm(200, 210, 190)}}, unigram, 0.6))
     assert slow[("fig4_postnorm_diverges_with_depth", "n = 4, PostNorm, 2 vs 48 layers")].mean_b == 0
     # best validation perplexity ranks runs that all reach T_r; a diverged arm has none
     best = v[("fig4_prenorm_best_shallow_ppl", "n = 4, 2 layers, vs PostNorm")]
     assert (best.verdict, best.mean_a, best.mean_b, best.metric) == (engine.REPRODUCES, 100, 150, "best_ppl")
     assert "3 of 3 runs of PostNorm at n = 4, 48 layers diverged" in v[
         ("fig4_phydi_best_deep_ppl", "n = 4, 48 layers, vs PostNorm")].reason
-    lead = _fig4(phydi.fig4_verdicts(cells, unigram))[("fig4_phydi_lead_grows_with_depth", "n = 4, 48 vs 2 layers")]
+    lead = _fig4(phydi_fig4.fig4_verdicts(cells, unigram))[("fig4_phydi_lead_grows_with_depth", "n = 4, 48 vs 2 layers")]
     assert lead.metric.startswith("phydi_lead at ppl <= T = ")  # no profile threshold: the paper's scaled T
-    rows = phydi.fig4_rows(cells, unigram)
+    rows = phydi_fig4.fig4_rows(cells, unigram)
     post48 = rows[(rows.depth == 48) & (rows.norm == "post")].iloc[0]
     assert post48["best val ppl (ours)"] == "diverged" and post48["diverged"] == 3 and post48["stuck"] == 0
-    assert set(rows.seeds) == {3} and rows["T"].iloc[0] == pytest.approx(200 * 300 / phydi.PAPER_UNIGRAM_PERPLEXITY, abs=0.05)
+    assert set(rows.seeds) == {3} and rows["T"].iloc[0] == pytest.approx(200 * 300 / phydi_runs.NUMBERS["paper_unigram_perplexity"], abs=0.05)
 
 
 def test_epochs_to_a_threshold_every_run_reaches_at_once_cannot_order_the_arms():
     """Every run of both arms at ppl <= T_r at epoch 1 (the metric's floor): not testable, not a tie."""
     cells = {(4, 2): {"pre": _lm(100, 102, 98), "post": _lm(150, 152, 148), "phydi": _lm(100, 101, 99)}}
-    v = _fig4(phydi.fig4_verdicts(cells, {4: 300.0}, ratio=0.9))  # T_r = 270: epoch 1 at 250 (pre, PHYDI), 375 (post)
+    v = _fig4(phydi_fig4.fig4_verdicts(cells, {4: 300.0}, ratio=0.9))  # T_r = 270: epoch 1 at 250 (pre, PHYDI), 375 (post)
     floor = v[("fig4_prenorm_best_shallow", "n = 4, 2 layers, vs PHYDI")]
     assert floor.verdict == engine.NOT_TESTABLE and "at its first evaluation (epoch 1)" in floor.reason
     assert v[("fig4_prenorm_best_shallow", "n = 4, 2 layers, vs PostNorm")].verdict != engine.NOT_TESTABLE
@@ -202,24 +202,24 @@ def test_a_run_that_diverged_before_its_first_evaluation_counts():
                          "cfg.data.train_tokens": 1000, "cfg.data.eval_tokens": 1000})
     curves = pd.DataFrame({"run": ["a", "b"], "epoch": [1, 1], "val_perplexity": [300.0, 310.0],
                            "val_unigram_perplexity": [400.0, 400.0]})
-    cells, _ = phydi.lm_cells(runs, curves)
+    cells, _ = phydi_fig4.lm_cells(runs, curves)
     ppl, diverged = cells[(4, 48)]["post"]
     assert list(ppl.columns) == [0, 1, 2] and ppl[2].isna().all() and diverged == {0: False, 1: False, 2: True}
-    assert phydi._fig4_values("failed", cells, (4, 48, "post"), 350.0, 400.0) == [0.0, 0.0, 1.0]
-    assert "1 of 3 runs of PostNorm" in phydi._fig4_values("epochs_to_ppl", cells, (4, 48, "post"), 350.0, 400.0)
-    assert phydi.outcomes(ppl, diverged, 305.0, 400.0) == ["reached", "slow", "diverged"]
-    assert phydi.outcomes(ppl, diverged, 305.0, 320.0) == ["reached", "stuck", "diverged"]  # 310 >= 0.95 x 320
+    assert phydi_fig4._values("failed", cells, (4, 48, "post"), 350.0, 400.0) == [0.0, 0.0, 1.0]
+    assert "1 of 3 runs of PostNorm" in phydi_fig4._values("epochs_to_ppl", cells, (4, 48, "post"), 350.0, 400.0)
+    assert list(phydi_fig4.per_seed(ppl, diverged, 305.0, 400.0).end) == ["reached", "slow", "diverged"]
+    assert list(phydi_fig4.per_seed(ppl, diverged, 305.0, 320.0).end) == ["reached", "stuck", "diverged"]  # 310 >= 0.95 x 320
 
 
 def test_phydis_lead_over_depth_per_n():
     """table1_lead_grows_with_depth: standard's M1 minus PHYDI's per seed, PHResNet152 against 18."""
     fast, slow = _shifted(0.5, 0.3, 0.31, 0.29, 0.3), _shifted(0.2, 0.0, 0.01, -0.01, 0.0)  # M1 alike on 4 seeds
     cells = {(18, 4): {"standard": fast, "phydi": fast}, (152, 4): {"standard": slow, "phydi": fast}}
-    v = {x.cell: x for x in phydi.lead_verdicts(cells)}
+    v = {x.cell: x for x in phydi_resnet.lead_verdicts(cells)}
     assert v["n = 4, PHResNet152 vs PHResNet18"].verdict == engine.REPRODUCES
     assert v["n = 4, PHResNet152 vs PHResNet18"].mean_b == 0.0
     # both depths at one level: the lower of the two cells' (80 % reached in PHResNet18, not in 152)
-    assert v["n = 4, PHResNet152 vs PHResNet18"].metric == f"m1_lead at {round(100 * phydi.threshold_x(cells[(152, 4)]))} %"
+    assert v["n = 4, PHResNet152 vs PHResNet18"].metric == f"m1_lead at {round(100 * phydi_resnet.threshold_x(cells[(152, 4)]))} %"
     assert v["n = 2, PHResNet152 vs PHResNet18"].reason == (
         "no finished runs of standard, PHYDI in PHResNet152, n = 2; no finished runs of standard, PHYDI in PHResNet18, n = 2")
 
@@ -227,8 +227,8 @@ def test_phydis_lead_over_depth_per_n():
 def test_digest_groups_the_checks_by_outcome_in_the_papers_terms():
     cell = {"standard": _shifted(0.3, 0.20, 0.21, 0.19, epochs=5), "wkp": _shifted(0.3, 0.20, 0.22, 0.18, epochs=5),
             "phydi": _shifted(0.3, 0.0, 0.01, -0.01, epochs=5)}
-    behind = [c for c in phydi.resnet_claims(cell, "table1", (152, 4), phydi.threshold_x(cell)) if c.claim == "table1_auc"]
-    claim = phydi.CLAIMS["table2_m1"]
+    behind = [c for c in phydi_resnet.resnet_claims(cell, "table1", (152, 4), phydi_resnet.threshold_x(cell)) if c.claim == "table1_auc"]
+    claim = phydi_runs.CLAIMS["table2_m1"]
     one_seed = engine.untestable(claim, claim.cells[0], "fewer than 2 seeds of phydi: no interval", 1, 3)
     text = "\n".join(phydi.digest([("Table 1", behind), ("Table 2", [one_seed])]))
     assert text.split("**")[1::2] == ["Contradicts (the opposite, beyond the 95 % interval): 2 checks.",
@@ -237,24 +237,24 @@ def test_digest_groups_the_checks_by_outcome_in_the_papers_terms():
             "-20 [-22.3, -17.7]") in text
     assert ("- Table 2, PHResNet18, n = 2, lr 0.1, vs standard, m1; paper phydi 10 ± 1.22, standard 21.86 ± 3.14 "
             "(Table 2); fewer than 2 seeds of phydi: no interval") in text
-    assert phydi.not_run({(d, 4): {} for d in (18, 50, 152)}, phydi.PAPER_TABLE1) == (
+    assert phydi_resnet.not_run({(d, 4): {} for d in (18, 50, 152)}, phydi_resnet.PAPER_TABLE1) == (
         "n = 2: PHResNet18, PHResNet50, PHResNet152; n = 3: PHResNet18, PHResNet50, PHResNet152 (6 of the paper's 9 cells)")
     ran = {(18, 4, 0.1): {}, (50, 4, 0.01): {}, (18, 2, 0.1): {}, (50, 2, 0.01): {}, (18, 3, 0.1): {}}
-    assert phydi.not_run(ran, phydi.PAPER_TABLE2) == "n = 3: PHResNet50 (lr 0.01) (1 of the paper's 6 cells)"
+    assert phydi_resnet.not_run(ran, phydi_resnet.PAPER_TABLE2) == "n = 3: PHResNet50 (lr 0.01) (1 of the paper's 6 cells)"
 
 
 def test_fig4_counts_epochs_to_the_profiles_reachable_threshold(tmp_path):
     """report.fig4_threshold x U: where the paper's scaled T is out of reach, epochs to T_r are counted."""
     unigram = {2: 300.0, 4: 300.0}
     cells = {(n, 2): {"pre": _lm(100, 102, 98), "post": _lm(150, 152, 148)} for n in (2, 4)}
-    rows = phydi.fig4_rows(cells, unigram, ratio=0.6)
+    rows = phydi_fig4.fig4_rows(cells, unigram, ratio=0.6)
     assert set(rows["T_r"]) == {180.0} and set(rows["reached T_r"]) == {"3/3"}
     assert set(rows["epochs to ppl <= T (ours)"]) == {"not reached"}  # T = 200 x 300 / 804 = 75
     assert set(rows.n) == {2, 4}
-    assert "T_r" not in phydi.fig4_rows(cells, unigram)
+    assert "T_r" not in phydi_fig4.fig4_rows(cells, unigram)
     runs = pd.DataFrame({"cfg.report.fig4_threshold": [0.6, 0.6]})
-    assert phydi.threshold_ratio(runs) == 0.6 and phydi.threshold_ratio(pd.DataFrame({"x": [1]})) is None
-    phydi.fig4(rows, tmp_path / "fig4")
+    assert phydi_fig4.threshold_ratio(runs) == 0.6 and phydi_fig4.threshold_ratio(pd.DataFrame({"x": [1]})) is None
+    phydi_figure.fig4(rows, tmp_path / "fig4")
     assert (tmp_path / "fig4.png").exists()
 
 
@@ -264,14 +264,14 @@ def test_speed_table_gives_images_per_second_per_depth_and_n():
     runs = pd.DataFrame({"status": ["done", "done", "done", "failed"], "cfg.model.depth": [18, 18, 50, 50],
                          "cfg.model.n": [2, 2, 4, 4], "cfg.data.train_size": [5000, 5000, float("nan"), 5000],
                          "env.torch_threads": [1, 1, 2, 1], "median_seconds_per_epoch": [10.0, 30.0, 100.0, 1.0]})
-    speed = phydi.resnet_speed(runs)
+    speed = phydi_resnet.resnet_speed(runs)
     assert list(speed.model) == ["PHResNet18", "PHResNet50"] and list(speed.runs) == [2, 1]
     assert list(speed.images_per_second) == [250.0, 500.0] and list(speed.threads) == ["1", "2"]
 
 
 def test_digest_gathers_the_cells_without_runs_per_claim():
-    text = "\n".join(phydi.digest([("Fig. 4", phydi.fig4_verdicts({}, {}))]))
-    cells = sum(len(c.cells) for c in phydi.CLAIMS.claims if c.id.startswith("fig4_"))
+    text = "\n".join(phydi.digest([("Fig. 4", phydi_fig4.fig4_verdicts({}, {}))]))
+    cells = sum(len(c.cells) for c in phydi_runs.CLAIMS.claims if c.id.startswith("fig4_"))
     assert f"**Not testable here: {cells} checks.**" in text
     assert "- Fig. 4, fig4_prenorm_stabler: no finished runs in 4 cells (n = 2, 24 layers; n = 2, 48 layers; " in text
 
@@ -288,3 +288,18 @@ def test_compute_sums_training_time_per_sweep_model_and_n():
          "minutes_per_run": 10.0},
         {"experiment": "phydi/table1", "model": "PHResNet50", "n": 2, "runs": 2, "train_hours": 1.5,
          "minutes_per_run": 45.0}]
+
+
+def test_the_numbers_the_metrics_use_are_claims_phydi_yaml_s_each_with_its_source(tmp_path):
+    """claims/phydi.yaml's reference numbers (name -> {value, source}) are read as name -> value; an entry without
+    its source is refused."""
+    from noneuclid.claims import data
+
+    assert phydi_runs.NUMBERS["m1_accuracy"] == 0.8 and phydi_runs.NUMBERS["fig4_perplexity"] == 200
+    path = tmp_path / "toy.yaml"
+    claims = "claims: [{id: c, claim: x, source: s, metric: m, unit: u, better: lower, relation: better, cells: [{cell: a, arms: [a, b]}]}]"
+    path.write_text(f"paper: toy\ntitle: t\nreference: {{numbers: {{level: {{value: 0.5, source: ours}}}}}}\n{claims}\n")
+    assert data.load_file(path).numbers == {"level": 0.5}
+    path.write_text(f"paper: toy\ntitle: t\nreference: {{numbers: {{level: {{value: 0.5}}}}}}\n{claims}\n")
+    with pytest.raises(data.ClaimsError, match="numbers, level: missing key 'source'"):
+        data.load_file(path)

@@ -1,9 +1,12 @@
 """The claims files (<paper>.yaml beside this module), loaded and validated: a missing, unknown or
 ill-typed key is a ClaimsError naming the file, the claim, the cell and the key.
 
-A file:  paper (its stem), title, claims; optionally reference: the paper's settings, setup labels and
-         numbers that its report reads beside the claims (a mapping, each entry's source in a comment;
-         a cell's paper number may be a YAML alias of one, so that it is written once).
+A file:  paper (its stem), title, claims; optionally reference: what the report reads beside the
+         claims, a mapping: numbers (name -> {value, source}: the numbers a report builds its metrics on,
+         such as a paper's threshold or a rule of ours), labels (group -> name -> the paper's label) and
+         references (name -> {source, values}: another paper's published numbers), and any setting of the
+         paper with its source in a comment (a cell's paper number may be a YAML alias of one, so that it
+         is written once).
 A claim: id; claim (the paper's words); source (its table, figure or section); metric and unit; better
          (lower or higher: which values of the metric are better); relation (better, or on_par: the
          first arm at most `tolerance` worse than the second, in the metric's units); cells; tolerance
@@ -33,6 +36,7 @@ BETTER_RELATION, ON_PAR = RELATIONS = ("better", "on_par")
 CLAIM_KEYS = ({"id", "claim", "source", "metric", "unit", "better", "relation", "cells"},
               {"tolerance", "tolerance_source", "precondition", "note", "learned"})
 LEARNED_KEYS = ({"metric", "better", "within", "source"}, set())
+NUMBER_KEYS = ({"value", "source"}, set())
 CELL_KEYS = ({"cell", "arms"}, {"paper", "paper_source", "paper_se", "relation", "tolerance", "bound", "bound_source",
                                 "precondition", "paired"})
 
@@ -89,6 +93,7 @@ class Claims:
     title: str
     claims: tuple[Claim, ...]
     reference: dict = field(default_factory=dict)  # the file's key reference (module doc), as written
+    numbers: dict[str, float] = field(default_factory=dict)  # name -> value (reference: numbers)
 
     def __getitem__(self, claim_id: str) -> Claim:
         return _named(self.claims, "id", claim_id, self.paper, "claim")
@@ -131,7 +136,19 @@ def load_file(path: Path) -> Claims:
     reference = data.get("reference", {})
     if not isinstance(reference, dict):
         raise ClaimsError(f"{where}: key 'reference' must be a mapping, not {reference!r}")
-    return Claims(_text(data, "paper", where), _text(data, "title", where), claims, reference)
+    return Claims(_text(data, "paper", where), _text(data, "title", where), claims, reference,
+                  _named_numbers(reference, f"{where}: reference"))
+
+
+def _named_numbers(reference: dict, where: str) -> dict[str, float]:
+    """The reference's optional `numbers`: name -> {value, source}, as name -> value."""
+    raw = reference.get("numbers", {})
+    if not isinstance(raw, dict):
+        raise ClaimsError(f"{where}: key 'numbers' must map names to {{value, source}}, not {raw!r}")
+    for name, entry in raw.items():
+        _keys(entry, NUMBER_KEYS, f"{where}: numbers, {name}")
+        _text(entry, "source", f"{where}: numbers, {name}")
+    return {str(name): _number(entry, "value", f"{where}: numbers, {name}") for name, entry in raw.items()}
 
 
 def _claim(raw, file_where: str) -> Claim:

@@ -234,7 +234,7 @@ def summary(out: Path, runs, curves, per_seed, shown: dict, profile: str) -> lis
     lines = [text("summary", profile=profile, epochs=int(runs[runs.setup.isin(SETUPS)].epochs.max()),
                   cpus=env.get("env.cpu_count", "?"), torch=env.get("env.torch", "?"),
                   cuda=env["env.cuda"] if isinstance(env.get("env.cuda"), str) and env["env.cuda"] else "none",
-                  claims=tables.write_claims(out, "claims", verdicts(per_seed, out), "tab:brantner_claims"),
+                  claims=tables.write_claims(out, "claims", verdicts(per_seed, out)),
                   shows="".join(f"- {c}\n" for c in observations(runs, curves)),
                   dashed=text("dashed") if theirs else "", accuracy=markdown["accuracy"], table2=markdown["table2"],
                   authors_curves=text("authors_curves", table=markdown["authors_curves"]) + "\n\n" if theirs else ""),

@@ -626,7 +626,7 @@ def _summary_head(runs: run_table.Runs, names: dict, finished: pd.DataFrame, out
         f"(seeds {', '.join(map(str, seeds))})"
         f"{'; SNLI: not run (no training split here)' if snli and _snli_train_missing() else ''}.", "",
         _settings(finished), "", "## The paper's claims (claims/hnn.yaml, judged by the claims engine)", "",
-        tables.write_claims(out, "claims", verdicts(finished, {k[1] for k in names}), f"tab:hnn_claims_{out.name}"), "", *_health(finished, runs), ""]
+        tables.write_claims(out, "claims", verdicts(finished, {k[1] for k in names})), "", *_health(finished, runs), ""]
 
 
 def _summary_more(runs: run_table.Runs, out: Path, profile: str, seeds, overrides) -> list[str]:

@@ -341,7 +341,7 @@ def make(runs_dir: Path, profile: str, out: Path) -> list[Path]:
                              f"Mean ± standard error over seeds (n; the 95 % interval in the CSV); best mean in bold; a "
                              f"dimension whose embedding's MAP is below {MIN_EMBEDDING_MAP} is not testable here. "
                              "The paper's F1 values are not in the stored paper text. " + made, bold)]
-    tables.write_claims(out, "table2_claims", rows, "tab:hnn_table2_claims",
+    tables.write_claims(out, "table2_claims", rows,
                         f"Ganea et al., Table 2: the paper's claims ({profile} profile)")
     written += [*(out / f"table2_claims.{ext}" for ext in ("csv", "md", "tex")), *_write_burnin(out, runs, curves, profile)]
     caption = out / "fig_table2_boundaries.md"  # what the figure shows in words, kept with it

@@ -24,7 +24,7 @@ def write(out: Path, stem: str, data: pd.DataFrame | None, shown: pd.DataFrame, 
     if data is not None:
         data.to_csv(out / f"{stem}.csv", index=False, float_format=FLOAT_FORMAT)
     (out / f"{stem}.md").write_text(f"# {title}\n\n{caption}\n\n{markdown(shown, bold)}\n")
-    (out / f"{stem}.tex").write_text(latex(shown, f"{title}. {caption}", f"tab:{stem}", bold))
+    (out / f"{stem}.tex").write_text(latex(shown, f"{title}. {caption}", label(out, stem), bold))
     return [out / f"{stem}.{ext}" for ext in ("csv", "md", "tex") if ext != "csv" or data is not None]
 
 
@@ -36,14 +36,19 @@ def section(out: Path, stem: str, data: pd.DataFrame | None, shown: pd.DataFrame
     return f"## {title}\n\n{caption}\n\n{markdown(shown, bold)}\n"
 
 
-def write_claims(out: Path, stem: str, rows: list[engine.Verdict], label: str, title: str | None = None) -> str:
+def label(out: Path, stem: str) -> str:
+    """The LaTeX label of table `stem` written to results/<paper>/<profile>: tab:<paper>_<stem>."""
+    return f"tab:{out.parent.name}_{stem}"
+
+
+def write_claims(out: Path, stem: str, rows: list[engine.Verdict], title: str | None = None) -> str:
     """out/<stem>.csv, .md (under `title`, when given) and .tex: the claims engine's verdicts
     (claims.render); returns the Markdown table."""
     out.mkdir(parents=True, exist_ok=True)
     md = render.to_markdown(rows)
     (out / f"{stem}.csv").write_text(render.to_csv(rows))
     (out / f"{stem}.md").write_text(f"# {title}\n\n{md}" if title else md)
-    (out / f"{stem}.tex").write_text(render.to_latex(rows, label))
+    (out / f"{stem}.tex").write_text(render.to_latex(rows, label(out, stem)))
     return md
 
 

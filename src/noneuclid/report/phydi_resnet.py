@@ -1,0 +1,238 @@
+"""PHYDI's Tables 1 and 2 (convergence of PHResNets on CIFAR-10 by init), from each finished run's
+per-epoch validation accuracy, beside the paper's numbers, and their claims judged by the claims engine.
+
+Per run:    M1          epochs until validation accuracy >= 80 % (the paper's M1; numbers.m1_accuracy)
+            M1 at X %   epochs until validation accuracy >= X, X = 0.9 x the lowest best validation accuracy
+                        of any run of the cell (every init, every seed), rounded down to a whole percent: a
+                        level every run reaches, fixed without looking at the inits
+            AUC         the mean validation accuracy over the epochs run (the area under the curve per epoch)
+Per cell:   M2          our reading of "epochs to beat a model with the proposed approach": the first epoch
+                        at which PHYDI's mean curve is above the compared init's by more than their combined
+                        standard error (estimates.compare)
+Claims (<table>_m1, _auc, _m2): PHYDI vs standard and vs WKP in the direction the paper's numbers give each
+cell, per seed in M1 (at 80 % where every run of the cell reaches it, else at X %), AUC and the accuracy
+after the paper's M2 epochs' training images; table1_lead_grows_with_depth: PHYDI's M1 lead, 152 vs 18.
+"""
+
+from __future__ import annotations
+
+import math
+import re
+from dataclasses import replace
+
+import pandas as pd
+
+from noneuclid.claims import data as claims_data, engine
+from noneuclid.report.estimates import Estimate, compare, estimate
+from noneuclid.report.phydi_runs import CLAIMS, NAMES, NUMBERS, Curves, epochs_to, pivot
+
+M1_ACCURACY, IMAGES = NUMBERS["m1_accuracy"], int(NUMBERS["cifar10_train_images"])
+M1_LEVEL = f"{round(100 * M1_ACCURACY)} %"  # as the tables and claims show it
+INITS = ("standard", "wkp", "phydi")
+LABELS = {"standard": "PHResNet{d}", "wkp": "+ WKP", "phydi": "+ PHYDI"}
+TABLES = {"table1": ["model.depth", "model.n"], "table2": ["model.depth", "model.n", "optim.lr"]}  # cell keys
+CELL = re.compile(r"PHResNet(?P<depth>\d+), n = (?P<n>\d+)(?:, lr (?P<lr>[\d.]+))?, vs \w+")
+
+
+def paper_table(table: str) -> dict[tuple, dict[str, tuple[float, float, float | None]]]:
+    """The paper's Table 1 or 2 as claims/phydi.yaml holds it: (depth, n[, lr]) -> init -> (M1 mean, M1
+    s.e., M2), M2 None for PHYDI itself (from the cells of <table>_m1 and <table>_m2)."""
+    rows = {}
+    for cell in CLAIMS[f"{table}_m1"].cells:
+        match = CELL.fullmatch(cell.name)
+        key = (int(match["depth"]), int(match["n"])) + ((float(match["lr"]),) if match["lr"] else ())
+        other = next(arm for arm in cell.arms if arm != "phydi")
+        m2 = CLAIMS[f"{table}_m2"].cell(cell.name).paper["M2"]
+        rows.setdefault(key, {})["phydi"] = (cell.paper["phydi"], cell.paper_se["phydi"], None)
+        rows[key][other] = (cell.paper[other], cell.paper_se[other], m2)
+    return rows
+
+
+PAPER_TABLE1, PAPER_TABLE2 = paper_table("table1"), paper_table("table2")
+
+
+def threshold_x(curves: dict[str, Curves]) -> float:
+    """X of 'M1 at X %' for a cell (init -> curves; the module doc)."""
+    lowest = min(float(c.max().min()) for c in curves.values())
+    return math.floor(100 * NUMBERS["x_fraction"] * lowest) / 100
+
+
+def auc(curve: pd.Series) -> float:
+    """Mean of the per-epoch values over epochs 1..E: the area under the curve per epoch."""
+    return float(curve.mean())
+
+
+def beats_from(phydi: Curves, other: Curves) -> float:
+    """Our M2 of PHYDI against `other` (the module doc); inf if never."""
+    for epoch in phydi.index.intersection(other.index):
+        a, b = estimate(phydi.loc[epoch].dropna()), estimate(other.loc[epoch].dropna())
+        if compare(a, b, lower_is_better=False) == "better":
+            return float(epoch)
+    return math.inf
+
+
+def m1_level(curves: dict[str, Curves], x: float) -> float:
+    """The accuracy level of a cell's M1: 80 % where every run of the cell reaches it, else X."""
+    every_run = all(not math.isinf(epochs_to(c[s].dropna(), M1_ACCURACY)) for c in curves.values() for s in c)
+    return M1_ACCURACY if every_run else x
+
+
+def m2_epoch(paper_m2: float, images: int) -> int:
+    """Our epoch whose end has seen as many training images as the paper's M2 epochs on all of CIFAR-10's
+    training split: ceil(M2 x 50,000 / images), images = training images per epoch of our runs."""
+    return math.ceil(paper_m2 * IMAGES / images)
+
+
+def resnet_rows(curves: dict[str, Curves], paper: dict, x: float) -> dict[str, dict]:
+    """init -> our numbers for one cell (val-accuracy curves of its finished runs), beside the paper's,
+    one number per column (mean and s.e. over seeds; inf: never; NaN: none, e.g. PHYDI's own M2)."""
+    rows = {}
+    for init in (i for i in INITS if i in curves):
+        cols = [curves[init][s].dropna() for s in curves[init]]
+        m1_paper, se_paper, m2_paper = paper.get(init, (math.nan, math.nan, None))
+        reached = [m for m in (epochs_to(s, M1_ACCURACY) for s in cols) if not math.isinf(m)]
+        m1, m1_x = estimate(reached), estimate(epochs_to(s, x) for s in cols)
+        area, best = estimate(100 * auc(s) for s in cols), estimate(100 * s.max() for s in cols)
+        rows[init] = {
+            "seeds": len(cols), "m1_mean": m1.mean, "m1_se": m1.se, "m1_reached": len(reached),
+            "x_percent": round(100 * x), "m1_at_x_mean": m1_x.mean, "m1_at_x_se": m1_x.se,
+            "auc_mean": area.mean, "auc_se": area.se, "best_val_acc_mean": best.mean, "best_val_acc_se": best.se,
+            "m2": math.nan if init == "phydi" or "phydi" not in curves else beats_from(curves["phydi"], curves[init]),
+            "epochs": max(len(s) for s in cols), "paper_m1_mean": m1_paper, "paper_m1_se": se_paper,
+            "paper_m2": math.nan if m2_paper is None else m2_paper}
+    return rows
+
+
+def resnet_shown(numbers: pd.DataFrame, keys: list[str]) -> pd.DataFrame:
+    """The Tables 1-2 numbers in words: 'mean ± s.e.' (the mean alone for one seed), 'not reached',
+    'never', '-' where there is no such number."""
+    def shown(r) -> dict:
+        paper = not math.isnan(r.paper_m1_mean)
+        return {**{k.split(".")[-1]: getattr(r, k.split(".")[-1]) for k in keys}, "model": r.model,
+                "seeds": r.seeds,
+                "M1 (ours)": str(Estimate(r.m1_mean, r.m1_se, r.m1_reached)) if r.m1_reached else "not reached",
+                f"reached {M1_LEVEL}": f"{r.m1_reached}/{r.seeds}", "X %": r.x_percent,
+                "M1 at X % (ours)": str(Estimate(r.m1_at_x_mean, r.m1_at_x_se, r.seeds)),
+                "AUC % (ours)": str(Estimate(r.auc_mean, r.auc_se, r.seeds)),
+                "best val acc % (ours)": str(Estimate(r.best_val_acc_mean, r.best_val_acc_se, r.seeds)),
+                "M2 (ours)": "-" if math.isnan(r.m2) else "never" if math.isinf(r.m2) else int(r.m2),
+                "epochs": r.epochs, "M1 (paper)": f"{r.paper_m1_mean:.2f} ± {r.paper_m1_se:.2f}" if paper else "",
+                "M2 (paper)": "" if not paper else "-" if math.isnan(r.paper_m2) else int(r.paper_m2)}
+    return pd.DataFrame([shown(r) for r in numbers.itertuples(index=False)])
+
+
+def claim_cell(key: tuple, other: str) -> str:
+    """The claims file's name of a Tables 1-2 cell, e.g. 'PHResNet50, n = 3, lr 0.01, vs WKP'."""
+    lr = f", lr {key[2]:g}" if len(key) > 2 else ""
+    return f"PHResNet{key[0]}, n = {key[1]}{lr}, vs {NAMES[other]}"
+
+
+def resnet_claims(curves: dict[str, Curves], table: str, key: tuple, x: float,
+                  images: int = IMAGES) -> list[engine.Verdict]:
+    """The cell's verdicts on the claims <table>_m1, _auc and _m2 (the module doc; the verdict's metric
+    says M1's level), images: training images per epoch of the cell's runs; none where the paper has no
+    such cell."""
+    level = m1_level(curves, x)
+    label = f"m1 at {round(100 * level)} %" + ("" if level == M1_ACCURACY else f" ({M1_LEVEL} out of reach)")
+    per_seed = {"m1": lambda curve, cell: epochs_to(curve, level), "auc": lambda curve, cell: 100 * auc(curve),
+                "m2": lambda curve, cell: 100 * curve.get(m2_epoch(cell.paper["M2"], images), math.nan)}
+    rows = []
+    for metric, value in per_seed.items():
+        claim = CLAIMS[f"{table}_{metric}"]
+        for cell in (c for other in ("standard", "wkp") for c in claim.cells if c.name == claim_cell(key, other)):
+            labels = {"m1": label, "m2": f"accuracy at epoch {m2_epoch(cell.paper.get('M2', 0), images)}"}
+            row = _resnet_verdict(claim, cell, curves, value, images)
+            rows.append(replace(row, metric=labels.get(metric, row.metric)))
+    return rows
+
+
+def _resnet_verdict(claim: claims_data.Claim, cell: claims_data.Cell, curves: dict[str, Curves],
+                    value, images: int) -> engine.Verdict:
+    """One claim cell's verdict from value(curve, cell) of every finished seed of its two inits."""
+    missing = [NAMES[a] for a in cell.arms if a not in curves]
+    if missing:
+        return engine.untestable(claim, cell, f"no finished runs of {', '.join(missing)}",
+                                 *(curves[a].shape[1] if a in curves else 0 for a in cell.arms))
+    values = [[value(curves[a][s].dropna(), cell) for s in curves[a]] for a in cell.arms]
+    if any(math.isnan(x) for v in values for x in v):
+        m2, epochs = cell.paper["M2"], max(len(curves[a]) for a in cell.arms)
+        return engine.untestable(claim, cell, f"the paper's M2 epoch {m2:g} ({m2 * IMAGES:,.0f} training images) "
+                                              f"is our epoch {m2_epoch(m2, images)} ({images:,} images per "
+                                              f"epoch), beyond the runs' {epochs} epochs", *map(len, values))
+    return engine.judge(claim, cell, *values)
+
+
+def resnet_tables(cells: dict[tuple, dict[str, Curves]], keys: list[str], paper: dict, table: str,
+                  images: dict[tuple, int] | None = None) -> tuple[pd.DataFrame, list[engine.Verdict]]:
+    """(numbers: one row per cell and init, claims: the verdicts of the claims <table>_*, one per cell,
+    metric and compared init) from the cells' val-accuracy curves, keyed by the settings tuple of `keys`;
+    images: training images per epoch of each cell's runs (default: all of CIFAR-10's)."""
+    numbers, claims = [], []
+    for cell in sorted(cells):
+        x = threshold_x(cells[cell])
+        settings = {k.split(".")[-1]: v for k, v in zip(keys, cell)}
+        for init, row in resnet_rows(cells[cell], paper.get(cell, {}), x).items():
+            numbers.append({**settings, "model": LABELS[init].format(d=settings.get("depth", "")), **row})
+        claims += resnet_claims(cells[cell], table, cell, x, (images or {}).get(cell, IMAGES))
+    return pd.DataFrame(numbers), claims
+
+
+def lead_verdicts(cells: dict[tuple, dict[str, Curves]]) -> list[engine.Verdict]:
+    """The cells of table1_lead_grows_with_depth (one per n): per seed, standard's M1 minus PHYDI's,
+    PHResNet152 against PHResNet18, both at one accuracy level: the lower of the two cells' M1 levels
+    (m1_level), which every run of both reaches."""
+    claim, rows = CLAIMS["table1_lead_grows_with_depth"], []
+    for cell in claim.cells:
+        n = int(re.search(r"n = (\d+)", cell.name)[1])
+        depths = [int(arm.removeprefix("depth")) for arm in cell.arms]
+        absent = {d: [NAMES[i] for i in ("standard", "phydi") if i not in cells.get((d, n), {})] for d in depths}
+        missing = [f"no finished runs of {', '.join(a)} in PHResNet{d}, n = {n}" for d, a in absent.items() if a]
+        if missing:
+            rows.append(engine.untestable(claim, cell, "; ".join(missing)))
+            continue
+        level = min(m1_level(cells[(d, n)], threshold_x(cells[(d, n)])) for d in depths)
+        leads = [_m1_lead(cells[(d, n)], level) for d in depths]
+        rows.append(replace(engine.judge(claim, cell, *leads), metric=f"m1_lead at {round(100 * level)} %"))
+    return rows
+
+
+def _m1_lead(curves: dict[str, Curves], level: float) -> list[float]:
+    """Standard's M1 minus PHYDI's at `level`, per seed that both inits have, of one Table 1 cell."""
+    first = {i: {s: epochs_to(curves[i][s].dropna(), level) for s in curves[i]} for i in ("standard", "phydi")}
+    return [first["standard"][s] - first["phydi"][s] for s in first["standard"] if s in first["phydi"]]
+
+
+def not_run(cells, paper: dict) -> str:
+    """The paper's cells (keys (depth, n) or (depth, n, lr) of `paper`) without finished runs here, by n,
+    e.g. 'n = 2: PHResNet18, PHResNet50; n = 3: PHResNet18 (2 of the paper's 9 cells)'; '' if none."""
+    missing = [k for k in paper if k not in cells]
+    if not missing:
+        return ""
+    by_n = {n: [f"PHResNet{k[0]}" + (f" (lr {k[2]:g})" if len(k) > 2 else "") for k in missing if k[1] == n]
+            for n in sorted({k[1] for k in missing})}
+    return "; ".join(f"n = {n}: {', '.join(names)}" for n, names in by_n.items()) + \
+        f" ({len(missing)} of the paper's {len(paper)} cells)"
+
+
+def resnet_cells(runs: pd.DataFrame, curves: pd.DataFrame, keys: list[str]) -> dict[tuple, dict[str, Curves]]:
+    """settings tuple -> init -> val-accuracy curves of the finished runs."""
+    done = runs[runs.status == "done"]
+    return {tuple(setting): {init: pivot(g, curves, "val_accuracy") for init, g in group.groupby("cfg.model.init")}
+            for setting, group in done.groupby([f"cfg.{k}" for k in keys], sort=True)}
+
+
+def images_per_epoch(runs: pd.DataFrame) -> pd.Series:
+    """Each run's training images per epoch: data.train_size, null for all of CIFAR-10's training split."""
+    return runs["cfg.data.train_size"].fillna(IMAGES)
+
+
+def resnet_speed(resnets: pd.DataFrame) -> pd.DataFrame:
+    """Training speed of the finished PHResNet runs per depth and n: runs, median over runs of their
+    median seconds per epoch, and the training images per second that gives."""
+    done = resnets[resnets.status == "done"]
+    rows = [{"model": f"PHResNet{int(depth)}", "n": int(n), "runs": len(g),
+             "threads": ", ".join(str(int(t)) for t in sorted(g["env.torch_threads"].unique())),
+             "seconds_per_epoch": g.median_seconds_per_epoch.median(),
+             "images_per_second": images_per_epoch(g).median() / g.median_seconds_per_epoch.median()}
+            for (depth, n), g in done.groupby(["cfg.model.depth", "cfg.model.n"], sort=True)]
+    return pd.DataFrame(rows, columns=["model", "n", "runs", "threads", "seconds_per_epoch", "images_per_second"])
