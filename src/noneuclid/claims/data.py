@@ -1,7 +1,9 @@
 """The claims files (<paper>.yaml beside this module), loaded and validated: a missing, unknown or
 ill-typed key is a ClaimsError naming the file, the claim, the cell and the key.
 
-A file:  paper (its stem), title, claims.
+A file:  paper (its stem), title, claims; optionally labels (group -> name -> the paper's label, e.g. the
+         models of a table) and references (name -> source and values: another paper's published numbers
+         that a report prints beside ours).
 A claim: id; claim (the paper's words); source (its table, figure or section); metric and unit; better
          (lower or higher: which values of the metric are better); relation (better, or on_par: the
          first arm at most `tolerance` worse than the second, in the metric's units); cells; tolerance
@@ -20,7 +22,7 @@ A cell:  cell (its name); arms, [a, b] with a the arm the claim favours (or hold
 from __future__ import annotations
 
 import math
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 
 import yaml
@@ -82,10 +84,19 @@ class Claim:
 
 
 @dataclass(frozen=True)
+class Reference:
+    """Another paper's published numbers, reported beside ours: values (a key -> its numbers) and their source."""
+    source: str
+    values: dict
+
+
+@dataclass(frozen=True)
 class Claims:
     paper: str
     title: str
     claims: tuple[Claim, ...]
+    labels: dict[str, dict[str, str]] = field(default_factory=dict)  # group -> name -> label
+    references: dict[str, Reference] = field(default_factory=dict)
 
     def __getitem__(self, claim_id: str) -> Claim:
         return _named(self.claims, "id", claim_id, self.paper, "claim")
@@ -120,12 +131,28 @@ def load_file(path: Path) -> Claims:
         data = yaml.safe_load(path.read_text())
     except yaml.YAMLError as e:
         raise ClaimsError(f"{where}: not valid YAML: {e}") from e
-    _keys(data, ({"paper", "title", "claims"}, set()), where)
+    _keys(data, ({"paper", "title", "claims"}, {"labels", "references"}), where)
     if data["paper"] != path.stem:
         raise ClaimsError(f"{where}: key 'paper' is {data['paper']!r}, not the file's name {path.stem!r}")
     claims = tuple(_claim(c, where) for c in _list(data, "claims", where))
     _unique([c.id for c in claims], "claim id", where)
-    return Claims(_text(data, "paper", where), _text(data, "title", where), claims)
+    return Claims(_text(data, "paper", where), _text(data, "title", where), claims, _labels(data, where),
+                  {name: _reference(raw, f"{where}: reference {name!r}") for name, raw in data.get("references", {}).items()})
+
+
+def _labels(data: dict, where: str) -> dict[str, dict[str, str]]:
+    """The optional labels: group -> name -> non-empty text."""
+    labels = data.get("labels", {})
+    if not isinstance(labels, dict) or not all(isinstance(g, dict) for g in labels.values()):
+        raise ClaimsError(f"{where}: key 'labels' must map groups to mappings of names to labels, not {labels!r}")
+    return {group: {str(k): _text(names, k, f"{where}: labels {group!r}") for k in names} for group, names in labels.items()}
+
+
+def _reference(raw, where: str) -> Reference:
+    _keys(raw, ({"source", "values"}, set()), where)
+    if not isinstance(raw["values"], dict) or not raw["values"]:
+        raise ClaimsError(f"{where}: key 'values' must be a non-empty mapping, not {raw['values']!r}")
+    return Reference(_text(raw, "source", where), raw["values"])
 
 
 def _claim(raw, file_where: str) -> Claim:
