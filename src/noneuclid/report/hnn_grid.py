@@ -1,6 +1,6 @@
-"""What Ganea et al.'s report modules share: Table 1's models and datasets (labels in claims/hnn.yaml),
-the paper's Table 1 numbers (the cells of its Table 1 claim, which hold the full grid), and the claims
-engine's verdict of a cell from per-seed values."""
+"""What Ganea et al.'s report modules share: Table 1's models and datasets and Table 2's classifiers
+(labels in claims/hnn.yaml), the paper's Table 1 numbers (the cells of its Table 1 claim, which hold the
+full grid), and the claims engine's verdict of a cell from per-seed values."""
 
 from __future__ import annotations
 
@@ -11,6 +11,7 @@ from noneuclid.claims import data as claims_data, engine
 CLAIMS = claims_data.load("hnn")
 ROWS = CLAIMS.labels["models"]  # configs/variant/hnn/<name>.yaml -> Table 1's row
 DATASETS = CLAIMS.labels["datasets"]  # data=<name> -> Table 1's column
+CLASSIFIERS = CLAIMS.labels["classifiers"]  # Table 2's: model.geometry -> its column
 ON_PAR_OR_BETTER, GAIN = "table1_hyperbolic_on_par_or_better", "prefix_gain_grows_with_tree_likeness"
 GEOMETRIES = ("euclidean", "hyperbolic_eucl_mlr", "hyperbolic")  # a run's model.geometry
 
