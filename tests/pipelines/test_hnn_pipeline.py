@@ -243,7 +243,7 @@ def test_same_weights_in_both_dtypes_from_a_float64_run(tmp_path, cell, compensa
     Riemannian SGD step (with what a compensated step keeps for later), and the boundary shares of a
     hyperbolic model."""
     from noneuclid.evaluate import same_weights
-    from noneuclid.report import hnn_grid
+    from noneuclid.report import hnn_claims
     data = [f"paths.generated_dir={tmp_path}/gen", "data.train_size=128", "data.dev_size=64", "data.test_size=64"]
     cfg = compose(["experiment=hnn/table1", "profile=smoke", f"paths.runs_dir={tmp_path}/runs",
                    f"variant=hnn/hyperbolic_{cell}", "trainer.progress=false", f"optim.compensated={compensated}", *data],
@@ -251,7 +251,7 @@ def test_same_weights_in_both_dtypes_from_a_float64_run(tmp_path, cell, compensa
     train(cfg)
     other = "rnn" if cell == "gru" else "gru"
     folders = {(f"hyperbolic_{cell}", 0): RunDir(cfg).path, (f"hyperbolic_{other}", 0): tmp_path / "not-run"}
-    row, = same_weights.evaluate_runs(folders, hnn_grid.ROWS).to_dict("records")
+    row, = same_weights.evaluate_runs(folders, hnn_claims.ROWS).to_dict("records")
     assert row["model"] == f"fully hyperbolic {cell.upper()}" and row["seed"] == 0 and row["trained in"] == "float64"
     assert abs(row["test accuracy %, float32"] - row["test accuracy %, float64"]) <= 100 / 64  # one example at most
     weights = torch.load(RunDir(cfg).path / "checkpoint.pt", weights_only=False)["model"]

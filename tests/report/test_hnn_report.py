@@ -11,7 +11,7 @@ import pytest
 from omegaconf import OmegaConf
 
 from noneuclid.report import figures, hnn, hnn_claims, run_table
-from noneuclid.report.hnn_grid import GAIN, ON_PAR_OR_BETTER
+from noneuclid.report.hnn_claims import GAIN, ON_PAR_OR_BETTER
 from noneuclid.runs import lookup
 
 DATA = ["data.train_size=128", "data.dev_size=64", "data.test_size=64"]

@@ -24,7 +24,7 @@ import pandas as pd  # noqa: E402
 from noneuclid.config import compose, experiment_value, sweep_values  # noqa: E402
 from noneuclid.data.files import DataError  # noqa: E402
 from noneuclid.report import figures, hnn_ablations, hnn_claims, prose, run_table, tables  # noqa: E402
-from noneuclid.report.hnn_grid import DATASETS, ROWS, paper_accuracy  # noqa: E402
+from noneuclid.report.hnn_claims import DATASETS, ROWS, paper_accuracy  # noqa: E402
 from noneuclid.runs.lookup import table1_run_name as run_name, table1_seeds  # noqa: E402
 
 
@@ -140,12 +140,9 @@ def _experiment(finished: pd.DataFrame) -> str:
 def _finished_counts(runs: run_table.Runs, names: dict) -> str:
     """'54 of 54 PREFIX runs and 0 of 18 SNLI runs': of the report's runs (`names` as `table1` gives
     them), of the kinds it has."""
-    parts = []
-    for kind in ("PREFIX", "SNLI"):
-        keys = [k for k in names if (k[1] == "snli") == (kind == "SNLI")]
-        if keys:
-            parts.append(f"{sum(runs.is_done(names[k]) for k in keys)} of {len(keys)} {kind} runs")
-    return " and ".join(parts)
+    kinds = {kind: [name for (_, data, _), name in names.items() if (data == "snli") == (kind == "SNLI")]
+             for kind in ("PREFIX", "SNLI")}
+    return " and ".join(f"{sum(map(runs.is_done, found))} of {len(found)} {kind} runs" for kind, found in kinds.items() if found)
 
 
 def make(runs_dir: Path, profile: str, out: Path, seeds=None, overrides=()) -> list[Path]:

@@ -14,7 +14,7 @@ import pandas as pd
 from noneuclid.config import experiment_value, sweep_values
 from noneuclid.report import prose, run_table
 from noneuclid.report.estimates import difference_interval, estimate, fisher_exact, mean_interval
-from noneuclid.report.hnn_grid import DATASETS, ROWS, mean_sd
+from noneuclid.report.hnn_claims import DATASETS, ROWS
 from noneuclid.runs.lookup import FLOAT32, float64_overrides, table1_run_name as run_name
 
 BUDGET = (("profile (Table 1)", ()), ("{epochs} epochs", ("trainer.epochs={epochs}",)))
@@ -167,6 +167,12 @@ def same_init(runs: run_table.Runs, profile: str, overrides) -> pd.DataFrame | N
                      "seeds within 2 points": f"{int((abs(acc['float32'] - acc['float64']) <= 2).sum())} of {len(pairs)}",
                      "60 % dev at the same batch": f"{together} of {len(pairs)}", **_past_plateau(acc)})
     return pd.DataFrame(rows) if rows else None
+
+
+def mean_sd(values) -> str:
+    """'91.99 ± 6.38': mean ± standard deviation over seeds (0 for one seed)."""
+    s = pd.Series(list(values), dtype=float)
+    return f"{s.mean():.2f} ± {s.std(ddof=1) if len(s) > 1 else 0:.2f}"
 
 
 def _by_dtype(acc: dict) -> dict:

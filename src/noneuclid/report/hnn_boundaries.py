@@ -15,7 +15,7 @@ import torch  # noqa: E402
 from noneuclid.data import wordnet  # noqa: E402
 from noneuclid.models.mlr import GEOMETRIES, PointMLR  # noqa: E402
 from noneuclid.report import figures, prose  # noqa: E402
-from noneuclid.report.hnn_grid import CLASSIFIERS  # noqa: E402
+from noneuclid.report.hnn_claims import CLASSIFIERS  # noqa: E402
 
 COLORS = {"hyperbolic": "tab:red", "euclidean": "tab:blue", "euclidean_log0": "tab:green"}
 

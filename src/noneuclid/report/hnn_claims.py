@@ -1,16 +1,52 @@
-"""Ganea et al.'s Table 1 claims (claims/hnn.yaml) judged on our seeds, and the health of the runs behind
-them (runs below 80 %, at chance, encoders saturated on the ball's boundary)."""
+"""Ganea et al.'s claims file as the reports read it: Table 1's models and datasets and Table 2's
+classifiers (its labels), the paper's Table 1 numbers (the cells of its Table 1 claim, which hold the full
+grid); Table 1's claims judged on our seeds, and the health of the runs behind them (runs below 80 %, at
+chance, encoders saturated on the ball's boundary)."""
 
 from __future__ import annotations
 
 import pandas as pd
 
-from noneuclid.claims import engine
-from noneuclid.report import run_table
-from noneuclid.report.hnn_grid import CLAIMS, DATASETS, GAIN, GEOMETRIES, ON_PAR_OR_BETTER, ROWS, judged, row_of, table1_cell
+from noneuclid.claims import data as claims_data, engine
+from noneuclid.report import prose, run_table
 
+CLAIMS = claims_data.load("hnn")
+ROWS = CLAIMS.labels["models"]  # configs/variant/hnn/<name>.yaml -> Table 1's row
+DATASETS = CLAIMS.labels["datasets"]  # data=<name> -> Table 1's column
+CLASSIFIERS = CLAIMS.labels["classifiers"]  # Table 2's: model.geometry -> its column
+ON_PAR_OR_BETTER, GAIN = "table1_hyperbolic_on_par_or_better", "prefix_gain_grows_with_tree_likeness"
+GEOMETRIES = ("euclidean", "hyperbolic_eucl_mlr", "hyperbolic")  # a run's model.geometry
 CHANCE = 0.52  # below this, a balanced 2-class model has learnt nothing yet
 SATURATED = 0.5  # share of sentence states within 1e-3 of the ball's boundary that marks an encoder stuck there
+
+
+def row_of(geometry: str, cell: str) -> str:
+    """The ROWS key of a run's model.geometry and model.cell ('hyperbolic_eucl_mlr', 'gru' ->
+    'hyperbolic_gru_eucl_mlr')."""
+    return f"hyperbolic_{cell}_eucl_mlr" if geometry == "hyperbolic_eucl_mlr" else f"{geometry}_{cell}"
+
+
+GEOMETRY_CELL = {row_of(g, c): (g, c) for c in ("rnn", "gru") for g in GEOMETRIES}  # ROWS key -> (geometry, cell)
+
+
+def table1_cell(data: str, cell: str) -> claims_data.Cell:
+    """The Table 1 claim's cell of a dataset and cell kind ('prefix10', 'rnn': 'PREFIX-10, RNN'), with the
+    paper's accuracies % of its three models."""
+    return CLAIMS[ON_PAR_OR_BETTER].cell(f"{DATASETS[data].rstrip('%')}, {cell.upper()}")
+
+
+def paper_accuracy(row: str, data: str) -> float:
+    """The paper's Table 1 test accuracy % of model `row` on `data` (printed there with 2 decimals)."""
+    geometry, cell = GEOMETRY_CELL[row]
+    return table1_cell(data, cell).paper[geometry]
+
+
+def judged(claim, cell, arms, reason: str, models=None) -> engine.Verdict:
+    """engine.judge of the arms' per-seed values (and the models a gain involves), or not testable for
+    `reason`."""
+    if reason:
+        return engine.untestable(claim, cell, reason, *map(len, arms))
+    return engine.judge(claim, cell, *(list(a) for a in arms), models=models)
 
 
 def verdicts(finished: pd.DataFrame, datasets=tuple(DATASETS)) -> list[engine.Verdict]:
@@ -76,7 +112,7 @@ def _untestable(finished: pd.DataFrame, data: str, cell: str, claim_cell=None) -
 
 def health(finished: pd.DataFrame, runs: run_table.Runs) -> list[str]:
     """PREFIX-10 models below 80 %, runs still at chance when training stopped (per dataset and
-    model), and runs at chance whose encoders sit on the ball's boundary."""
+    model), and runs at chance whose encoders sit on the ball's boundary (templates/hnn.md's health_*)."""
     lines = []
     keys = ["cfg.data.label", "cfg.model.geometry", "cfg.model.cell"]
     totals = finished.groupby(keys).size()  # finished runs per dataset and model
@@ -84,19 +120,18 @@ def health(finished: pd.DataFrame, runs: run_table.Runs) -> list[str]:
     if len(p10):
         low = p10[p10.test_accuracy_at_best_dev < 0.8]
         below = [f"{ROWS[row_of(*key[1:])]}: {n} of {totals[key]}" for key, n in low.groupby(keys).size().items()]
-        lines.append(f"PREFIX-10: {len(p10) - len(low)} of {len(p10)} finished runs reach 80 % test accuracy"
-                     + (f"; seeds below 80 %: {', '.join(below)}." if below else "."))
+        lines.append(prose.fill("hnn", "health_prefix10", reached=len(p10) - len(low), runs=len(p10))
+                     + (prose.fill("hnn", "health_below", below=", ".join(below)) if below else "."))
     at_chance = finished[finished.final_test_accuracy < CHANCE].groupby(keys).size()
     if len(at_chance):
-        lines.append(f"Still at chance when training stopped (final test accuracy below {100 * CHANCE:.0f} %): "
-                     + ", ".join(f"{DATASETS[data]} {ROWS[row_of(geometry, cell)]} {n} of {totals[(data, geometry, cell)]}"
-                                 for (data, geometry, cell), n in at_chance.items()) + ".")
+        lines.append(prose.fill("hnn", "health_chance", chance=100 * CHANCE, runs=", ".join(
+            f"{DATASETS[data]} {ROWS[row_of(geometry, cell)]} {n} of {totals[(data, geometry, cell)]}"
+            for (data, geometry, cell), n in at_chance.items())))
     stuck = []
     for name in finished.run:
         rows = [r for r in runs.metrics(name) if "test_boundary_share_s1" in r]
         if rows and rows[-1]["test_accuracy"] < CHANCE and max(rows[-1][f"test_boundary_share_s{k}"] for k in (1, 2)) > SATURATED:
             stuck.append(name)
     if stuck:
-        lines.append(f"At chance with an encoder saturated (over {SATURATED:.0%} of its sentence states within 1e-3 of "
-                     f"the boundary): {', '.join(stuck)}.")
+        lines.append(prose.fill("hnn", "health_saturated", share=SATURATED, runs=", ".join(stuck)))
     return lines

@@ -13,7 +13,7 @@ from omegaconf import OmegaConf
 
 from noneuclid.config import compose
 from noneuclid.report import hnn_burnin
-from noneuclid.report.hnn_grid import CLAIMS
+from noneuclid.report.hnn_claims import CLAIMS
 from noneuclid.runs.lookup import poincare_embedding
 from noneuclid.runs.settings import device_type, digest_settings
 

@@ -24,7 +24,7 @@ from noneuclid.models.mlr import GEOMETRIES
 from noneuclid.report import hnn_boundaries, hnn_burnin, hnn_embeddings, prose, run_table, tables
 from noneuclid.report.estimates import t975
 from noneuclid.report.hnn_embeddings import DIMS, NOT_AVAILABLE
-from noneuclid.report.hnn_grid import CLAIMS, CLASSIFIERS, judged
+from noneuclid.report.hnn_claims import CLAIMS, CLASSIFIERS, judged
 
 # Table 2 tests the classifiers only on embeddings that reconstruct the hierarchy: a dimension whose
 # embedding's MAP (all nouns) is below this, or was not evaluated, has its cells "not testable here".
@@ -166,7 +166,7 @@ def make(runs_dir: Path, profile: str, out: Path) -> list[Path]:
     emb_map = dict(zip(emb.dim, emb["map"]))
     made = prose.fill("hnn", "table2_made", profile=profile, classifiers=len(values), embeddings=len(emb),
                       seeds=", ".join(map(str, sorted(values.seed.unique()))) or "-",
-                      commits=_commits(runs, set(values.run) | set(emb.run)))
+                      commits=run_table.commits(runs[runs.run.isin(set(values.run) | set(emb.run))] if len(runs) else runs))
     table = table2(values, emb_map)
     shown, bold = shown_table2(table)
     embeddings = hnn_embeddings.shown(every_emb)
@@ -186,11 +186,6 @@ def make(runs_dir: Path, profile: str, out: Path) -> list[Path]:
         *([caption.read_text()] if caption.is_file() else []),
         *([burnin.read_text().replace("# ", "## ", 1)] if burnin.is_file() else [])]))
     return [*written, out / "table2.md"]
-
-
-def _commits(runs: pd.DataFrame, names: set) -> str:
-    """The commits (7 digits) of the runs named, '-' for none (Table 1's runs share runs.csv)."""
-    return run_table.commits(runs[runs.run.isin(names)] if len(runs) else runs)
 
 
 def _write_burnin(out: Path, runs: pd.DataFrame, curves: pd.DataFrame, profile: str) -> list[Path]:
