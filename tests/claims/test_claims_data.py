@@ -189,6 +189,19 @@ def test_a_broken_claim_names_the_file_the_claim_the_cell_and_the_key(tmp_path, 
     assert str(error.value).startswith(str(path))
 
 
+def test_labels_and_references_load_and_a_broken_one_is_named(tmp_path):
+    """A file's optional labels (group -> name -> label) and references (another paper's numbers with
+    their source)."""
+    claims = data.load_file(_write(tmp_path, labels={"models": {"m": "Model M"}},
+                                   references={"r": {"source": "their Table 1", "values": {5: {"map": 0.8}}}}))
+    assert claims.labels == {"models": {"m": "Model M"}}
+    assert claims.references["r"] == data.Reference("their Table 1", {5: {"map": 0.8}})
+    with pytest.raises(data.ClaimsError, match=r"toy.yaml: labels 'models': key 'm' must be a non-empty string"):
+        data.load_file(_write(tmp_path, labels={"models": {"m": ""}}))
+    with pytest.raises(data.ClaimsError, match=r"toy.yaml: reference 'r': missing key 'source'"):
+        data.load_file(_write(tmp_path, references={"r": {"values": {5: 1}}}))
+
+
 def test_a_broken_file_names_itself(tmp_path):
     with pytest.raises(data.ClaimsError, match=r"toy.yaml: key 'paper' is 'other', not the file's name 'toy'"):
         data.load_file(_write(tmp_path, paper="other"))

@@ -1,7 +1,7 @@
 """Ganea et al.'s Table 1 (test accuracy at the best dev accuracy: of the seed with the best dev accuracy,
-as the paper picks the best of its 3 runs, and mean +- s.d.), a figure of dev accuracy during training on
-PREFIX-10, the claims (report.hnn_claims), run health, the ablations and a float32 report's comparisons
-with float64 (report.hnn_ablations; with same_weights.csv, when `python -m noneuclid.evaluate
+as the paper picks the best of its runs, and mean +- s.d.), a figure of dev accuracy during training on
+PREFIX-10, the claims and run health (report.hnn_claims), the ablations and a float32 report's
+comparisons with float64 (report.hnn_ablations; same_weights.csv where `python -m noneuclid.evaluate
 same-weights` wrote it), redrawn from the per-run data (runs.csv, curves.csv.gz; report.run_table) and
 the run folders merged into it; the prose is templates/hnn.md's.
 

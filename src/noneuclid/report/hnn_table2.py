@@ -1,14 +1,10 @@
-"""Ganea et al.'s Table 2 (F1 of hyperbolic vs Euclidean MLR on WordNet noun subtrees), the
-reconstruction quality of the Poincare embeddings it classifies, and the claims table, from the per-run
-data in results/hnn/<profile>/ (runs.csv, curves.csv.gz; see report.run_table) after merging into it the
-ended runs under runs/hnn/<profile>/; the figure of the learned decision boundaries in the 2-D ball
-needs the run folders (their checkpoints) and is left as it is without them.
+"""Ganea et al.'s Table 2 (F1 of hyperbolic vs Euclidean MLR on WordNet noun subtrees) and its claims,
+beside the Poincare embeddings it classifies (report.hnn_embeddings), the burn-in ablation and the
+figure of the decision boundaries (report.hnn_boundaries: it needs the run folders' checkpoints and is
+left as it is without them), from the per-run data in results/hnn/<profile>/ after merging into it the
+ended runs under runs/hnn/<profile>/; the prose is templates/hnn.md's.
 
     python -m noneuclid.report hnn table2 [--runs runs] [--profile cpu]
-
-writes results/hnn/<profile>/{table2_f1, table2_embeddings, table2_claims}.{csv,md,tex}, the page
-table2.md (all three and the figure) and fig_table2_boundaries.{png,pdf}; for the cpu and paper
-profiles the report command then refreshes the claims digest of docs/hnn.md (report.docs).
 """
 
 from __future__ import annotations
