@@ -13,7 +13,7 @@ from pathlib import Path
 
 import pandas as pd
 
-from noneuclid.claims import engine, render
+from noneuclid.claims import engine
 from noneuclid.config import compose
 from noneuclid.data import wordnet
 from noneuclid.models.mlr import GEOMETRIES
@@ -26,13 +26,6 @@ from noneuclid.report.hnn_claims import CLAIMS, CLASSIFIERS, judged
 # embedding's MAP (all nouns) is below this, or was not evaluated, has its cells "not testable here".
 MIN_EMBEDDING_MAP = 0.5
 AT_LEAST_AS_GOOD, LOW_DIMENSIONS = "table2_hyperbolic_mlr_at_least_as_good", "table2_margin_largest_in_low_dimensions"
-
-
-def per_run(runs_dir, profile: str, out: Path) -> tuple[pd.DataFrame, pd.DataFrame]:
-    """(runs, curves): out/runs.csv and out/curves.csv.gz after merging the ended runs under
-    runs_dir/hnn/<profile> into them; the ended runs only (status done)."""
-    runs, curves = run_table.load(runs_dir, "hnn", profile, out)
-    return (runs[runs.status == "done"] if len(runs) else runs), curves
 
 
 def f1_values(runs: pd.DataFrame) -> pd.DataFrame:
@@ -151,7 +144,8 @@ def make(runs_dir: Path, profile: str, out: Path) -> list[Path]:
     fig_table2_boundaries.{png,pdf} into `out`."""
     e = compose(["experiment=hnn/poincare", f"profile={profile}"])
     c = compose(["experiment=hnn/table2", f"profile={profile}"])
-    runs, curves = per_run(runs_dir, profile, out)
+    runs, curves = run_table.load(runs_dir, "hnn", profile, out)
+    runs = runs[runs.status == "done"] if len(runs) else runs  # the ended runs
     every_emb, every_value = hnn_embeddings.embeddings(runs, curves, c.data.hierarchy), f1_values(runs)
     values, emb = hnn_embeddings.classified(every_value, every_emb, hnn_embeddings.own(every_emb, profile, c))
     every_emb["table2"] = every_emb.run.isin(emb.run)
