@@ -51,20 +51,18 @@ def test_differences_written_out_in_their_source_add_up():
     assert checked == 9
 
 
-def test_hnn_numbers_match_table1_and_the_gains_use_them():
-    from noneuclid.report.hnn import PAPER
-
+def test_hnn_table1_grid_is_complete_and_the_gains_use_it():
+    """The cells of Table 1's claim hold its full grid (every model of each dataset and cell kind, the
+    report's Table 1 reads them), each compares the paper's better hyperbolic model of the cell, and the
+    gains are differences of those numbers."""
     claims = data.load("hnn")
-    datasets = ("SNLI", "PREFIX-10", "PREFIX-30", "PREFIX-50")
-    for cell in claims["table1_hyperbolic_on_par_or_better"].cells:
-        dataset, model = cell.name.split(", ")
-        column = datasets.index(dataset)
-        rows = {"euclidean": f"euclidean_{model.lower()}", "hyperbolic": f"hyperbolic_{model.lower()}",
-                "hyperbolic_eucl_mlr": f"hyperbolic_{model.lower()}_eucl_mlr"}
-        assert cell.paper == {arm: float(PAPER[row][column]) for arm, row in rows.items()}
+    table1 = claims["table1_hyperbolic_on_par_or_better"]
+    names = {f"{d}, {m}" for d in ("SNLI", "PREFIX-10", "PREFIX-30", "PREFIX-50") for m in ("RNN", "GRU")}
+    assert {cell.name for cell in table1.cells} == names
+    for cell in table1.cells:
+        assert set(cell.paper) == {"euclidean", "hyperbolic_eucl_mlr", "hyperbolic"} and cell.paper_source == "Table 1"
         best = max(("hyperbolic", "hyperbolic_eucl_mlr"), key=cell.paper.get)
         assert cell.arms == (best, "euclidean")  # the paper's better hyperbolic model of the cell
-    table1 = claims["table1_hyperbolic_on_par_or_better"]
     for cell in claims["prefix_gain_grows_with_tree_likeness"].cells:
         model = cell.name.split(", ")[0]
         for arm in cell.arms:
@@ -191,6 +189,20 @@ def test_a_broken_claim_names_the_file_the_claim_the_cell_and_the_key(tmp_path, 
     assert str(error.value).startswith(str(path))
 
 
+def test_labels_and_references_load_and_a_broken_one_is_named(tmp_path):
+    """A file's reference block: labels (group -> name -> label) and references (another paper's numbers
+    with their source)."""
+    claims = data.load_file(_write(tmp_path, reference={
+        "labels": {"models": {"m": "Model M"}},
+        "references": {"r": {"source": "their Table 1", "values": {5: {"map": 0.8}}}}}))
+    assert claims.labels == {"models": {"m": "Model M"}}
+    assert claims.references["r"] == data.Reference("their Table 1", {5: {"map": 0.8}})
+    with pytest.raises(data.ClaimsError, match=r"toy.yaml: reference: labels 'models': key 'm' must be a non-empty"):
+        data.load_file(_write(tmp_path, reference={"labels": {"models": {"m": ""}}}))
+    with pytest.raises(data.ClaimsError, match=r"toy.yaml: reference, 'r': missing key 'source'"):
+        data.load_file(_write(tmp_path, reference={"references": {"r": {"values": {5: 1}}}}))
+
+
 def test_a_broken_file_names_itself(tmp_path):
     with pytest.raises(data.ClaimsError, match=r"toy.yaml: key 'paper' is 'other', not the file's name 'toy'"):
         data.load_file(_write(tmp_path, paper="other"))
@@ -204,3 +216,13 @@ def test_a_broken_file_names_itself(tmp_path):
         data.load_file(tmp_path / "empty.yaml")
     with pytest.raises(FileNotFoundError, match="no claims file"):
         data.load("nonexistent")
+
+
+@pytest.mark.skipif(not (PAPERS / "ganea_hyperbolic_neural_networks_blog.txt").exists(), reason="needs ../shared/papers")
+def test_hnn_claims_quote_the_papers_text():
+    """The words each Ganea et al. claim quotes are the stored paper text's (Table 1's numbers are not in
+    that text, a blog post of the paper: test_hnn_table1_grid_is_complete_and_the_gains_use_it checks them
+    for completeness and consistency)."""
+    text = " ".join((PAPERS / "ganea_hyperbolic_neural_networks_blog.txt").read_text().split())
+    quotes = [q for claim in data.load("hnn").claims for q in re.findall(r'"([^"]+)"', claim.text)]
+    assert len(quotes) == 2 and all(" ".join(q.split()) in text for q in quotes)

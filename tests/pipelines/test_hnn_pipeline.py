@@ -43,7 +43,7 @@ def test_table1_report_from_runs(tmp_path):
               "data.dev_size=64", "data.test_size=64"]
     for row in ("euclidean_gru", "hyperbolic_gru"):
         train(compose([*common, f"variant=hnn/{row}"], experiment_name="hnn/table1"))
-    init_epochs = f"trainer.epochs={hnn.ablation_epochs('hnn/init')}"  # ablation.epochs of experiment=hnn/init
+    init_epochs = f"trainer.epochs={experiment_value('hnn/init', 'ablation.epochs')}"
     for scale in ("1.0", "100.0"):
         train(compose([*common, "variant=hnn/euclidean_gru", init_epochs, f"model.embedding_init_scale={scale}"],
                       experiment_name="hnn/init"))
@@ -136,14 +136,14 @@ def test_unknown_words_map_to_id_zero(tmp_path):
 
 def test_budget_ablation_from_runs(tmp_path):
     """experiment=hnn/budget's table: a GRU at the profile's epochs beside the same GRU trained longer."""
-    from noneuclid.report import hnn
+    from noneuclid.report import hnn_ablations
     common = ["experiment=hnn/table1", "profile=smoke", f"paths.runs_dir={tmp_path}/runs", "variant=hnn/euclidean_gru",
               f"paths.generated_dir={tmp_path}/gen", "trainer.progress=false", "data.train_size=128",
               "data.dev_size=64", "data.test_size=64"]
     for extra in ([], ["trainer.epochs=2"]):
         train(compose([*common, *extra], experiment_name="hnn/budget"))
     overrides = [f"paths.generated_dir={tmp_path}/gen", "data.train_size=128", "data.dev_size=64", "data.test_size=64"]
-    table = hnn.budget_ablation(_ended(tmp_path), "smoke", (0,), overrides, epochs=2)
+    table = hnn_ablations.ablation(_ended(tmp_path), "smoke", (0,), overrides, "budget", epochs=2)
     assert list(table["budget"]) == ["profile (Table 1)", "2 epochs"] and set(table["seeds"]) == {1}
     assert table.columns[-1] == "seeds" and "batches to 60 % / 80 % dev (per seed)" in table.columns
 
@@ -151,12 +151,12 @@ def test_budget_ablation_from_runs(tmp_path):
 def test_cell_check_compares_the_papers_hyperbolic_model_not_our_better_one():
     """PREFIX-10 RNN: the paper's best hyperbolic model is the fully hyperbolic one (96.91 > 96.36), so
     ours is judged on our fully hyperbolic RNN even where our hyperbolic + Eucl. MLR is higher."""
-    from noneuclid.report import hnn
+    from noneuclid.report import hnn_claims
     acc = {"euclidean": (80.0, 81.0, 82.0), "hyperbolic_eucl_mlr": (95.0, 96.0, 97.0), "hyperbolic": (70.0, 71.0, 72.0)}
     finished = pd.DataFrame([{"cfg.data.label": "prefix10", "cfg.model.cell": "rnn", "cfg.model.geometry": g,
                               "cfg.seed": k, "test_accuracy_at_best_dev": a / 100}
                              for g, accs in acc.items() for k, a in enumerate(accs)])
-    cell, = [v for v in hnn.verdicts(finished) if v.cell == "PREFIX-10, RNN"]
+    cell, = [v for v in hnn_claims.verdicts(finished) if v.cell == "PREFIX-10, RNN"]
     assert (cell.arm_a, cell.paper_a, cell.paper_b) == ("hyperbolic", 96.91, 89.62)
     assert (cell.mean_a, cell.mean_b, cell.verdict) == (71.0, 81.0, "contradicts")
 
@@ -165,21 +165,21 @@ def test_cell_check_compares_the_papers_hyperbolic_model_not_our_better_one():
                                                (-5.0, -0.5, "float32 lower (the interval excludes 0)"),
                                                (0.2, 4.0, "float32 higher (the interval excludes 0)")])
 def test_dtype_difference_is_read_from_its_95_percent_interval(low, high, shows):
-    from noneuclid.report import hnn
-    assert hnn._interval_verdict(low, high) == shows
+    from noneuclid.report import hnn_ablations
+    assert hnn_ablations._interval_verdict(low, high) == shows
 
 
 def test_float32_against_float64_from_runs(tmp_path):
     """A float32 report's comparison: the same model in both dtypes, the difference and what its 95 %
     interval shows."""
-    from noneuclid.report import hnn
+    from noneuclid.report import hnn, hnn_ablations
     data = [f"paths.generated_dir={tmp_path}/gen", "data.train_size=128", "data.dev_size=64", "data.test_size=64"]
     common = ["experiment=hnn/table1", "profile=smoke", f"paths.runs_dir={tmp_path}/runs", "variant=hnn/euclidean_rnn",
               "trainer.progress=false", *data]
     for dtype in ("float64", "float32"):
         train(compose([*common, f"trainer.dtype={dtype}"], experiment_name="hnn/table1"))
-    assert hnn.dtype_comparison(_ended(tmp_path), "smoke", (0,), data) is None  # not a float32 report
-    table = hnn.dtype_comparison(_ended(tmp_path), "smoke", (0,), [*data, "trainer.dtype=float32"])
+    assert hnn_ablations.dtype_comparison(_ended(tmp_path), "smoke", (0,), data) is None  # not a float32 report
+    table = hnn_ablations.dtype_comparison(_ended(tmp_path), "smoke", (0,), [*data, "trainer.dtype=float32"])
     row, = table.to_dict("records")
     assert row["dataset"] == "PREFIX-10%" and row["model"] == "fully Euclidean RNN" and row["float32"].endswith("(n=1)")
     assert row["combined s.e."] == 0  # one seed: no spread
@@ -200,7 +200,8 @@ def test_float32_against_float64_from_runs(tmp_path):
 def test_more_seeds_compare_the_seeds_experiments_models_over_all_seeds(tmp_path):
     """experiment=hnn/seeds' runs (seed 3 here) join Table 1's seed in the float32 report's more-seeds
     comparison (none when the report has them already), and stay out of Table 1 (whose seeds are 0, 1, 2)."""
-    from noneuclid.report import hnn
+    from noneuclid.report import hnn_ablations
+    from noneuclid.runs.lookup import table1_seeds
     from noneuclid.train.loop import train_stacked
     data = [f"paths.generated_dir={tmp_path}/gen", "data.train_size=128", "data.dev_size=64", "data.test_size=64"]
     for dtype in ("float64", "float32"):
@@ -208,19 +209,19 @@ def test_more_seeds_compare_the_seeds_experiments_models_over_all_seeds(tmp_path
                                 "variant=hnn/hyperbolic_rnn_eucl_mlr", "data=prefix10", f"seed={seed}",
                                 f"trainer.dtype={dtype}", "trainer.progress=false", *data], experiment_name="hnn/seeds")
                        for seed in (0, 3)])
-    assert hnn.seeds_run(run_table.runs([tmp_path / "runs" / "hnn" / "smoke"])) == (0,)
-    row, = hnn.more_seeds(_ended(tmp_path), "smoke", (0,), [*data, "trainer.dtype=float32"]).to_dict("records")
+    assert table1_seeds(run_table.runs([tmp_path / "runs" / "hnn" / "smoke"])) == (0,)
+    row, = hnn_ablations.more_seeds(_ended(tmp_path), "smoke", (0,), [*data, "trainer.dtype=float32"]).to_dict("records")
     assert row["model"] == "hyperbolic RNN + FFNN, Eucl. MLR" and row["dataset"] == "PREFIX-10%"
     assert row["float32"].endswith("(n=2)") and row["float64"].endswith("(n=2)")
     all_seeds = (0, 1, 2, *experiment_value("hnn/seeds", "stack.seed"))
-    assert hnn.more_seeds(_ended(tmp_path), "smoke", all_seeds, ["trainer.dtype=float32"]) is None
+    assert hnn_ablations.more_seeds(_ended(tmp_path), "smoke", all_seeds, ["trainer.dtype=float32"]) is None
 
 
 def test_same_init_pairs_each_float32_run_with_the_float64_run_of_its_seed(tmp_path):
     """experiment=hnn/same_init's float32 runs (from the float64 runs' initial weights) against the
     float64 runs of their seeds: a Euclidean RNN, whose float32 arithmetic is exact to about 1e-6,
     gives each seed the same accuracy in both dtypes after two batches."""
-    from noneuclid.report import hnn
+    from noneuclid.report import hnn_ablations
     from noneuclid.train.loop import train_stacked
     data = [f"paths.generated_dir={tmp_path}/gen", "data.train_size=128", "data.dev_size=64", "data.test_size=64"]
     common = ["profile=smoke", f"paths.runs_dir={tmp_path}/runs", "variant=hnn/euclidean_rnn", "data=prefix10",
@@ -228,8 +229,8 @@ def test_same_init_pairs_each_float32_run_with_the_float64_run_of_its_seed(tmp_p
     for experiment in ("hnn/table1", "hnn/same_init"):  # float64; float32 from float64's initial weights
         train_stacked([compose([f"experiment={experiment}", *common, f"seed={seed}"], experiment_name=experiment)
                        for seed in (0, 1)])
-    assert hnn.same_init(_ended(tmp_path), "smoke", data) is None  # not a float32 report
-    row, = hnn.same_init(_ended(tmp_path), "smoke", [*data, "trainer.dtype=float32"]).to_dict("records")
+    assert hnn_ablations.same_init(_ended(tmp_path), "smoke", data) is None  # not a float32 report
+    row, = hnn_ablations.same_init(_ended(tmp_path), "smoke", [*data, "trainer.dtype=float32"]).to_dict("records")
     assert row["model"] == "fully Euclidean RNN" and row["float32"].endswith("(n=2)")
     assert row["float32 - float64, paired"] == 0 and row["seeds within 2 points"] == "2 of 2"
     assert row["60 % dev at the same batch"] == "2 of 2"
@@ -242,7 +243,7 @@ def test_same_weights_in_both_dtypes_from_a_float64_run(tmp_path, cell, compensa
     Riemannian SGD step (with what a compensated step keeps for later), and the boundary shares of a
     hyperbolic model."""
     from noneuclid.evaluate import same_weights
-    from noneuclid.report import hnn
+    from noneuclid.report import hnn_claims
     data = [f"paths.generated_dir={tmp_path}/gen", "data.train_size=128", "data.dev_size=64", "data.test_size=64"]
     cfg = compose(["experiment=hnn/table1", "profile=smoke", f"paths.runs_dir={tmp_path}/runs",
                    f"variant=hnn/hyperbolic_{cell}", "trainer.progress=false", f"optim.compensated={compensated}", *data],
@@ -250,7 +251,7 @@ def test_same_weights_in_both_dtypes_from_a_float64_run(tmp_path, cell, compensa
     train(cfg)
     other = "rnn" if cell == "gru" else "gru"
     folders = {(f"hyperbolic_{cell}", 0): RunDir(cfg).path, (f"hyperbolic_{other}", 0): tmp_path / "not-run"}
-    row, = same_weights.evaluate_runs(folders, hnn.ROWS).to_dict("records")
+    row, = same_weights.evaluate_runs(folders, hnn_claims.ROWS).to_dict("records")
     assert row["model"] == f"fully hyperbolic {cell.upper()}" and row["seed"] == 0 and row["trained in"] == "float64"
     assert abs(row["test accuracy %, float32"] - row["test accuracy %, float64"]) <= 100 / 64  # one example at most
     weights = torch.load(RunDir(cfg).path / "checkpoint.pt", weights_only=False)["model"]
@@ -267,12 +268,12 @@ def test_same_weights_in_both_dtypes_from_a_float64_run(tmp_path, cell, compensa
 
 
 def test_health_names_runs_still_at_chance_per_dataset_and_model():
-    from noneuclid.report import hnn, run_table
+    from noneuclid.report import hnn_claims, run_table
     rows = []
     for i, (data, acc) in enumerate([("prefix10", 0.95), ("prefix30", 0.50), ("prefix30", 0.81), ("prefix50", 0.51)]):
         rows.append({"cfg.data.label": data, "cfg.model.geometry": "euclidean", "cfg.model.cell": "gru",
                      "final_test_accuracy": acc, "test_accuracy_at_best_dev": acc, "run": f"run{i}", "status": "done"})
-    lines = hnn._health(pd.DataFrame(rows), run_table.Runs(pd.DataFrame(rows), pd.DataFrame()))
+    lines = hnn_claims.health(pd.DataFrame(rows), run_table.Runs(pd.DataFrame(rows), pd.DataFrame()))
     assert lines[0] == "PREFIX-10: 1 of 1 finished runs reach 80 % test accuracy."
     assert lines[1] == ("Still at chance when training stopped (final test accuracy below 52 %): PREFIX-30% fully "
                         "Euclidean GRU 1 of 2, PREFIX-50% fully Euclidean GRU 1 of 1.")
@@ -296,7 +297,7 @@ def test_cpu_profile_gives_the_rnns_twice_the_gru_epochs_and_the_report_says_so(
 def test_carry_gaps_ablation_sets_the_runs_with_carried_gaps_beside_table1s(tmp_path):
     """experiment=hnn/carry_gaps (float32, model.carry_gaps) lands in the float32 report's carry_gaps
     table beside Table 1's run of the same model; a float64 report has no such runs."""
-    from noneuclid.report import hnn
+    from noneuclid.report import hnn_ablations
     data = [f"paths.generated_dir={tmp_path}/gen", "data.train_size=128", "data.dev_size=64", "data.test_size=64"]
     common = ["profile=smoke", f"paths.runs_dir={tmp_path}/runs", "variant=hnn/hyperbolic_gru", "data=prefix10",
               "trainer.progress=false", *data]
@@ -304,7 +305,7 @@ def test_carry_gaps_ablation_sets_the_runs_with_carried_gaps_beside_table1s(tmp_
     cfg = compose(["experiment=hnn/carry_gaps", *common], experiment_name="hnn/carry_gaps")
     assert cfg.model.carry_gaps and cfg.trainer.dtype == "float32"
     train(cfg)
-    table = hnn.carry_gaps_ablation(_ended(tmp_path), "smoke", (0,), [*data, "trainer.dtype=float32"])
+    table = hnn_ablations.ablation(_ended(tmp_path), "smoke", (0,), [*data, "trainer.dtype=float32"], "carry_gaps")
     assert list(table["model.carry_gaps"]) == ["off (Table 1)", "on"]
     assert set(table.model) == {"fully hyperbolic GRU"}
-    assert hnn.carry_gaps_ablation(_ended(tmp_path), "smoke", (0,), data) is None
+    assert hnn_ablations.ablation(_ended(tmp_path), "smoke", (0,), data, "carry_gaps") is None

@@ -10,7 +10,9 @@ import pandas as pd
 import pytest
 from omegaconf import OmegaConf
 
-from noneuclid.report import figures, hnn, run_table
+from noneuclid.report import figures, hnn, hnn_claims, run_table
+from noneuclid.report.hnn_claims import GAIN, ON_PAR_OR_BETTER
+from noneuclid.runs import lookup
 
 DATA = ["data.train_size=128", "data.dev_size=64", "data.test_size=64"]
 
@@ -18,8 +20,8 @@ DATA = ["data.train_size=128", "data.dev_size=64", "data.test_size=64"]
 def _run(runs, row, seed, dev, test, overrides=DATA, data="prefix10"):
     """A finished run folder where the report looks for (row, data, seed): its config, a summary with the
     dev and test accuracy of its best evaluation, one metrics row and DONE."""
-    folder = hnn.run_folder(runs, "smoke", row, data, seed, overrides)
-    cfg = copy.deepcopy(hnn._cell_config("smoke", row, data, tuple(overrides)))
+    folder = lookup.table1_run_folder(runs, "smoke", row, data, seed, overrides)
+    cfg = copy.deepcopy(lookup.table1_config("smoke", row, data, tuple(overrides)))
     cfg.seed, cfg.experiment_name = seed, "hnn/table1"
     folder.mkdir(parents=True)
     (folder / "config.yaml").write_text(OmegaConf.to_yaml(cfg, resolve=True))
@@ -79,7 +81,6 @@ def test_table1_gives_the_papers_numbers_with_the_digits_it_prints(tmp_path):
     assert list(csv.columns) == ["selected", "selected_seed", "mean", "sd", "se", "n", "paper"]
     assert csv.loc[("fully Euclidean RNN", "PREFIX-50%"), "paper"] == 72.1
     assert csv.loc[("fully Euclidean RNN", "PREFIX-50%"), ["selected", "n"]].tolist() == [80.0, 1]
-    assert hnn.PAPER["hyperbolic_rnn_eucl_mlr"][3] == "76.50"
 
 
 def test_the_claims_table_judges_each_cell_by_the_engine():
@@ -90,14 +91,14 @@ def test_the_claims_table_judges_each_cell_by_the_engine():
     finished = pd.DataFrame([{"cfg.data.label": "prefix50", "cfg.model.cell": "rnn", "cfg.model.geometry": g,
                               "cfg.seed": k, "test_accuracy_at_best_dev": a / 100}
                              for g, accs in acc.items() for k, a in enumerate(accs)])
-    rows = {(v.claim, v.cell): v for v in hnn.verdicts(finished)}
-    cell = rows[(hnn.ON_PAR_OR_BETTER, "PREFIX-50, RNN")]
+    rows = {(v.claim, v.cell): v for v in hnn_claims.verdicts(finished)}
+    cell = rows[(ON_PAR_OR_BETTER, "PREFIX-50, RNN")]
     assert (cell.arm_a, cell.arm_b, cell.mean_a, cell.mean_b) == ("hyperbolic_eucl_mlr", "euclidean", 62.5, 60.5)
     assert cell.verdict == engine.CONSISTENT and 2 < cell.seeds_to_decide < 10  # two seeds: a wide interval
     assert (cell.paper_a, cell.paper_b) == (76.5, 72.1)
-    snli = rows[(hnn.ON_PAR_OR_BETTER, "SNLI, RNN")]
+    snli = rows[(ON_PAR_OR_BETTER, "SNLI, RNN")]
     assert snli.verdict == engine.NOT_TESTABLE and "SNLI's training split" in snli.reason
-    assert rows[(hnn.GAIN, "RNN, PREFIX-30 vs PREFIX-50")].verdict == engine.NOT_TESTABLE
+    assert rows[(GAIN, "RNN, PREFIX-30 vs PREFIX-50")].verdict == engine.NOT_TESTABLE
 
 
 @pytest.mark.parametrize("hyperbolic_50, verdict", [(76.0, "reproduces"), (55.6, "not testable here")])
@@ -109,7 +110,7 @@ def test_a_gain_is_judged_only_where_every_model_of_the_cell_learned(hyperbolic_
     finished = pd.DataFrame([{"cfg.data.label": data, "cfg.model.cell": "gru", "cfg.model.geometry": geometry,
                               "cfg.seed": k, "test_accuracy_at_best_dev": (a + 0.1 * k * (geometry != "euclidean")) / 100}
                              for (data, geometry), a in acc.items() for k in range(3)])  # hyperbolic seeds spread
-    row = {(v.claim, v.cell): v for v in hnn.verdicts(finished)}[(hnn.GAIN, "GRU, PREFIX-30 vs PREFIX-50")]
+    row = {(v.claim, v.cell): v for v in hnn_claims.verdicts(finished)}[(GAIN, "GRU, PREFIX-30 vs PREFIX-50")]
     assert row.verdict == verdict
     if verdict == "not testable here":
         assert row.reason.endswith(": PREFIX-50% hyperbolic GRU + FFNN, Eucl. MLR: 55.7 over 3 seeds (the paper's 76.87)")

@@ -3,10 +3,10 @@ ill-typed key is a ClaimsError naming the file, the claim, the cell and the key.
 
 A file:  paper (its stem), title, claims; optionally reference: what the report reads beside the
          claims, a mapping: numbers (name -> {value, source}: the numbers a report builds its metrics on,
-         such as a paper's threshold or a rule of ours), labels (group -> name -> the paper's label) and
-         references (name -> {source, values}: another paper's published numbers), and any setting of the
-         paper with its source in a comment (a cell's paper number may be a YAML alias of one, so that it
-         is written once).
+         such as a paper's threshold or a rule of ours), labels (group -> name -> the paper's label, e.g.
+         the models of a table), references (name -> {source, values}: another paper's published numbers
+         that a report prints beside ours), and any setting of the paper with its source in a comment (a
+         cell's paper number may be a YAML alias of one, so that it is written once).
 A claim: id; claim (the paper's words); source (its table, figure or section); metric and unit; better
          (lower or higher: which values of the metric are better); relation (better, or on_par: the
          first arm at most `tolerance` worse than the second, in the metric's units); cells; tolerance
@@ -88,12 +88,21 @@ class Claim:
 
 
 @dataclass(frozen=True)
+class Reference:
+    """Another paper's published numbers, reported beside ours: values (a key -> its numbers) and their source."""
+    source: str
+    values: dict
+
+
+@dataclass(frozen=True)
 class Claims:
     paper: str
     title: str
     claims: tuple[Claim, ...]
     reference: dict = field(default_factory=dict)  # the file's key reference (module doc), as written
     numbers: dict[str, float] = field(default_factory=dict)  # name -> value (reference: numbers)
+    labels: dict[str, dict[str, str]] = field(default_factory=dict)  # group -> name -> label (reference: labels)
+    references: dict[str, Reference] = field(default_factory=dict)  # reference: references
 
     def __getitem__(self, claim_id: str) -> Claim:
         return _named(self.claims, "id", claim_id, self.paper, "claim")
@@ -136,8 +145,10 @@ def load_file(path: Path) -> Claims:
     reference = data.get("reference", {})
     if not isinstance(reference, dict):
         raise ClaimsError(f"{where}: key 'reference' must be a mapping, not {reference!r}")
+    inside = f"{where}: reference"
     return Claims(_text(data, "paper", where), _text(data, "title", where), claims, reference,
-                  _named_numbers(reference, f"{where}: reference"))
+                  _named_numbers(reference, inside), _labels(reference, inside),
+                  {name: _reference(raw, f"{inside}, {name!r}") for name, raw in reference.get("references", {}).items()})
 
 
 def _named_numbers(reference: dict, where: str) -> dict[str, float]:
@@ -149,6 +160,21 @@ def _named_numbers(reference: dict, where: str) -> dict[str, float]:
         _keys(entry, NUMBER_KEYS, f"{where}: numbers, {name}")
         _text(entry, "source", f"{where}: numbers, {name}")
     return {str(name): _number(entry, "value", f"{where}: numbers, {name}") for name, entry in raw.items()}
+
+
+def _labels(reference: dict, where: str) -> dict[str, dict[str, str]]:
+    """The reference's optional labels: group -> name -> non-empty text."""
+    labels = reference.get("labels", {})
+    if not isinstance(labels, dict) or not all(isinstance(g, dict) for g in labels.values()):
+        raise ClaimsError(f"{where}: key 'labels' must map groups to mappings of names to labels, not {labels!r}")
+    return {group: {str(k): _text(names, k, f"{where}: labels {group!r}") for k in names} for group, names in labels.items()}
+
+
+def _reference(raw, where: str) -> Reference:
+    _keys(raw, ({"source", "values"}, set()), where)
+    if not isinstance(raw["values"], dict) or not raw["values"]:
+        raise ClaimsError(f"{where}: key 'values' must be a non-empty mapping, not {raw['values']!r}")
+    return Reference(_text(raw, "source", where), raw["values"])
 
 
 def _claim(raw, file_where: str) -> Claim:

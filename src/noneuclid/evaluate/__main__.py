@@ -10,8 +10,7 @@ from pathlib import Path
 from noneuclid.evaluate import authors_networks, drift, same_weights, table2_reference, timing
 from noneuclid.report.brantner import reference_dir
 from noneuclid.report.run_table import runs as runs_under
-from noneuclid.report.hnn import seeds_run
-from noneuclid.runs.lookup import seed_list
+from noneuclid.runs.lookup import seed_list, table1_seeds
 
 
 def main(argv=None) -> int:
@@ -56,7 +55,7 @@ def main(argv=None) -> int:
         else:
             overrides = args.overrides or ["trainer.dtype=float32"]
             out = args.out or Path("results") / "hnn" / f"{args.profile}-float32"
-            seeds = args.seeds or seeds_run(runs_under([args.runs / "hnn" / args.profile]))
+            seeds = args.seeds or table1_seeds(runs_under([args.runs / "hnn" / args.profile]))
             written = [same_weights.make(args.runs, args.profile, out, seeds, overrides)]
     except FileNotFoundError as e:
         print(f"error: {e}", file=sys.stderr)

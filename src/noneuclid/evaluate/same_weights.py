@@ -16,8 +16,9 @@ import torch
 from omegaconf import OmegaConf
 
 from noneuclid import models, optim
+from noneuclid.claims import data as claims_data
 from noneuclid.nn.parameters import PoincareParameter
-from noneuclid.report.hnn import ROWS, float64_overrides, run_folder
+from noneuclid.runs.lookup import float64_overrides, table1_run_folder
 from noneuclid.train import tasks
 from noneuclid.train.stacking import optimizer_state
 
@@ -109,8 +110,9 @@ def evaluate_runs(folders: dict, labels: dict) -> pd.DataFrame | None:
 def make(runs_dir: Path, profile: str, out: Path, seeds, overrides) -> Path:
     """same_weights.csv in `out`: the PREFIX-10 weights trained in float64 (overrides without the
     dtype), then those trained with `overrides`, each evaluated in both dtypes."""
-    tables = [evaluate_runs({(row, s): run_folder(runs_dir, profile, row, "prefix10", s, trained_in)
-                             for row in ROWS for s in seeds}, ROWS)
+    rows = claims_data.load("hnn").labels["models"]  # Table 1's models -> their names
+    tables = [evaluate_runs({(row, s): table1_run_folder(runs_dir, profile, row, "prefix10", s, trained_in)
+                             for row in rows for s in seeds}, rows)
               for trained_in in (float64_overrides(overrides), overrides)]
     tables = [t for t in tables if t is not None]
     if not tables:

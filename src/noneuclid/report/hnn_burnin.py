@@ -1,7 +1,8 @@
 """Beyond the paper: the burn-in of the Poincare embeddings (experiment=hnn/burnin), Nickel & Kiela's
-code (lr x 0.1, 5 negatives per edge drawn by frequency) against the one of our first embeddings (lr x
-0.01, 50 uniform), each change alone too: the reconstruction each reaches on the mammal closure, from
-the per-run data (runs.csv, curves.csv.gz). Part of `python -m noneuclid.report hnn table2`."""
+code's (claims/hnn.yaml, nickel_kiela_code: a smaller lr factor, negatives drawn by frequency) against
+the one of our first embeddings (configs/experiment/hnn/burnin.yaml), each change alone too: the
+reconstruction each reaches, from the per-run data (runs.csv, curves.csv.gz). Part of
+`python -m noneuclid.report hnn table2`."""
 
 from __future__ import annotations
 

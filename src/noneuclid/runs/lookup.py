@@ -4,10 +4,14 @@ classifier classifies): the config it would have, composed, gives its exact fold
 from __future__ import annotations
 
 import argparse
+import copy
+import functools
 from pathlib import Path
 
-from noneuclid.config import compose
+from noneuclid.config import compose, experiment_value
 from noneuclid.runs.folder import RunDir
+
+FLOAT32 = "trainer.dtype=float32"
 
 
 def finished_run(overrides: list[str], what: str) -> Path:
@@ -26,6 +30,37 @@ def poincare_embedding(profile: str, dim: int, hierarchy: str, seed: int, device
     data.embedding_seed and data.embedding_overrides (the paths are the caller's)."""
     return ["experiment=hnn/poincare", f"profile={profile}", f"model.dim={dim}", f"data.hierarchy={hierarchy}",
             f"seed={seed}", f"trainer.device={device}", *overrides]
+
+
+def table1_run_name(profile: str, row: str, data: str, seed: int, overrides) -> str:
+    """The run (folder) name of Ganea et al.'s Table 1 model `row` (configs/variant/hnn/<row>.yaml) on
+    `data` with `seed` and the training `overrides` (e.g. trainer.dtype=float32)."""
+    cfg = copy.deepcopy(table1_config(profile, row, data, tuple(overrides)))
+    cfg.seed = seed  # what the override seed=<seed> sets: composing once per cell, not per seed, saves 0.1 s each
+    return RunDir(cfg).name
+
+
+def table1_run_folder(runs_dir, profile: str, row: str, data: str, seed: int, overrides) -> Path:
+    """The run folder of one Table 1 cell's seed under runs_dir (`table1_run_name`)."""
+    return Path(runs_dir) / "hnn" / profile / table1_run_name(profile, row, data, seed, overrides)
+
+
+@functools.cache
+def table1_config(profile: str, row: str, data: str, overrides: tuple[str, ...]):
+    """The composed config of a Table 1 cell (its seed left to the caller)."""
+    return compose(["experiment=hnn/table1", f"profile={profile}", f"variant=hnn/{row}", f"data={data}", *overrides])
+
+
+def table1_seeds(found) -> tuple[int, ...]:
+    """Table 1's seeds that have runs in `found` (rows of runs.csv; the smoke profile runs seed 0 only),
+    else all of Table 1's (0, 1, 2)."""
+    table1 = experiment_value("hnn/table1", "stack.seed")
+    return tuple(s for s in table1 if s in {int(x) for x in found["cfg.seed"]}) if len(found) else tuple(table1)
+
+
+def float64_overrides(overrides) -> list[str]:
+    """The overrides of a float32 report without the dtype: those of its float64 runs."""
+    return [o for o in overrides if o != FLOAT32]
 
 
 def seed_list(text: str) -> list[int]:

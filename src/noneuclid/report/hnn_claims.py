@@ -1,0 +1,137 @@
+"""Ganea et al.'s claims file as the reports read it: Table 1's models and datasets and Table 2's
+classifiers (its labels), the paper's Table 1 numbers (the cells of its Table 1 claim, which hold the full
+grid); Table 1's claims judged on our seeds, and the health of the runs behind them (runs below 80 %, at
+chance, encoders saturated on the ball's boundary)."""
+
+from __future__ import annotations
+
+import pandas as pd
+
+from noneuclid.claims import data as claims_data, engine
+from noneuclid.report import prose, run_table
+
+CLAIMS = claims_data.load("hnn")
+ROWS = CLAIMS.labels["models"]  # configs/variant/hnn/<name>.yaml -> Table 1's row
+DATASETS = CLAIMS.labels["datasets"]  # data=<name> -> Table 1's column
+CLASSIFIERS = CLAIMS.labels["classifiers"]  # Table 2's: model.geometry -> its column
+ON_PAR_OR_BETTER, GAIN = "table1_hyperbolic_on_par_or_better", "prefix_gain_grows_with_tree_likeness"
+GEOMETRIES = ("euclidean", "hyperbolic_eucl_mlr", "hyperbolic")  # a run's model.geometry
+CHANCE = 0.52  # below this, a balanced 2-class model has learnt nothing yet
+SATURATED = 0.5  # share of sentence states within 1e-3 of the ball's boundary that marks an encoder stuck there
+
+
+def row_of(geometry: str, cell: str) -> str:
+    """The ROWS key of a run's model.geometry and model.cell ('hyperbolic_eucl_mlr', 'gru' ->
+    'hyperbolic_gru_eucl_mlr')."""
+    return f"hyperbolic_{cell}_eucl_mlr" if geometry == "hyperbolic_eucl_mlr" else f"{geometry}_{cell}"
+
+
+GEOMETRY_CELL = {row_of(g, c): (g, c) for c in ("rnn", "gru") for g in GEOMETRIES}  # ROWS key -> (geometry, cell)
+
+
+def table1_cell(data: str, cell: str) -> claims_data.Cell:
+    """The Table 1 claim's cell of a dataset and cell kind ('prefix10', 'rnn': 'PREFIX-10, RNN'), with the
+    paper's accuracies % of its three models."""
+    return CLAIMS[ON_PAR_OR_BETTER].cell(f"{DATASETS[data].rstrip('%')}, {cell.upper()}")
+
+
+def paper_accuracy(row: str, data: str) -> float:
+    """The paper's Table 1 test accuracy % of model `row` on `data` (printed there with 2 decimals)."""
+    geometry, cell = GEOMETRY_CELL[row]
+    return table1_cell(data, cell).paper[geometry]
+
+
+def judged(claim, cell, arms, reason: str, models=None) -> engine.Verdict:
+    """engine.judge of the arms' per-seed values (and the models a gain involves), or not testable for
+    `reason`."""
+    if reason:
+        return engine.untestable(claim, cell, reason, *map(len, arms))
+    return engine.judge(claim, cell, *(list(a) for a in arms), models=models)
+
+
+def verdicts(finished: pd.DataFrame, datasets=tuple(DATASETS)) -> list[engine.Verdict]:
+    """Table 1's claims judged by the claims engine on our seeds, for the cells on `datasets` (an
+    experiment's grid): per cell, the paper's better hyperbolic model against its Euclidean one (test
+    accuracy % at best dev, Welch); the hyperbolic gain per seed (that model minus the Euclidean one of
+    the same seed) of a PREFIX dataset against another's. A cell whose models all stayed at chance, or
+    without runs, is not testable here; a gain cell also where one of its four models falls short of the
+    paper's accuracy (the claim's `learned`)."""
+    rows = []
+    claim = CLAIMS[ON_PAR_OR_BETTER]
+    for cell in claim.cells:
+        name, kind = cell.name.split(", ")
+        data = next(d for d, label in DATASETS.items() if label.rstrip("%") == name)
+        if data in datasets:
+            arms = [_accuracies(finished, data, kind.lower(), g) for g in cell.arms]
+            rows.append(judged(claim, cell, arms, _untestable(finished, data, kind.lower(), cell)))
+    claim = CLAIMS[GAIN]
+    for cell in claim.cells:
+        kind = cell.name.split(", ")[0].lower()
+        if set(cell.arms) <= set(datasets):
+            arms = [_gains(finished, data, kind) for data in cell.arms]
+            why = "; ".join(w for w in (_untestable(finished, data, kind) for data in cell.arms) if w)
+            rows.append(judged(claim, cell, arms, why, _models(finished, cell.arms, kind)))
+    return rows
+
+
+def _models(finished: pd.DataFrame, datasets, cell: str) -> dict[str, tuple[list[float], float]]:
+    """The models a gain cell involves (on each dataset, its Table 1 cell's two arms) -> their test
+    accuracies % per seed and the paper's: the claim's precondition `learned` (claims/hnn.yaml)."""
+    return {f"{DATASETS[data]} {ROWS[row_of(geometry, cell)]}":
+            (_accuracies(finished, data, cell, geometry).tolist(), table1_cell(data, cell).paper[geometry])
+            for data in datasets for geometry in table1_cell(data, cell).arms}
+
+
+def _accuracies(finished: pd.DataFrame, data: str, cell: str, geometry: str) -> pd.Series:
+    """Test accuracy % at best dev per seed (indexed by seed) of one model on one dataset."""
+    runs = finished[(finished["cfg.data.label"] == data) & (finished["cfg.model.cell"] == cell)
+                    & (finished["cfg.model.geometry"] == geometry)] if len(finished) else finished
+    if runs.empty:
+        return pd.Series(dtype=float)
+    return (100 * runs.set_index("cfg.seed").test_accuracy_at_best_dev).sort_index()
+
+
+def _gains(finished: pd.DataFrame, data: str, cell: str) -> list[float]:
+    """Per seed with both: the Table 1 cell's hyperbolic model minus its Euclidean model (points)."""
+    hyperbolic = table1_cell(data, cell).arms[0]
+    gain = _accuracies(finished, data, cell, hyperbolic) - _accuracies(finished, data, cell, "euclidean")
+    return gain.dropna().tolist()
+
+
+def _untestable(finished: pd.DataFrame, data: str, cell: str, claim_cell=None) -> str:
+    """Why a Table 1 cell cannot be tested here ('' where it can): no runs (SNLI: no training split),
+    or every model of the cell at chance (the budget too small to leave it)."""
+    accs = [_accuracies(finished, data, cell, g) for g in GEOMETRIES]
+    if all(a.empty for a in accs):
+        return (f"precondition not met: {claim_cell.precondition}" if claim_cell is not None and claim_cell.precondition
+                else f"no finished runs of {DATASETS[data]} {cell.upper()}")
+    if max(a.max() for a in accs if not a.empty) < 100 * CHANCE:
+        return f"no model of {DATASETS[data]} {cell.upper()} left chance level at this training budget"
+    return ""
+
+
+def health(finished: pd.DataFrame, runs: run_table.Runs) -> list[str]:
+    """PREFIX-10 models below 80 %, runs still at chance when training stopped (per dataset and
+    model), and runs at chance whose encoders sit on the ball's boundary (templates/hnn.md's health_*)."""
+    lines = []
+    keys = ["cfg.data.label", "cfg.model.geometry", "cfg.model.cell"]
+    totals = finished.groupby(keys).size()  # finished runs per dataset and model
+    p10 = finished[finished["cfg.data.label"] == "prefix10"]
+    if len(p10):
+        low = p10[p10.test_accuracy_at_best_dev < 0.8]
+        below = [f"{ROWS[row_of(*key[1:])]}: {n} of {totals[key]}" for key, n in low.groupby(keys).size().items()]
+        lines.append(prose.fill("hnn", "health_prefix10", reached=len(p10) - len(low), runs=len(p10))
+                     + (prose.fill("hnn", "health_below", below=", ".join(below)) if below else "."))
+    at_chance = finished[finished.final_test_accuracy < CHANCE].groupby(keys).size()
+    if len(at_chance):
+        lines.append(prose.fill("hnn", "health_chance", chance=100 * CHANCE, runs=", ".join(
+            f"{DATASETS[data]} {ROWS[row_of(geometry, cell)]} {n} of {totals[(data, geometry, cell)]}"
+            for (data, geometry, cell), n in at_chance.items())))
+    stuck = []
+    for name in finished.run:
+        rows = [r for r in runs.metrics(name) if "test_boundary_share_s1" in r]
+        if rows and rows[-1]["test_accuracy"] < CHANCE and max(rows[-1][f"test_boundary_share_s{k}"] for k in (1, 2)) > SATURATED:
+            stuck.append(name)
+    if stuck:
+        lines.append(prose.fill("hnn", "health_saturated", share=SATURATED, runs=", ".join(stuck)))
+    return lines
