@@ -27,10 +27,6 @@ INPUTS = {*run_table.FILES, "authors_networks.csv", "authors_networks.md", "auth
 # (checkpoints); the report says so and leaves these as they are (table2.md includes the caption).
 FROM_RUN_FOLDERS = {"hnn/cpu/fig_table2_boundaries.md", "hnn/cpu/fig_table2_boundaries.png",
                     "hnn/cpu/fig_table2_boundaries.pdf"}
-# Report folders written from run folders that are not in any runs.csv (`python -m noneuclid.report hnn
-# --out results/hnn/<folder> <overrides>` before the per-run data was committed): nothing redraws them.
-WITHOUT_PER_RUN_DATA = {"hnn/cpu-float32", "hnn/cpu-float32-compensated", "hnn/cpu-float32-projected",
-                        "hnn/cpu-float32-shuffled", "hnn/cpu-shuffled"}
 
 
 def mixed_columns(table: pd.DataFrame) -> dict[str, list[str]]:
@@ -58,17 +54,10 @@ def test_mixed_columns_finds_numbers_kept_as_text():
     assert set(mixed_columns(table)) == {"dash", "packed", "share"}
 
 
-def _csvs() -> list:
-    """Every committed CSV, those of the folders without per-run data expected to fail (their runs
-    are not here to redraw them)."""
-    paths = sorted(p for p in RESULTS.rglob("*") if p.name.endswith((".csv", ".csv.gz")))
-    return [pytest.param(p, id=str(p.relative_to(RESULTS)),
-                         marks=[pytest.mark.xfail(strict=True, reason="no per-run data to redraw it")]
-                         if str(p.parent.relative_to(RESULTS)) in WITHOUT_PER_RUN_DATA else [])
-            for p in paths]
+CSVS = sorted(p for p in RESULTS.rglob("*") if p.name.endswith((".csv", ".csv.gz")))
 
 
-@pytest.mark.parametrize("path", _csvs())
+@pytest.mark.parametrize("path", CSVS, ids=[str(p.relative_to(RESULTS)) for p in CSVS])
 def test_every_committed_csv_has_numeric_columns_where_its_values_are_numbers(path):
     assert mixed_columns(pd.read_csv(path, low_memory=False)) == {}
 
@@ -82,9 +71,10 @@ def derived(results: Path) -> list[Path]:
     return sorted([results / "index.html", *files])
 
 
-def test_the_report_folders_without_per_run_data_are_the_known_ones():
+def test_every_report_folder_has_its_per_run_data():
+    """Every results/<paper>/<profile>/ holds the runs.csv it is redrawn from."""
     folders = {str(p.relative_to(RESULTS)) for p in RESULTS.glob("*/*") if p.is_dir()}
-    assert {f for f in folders if not (RESULTS / f / "runs.csv").is_file()} == WITHOUT_PER_RUN_DATA
+    assert {f for f in folders if not (RESULTS / f / "runs.csv").is_file()} == set()
 
 
 @pytest.mark.slow  # every paper's report: about 25 s of CPU (minutes of wall time on a busy machine)
