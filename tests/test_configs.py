@@ -61,3 +61,21 @@ def test_each_experiment_s_budget_and_who_sets_it(profile):
         assert changed <= declared, f"{experiment} at profile={profile}: {sorted(changed - declared)} overridden"
         if resolved.get("ablation.epochs") is not None:
             assert resolved["trainer.epochs"] == resolved["ablation.epochs"], experiment
+
+
+def _named_groups(experiment: str) -> set[str]:
+    """The config groups an experiment (or an experiment it extends) chooses in its defaults list."""
+    own = OmegaConf.to_container(OmegaConf.load(CONFIG_DIR / "experiment" / f"{experiment}.yaml"))
+    groups = set()
+    for entry in own.get("defaults", []):
+        if isinstance(entry, str) and entry.startswith("/experiment/"):
+            groups |= _named_groups(entry.removeprefix("/experiment/"))
+        elif isinstance(entry, dict):
+            groups |= {key.removeprefix("override ").strip("/") for key in entry}
+    return groups
+
+
+@pytest.mark.parametrize("experiment", EXPERIMENTS)
+def test_each_experiment_names_its_study_data_and_model(experiment):
+    """A reader learns what an experiment trains from its own file (or the experiment it extends)."""
+    assert {"study", "data", "model"} <= _named_groups(experiment)
