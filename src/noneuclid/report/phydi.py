@@ -1,16 +1,13 @@
-"""PHYDI's report: Tables 1 and 2 (PHResNets on CIFAR-10, phydi_resnet), Fig. 4 (PHTransformers on
-WikiText-2, phydi_fig4 and phydi_figure), the training speed and compute, redrawn from the per-run data,
-with every claim of claims/phydi.yaml judged by the claims engine, all gathered in summary.md.
+"""PHYDI's report: Tables 1-2 (phydi_resnet), Fig. 4 (phydi_fig4, phydi_figure), training speed and compute,
+redrawn from the per-run data with every claim of claims/phydi.yaml judged, all gathered in summary.md; the
+prose is templates/phydi.md's.
 
     python -m noneuclid.report phydi [--runs runs] [--profile cpu]
-
-Only finished runs count (`seeds` = their number); tables show mean +- standard error over seeds (the
-paper's +-). Each verdict is reproduces, consistent, inconclusive, contradicts or not testable here (why).
-The prose is templates/phydi.md's.
 """
 
 from __future__ import annotations
 
+import functools
 from pathlib import Path
 
 import pandas as pd
@@ -26,25 +23,24 @@ from noneuclid.report.phydi_runs import NUMBERS, of_model
 
 MODELS = {"phresnet": "PHResNet", "phtransformer": "PHTransformer"}  # cfg.model.name -> the paper's name
 PAPER_TABLES = {"table1": PAPER_TABLE1, "table2": PAPER_TABLE2}
+_fill = functools.partial(prose.fill, "phydi")  # a section of templates/phydi.md, its fields filled in
 
 
 def make(runs_dir: Path, profile: str, out: Path, seeds=None, overrides=()) -> list[Path]:
-    """Write table1, table2, their claims, fig4 and its claims, speed and compute (CSV + Markdown + LaTeX),
-    fig4 (PNG + PDF) and summary.md from the per-run data in out (runs.csv, curves.csv.gz), after merging
-    into it the runs under runs/phydi/<profile> (seeds and overrides are not chosen here)."""
+    """Write every table (CSV, Markdown, LaTeX), fig4 (PNG, PDF) and summary.md into out from its per-run data,
+    after merging into it the runs under runs/phydi/<profile>."""
     if seeds or overrides:
         raise ValueError("the phydi report reads every run under runs/phydi/<profile>: drop --seeds and overrides")
     runs, curves = run_table.load(runs_dir, "phydi", profile, out)
-    resnets, resnet_curves = of_model(runs, curves, "phresnet")
-    transformers, transformer_curves = of_model(runs, curves, "phtransformer")
-    if resnets.empty and transformers.empty:
+    if runs.empty:
         raise FileNotFoundError(f"no phydi runs under {runs_dir}/phydi/{profile}: run `python -m noneuclid.train "
                                 f"-m experiment=phydi/table1 profile={profile}` (and table2, fig4) first")
-    out.mkdir(parents=True, exist_ok=True)
+    resnets, resnet_curves = of_model(runs, curves, "phresnet")
+    transformers, transformer_curves = of_model(runs, curves, "phtransformer")
     skipped = []  # cells of the paper with no runs here
     blocks = (_resnet_section(resnets, resnet_curves, out, skipped)
               + _fig4_section(transformers, transformer_curves, out, skipped)
-              + [_compute_section(pd.concat([resnets, transformers]), out)])
+              + [_compute_section(runs, out)])
     head = [_fill("summary", profile=profile) + "\n", *([_fill("skipped", skipped="; ".join(skipped)) + "\n"] * bool(skipped))]
     (out / "summary.md").write_text("\n".join(head + blocks))
     return sorted(out.iterdir())
@@ -108,8 +104,7 @@ def _claims(out: Path, stem: str, heading: str, claims: list) -> str:
 
 
 def compute(runs: pd.DataFrame) -> pd.DataFrame:
-    """Training time of the finished runs per sweep (experiment), model and n: runs, hours in all and
-    median minutes per run (train_seconds: the training epochs, without evaluations or start-up)."""
+    """Per sweep, model and n of the finished runs: runs, training hours in all, median minutes per run."""
     done = runs[runs.status == "done"]
     rows = [{"experiment": experiment, "model": f"{MODELS[model]}{int(depth)}", "n": int(n), "runs": len(g),
              "train_hours": g.train_seconds.sum() / 3600, "minutes_per_run": g.train_seconds.median() / 60}
@@ -127,14 +122,8 @@ def _compute_section(runs: pd.DataFrame, out: Path) -> str:
     return tables.section(out, "compute", table, shown, _fill("compute_title"), caption)
 
 
-def _fill(section: str, **fields) -> str:
-    """The section of templates/phydi.md with its fields filled in (prose.fill)."""
-    return prose.fill("phydi", section, **fields)
-
-
 def _reductions(runs: pd.DataFrame, section: str, **fields) -> str:
-    """The settings of the runs that a profile reduces, as 'label values; ...', with the settings and their
-    labels of the template section `section` (lines 'setting: label')."""
+    """'label values; ...' of the settings a profile reduces, listed in template `section` as 'setting: label'."""
     parts = []
     for line in _fill(section, **fields).splitlines():
         key, label = line.split(": ", 1)
