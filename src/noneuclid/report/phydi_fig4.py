@@ -1,13 +1,11 @@
-"""PHYDI's Fig. 4 (PHTransformers by depth on WikiText-2, PostNorm, PreNorm and PHYDI) from each run's
-per-epoch validation perplexity, and its claims judged by the claims engine.
+"""PHYDI's Fig. 4 (PHTransformers by depth on WikiText-2: PostNorm, PreNorm, PHYDI) from each run's validation
+perplexity per epoch, and its claims judged by the claims engine.
 
-Per run: epochs until validation perplexity <= T, T = 200 x U / U_paper (numbers.fig4_perplexity and
-.paper_unigram_perplexity), U the unigram perplexity (wikitext2.unigram_perplexity) of the vocabulary and
-tokens the runs used: the paper's threshold at the same ratio to "knowing only the word frequencies"; and
-to T_r = report.fig4_threshold x U, the profile's threshold that its runs can reach (set in its config
-before the runs). A run ends diverged (loss NaN/inf: DIVERGED in the run folder), stuck (best ppl >= 0.95
-U, numbers.stuck_fraction: nothing learned past the word frequencies), slow (above the threshold at its
-last epoch) or reached; it fails when diverged or stuck.
+Per run: epochs to ppl <= T = 200 x U / U_paper (numbers.fig4_perplexity, .paper_unigram_perplexity; U the
+unigram perplexity of the runs' data: the paper's threshold at the same ratio to knowing only word
+frequencies), and to T_r = report.fig4_threshold x U, the profile's reachable threshold. A run ends diverged
+(loss NaN/inf), stuck (best ppl >= 0.95 U, numbers.stuck_fraction), slow (above the threshold at its last
+epoch) or reached; it fails when diverged or stuck.
 """
 
 from __future__ import annotations
@@ -23,63 +21,51 @@ from noneuclid.report.estimates import estimate
 from noneuclid.report.phydi_runs import CLAIMS, NAMES, NUMBERS, Curves, epochs_to, pivot
 
 Cells = dict[tuple[int, int], dict[str, tuple[Curves, dict]]]  # (n, depth) -> norm -> (val ppl, seed -> diverged)
-# A claim's arm: a norm (post, pre, phydi) at the cell's n and depth, at another depth (post_depth48) or n
-# (post_n4), or PHYDI's lead over PreNorm at a depth (depth48)
+# A claim's arm: a norm at the cell's n and depth, at another depth (post_depth48) or n (post_n4), or PHYDI's
+# lead over PreNorm at a depth (depth48)
 ARM = re.compile(r"(?P<norm>post|pre|phydi)?_?(?:depth(?P<depth>\d+)|n(?P<n>\d+))?")
 METRICS = ("failed", "best_ppl", "epochs_to_ppl", "phydi_lead")
-EPOCH_METRICS = ("epochs_to_ppl", "phydi_lead")  # counted in epochs: their floor is the first evaluation
 
 
 def lm_cells(runs: pd.DataFrame, curves: pd.DataFrame) -> tuple[Cells, dict[int, float]]:
-    """(the cells of the finished or diverged runs, n -> the unigram perplexity their data has, logged by
-    the trainer as val_unigram_perplexity and checked against numbers.paper_unigram_perplexity for runs on
-    all of WikiText-2)."""
+    """(the cells of the finished or diverged runs, n -> the unigram perplexity of their data, as logged)."""
     ended = runs[runs.status.isin(["done", "diverged"])]
-    if len(ended) and "val_unigram_perplexity" not in curves:
-        raise ValueError("these transformer runs did not log val_unigram_perplexity (made before it was added): "
-                         "retrain them")
     cells, unigram = {}, {}
     for (n, depth), group in ended.groupby(["cfg.model.n", "cfg.model.depth"], sort=True):
-        cells[(int(n), int(depth))] = {
-            norm: (pivot(g, curves, "val_perplexity").reindex(columns=sorted(g["cfg.seed"])),  # a run that
-                   dict(zip(g["cfg.seed"], g.status == "diverged")))  # diverged in epoch 1 has no rows: NaN
-            for norm, g in group.groupby("cfg.model.norm")}
+        cells[(int(n), int(depth))] = {  # a run that diverged in epoch 1 has no rows: a column of NaN
+            norm: (pivot(g, curves, "val_perplexity").reindex(columns=sorted(g["cfg.seed"])),
+                   dict(zip(g["cfg.seed"], g.status == "diverged"))) for norm, g in group.groupby("cfg.model.norm")}
         u = curves[curves.run.isin(group.run)]["val_unigram_perplexity"].dropna().unique()
         if len(u) != 1:
-            raise ValueError(f"runs of n={n} have unigram perplexities {list(u)}: their data differ; keep one data "
-                             "setting per profile (or retrain runs made before val_unigram_perplexity was logged)")
+            raise ValueError(f"runs of n={n} have unigram perplexities {list(u)}: keep one data setting per profile")
         full = group[["cfg.data.vocab_size", "cfg.data.train_tokens", "cfg.data.eval_tokens"]].isna().all(axis=None)
         if full and abs(u[0] - NUMBERS["paper_unigram_perplexity"]) > 0.05:
-            raise ValueError(f"runs on all of WikiText-2 logged a unigram perplexity {u[0]:.2f}, not claims/phydi.yaml's "
-                             f"{NUMBERS['paper_unigram_perplexity']}: the data or the baseline changed")
+            raise ValueError(f"runs on all of WikiText-2 logged a unigram perplexity {u[0]:.2f}, not the paper's")
         unigram.setdefault(int(n), float(u[0]))
     return cells, unigram
 
 
 def scaled_threshold(unigram: float) -> float:
-    """T = fig4_perplexity x U / paper_unigram_perplexity (see the module doc)."""
+    """T = fig4_perplexity x U / paper_unigram_perplexity."""
     return NUMBERS["fig4_perplexity"] * unigram / NUMBERS["paper_unigram_perplexity"]
 
 
 def threshold_ratio(runs: pd.DataFrame) -> float | None:
-    """The profile's rule for the reachable threshold, report.fig4_threshold (T_r = it x U), as the runs
-    were configured with it; None where none is set."""
-    column = "cfg.report.fig4_threshold"
-    values = runs[column].dropna().unique() if column in runs else []
+    """report.fig4_threshold the runs were configured with (T_r = it x U); None where none is set."""
+    values = runs["cfg.report.fig4_threshold"].dropna().unique() if "cfg.report.fig4_threshold" in runs else []
     if len(values) > 1:
         raise ValueError(f"the transformer runs were configured with several report.fig4_threshold: {list(values)}")
     return float(values[0]) if len(values) else None
 
 
 def per_seed(curves: Curves, diverged: dict, threshold: float, unigram: float) -> pd.DataFrame:
-    """seed x (first: epochs to ppl <= threshold, best: the best ppl, both inf for a diverged seed; end:
-    how its run ended, 'diverged' (loss NaN or inf), 'stuck' (best >= stuck_fraction x U, the unigram
-    perplexity), 'reached' (ppl <= threshold within its epochs), else 'slow' (past the unigram regime,
-    above the threshold at its last epoch))."""
+    """seed x (first: epochs to ppl <= threshold, best: the best ppl, both inf if diverged; end: diverged,
+    stuck, reached or slow, as in the module doc)."""
     rows = {}
     for s in curves:
-        c, bad = curves[s].dropna(), diverged.get(s, False)
-        first, best = (math.inf, math.inf) if bad or c.empty else (epochs_to(c, threshold, above=False), float(c.min()))
+        c = curves[s].dropna()
+        first, best = ((math.inf, math.inf) if diverged.get(s, False) or c.empty
+                       else (epochs_to(c, threshold, above=False), float(c.min())))
         end = ("diverged" if math.isinf(best) else "stuck" if best >= NUMBERS["stuck_fraction"] * unigram
                else "slow" if math.isinf(first) else "reached")
         rows[s] = {"first": first, "best": best, "end": end}
@@ -87,9 +73,8 @@ def per_seed(curves: Curves, diverged: dict, threshold: float, unigram: float) -
 
 
 def fig4_rows(cells: Cells, unigram: dict[int, float], ratio: float | None = None) -> pd.DataFrame:
-    """One row per (n, depth, norm): seeds, epochs to ppl <= T, best val ppl (mean +- s.e.), diverged,
-    stuck and slow seeds, the unigram perplexity U and T; with the profile's rule `ratio`
-    (report.fig4_threshold) also epochs to ppl <= T_r = ratio x U."""
+    """One row per (n, depth, norm): seeds, epochs to ppl <= T, best val ppl, diverged, stuck and slow seeds,
+    U and T; with the profile's `ratio` also epochs to ppl <= T_r = ratio x U."""
     rows = []
     for (n, depth), norms in sorted(cells.items()):
         u, t = unigram[n], scaled_threshold(unigram[n])
@@ -110,26 +95,24 @@ def fig4_rows(cells: Cells, unigram: dict[int, float], ratio: float | None = Non
 
 
 def _reached(first: list[float], name: str) -> dict:
-    """Epochs to a threshold over the seeds that reached it (mean +- s.e.), and how many did: in words and
-    as numbers."""
+    """Epochs to a threshold over the seeds that reached it and how many did, in words and as numbers."""
     reached = [f for f in first if not math.isinf(f)]
-    return {f"epochs to ppl <= {name} (ours)": str(estimate(reached)) if reached else "not reached",
+    epochs = estimate(reached)
+    return {f"epochs to ppl <= {name} (ours)": str(epochs) if reached else "not reached",
             f"reached {name}": f"{len(reached)}/{len(first)}", f"seeds reached {name}": len(reached),
-            f"epochs to {name} mean": estimate(reached).mean, f"epochs to {name} se": estimate(reached).se}
+            f"epochs to {name} mean": epochs.mean, f"epochs to {name} se": epochs.se}
 
 
 def fig4_verdicts(cells: Cells, unigram: dict[int, float], ratio: float | None = None) -> list[engine.Verdict]:
-    """Every cell of the Fig. 4 claims, judged from per-seed values: failed (1 or 0, engine.judge_shares),
-    best ppl, epochs to ppl <= T_r (T where the profile sets no ratio), PHYDI's lead over PreNorm in those
-    epochs (same seed). Not testable here: an arm without runs, or runs without the metric (never reached
-    the threshold, diverged), or all at the first evaluation (a metric in epochs cannot order them)."""
+    """Every cell of the Fig. 4 claims from per-seed values: failed (1 or 0, engine.judge_shares), best ppl,
+    epochs to ppl <= T_r (T without a ratio), PHYDI's lead over PreNorm in them (same seed); not testable
+    without runs or values, or where every run compared is at the first evaluation (the metric's floor)."""
     rows = []
     for claim in (c for c in CLAIMS.claims if c.metric in METRICS):
         for cell in claim.cells:
             keys = [_arm(arm, cell.name) for arm in cell.arms]
-            n = keys[0][0]
-            u = unigram.get(n, math.nan)
-            threshold, name = (ratio * u, "T_r") if ratio and n in unigram else (scaled_threshold(u), "T")
+            u = unigram.get(keys[0][0], math.nan)
+            threshold, name = (ratio * u, "T_r") if ratio and keys[0][0] in unigram else (scaled_threshold(u), "T")
             values = [_values(claim.metric, cells, key, threshold, u) for key in keys]
             why = "; ".join(v for v in values if isinstance(v, str)) or _at_floor(claim.metric, cells, keys, threshold)
             judge = engine.judge_shares if claim.metric == "failed" else engine.judge
@@ -141,31 +124,27 @@ def fig4_verdicts(cells: Cells, unigram: dict[int, float], ratio: float | None =
 
 def _label(metric: str, name: str, threshold: float, unigram: float) -> str:
     """The metric as the claims table shows it, with the level it is counted at."""
-    if math.isnan(threshold):
+    if math.isnan(threshold) or metric == "best_ppl":
         return metric
     if metric == "failed":
         return f"failed (diverged, or best ppl >= {NUMBERS['stuck_fraction'] * unigram:.0f})"
-    return metric if metric == "best_ppl" else f"{metric} at ppl <= {name} = {threshold:.0f}"
+    return f"{metric} at ppl <= {name} = {threshold:.0f}"
 
 
 def _at_floor(metric: str, cells: Cells, keys: list[tuple[int, int, str]], threshold: float) -> str:
-    """Why epochs to the threshold cannot order a cell's arms (every run they compare reached it at the
-    first evaluation, epoch 1), or '' where they can or the metric is not counted in epochs."""
-    if metric not in EPOCH_METRICS:
-        return ""
+    """Why epochs to the threshold cannot order the arms (every run compared reached it at epoch 1); ''."""
     arms = [cells[(n, depth)][m] for n, depth, norm in keys for m in _norms(norm)]
-    if all((per_seed(*arm, threshold, math.nan)["first"] == 1).all() for arm in arms):
+    if metric in ("epochs_to_ppl", "phydi_lead") and all(
+            (per_seed(*arm, threshold, math.nan)["first"] == 1).all() for arm in arms):
         return (f"every run compared reached ppl <= {threshold:.0f} at its first evaluation (epoch 1): epochs to "
                 "it cannot order them")
     return ""
 
 
 def _arm(arm: str, cell: str) -> tuple[int, int, str]:
-    """(n, depth, norm) of a claim's arm in a cell named like 'n = 2, 24 layers' (what the arm does not
-    name itself); norm 'lead' for PHYDI's lead over PreNorm."""
-    match = ARM.fullmatch(arm)
-    n, depth = re.search(r"n = (\d+)", cell), re.search(r"(\d+) layers", cell)
-    return (int(match["n"] or n[1]), int(match["depth"] or depth[1]), match["norm"] or "lead")
+    """(n, depth, norm) of a claim's arm in a cell named like 'n = 2, 24 layers'; norm 'lead': PHYDI's lead."""
+    match, n, depth = ARM.fullmatch(arm), re.search(r"n = (\d+)", cell), re.search(r"(\d+) layers", cell)
+    return int(match["n"] or n[1]), int(match["depth"] or depth[1]), match["norm"] or "lead"
 
 
 def _norms(norm: str) -> tuple[str, ...]:

@@ -18,37 +18,36 @@ from noneuclid.report.phydi_runs import NAMES, NUMBERS  # noqa: E402
 
 
 def fig4(rows: pd.DataFrame, out: Path) -> None:
-    """Left: epochs to ppl <= T_r (the profile's reachable threshold; T where it has none) by depth, over
-    the seeds that reached it (at the top: a point where no seed did, x where a seed failed, a hollow v
-    where a seed was slow; see phydi_fig4.per_seed; k/N beside a point: k of N seeds did); right:
-    best validation perplexity by depth (mean +- s.e.) with the unigram perplexity U, T and T_r. A colour
-    per norm, a line style per n."""
+    """Left: epochs to ppl <= T_r (T where the profile sets none) by depth over the seeds that reached it; at
+    the top, x where a seed failed, a hollow v where one was slow, a point where none reached it; k/N: k of N
+    seeds did. Right: best validation perplexity (mean +- s.e.) with U, T and T_r. Colour: norm; style: n."""
     fig, (ax, bx) = plt.subplots(1, 2, figsize=(10, 4))
     ceiling = int(rows.epochs.max()) + 1
-    name = "T_r" if "T_r" in rows else "T"  # the profile's reachable threshold, where it has one
-    column = f"epochs to ppl <= {name} (ours)"
+    name = "T_r" if "T_r" in rows else "T"
     colours = {norm: f"C{i}" for i, norm in enumerate(("post", "pre", "phydi"))}
     styles = {n: style for n, style in zip(sorted(rows.n.unique()), ("-", "--", ":"))}
     for (norm, n), g in rows.groupby(["norm", "n"]):
-        g = g.sort_values("depth")
-        look = {"color": colours[norm], "ls": styles[n], "label": f"{NAMES[norm]}, n={n}"}
-        first = [float(v.split(" ")[0]) if v != "not reached" else ceiling for v in g[column]]
+        g, colour = g.sort_values("depth"), colours[norm]
+        look = {"color": colour, "ls": styles[n], "label": f"{NAMES[norm]}, n={n}"}
+        reached = g[f"seeds reached {name}"]
+        first = g[f"epochs to {name} mean"].where(reached > 0, ceiling)
         ax.plot(g.depth, first, marker="o", **look)
         failed, slow = g.diverged + g.stuck > 0, g.slow > 0
-        ax.scatter(g.depth[failed], [ceiling] * failed.sum(), marker="x", s=60, color=colours[norm])
-        ax.scatter(g.depth[slow], [ceiling - 0.35] * slow.sum(), marker="v", s=40, facecolors="none",
-                   edgecolors=colours[norm])
-        _fig4_partial(ax, g.depth, first, g[f"reached {name}"], colours[norm])
+        ax.scatter(g.depth[failed], [ceiling] * failed.sum(), marker="x", s=60, color=colour)
+        ax.scatter(g.depth[slow], [ceiling - 0.35] * slow.sum(), marker="v", s=40, facecolors="none", edgecolors=colour)
+        for depth, y, k, total in zip(g.depth, first, reached, g.seeds):
+            if 0 < k < total:
+                ax.annotate(f"{k}/{total}", (depth, y), xytext=(4, 4), textcoords="offset points", fontsize=7,
+                            color=colour)
         finite = g[g["best val ppl mean"] < math.inf]
         bx.errorbar(finite.depth, finite["best val ppl mean"], yerr=finite["best val ppl se"], marker="o",
                     capsize=2, **look)
-    _fig4_levels(bx, rows, name)
+    _levels(bx, rows, name)
     ax.set(xscale="log", xlabel="layers", ylabel=f"epochs to validation perplexity <= {name}",
-           ylim=(0, ceiling + 0.5),
-           title=f"at {ceiling}: x a seed failed (diverged or stuck), v a seed was slow;\n"
-                 "k/N: seeds that reached the threshold")
+           ylim=(0, ceiling + 0.5), title=f"at {ceiling}: x a seed failed (diverged or stuck), v a seed was slow;\n"
+                                          "k/N: seeds that reached the threshold")
     ax.yaxis.set_major_locator(MaxNLocator(integer=True))
-    if (rows[column] == "not reached").all():  # say so, not just a flat line of x
+    if (rows[f"seeds reached {name}"] == 0).all():  # say so, not just a flat line of x
         ax.text(0.5, 0.45, f"no run reached {name} = {rows[name].min():.1f}\nin {ceiling - 1} epochs",
                 transform=ax.transAxes, ha="center", va="center")
     bx.set(xscale="log", yscale="log", xlabel="layers", ylabel="best validation perplexity")
@@ -62,17 +61,8 @@ def fig4(rows: pd.DataFrame, out: Path) -> None:
     figures.save(fig, out)
 
 
-def _fig4_partial(ax, depths: pd.Series, first: list[float], reached: pd.Series, colour: str) -> None:
-    """'k/N' beside each point whose mean is over only some of its seeds (k of N reached the threshold)."""
-    for depth, y, share in zip(depths, first, reached):
-        k, total = (int(v) for v in share.split("/"))
-        if 0 < k < total:
-            ax.annotate(share, (depth, y), xytext=(4, 4), textcoords="offset points", fontsize=7, color=colour)
-
-
-def _fig4_levels(bx, rows: pd.DataFrame, name: str) -> None:
-    """The unigram perplexity U, T and (name T_r) T_r as horizontal lines: once where every n has the
-    same data (the same U), else once per n."""
+def _levels(bx, rows: pd.DataFrame, name: str) -> None:
+    """U, T and (name T_r) T_r as horizontal lines: once where every n has the same U, else once per n."""
     levels = rows.drop_duplicates("unigram ppl U")
     for _, row in levels.iterrows():
         tag = f", n={row.n}" if len(levels) > 1 else ""

@@ -1,17 +1,14 @@
-"""PHYDI's Tables 1 and 2 (convergence of PHResNets on CIFAR-10 by init), from each finished run's
-per-epoch validation accuracy, beside the paper's numbers, and their claims judged by the claims engine.
+"""PHYDI's Tables 1 and 2 (PHResNets on CIFAR-10 by init) from each finished run's validation accuracy per
+epoch, beside the paper's numbers, and their claims judged by the claims engine.
 
-Per run:    M1          epochs until validation accuracy >= 80 % (the paper's M1; numbers.m1_accuracy)
-            M1 at X %   epochs until validation accuracy >= X, X = 0.9 x the lowest best validation accuracy
-                        of any run of the cell (every init, every seed), rounded down to a whole percent: a
-                        level every run reaches, fixed without looking at the inits
-            AUC         the mean validation accuracy over the epochs run (the area under the curve per epoch)
-Per cell:   M2          our reading of "epochs to beat a model with the proposed approach": the first epoch
-                        at which PHYDI's mean curve is above the compared init's by more than their combined
-                        standard error (estimates.compare)
-Claims (<table>_m1, _auc, _m2): PHYDI vs standard and vs WKP in the direction the paper's numbers give each
-cell, per seed in M1 (at 80 % where every run of the cell reaches it, else at X %), AUC and the accuracy
-after the paper's M2 epochs' training images; table1_lead_grows_with_depth: PHYDI's M1 lead, 152 vs 18.
+Per run:  M1 epochs to accuracy >= 80 % (numbers.m1_accuracy); M1 at X % the same at X = 0.9 x the lowest best
+          accuracy of any run of the cell, rounded down to a percent (a level every run reaches); AUC the
+          mean accuracy over the epochs run.
+Per cell: M2 (ours) the first epoch PHYDI's mean curve is above the other init's by more than their combined
+          s.e. (estimates.compare).
+Claims <table>_m1 (at 80 % where every run of the cell reaches it, else at X %), _auc and _m2 (accuracy after
+the paper's M2 epochs' training images): PHYDI vs standard and vs WKP, per seed;
+table1_lead_grows_with_depth: PHYDI's M1 lead, 152 vs 18 layers.
 """
 
 from __future__ import annotations
@@ -35,8 +32,7 @@ CELL = re.compile(r"PHResNet(?P<depth>\d+), n = (?P<n>\d+)(?:, lr (?P<lr>[\d.]+)
 
 
 def paper_table(table: str) -> dict[tuple, dict[str, tuple[float, float, float | None]]]:
-    """The paper's Table 1 or 2 as claims/phydi.yaml holds it: (depth, n[, lr]) -> init -> (M1 mean, M1
-    s.e., M2), M2 None for PHYDI itself (from the cells of <table>_m1 and <table>_m2)."""
+    """The paper's Table 1 or 2 from claims/phydi.yaml: (depth, n[, lr]) -> init -> (M1 mean, s.e., M2 or None)."""
     rows = {}
     for cell in CLAIMS[f"{table}_m1"].cells:
         match = CELL.fullmatch(cell.name)
@@ -52,18 +48,18 @@ PAPER_TABLE1, PAPER_TABLE2 = paper_table("table1"), paper_table("table2")
 
 
 def threshold_x(curves: dict[str, Curves]) -> float:
-    """X of 'M1 at X %' for a cell (init -> curves; the module doc)."""
+    """X of 'M1 at X %' for a cell (init -> curves)."""
     lowest = min(float(c.max().min()) for c in curves.values())
     return math.floor(100 * NUMBERS["x_fraction"] * lowest) / 100
 
 
 def auc(curve: pd.Series) -> float:
-    """Mean of the per-epoch values over epochs 1..E: the area under the curve per epoch."""
+    """The area under the curve per epoch: the mean over epochs 1..E."""
     return float(curve.mean())
 
 
 def beats_from(phydi: Curves, other: Curves) -> float:
-    """Our M2 of PHYDI against `other` (the module doc); inf if never."""
+    """Our M2 of PHYDI against `other`; inf if never."""
     for epoch in phydi.index.intersection(other.index):
         a, b = estimate(phydi.loc[epoch].dropna()), estimate(other.loc[epoch].dropna())
         if compare(a, b, lower_is_better=False) == "better":
@@ -78,14 +74,12 @@ def m1_level(curves: dict[str, Curves], x: float) -> float:
 
 
 def m2_epoch(paper_m2: float, images: int) -> int:
-    """Our epoch whose end has seen as many training images as the paper's M2 epochs on all of CIFAR-10's
-    training split: ceil(M2 x 50,000 / images), images = training images per epoch of our runs."""
+    """Our epoch that has seen the training images of the paper's M2 epochs: ceil(M2 x 50,000 / images)."""
     return math.ceil(paper_m2 * IMAGES / images)
 
 
 def resnet_rows(curves: dict[str, Curves], paper: dict, x: float) -> dict[str, dict]:
-    """init -> our numbers for one cell (val-accuracy curves of its finished runs), beside the paper's,
-    one number per column (mean and s.e. over seeds; inf: never; NaN: none, e.g. PHYDI's own M2)."""
+    """init -> our numbers for one cell beside the paper's (mean and s.e. over seeds; inf: never; NaN: none)."""
     rows = {}
     for init in (i for i in INITS if i in curves):
         cols = [curves[init][s].dropna() for s in curves[init]]
@@ -104,8 +98,7 @@ def resnet_rows(curves: dict[str, Curves], paper: dict, x: float) -> dict[str, d
 
 
 def resnet_shown(numbers: pd.DataFrame, keys: list[str]) -> pd.DataFrame:
-    """The Tables 1-2 numbers in words: 'mean ± s.e.' (the mean alone for one seed), 'not reached',
-    'never', '-' where there is no such number."""
+    """The Tables 1-2 numbers in words: 'mean ± s.e.', 'not reached', 'never', '-' for none."""
     def shown(r) -> dict:
         paper = not math.isnan(r.paper_m1_mean)
         return {**{k.split(".")[-1]: getattr(r, k.split(".")[-1]) for k in keys}, "model": r.model,
@@ -129,9 +122,8 @@ def claim_cell(key: tuple, other: str) -> str:
 
 def resnet_claims(curves: dict[str, Curves], table: str, key: tuple, x: float,
                   images: int = IMAGES) -> list[engine.Verdict]:
-    """The cell's verdicts on the claims <table>_m1, _auc and _m2 (the module doc; the verdict's metric
-    says M1's level), images: training images per epoch of the cell's runs; none where the paper has no
-    such cell."""
+    """The cell's verdicts on <table>_m1, _auc and _m2 (none where the paper has no such cell); images:
+    training images per epoch of its runs."""
     level = m1_level(curves, x)
     label = f"m1 at {round(100 * level)} %" + ("" if level == M1_ACCURACY else f" ({M1_LEVEL} out of reach)")
     per_seed = {"m1": lambda curve, cell: epochs_to(curve, level), "auc": lambda curve, cell: 100 * auc(curve),
@@ -148,7 +140,7 @@ def resnet_claims(curves: dict[str, Curves], table: str, key: tuple, x: float,
 
 def _resnet_verdict(claim: claims_data.Claim, cell: claims_data.Cell, curves: dict[str, Curves],
                     value, images: int) -> engine.Verdict:
-    """One claim cell's verdict from value(curve, cell) of every finished seed of its two inits."""
+    """A claim cell's verdict from value(curve, cell) of every finished seed of its two inits."""
     missing = [NAMES[a] for a in cell.arms if a not in curves]
     if missing:
         return engine.untestable(claim, cell, f"no finished runs of {', '.join(missing)}",
@@ -164,9 +156,8 @@ def _resnet_verdict(claim: claims_data.Claim, cell: claims_data.Cell, curves: di
 
 def resnet_tables(cells: dict[tuple, dict[str, Curves]], keys: list[str], paper: dict, table: str,
                   images: dict[tuple, int] | None = None) -> tuple[pd.DataFrame, list[engine.Verdict]]:
-    """(numbers: one row per cell and init, claims: the verdicts of the claims <table>_*, one per cell,
-    metric and compared init) from the cells' val-accuracy curves, keyed by the settings tuple of `keys`;
-    images: training images per epoch of each cell's runs (default: all of CIFAR-10's)."""
+    """(numbers: a row per cell and init, claims: the verdicts of <table>_*) from the cells' curves, keyed by
+    the settings of `keys`; images: training images per epoch per cell (default: all of CIFAR-10's)."""
     numbers, claims = [], []
     for cell in sorted(cells):
         x = threshold_x(cells[cell])
@@ -178,9 +169,8 @@ def resnet_tables(cells: dict[tuple, dict[str, Curves]], keys: list[str], paper:
 
 
 def lead_verdicts(cells: dict[tuple, dict[str, Curves]]) -> list[engine.Verdict]:
-    """The cells of table1_lead_grows_with_depth (one per n): per seed, standard's M1 minus PHYDI's,
-    PHResNet152 against PHResNet18, both at one accuracy level: the lower of the two cells' M1 levels
-    (m1_level), which every run of both reaches."""
+    """table1_lead_grows_with_depth per n: standard's M1 minus PHYDI's per seed, 152 vs 18 layers, both at
+    the lower of the two cells' M1 levels."""
     claim, rows = CLAIMS["table1_lead_grows_with_depth"], []
     for cell in claim.cells:
         n = int(re.search(r"n = (\d+)", cell.name)[1])
@@ -203,8 +193,7 @@ def _m1_lead(curves: dict[str, Curves], level: float) -> list[float]:
 
 
 def not_run(cells, paper: dict) -> str:
-    """The paper's cells (keys (depth, n) or (depth, n, lr) of `paper`) without finished runs here, by n,
-    e.g. 'n = 2: PHResNet18, PHResNet50; n = 3: PHResNet18 (2 of the paper's 9 cells)'; '' if none."""
+    """The paper's cells without finished runs here by n, e.g. 'n = 2: PHResNet18 (1 of the paper's 9 cells)'."""
     missing = [k for k in paper if k not in cells]
     if not missing:
         return ""
@@ -222,13 +211,12 @@ def resnet_cells(runs: pd.DataFrame, curves: pd.DataFrame, keys: list[str]) -> d
 
 
 def images_per_epoch(runs: pd.DataFrame) -> pd.Series:
-    """Each run's training images per epoch: data.train_size, null for all of CIFAR-10's training split."""
+    """Each run's training images per epoch (data.train_size; null: all of CIFAR-10's)."""
     return runs["cfg.data.train_size"].fillna(IMAGES)
 
 
 def resnet_speed(resnets: pd.DataFrame) -> pd.DataFrame:
-    """Training speed of the finished PHResNet runs per depth and n: runs, median over runs of their
-    median seconds per epoch, and the training images per second that gives."""
+    """Per depth and n of the finished runs: the median of their median seconds per epoch, images per second."""
     done = resnets[resnets.status == "done"]
     rows = [{"model": f"PHResNet{int(depth)}", "n": int(n), "runs": len(g),
              "threads": ", ".join(str(int(t)) for t in sorted(g["env.torch_threads"].unique())),

@@ -1,6 +1,5 @@
-"""PHYDI's finished runs as curves, shared by its Tables 1-2 (phydi_resnet) and Fig. 4 (phydi_fig4)
-reports: the claims and numbers of claims/phydi.yaml, one model's rows of the per-run data, a cell's
-curves as epoch x seed, and the first epoch a curve reaches a level."""
+"""What PHYDI's Tables 1-2 (phydi_resnet) and Fig. 4 (phydi_fig4) share: claims/phydi.yaml, one model's runs,
+a cell's curves as epoch x seed, and the first epoch a curve reaches a level."""
 
 from __future__ import annotations
 
@@ -17,16 +16,10 @@ Curves = pd.DataFrame  # epoch (index, from 1) x seed (columns): one metric per 
 
 
 def of_model(runs: pd.DataFrame, curves: pd.DataFrame, model: str) -> tuple[pd.DataFrame, pd.DataFrame]:
-    """(one row per run of `model` (cfg.model.name), one row per run and evaluated epoch, the last where an
-    epoch is logged twice) of the per-run data (report.run_table.load)."""
-    if runs.empty:
-        return pd.DataFrame(), pd.DataFrame()
-    runs = runs[runs["cfg.model.name"] == model].copy()
-    curves = curves[curves.run.isin(runs.run)]
-    if not curves.empty:
-        curves = curves[curves["epoch"].notna() & curves.filter(like="val_").notna().any(axis=1)]
-        curves = curves.drop_duplicates(["run", "epoch"], keep="last")
-    return runs, curves
+    """(the runs of `model` (cfg.model.name), their evaluated epochs, the last where one is logged twice)."""
+    runs = runs[runs["cfg.model.name"] == model]
+    curves = curves[curves.run.isin(runs.run) & curves["epoch"].notna() & curves.filter(like="val_").notna().any(axis=1)]
+    return runs, curves.drop_duplicates(["run", "epoch"], keep="last")
 
 
 def pivot(runs: pd.DataFrame, curves: pd.DataFrame, column: str) -> Curves:
