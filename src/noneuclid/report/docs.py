@@ -49,15 +49,9 @@ def digest(folder: Path, paper: str) -> str | None:
     if not files:
         return None
     rows = pd.concat([pd.read_csv(f) for f in files], ignore_index=True)
-    texts = {c.id: c.text for c in data.load(paper).claims} if paper in data.papers() else {}
-    counts = []
-    for claim, cells in rows.groupby("claim", sort=False):
-        tally = cells.verdict.value_counts()
-        counts.append({"claim": claim, "the paper says": texts.get(claim, ""), "source": cells.source.iloc[0],
-                       "cells": len(cells), **{v: int(tally.get(v, 0)) for v in VERDICTS}})
-    tally = rows.verdict.value_counts()
-    counts.append({"claim": "all", "the paper says": "", "source": "", "cells": len(rows),
-                   **{v: int(tally.get(v, 0)) for v in VERDICTS}})
+    texts = {c.id: c.text for c in data.load(paper).claims}
+    counts = [_tally(cells, claim, texts.get(claim, ""), cells.source.iloc[0])
+              for claim, cells in rows.groupby("claim", sort=False)] + [_tally(rows, "all", "", "")]
     decided = [display(Verdict(**{k: row[k] for k in CSV_COLUMNS}, paper=""))
                for _, row in rows[rows.verdict.isin([REPRODUCES, CONTRADICTS])].iterrows()]
     columns = ["claim", "cell", "arms", "relation", "ours", "difference [95 % interval]", "verdict"]
@@ -67,10 +61,16 @@ def digest(folder: Path, paper: str) -> str | None:
     if decided:
         parts += ["The decided cells (arms: the one the claim favours first):",
                   _markdown(pd.DataFrame(decided, columns=columns))]
-    stems = papers.PAPERS[paper].pages if paper in papers.PAPERS else ("summary",)
-    pages = ", ".join(f"[{stem}.md]({stem}.md)" for stem in stems)
+    pages = ", ".join(f"[{stem}.md]({stem}.md)" for stem in papers.PAPERS[paper].pages)
     parts += [LEGEND, f"Every cell with its numbers and the paper's: {links}; every table and figure: {pages}."]
     return "\n\n".join(parts) + "\n"
+
+
+def _tally(cells: pd.DataFrame, claim: str, says: str, source: str) -> dict:
+    """A row of the digest: the claim, its cells and how many have each verdict."""
+    tally = cells.verdict.value_counts()
+    return {"claim": claim, "the paper says": says, "source": source, "cells": len(cells),
+            **{v: int(tally.get(v, 0)) for v in VERDICTS}}
 
 
 def _markdown(frame: pd.DataFrame) -> str:
