@@ -121,9 +121,8 @@ def merged(old: pd.DataFrame, new: pd.DataFrame, keys: list[str]) -> pd.DataFram
 def export(runs_dir: Path, paper: str, profile: str, out: Path) -> list[Path]:
     """Write (merge into) out/runs.csv and out/curves.csv.gz; returns the files written."""
     written = []
-    for name, new, keys in zip(FILES, ended_runs(runs_dir, paper, profile), (["run"], ["run", "step"])):
-        path = Path(out) / name
-        table = merged(pd.read_csv(path, low_memory=False) if path.exists() else pd.DataFrame(), new, keys)
+    for name, old, new, keys in zip(FILES, read(out), ended_runs(runs_dir, paper, profile), (["run"], ["run", "step"])):
+        path, table = Path(out) / name, merged(old, new, keys)
         if table.empty:
             continue
         path.parent.mkdir(parents=True, exist_ok=True)
