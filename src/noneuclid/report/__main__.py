@@ -30,7 +30,11 @@ def main(argv=None) -> int:
     argv = sys.argv[1:] if argv is None else argv
     if argv[:1] == ["runs"]:
         return tidy_table(argv[1:])
-    parser = _parser("python -m noneuclid.report", __doc__)
+    parser = argparse.ArgumentParser(prog="python -m noneuclid.report", description=__doc__,
+                                     formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser.add_argument("--runs", type=Path, default=Path(os.environ.get("NONEUCLID_RUNS_DIR", "runs")))
+    parser.add_argument("--profile", choices=PROFILES, default=None)
+    parser.add_argument("--results", type=Path, default=Path("results"))
     if argv[:1] == ["export"]:
         parser.add_argument("export", choices=["export"])
         parser.add_argument("paper", choices=sorted(PAPERS))
@@ -60,15 +64,6 @@ def main(argv=None) -> int:
         print(html.make(profile, args.results))
         return max(codes, default=0)
     return _with_profile(args, sorted(PAPERS), every_paper)
-
-
-def _parser(prog: str, doc: str | None = None) -> argparse.ArgumentParser:
-    """A parser with --runs, --profile and --results."""
-    parser = argparse.ArgumentParser(prog=prog, description=doc, formatter_class=argparse.RawDescriptionHelpFormatter)
-    parser.add_argument("--runs", type=Path, default=Path(os.environ.get("NONEUCLID_RUNS_DIR", "runs")))
-    parser.add_argument("--profile", choices=PROFILES, default=None)
-    parser.add_argument("--results", type=Path, default=Path("results"))
-    return parser
 
 
 def chosen_profile(args, paper_keys) -> str:

@@ -233,7 +233,7 @@ def summary(out: Path, runs, curves, per_seed, shown: dict, profile: str) -> lis
                                     text("section_caption", profile=profile, **_budget(sections))))
     bound = next(c.bound for c in CLAIMS["orthonormality_to_machine_precision"].cells
                  if c.arms[0].startswith("drift_"))
-    return lines + [s for s in (evaluated.drift_section(out, bound), evaluated.timing_section(out, "adam_euclidean")) if s]
+    return lines + [s for s in (evaluated.drift_section(out, bound), evaluated.timing_section(out)) if s]
 
 
 def reference_dir(data_dir=None) -> Path:

@@ -158,11 +158,12 @@ def timing_summary(timing: pd.DataFrame, base: str) -> tuple[pd.DataFrame, pd.Da
     return data, shown
 
 
-def timing_section(out: Path, base: str) -> str:
+def timing_section(out: Path) -> str:
     """Write timing_summary in `out` from timing.csv; its part of summary.md ("" without timing.csv)."""
     if (loaded := load(out, "timing.csv")) is None:
         return ""
     timing, = loaded
     caption = text("timing_caption", rounds=timing.repeat.nunique(), threads=timing.threads.iloc[0],
                    processor=timing.processor.iloc[0])
-    return tables.section(out, "timing_summary", *timing_summary(timing, base), text("timing_title"), caption)
+    return tables.section(out, "timing_summary", *timing_summary(timing, "adam_euclidean"), text("timing_title"),
+                          caption)
