@@ -70,7 +70,7 @@ def test_the_authors_run_is_labelled_theirs_and_the_papers_numbers_carry_their_t
     assert accuracy.loc["Momentum + Stiefel", "authors' run final train loss"] == 0.694
     columns = [*accuracy.columns, *brantner.table2(runs).columns]
     assert all("Table 2" in c for c in columns if "paper" in c or "published" in c)
-    assert "the paper's 1.34 (Fig. 3a, appendix D)" in brantner.observations(runs, curves)[0]
+    assert "the paper's 1.34 (Fig. 3a, appendix D)" in brantner.observations(runs, curves)
 
 
 def test_runs_with_other_settings_are_not_mixed_in(four_runs, make_cfg, tmp_path):

@@ -1,27 +1,10 @@
-"""python -m noneuclid.report brantner|hnn|phydi|html|all [PART] [--profile P] [--runs runs] [--docs]
+"""python -m noneuclid.report brantner|hnn|phydi|html|all [PART] [--profile P] [--runs runs] [--docs] [overrides]
 
-A paper: merges its ended runs under runs/<paper>/<profile>/ into results/<paper>/<profile>/runs.csv
-and curves.csv.gz, then runs each of its reports (papers.PAPERS[paper].reports, each given --seeds and the overrides where it takes them; PART picks one, e.g.
-`hnn table2` for report.hnn_table2), which redraw results/<paper>/<profile>/ and nothing else. The
-profile: --profile, else the one with finished run folders (DONE) under runs/<paper>/, else the one
-with committed per-run data (results/<paper>/<profile>/runs.csv); where that is several or none, the
-command stops and says which it found. Every table or figure a report leaves out (papers.Extra: the
-authors' curves missing, no runs of a part) is named in the output. --docs also refreshes the paper's
-claims digest in docs/<paper>.md (cpu and paper profiles; `make report` passes it); without it,
-docs/ and the README are not touched. A report that needs run folders and finds none leaves its
-results as they are and says so; the PHYDI report and Ganea et al.'s Table 2 draw from runs.csv and
-curves.csv.gz alone. html: writes results/index.html (index-<profile>.html) from the files in
-results/. all: every paper, then html.
-
-    python -m noneuclid.report export PAPER [--runs runs] [--profile P] [--results results]
-
-writes (merges into) results/<paper>/<profile>/runs.csv and curves.csv.gz, the per-run data of the ended
-runs (see report/run_table.py); every paper report writes them too.
-
-    python -m noneuclid.report runs ROOT [ROOT ...] [--csv FILE]
-
-prints every run folder under the roots (any sweeps, any papers) as one tidy table, runs of the same
-settings with different seeds grouped (mean and s.d. of the final metrics, failed runs marked).
+A paper: merges its ended runs into results/<paper>/<profile>/runs.csv and curves.csv.gz, then runs its
+reports (papers.PAPERS; PART picks one, e.g. `hnn table2`) and names each table it left out (papers.Extra);
+--docs also refreshes the claims digest of docs/<paper>.md. The profile: --profile, else the one with
+finished run folders, else the one with committed runs.csv. html: results/index.html. all: every paper,
+then html. `export PAPER` writes the per-run data alone; `runs ROOT...` prints run folders grouped by settings.
 """
 
 import argparse
@@ -47,22 +30,23 @@ def main(argv=None) -> int:
     argv = sys.argv[1:] if argv is None else argv
     if argv[:1] == ["runs"]:
         return tidy_table(argv[1:])
-    if argv[:1] == ["export"]:
-        return export(argv[1:])
     parser = argparse.ArgumentParser(prog="python -m noneuclid.report", description=__doc__,
                                      formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser.add_argument("--runs", type=Path, default=Path(os.environ.get("NONEUCLID_RUNS_DIR", "runs")))
+    parser.add_argument("--profile", choices=PROFILES, default=None)
+    parser.add_argument("--results", type=Path, default=Path("results"))
+    if argv[:1] == ["export"]:
+        parser.add_argument("export", choices=["export"])
+        parser.add_argument("paper", choices=sorted(PAPERS))
+        args = parser.parse_args(argv)
+        return _with_profile(args, [args.paper], lambda profile: _print(_export(args.paper, args, profile)))
     parser.add_argument("paper", choices=[*sorted(PAPERS), "html", "all"])
-    parser.add_argument("part", nargs="?", default=None,
-                        help="one report of the paper, e.g. table2 (report.hnn_table2); default: all of them")
-    _add_common(parser)
+    parser.add_argument("part", nargs="?", default=None, help="one report of the paper, e.g. table2 (hnn_table2)")
     parser.add_argument("--out", type=Path, default=None, help="default: <results>/<paper>/<profile>")
-    parser.add_argument("--seeds", type=seed_list, default=None,
-                        help="seeds and ranges, e.g. 0,1,2 or 0-17 (default: the seeds found)")
+    parser.add_argument("--seeds", type=seed_list, default=None, help="e.g. 0,1,2 or 0-17 (default: those found)")
     parser.add_argument("overrides", nargs="*", help="the training overrides of the runs, e.g. optim.lr=3e-3")
-    parser.add_argument("--docs", action="store_true",
-                        help="also refresh the paper's claims digest in <docs-dir>/<paper>.md (not for smoke, "
-                             "nor with --out)")
-    parser.add_argument("--docs-dir", type=Path, default=Path("docs"), help="the folder of the reports <paper>.md")
+    parser.add_argument("--docs", action="store_true", help="also refresh the claims digest in <docs-dir>/<paper>.md")
+    parser.add_argument("--docs-dir", type=Path, default=Path("docs"))
     args = parser.parse_intermixed_args(argv)  # options may come after the overrides
     if args.part and "=" in args.part:  # the first override, not a part (`report brantner model.depth=1`)
         args.part, args.overrides = None, [args.part, *args.overrides]
@@ -72,48 +56,30 @@ def main(argv=None) -> int:
         names = ", ".join(_part_name(args.paper, r.module) for r in PAPERS[args.paper].reports)
         print(f"error: {args.paper} has no report {args.part!r} (its parts: {names})", file=sys.stderr)
         return 2
-    profile = _profile_or_none(args, [args.paper] if args.paper in PAPERS else sorted(PAPERS))
-    if profile is None:
-        return 2
-    if args.paper == "html":
+    if args.paper in PAPERS:
+        return _with_profile(args, [args.paper], lambda profile: report_paper(args.paper, args, profile))
+
+    def every_paper(profile: str) -> int:
+        codes = [report_paper(p, args, profile, missing_ok=True) for p in sorted(PAPERS)] if args.paper == "all" else []
         print(html.make(profile, args.results))
-        return 0
-    if args.paper == "all":
-        codes = [report_paper(paper, args, profile, missing_ok=True) for paper in sorted(PAPERS)]
-        print(html.make(profile, args.results))
-        return max(codes)
-    return report_paper(args.paper, args, profile)
+        return max(codes, default=0)
+    return _with_profile(args, sorted(PAPERS), every_paper)
 
 
-def _add_common(parser: argparse.ArgumentParser) -> None:
-    """--runs, --profile and --results."""
-    parser.add_argument("--runs", type=Path, default=Path(os.environ.get("NONEUCLID_RUNS_DIR", "runs")),
-                        help="the run folders (default: $NONEUCLID_RUNS_DIR, else runs)")
-    parser.add_argument("--profile", choices=PROFILES, default=None,
-                        help="default: the profile with finished runs under <runs>/<paper>/, else the one with "
-                             "<results>/<paper>/<profile>/runs.csv")
-    parser.add_argument("--results", type=Path, default=Path("results"))
+def chosen_profile(args, paper_keys) -> str:
+    """args.profile, else the one profile with finished run folders (DONE) under <runs>/<paper>/, else the
+    one with <results>/<paper>/<profile>/runs.csv; ProfileError names what was found."""
+    if args.profile:
+        return args.profile
 
-
-def profiles_found(paper_keys, runs: Path, results: Path) -> dict[str, list[Path]]:
-    """The profiles with finished run folders (DONE) under <runs>/<paper>/<profile>/ for the papers,
-    each with those folders; where there are none, the profiles with committed per-run data
-    (<results>/<paper>/<profile>/runs.csv), each with those files."""
     def found(where, holds) -> dict[str, list[Path]]:
         hits = {profile: [p for p in (where(paper, profile) for paper in paper_keys) if holds(p)]
                 for profile in PROFILES}
         return {profile: paths for profile, paths in hits.items() if paths}
 
-    finished = found(lambda paper, profile: Path(runs) / paper / profile,
-                     lambda folder: folder.is_dir() and next(folder.rglob("DONE"), None) is not None)
-    return finished or found(lambda paper, profile: Path(results) / paper / profile / "runs.csv", Path.is_file)
-
-
-def chosen_profile(args, paper_keys) -> str:
-    """args.profile, else the one profile of profiles_found; ProfileError names what was found."""
-    if args.profile:
-        return args.profile
-    found = profiles_found(paper_keys, args.runs, args.results)
+    found = (found(lambda paper, profile: Path(args.runs) / paper / profile,
+                   lambda folder: folder.is_dir() and next(folder.rglob("DONE"), None) is not None)
+             or found(lambda paper, profile: Path(args.results) / paper / profile / "runs.csv", Path.is_file))
     if len(found) == 1:
         return next(iter(found))
     if not found:
@@ -124,13 +90,14 @@ def chosen_profile(args, paper_keys) -> str:
     raise ProfileError(f"runs of several profiles: {where}. Name the one to report: --profile {'|'.join(found)}")
 
 
-def _profile_or_none(args, paper_keys) -> str | None:
-    """chosen_profile, or None after printing the ProfileError."""
+def _with_profile(args, paper_keys, then) -> int:
+    """then(chosen_profile) (its exit code, 0 for None), or 2 after printing the ProfileError."""
     try:
-        return chosen_profile(args, paper_keys)
+        profile = chosen_profile(args, paper_keys)
     except ProfileError as e:
         print(f"error: {e}", file=sys.stderr)
-        return None
+        return 2
+    return then(profile) or 0
 
 
 def tidy_table(argv) -> int:
@@ -148,19 +115,6 @@ def tidy_table(argv) -> int:
     return 0
 
 
-def export(argv) -> int:
-    parser = argparse.ArgumentParser(prog="python -m noneuclid.report export")
-    parser.add_argument("paper", choices=sorted(PAPERS))
-    _add_common(parser)
-    args = parser.parse_args(argv)
-    profile = _profile_or_none(args, [args.paper])
-    if profile is None:
-        return 2
-    for path in run_table.export(args.runs, args.paper, profile, args.results / args.paper / profile):
-        print(path)
-    return 0
-
-
 def _part_name(paper: str, report: str) -> str:
     """The part that names report module `report` on the command line, e.g. table2 for hnn_table2."""
     return report.rsplit(".", 1)[-1].removeprefix(f"{paper}_")
@@ -172,20 +126,27 @@ def _parts(paper: str, part: str | None) -> list[papers.Report]:
             if part in (None, _part_name(paper, r.module), r.module.rsplit(".", 1)[-1])]
 
 
-def report_paper(paper: str, args, profile: str, missing_ok: bool = False) -> int:
-    """Merge the paper's ended runs into its runs.csv and curves.csv.gz, then run its reports (or the one
-    named args.part). missing_ok: a report that finds no runs says so and leaves its results (exit 0)."""
-    for path in run_table.export(args.runs, paper, profile, args.results / paper / profile):
+def _print(paths) -> None:
+    for path in paths:
         print(path)
+
+
+def _export(paper: str, args, profile: str) -> list[Path]:
+    return run_table.export(args.runs, paper, profile, args.results / paper / profile)
+
+
+def report_paper(paper: str, args, profile: str, missing_ok: bool = False) -> int:
+    """Export the paper's ended runs, then run its reports (or args.part's). missing_ok: a report that
+    finds no runs says so and leaves its results (exit 0)."""
+    _print(_export(paper, args, profile))
     return max(_run_report(paper, report, args, profile, missing_ok) for report in _parts(paper, args.part))
 
 
 def _run_report(paper: str, report: papers.Report, args, profile: str, missing_ok: bool) -> int:
-    """Run the report (with --seeds and the overrides where it takes them), name what it left out, and
-    with --docs refresh the claims digest of docs/<paper>.md."""
+    """Run the report, name what it left out, and with --docs refresh docs/<paper>.md's digest."""
     out, name = args.out or args.results / paper / profile, report.module
     options = {"overrides": args.overrides, **({"seeds": args.seeds} if args.seeds else {})} if report.options else {}
-    before = _stamps(out)
+    before = {p.name: p.stat().st_mtime_ns for p in out.iterdir() if p.is_file()} if out.is_dir() else {}
     try:
         written = importlib.import_module(name).make(args.runs, profile, out, **options)
     except (FileNotFoundError, ValueError) as e:
@@ -194,8 +155,7 @@ def _run_report(paper: str, report: papers.Report, args, profile: str, missing_o
             return 0
         print(f"error: {paper}: {e}", file=sys.stderr)
         return 1
-    for path in written:
-        print(path)
+    _print(written)
     left_out = lacking(paper, name, out, before, {"profile": profile, "runs": args.runs,
                                                    "data": os.environ.get("NONEUCLID_DATA_DIR", "data")})
     if left_out:
@@ -205,14 +165,9 @@ def _run_report(paper: str, report: papers.Report, args, profile: str, missing_o
     return 0
 
 
-def _stamps(folder: Path) -> dict[str, int]:
-    """{file name: modification time (ns)} of the files in folder."""
-    return {p.name: p.stat().st_mtime_ns for p in folder.iterdir() if p.is_file()} if folder.is_dir() else {}
-
-
 def lacking(paper: str, report: str, out: Path, before: dict[str, int], fill: dict) -> list[str]:
-    """The tables and figures (papers.Extra) that report module `report` did not write into `out` this
-    time (its files' stamps as in `before`), each with what it needs and the files an earlier report left."""
+    """The paper's Extras of `report` it did not write into `out` this time (stamps as in `before`), each
+    with what it needs and the files an earlier report left."""
     lines = []
     for extra in (e for e in PAPERS[paper].extras if e.report == report):
         files = sorted(out.glob(f"{extra.stem}.*"))
@@ -225,8 +180,7 @@ def lacking(paper: str, report: str, out: Path, before: dict[str, int], fill: di
 
 
 def _refresh_docs(args, paper: str, profile: str, out: Path, left_out: list[str]) -> None:
-    """Replace the claims digest of <docs-dir>/<paper>.md with out's (docs.update), saying so and what the
-    report left out."""
+    """Replace the claims digest of <docs-dir>/<paper>.md with out's (docs.update), saying so."""
     report = docs.path(args.docs_dir, paper)
     if args.out is not None or profile == "smoke":
         why = "--out names another folder" if args.out is not None else "smoke results never replace it"
@@ -235,8 +189,7 @@ def _refresh_docs(args, paper: str, profile: str, out: Path, left_out: list[str]
         without = f"; the report left out {', '.join(line.split(':')[0] for line in left_out)}" if left_out else ""
         print(f"{report}: claims digest ({profile} profile) updated{without}")
     else:
-        print(f"{report}: not refreshed (no such file, no <!-- results:{paper}:start/end --> markers in it, "
-              f"or no *claims.csv in {out})")
+        print(f"{report}: not refreshed (no such file, no results markers in it, or no *claims.csv in {out})")
 
 
 if __name__ == "__main__":

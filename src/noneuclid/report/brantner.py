@@ -1,10 +1,6 @@
-"""Brantner's Fig. 3a/3b, Table 2, the test accuracies and the section experiment (random against
-householder section), redrawn from the per-run data; the authors' own curves (GeometricMachineLearning.jl,
-<data>/reference/brantner_gml) beside ours. The setups, the paper's and the authors' numbers:
-claims/brantner.yaml (reference); the prose: templates/brantner.md.
-
-    python -m noneuclid.report brantner [--runs runs] [--profile cpu] [--out results/brantner/<profile>]
-"""
+"""Brantner's Fig. 3a/3b, Table 2, the test accuracies and the section experiment from the per-run data,
+the authors' curves (GeometricMachineLearning.jl, <data>/reference/brantner_gml) beside ours. Numbers:
+claims/brantner.yaml (reference); prose: templates/brantner.md."""
 
 from __future__ import annotations
 
@@ -32,16 +28,16 @@ text = functools.partial(prose.fill, "brantner")
 
 
 def expected_runs(profile: str, seeds, overrides=()) -> dict[str, set[str]]:
-    """setup -> the run folder names of its seeds: variant=brantner/<setup>, and for setup section_<s>
-    experiment=brantner/section optim.section=<s> (one run may serve two setups)."""
+    """setup -> its seeds' run names: variant=brantner/<setup>, and experiment=brantner/section
+    optim.section=<s> for section_<s> (one run may serve two setups)."""
     settings = {**{v: [f"variant=brantner/{v}"] for v in SETUPS},
                 **{f"section_{s}": ["experiment=brantner/section", f"optim.section={s}"] for s in SECTIONS}}
     return {setup: run_table.names(args, profile, seeds, overrides) for setup, args in settings.items()}
 
 
 def load(out: Path, profile: str, seeds=None, overrides=()) -> tuple[pd.DataFrame, pd.DataFrame, pd.DataFrame]:
-    """The finished runs in `out` of the four setups and the two sections with `seeds` (None: all there):
-    (one row per setup: `means`, the mean training curve per setup and epoch, one row per run)."""
+    """The finished runs in `out` of the setups with `seeds` (None: all there): (`means`, the mean training
+    curve per setup and epoch, one row per run)."""
     runs, curves = run_table.read(out)
     if runs.empty:
         return runs, curves, runs
@@ -54,8 +50,7 @@ def load(out: Path, profile: str, seeds=None, overrides=()) -> tuple[pd.DataFram
 
 
 def means(per_seed: pd.DataFrame) -> pd.DataFrame:
-    """Per setup: each metric's mean over seeds, the seeds, how many predict one class (and which) and
-    the environment."""
+    """Per setup: each metric's mean over seeds, the seeds, those predicting one class and the environment."""
     numeric = [c for c in per_seed.select_dtypes("number").columns if not c.startswith(("cfg.", "env."))]
     table = per_seed.groupby("setup")[numeric].mean()
     table["seeds"] = per_seed.groupby("setup").size()
@@ -68,9 +63,8 @@ def means(per_seed: pd.DataFrame) -> pd.DataFrame:
 
 
 def verdicts(per_seed: pd.DataFrame, out: Path | None = None) -> list[engine.Verdict]:
-    """Every cell of the claims: from the runs one value per seed (a paired cell, the two sections, by
-    seed), and from the CSVs in `out` the cells of arms drift_*, authors_* and the CPU timing cells
-    (report.brantner_evaluated)."""
+    """Every claim cell: from the runs one value per seed, the drift, authors' and CPU timing cells from
+    the CSVs in `out` (report.brantner_evaluated)."""
     return [_verdict(claim, cell, per_seed, out) for claim in CLAIMS.claims for cell in claim.cells]
 
 
@@ -93,18 +87,18 @@ def _verdict(claim, cell, per_seed: pd.DataFrame, out: Path | None) -> engine.Ve
 
 
 def _per_seed(per_seed: pd.DataFrame, setup: str, metric: str) -> list[float]:
-    """The metric of each seed's run of `setup` (epoch_time_ratio: its median seconds per epoch over
-    Euclidean Adam's mean over seeds)."""
-    runs = per_seed[per_seed.setup == setup].sort_values("seed") if len(per_seed) else per_seed
-    if runs.empty or metric != "epoch_time_ratio":
-        return list(runs[metric]) if len(runs) else []
+    """The metric of each seed's run of `setup` (epoch_time_ratio: seconds per epoch over Euclidean Adam's mean)."""
+    if not len(per_seed):
+        return []
+    runs = per_seed[per_seed.setup == setup].sort_values("seed")
+    if metric != "epoch_time_ratio":
+        return list(runs[metric])
     base = per_seed[per_seed.setup == "adam_euclidean"].median_seconds_per_epoch.mean()
     return list(runs.median_seconds_per_epoch / base)
 
 
 def figure(runs, curves, setups, title: str, out: Path, theirs: dict | None = None) -> None:
-    """Our training curves (solid) and, when given, the authors' 500-epoch curves (dashed, same colour)
-    on one log-scaled epoch axis, with the epochs we ran shaded."""
+    """Our training curves and, when given, the authors' (dashed, log epoch axis, our epochs shaded)."""
     with figures.axes(out, (6.2, 4.0)) as ax:
         for setup in (s for s in setups if (runs.setup == s).any()):
             c = curves[curves.setup == setup]
@@ -124,8 +118,7 @@ def figure(runs, curves, setups, title: str, out: Path, theirs: dict | None = No
 
 
 def curves_table(curves, theirs: dict) -> pd.DataFrame:
-    """Our training loss and the authors' at CURVE_EPOCHS and our last epoch (a missing epoch of ours
-    stays empty)."""
+    """Our training loss and the authors' at CURVE_EPOCHS and our last epoch."""
     rows = []
     for setup, ref in SETUPS.items():
         ours = curves[curves.setup == setup].set_index("epoch").train_loss
@@ -174,33 +167,30 @@ def accuracy(runs) -> pd.DataFrame:
 
 
 def _budget(runs: pd.DataFrame) -> dict:
-    """The epochs, training images, batch size and seeds of runs, as the captions name them."""
+    """The epochs, training images, batch size and seeds of runs, for the captions."""
     images = runs["cfg.data.train_size"].fillna(PAPER["train_images"]).max() if "cfg.data.train_size" in runs \
         else PAPER["train_images"]
     return {"epochs": int(runs.epochs.max()), "images": int(images), "batch": int(runs["cfg.data.batch_size"].max()),
             "seeds": ", ".join(str(int(s)) for s in sorted(runs.seed.unique()))}
 
 
-def observations(runs, curves) -> list[str]:
+def observations(runs, curves) -> str:
     """What our runs show beside the claims table: Euclidean Adam's plateau (the paper's 1.34)."""
     if not (runs.setup == "adam_euclidean").any():
-        return []
-    e = runs[runs.setup == "adam_euclidean"].iloc[0]
-    c = curves[curves.setup == "adam_euclidean"]
+        return ""
+    e, c = runs[runs.setup == "adam_euclidean"].iloc[0], curves[curves.setup == "adam_euclidean"]
     spread = c.train_loss.tail(max(1, len(c) // 2)).agg(lambda x: x.max() - x.min())
-    seeds = int(e.seeds)
-    collapse = (text("one_class", one_class=int(e.one_class_seeds), seeds=seeds, classes=e.one_class_classes,
+    collapse = (text("one_class", one_class=int(e.one_class_seeds), seeds=int(e.seeds), classes=e.one_class_classes,
                      accuracy=100 * e.final_test_accuracy, uniform=UNIFORM_LOSS, plateau=PAPER["plateau"],
                      share=SETUPS["adam_euclidean"]["authors_acc"]) if e.one_class_seeds else text("no_one_class"))
-    return [text("plateau", epochs=int(e.epochs), seeds=seeds, spread=spread, loss=e.final_train_loss) + " " + collapse]
+    plateau = text("plateau", epochs=int(e.epochs), seeds=int(e.seeds), spread=spread, loss=e.final_train_loss)
+    return f"- {plateau} {collapse}\n"
 
 
 def make(runs_dir: Path, profile: str, out: Path, seeds=None, overrides=(),
          reference: Path | None = None) -> list[Path]:
-    """Write fig3a, fig3b (PNG + PDF), table2, accuracy, claims, section (when its runs exist) and, when
-    the authors' curves are at `reference` (default <data>/reference/brantner_gml), authors_curves (CSV,
-    Markdown, LaTeX), and summary.md (with what `python -m noneuclid.evaluate` wrote: authors_networks,
-    drift and timing), from the runs of experiment=brantner/table2 and brantner/section."""
+    """Write fig3a, fig3b, table2, accuracy, authors_curves (with the authors' curves at `reference`, default
+    reference_dir()), claims, section, drift and timing tables and summary.md into `out`."""
     run_table.export(runs_dir, "brantner", profile, out)
     runs, curves, per_seed = load(out, profile, seeds, overrides)
     if runs.empty or not runs.setup.isin(SETUPS).any():
@@ -213,46 +203,37 @@ def make(runs_dir: Path, profile: str, out: Path, seeds=None, overrides=(),
     figure(runs, curves, ["adam_euclidean", "adam_stiefel"], text("fig3a", profile=profile), out / "fig3a", theirs)
     figure(runs, curves, ["gd_stiefel", "momentum_stiefel", "adam_stiefel"], text("fig3b", profile=profile),
            out / "fig3b", theirs)
-    shown = {"table2": table2(runs), "accuracy": accuracy(runs)}
-    if theirs:
-        shown["authors_curves"] = curves_table(curves, theirs)
+    data = {"table2": table2(runs), "accuracy": accuracy(runs), **({"authors_curves": curves_table(curves, theirs)}
+                                                                  if theirs else {})}
+    shown = {name: tables.shown(df, {DRIFT: "{:.1e}"} if name == "accuracy" else None) for name, df in data.items()}
     fig3 = per_seed[per_seed.setup.isin(SETUPS)]
     caption = text("budget", profile=profile, paper_epochs=PAPER["epochs"], commits=run_table.commits(fig3),
                    **_budget(fig3))
-    for name, df in shown.items():
-        tables.write(out, name, df, tables.shown(df, {DRIFT: "{:.1e}"} if name == "accuracy" else None),
-                     text(f"title_{name}"), caption)
+    for name, df in data.items():
+        tables.write(out, name, df, shown[name], text(f"title_{name}"), caption)
     (out / "summary.md").write_text("\n".join(summary(out, runs, curves, per_seed, shown, profile)))
     return sorted(out.iterdir())
 
 
 def summary(out: Path, runs, curves, per_seed, shown: dict, profile: str) -> list[str]:
     """The parts of summary.md; writes the claims table and the section, drift and timing tables."""
-    env, theirs = runs.iloc[0], "authors_curves" in shown
-    markdown = {name: tables.shown(df, {DRIFT: "{:.1e}"} if name == "accuracy" else None).to_markdown(index=False)
-                for name, df in shown.items()}
+    env, md = runs.iloc[0], {name: df.to_markdown(index=False) for name, df in shown.items()}
+    theirs = "authors_curves" in md
     lines = [text("summary", profile=profile, epochs=int(runs[runs.setup.isin(SETUPS)].epochs.max()),
                   cpus=env.get("env.cpu_count", "?"), torch=env.get("env.torch", "?"),
                   cuda=env["env.cuda"] if isinstance(env.get("env.cuda"), str) and env["env.cuda"] else "none",
-                  claims=tables.write_claims(out, "claims", verdicts(per_seed, out)),
-                  shows="".join(f"- {c}\n" for c in observations(runs, curves)),
-                  dashed=text("dashed") if theirs else "", accuracy=markdown["accuracy"], table2=markdown["table2"],
-                  authors_curves=text("authors_curves", table=markdown["authors_curves"]) + "\n\n" if theirs else ""),
-             ""]
+                  claims=tables.write_claims(out, "claims", verdicts(per_seed, out)), shows=observations(runs, curves),
+                  dashed=text("dashed") if theirs else "", accuracy=md["accuracy"], table2=md["table2"],
+                  authors_curves=text("authors_curves", table=md["authors_curves"]) + "\n\n" if theirs else ""), ""]
     if (out / "authors_networks.md").is_file():  # written by `noneuclid.evaluate authors-networks`
         lines += ["#" + (out / "authors_networks.md").read_text(), ""]
     sections = per_seed[per_seed.setup.str.startswith("section_")]
     if len(sections):
         lines.append(tables.section(out, "section", *section_table(sections), text("section_title"),
                                     text("section_caption", profile=profile, **_budget(sections))))
-    evaluated_sections = evaluated.drift_section(out, drift_bound()), evaluated.timing_section(out, "adam_euclidean")
-    return lines + [section for section in evaluated_sections if section]
-
-
-def drift_bound() -> float:
-    """The bound of the orthonormality claim's cells for 500 epochs' steps (claims/brantner.yaml)."""
-    cells = CLAIMS["orthonormality_to_machine_precision"].cells
-    return next(c.bound for c in cells if c.arms[0].startswith("drift_"))
+    bound = next(c.bound for c in CLAIMS["orthonormality_to_machine_precision"].cells
+                 if c.arms[0].startswith("drift_"))
+    return lines + [s for s in (evaluated.drift_section(out, bound), evaluated.timing_section(out)) if s]
 
 
 def reference_dir(data_dir=None) -> Path:
@@ -270,8 +251,8 @@ def authors_metadata(reference: Path) -> dict[str, dict]:
 
 
 def section_table(sections: pd.DataFrame) -> tuple[pd.DataFrame, pd.DataFrame]:
-    """(data, shown): per section, the final training loss and test accuracy % over seeds (mean, s.d.,
-    s.e.), and how many seeds collapsed to predicting one class (over ONE_CLASS of the test set)."""
+    """(data, shown): per section, final training loss and test accuracy % (mean, s.d., s.e. over seeds)
+    and the seeds predicting one class."""
     rows = []
     for section in SECTIONS:
         r = sections[sections.setup == f"section_{section}"]

@@ -1,15 +1,5 @@
-"""Brantner's tables and claim cells from the CSVs in results/brantner/<profile>/ that `python -m
-noneuclid.evaluate` writes (no model runs here):
-
-    drift   our optimizers' max |Y^T Y - I| against steps (drift.csv), the authors' 500-epoch networks
-            (drift_authors.csv) and the bound: drift.png/.pdf, drift_summary; one update's float32 error,
-            ours against the paper's (drift_one_step); the cells of arms drift_<optimizer> (per seed, the
-            max at the last step, of the paper's retraction) and authors_<optimizer> (one exact value,
-            interval gamma_N = N u / (1 - N u), u = 2^-24, N the projections' rows: engine.judge_exact)
-    timing  the four arms in interleaved rounds (timing.csv): timing_summary; the cells of
-            stiefel_epoch_time_on_par_cpu, per round an arm's seconds per step over Euclidean Adam's mean,
-            the arms paired by round
-"""
+"""Brantner's drift and CPU timing tables and claim cells, from the CSVs `python -m noneuclid.evaluate`
+writes into results/brantner/<profile>/ (drift.csv, drift_authors.csv, drift_one_step.csv, timing.csv)."""
 
 from __future__ import annotations
 
@@ -31,7 +21,7 @@ text = partial(prose.fill, "brantner")
 
 
 def _label(optimizer: str) -> str:
-    """Adam, Momentum, Gradient: the label of the optimizer's Stiefel setup without the manifold."""
+    """Adam, Momentum, Gradient: the optimizer's Stiefel setup's label without the manifold."""
     return SETUPS[optimizer]["label"].removesuffix(" + Stiefel")
 
 
@@ -42,8 +32,8 @@ def load(out: Path | None, *names: str) -> list[pd.DataFrame] | None:
 
 
 def figure(ours: pd.DataFrame, authors: pd.DataFrame, bound: float, stem: Path) -> None:
-    """max_dev against steps, log y: per optimizer and retraction the mean over seeds (the range of the
-    seeds shaded); the authors' networks as points at their last step; the bound as a dotted line."""
+    """max_dev against steps (log y): ours per optimizer and retraction (mean over seeds, their range
+    shaded), the authors' networks as stars, the bound dotted."""
     with figures.axes(stem, (6.4, 4.2)) as ax:
         for (name, retraction), runs in ours.groupby(["optimizer", "retraction"], sort=False):
             by_step, seeds, color = runs.groupby("step").max_dev, runs.seed.nunique(), SETUPS[name]["color"]
@@ -62,8 +52,8 @@ def figure(ours: pd.DataFrame, authors: pd.DataFrame, bound: float, stem: Path) 
 
 
 def drift_summary(ours: pd.DataFrame, authors: pd.DataFrame, bound: float) -> tuple[pd.DataFrame, pd.DataFrame]:
-    """(data, shown): per optimizer and retraction, at the last step, the max and median over the
-    projections (mean and range over seeds), the authors' network's and the bound."""
+    """(data, shown): per optimizer and retraction at the last step, max and median over the projections
+    (mean and range over seeds), the authors' and the bound."""
     data = (ours[ours.step == ours.step.max()].groupby(["optimizer", "retraction", "section"], sort=False)
             .agg(seeds=("seed", "nunique"), step=("step", "first"), max_dev_mean=("max_dev", "mean"),
                  max_dev_min=("max_dev", "min"), max_dev_max=("max_dev", "max"),
@@ -82,27 +72,26 @@ def drift_summary(ours: pd.DataFrame, authors: pd.DataFrame, bound: float) -> tu
 
 
 def one_step(steps: pd.DataFrame) -> pd.DataFrame:
-    """drift_one_step.csv (evaluate.paper_step) shown: per update, complement and retraction, the median,
-    99th percentile and maximum over the samples of max |Y_newᵀY_new - YᵀY|."""
+    """drift_one_step.csv shown: median, 99th percentile and max over the samples of |Y_newᵀY_new - YᵀY|."""
     return steps[["update", "complement", "retraction"]].assign(
         **{name: steps[column].map("{:.1e}".format) for name, column in
            (("median", "median_change"), ("99th percentile", "q99_change"), ("max", "max_change"))})
 
 
 def drift_section(out: Path, bound: float) -> str:
-    """drift.png/.pdf, drift_summary.csv/.md/.tex and (from evaluate's drift_one_step.csv) drift_one_step.md
-    and .tex in `out` from its drift CSVs; returns their section of summary.md ("" without the CSVs)."""
+    """Draw drift, drift_summary and drift_one_step in `out` from its CSVs; their part of summary.md ("" without)."""
     if (loaded := load(out, *DRIFT)) is None:
         return ""
     ours, authors = loaded
     figure(ours, authors, bound, out / "drift")
     caption = text("drift_caption", projections=authors.projections.iloc[0], steps=ours.step.max())
-    section = tables.section(out, "drift_summary", *drift_summary(ours, authors, bound), text("drift_title"), caption)
+    section = tables.section(out, "drift_summary", *drift_summary(ours, authors, bound), text("drift_title"),
+                             caption) + "\n![drift](drift.png)\n"
     if (steps := load(out, "drift_one_step.csv")) is None:
-        return section + "\n![drift](drift.png)\n"
+        return section
     caption = text("one_step_caption", samples=steps[0].samples.iloc[0], lr=steps[0].lr.iloc[0])
-    return section + "\n![drift](drift.png)\n\n" + tables.section(out, "drift_one_step", None, one_step(steps[0]),
-                                                                  text("one_step_title"), caption)
+    return section + "\n" + tables.section(out, "drift_one_step", None, one_step(steps[0]), text("one_step_title"),
+                                           caption)
 
 
 def float32_rounding(n: int) -> float:
@@ -119,7 +108,8 @@ def paper_settings(optimizer: str) -> tuple[str, int]:
 
 
 def drift_verdict(claim, cell, out: Path | None) -> engine.Verdict:
-    """The verdict of a cell of arm drift_<optimizer> or authors_<optimizer> (module doc) from out's CSVs."""
+    """A cell of arm drift_<optimizer> (per seed, the max at the paper's last step and retraction) or
+    authors_<optimizer> (one exact value within float32_rounding(N)), from out's CSVs."""
     if (loaded := load(out, *DRIFT)) is None:
         return engine.untestable(claim, cell, "no drift.csv and drift_authors.csv: run "
                                  "`python -m noneuclid.evaluate drift`")
@@ -137,7 +127,8 @@ def drift_verdict(claim, cell, out: Path | None) -> engine.Verdict:
 
 
 def timing_verdict(claim, cell, out: Path | None) -> engine.Verdict:
-    """The verdict of a CPU timing cell (arms [a, Euclidean Adam]) from out/timing.csv."""
+    """A CPU timing cell (arms [a, Euclidean Adam]) from timing.csv: per round, an arm's seconds per step
+    over Euclidean Adam's mean, paired by round."""
     if (loaded := load(out, "timing.csv")) is None:
         return engine.untestable(claim, cell, "no timing.csv: run `python -m noneuclid.evaluate timing` on quiet cores")
     timing, = loaded
@@ -151,8 +142,7 @@ def timing_verdict(claim, cell, out: Path | None) -> engine.Verdict:
 
 
 def timing_summary(timing: pd.DataFrame, base: str) -> tuple[pd.DataFrame, pd.DataFrame]:
-    """(data, shown): per arm, seconds per step (mean, s.d., rounds), seconds per epoch and the ratio of
-    the means to `base`'s."""
+    """(data, shown): per arm, seconds per step (mean, s.d.), per epoch and the ratio to `base`'s mean."""
     data = (timing.groupby("arm", sort=False)
             .agg(rounds=("repeat", "nunique"), steps=("steps", "first"), steps_per_epoch=("steps_per_epoch", "first"),
                  seconds_per_step_mean=("seconds_per_step", "mean"), seconds_per_step_sd=("seconds_per_step", "std"))
@@ -168,12 +158,12 @@ def timing_summary(timing: pd.DataFrame, base: str) -> tuple[pd.DataFrame, pd.Da
     return data, shown
 
 
-def timing_section(out: Path, base: str) -> str:
-    """timing_summary.csv/.md/.tex in `out` from timing.csv; returns its section of summary.md ("" without
-    timing.csv)."""
+def timing_section(out: Path) -> str:
+    """Write timing_summary in `out` from timing.csv; its part of summary.md ("" without timing.csv)."""
     if (loaded := load(out, "timing.csv")) is None:
         return ""
     timing, = loaded
     caption = text("timing_caption", rounds=timing.repeat.nunique(), threads=timing.threads.iloc[0],
                    processor=timing.processor.iloc[0])
-    return tables.section(out, "timing_summary", *timing_summary(timing, base), text("timing_title"), caption)
+    return tables.section(out, "timing_summary", *timing_summary(timing, "adam_euclidean"), text("timing_title"),
+                          caption)

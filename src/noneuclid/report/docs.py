@@ -1,11 +1,5 @@
-"""Copy a paper's results into its reproduction report docs/<paper>.md, between the block's markers:
-
-    <!-- results:brantner:start --> ... <!-- results:brantner:end -->
-
-Paper key X (papers.PAPERS) has its report in <docs>/X.md. The block is the claims digest of the paper's
-results folder (digest(): each claim with its verdicts counted, then the decided cells), short enough
-for a report of a few hundred lines, with links to the full tables.
-"""
+"""The claims digest of a paper's results folder, copied into its report docs/<paper>.md between the
+markers <!-- results:<paper>:start --> and <!-- results:<paper>:end -->."""
 
 from __future__ import annotations
 
@@ -27,8 +21,8 @@ def path(docs: Path, paper: str) -> Path:
 
 
 def update(docs: Path, folder: Path, paper: str) -> bool:
-    """Replace the block of <docs>/<paper>.md with digest(folder, paper), its links made relative to that
-    file; False when the file, the block or a *claims.csv in folder is missing."""
+    """Replace the block of <docs>/<paper>.md with digest(folder, paper), its links relative to that file;
+    False when the file, the block or a claims table is missing."""
     report, text = path(docs, paper), digest(folder, paper)
     start, end = f"<!-- results:{paper}:start -->", f"<!-- results:{paper}:end -->"
     if not report.exists() or text is None:
@@ -43,30 +37,21 @@ def update(docs: Path, folder: Path, paper: str) -> bool:
 
 
 def claims_files(folder: Path) -> list[Path]:
-    """The claims tables of a results folder: claims.csv, then the tables' (table*_claims.csv), then the
-    others (fig4_claims.csv)."""
+    """A results folder's claims tables: claims.csv, then table*_claims.csv, then the others."""
     return sorted(Path(folder).glob("*claims.csv"),
                   key=lambda p: (p.name != "claims.csv", not p.name.startswith("table"), p.name))
 
 
 def digest(folder: Path, paper: str) -> str | None:
-    """Markdown: each claim of folder's claims tables (in the paper's words, from claims/<paper>.yaml)
-    with its cells counted by verdict, then every decided cell (reproduces or contradicts) with our
-    numbers, the legend, and links to the full tables and the paper's pages (papers.PAPERS[paper].pages:
-    summary.md and the like); None without a claims table."""
+    """Markdown: each claim (in the paper's words) with its cells counted by verdict, every decided cell
+    (reproduces or contradicts), the legend and links to the full tables and pages; None without tables."""
     files = claims_files(folder)
     if not files:
         return None
     rows = pd.concat([pd.read_csv(f) for f in files], ignore_index=True)
-    texts = {c.id: c.text for c in data.load(paper).claims} if paper in data.papers() else {}
-    counts = []
-    for claim, cells in rows.groupby("claim", sort=False):
-        tally = cells.verdict.value_counts()
-        counts.append({"claim": claim, "the paper says": texts.get(claim, ""), "source": cells.source.iloc[0],
-                       "cells": len(cells), **{v: int(tally.get(v, 0)) for v in VERDICTS}})
-    tally = rows.verdict.value_counts()
-    counts.append({"claim": "all", "the paper says": "", "source": "", "cells": len(rows),
-                   **{v: int(tally.get(v, 0)) for v in VERDICTS}})
+    texts = {c.id: c.text for c in data.load(paper).claims}
+    counts = [_tally(cells, claim, texts.get(claim, ""), cells.source.iloc[0])
+              for claim, cells in rows.groupby("claim", sort=False)] + [_tally(rows, "all", "", "")]
     decided = [display(Verdict(**{k: row[k] for k in CSV_COLUMNS}, paper=""))
                for _, row in rows[rows.verdict.isin([REPRODUCES, CONTRADICTS])].iterrows()]
     columns = ["claim", "cell", "arms", "relation", "ours", "difference [95 % interval]", "verdict"]
@@ -76,10 +61,16 @@ def digest(folder: Path, paper: str) -> str | None:
     if decided:
         parts += ["The decided cells (arms: the one the claim favours first):",
                   _markdown(pd.DataFrame(decided, columns=columns))]
-    stems = papers.PAPERS[paper].pages if paper in papers.PAPERS else ("summary",)
-    pages = ", ".join(f"[{stem}.md]({stem}.md)" for stem in stems)
+    pages = ", ".join(f"[{stem}.md]({stem}.md)" for stem in papers.PAPERS[paper].pages)
     parts += [LEGEND, f"Every cell with its numbers and the paper's: {links}; every table and figure: {pages}."]
     return "\n\n".join(parts) + "\n"
+
+
+def _tally(cells: pd.DataFrame, claim: str, says: str, source: str) -> dict:
+    """A row of the digest: the claim, its cells and how many have each verdict."""
+    tally = cells.verdict.value_counts()
+    return {"claim": claim, "the paper says": says, "source": source, "cells": len(cells),
+            **{v: int(tally.get(v, 0)) for v in VERDICTS}}
 
 
 def _markdown(frame: pd.DataFrame) -> str:

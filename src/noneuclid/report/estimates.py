@@ -1,8 +1,5 @@
-"""Mean +- standard error over seeds, and the one rule every report uses to compare two of them: they
-differ when their means differ by more than sqrt(se_a^2 + se_b^2), else they are a tie (applied to the
-papers' numbers and to ours alike); 95 % Student-t intervals, of a mean and of a difference (the t
-quantile and Welch's degrees of freedom from claims.student, as the claims engine's); and Fisher's
-exact test of two shares (runs that pass a level)."""
+"""Mean +- standard error over seeds, the rule that compares two of them, 95 % Student-t intervals (t and
+Welch's degrees of freedom from claims.student) and Fisher's exact test of two shares."""
 
 from __future__ import annotations
 
@@ -37,8 +34,7 @@ def estimate(values) -> Estimate:
 
 
 def mean_interval(a: Estimate) -> tuple[float, float]:
-    """The 95 % interval of a mean: mean +- t975(n - 1) se (e.g. of paired differences, one per seed);
-    (nan, nan) unless there are 2 values or more."""
+    """mean +- t975(n - 1) se; (nan, nan) for fewer than 2 values."""
     if a.count < 2:
         return math.nan, math.nan
     half = t975(a.count - 1) * a.se
@@ -46,8 +42,7 @@ def mean_interval(a: Estimate) -> tuple[float, float]:
 
 
 def difference_interval(a: Estimate, b: Estimate) -> tuple[float, float]:
-    """The 95 % interval of mean_a - mean_b (Welch: half-width t975(df) sqrt(se_a^2 + se_b^2), df by
-    Welch-Satterthwaite); (nan, nan) unless both have 2 values or more."""
+    """mean_a - mean_b +- t975(df) sqrt(se_a^2 + se_b^2), df by Welch-Satterthwaite; nan below 2 values."""
     if min(a.count, b.count) < 2:
         return math.nan, math.nan
     va, vb = a.se ** 2, b.se ** 2
@@ -67,11 +62,8 @@ def compare(a: Estimate, b: Estimate, lower_is_better: bool = True) -> str:
 
 
 def fisher_exact(hits_a: int, n_a: int, hits_b: int, n_b: int) -> float:
-    """Two-sided p-value of Fisher's exact test that two shares, hits_a of n_a and hits_b of n_b, are
-    the same: with the margins fixed, the hits of a follow the hypergeometric law
-    P(k) = C(n_a, k) C(n_b, K - k) / C(n_a + n_b, K), K = hits_a + hits_b; p sums P(k) over the k no
-    more likely than the one observed (the share of runs past a level: a bimodal outcome, where a
-    mean is a poor summary)."""
+    """Two-sided p of Fisher's exact test that hits_a of n_a and hits_b of n_b are the same share: the sum
+    of P(k) = C(n_a, k) C(n_b, K - k) / C(n_a + n_b, K), K = hits_a + hits_b, over k no likelier than hits_a."""
     hits = hits_a + hits_b
     total = math.comb(n_a + n_b, hits)
     prob = {k: math.comb(n_a, k) * math.comb(n_b, hits - k) / total

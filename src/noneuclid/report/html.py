@@ -1,13 +1,6 @@
-"""results/index.html (cpu profile; index-<profile>.html for the others): one offline page with every
-paper's tables and figures (ours beside the paper's, from the pages its reports write in
-results/<paper>/<profile>/ and its variants such as <profile>-float32/: summary.md, which names the
-commands that made them, and Ganea et al.'s table2.md), the training curve of every run in the
-committed per-run data (results/<paper>/<profile>/runs.csv and curves.csv.gz, see report.run_table), and
-the environments they ran in. It reads those files only (no run folder, not the page it replaces), so
-a clean clone makes the same page.
-
-    python -m noneuclid.report html [--profile cpu] [--results results]
-"""
+"""results/index.html (index-<profile>.html but for cpu): one offline page with every paper's report pages
+(papers.Paper.pages, in results/<paper>/<profile>/ and its variants), the training curve of every run in
+its runs.csv and their environments; made from results/ alone, so a clean clone makes the same page."""
 
 from __future__ import annotations
 
@@ -42,8 +35,7 @@ code { background: #f4f4f4; padding: 0 0.2em; }
 
 
 def curve_svg(points: dict[str, list[tuple[float, float]]], width: int = 250, height: int = 90) -> str:
-    """An inline SVG with one polyline per metric, each scaled to the full height (values in the
-    caption beside it). points: {css class: [(step, value), ...]}."""
+    """An inline SVG, one polyline per css class of points ({class: [(step, value), ...]}), each at full height."""
     lines = []
     xs = [x for pts in points.values() for x, _ in pts]
     x0, x1 = min(xs), max(xs)
@@ -67,8 +59,7 @@ def _finite(rows: pd.DataFrame, key: str) -> list[tuple[float, float]]:
 
 
 def run_curve(run: pd.Series, rows: pd.DataFrame) -> str:
-    """One run's small plot from its rows of curves.csv.gz: training loss (blue) and its evaluation
-    metric (red)."""
+    """One run's small plot from its rows of curves.csv.gz: training loss and its evaluation metric."""
     loss = _finite(rows, "train_loss")
     name = next((m for m in EVAL_METRICS if m in rows and rows[m].notna().any()), None)
     evals = _finite(rows, name) if name else []
@@ -83,8 +74,7 @@ def run_curve(run: pd.Series, rows: pd.DataFrame) -> str:
 
 
 def environment(runs: pd.DataFrame) -> str:
-    """The distinct environments of the runs (their env.* columns), with how many runs had each (""
-    when none recorded one)."""
+    """A table of the runs' distinct environments (env.*) and how many runs had each ("" for none)."""
     columns = [f"env.{k}" for k in ENV_KEYS]
     if not any(c in runs for c in columns):
         return ""
@@ -98,8 +88,7 @@ def environment(runs: pd.DataFrame) -> str:
 
 
 def page_html(page: Path, results: Path) -> str:
-    """A report's Markdown page in results/ (summary.md, table2.md) as HTML, its sections under the
-    paper's heading and its links made relative to results/ (where the page is)."""
+    """A report's Markdown page as HTML, its sections under the paper's heading, its links relative to results/."""
     lines = page.read_text().split("\n", 1)
     title, text = lines[0].lstrip("# "), lines[-1]
     text = re.sub(r"^#{1,2} ", "### ", text, flags=re.M)  # its sections sit under the paper
@@ -111,9 +100,7 @@ def page_html(page: Path, results: Path) -> str:
 
 
 def paper_section(paper: str, profile: str, results: Path) -> str:
-    """The paper's results for the profile (its pages in results/<paper>/<profile>/, then in any
-    variants of it such as <profile>-float32/), the curve of every run in its runs.csv and their
-    environments."""
+    """The paper's pages for the profile (then its variants, e.g. <profile>-float32/), run curves and environments."""
     parts = [f'<h2 id="{paper}">{TITLES[paper]}</h2>']
     folders = [results / paper / profile, *sorted((results / paper).glob(f"{profile}-*"))]
     pages = [f / f"{name}.md" for f in folders for name in PAPERS[paper].pages if (f / f"{name}.md").exists()]
@@ -132,8 +119,7 @@ def paper_section(paper: str, profile: str, results: Path) -> str:
 
 
 def make(profile: str, results: Path) -> Path:
-    """Write results/index.html for the cpu profile, results/index-<profile>.html for the others
-    (the paths inside are relative, so the folder can be moved), from the files in `results` only."""
+    """Write the page (its paths relative, so the folder can be moved); returns its path."""
     results.mkdir(parents=True, exist_ok=True)
     out = results / ("index.html" if profile == "cpu" else f"index-{profile}.html")
     toc = " · ".join(f'<a href="#{p}">{t}</a>' for p, t in TITLES.items())

@@ -21,8 +21,4 @@ def sections(paper: str) -> dict[str, str]:
 
 def fill(paper: str, section: str, **fields) -> str:
     """The template section `section` of `paper` with its {fields} filled in."""
-    try:
-        text = sections(paper)[section]
-    except KeyError:
-        raise KeyError(f"templates/{paper}.md has no section {section!r}; it has {sorted(sections(paper))}") from None
-    return text.format_map(fields)
+    return sections(paper)[section].format_map(fields)

@@ -1,19 +1,8 @@
-"""The table of runs: run folders read into tidy tables, and the per-run data committed with the
-results, so that tables are redrawn without run folders:
-
-    results/<paper>/<profile>/runs.csv    one row per ended run (done, diverged, failed): its folder
-                                          name, status, experiment, settings id, seed, dtype, every
-                                          setting (cfg.*), the metrics of summary.json, and the commit,
-                                          torch version and threads it ran with (env.*)
-    results/<paper>/<profile>/curves.csv.gz  one row per run and logged evaluation (metrics.jsonl),
-                                             gzipped
-
-Written from the run folders under runs/<paper>/<profile> and merged with the rows already there: a
-run whose folder is gone (another machine, an earlier session) keeps its rows, a run found again
-replaces them. Numbers are written with 10 significant digits, so that writing what was read gives
-the same bytes. A report selects its runs by the folder names its experiments' configs give
-(`names`), so a run with other settings is never mixed in (`labelled`, `Runs.finished`).
-"""
+"""The table of runs: run folders read into tidy tables, and the per-run data committed with the results
+(results/<paper>/<profile>/runs.csv: one row per ended run, its settings cfg.*, metrics and env.*;
+curves.csv.gz: one row per run and logged evaluation). A run whose folder is gone keeps its rows; 10
+significant digits, so writing what was read gives the same bytes. Reports select runs by the folder
+names their configs give (`names`), so a run of other settings is never mixed in."""
 
 from __future__ import annotations
 
@@ -53,7 +42,7 @@ def status(folder: Path) -> str:
 
 
 def runs(roots) -> pd.DataFrame:
-    """One row per run folder under the roots: its name, path, status, flattened config and summary."""
+    """One row per run folder under the roots: name, path, status, flattened config, summary and env."""
     rows = []
     for folder in run_folders(roots):
         cfg = yaml.safe_load((folder / "config.yaml").read_text())
@@ -75,10 +64,8 @@ def curves(roots) -> pd.DataFrame:
 
 
 def grouped(table: pd.DataFrame) -> pd.DataFrame:
-    """Runs of the same settings with different seeds as one row: the settings (folder name without
-    seed and hash, and settings_id, which tells apart settings the name does not show), how many runs
-    and in which state, the seeds, their training minutes (summed), and mean and standard deviation
-    over the finished runs of each final accuracy, loss and perplexity."""
+    """Runs of the same settings (folder name without seed and hash, settings_id) as one row: runs per
+    status, seeds, training minutes, and mean and s.d. over the finished runs of each final metric."""
     if table.empty:
         return table
     table = table.assign(settings=table.run.str.replace(r"-s\d+-[0-9a-f]{8}$", "", regex=True))
@@ -134,9 +121,8 @@ def merged(old: pd.DataFrame, new: pd.DataFrame, keys: list[str]) -> pd.DataFram
 def export(runs_dir: Path, paper: str, profile: str, out: Path) -> list[Path]:
     """Write (merge into) out/runs.csv and out/curves.csv.gz; returns the files written."""
     written = []
-    for name, new, keys in zip(FILES, ended_runs(runs_dir, paper, profile), (["run"], ["run", "step"])):
-        path = Path(out) / name
-        table = merged(pd.read_csv(path, low_memory=False) if path.exists() else pd.DataFrame(), new, keys)
+    for name, old, new, keys in zip(FILES, read(out), ended_runs(runs_dir, paper, profile), (["run"], ["run", "step"])):
+        path, table = Path(out) / name, merged(old, new, keys)
         if table.empty:
             continue
         path.parent.mkdir(parents=True, exist_ok=True)
@@ -152,22 +138,20 @@ def read(out: Path) -> tuple[pd.DataFrame, pd.DataFrame]:
 
 
 def load(runs_dir: Path, paper: str, profile: str, out: Path) -> tuple[pd.DataFrame, pd.DataFrame]:
-    """`read(out)` after merging into it the ended runs under runs_dir/paper/profile (`export`)."""
+    """`read(out)` after `export`."""
     export(runs_dir, paper, profile, out)
     return read(out)
 
 
 # -- selecting an experiment's finished runs ------------------------------------------------------------
 def names(settings, profile: str, seeds, overrides=()) -> set[str]:
-    """The run folder names that `python -m noneuclid.train <settings> profile=<profile> seed=<s>
-    <overrides>` makes for each seed s: composed from the configs, so that a run of other settings
-    (another lr, another retraction) is never taken for it."""
+    """The run folder names `python -m noneuclid.train <settings> profile=<profile> seed=<s> <overrides>`
+    makes for the seeds, composed from the configs."""
     return {RunDir(compose([*settings, f"profile={profile}", f"seed={seed}", *overrides])).name for seed in seeds}
 
 
 def labelled(table: pd.DataFrame, named: dict[str, set[str]], column: str = "setup") -> pd.DataFrame:
-    """The finished runs (status done) of `table` among each label's run names, one row per label and
-    run, the label in `column` (a run may serve two labels)."""
+    """The finished runs of `table` among each label's names, the label in `column` (a run may serve two)."""
     done = table[table.status == "done"]
     return pd.concat([done[done.run.isin(runs)].assign(**{column: label}) for label, runs in named.items()],
                      ignore_index=True)
@@ -175,8 +159,7 @@ def labelled(table: pd.DataFrame, named: dict[str, set[str]], column: str = "set
 
 @dataclass(frozen=True)
 class Runs:
-    """The per-run data of a results folder (`load`) or of run folders (`ended_runs`), looked up by run
-    (folder) name: its finished runs (status done) and each run's logged evaluations."""
+    """The per-run data (`load` or `ended_runs`) looked up by run name: finished runs and logged evaluations."""
     table: pd.DataFrame
     curves: pd.DataFrame
 
@@ -203,5 +186,5 @@ class Runs:
         return self._curves.get(name, self.curves.iloc[0:0])
 
     def metrics(self, name: str) -> list[dict]:
-        """A run's logged rows as metrics.jsonl has them: each with the metrics logged in it (no NaN)."""
+        """A run's logged rows as metrics.jsonl has them (no NaN)."""
         return [{k: v for k, v in row.items() if v == v} for row in self.curve(name).to_dict("records")]

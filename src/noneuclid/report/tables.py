@@ -1,7 +1,5 @@
-"""One table, three renderings: the data as CSV (one number per column), and its display (rounded
-numbers as text) as Markdown for the docs and as LaTeX (booktabs) to paste into a paper, the best
-cells in bold in both and the caption (what the numbers are, the error-bar convention, the command
-and the runs behind them) with each."""
+"""One table, three renderings: the data as CSV (one number per column), its display (numbers as text)
+as Markdown and as LaTeX (booktabs), with the caption and the best cells in bold."""
 
 from __future__ import annotations
 
@@ -18,8 +16,8 @@ NUMBER = r"[-+]?[\d,.]+(e[-+]?\d+)?( ± [\d.]+)?( \(n=\d+\))?|-"  # a cell right
 
 def write(out: Path, stem: str, data: pd.DataFrame | None, shown: pd.DataFrame, title: str, caption: str,
           bold: set[tuple[int, str]] = frozenset()) -> list[Path]:
-    """out/<stem>.csv (data; None: a CSV written elsewhere, left as it is), .md and .tex (shown, with the
-    cells (row position, column) of `bold` in bold); returns the paths written."""
+    """out/<stem>.csv (data; None: left as it is), .md and .tex (shown, the (row, column) cells of `bold` in
+    bold); returns the paths written."""
     out.mkdir(parents=True, exist_ok=True)
     if data is not None:
         data.to_csv(out / f"{stem}.csv", index=False, float_format=FLOAT_FORMAT)
@@ -30,8 +28,7 @@ def write(out: Path, stem: str, data: pd.DataFrame | None, shown: pd.DataFrame, 
 
 def section(out: Path, stem: str, data: pd.DataFrame | None, shown: pd.DataFrame, title: str, caption: str,
             bold: set[tuple[int, str]] = frozenset()) -> str:
-    """`write` the table, and return it as a section of a summary page: a level-2 heading, the
-    caption and the Markdown table, ending in a newline."""
+    """`write` the table, and return it as a section of a summary page (heading, caption, table)."""
     write(out, stem, data, shown, title, caption, bold)
     return f"## {title}\n\n{caption}\n\n{markdown(shown, bold)}\n"
 
@@ -42,8 +39,7 @@ def label(out: Path, stem: str) -> str:
 
 
 def write_claims(out: Path, stem: str, rows: list[engine.Verdict], title: str | None = None) -> str:
-    """out/<stem>.csv, .md (under `title`, when given) and .tex: the claims engine's verdicts
-    (claims.render); returns the Markdown table."""
+    """out/<stem>.csv, .md (under `title`, when given) and .tex of the verdicts; returns the Markdown table."""
     out.mkdir(parents=True, exist_ok=True)
     md = render.to_markdown(rows)
     (out / f"{stem}.csv").write_text(render.to_csv(rows))
@@ -53,8 +49,7 @@ def write_claims(out: Path, stem: str, rows: list[engine.Verdict], title: str | 
 
 
 def shown(data: pd.DataFrame, formats: dict[str, str] | None = None, missing: str = "-") -> pd.DataFrame:
-    """The display of `data`: the columns of `formats` ({column: format, e.g. "{:.1e}"}) as formatted
-    text, every missing value as `missing`, the rest as they are."""
+    """`data` with the columns of `formats` ({column: "{:.1e}"}) as text, every missing value as `missing`."""
     display = data.astype(object)
     for column, fmt in (formats or {}).items():
         display[column] = [missing if pd.isna(v) else fmt.format(v) for v in data[column]]
@@ -68,8 +63,7 @@ def markdown(shown: pd.DataFrame, bold: set[tuple[int, str]] = frozenset()) -> s
 
 
 def latex(shown: pd.DataFrame, caption: str, label: str, bold: set[tuple[int, str]] = frozenset()) -> str:
-    """A booktabs table (columns of numbers right, of text left), every cell escaped, the `bold` cells
-    in \\textbf, with its caption and label."""
+    """A booktabs table (numbers right, text left), cells escaped, `bold` in \\textbf, caption and label."""
     spec = "".join("r" if shown[c].astype(str).str.fullmatch(NUMBER).all() else "l" for c in shown.columns)
     cells = _cells(shown, bold, lambda text: rf"\textbf{{{text}}}", latex_escape)
     lines = [r"\begin{table}", r"\centering", r"\small", rf"\begin{{tabular}}{{{spec}}}", r"\toprule",
