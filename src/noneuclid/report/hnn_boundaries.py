@@ -1,5 +1,5 @@
-"""The figure of Ganea et al.'s Table 2 classifiers in the 2-D Poincare ball (the paper draws none): each
-subtree's points and the three classifiers' decision boundaries, from the run folders' checkpoints."""
+"""The figure of Ganea et al.'s Table 2 classifiers in the 2-D Poincare ball (the paper draws none), from
+the run folders' checkpoints."""
 
 from __future__ import annotations
 
@@ -23,11 +23,9 @@ COLORS = {"hyperbolic": "tab:red", "euclidean": "tab:blue", "euclidean_log0": "t
 @torch.no_grad()
 def figure(values: pd.DataFrame, emb: pd.DataFrame, root: Path, hierarchy: str, generated_dir,
            out: Path) -> list[str] | None:
-    """For the 2-D embedding: the ball with each subtree's points against the rest and the decision
-    boundaries (logit difference 0 on a grid) of the three classifiers trained with seed 0, from
-    their run folders under `root`, a legend on every panel. Returns a sentence for each boundary that
-    falls outside the ball (no sign change of the logit difference inside it), or None if there is no
-    2-D run or its folders are not here."""
+    """Per subtree, the 2-D ball with its points and the seed-0 classifiers' decision boundaries (logit
+    difference 0 on a grid), from their run folders under `root`. Returns a sentence per boundary outside
+    the ball (no sign change inside it), or None without the 2-D runs' folders."""
     seed0 = values[(values.dim == 2) & (values.seed == 0)]
     folders = [root / run for run in (*emb[emb.dim == 2].run, *seed0.run)]
     if seed0.empty or emb[emb.dim == 2].empty or not all((f / "checkpoint.pt").is_file() for f in folders):
@@ -75,8 +73,7 @@ def _margin(folder: Path, geometry: str, xy: torch.Tensor, dtype) -> torch.Tenso
 
 def draw(values: pd.DataFrame, emb: pd.DataFrame, root: Path, c, out: Path) -> None:
     """fig_table2_boundaries.{png,pdf} and its caption (.md) in `out` where the 2-D runs' folders are
-    under `root`; else, where there are 2-D runs, says that it is not redrawn and why (an earlier
-    figure in `out` stays as it is)."""
+    under `root`; else, where there are 2-D runs, says why it is not redrawn (an earlier figure stays)."""
     drawn = figure(values, emb, root, c.data.hierarchy, c.paths.generated_dir, out / "fig_table2_boundaries")
     if drawn is not None:
         (out / "fig_table2_boundaries.md").write_text("".join(
