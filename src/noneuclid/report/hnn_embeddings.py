@@ -27,9 +27,9 @@ COLUMNS = ["dim", "epochs", "batch_size", "lr", "burnin_epochs", "burnin_factor"
 
 
 def last_reconstruction(runs: pd.DataFrame, curves: pd.DataFrame) -> pd.DataFrame:
-    """The runs' rows joined with their last evaluated reconstruction (epoch, nodes, mean rank, MAP)."""
+    """The runs' rows joined with their logged row of the last reconstruction (epoch, mean rank, MAP, ...)."""
     last = curves[curves.reconstruction_map.notna()].groupby("run").tail(1).set_index("run")
-    return runs.join(last[["epoch", "reconstruction_nodes", "reconstruction_mean_rank", "reconstruction_map"]], on="run")
+    return runs.join(last[last.columns.difference(runs.columns)], on="run")
 
 
 def draws(burnin_negatives, negatives) -> str:
@@ -73,18 +73,27 @@ def embedding_name(profile: str, dim: int, hierarchy: str, seed: int, device: st
     return f"{cfg.study.run_name}-{digest_settings(OmegaConf.to_container(cfg, resolve=True), device_type(device, cuda))}"
 
 
-def classified(values: pd.DataFrame, emb: pd.DataFrame, profile: str, c) -> tuple[pd.DataFrame, pd.DataFrame]:
+def own(emb: pd.DataFrame, profile: str, c) -> dict[int, str]:
+    """dim -> the run name of the profile's own embedding for the classifier config `c`, trained on the
+    CPU or on a GPU (the CPU's name where neither has finished)."""
+    found = {}
+    for dim in DIMS:
+        names = [embedding_name(profile, dim, c.data.hierarchy, c.data.embedding_seed, c.trainer.device, (), cuda)
+                 for cuda in (False, True)]
+        found[dim] = next((n for n in names if n in set(emb.run)), names[0])
+    return found
+
+
+def classified(values: pd.DataFrame, emb: pd.DataFrame, own: dict[int, str]) -> tuple[pd.DataFrame, pd.DataFrame]:
     """(the classifier values and the embedding rows that Table 2 shows): in each dimension, the
-    embedding that the profile trains for the classifier config `c` (on the CPU or a GPU) where it has
-    finished, else the one that classifiers ran on (an earlier recipe's)."""
+    profile's own embedding (`own`: dim -> its run name) where it has finished, else the one that
+    classifiers ran on (an earlier recipe's)."""
     chosen = {}
     for dim in DIMS:
-        own = [embedding_name(profile, dim, c.data.hierarchy, c.data.embedding_seed, c.trainer.device, (), cuda)
-               for cuda in (False, True)]
-        ran = [n for n in own if n in set(emb.run)][:1] or sorted(set(values[values.dim == dim].embedding) & set(emb.run))
+        ran = [own[dim]] if own.get(dim) in set(emb.run) else sorted(set(values[values.dim == dim].embedding) & set(emb.run))
         if len(ran) > 1:
             raise ValueError(f"classifiers of several {dim}-D embeddings ({', '.join(ran)}) and none of them is "
-                             f"the profile's own ({own[0]}): drop the stale rows")
+                             f"the profile's own ({own.get(dim)}): drop the stale rows")
         chosen.update({dim: ran[0]} if ran else {})
     return values[values.embedding.isin(chosen.values())], emb[emb.run.isin(chosen.values())]
 

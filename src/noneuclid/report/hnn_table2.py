@@ -24,6 +24,7 @@ from noneuclid.report.hnn_embeddings import DIMS, NOT_AVAILABLE
 # a dimension whose embedding's MAP (all nouns) is below this, or was not evaluated, has its cells
 # "not testable here": Table 2 tests the classifiers only on embeddings that reconstruct the hierarchy
 MIN_EMBEDDING_MAP = 0.5
+AT_LEAST_AS_GOOD, LOW_DIMENSIONS = "table2_hyperbolic_mlr_at_least_as_good", "table2_margin_largest_in_low_dimensions"
 CELL = ["subtree", "dim", "geometry", "seed", "embedding"]
 
 
@@ -92,12 +93,12 @@ def verdicts(values: pd.DataFrame, emb_map: dict[int, float]) -> list[engine.Ver
     """The two Table 2 claims, cell by cell: test F1 per seed of the hyperbolic MLR against each Euclidean
     one (Welch); the margin per seed (`_margins`) in 2-D against 10-D; not testable below the precondition."""
     why, rows = untestable(emb_map), []
-    claim = CLAIMS["table2_hyperbolic_mlr_at_least_as_good"]
+    claim = CLAIMS[AT_LEAST_AS_GOOD]
     for cell in claim.cells:
         subtree, dim = cell.name.split(", ")[0], int(cell.name.split(", ")[1].removesuffix("-D"))
         arms = [_f1(values, subtree, dim, g).to_numpy() for g in cell.arms]
         rows.append(judged(claim, cell, arms, why[dim] or _too_few(arms)))
-    claim = CLAIMS["table2_margin_largest_in_low_dimensions"]
+    claim = CLAIMS[LOW_DIMENSIONS]
     for cell in claim.cells:
         dims = [int(arm.removeprefix("d")) for arm in cell.arms]
         arms = [_margins(values, cell.name.split(", ")[0], dim) for dim in dims]
@@ -141,7 +142,7 @@ def make(runs_dir: Path, profile: str, out: Path, seeds=None, overrides=()) -> l
         raise FileNotFoundError(f"no finished Table 2 runs in {out}/runs.csv nor under {runs_dir}/hnn/{profile}: run "
                                 f"`python -m noneuclid.train -m experiment=hnn/poincare profile={profile}` and then "
                                 f"`python -m noneuclid.train -m experiment=hnn/table2 profile={profile}` first")
-    values, emb = hnn_embeddings.classified(every_value, every_emb, profile, c)
+    values, emb = hnn_embeddings.classified(every_value, every_emb, hnn_embeddings.own(every_emb, profile, c))
     every_emb["table2"], emb_map = every_emb.run.isin(emb.run), dict(zip(emb.dim, emb["map"]))
     made = prose.fill("hnn", "table2_made", profile=profile, classifiers=len(values), embeddings=len(emb),
                       seeds=", ".join(map(str, sorted(values.seed.unique()))) or "-",
