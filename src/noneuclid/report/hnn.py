@@ -68,16 +68,9 @@ def shown_table1(table: pd.DataFrame, snli_missing: bool) -> pd.DataFrame:
     return pd.DataFrame(list(rows.values()))
 
 
-def variant(finished: pd.DataFrame, profile: str, overrides) -> str:
-    """What tells a report's runs from those beside it (cpu, cpu-float32, ...): 'cpu profile, float32,
-    data.order=shuffled', the profile, the runs' dtype and the report's other overrides."""
-    dtypes = sorted(set(finished["cfg.trainer.dtype"]))
-    return ", ".join([f"{profile} profile", *dtypes, *(o for o in overrides if not o.startswith("trainer.dtype="))])
-
-
 def figure(runs: run_table.Runs, names: dict, out: Path, seed: int, title: str) -> None:
     """Dev accuracy during training of the PREFIX-10 runs of `seed`, one line per model (a note where
-    none has finished), the report's `variant` in the title."""
+    none has finished), `title` (the profile, dtype and overrides) under the title."""
     with figures.axes(out, (6, 4)) as ax:
         for row, label in ROWS.items():
             c = runs.curve(names.get((row, "prefix10", seed), ""))
@@ -111,12 +104,6 @@ def _settings(finished: pd.DataFrame) -> str:
                       runs=len(finished), events=int(finished.nonfinite_events.sum()))
 
 
-def _experiment(finished: pd.DataFrame) -> str:
-    """The experiment that trained the finished runs when they share one, else hnn/table1."""
-    names = set(finished.get("cfg.experiment_name", pd.Series(dtype=object)).dropna())
-    return names.pop() if len(names) == 1 else "hnn/table1"
-
-
 def _finished_counts(runs: run_table.Runs, names: dict) -> str:
     """'54 of 54 PREFIX runs and 0 of 18 SNLI runs': of the report's runs, of the kinds it has."""
     kinds = {kind: [name for (_, data, _), name in names.items() if (data == "snli") == (kind == "SNLI")]
@@ -134,14 +121,17 @@ def make(runs_dir: Path, profile: str, out: Path, seeds=None, overrides=()) -> l
     if runs.finished(names.values()).empty:
         raise FileNotFoundError(f"no finished hnn runs in {out}/runs.csv nor under {runs_dir}/hnn/{profile}: run "
                                 f"`python -m noneuclid.train -m experiment=hnn/table1 profile={profile}` first")
-    experiment = _experiment(runs.finished(names.values()))
+    trained = set(runs.finished(names.values()).get("cfg.experiment_name", pd.Series(dtype=object)).dropna())
+    experiment = trained.pop() if len(trained) == 1 else "hnn/table1"
     if experiment != "hnn/table1":  # runs of a smaller experiment: its models and datasets only
         table, names = table1(runs, profile, seeds, overrides, variants(experiment),
                               experiment_value(experiment, "stack.data"))
     finished, snli_missing = runs.finished(sorted(names.values())), _snli_train_missing()
     shown, title, settings = shown_table1(table, snli_missing), prose.fill("hnn", "table1_title"), _settings(finished)
     tables.write(out, "table1", table, shown, f"Ganea et al., {title}", settings)
-    figure(runs, names, out / "fig_prefix10_dev", seeds[0], variant(finished, profile, overrides))
+    dtypes = sorted(set(finished["cfg.trainer.dtype"]))  # with the profile and overrides: what tells the runs apart
+    figure(runs, names, out / "fig_prefix10_dev", seeds[0],
+           ", ".join([f"{profile} profile", *dtypes, *(o for o in overrides if not o.startswith("trainer.dtype="))]))
     extra, seeds_text = "".join(f" {o}" for o in overrides), ",".join(map(str, seeds))
     summary = prose.fill(
         "hnn", "summary", profile=profile, title_overrides="," + extra if extra else "", experiment=experiment,
