@@ -38,8 +38,7 @@ def ablation(runs: run_table.Runs, profile: str, seeds, overrides, name: str, ep
     column, settings = ABLATIONS[name]
     epochs = epochs or experiment_value(f"hnn/{name}", "ablation.epochs")
     rows = []
-    for row, (label, extra) in itertools.product(variants(f"hnn/{name}"),
-                                                 settings):
+    for row, (label, extra) in itertools.product(variants(f"hnn/{name}"), settings):
         extra = [e.format(epochs=epochs) for e in extra]
         keys = {e.split("=", 1)[0] for e in extra}
         run_overrides = [*(o for o in overrides if o.split("=", 1)[0] not in keys), *extra]
