@@ -370,7 +370,7 @@ def test_fused_batches_train_as_the_autograd_steps(tmp_path):
 def test_burnin_table_puts_the_references_burnin_first_and_compares_with_it():
     """experiment=hnn/burnin's table: one row per burn-in, the last evaluation's mean rank and MAP over
     seeds, the MAP difference to the reference's burn-in (x0.1, 5 by frequency) as a 95 % interval."""
-    from noneuclid.report import hnn_burnin
+    from noneuclid.report import hnn_embeddings
     runs, curves = [], []
     for factor, negatives, level in ((0.01, float("nan"), 0.70), (0.1, 5, 0.80)):
         for seed in range(3):
@@ -381,9 +381,9 @@ def test_burnin_table_puts_the_references_burnin_first_and_compares_with_it():
             curves += [{"run": run, "epoch": e, "reconstruction_mean_rank": 9.0 - e / 10 - seed,
                         "reconstruction_map": level + seed / 100 - (30 - e) / 100} for e in (10, 30)]
             curves.append({"run": run, "epoch": 31, "reconstruction_mean_rank": None, "reconstruction_map": None})
-    table = hnn_burnin.table(pd.DataFrame(runs), pd.DataFrame(curves))
+    table = hnn_embeddings.burnin(pd.DataFrame(runs), pd.DataFrame(curves))
     assert list(table.burnin_negatives) == ["5 by frequency", "50 uniform"] and list(table.seeds) == [3, 3]
     assert table["map"].tolist() == pytest.approx([0.81, 0.71]) and table.mean_rank.tolist() == pytest.approx([5.0, 5.0])
     assert math.isnan(table.map_minus_first_low[0])
     assert table.map_minus_first_low[1] < -0.1 < table.map_minus_first_high[1] < 0
-    assert hnn_burnin.shown(table)["MAP"].tolist() == ["0.810 ± 0.006 (n=3)", "0.710 ± 0.006 (n=3)"]
+    assert hnn_embeddings.shown_burnin(table)["MAP"].tolist() == ["0.810 ± 0.006 (n=3)", "0.710 ± 0.006 (n=3)"]

@@ -1,7 +1,6 @@
-"""Beyond Ganea et al.'s Table 1, on PREFIX-10: the ablations (each experiment=hnn/<name>'s models under
-each of its settings, one mechanism driven by ABLATIONS) and, for a float32 report, float32 against
-float64 (Table 1's seeds, experiment=hnn/seeds' more seeds, experiment=hnn/same_init's pairs started from
-the same weights)."""
+"""Beyond Ganea et al.'s Table 1, on PREFIX-10: the ablations (experiment=hnn/<name>'s models under each
+of its settings in ABLATIONS) and, for a float32 report, float32 against float64 (Table 1's seeds,
+experiment=hnn/seeds' more seeds, experiment=hnn/same_init's pairs started from the same weights)."""
 
 from __future__ import annotations
 
@@ -11,10 +10,10 @@ from collections import Counter
 
 import pandas as pd
 
-from noneuclid.config import experiment_value, sweep_values
-from noneuclid.report import prose, run_table
+from noneuclid.config import experiment_value
+from noneuclid.report import run_table
 from noneuclid.report.estimates import difference_interval, estimate, fisher_exact, mean_interval
-from noneuclid.report.hnn_claims import DATASETS, ROWS
+from noneuclid.report.hnn_claims import DATASETS, ROWS, variants
 from noneuclid.runs.lookup import FLOAT32, float64_overrides, table1_run_name as run_name
 
 BUDGET = (("profile (Table 1)", ()), ("{epochs} epochs", ("trainer.epochs={epochs}",)))
@@ -33,17 +32,13 @@ ABLATIONS = {
 
 def ablation(runs: run_table.Runs, profile: str, seeds, overrides, name: str, epochs: int | None = None
              ) -> pd.DataFrame | None:
-    """experiment=hnn/<name>'s table (ABLATIONS; `epochs` in place of its ablation.epochs): per model and
-    setting, its finished PREFIX-10 runs' test accuracy at best dev (mean ± s.d. and best), per seed the
-    batches until dev accuracy first reaches 60 % and 80 %, the final training loss and the share of
-    sentence states on the boundary (an encoder whose states sit there passes no gradient). A setting's
-    overrides replace the report's of the same key. Only models with finished runs of two settings or
-    more are shown (a comparison); None while there is none."""
+    """experiment=hnn/<name>'s table (`epochs` in place of its ablation.epochs): per model and setting (its
+    overrides replace the report's of the same key) the outcome of its finished PREFIX-10 runs (`_outcome`);
+    only models with runs of two settings or more; None while there is none."""
     column, settings = ABLATIONS[name]
     epochs = epochs or experiment_value(f"hnn/{name}", "ablation.epochs")
     rows = []
-    for row, (label, extra) in itertools.product((v.removeprefix("hnn/") for v in sweep_values(f"hnn/{name}", "variant")),
-                                                 settings):
+    for row, (label, extra) in itertools.product(variants(f"hnn/{name}"), settings):
         extra = [e.format(epochs=epochs) for e in extra]
         keys = {e.split("=", 1)[0] for e in extra}
         run_overrides = [*(o for o in overrides if o.split("=", 1)[0] not in keys), *extra]
@@ -56,7 +51,9 @@ def ablation(runs: run_table.Runs, profile: str, seeds, overrides, name: str, ep
 
 
 def _outcome(runs: run_table.Runs, found: pd.DataFrame) -> dict:
-    """An ablation row's columns from the finished runs of one model and setting."""
+    """Test accuracy at best dev (mean ± s.d., best), per seed the batches until dev accuracy first reaches
+    60 % and 80 %, the final training loss and the share of sentence states on the boundary (where an
+    encoder passes no gradient), of the finished runs of one model and setting."""
     acc = 100 * found.test_accuracy_at_best_dev
     metrics = [runs.metrics(name) for name in found.run]
     last = [m[-1] for m in metrics]
@@ -69,25 +66,14 @@ def _outcome(runs: run_table.Runs, found: pd.DataFrame) -> dict:
             "seeds": len(found)}
 
 
-def ablations(runs: run_table.Runs, profile: str, seeds, overrides) -> list[tuple]:
-    """Every ablation as (name, table, title, summary heading); the table is None while it has no runs."""
-    out = []
-    for name in ABLATIONS:
-        epochs = experiment_value(f"hnn/{name}", "ablation.epochs")
-        out.append((name, ablation(runs, profile, seeds, overrides, name),
-                    prose.fill("hnn", f"{name}_title", epochs=epochs), prose.fill("hnn", f"{name}_heading", epochs=epochs)))
-    return out
-
-
 def escape_batches(metrics: list[dict], level: float) -> float:
-    """The first evaluated batch at which dev accuracy reaches `level` in a run's metrics rows (inf if
-    it never does)."""
+    """The first evaluated batch at which dev accuracy reaches `level` in a run's metrics (inf: never)."""
     return next((r["step"] for r in metrics if r.get("dev_accuracy", -1) >= level), math.inf)
 
 
 def _boundary_shares(row: dict) -> str:
-    """'75 % / 58 %': the share of each encoder's sentence states within 1e-3 of the ball's boundary
-    in an evaluation row ('-' for Euclidean encoders, which have no boundary)."""
+    """'75 % / 58 %': the share of each encoder's sentence states within 1e-3 of the ball's boundary in an
+    evaluation row ('-' for Euclidean encoders)."""
     if "test_boundary_share_s1" not in row:
         return "-"
     return " / ".join(f"{100 * row[f'test_boundary_share_s{k}']:.0f} %" for k in (1, 2))
@@ -104,11 +90,9 @@ def _interval_verdict(low: float, high: float) -> str:
 
 def dtype_comparison(runs: run_table.Runs, profile: str, seeds, overrides, models=tuple(ROWS),
                      datasets=None) -> pd.DataFrame | None:
-    """For a float32 report: per PREFIX dataset and model (of `models` and `datasets`, default all), the
-    test accuracy over the seeds in float32 and in float64 (the same runs without trainer.dtype=float32),
-    mean ± s.d., their difference and its combined standard error sqrt(se_32^2 + se_64^2) (the Euclidean
-    models, with no Möbius arithmetic, show how large the seeds' spread is), its 95 % interval (Welch's)
-    and what that interval shows (`_interval_verdict`); and the runs past the plateau (`_past_plateau`)."""
+    """For a float32 report: per PREFIX dataset and model (default all), test accuracy in float32 and in
+    float64 (the same runs without trainer.dtype=float32), their difference with its combined s.e.
+    sqrt(se_32^2 + se_64^2) and Welch's 95 % interval, and the runs past the plateau."""
     if FLOAT32 not in overrides:
         return None
     rows = []
@@ -128,11 +112,10 @@ def dtype_comparison(runs: run_table.Runs, profile: str, seeds, overrides, model
 
 
 def more_seeds(runs: run_table.Runs, profile: str, seeds, overrides) -> pd.DataFrame | None:
-    """`dtype_comparison` with the report's seeds and experiment=hnn/seeds' more seeds, for that
-    experiment's models and datasets; None when the report's seeds include them already or none of
-    them has finished runs in both dtypes (the table would repeat the one above)."""
+    """`dtype_comparison` with the report's seeds and experiment=hnn/seeds' more, for its models and
+    datasets; None where the report has those seeds or they have no runs in both dtypes (a repeat)."""
     extra = [s for s in experiment_value("hnn/seeds", "stack.seed") if s not in seeds]
-    models = [v.removeprefix("hnn/") for v in sweep_values("hnn/seeds", "variant")]
+    models = variants("hnn/seeds")
     datasets = experiment_value("hnn/seeds", "stack.data")
     if not extra or dtype_comparison(runs, profile, extra, overrides, models, datasets) is None:
         return None
@@ -140,17 +123,15 @@ def more_seeds(runs: run_table.Runs, profile: str, seeds, overrides) -> pd.DataF
 
 
 def same_init(runs: run_table.Runs, profile: str, overrides) -> pd.DataFrame | None:
-    """For a float32 report: experiment=hnn/same_init's float32 runs, which start from the initial
-    weights of the float64 run of their seed, against those float64 runs, seed by seed (PREFIX-10):
-    the mean of the seeds' differences float32 - float64 with its 95 % interval (Student's t over the
-    differences), the seeds within 2 points, the seeds whose float32 run first reaches 60 % dev accuracy
-    at the same evaluation as their float64 run (the two leave chance together), and the runs past the
-    plateau; None while no model has 2 pairs."""
+    """For a float32 report: experiment=hnn/same_init's float32 runs (from the initial weights of the float64
+    run of their seed) against those float64 runs, seed by seed: the mean difference with its 95 % interval
+    (Student's t), the seeds within 2 points, those that reach 60 % dev at the same evaluation in both
+    dtypes, and the runs past the plateau; None while no model has 2 pairs."""
     if FLOAT32 not in overrides:
         return None
     paired = [*overrides, f"trainer.init_dtype={experiment_value('hnn/same_init', 'trainer.init_dtype')}"]
     rows = []
-    for row in (v.removeprefix("hnn/") for v in sweep_values("hnn/same_init", "variant")):
+    for row in variants("hnn/same_init"):
         pairs = [(f32, f64) for f32, f64 in ((run_name(profile, row, "prefix10", s, o)
                                              for o in (paired, float64_overrides(overrides)))
                                             for s in experiment_value("hnn/same_init", "stack.seed"))
@@ -181,10 +162,9 @@ def _by_dtype(acc: dict) -> dict:
 
 
 def _past_plateau(acc: dict) -> dict:
-    """The two columns of the runs past the plateau (test accuracy >= 80 %, below every PREFIX-10
-    model of the paper's Table 1: a run's outcome is nearly bimodal, so the share tests what the mean
-    blurs) for acc = {"float32": [...], "float64": [...]} (%): how many of each, and Fisher's exact p
-    that the two shares are the same."""
+    """The runs past the plateau (test accuracy >= 80 %, under every PREFIX-10 model of the paper's Table 1:
+    the outcome is nearly bimodal, so the share tests what the mean blurs) in each dtype of acc (%), and
+    Fisher's exact p that the two shares are the same."""
     passed = {k: int((a >= 80).sum()) for k, a in acc.items()}
     return {"runs >= 80 % (float32, float64)": ", ".join(f"{passed[k]} of {len(a)}" for k, a in acc.items()),
             "same share, Fisher's p": round(fisher_exact(passed["float32"], len(acc["float32"]),

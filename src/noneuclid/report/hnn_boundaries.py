@@ -1,5 +1,5 @@
-"""The figure of Ganea et al.'s Table 2 classifiers in the 2-D Poincare ball (the paper draws none): each
-subtree's points and the three classifiers' decision boundaries, from the run folders' checkpoints."""
+"""The figure of Ganea et al.'s Table 2 classifiers in the 2-D Poincare ball (the paper draws none), from
+the run folders' checkpoints."""
 
 from __future__ import annotations
 
@@ -21,19 +21,21 @@ COLORS = {"hyperbolic": "tab:red", "euclidean": "tab:blue", "euclidean_log0": "t
 
 
 @torch.no_grad()
-def figure(values: pd.DataFrame, emb: pd.DataFrame, root: Path, hierarchy: str, generated_dir,
-           out: Path) -> list[str] | None:
-    """For the 2-D embedding: the ball with each subtree's points against the rest and the decision
-    boundaries (logit difference 0 on a grid) of the three classifiers trained with seed 0, from
-    their run folders under `root`, a legend on every panel. Returns a sentence for each boundary that
-    falls outside the ball (no sign change of the logit difference inside it), or None if there is no
-    2-D run or its folders are not here."""
+def draw(values: pd.DataFrame, emb: pd.DataFrame, root: Path, c, out: Path) -> None:
+    """fig_table2_boundaries.{png,pdf} in `out`: per subtree, the 2-D ball with its points and the seed-0
+    classifiers' decision boundaries (logit difference 0 on a grid), from their run folders under `root`,
+    and its caption (.md) naming each boundary outside the ball (no sign change inside it). Without the
+    folders, where there are 2-D runs, says why it is not redrawn (an earlier figure stays)."""
     seed0 = values[(values.dim == 2) & (values.seed == 0)]
     folders = [root / run for run in (*emb[emb.dim == 2].run, *seed0.run)]
     if seed0.empty or emb[emb.dim == 2].empty or not all((f / "checkpoint.pt").is_file() for f in folders):
-        return None
+        if not values[values.dim == 2].empty:
+            left = "; the figure there is left as it is" if (out / "fig_table2_boundaries.png").is_file() else ""
+            print(f"{out / 'fig_table2_boundaries'}: not redrawn: it needs the 2-D embedding's points and its "
+                  f"classifiers' weights, which only their run folders' checkpoints hold (not under {root}){left}")
+        return
     points = torch.load(folders[0] / "checkpoint.pt", map_location="cpu", weights_only=False)["model"]["weight"]
-    h = wordnet.load(hierarchy, generated_dir)
+    h = wordnet.load(c.data.hierarchy, c.paths.generated_dir)
     grid = torch.linspace(-1, 1, 401, dtype=points.dtype)
     gx, gy = torch.meshgrid(grid, grid, indexing="xy")
     inside = gx ** 2 + gy ** 2 < 0.999
@@ -61,8 +63,9 @@ def figure(values: pd.DataFrame, emb: pd.DataFrame, root: Path, hierarchy: str, 
         ax.axis("off")
         ax.legend(fontsize=6, loc="lower left", markerscale=8)
     fig.suptitle(prose.fill("hnn", "boundaries_title"), fontsize=9)
-    figures.save(fig, out)
-    return outside
+    figures.save(fig, out / "fig_table2_boundaries")
+    (out / "fig_table2_boundaries.md").write_text("".join(
+        f"{line}\n" for line in [prose.fill("hnn", "boundaries_image"), "", *outside]))
 
 
 def _margin(folder: Path, geometry: str, xy: torch.Tensor, dtype) -> torch.Tensor:
@@ -71,17 +74,3 @@ def _margin(folder: Path, geometry: str, xy: torch.Tensor, dtype) -> torch.Tenso
     model.load_state_dict(torch.load(folder / "checkpoint.pt", map_location="cpu", weights_only=False)["model"])
     logits = model(xy)
     return logits[..., 1] - logits[..., 0]
-
-
-def draw(values: pd.DataFrame, emb: pd.DataFrame, root: Path, c, out: Path) -> None:
-    """fig_table2_boundaries.{png,pdf} and its caption (.md) in `out` where the 2-D runs' folders are
-    under `root`; else, where there are 2-D runs, says that it is not redrawn and why (an earlier
-    figure in `out` stays as it is)."""
-    drawn = figure(values, emb, root, c.data.hierarchy, c.paths.generated_dir, out / "fig_table2_boundaries")
-    if drawn is not None:
-        (out / "fig_table2_boundaries.md").write_text("".join(
-            f"{line}\n" for line in [prose.fill("hnn", "boundaries_image"), "", *drawn]))
-    elif not values[values.dim == 2].empty:
-        left = "; the figure there is left as it is" if (out / "fig_table2_boundaries.png").is_file() else ""
-        print(f"{out / 'fig_table2_boundaries'}: not redrawn: it needs the 2-D embedding's points and its "
-              f"classifiers' weights, which only their run folders' checkpoints hold (not under {root}){left}")

@@ -1,13 +1,12 @@
-"""Ganea et al.'s claims file as the reports read it: Table 1's models and datasets and Table 2's
-classifiers (its labels), the paper's Table 1 numbers (the cells of its Table 1 claim, which hold the full
-grid); Table 1's claims judged on our seeds, and the health of the runs behind them (runs below 80 %, at
-chance, encoders saturated on the ball's boundary)."""
+"""Ganea et al.'s claims file as the reports read it (its labels; the paper's Table 1 in the cells of its
+Table 1 claim), Table 1's claims judged on our seeds, and the health of the runs behind them."""
 
 from __future__ import annotations
 
 import pandas as pd
 
 from noneuclid.claims import data as claims_data, engine
+from noneuclid.config import sweep_values
 from noneuclid.report import prose, run_table
 
 CLAIMS = claims_data.load("hnn")
@@ -21,41 +20,40 @@ SATURATED = 0.5  # share of sentence states within 1e-3 of the ball's boundary t
 
 
 def row_of(geometry: str, cell: str) -> str:
-    """The ROWS key of a run's model.geometry and model.cell ('hyperbolic_eucl_mlr', 'gru' ->
-    'hyperbolic_gru_eucl_mlr')."""
+    """The ROWS key of a model.geometry and model.cell ('hyperbolic_eucl_mlr', 'gru' -> 'hyperbolic_gru_eucl_mlr')."""
     return f"hyperbolic_{cell}_eucl_mlr" if geometry == "hyperbolic_eucl_mlr" else f"{geometry}_{cell}"
 
 
 GEOMETRY_CELL = {row_of(g, c): (g, c) for c in ("rnn", "gru") for g in GEOMETRIES}  # ROWS key -> (geometry, cell)
 
 
+def variants(experiment: str) -> list[str]:
+    """The ROWS keys of the models that `experiment` (e.g. hnn/seeds) sweeps."""
+    return [v.removeprefix("hnn/") for v in sweep_values(experiment, "variant")]
+
+
 def table1_cell(data: str, cell: str) -> claims_data.Cell:
-    """The Table 1 claim's cell of a dataset and cell kind ('prefix10', 'rnn': 'PREFIX-10, RNN'), with the
-    paper's accuracies % of its three models."""
+    """The Table 1 claim's cell of a dataset and cell kind ('prefix10', 'rnn': 'PREFIX-10, RNN')."""
     return CLAIMS[ON_PAR_OR_BETTER].cell(f"{DATASETS[data].rstrip('%')}, {cell.upper()}")
 
 
 def paper_accuracy(row: str, data: str) -> float:
-    """The paper's Table 1 test accuracy % of model `row` on `data` (printed there with 2 decimals)."""
+    """The paper's Table 1 test accuracy % of model `row` on `data`."""
     geometry, cell = GEOMETRY_CELL[row]
     return table1_cell(data, cell).paper[geometry]
 
 
 def judged(claim, cell, arms, reason: str, models=None) -> engine.Verdict:
-    """engine.judge of the arms' per-seed values (and the models a gain involves), or not testable for
-    `reason`."""
+    """engine.judge of the arms' per-seed values, or not testable for `reason`."""
     if reason:
         return engine.untestable(claim, cell, reason, *map(len, arms))
     return engine.judge(claim, cell, *(list(a) for a in arms), models=models)
 
 
 def verdicts(finished: pd.DataFrame, datasets=tuple(DATASETS)) -> list[engine.Verdict]:
-    """Table 1's claims judged by the claims engine on our seeds, for the cells on `datasets` (an
-    experiment's grid): per cell, the paper's better hyperbolic model against its Euclidean one (test
-    accuracy % at best dev, Welch); the hyperbolic gain per seed (that model minus the Euclidean one of
-    the same seed) of a PREFIX dataset against another's. A cell whose models all stayed at chance, or
-    without runs, is not testable here; a gain cell also where one of its four models falls short of the
-    paper's accuracy (the claim's `learned`)."""
+    """Table 1's claims on our seeds, for the cells on `datasets`: the better hyperbolic model against the
+    Euclidean one (test accuracy % at best dev, Welch); the hyperbolic gain per seed of a PREFIX dataset
+    against another's. Not testable: a cell without runs or whose models all stayed at chance."""
     rows = []
     claim = CLAIMS[ON_PAR_OR_BETTER]
     for cell in claim.cells:
@@ -75,8 +73,7 @@ def verdicts(finished: pd.DataFrame, datasets=tuple(DATASETS)) -> list[engine.Ve
 
 
 def _models(finished: pd.DataFrame, datasets, cell: str) -> dict[str, tuple[list[float], float]]:
-    """The models a gain cell involves (on each dataset, its Table 1 cell's two arms) -> their test
-    accuracies % per seed and the paper's: the claim's precondition `learned` (claims/hnn.yaml)."""
+    """The models a gain cell involves -> their accuracies % per seed and the paper's (the claim's `learned`)."""
     return {f"{DATASETS[data]} {ROWS[row_of(geometry, cell)]}":
             (_accuracies(finished, data, cell, geometry).tolist(), table1_cell(data, cell).paper[geometry])
             for data in datasets for geometry in table1_cell(data, cell).arms}
@@ -99,8 +96,7 @@ def _gains(finished: pd.DataFrame, data: str, cell: str) -> list[float]:
 
 
 def _untestable(finished: pd.DataFrame, data: str, cell: str, claim_cell=None) -> str:
-    """Why a Table 1 cell cannot be tested here ('' where it can): no runs (SNLI: no training split),
-    or every model of the cell at chance (the budget too small to leave it)."""
+    """Why a Table 1 cell cannot be tested here ('' where it can): no runs, or every model at chance."""
     accs = [_accuracies(finished, data, cell, g) for g in GEOMETRIES]
     if all(a.empty for a in accs):
         return (f"precondition not met: {claim_cell.precondition}" if claim_cell is not None and claim_cell.precondition
@@ -111,8 +107,8 @@ def _untestable(finished: pd.DataFrame, data: str, cell: str, claim_cell=None) -
 
 
 def health(finished: pd.DataFrame, runs: run_table.Runs) -> list[str]:
-    """PREFIX-10 models below 80 %, runs still at chance when training stopped (per dataset and
-    model), and runs at chance whose encoders sit on the ball's boundary (templates/hnn.md's health_*)."""
+    """PREFIX-10 runs below 80 %, runs still at chance when training stopped, and runs at chance whose
+    encoders sit on the ball's boundary (templates/hnn.md's health_*)."""
     lines = []
     keys = ["cfg.data.label", "cfg.model.geometry", "cfg.model.cell"]
     totals = finished.groupby(keys).size()  # finished runs per dataset and model

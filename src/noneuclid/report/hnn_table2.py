@@ -1,8 +1,7 @@
 """Ganea et al.'s Table 2 (F1 of hyperbolic vs Euclidean MLR on WordNet noun subtrees) and its claims,
-beside the Poincare embeddings it classifies (report.hnn_embeddings), the burn-in ablation and the
-figure of the decision boundaries (report.hnn_boundaries: it needs the run folders' checkpoints and is
-left as it is without them), from the per-run data in results/hnn/<profile>/ after merging into it the
-ended runs under runs/hnn/<profile>/; the prose is templates/hnn.md's.
+beside the Poincare embeddings it classifies and the burn-in ablation (report.hnn_embeddings) and the
+figure of the decision boundaries (report.hnn_boundaries), from the per-run data in
+results/hnn/<profile>/ after merging into it the ended runs under runs/hnn/<profile>/.
 
     python -m noneuclid.report hnn table2 [--runs runs] [--profile cpu]
 """
@@ -17,15 +16,16 @@ from noneuclid.claims import engine
 from noneuclid.config import compose
 from noneuclid.data import wordnet
 from noneuclid.models.mlr import GEOMETRIES
-from noneuclid.report import hnn_boundaries, hnn_burnin, hnn_embeddings, prose, run_table, tables
-from noneuclid.report.estimates import t975
-from noneuclid.report.hnn_embeddings import DIMS, NOT_AVAILABLE
+from noneuclid.report import hnn_boundaries, hnn_embeddings, prose, run_table, tables
+from noneuclid.report.estimates import estimate, mean_interval
 from noneuclid.report.hnn_claims import CLAIMS, CLASSIFIERS, judged
+from noneuclid.report.hnn_embeddings import DIMS, NOT_AVAILABLE
 
-# Table 2 tests the classifiers only on embeddings that reconstruct the hierarchy: a dimension whose
-# embedding's MAP (all nouns) is below this, or was not evaluated, has its cells "not testable here".
+# a dimension whose embedding's MAP (all nouns) is below this, or was not evaluated, has its cells
+# "not testable here": Table 2 tests the classifiers only on embeddings that reconstruct the hierarchy
 MIN_EMBEDDING_MAP = 0.5
 AT_LEAST_AS_GOOD, LOW_DIMENSIONS = "table2_hyperbolic_mlr_at_least_as_good", "table2_margin_largest_in_low_dimensions"
+CELL = ["subtree", "dim", "geometry", "seed", "embedding"]
 
 
 def f1_values(runs: pd.DataFrame) -> pd.DataFrame:
@@ -35,10 +35,10 @@ def f1_values(runs: pd.DataFrame) -> pd.DataFrame:
     columns = {"cfg.data.subtree": "subtree", "cfg.data.dim": "dim", "cfg.model.geometry": "geometry",
                "cfg.seed": "seed", "final_test_f1": "f1", "run": "run"}
     if found.empty:
-        return pd.DataFrame(columns=[*columns.values(), "embedding"])
+        return pd.DataFrame(columns=CELL + ["f1", "run"])
     values = found[list(columns)].rename(columns=columns).astype({"dim": int, "seed": int}).reset_index(drop=True)
     values["embedding"] = [hnn_embeddings.embedding_of(row) for _, row in found.iterrows()]
-    twice = values[values.duplicated(["subtree", "dim", "geometry", "seed", "embedding"], keep=False)]
+    twice = values[values.duplicated(CELL, keep=False)]
     if len(twice):  # e.g. classifiers of an earlier embedding of that dimension beside the current one's
         raise ValueError(f"several finished runs of one Table 2 cell, seed and embedding: {', '.join(twice.run)}; "
                          "drop the stale rows")
@@ -46,28 +46,28 @@ def f1_values(runs: pd.DataFrame) -> pd.DataFrame:
 
 
 def untestable(emb_map: dict[int, float]) -> dict[int, str]:
-    """dim -> why its cells cannot be tested (an empty string where they can), from the embedding's MAP."""
+    """dim -> why its cells cannot be tested ('' where they can), from the embedding's MAP."""
     return {dim: "" if emb_map.get(dim, 0.0) >= MIN_EMBEDDING_MAP else
             f"embedding MAP {emb_map[dim]:.3f} < {MIN_EMBEDDING_MAP}" if dim in emb_map else
             "no finished embedding" for dim in DIMS}
 
 
+def _f1(values: pd.DataFrame, subtree: str, dim: int, geometry: str) -> pd.Series:
+    """Test F1 % per seed of one classifier on one subtree and dimension."""
+    return 100 * values[(values.subtree == subtree) & (values.dim == dim) & (values.geometry == geometry)].f1
+
+
 def table2(values: pd.DataFrame, emb_map: dict[int, float]) -> pd.DataFrame:
-    """One row per subtree, dimension and classifier: the embedding's MAP (the precondition), then
-    test F1 % over the seeds as n, mean, s.d., s.e. and the 95 % Student-t interval, or why the cell is
-    not testable; the paper's value (not available here)."""
+    """One row per subtree, dimension and classifier: the embedding's MAP (the precondition), test F1 %
+    over the seeds (n, mean, s.d., s.e., 95 % Student-t interval), why it is not testable, the paper's."""
     rows, why = [], untestable(emb_map)
-    for subtree in wordnet.SUBTREES:
-        for dim in DIMS:
-            for geometry in GEOMETRIES:
-                f1 = 100 * values[(values.subtree == subtree) & (values.dim == dim) & (values.geometry == geometry)].f1
-                n, mean = len(f1), f1.mean() if len(f1) else float("nan")
-                sd = f1.std(ddof=1) if n > 1 else float("nan")
-                half = t975(n - 1) * sd / n ** 0.5 if n > 1 else float("nan")
-                rows.append({"subtree": subtree, "dim": dim, "embedding_map": emb_map.get(dim, float("nan")),
-                             "classifier": geometry, "n": n, "f1_mean": mean, "f1_sd": sd,
-                             "f1_se": sd / n ** 0.5 if n > 1 else float("nan"), "f1_ci_low": mean - half,
-                             "f1_ci_high": mean + half, "not_testable": why[dim], "paper": NOT_AVAILABLE})
+    for subtree, dim, geometry in ((s, d, g) for s in wordnet.SUBTREES for d in DIMS for g in GEOMETRIES):
+        f1 = _f1(values, subtree, dim, geometry)
+        low, high = mean_interval(estimate(f1))
+        rows.append({"subtree": subtree, "dim": dim, "embedding_map": emb_map.get(dim, float("nan")),
+                     "classifier": geometry, "n": len(f1), "f1_mean": f1.mean(), "f1_sd": f1.std(ddof=1),
+                     "f1_se": f1.sem(), "f1_ci_low": low, "f1_ci_high": high,
+                     "not_testable": why[dim], "paper": NOT_AVAILABLE})
     return pd.DataFrame(rows)
 
 
@@ -76,40 +76,33 @@ def shown_table2(table: pd.DataFrame) -> tuple[pd.DataFrame, set]:
     mean in each row to set in bold)."""
     rows, bold = [], set()
     for (subtree, dim), cell in table.groupby(["subtree", "dim"], sort=False):
-        row = {"subtree": subtree, "dim": str(dim), "embedding MAP": _number(cell.embedding_map.iloc[0], ".3f")}
+        emb_map = cell.embedding_map.iloc[0]
+        row = {"subtree": subtree, "dim": str(dim), "embedding MAP": "-" if pd.isna(emb_map) else f"{emb_map:.3f}"}
         for r in cell.itertuples():
             row[CLASSIFIERS[r.classifier]] = ("not testable here" if r.not_testable else "not run" if r.n == 0 else
-                                         f"{r.f1_mean:.2f} ± {r.f1_se:.2f} (n={r.n})" if r.n > 1
-                                         else f"{r.f1_mean:.2f} (n=1)")
+                                              f"{r.f1_mean:.2f} ± {r.f1_se:.2f} (n={r.n})" if r.n > 1
+                                              else f"{r.f1_mean:.2f} (n=1)")
         tested = cell[(cell.n > 0) & (cell.not_testable == "")]
         if len(tested) > 1:
             bold.add((len(rows), CLASSIFIERS[tested.loc[tested.f1_mean.idxmax(), "classifier"]]))
-        row["paper"] = NOT_AVAILABLE
-        rows.append(row)
+        rows.append({**row, "paper": NOT_AVAILABLE})
     return pd.DataFrame(rows), bold
 
 
-def _number(x: float, fmt: str) -> str:
-    return "-" if pd.isna(x) else f"{x:{fmt}}"
-
-
 def verdicts(values: pd.DataFrame, emb_map: dict[int, float]) -> list[engine.Verdict]:
-    """The two Table 2 claims of claims/hnn.yaml, cell by cell: test F1 per seed of the hyperbolic MLR
-    against each Euclidean one (Welch: the classifiers do not share their initial weights); the
-    margin per seed (hyperbolic minus the better Euclidean MLR by mean) in 2-D against 10-D. A cell of
-    a dimension below the precondition is not testable here."""
+    """The two Table 2 claims, cell by cell: test F1 per seed of the hyperbolic MLR against each Euclidean
+    one (Welch); the margin per seed (`_margins`) in 2-D against 10-D; not testable below the precondition."""
     why, rows = untestable(emb_map), []
     claim = CLAIMS[AT_LEAST_AS_GOOD]
     for cell in claim.cells:
         subtree, dim = cell.name.split(", ")[0], int(cell.name.split(", ")[1].removesuffix("-D"))
-        arms = [100 * values[(values.subtree == subtree) & (values.dim == dim) & (values.geometry == g)].f1.to_numpy()
-                for g in cell.arms]
+        arms = [_f1(values, subtree, dim, g).to_numpy() for g in cell.arms]
         rows.append(judged(claim, cell, arms, why[dim] or _too_few(arms)))
     claim = CLAIMS[LOW_DIMENSIONS]
     for cell in claim.cells:
-        subtree = cell.name.split(", ")[0]
-        arms = [_margins(values, subtree, int(arm.removeprefix("d"))) for arm in cell.arms]
-        reason = "; ".join(f"{arm[1:]}-D: {why[int(arm[1:])]}" for arm in cell.arms if why[int(arm[1:])])
+        dims = [int(arm.removeprefix("d")) for arm in cell.arms]
+        arms = [_margins(values, cell.name.split(", ")[0], dim) for dim in dims]
+        reason = "; ".join(f"{dim}-D: {why[dim]}" for dim in dims if why[dim])
         rows.append(judged(claim, cell, arms, reason or _too_few(arms)))
     return rows
 
@@ -131,43 +124,38 @@ def _margins(values: pd.DataFrame, subtree: str, dim: int) -> list[float]:
 
 
 def settings(e, c) -> str:
-    """The settings of the profile's embedding (e) and classifier (c) configs, in words, beside the
-    reference code's recipe (each embedding's batch, lr and burn-in are in its row of the embeddings table)."""
+    """The settings of the profile's embedding (e) and classifier (c) configs beside the reference code's."""
     return prose.fill("hnn", "table2_settings", negatives=e.data.negatives, dtype=e.trainer.dtype,
                       nodes=e.data.eval_nodes or "all", code=CLAIMS.references["nickel_kiela_code"].values,
                       epochs=c.trainer.epochs, batch=c.data.batch_size, lr=c.optim.lr, ball_lr=c.optim.ball_lr)
 
 
-def make(runs_dir: Path, profile: str, out: Path) -> list[Path]:
-    """Write table2_f1, table2_embeddings, table2_claims (CSV, Markdown, LaTeX), table2_burnin once the
-    burn-in ablation has runs, the page table2.md and, where the run folders are here,
-    fig_table2_boundaries.{png,pdf} into `out`."""
-    e = compose(["experiment=hnn/poincare", f"profile={profile}"])
-    c = compose(["experiment=hnn/table2", f"profile={profile}"])
+def make(runs_dir: Path, profile: str, out: Path, seeds=None, overrides=()) -> list[Path]:
+    """Write table2_f1, table2_embeddings, table2_claims, table2_burnin (once the burn-in ablation has
+    runs), the page table2.md and, where the run folders are here, fig_table2_boundaries into `out`.
+    `seeds` and `overrides` are ignored (the signature is every report's): Table 2 shows every seed run."""
+    e, c = (compose([f"experiment=hnn/{name}", f"profile={profile}"]) for name in ("poincare", "table2"))
     runs, curves = run_table.load(runs_dir, "hnn", profile, out)
     runs = runs[runs.status == "done"] if len(runs) else runs  # the ended runs
     every_emb, every_value = hnn_embeddings.embeddings(runs, curves, c.data.hierarchy), f1_values(runs)
-    values, emb = hnn_embeddings.classified(every_value, every_emb, hnn_embeddings.own(every_emb, profile, c))
-    every_emb["table2"] = every_emb.run.isin(emb.run)
     if every_value.empty and every_emb.empty:
         raise FileNotFoundError(f"no finished Table 2 runs in {out}/runs.csv nor under {runs_dir}/hnn/{profile}: run "
                                 f"`python -m noneuclid.train -m experiment=hnn/poincare profile={profile}` and then "
                                 f"`python -m noneuclid.train -m experiment=hnn/table2 profile={profile}` first")
-    emb_map = dict(zip(emb.dim, emb["map"]))
+    values, emb = hnn_embeddings.classified(every_value, every_emb, hnn_embeddings.own(every_emb, profile, c))
+    every_emb["table2"], emb_map = every_emb.run.isin(emb.run), dict(zip(emb.dim, emb["map"]))
     made = prose.fill("hnn", "table2_made", profile=profile, classifiers=len(values), embeddings=len(emb),
                       seeds=", ".join(map(str, sorted(values.seed.unique()))) or "-",
                       commits=run_table.commits(runs[runs.run.isin(set(values.run) | set(emb.run))] if len(runs) else runs))
-    table = table2(values, emb_map)
+    table, embeddings = table2(values, emb_map), hnn_embeddings.shown(every_emb)
     shown, bold = shown_table2(table)
-    embeddings = hnn_embeddings.shown(every_emb)
-    written = [*tables.write(out, "table2_embeddings", every_emb, embeddings,
-                             prose.fill("hnn", "embeddings_title", profile=profile),
-                             prose.fill("hnn", "embeddings_caption", made=made)),
+    written = [*tables.write(out, "table2_embeddings", every_emb, embeddings, prose.fill(
+                   "hnn", "embeddings_title", profile=profile), prose.fill("hnn", "embeddings_caption", made=made)),
                *tables.write(out, "table2_f1", table, shown, prose.fill("hnn", "f1_title", profile=profile),
-                             prose.fill("hnn", "f1_caption", min_map=MIN_EMBEDDING_MAP, made=made), bold)]
+                             prose.fill("hnn", "f1_caption", min_map=MIN_EMBEDDING_MAP, made=made), bold),
+               *(out / f"table2_claims.{ext}" for ext in ("csv", "md", "tex")), *_write_burnin(out, runs, curves, profile)]
     claims = tables.write_claims(out, "table2_claims", verdicts(values, emb_map),
                                  prose.fill("hnn", "table2_claims_title", profile=profile))
-    written += [*(out / f"table2_claims.{ext}" for ext in ("csv", "md", "tex")), *_write_burnin(out, runs, curves, profile)]
     hnn_boundaries.draw(values, emb, Path(runs_dir) / "hnn" / profile, c, out)
     caption, burnin = out / "fig_table2_boundaries.md", out / "table2_burnin.md"  # the figure in words, kept with it
     (out / "table2.md").write_text("\n".join([
@@ -180,10 +168,10 @@ def make(runs_dir: Path, profile: str, out: Path) -> list[Path]:
 
 def _write_burnin(out: Path, runs: pd.DataFrame, curves: pd.DataFrame, profile: str) -> list[Path]:
     """table2_burnin.{csv,md,tex} when the burn-in ablation has finished runs (none: nothing written)."""
-    data = hnn_burnin.table(runs, curves)
+    data = hnn_embeddings.burnin(runs, curves)
     if data.empty:
         return []
-    return tables.write(out, "table2_burnin", data, hnn_burnin.shown(data),
+    return tables.write(out, "table2_burnin", data, hnn_embeddings.shown_burnin(data),
                         prose.fill("hnn", "burnin_title", profile=profile),
                         prose.fill("hnn", "burnin_caption", hierarchy=data.hierarchy[0], dim=data.dim[0],
-                                   epochs=int(data.epochs.max()), experiment=hnn_burnin.EXPERIMENT, profile=profile))
+                                   epochs=int(data.epochs.max()), experiment=hnn_embeddings.BURNIN, profile=profile))
