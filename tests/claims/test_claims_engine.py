@@ -220,7 +220,7 @@ def test_a_gain_is_not_testable_where_a_model_has_not_learned_the_task():
     assert learned.verdict == engine.REPRODUCES
     under = engine.judge(claim, cell, *gains, models=_models("PREFIX-30, hyperbolic", -20.0))
     assert under.verdict == engine.NOT_TESTABLE and (under.n_a, under.n_b) == (3, 3)
-    assert under.reason == ("not every model learned the task (test accuracy %, mean over seeds, more than 10 under "
+    assert under.reason == ("not every model learned the task (test accuracy %, more than 10 under "
                             "the paper's): PREFIX-30, hyperbolic: 67.8 over 3 seeds (the paper's 87.83)")
     assert engine.judge(claim, cell, *gains, models=_models("PREFIX-30, hyperbolic", -9.0)).verdict == engine.REPRODUCES
     assert engine.judge(claim, cell, *gains, models=_models("PREFIX-10, euclidean", +20.0)).verdict == engine.REPRODUCES

@@ -32,9 +32,9 @@ where d = b: p = 1). The reason says so, with p.
 
 Learned (a claim's key `learned`, for claims that compare gains across datasets or dimensions): a cell
 is judged only where every model it involves has learned the task. The caller gives each model's
-per-seed values of the models' metric and the paper's value for it; a model whose mean over seeds falls
-more than `within` behind the paper's value (or that has no values) makes the cell not testable here,
-the reason naming the model and its mean. A gain that moves because one model failed to learn says
+values of `learned.metric` (as the paper selects them: e.g. its best of 3 runs by dev accuracy) and the
+paper's value for it; a model whose mean falls more than `within` behind the paper's value (or that has
+no values) makes the cell not testable here, the reason naming the model and its value. A gain that moves because one model failed to learn says
 nothing about the claim.
 
 Shares (judge_shares: a 0/1 outcome per seed, such as "the run diverged"): d = s (p_a - p_b); its
@@ -207,7 +207,7 @@ def _not_learned(claim: Claim, models: Mapping[str, tuple[Sequence[float], float
             failed.append(f"{name}: {_mean(values)} (the paper's {paper:g})")
     if not failed:
         return ""
-    return (f"not every model learned the task ({rule.metric}, mean over seeds, more than {rule.within:g} "
+    return (f"not every model learned the task ({rule.metric}, more than {rule.within:g} "
             f"{'under' if sign > 0 else 'over'} the paper's): " + "; ".join(failed))
 
 
