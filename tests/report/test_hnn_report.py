@@ -89,7 +89,7 @@ def test_the_claims_table_judges_each_cell_by_the_engine():
     from noneuclid.claims import engine
     acc = {"euclidean": (60.0, 61.0), "hyperbolic_eucl_mlr": (62.0, 63.0), "hyperbolic": (50.0, 51.0)}
     finished = pd.DataFrame([{"cfg.data.label": "prefix50", "cfg.model.cell": "rnn", "cfg.model.geometry": g,
-                              "cfg.seed": k, "test_accuracy_at_best_dev": a / 100}
+                              "cfg.seed": k, "test_accuracy_at_best_dev": a / 100, "best_dev_accuracy": a / 100}
                              for g, accs in acc.items() for k, a in enumerate(accs)])
     rows = {(v.claim, v.cell): v for v in hnn_claims.verdicts(finished)}
     cell = rows[(ON_PAR_OR_BETTER, "PREFIX-50, RNN")]
@@ -101,19 +101,24 @@ def test_the_claims_table_judges_each_cell_by_the_engine():
     assert rows[(GAIN, "RNN, PREFIX-30 vs PREFIX-50")].verdict == engine.NOT_TESTABLE
 
 
-@pytest.mark.parametrize("hyperbolic_50, verdict", [(76.0, "reproduces"), (55.6, "not testable here")])
-def test_a_gain_is_judged_only_where_every_model_of_the_cell_learned(hyperbolic_50, verdict):
+@pytest.mark.parametrize("hyperbolic_50, testable", [((76.0, 76.1, 76.2), True), ((55.6, 55.7, 55.8), False),
+                                                     ((76.0, 50.0, 50.0), True)])
+def test_a_gain_is_judged_only_where_every_model_of_the_cell_learned(hyperbolic_50, testable):
     """GRU, PREFIX-30 against PREFIX-50: a gain that shrinks because the hyperbolic GRU + Eucl. MLR did
-    not learn PREFIX-50 (more than 10 points under the paper's 76.87) is not evidence for the conjecture."""
-    acc = {("prefix30", "hyperbolic_eucl_mlr"): 88.5, ("prefix30", "euclidean"): 86.5,
-           ("prefix50", "hyperbolic_eucl_mlr"): hyperbolic_50, ("prefix50", "euclidean"): 75.0}
+    not learn PREFIX-50 (its seed with the best dev accuracy more than 10 points under the paper's 76.87,
+    the paper's own best of 3) is not evidence for the conjecture; a model whose best seed learned is
+    held to have learned, however its other seeds ended."""
+    acc = {("prefix30", "hyperbolic_eucl_mlr"): (88.5, 88.6, 88.7), ("prefix30", "euclidean"): (86.5,) * 3,
+           ("prefix50", "hyperbolic_eucl_mlr"): hyperbolic_50, ("prefix50", "euclidean"): (75.0,) * 3}
     finished = pd.DataFrame([{"cfg.data.label": data, "cfg.model.cell": "gru", "cfg.model.geometry": geometry,
-                              "cfg.seed": k, "test_accuracy_at_best_dev": (a + 0.1 * k * (geometry != "euclidean")) / 100}
-                             for (data, geometry), a in acc.items() for k in range(3)])  # hyperbolic seeds spread
+                              "cfg.seed": k, "test_accuracy_at_best_dev": a / 100, "best_dev_accuracy": a / 100}
+                             for (data, geometry), accs in acc.items() for k, a in enumerate(accs)])
     row = {(v.claim, v.cell): v for v in hnn_claims.verdicts(finished)}[(GAIN, "GRU, PREFIX-30 vs PREFIX-50")]
-    assert row.verdict == verdict
-    if verdict == "not testable here":
-        assert row.reason.endswith(": PREFIX-50% hyperbolic GRU + FFNN, Eucl. MLR: 55.7 over 3 seeds (the paper's 76.87)")
+    assert (row.verdict != "not testable here") == testable
+    if hyperbolic_50 == (76.0, 76.1, 76.2):
+        assert row.verdict == "reproduces"
+    if not testable:
+        assert row.reason.endswith(": PREFIX-50% hyperbolic GRU + FFNN, Eucl. MLR: 55.8 over 1 seed (the paper's 76.87)")
 
 
 def _titles(runs, out, overrides, monkeypatch) -> list[str]:
