@@ -295,7 +295,8 @@ def test_table2_cells_need_an_embedding_that_reconstructs_the_hierarchy():
     here, in the table and in the claims; the others are judged by the claims engine."""
     from noneuclid.claims import engine
     from noneuclid.report import hnn_table2
-    rows = [{"subtree": s, "dim": d, "geometry": g, "seed": k, "f1": f1 + 0.01 * k, "run": f"r{d}{k}{g}"}
+    rows = [{"subtree": s, "dim": d, "geometry": g, "seed": k, "f1": f1 + 0.01 * k, "train_loss": 0.3,
+             "run": f"r{d}{k}{g}"}
             for s in wordnet.SUBTREES for d in (2, 5) for k in (0, 1, 2)
             for g, f1 in (("hyperbolic", 0.9), ("euclidean", 0.8), ("euclidean_log0", 0.7))]
     values = pd.DataFrame(rows)
@@ -317,12 +318,31 @@ def test_table2_cells_need_an_embedding_that_reconstructs_the_hierarchy():
     low = verdicts[(hnn_table2.LOW_DIMENSIONS, f"{first}, 2-D vs 10-D")]
     assert low.verdict == engine.NOT_TESTABLE and "10-D: no finished embedding" in low.reason
 
+
+def test_a_lead_across_dimensions_is_judged_only_where_every_classifier_learned():
+    """3-D against 10-D: judged when every classifier's final training loss is below ln 2 (guessing on
+    balanced batches), not testable, naming the run, when one of them is not."""
+    from noneuclid.claims import engine
+    from noneuclid.report import hnn_table2
+    rows = [{"subtree": s, "dim": d, "geometry": g, "seed": k, "f1": f1 + 0.01 * k - 0.001 * d * (g == "hyperbolic"),
+             "train_loss": 0.3, "run": f"r{d}{k}{g}"}
+            for s in wordnet.SUBTREES for d in (3, 10) for k in (0, 1, 2)
+            for g, f1 in (("hyperbolic", 0.9), ("euclidean", 0.8), ("euclidean_log0", 0.7))]
+    values = pd.DataFrame(rows)
+    cell = (hnn_table2.LOW_DIMENSIONS, f"{wordnet.SUBTREES[0]}, 3-D vs 10-D")
+    learned = {(v.claim, v.cell): v for v in hnn_table2.verdicts(values, {3: 0.8, 10: 0.8})}[cell]
+    assert learned.verdict != engine.NOT_TESTABLE
+    values.loc[(values.subtree == wordnet.SUBTREES[0]) & (values.dim == 10) & (values.geometry == "hyperbolic")
+               & (values.seed == 1), "train_loss"] = 0.9
+    failed = {(v.claim, v.cell): v for v in hnn_table2.verdicts(values, {3: 0.8, 10: 0.8})}[cell]
+    assert failed.verdict == engine.NOT_TESTABLE and failed.reason.endswith("10-D hyperbolic MLR seed 1 (0.90)")
+
 def test_two_runs_of_one_table2_cell_and_seed_are_an_error():
     """Two classifier runs of one cell, seed and embedding would be averaged as more seeds; each row
     names the embedding it classified (as the subtree task finds it)."""
     from noneuclid.report import hnn_table2
     row = {"cfg.model.name": "point_mlr", "cfg.data.subtree": "group.n.01", "cfg.data.dim": 5,
-           "cfg.model.geometry": "hyperbolic", "cfg.seed": 0, "final_test_f1": 0.5, "cfg.profile.name": "cpu",
+           "cfg.model.geometry": "hyperbolic", "cfg.seed": 0, "final_test_f1": 0.5, "final_train_loss": 0.3, "cfg.profile.name": "cpu",
            "cfg.data.hierarchy": "wordnet", "cfg.data.embedding_seed": 0, "cfg.trainer.device": "auto",
            "cfg.data.embedding_overrides": "[]"}
     runs = pd.DataFrame([{**row, "run": "old"}, {**row, "run": "new"}, {**row, "cfg.seed": 1, "run": "seed1"}])

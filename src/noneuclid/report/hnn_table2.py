@@ -8,6 +8,8 @@ results/hnn/<profile>/ after merging into it the ended runs under runs/hnn/<prof
 
 from __future__ import annotations
 
+import math
+
 from pathlib import Path
 
 import pandas as pd
@@ -29,13 +31,13 @@ CELL = ["subtree", "dim", "geometry", "seed", "embedding"]
 
 
 def f1_values(runs: pd.DataFrame) -> pd.DataFrame:
-    """One row per finished classifier run: subtree, dim, geometry, seed, test F1 (last epoch), run, and
-    the run name of the embedding it classified."""
+    """One row per finished classifier run: subtree, dim, geometry, seed, test F1 (last epoch), final
+    training loss, run, and the run name of the embedding it classified."""
     found = runs[runs["cfg.model.name"] == "point_mlr"] if len(runs) else runs
     columns = {"cfg.data.subtree": "subtree", "cfg.data.dim": "dim", "cfg.model.geometry": "geometry",
-               "cfg.seed": "seed", "final_test_f1": "f1", "run": "run"}
+               "cfg.seed": "seed", "final_test_f1": "f1", "final_train_loss": "train_loss", "run": "run"}
     if found.empty:
-        return pd.DataFrame(columns=CELL + ["f1", "run"])
+        return pd.DataFrame(columns=CELL + ["f1", "train_loss", "run"])
     values = found[list(columns)].rename(columns=columns).astype({"dim": int, "seed": int}).reset_index(drop=True)
     values["embedding"] = [hnn_embeddings.embedding_of(row) for _, row in found.iterrows()]
     twice = values[values.duplicated(CELL, keep=False)]
@@ -103,8 +105,20 @@ def verdicts(values: pd.DataFrame, emb_map: dict[int, float]) -> list[engine.Ver
         dims = [int(arm.removeprefix("d")) for arm in cell.arms]
         arms = [_margins(values, cell.name.split(", ")[0], dim) for dim in dims]
         reason = "; ".join(f"{dim}-D: {why[dim]}" for dim in dims if why[dim])
-        rows.append(judged(claim, cell, arms, reason or _too_few(arms)))
+        rows.append(judged(claim, cell, arms, reason or _not_learned(values, cell.name.split(", ")[0], dims)
+                           or _too_few(arms)))
     return rows
+
+
+def _not_learned(values: pd.DataFrame, subtree: str, dims: list[int]) -> str:
+    """Why a comparison across dimensions is not testable ('' where it is): a classifier of the cell whose
+    final training loss is at or above ln 2, the loss of guessing on balanced batches, has not learned."""
+    cell = values[(values.subtree == subtree) & values.dim.isin(dims)]
+    failed = cell[cell.train_loss >= math.log(2)].sort_values(["dim", "geometry", "seed"])
+    if failed.empty:
+        return ""
+    named = ", ".join(f"{r.dim}-D {CLASSIFIERS[r.geometry]} seed {r.seed} ({r.train_loss:.2f})" for r in failed.itertuples())
+    return f"not every classifier learned (final training loss at or above ln 2 = 0.69): {named}"
 
 
 def _too_few(arms) -> str:
