@@ -20,7 +20,7 @@ from noneuclid.data import wordnet
 from noneuclid.models.mlr import GEOMETRIES
 from noneuclid.report import hnn_boundaries, hnn_embeddings, prose, run_table, tables
 from noneuclid.report.estimates import estimate, mean_interval
-from noneuclid.report.hnn_claims import CLAIMS, CLASSIFIERS, judged
+from noneuclid.report.hnn_claims import CLAIMS, CLASSIFIERS
 from noneuclid.report.hnn_embeddings import DIMS, NOT_AVAILABLE
 
 # a dimension whose embedding's MAP (all nouns) is below this, or was not evaluated, has its cells
@@ -99,13 +99,13 @@ def verdicts(values: pd.DataFrame, emb_map: dict[int, float]) -> list[engine.Ver
     for cell in claim.cells:
         subtree, dim = cell.name.split(", ")[0], int(cell.name.split(", ")[1].removesuffix("-D"))
         arms = [_f1(values, subtree, dim, g).to_numpy() for g in cell.arms]
-        rows.append(judged(claim, cell, arms, why[dim] or _too_few(arms)))
+        rows.append(engine.judged(claim, cell, arms, why[dim] or _too_few(arms)))
     claim = CLAIMS[LOW_DIMENSIONS]
     for cell in claim.cells:
         dims = [int(arm.removeprefix("d")) for arm in cell.arms]
         arms = [_margins(values, cell.name.split(", ")[0], dim) for dim in dims]
         reason = "; ".join(f"{dim}-D: {why[dim]}" for dim in dims if why[dim])
-        rows.append(judged(claim, cell, arms, reason or _not_learned(values, cell.name.split(", ")[0], dims)
+        rows.append(engine.judged(claim, cell, arms, reason or _not_learned(values, cell.name.split(", ")[0], dims)
                            or _too_few(arms)))
     return rows
 
