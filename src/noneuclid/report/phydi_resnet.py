@@ -20,7 +20,7 @@ from dataclasses import replace
 import pandas as pd
 
 from noneuclid.claims import data as claims_data, engine
-from noneuclid.report.estimates import Estimate, compare, estimate
+from noneuclid.report.estimates import Estimate, compare, estimate, plus_minus
 from noneuclid.report.phydi_runs import CLAIMS, NAMES, NUMBERS, Curves, epochs_to, pivot
 
 M1_ACCURACY, IMAGES = NUMBERS["m1_accuracy"], int(NUMBERS["cifar10_train_images"])
@@ -109,7 +109,7 @@ def resnet_shown(numbers: pd.DataFrame, keys: list[str]) -> pd.DataFrame:
                 "AUC % (ours)": str(Estimate(r.auc_mean, r.auc_se, r.seeds)),
                 "best val acc % (ours)": str(Estimate(r.best_val_acc_mean, r.best_val_acc_se, r.seeds)),
                 "M2 (ours)": "-" if math.isnan(r.m2) else "never" if math.isinf(r.m2) else int(r.m2),
-                "epochs": r.epochs, "M1 (paper)": f"{r.paper_m1_mean:.2f} ± {r.paper_m1_se:.2f}" if paper else "",
+                "epochs": r.epochs, "M1 (paper)": plus_minus(r.paper_m1_mean, r.paper_m1_se) if paper else "",
                 "M2 (paper)": "" if not paper else "-" if math.isnan(r.paper_m2) else int(r.paper_m2)}
     return pd.DataFrame([shown(r) for r in numbers.itertuples(index=False)])
 
