@@ -125,6 +125,17 @@ def test_not_testable_here_carries_its_reason():
         _judge([1, 2, math.inf], [1, 2, 3])
 
 
+def test_judged_judges_the_arms_or_names_why_not():
+    claim = _claim()
+    cell = claim.cells[0]
+    assert engine.judged(claim, cell, [[5, 6, 7], [1, 2, 3]]) == engine.judge(claim, cell, [5, 6, 7], [1, 2, 3])
+    v = engine.judged(claim, cell, [[5, 6, 7], [1, 2]], "below the precondition")
+    assert (v.verdict, v.reason, v.n_a, v.n_b) == ("not testable here", "below the precondition", 3, 2)
+    v = engine.judged(claim, cell, ["no runs of a", [1, 2, 3]], "ignored: an arm has no values")
+    assert (v.reason, v.n_a, v.n_b) == ("no runs of a", 0, 3)
+    assert engine.judged(claim, cell, [[1, 1, 0, 1], [0, 0, 0, 0]], shares=True).interval == "shares"
+
+
 def test_every_verdict_is_one_of_the_five():
     cases = [([10, 11, 12], [5, 6, 7]), ([5, 6, 7], [10, 11, 12]), ([6, 7, 8], [5, 6, 7]), ([5, 6, 7], [6, 7, 8]),
              ([1], [1, 2])]

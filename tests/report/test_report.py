@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import math
+
 import pandas as pd
 import pytest
 
@@ -417,3 +419,15 @@ def test_every_table_a_report_may_leave_out_is_one_of_its_papers():
         for extra in paper.extras:
             assert extra.report in {r.module for r in paper.reports} and extra.stem in (*paper.tables, *paper.figures), extra
             assert extra.needs.format(profile="cpu", runs="runs", data="data")
+
+
+def test_summary_gives_the_t_interval_of_per_seed_values_and_plus_minus_shows_it():
+    from noneuclid.report.estimates import plus_minus, summary
+
+    s = summary(pd.Series([1.0, 2.0, 3.0]), "f1_")
+    assert (s["n"], s["f1_mean"], s["f1_sd"]) == (3, 2.0, 1.0)
+    assert s["f1_se"] == pytest.approx(1 / 3 ** 0.5)
+    assert s["f1_ci_high"] - s["f1_mean"] == pytest.approx(4.302652729749464 / 3 ** 0.5)  # t_{0.975, 2} se
+    one = summary([5.0])
+    assert one["n"] == 1 and one["mean"] == 5.0 and all(math.isnan(one[k]) for k in ("sd", "se", "ci_low"))
+    assert plus_minus(2.0, one["se"], 1) == "2.00 (n=1)" and plus_minus(2.0, 0.5, 3, ".3f") == "2.000 ± 0.500 (n=3)"

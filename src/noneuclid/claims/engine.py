@@ -144,6 +144,19 @@ def judge(claim: Claim, cell: Cell, a: Sequence[float], b: Sequence[float] = (),
     return _row(claim, cell, interval, len(a), len(b), mean_a, mean_b, d, d - half, d + half, verdict, seeds, reason)
 
 
+def judged(claim: Claim, cell: Cell, arms: Sequence[Sequence[float] | str], reason: str = "", shares: bool = False,
+           models: Mapping[str, tuple[Sequence[float], float]] | None = None) -> Verdict:
+    """judge (judge_shares where `shares`) of the arms' per-seed values, or 'not testable here' (with the
+    arms' seed counts) where a reason is given: an arm given as text is why it has no values (such texts
+    joined by '; '), else `reason` where it is non-empty."""
+    why = "; ".join(a for a in arms if isinstance(a, str)) or reason
+    if why:
+        return untestable(claim, cell, why, *(0 if isinstance(a, str) else len(a) for a in arms))
+    if shares:
+        return judge_shares(claim, cell, *arms, models=models)
+    return judge(claim, cell, *arms, models=models)
+
+
 def judge_shares(claim: Claim, cell: Cell, a: Sequence[float], b: Sequence[float],
                  models: Mapping[str, tuple[Sequence[float], float]] | None = None) -> Verdict:
     """The verdict of a two-arm cell whose per-seed values are 0 or 1, by the interval of the difference

@@ -13,8 +13,7 @@ import numpy as np
 import pandas as pd
 
 from noneuclid.claims import data as claims_data, engine
-from noneuclid.report import brantner_evaluated as evaluated, figures, prose, run_table, tables
-from noneuclid.report.estimates import estimate
+from noneuclid.report import brantner_evaluated as evaluated, estimates, figures, prose, run_table, tables
 
 CLAIMS = claims_data.load("brantner")
 PAPER = CLAIMS.reference  # the paper's epochs, MNIST's training images, Fig. 3a's plateau
@@ -258,11 +257,11 @@ def section_table(sections: pd.DataFrame) -> tuple[pd.DataFrame, pd.DataFrame]:
         r = sections[sections.setup == f"section_{section}"]
         row = {"section": section, "seeds": len(r), "epochs": int(r.epochs.max()) if len(r) else 0}
         for name, values in (("final_train_loss", r.final_train_loss), ("test_accuracy", 100 * r.final_test_accuracy)):
-            e = estimate(values)
-            row |= {f"{name}_mean": e.mean, f"{name}_sd": values.std(ddof=1), f"{name}_se": e.se}
+            stats = estimates.summary(values)
+            row |= {f"{name}_{k}": stats[k] for k in ("mean", "sd", "se")}
         rows.append({**row, "seeds_predicting_one_class": int((r.final_test_top_class_share > ONE_CLASS).sum())})
     data = pd.DataFrame(rows)
-    shown = {name: [f"{m:{fmt}} ± {e:{fmt}}" for m, e in zip(data[f"{column}_mean"], data[f"{column}_se"])]
+    shown = {name: [estimates.plus_minus(m, e, fmt=fmt) for m, e in zip(data[f"{column}_mean"], data[f"{column}_se"])]
              for name, column, fmt in (("final train loss", "final_train_loss", ".4f"),
                                        ("test accuracy %", "test_accuracy", ".2f"))}
     return data, data[["section", "seeds", "epochs"]].assign(

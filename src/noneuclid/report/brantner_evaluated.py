@@ -12,6 +12,7 @@ import pandas as pd
 from noneuclid.claims import data as claims_data, engine
 from noneuclid.config import compose
 from noneuclid.report import figures, prose, tables
+from noneuclid.report.estimates import plus_minus
 
 SETUPS = {name.removesuffix("_stiefel"): setup  # adam, momentum, gd: their Stiefel setups (claims/brantner.yaml)
           for name, setup in claims_data.load("brantner").reference["setups"].items()}
@@ -151,8 +152,8 @@ def timing_summary(timing: pd.DataFrame, base: str) -> tuple[pd.DataFrame, pd.Da
     base_mean = float(data.loc[data.arm == base, "seconds_per_step_mean"].iloc[0])
     data["ratio_to_base"] = data.seconds_per_step_mean / base_mean
     shown = pd.DataFrame({"arm": data.arm, "rounds": data.rounds, "steps per block": data.steps,
-                          "s / step": [f"{m:.3f} ± {s:.3f}" for m, s in zip(data.seconds_per_step_mean,
-                                                                            data.seconds_per_step_sd)],
+                          "s / step": [plus_minus(m, s, fmt=".3f") for m, s in zip(data.seconds_per_step_mean,
+                                                                                   data.seconds_per_step_sd)],
                           "s / epoch": data.seconds_per_epoch.map("{:.1f}".format),
                           f"ratio to {base}": data.ratio_to_base.map("{:.3f}".format)})
     return data, shown

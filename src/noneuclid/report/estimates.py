@@ -19,9 +19,7 @@ class Estimate:
     count: int
 
     def __str__(self) -> str:
-        if math.isinf(self.mean):
-            return "never"
-        return f"{self.mean:.2f} ± {self.se:.2f}" if self.count > 1 else f"{self.mean:.2f}"
+        return "never" if math.isinf(self.mean) else plus_minus(self.mean, self.se if self.count > 1 else math.nan)
 
 
 def estimate(values) -> Estimate:
@@ -31,6 +29,22 @@ def estimate(values) -> Estimate:
     if s.map(math.isinf).any():
         return Estimate(math.inf, 0.0, len(s))
     return Estimate(float(s.mean()), float(s.std(ddof=1) / math.sqrt(len(s))) if len(s) > 1 else 0.0, len(s))
+
+
+def summary(values, prefix: str = "") -> dict[str, float]:
+    """n and, each key prefixed, mean, sd, se = sd / sqrt(n) and the 95 % Student-t interval
+    ci_low, ci_high = mean -+ t975(n - 1) se of per-seed values (sd, se and the interval NaN below 2 values)."""
+    s = pd.Series(values, dtype=float)
+    n, mean, se = len(s), s.mean(), s.sem()
+    half = t975(n - 1) * se if n > 1 else math.nan
+    return {"n": n, **{prefix + k: v for k, v in (("mean", mean), ("sd", s.std(ddof=1)), ("se", se),
+                                                   ("ci_low", mean - half), ("ci_high", mean + half))}}
+
+
+def plus_minus(mean: float, spread: float, n: int | None = None, fmt: str = ".2f") -> str:
+    """'m ± spread' ('m' alone where spread is NaN), then ' (n=k)' where n is given."""
+    text = f"{mean:{fmt}}" + ("" if math.isnan(spread) else f" ± {spread:{fmt}}")
+    return text if n is None else f"{text} (n={n})"
 
 
 def mean_interval(a: Estimate) -> tuple[float, float]:

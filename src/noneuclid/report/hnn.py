@@ -18,6 +18,7 @@ import pandas as pd
 from noneuclid.config import compose, experiment_value
 from noneuclid.data.files import DataError
 from noneuclid.report import figures, hnn_ablations, hnn_claims, prose, run_table, tables
+from noneuclid.report.estimates import plus_minus, summary
 from noneuclid.report.hnn_claims import DATASETS, ROWS, paper_accuracy, variants
 from noneuclid.runs.lookup import table1_run_name as run_name, table1_seeds
 
@@ -50,10 +51,11 @@ def _table1_cell(finished: pd.DataFrame, model: str, dataset: str, paper: float)
     acc = 100 * finished.get("test_accuracy_at_best_dev", pd.Series(dtype=float)).astype(float)
     ordered = finished.sort_values("cfg.seed", kind="stable") if len(acc) else None  # ties: the lowest seed
     best = ordered.loc[ordered.best_dev_accuracy.idxmax()] if len(acc) else None
+    stats = summary(acc)
     return {"model": model, "dataset": dataset,
             "selected": math.nan if best is None else 100 * best.test_accuracy_at_best_dev,
             "selected_seed": math.nan if best is None else int(best["cfg.seed"]),
-            "mean": acc.mean(), "sd": acc.std(ddof=1), "se": acc.sem(), "n": len(acc), "paper": paper}
+            **{k: stats[k] for k in ("mean", "sd", "se", "n")}, "paper": paper}
 
 
 def shown_table1(table: pd.DataFrame, snli_missing: bool) -> pd.DataFrame:
@@ -61,7 +63,7 @@ def shown_table1(table: pd.DataFrame, snli_missing: bool) -> pd.DataFrame:
     'not run' (SNLI without its training split: '(data missing)') beside the paper's (2 decimals)."""
     rows = {}
     for r in table.itertuples(index=False):
-        ours = (f"{r.selected:.2f} ({r.mean:.2f} ± {0 if r.n < 2 else r.sd:.2f}, n={r.n})" if r.n
+        ours = (f"{r.selected:.2f} ({plus_minus(r.mean, 0 if r.n < 2 else r.sd)}, n={r.n})" if r.n
                 else "not run (data missing)" if r.dataset == DATASETS["snli"] and snli_missing else "not run")
         rows.setdefault(r.model, {"model": r.model}).update({f"{r.dataset} (ours)": ours,
                                                               f"{r.dataset} (paper)": f"{r.paper:.2f}"})
@@ -168,10 +170,7 @@ def _summary_more(runs: run_table.Runs, out: Path, profile: str, seeds, override
         epochs, table = experiment_value(f"hnn/{name}", "ablation.epochs"), hnn_ablations.ablation(
             runs, profile, seeds, overrides, name)
         heading = prose.fill("hnn", f"{name}_heading", epochs=epochs)
-        for ext in ("csv", "md", "tex"):  # an earlier report's, of runs not found now
-            (out / f"{name}.{ext}").unlink(missing_ok=True)
-        if table is not None:
-            tables.write(out, name, table, table.astype(object).fillna("-"), prose.fill(
-                "hnn", f"{name}_title", epochs=epochs), prose.fill("hnn", "ablation_caption", heading=heading, profile=profile))
-            blocks.append((prose.fill("hnn", "ablation_heading", heading=heading), table))
+        tables.write(out, name, table, None if table is None else table.astype(object).fillna("-"), prose.fill(
+            "hnn", f"{name}_title", epochs=epochs), prose.fill("hnn", "ablation_caption", heading=heading, profile=profile))
+        blocks.append((prose.fill("hnn", "ablation_heading", heading=heading), table))
     return [line for text, table in blocks if table is not None for line in (text, "", table.to_markdown(index=False), "")]

@@ -12,7 +12,7 @@ import pandas as pd
 
 from noneuclid.config import experiment_value
 from noneuclid.report import run_table
-from noneuclid.report.estimates import difference_interval, estimate, fisher_exact, mean_interval
+from noneuclid.report.estimates import difference_interval, estimate, fisher_exact, mean_interval, plus_minus
 from noneuclid.report.hnn_claims import DATASETS, ROWS, variants
 from noneuclid.runs.lookup import FLOAT32, float64_overrides, table1_run_name as run_name
 
@@ -153,7 +153,7 @@ def same_init(runs: run_table.Runs, profile: str, overrides) -> pd.DataFrame | N
 def mean_sd(values) -> str:
     """'91.99 ± 6.38': mean ± standard deviation over seeds (0 for one seed)."""
     s = pd.Series(list(values), dtype=float)
-    return f"{s.mean():.2f} ± {s.std(ddof=1) if len(s) > 1 else 0:.2f}"
+    return plus_minus(s.mean(), s.std(ddof=1) if len(s) > 1 else 0)
 
 
 def _by_dtype(acc: dict) -> dict:

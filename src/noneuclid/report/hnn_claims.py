@@ -43,13 +43,6 @@ def paper_accuracy(row: str, data: str) -> float:
     return table1_cell(data, cell).paper[geometry]
 
 
-def judged(claim, cell, arms, reason: str, models=None) -> engine.Verdict:
-    """engine.judge of the arms' per-seed values, or not testable for `reason`."""
-    if reason:
-        return engine.untestable(claim, cell, reason, *map(len, arms))
-    return engine.judge(claim, cell, *(list(a) for a in arms), models=models)
-
-
 def verdicts(finished: pd.DataFrame, datasets=tuple(DATASETS)) -> list[engine.Verdict]:
     """Table 1's claims on our seeds, for the cells on `datasets`: the better hyperbolic model against the
     Euclidean one (test accuracy % at best dev, Welch); the hyperbolic gain per seed of a PREFIX dataset
@@ -61,14 +54,14 @@ def verdicts(finished: pd.DataFrame, datasets=tuple(DATASETS)) -> list[engine.Ve
         data = next(d for d, label in DATASETS.items() if label.rstrip("%") == name)
         if data in datasets:
             arms = [_accuracies(finished, data, kind.lower(), g) for g in cell.arms]
-            rows.append(judged(claim, cell, arms, _untestable(finished, data, kind.lower(), cell)))
+            rows.append(engine.judged(claim, cell, arms, _untestable(finished, data, kind.lower(), cell)))
     claim = CLAIMS[GAIN]
     for cell in claim.cells:
         kind = cell.name.split(", ")[0].lower()
         if set(cell.arms) <= set(datasets):
             arms = [_gains(finished, data, kind) for data in cell.arms]
             why = "; ".join(w for w in (_untestable(finished, data, kind) for data in cell.arms) if w)
-            rows.append(judged(claim, cell, arms, why, _models(finished, cell.arms, kind)))
+            rows.append(engine.judged(claim, cell, arms, why, models=_models(finished, cell.arms, kind)))
     return rows
 
 

@@ -13,7 +13,7 @@ import yaml
 from omegaconf import OmegaConf
 
 from noneuclid.config import compose
-from noneuclid.report.estimates import difference_interval, estimate
+from noneuclid.report.estimates import difference_interval, estimate, plus_minus
 from noneuclid.report.hnn_claims import CLAIMS
 from noneuclid.runs.lookup import poincare_embedding
 from noneuclid.runs.settings import device_type, digest_settings
@@ -134,7 +134,7 @@ def shown_burnin(data: pd.DataFrame) -> pd.DataFrame:
     """The burn-in table in words: mean ± s.e. (n), the interval of the MAP difference."""
     return pd.DataFrame([{
         "burn-in lr": f"x{r.burnin_factor:g}", "burn-in negatives": r.burnin_negatives,
-        "mean rank": f"{r.mean_rank:.2f} ± {r.mean_rank_se:.2f} (n={r.seeds})",
-        "MAP": f"{r.map:.3f} ± {r.map_se:.3f} (n={r.seeds})",
+        "mean rank": plus_minus(r.mean_rank, r.mean_rank_se, r.seeds),
+        "MAP": plus_minus(r.map, r.map_se, r.seeds, ".3f"),
         "MAP minus the first row's (95 %)": "-" if pd.isna(r.map_minus_first_low)
         else f"[{r.map_minus_first_low:+.3f}, {r.map_minus_first_high:+.3f}]"} for r in data.itertuples()])

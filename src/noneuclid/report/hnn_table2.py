@@ -19,8 +19,8 @@ from noneuclid.config import compose
 from noneuclid.data import wordnet
 from noneuclid.models.mlr import GEOMETRIES
 from noneuclid.report import hnn_boundaries, hnn_embeddings, prose, run_table, tables
-from noneuclid.report.estimates import estimate, mean_interval
-from noneuclid.report.hnn_claims import CLAIMS, CLASSIFIERS, judged
+from noneuclid.report.estimates import plus_minus, summary
+from noneuclid.report.hnn_claims import CLAIMS, CLASSIFIERS
 from noneuclid.report.hnn_embeddings import DIMS, NOT_AVAILABLE
 
 # a dimension whose embedding's MAP (all nouns) is below this, or was not evaluated, has its cells
@@ -64,11 +64,8 @@ def table2(values: pd.DataFrame, emb_map: dict[int, float]) -> pd.DataFrame:
     over the seeds (n, mean, s.d., s.e., 95 % Student-t interval), why it is not testable, the paper's."""
     rows, why = [], untestable(emb_map)
     for subtree, dim, geometry in ((s, d, g) for s in wordnet.SUBTREES for d in DIMS for g in GEOMETRIES):
-        f1 = _f1(values, subtree, dim, geometry)
-        low, high = mean_interval(estimate(f1))
         rows.append({"subtree": subtree, "dim": dim, "embedding_map": emb_map.get(dim, float("nan")),
-                     "classifier": geometry, "n": len(f1), "f1_mean": f1.mean(), "f1_sd": f1.std(ddof=1),
-                     "f1_se": f1.sem(), "f1_ci_low": low, "f1_ci_high": high,
+                     "classifier": geometry, **summary(_f1(values, subtree, dim, geometry), "f1_"),
                      "not_testable": why[dim], "paper": NOT_AVAILABLE})
     return pd.DataFrame(rows)
 
@@ -82,8 +79,7 @@ def shown_table2(table: pd.DataFrame) -> tuple[pd.DataFrame, set]:
         row = {"subtree": subtree, "dim": str(dim), "embedding MAP": "-" if pd.isna(emb_map) else f"{emb_map:.3f}"}
         for r in cell.itertuples():
             row[CLASSIFIERS[r.classifier]] = ("not testable here" if r.not_testable else "not run" if r.n == 0 else
-                                              f"{r.f1_mean:.2f} ± {r.f1_se:.2f} (n={r.n})" if r.n > 1
-                                              else f"{r.f1_mean:.2f} (n=1)")
+                                              plus_minus(r.f1_mean, r.f1_se, r.n))
         tested = cell[(cell.n > 0) & (cell.not_testable == "")]
         if len(tested) > 1:
             bold.add((len(rows), CLASSIFIERS[tested.loc[tested.f1_mean.idxmax(), "classifier"]]))
@@ -99,13 +95,13 @@ def verdicts(values: pd.DataFrame, emb_map: dict[int, float]) -> list[engine.Ver
     for cell in claim.cells:
         subtree, dim = cell.name.split(", ")[0], int(cell.name.split(", ")[1].removesuffix("-D"))
         arms = [_f1(values, subtree, dim, g).to_numpy() for g in cell.arms]
-        rows.append(judged(claim, cell, arms, why[dim] or _too_few(arms)))
+        rows.append(engine.judged(claim, cell, arms, why[dim] or _too_few(arms)))
     claim = CLAIMS[LOW_DIMENSIONS]
     for cell in claim.cells:
         dims = [int(arm.removeprefix("d")) for arm in cell.arms]
         arms = [_margins(values, cell.name.split(", ")[0], dim) for dim in dims]
         reason = "; ".join(f"{dim}-D: {why[dim]}" for dim in dims if why[dim])
-        rows.append(judged(claim, cell, arms, reason or _not_learned(values, cell.name.split(", ")[0], dims)
+        rows.append(engine.judged(claim, cell, arms, reason or _not_learned(values, cell.name.split(", ")[0], dims)
                            or _too_few(arms)))
     return rows
 

@@ -114,10 +114,8 @@ def fig4_verdicts(cells: Cells, unigram: dict[int, float], ratio: float | None =
             u = unigram.get(keys[0][0], math.nan)
             threshold, name = (ratio * u, "T_r") if ratio and keys[0][0] in unigram else (scaled_threshold(u), "T")
             values = [_values(claim.metric, cells, key, threshold, u) for key in keys]
-            why = "; ".join(v for v in values if isinstance(v, str)) or _at_floor(claim.metric, cells, keys, threshold)
-            judge = engine.judge_shares if claim.metric == "failed" else engine.judge
-            row = (engine.untestable(claim, cell, why, *(0 if isinstance(v, str) else len(v) for v in values)) if why
-                   else judge(claim, cell, *values))
+            why = "" if any(isinstance(v, str) for v in values) else _at_floor(claim.metric, cells, keys, threshold)
+            row = engine.judged(claim, cell, values, why, shares=claim.metric == "failed")
             rows.append(replace(row, metric=_label(claim.metric, name, threshold, u)))
     return rows
 

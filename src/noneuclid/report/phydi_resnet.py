@@ -20,7 +20,7 @@ from dataclasses import replace
 import pandas as pd
 
 from noneuclid.claims import data as claims_data, engine
-from noneuclid.report.estimates import Estimate, compare, estimate
+from noneuclid.report.estimates import Estimate, compare, estimate, plus_minus
 from noneuclid.report.phydi_runs import CLAIMS, NAMES, NUMBERS, Curves, epochs_to, pivot
 
 M1_ACCURACY, IMAGES = NUMBERS["m1_accuracy"], int(NUMBERS["cifar10_train_images"])
@@ -109,7 +109,7 @@ def resnet_shown(numbers: pd.DataFrame, keys: list[str]) -> pd.DataFrame:
                 "AUC % (ours)": str(Estimate(r.auc_mean, r.auc_se, r.seeds)),
                 "best val acc % (ours)": str(Estimate(r.best_val_acc_mean, r.best_val_acc_se, r.seeds)),
                 "M2 (ours)": "-" if math.isnan(r.m2) else "never" if math.isinf(r.m2) else int(r.m2),
-                "epochs": r.epochs, "M1 (paper)": f"{r.paper_m1_mean:.2f} ± {r.paper_m1_se:.2f}" if paper else "",
+                "epochs": r.epochs, "M1 (paper)": plus_minus(r.paper_m1_mean, r.paper_m1_se) if paper else "",
                 "M2 (paper)": "" if not paper else "-" if math.isnan(r.paper_m2) else int(r.paper_m2)}
     return pd.DataFrame([shown(r) for r in numbers.itertuples(index=False)])
 
@@ -142,16 +142,13 @@ def _resnet_verdict(claim: claims_data.Claim, cell: claims_data.Cell, curves: di
                     value, images: int) -> engine.Verdict:
     """A claim cell's verdict from value(curve, cell) of every finished seed of its two inits."""
     missing = [NAMES[a] for a in cell.arms if a not in curves]
+    values = [[value(curves[a][s].dropna(), cell) for s in curves.get(a, [])] for a in cell.arms]
     if missing:
-        return engine.untestable(claim, cell, f"no finished runs of {', '.join(missing)}",
-                                 *(curves[a].shape[1] if a in curves else 0 for a in cell.arms))
-    values = [[value(curves[a][s].dropna(), cell) for s in curves[a]] for a in cell.arms]
-    if any(math.isnan(x) for v in values for x in v):
-        m2, epochs = cell.paper["M2"], max(len(curves[a]) for a in cell.arms)
-        return engine.untestable(claim, cell, f"the paper's M2 epoch {m2:g} ({m2 * IMAGES:,.0f} training images) "
-                                              f"is our epoch {m2_epoch(m2, images)} ({images:,} images per "
-                                              f"epoch), beyond the runs' {epochs} epochs", *map(len, values))
-    return engine.judge(claim, cell, *values)
+        return engine.untestable(claim, cell, f"no finished runs of {', '.join(missing)}", *map(len, values))
+    m2, epochs = cell.paper.get("M2"), max(len(curves[a]) for a in cell.arms)
+    return engine.judged(claim, cell, values, "" if not any(math.isnan(x) for v in values for x in v) else
+                         f"the paper's M2 epoch {m2:g} ({m2 * IMAGES:,.0f} training images) is our epoch "
+                         f"{m2_epoch(m2, images)} ({images:,} images per epoch), beyond the runs' {epochs} epochs")
 
 
 def resnet_tables(cells: dict[tuple, dict[str, Curves]], keys: list[str], paper: dict, table: str,

@@ -79,10 +79,8 @@ def grouped(table: pd.DataFrame) -> pd.DataFrame:
                "status": ", ".join(f"{n} {s}" for s, n in g.status.value_counts().sort_index().items()),
                "seeds": ",".join(str(x) for x in sorted(g["cfg.seed"])),
                "train minutes": g.train_seconds.sum() / 60 if "train_seconds" in g else float("nan")}
-        for m in metrics:
-            row[f"{m} mean"] = done[m].mean()
-            row[f"{m} sd"] = done[m].std(ddof=1) if len(done) > 1 else float("nan")
-        rows.append(row)
+        rows.append(row | {f"{m} {k}": v for m in metrics  # s.d. NaN below 2 finished runs
+                           for k, v in (("mean", done[m].mean()), ("sd", done[m].std(ddof=1)))})
     return pd.DataFrame(rows)
 
 
