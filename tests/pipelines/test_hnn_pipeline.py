@@ -154,7 +154,8 @@ def test_cell_check_compares_the_papers_hyperbolic_model_not_our_better_one():
     from noneuclid.report import hnn_claims
     acc = {"euclidean": (80.0, 81.0, 82.0), "hyperbolic_eucl_mlr": (95.0, 96.0, 97.0), "hyperbolic": (70.0, 71.0, 72.0)}
     finished = pd.DataFrame([{"cfg.data.label": "prefix10", "cfg.model.cell": "rnn", "cfg.model.geometry": g,
-                              "cfg.seed": k, "test_accuracy_at_best_dev": a / 100}
+                              "cfg.seed": k, "test_accuracy_at_best_dev": a / 100,
+                              "best_dev_accuracy": a / 100}
                              for g, accs in acc.items() for k, a in enumerate(accs)])
     cell, = [v for v in hnn_claims.verdicts(finished) if v.cell == "PREFIX-10, RNN"]
     assert (cell.arm_a, cell.paper_a, cell.paper_b) == ("hyperbolic", 96.91, 89.62)
