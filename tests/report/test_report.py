@@ -431,3 +431,9 @@ def test_summary_gives_the_t_interval_of_per_seed_values_and_plus_minus_shows_it
     one = summary([5.0])
     assert one["n"] == 1 and one["mean"] == 5.0 and all(math.isnan(one[k]) for k in ("sd", "se", "ci_low"))
     assert plus_minus(2.0, one["se"], 1) == "2.00 (n=1)" and plus_minus(2.0, 0.5, 3, ".3f") == "2.000 ± 0.500 (n=3)"
+
+
+def test_commits_names_runs_made_outside_git():
+    from noneuclid.report import run_table
+    runs = pd.DataFrame({"env.git_commit": [None, "abcdef1234", "abcdef1299"]})
+    assert run_table.commits(runs) == "abcdef1, no commit" and run_table.commits(runs.iloc[:0]) == "-"

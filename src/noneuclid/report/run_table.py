@@ -86,8 +86,10 @@ def grouped(table: pd.DataFrame) -> pd.DataFrame:
 
 # -- the committed per-run data -------------------------------------------------------------------------
 def commits(runs: pd.DataFrame) -> str:
-    """The commits (7 digits) the runs ran with, sorted and comma-separated; '-' for no runs."""
-    return ", ".join(sorted(runs["env.git_commit"].astype(str).str[:7].unique())) if len(runs) else "-"
+    """The commits (7 digits) the runs ran with, sorted and comma-separated ('no commit' for runs made
+    outside a git checkout); '-' for no runs."""
+    found = runs["env.git_commit"].fillna("no commit").astype(str)
+    return ", ".join(sorted({c if c == "no commit" else c[:7] for c in found})) if len(runs) else "-"
 
 
 def ended_runs(runs_dir: Path, paper: str, profile: str) -> tuple[pd.DataFrame, pd.DataFrame]:
