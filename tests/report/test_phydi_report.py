@@ -65,7 +65,7 @@ def test_standard_fastest_as_in_the_paper_reproduces():
     standard, wkp = m1["PHResNet18, n = 4, vs standard"], m1["PHResNet18, n = 4, vs WKP"]
     assert (standard.arm_a, standard.arm_b, standard.mean_a, standard.mean_b) == ("standard", "phydi", 2, 3)
     assert (wkp.arm_a, wkp.arm_b, wkp.mean_a, wkp.mean_b) == ("phydi", "wkp", 3, 4)
-    assert (standard.paper_a, standard.paper_b, standard.metric) == (3.75, 4.50, "m1 at 80 %")
+    assert (standard.paper_a, standard.paper_b, standard.label, standard.level) == (3.75, 4.50, "m1 at 80 %", 80.0)
 
 
 def test_phydi_behind_where_the_paper_has_it_ahead_contradicts():
@@ -76,7 +76,7 @@ def test_phydi_behind_where_the_paper_has_it_ahead_contradicts():
               "phydi": _shifted(0.3, 0.0, 0.01, -0.01, 0.0, epochs=5)}
     claims = phydi_resnet.resnet_claims(behind, "table1", (152, 4), phydi_resnet.threshold_x(behind))
     assert len(claims) == 6 and all(c.verdict == "contradicts" for c in claims)
-    assert claims[0].metric == "m1 at 62 % (80 % out of reach)"  # the curves stop below 80 %: M1 at X % instead
+    assert claims[0].label == "m1 at 62 % (80 % out of reach)"  # the curves stop below 80 %: M1 at X % instead
     tie = {init: _shifted(0.3, 0.0, 0.2, -0.2, epochs=5) for init in phydi_resnet.INITS}
     for c in phydi_resnet.resnet_claims(tie, "table1", (152, 4), phydi_resnet.threshold_x(tie)):
         assert c.verdict == "inconclusive" and c.difference == 0 and c.seeds_to_decide == math.inf
@@ -107,7 +107,7 @@ def test_m2_is_read_after_the_paper_s_training_images():
             "phydi": _shifted(0.2, 0.1, 0.11, epochs=10, step=0.01)}
     m2 = {c.cell: c for c in phydi_resnet.resnet_claims(cell, "table1", (18, 3), 0.2, images=5000) if c.claim == "table1_m2"}
     wkp, standard = m2["PHResNet18, n = 3, vs WKP"], m2["PHResNet18, n = 3, vs standard"]
-    assert (wkp.verdict, wkp.metric, wkp.mean_a) == ("reproduces", "accuracy at epoch 10", pytest.approx(39.5))  # 30 + 9 and 31 + 9
+    assert (wkp.verdict, wkp.label, wkp.level, wkp.mean_a) == ("reproduces", "accuracy at epoch 10", 10, pytest.approx(39.5))  # 30 + 9 and 31 + 9
     assert standard.verdict == "not testable here" and "is our epoch 20" in standard.reason
 
 
@@ -155,7 +155,7 @@ def test_fig4_claims_are_judged_by_the_engine():
     assert v[("fig4_prenorm_stabler", "n = 4, 48 layers")].verdict == engine.CONSISTENT
     # epochs to T_r = 0.6 x 300 = 180: PreNorm 3 (its curve 250, 200, 150, 100), PostNorm 4, in every seed
     shallow = v[("fig4_prenorm_best_shallow", "n = 4, 2 layers, vs PostNorm")]
-    assert (shallow.mean_a, shallow.mean_b, shallow.metric) == (3.0, 4.0, "epochs_to_ppl at ppl <= T_r = 180")
+    assert (shallow.mean_a, shallow.mean_b, shallow.metric, shallow.label, shallow.level) == (3.0, 4.0, "epochs_to_ppl", "epochs_to_ppl at ppl <= T_r = 180", 180)
     deep = v[("fig4_phydi_best_deep", "n = 4, 48 layers, vs PostNorm")]
     assert deep.verdict == engine.NOT_TESTABLE and "3 of 3 runs of PostNorm at n = 4, 48 layers did not reach" in deep.reason
     robust = v[("fig4_phydi_robust_deep", "n = 4, 48 layers")]  # where PostNorm fails, the failure shares compare
@@ -168,7 +168,7 @@ def test_fig4_claims_are_judged_by_the_engine():
     # no NaN, but no progress past the unigram perplexity (best >= 0.95 x 300 = 285): stuck, so failed
     stuck = _fig4(phydi_fig4.fig4_verdicts({**cells, (4, 48): {**cells[(4, 48)], "post": _lm(400, 410, 390)}}, unigram, 0.6))
     failed = stuck[("fig4_postnorm_diverges_with_depth", "n = 4, PostNorm, 2 vs 48 layers")]
-    assert (failed.verdict, failed.mean_b, failed.metric) == (engine.CONSISTENT, 1,
+    assert (failed.verdict, failed.mean_b, failed.label) == (engine.CONSISTENT, 1,
                                                              "failed (diverged, or best ppl >= 285)")
     # above T_r = 180 at the last epoch but past the unigram regime: slow, not failed
     slow = _fig4(phydi_fig4.fig4_verdicts({**cells, (4, 48): {**cells[(4, 48)], "post": _lm(200, 210, 190)}}, unigram, 0.6))
@@ -179,7 +179,7 @@ def test_fig4_claims_are_judged_by_the_engine():
     assert "3 of 3 runs of PostNorm at n = 4, 48 layers diverged" in v[
         ("fig4_phydi_best_deep_ppl", "n = 4, 48 layers, vs PostNorm")].reason
     lead = _fig4(phydi_fig4.fig4_verdicts(cells, unigram))[("fig4_phydi_lead_grows_with_depth", "n = 4, 48 vs 2 layers")]
-    assert lead.metric.startswith("phydi_lead at ppl <= T = ")  # no profile threshold: the paper's scaled T
+    assert lead.label.startswith("phydi_lead at ppl <= T = ")  # no profile threshold: the paper's scaled T
     rows = phydi_fig4.fig4_rows(cells, unigram)
     post48 = rows[(rows.depth == 48) & (rows.norm == "post")].iloc[0]
     assert post48["best val ppl (ours)"] == "diverged" and post48["diverged"] == 3 and post48["stuck"] == 0
@@ -219,7 +219,7 @@ def test_phydis_lead_over_depth_per_n():
     assert v["n = 4, PHResNet152 vs PHResNet18"].verdict == engine.REPRODUCES
     assert v["n = 4, PHResNet152 vs PHResNet18"].mean_b == 0.0
     # both depths at one level: the lower of the two cells' (80 % reached in PHResNet18, not in 152)
-    assert v["n = 4, PHResNet152 vs PHResNet18"].metric == f"m1_lead at {round(100 * phydi_resnet.threshold_x(cells[(152, 4)]))} %"
+    assert v["n = 4, PHResNet152 vs PHResNet18"].label == f"m1_lead at {round(100 * phydi_resnet.threshold_x(cells[(152, 4)]))} %"
     assert v["n = 2, PHResNet152 vs PHResNet18"].reason == (
         "no finished runs of standard, PHYDI in PHResNet152, n = 2; no finished runs of standard, PHYDI in PHResNet18, n = 2")
 

@@ -108,6 +108,8 @@ class Verdict:
     paper_se_b: float
     paper: str  # every number of the cell's paper entry, for display (M2 and the like have no arm)
     paper_source: str
+    level: float = math.nan  # the level the metric is counted at (M1's accuracy %, Fig. 4's perplexity), if any
+    label: str = ""  # the metric as the claims table shows it, with its level ('' : the metric's name)
 
 
 def judge(claim: Claim, cell: Cell, a: Sequence[float], b: Sequence[float] = (), paired: bool = False,

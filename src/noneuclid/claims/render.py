@@ -35,7 +35,7 @@ INTERVALS = {  # engine.INTERVALS in words, for the legend
             "minus its floating-point rounding bound"),
 }
 CAPS = f"searched up to {MAX_SEEDS:,} seeds per arm", f"up to {SHARES_MAX_SEEDS:,} for shares"  # t-intervals, shares
-CSV_COLUMNS = [f.name for f in fields(Verdict) if f.name != "paper"]  # `paper` repeats paper_a, paper_b as text
+CSV_COLUMNS = [f.name for f in fields(Verdict) if f.name not in ("paper", "label")]  # text repeats of numbers
 DISPLAY_COLUMNS = ["claim", "cell", "source", "metric", "arms", "relation", "n", "ours", "difference [95 % interval]",
                    "verdict", "paper"]
 
@@ -85,7 +85,7 @@ def display(row: Verdict) -> dict[str, str]:
     """One row in words and rounded numbers (DISPLAY_COLUMNS)."""
     tested = row.verdict != NOT_TESTABLE
     return {
-        "claim": row.claim, "cell": row.cell, "source": row.source, "metric": row.metric,
+        "claim": row.claim, "cell": row.cell, "source": row.source, "metric": row.label or row.metric,
         "arms": f"{row.arm_a} vs {row.arm_b}",
         "relation": f"on par within {-row.boundary:g}" if row.relation == ON_PAR else "better",
         "n": f"{row.n_a} pairs" if row.paired else f"{row.n_a}" + (f" + {row.n_b}" if row.n_b else ""),

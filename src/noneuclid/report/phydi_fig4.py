@@ -116,7 +116,7 @@ def fig4_verdicts(cells: Cells, unigram: dict[int, float], ratio: float | None =
             values = [_values(claim.metric, cells, key, threshold, u) for key in keys]
             why = "" if any(isinstance(v, str) for v in values) else _at_floor(claim.metric, cells, keys, threshold)
             row = engine.judged(claim, cell, values, why, shares=claim.metric == "failed")
-            rows.append(replace(row, metric=_label(claim.metric, name, threshold, u)))
+            rows.append(replace(row, level=threshold, label=_label(claim.metric, name, threshold, u)))
     return rows
 
 

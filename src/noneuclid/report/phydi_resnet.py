@@ -132,9 +132,11 @@ def resnet_claims(curves: dict[str, Curves], table: str, key: tuple, x: float,
     for metric, value in per_seed.items():
         claim = CLAIMS[f"{table}_{metric}"]
         for cell in (c for other in ("standard", "wkp") for c in claim.cells if c.name == claim_cell(key, other)):
-            labels = {"m1": label, "m2": f"accuracy at epoch {m2_epoch(cell.paper.get('M2', 0), images)}"}
+            epoch = m2_epoch(cell.paper.get("M2", 0), images)
+            levels = {"m1": (100 * level, label), "m2": (epoch, f"accuracy at epoch {epoch}")}
             row = _resnet_verdict(claim, cell, curves, value, images)
-            rows.append(replace(row, metric=labels.get(metric, row.metric)))
+            at, text = levels.get(metric, (math.nan, ""))
+            rows.append(replace(row, level=at, label=text))
     return rows
 
 
@@ -179,7 +181,8 @@ def lead_verdicts(cells: dict[tuple, dict[str, Curves]]) -> list[engine.Verdict]
             continue
         level = min(m1_level(cells[(d, n)], threshold_x(cells[(d, n)])) for d in depths)
         leads = [_m1_lead(cells[(d, n)], level) for d in depths]
-        rows.append(replace(engine.judge(claim, cell, *leads), metric=f"m1_lead at {round(100 * level)} %"))
+        rows.append(replace(engine.judge(claim, cell, *leads), level=100 * level,
+                            label=f"m1_lead at {round(100 * level)} %"))
     return rows
 
 
