@@ -18,8 +18,8 @@ from dataclasses import dataclass
 @dataclass(frozen=True)
 class Stage:
     """One step of `make reproduce-<paper>`: `python -m <args>`, where a "train" stage's args follow
-    the training command (`noneuclid.train -m profile=... <overrides>`) and {runs}, {profile}, {data},
-    {generated} and {seeds:<experiment>} (the experiment's stack.seed) are filled in."""
+    the training command (`noneuclid.train -m profile=... <overrides>`) and {runs}, {profile}, {data}
+    and {generated} are filled in."""
     name: str
     args: tuple[str, ...]
     kind: str = "train"             # train | data | report
@@ -93,32 +93,6 @@ BRANTNER = (
 HNN = (
     _train("train Table 1", "hnn/table1"),
     _train("train Table 1 on SNLI", "hnn/table1", "stack.data=[snli]", when="snli_train"),
-    _train("train Table 1 in float32", "hnn/table1", "trainer.dtype=float32"),
-    _train("train the init ablation", "hnn/init", ablation=True),
-    _train("train the budget ablation", "hnn/budget", ablation=True),
-    _train("train the long-budget ablation", "hnn/long", ablation=True),
-    _train("train the GRU's long-budget ablation", "hnn/gru_long", ablation=True),
-    _train("train the data-order ablation", "hnn/order", ablation=True),
-    _train("train the carried-gaps ablation (float32)", "hnn/carry_gaps", ablation=True),
-    *(_train(f"train more seeds in {dtype}", "hnn/seeds", f"trainer.dtype={dtype}", ablation=True)
-      for dtype in ("float64", "float32")),
-    _train("train float32 from float64's initial weights", "hnn/same_init", ablation=True),
-    Stage("evaluate the same weights in both dtypes", ("noneuclid.evaluate", "same-weights", "--runs", "{runs}",
-                                                         "--profile", "{profile}", "--out", "results/hnn/{profile}-float32",
-                                                         "trainer.dtype=float32"), kind="report", ablation=True),
-    Stage("report float32", ("noneuclid.report", "hnn", "--runs", "{runs}", "--profile", "{profile}", "--out",
-                             "results/hnn/{profile}-float32", "trainer.dtype=float32"), kind="report", ablation=True),
-    *(_train(f"train compensated RSGD in {dtype}", "hnn/compensated", f"trainer.dtype={dtype}", ablation=True)
-      for dtype in ("float64", "float32")),
-    Stage("evaluate compensated RSGD's weights in both dtypes", (
-        "noneuclid.evaluate", "same-weights", "--runs", "{runs}", "--profile", "{profile}", "--out",
-        "results/hnn/{profile}-float32-compensated", "--seeds", "{seeds:hnn/compensated}", "trainer.dtype=float32",
-        "optim.compensated=true"),
-        kind="report", ablation=True),
-    Stage("report compensated RSGD", ("noneuclid.report", "hnn", "--runs", "{runs}", "--profile", "{profile}", "--seeds",
-                                      "{seeds:hnn/compensated}", "--out", "results/hnn/{profile}-float32-compensated",
-                                      "trainer.dtype=float32", "optim.compensated=true"), kind="report",
-          ablation=True),
     Stage("prepare WordNet 3.0", ("noneuclid.data", "fetch", "wordnet", "--data-dir", "{generated}"), kind="data",
           when="wordnet_to_prepare"),
     _train("train Table 2 embeddings", "hnn/poincare", needs=("wordnet",)),
@@ -147,7 +121,6 @@ BRANTNER_EXTRAS = (
           "paths.data_dir={data}` first"),
 )
 HNN_EXTRAS = (
-    *_runs_of("hnn", *(f"hnn/{name}" for name in ("init", "budget", "long", "gru_long", "carry_gaps", "order"))),
     Extra("table2_burnin", "noneuclid.report.hnn_table2", "finished runs of `python -m noneuclid.train -m "
           "experiment=hnn/burnin profile={profile}`"),
     Extra("fig_table2_boundaries", "noneuclid.report.hnn_table2", "the run folders of the 2-D embedding "
@@ -171,8 +144,7 @@ PAPERS = {
         experiments=("table1", "init", "budget", "long", "gru_long", "order", "carry_gaps", "seeds", "same_init",
                      "compensated", "poincare", "burnin", "table2"),
         reports=(Report("noneuclid.report.hnn"), Report("noneuclid.report.hnn_table2", page="table2", options=False)),
-        tables=("table1", "init", "budget", "long", "gru_long", "carry_gaps", "order", "table2_f1", "table2_embeddings",
-                "table2_claims", "table2_burnin"),
+        tables=("table1", "table2_f1", "table2_embeddings", "table2_claims", "table2_burnin"),
         figures=("fig_prefix10_dev", "fig_table2_boundaries"), stages=HNN, extras=HNN_EXTRAS),
     "phydi": Paper(
         title="PHYDI, hypercomplex networks initialised as identity", experiments=("table1", "table2", "fig4"),

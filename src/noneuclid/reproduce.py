@@ -24,7 +24,7 @@ import time
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
 
-from noneuclid.config import experiment_value, jobs
+from noneuclid.config import jobs
 from noneuclid.data import cifar10, wikitext2, wordnet
 from noneuclid.data.files import DataError, require
 from noneuclid.report import run_table
@@ -78,13 +78,6 @@ def _conditions(profile: str, data_dir: Path, generated_dir: Path) -> dict[str, 
     }
 
 
-def _fill(arg: str, values: dict) -> str:
-    """A stage's argument with {runs}, {profile}, {data}, {generated} and {seeds:<experiment>} filled in."""
-    if arg.startswith("{seeds:"):
-        return ",".join(map(str, experiment_value(arg[len("{seeds:"):-1], "stack.seed")))
-    return arg.format(**values)
-
-
 def plan(papers, profile: str, data_dir: Path, generated_dir: Path, runs_dir: Path,
          overrides: list[str] = ()) -> list[Step]:
     """The steps of each paper, in order: the stages of its registry entry (papers.PAPERS; at the smoke
@@ -105,7 +98,7 @@ def plan(papers, profile: str, data_dir: Path, generated_dir: Path, runs_dir: Pa
                 if reason is not None:
                     steps.append(Step(paper, stage.name, [], stage.kind, status="skipped", reason=reason))
                 continue
-            args = [_fill(a, values) for a in stage.args] + list(stage.smoke_args if profile == "smoke" else ())
+            args = [a.format(**values) for a in stage.args] + list(stage.smoke_args if profile == "smoke" else ())
             if stage.kind == "train":
                 args = train + (per_core if stage.per_core else []) + args
             needs = [n for n in stage.needs if not (n == "wordnet" and profile == "smoke")]
