@@ -3,12 +3,10 @@ evaluate on dev and test every few steps and select the test accuracy at the bes
 
 import pandas as pd
 import pytest
-import torch
 
 from noneuclid.config import compose, experiment_value
 from noneuclid.report import run_table
 from noneuclid.train import train
-from noneuclid.runs import RunDir
 
 ROWS = ["euclidean_rnn", "hyperbolic_rnn_eucl_mlr", "hyperbolic_rnn", "euclidean_gru",
         "hyperbolic_gru_eucl_mlr", "hyperbolic_gru"]
@@ -173,7 +171,7 @@ def test_dtype_difference_is_read_from_its_95_percent_interval(low, high, shows)
 def test_float32_against_float64_from_runs(tmp_path):
     """A float32 report's comparison: the same model in both dtypes, the difference and what its 95 %
     interval shows."""
-    from noneuclid.report import hnn, hnn_ablations
+    from noneuclid.report import hnn_ablations
     data = [f"paths.generated_dir={tmp_path}/gen", "data.train_size=128", "data.dev_size=64", "data.test_size=64"]
     common = ["experiment=hnn/table1", "profile=smoke", f"paths.runs_dir={tmp_path}/runs", "variant=hnn/euclidean_rnn",
               "trainer.progress=false", *data]
@@ -188,14 +186,6 @@ def test_float32_against_float64_from_runs(tmp_path):
     assert row["difference"] == "not tested: fewer than 2 seeds in a dtype"
     assert row["runs >= 80 % (float32, float64)"] in {f"{a} of 1, {b} of 1" for a in (0, 1) for b in (0, 1)}
     assert row["same share, Fisher's p"] == 1.0  # one run each: no two shares of one run each can differ
-    out = tmp_path / "results"  # the float32 report: the weights trained in each dtype, evaluated in both
-    hnn.make(tmp_path / "runs", "smoke", out, seeds=(0,), overrides=[*data, "trainer.dtype=float32"])
-    assert "The same weights in both dtypes" not in (out / "summary.md").read_text()  # not evaluated yet
-    from noneuclid.evaluate import same_weights
-    same_weights.make(tmp_path / "runs", "smoke", out, (0,), [*data, "trainer.dtype=float32"])
-    assert list(pd.read_csv(out / "same_weights.csv")["trained in"]) == ["float64", "float32"]
-    hnn.make(tmp_path / "runs", "smoke", out, seeds=(0,), overrides=[*data, "trainer.dtype=float32"])
-    assert "The same weights in both dtypes" in (out / "summary.md").read_text()
 
 
 def test_more_seeds_compare_the_seeds_experiments_models_over_all_seeds(tmp_path):
@@ -235,37 +225,6 @@ def test_same_init_pairs_each_float32_run_with_the_float64_run_of_its_seed(tmp_p
     assert row["model"] == "fully Euclidean RNN" and row["float32"].endswith("(n=2)")
     assert row["float32 - float64, paired"] == 0 and row["seeds within 2 points"] == "2 of 2"
     assert row["60 % dev at the same batch"] == "2 of 2"
-
-
-@pytest.mark.parametrize("cell, compensated", [("rnn", False), ("rnn", True), ("gru", False)])
-def test_same_weights_in_both_dtypes_from_a_float64_run(tmp_path, cell, compensated):
-    """The float64-trained weights evaluated in float32: one row per finished run, with both test
-    accuracies, the largest relative errors of the gradient (and for a GRU with carry_gaps) and of the
-    Riemannian SGD step (with what a compensated step keeps for later), and the boundary shares of a
-    hyperbolic model."""
-    from noneuclid.evaluate import same_weights
-    from noneuclid.report import hnn_claims
-    data = [f"paths.generated_dir={tmp_path}/gen", "data.train_size=128", "data.dev_size=64", "data.test_size=64"]
-    cfg = compose(["experiment=hnn/table1", "profile=smoke", f"paths.runs_dir={tmp_path}/runs",
-                   f"variant=hnn/hyperbolic_{cell}", "trainer.progress=false", f"optim.compensated={compensated}", *data],
-                  experiment_name="hnn/table1")
-    train(cfg)
-    other = "rnn" if cell == "gru" else "gru"
-    folders = {(f"hyperbolic_{cell}", 0): RunDir(cfg).path, (f"hyperbolic_{other}", 0): tmp_path / "not-run"}
-    row, = same_weights.evaluate_runs(folders, hnn_claims.ROWS).to_dict("records")
-    assert row["model"] == f"fully hyperbolic {cell.upper()}" and row["seed"] == 0 and row["trained in"] == "float64"
-    assert abs(row["test accuracy %, float32"] - row["test accuracy %, float64"]) <= 100 / 64  # one example at most
-    weights = torch.load(RunDir(cfg).path / "checkpoint.pt", weights_only=False)["model"]
-    columns = ["float32 gradient, largest relative error", "float32 RSGD step, largest relative error"]
-    if cell == "gru":
-        columns.append("the same with model.carry_gaps")
-    else:
-        assert row["the same with model.carry_gaps"] == "-"
-    for column in columns:
-        error, parameter = row[column].split()  # e.g. "3.1e-03 (encoders.W)"
-        assert float(error) < 1e-2 and parameter.strip("()") in weights
-    assert row["RSGD step coordinates lost to float32 rounding"] == "0.0%"
-    assert row["states at the boundary s1 / s2"].count("%") == 2 and row["non-finite float32 outputs"] == 0
 
 
 def test_health_names_runs_still_at_chance_per_dataset_and_model():

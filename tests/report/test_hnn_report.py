@@ -20,7 +20,7 @@ DATA = ["data.train_size=128", "data.dev_size=64", "data.test_size=64"]
 def _run(runs, row, seed, dev, test, overrides=DATA, data="prefix10"):
     """A finished run folder where the report looks for (row, data, seed): its config, a summary with the
     dev and test accuracy of its best evaluation, one metrics row and DONE."""
-    folder = lookup.table1_run_folder(runs, "smoke", row, data, seed, overrides)
+    folder = runs / "hnn" / "smoke" / lookup.table1_run_name("smoke", row, data, seed, overrides)
     cfg = copy.deepcopy(lookup.table1_config("smoke", row, data, tuple(overrides)))
     cfg.seed, cfg.experiment_name = seed, "hnn/table1"
     folder.mkdir(parents=True)

@@ -21,8 +21,8 @@ IDENTIFIER = r"[0-9a-f]{7,40}"  # settings ids and commits: text, even those tha
 # What the reports read in results/<paper>/<profile>/ and do not write: the per-run data, and what
 # `python -m noneuclid.evaluate` writes there (from the authors' networks or the runs' checkpoints).
 INPUTS = {*run_table.FILES, "authors_networks.csv", "authors_networks.md", "authors_networks.tex",
-          "same_weights.csv", "drift.csv", "drift_authors.csv", "drift_gradients.csv", "drift_one_step.csv",
-          "timing.csv", "table2_reference.csv"}
+          "drift.csv", "drift_authors.csv", "drift_gradients.csv", "drift_one_step.csv", "timing.csv",
+          "table2_reference.csv"}
 # Derived, but from what only run folders hold: the 2-D embedding's points and its classifiers' weights
 # (checkpoints); the report says so and leaves these as they are (table2.md includes the caption).
 FROM_RUN_FOLDERS = {"hnn/cpu/fig_table2_boundaries.md", "hnn/cpu/fig_table2_boundaries.png",

@@ -1,13 +1,12 @@
 """Evaluations that run trained models and write their table (CSV + Markdown) into results/: the
-authors' Brantner networks scored by our pipeline (`authors_networks`) and Ganea et al.'s PREFIX-10
-weights evaluated in both dtypes (`same_weights`); the orthonormality drift of our Stiefel optimizers
-over the paper's number of steps (`drift`, at the gradient norms of `gradient_norms`); the four Brantner
-runs' seconds per step on the CPU, timed interleaved (`timing`); scikit-learn's logistic regression
-on the points and splits of Table 2's Euclidean classifiers (`table2_reference`). The reports only read these files,
-as they read run data; this package may import models, tasks and optimizers, the reports may not.
+authors' Brantner networks scored by our pipeline (`authors_networks`); the orthonormality drift of
+our Stiefel optimizers over the paper's number of steps (`drift`, at the gradient norms of
+`gradient_norms`); the four Brantner runs' seconds per step on the CPU, timed interleaved (`timing`);
+scikit-learn's logistic regression on the points and splits of Table 2's Euclidean classifiers
+(`table2_reference`). The reports only read these files, as they read run data; this package may
+import models, tasks and optimizers, the reports may not.
 
     python -m noneuclid.evaluate authors-networks [--data DIR] [--profile cpu] [--train-images N]
-    python -m noneuclid.evaluate same-weights [--runs runs] [--profile cpu] [--out DIR] [overrides ...]
     python -m noneuclid.evaluate drift [--data DIR] [--profile cpu] [--steps N] [--drift-seeds geodesic=0-2 cayley=0]
     python -m noneuclid.evaluate timing [--profile cpu] [--repeats 5] [--steps N] [--threads 1] [overrides ...]
     python -m noneuclid.evaluate table2-reference [--runs runs] [--profile cpu] [--out DIR]

@@ -1,4 +1,4 @@
-"""python -m noneuclid.evaluate authors-networks|same-weights|drift|timing [options]: see noneuclid.evaluate."""
+"""python -m noneuclid.evaluate authors-networks|drift|timing|table2-reference [options]: see noneuclid.evaluate."""
 
 from __future__ import annotations
 
@@ -7,26 +7,23 @@ import os
 import sys
 from pathlib import Path
 
-from noneuclid.evaluate import authors_networks, drift, same_weights, table2_reference, timing
+from noneuclid.evaluate import authors_networks, drift, table2_reference, timing
 from noneuclid.report.brantner import reference_dir
-from noneuclid.report.run_table import runs as runs_under
-from noneuclid.runs.lookup import seed_list, table1_seeds
+from noneuclid.runs.lookup import seed_list
 
 
 def main(argv=None) -> int:
     parser = argparse.ArgumentParser(prog="python -m noneuclid.evaluate", description=__doc__)
-    parser.add_argument("what", choices=["authors-networks", "same-weights", "drift", "timing", "table2-reference"])
+    parser.add_argument("what", choices=["authors-networks", "drift", "timing", "table2-reference"])
     parser.add_argument("--data", type=Path, default=Path(os.environ.get("NONEUCLID_DATA_DIR", "data")),
                         help="authors-networks, drift: the data root with mnist/ and reference/brantner_gml/")
     parser.add_argument("--runs", type=Path, default=Path(os.environ.get("NONEUCLID_RUNS_DIR", "runs")))
     parser.add_argument("--profile", default="cpu")
     parser.add_argument("--out", type=Path, default=None,
                         help="default: results/brantner/<profile> (authors-networks, drift, timing), "
-                             "results/hnn/<profile>-float32 (same-weights), results/hnn/<profile> (table2-reference)")
+                             "results/hnn/<profile> (table2-reference)")
     parser.add_argument("--train-images", type=int, default=None,
                         help="authors-networks: the training loss over the first N training images (default: all 60,000)")
-    parser.add_argument("--seeds", type=seed_list, default=None,
-                        help="same-weights: seeds and ranges, e.g. 0,1,2 (default: Table 1's seeds that have runs)")
     parser.add_argument("--steps", type=int, default=None,
                         help="drift: optimizer steps (default: the paper profile's epochs x batches per epoch); "
                              "timing: training steps per timed block (default: one epoch)")
@@ -34,9 +31,8 @@ def main(argv=None) -> int:
     parser.add_argument("--threads", type=int, default=1, help="timing: torch threads")
     parser.add_argument("--drift-seeds", nargs="+", type=retraction_seeds, default=None, metavar="RETRACTION=SEEDS",
                         help="drift: seeds per retraction (default: geodesic=0-2 cayley=0)")
-    parser.add_argument("overrides", nargs="*", help="same-weights: the overrides of the runs (default: "
-                        "trainer.dtype=float32); drift: the optimizers' (default: optim.section=householder); "
-                        "timing: the arms' training overrides")
+    parser.add_argument("overrides", nargs="*", help="drift: the optimizers' overrides (default: "
+                        "optim.section=householder); timing: the arms' training overrides")
     args = parser.parse_intermixed_args(argv)
     try:
         if args.what == "authors-networks":
@@ -50,13 +46,8 @@ def main(argv=None) -> int:
         elif args.what == "timing":
             written = timing.make(args.profile, args.out or Path("results") / "brantner" / args.profile, args.repeats,
                                   args.steps, args.threads, args.overrides)
-        elif args.what == "table2-reference":
-            written = [table2_reference.make(args.runs, args.profile, args.out or Path("results") / "hnn" / args.profile)]
         else:
-            overrides = args.overrides or ["trainer.dtype=float32"]
-            out = args.out or Path("results") / "hnn" / f"{args.profile}-float32"
-            seeds = args.seeds or table1_seeds(runs_under([args.runs / "hnn" / args.profile]))
-            written = [same_weights.make(args.runs, args.profile, out, seeds, overrides)]
+            written = [table2_reference.make(args.runs, args.profile, args.out or Path("results") / "hnn" / args.profile)]
     except FileNotFoundError as e:
         print(f"error: {e}", file=sys.stderr)
         return 1

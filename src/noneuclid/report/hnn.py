@@ -152,8 +152,8 @@ def make(runs_dir: Path, profile: str, out: Path, seeds=None, overrides=()) -> l
 
 def _summary_more(runs: run_table.Runs, out: Path, profile: str, seeds, overrides) -> list[str]:
     """summary.md after Table 1: a float32 report's comparisons with float64 (seeds.csv and same_init.csv
-    written; same_weights.csv where `python -m noneuclid.evaluate same-weights` wrote it) and the ablations
-    with runs (written as tables); an earlier report's files of tables without runs now removed."""
+    written) and the ablations with runs (written as tables); an earlier report's files of tables without
+    runs now removed."""
     comparison = hnn_ablations.dtype_comparison(runs, profile, seeds, overrides)
     written = {"seeds": hnn_ablations.more_seeds(runs, profile, seeds, overrides),
                "same_init": hnn_ablations.same_init(runs, profile, overrides)}
@@ -161,11 +161,9 @@ def _summary_more(runs: run_table.Runs, out: Path, profile: str, seeds, override
         (out / f"{stem}.csv").unlink(missing_ok=True)
         if table is not None:
             table.to_csv(out / f"{stem}.csv", index=False)
-    same = out / "same_weights.csv"
     more = ", ".join(map(str, experiment_value("hnn/seeds", "stack.seed")))
     blocks = [(prose.fill("hnn", section, seeds=more), table) for section, table in (
-        ("dtype", comparison), ("more_seeds", written["seeds"]), ("same_init", written["same_init"]),
-        ("same_weights", pd.read_csv(same) if comparison is not None and same.is_file() else None))]
+        ("dtype", comparison), ("more_seeds", written["seeds"]), ("same_init", written["same_init"]))]
     for name in hnn_ablations.ABLATIONS:
         epochs, table = experiment_value(f"hnn/{name}", "ablation.epochs"), hnn_ablations.ablation(
             runs, profile, seeds, overrides, name)

@@ -40,11 +40,6 @@ def table1_run_name(profile: str, row: str, data: str, seed: int, overrides) -> 
     return RunDir(cfg).name
 
 
-def table1_run_folder(runs_dir, profile: str, row: str, data: str, seed: int, overrides) -> Path:
-    """The run folder of one Table 1 cell's seed under runs_dir (`table1_run_name`)."""
-    return Path(runs_dir) / "hnn" / profile / table1_run_name(profile, row, data, seed, overrides)
-
-
 @functools.cache
 def table1_config(profile: str, row: str, data: str, overrides: tuple[str, ...]):
     """The composed config of a Table 1 cell (its seed left to the caller)."""
