@@ -140,3 +140,11 @@ def test_the_dev_accuracy_figure_says_which_runs_it_draws(tmp_path, monkeypatch,
     title = title.replace("\n", " ")
     assert title.startswith("PREFIX-10%: dev accuracy (seed 0)") and says in title and "smoke profile" in title
     assert ("float32" in title) == ("trainer.dtype=float32" in overrides)
+
+
+def test_the_reports_seeds_are_table1s_seeds_that_have_runs():
+    """Table 1's seeds (0, 1, 2) found among the runs, so that experiment=hnn/seeds' seeds (3-17) stay out
+    of Table 1; all three where no run is found."""
+    assert lookup.table1_seeds(pd.DataFrame({"cfg.seed": [0, 3, 17]})) == (0,)
+    assert lookup.table1_seeds(pd.DataFrame({"cfg.seed": [2, 0, 1, 5]})) == (0, 1, 2)
+    assert lookup.table1_seeds(pd.DataFrame()) == (0, 1, 2)

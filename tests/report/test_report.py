@@ -280,18 +280,6 @@ def test_student_t_intervals_of_a_mean_and_of_a_difference():
     assert all(map(math.isnan, difference_interval(Estimate(1.0, 0.0, 1), Estimate(0.0, 1.0, 5))))
 
 
-def test_fisher_exact_test_of_two_shares():
-    import math
-
-    from noneuclid.report.estimates import fisher_exact
-    # Fisher's tea tasting: 3 of 4 against 1 of 4, p = 34/70 (the tables as or less likely: 3-1, 4-0, 1-3, 0-4)
-    assert math.isclose(fisher_exact(3, 4, 1, 4), 34 / 70)
-    assert math.isclose(fisher_exact(0, 3, 3, 3), 0.1)  # the two extreme tables of 20, each 1/20
-    assert math.isclose(fisher_exact(1, 10, 11, 14), 0.0027594561852200836)  # scipy.stats.fisher_exact
-    assert fisher_exact(5, 5, 5, 5) == 1.0 and fisher_exact(0, 1, 1, 1) == 1.0
-    assert math.isclose(fisher_exact(6, 9, 9, 9), fisher_exact(9, 9, 6, 9))  # symmetric in the two shares
-
-
 def test_run_table_is_merged_and_rewritten_byte_identical(four_runs, tmp_path):
     """runs.csv and curves.csv.gz from the run folders; a run whose folder is gone keeps its rows; writing
     again what was read gives the same bytes."""

@@ -1,5 +1,5 @@
-"""Mean +- standard error over seeds, the rule that compares two of them, 95 % Student-t intervals (t and
-Welch's degrees of freedom from claims.student) and Fisher's exact test of two shares."""
+"""Mean +- standard error over seeds, the rule that compares two of them and 95 % Student-t intervals (t
+and Welch's degrees of freedom from claims.student)."""
 
 from __future__ import annotations
 
@@ -47,14 +47,6 @@ def plus_minus(mean: float, spread: float, n: int | None = None, fmt: str = ".2f
     return text if n is None else f"{text} (n={n})"
 
 
-def mean_interval(a: Estimate) -> tuple[float, float]:
-    """mean +- t975(n - 1) se; (nan, nan) for fewer than 2 values."""
-    if a.count < 2:
-        return math.nan, math.nan
-    half = t975(a.count - 1) * a.se
-    return a.mean - half, a.mean + half
-
-
 def difference_interval(a: Estimate, b: Estimate) -> tuple[float, float]:
     """mean_a - mean_b +- t975(df) sqrt(se_a^2 + se_b^2), df by Welch-Satterthwaite; nan below 2 values."""
     if min(a.count, b.count) < 2:
@@ -74,12 +66,3 @@ def compare(a: Estimate, b: Estimate, lower_is_better: bool = True) -> str:
         return "tie"
     return "better" if (gap < 0) == lower_is_better else "worse"
 
-
-def fisher_exact(hits_a: int, n_a: int, hits_b: int, n_b: int) -> float:
-    """Two-sided p of Fisher's exact test that hits_a of n_a and hits_b of n_b are the same share: the sum
-    of P(k) = C(n_a, k) C(n_b, K - k) / C(n_a + n_b, K), K = hits_a + hits_b, over k no likelier than hits_a."""
-    hits = hits_a + hits_b
-    total = math.comb(n_a + n_b, hits)
-    prob = {k: math.comb(n_a, k) * math.comb(n_b, hits - k) / total
-            for k in range(max(0, hits - n_b), min(n_a, hits) + 1)}
-    return min(1.0, sum(q for q in prob.values() if q <= prob[hits_a] * (1 + 1e-9)))

@@ -1,7 +1,7 @@
 """Ganea et al.'s Table 1 (test accuracy at the best dev accuracy: of the seed with the best dev accuracy,
 as the paper picks, and mean +- s.d.), dev accuracy on PREFIX-10 during training, the claims and run
-health (report.hnn_claims), the ablations and a float32 report's comparisons with float64
-(report.hnn_ablations), from the per-run data (runs.csv, curves.csv.gz) and the run folders merged into it.
+health (report.hnn_claims), from the per-run data (runs.csv, curves.csv.gz) and the run folders merged
+into it.
 
     python -m noneuclid.report hnn [--runs runs] [--profile cpu] [--seeds 0-2] [--out DIR] [overrides ...]
     (default: the seeds run; overrides such as trainer.dtype=float32 select the runs and need --out)
@@ -17,7 +17,7 @@ import pandas as pd
 
 from noneuclid.config import compose, experiment_value
 from noneuclid.data.files import DataError
-from noneuclid.report import figures, hnn_ablations, hnn_claims, prose, run_table, tables
+from noneuclid.report import figures, hnn_claims, prose, run_table, tables
 from noneuclid.report.estimates import plus_minus, summary
 from noneuclid.report.hnn_claims import DATASETS, ROWS, paper_accuracy, variants
 from noneuclid.runs.lookup import table1_run_name as run_name, table1_seeds
@@ -114,9 +114,9 @@ def _finished_counts(runs: run_table.Runs, names: dict) -> str:
 
 
 def make(runs_dir: Path, profile: str, out: Path, seeds=None, overrides=()) -> list[Path]:
-    """Write table1, claims, fig_prefix10_dev, the ablations' tables once they have runs and summary.md into
-    `out`, from its per-run data after merging into it the ended runs under runs_dir/hnn/<profile>. Runs of
-    one smaller experiment (e.g. hnn/compensated) get a table of its models and datasets only."""
+    """Write table1, claims, fig_prefix10_dev and summary.md into `out`, from its per-run data after merging
+    into it the ended runs under runs_dir/hnn/<profile>. Runs of one smaller experiment (e.g.
+    hnn/compensated) get a table of its models and datasets only."""
     runs = run_table.Runs(*run_table.load(runs_dir, "hnn", profile, out))
     seeds = seeds or table1_seeds(runs.table)
     table, names = table1(runs, profile, seeds, overrides)
@@ -146,29 +146,6 @@ def make(runs_dir: Path, profile: str, out: Path, seeds=None, overrides=()) -> l
         health="".join(f"{line}\n" for line in hnn_claims.health(finished, runs)),
         table1=shown.to_markdown(index=False, disable_numparse=True,  # the paper's digits as printed: 72.10
                                  colalign=["right" if c.endswith("(paper)") else "left" for c in shown.columns]))
-    (out / "summary.md").write_text("\n".join([summary, "", *_summary_more(runs, out, profile, seeds, overrides)]))
+    (out / "summary.md").write_text(summary + "\n")
     return sorted(out.iterdir())
 
-
-def _summary_more(runs: run_table.Runs, out: Path, profile: str, seeds, overrides) -> list[str]:
-    """summary.md after Table 1: a float32 report's comparisons with float64 (seeds.csv and same_init.csv
-    written) and the ablations with runs (written as tables); an earlier report's files of tables without
-    runs now removed."""
-    comparison = hnn_ablations.dtype_comparison(runs, profile, seeds, overrides)
-    written = {"seeds": hnn_ablations.more_seeds(runs, profile, seeds, overrides),
-               "same_init": hnn_ablations.same_init(runs, profile, overrides)}
-    for stem, table in written.items():
-        (out / f"{stem}.csv").unlink(missing_ok=True)
-        if table is not None:
-            table.to_csv(out / f"{stem}.csv", index=False)
-    more = ", ".join(map(str, experiment_value("hnn/seeds", "stack.seed")))
-    blocks = [(prose.fill("hnn", section, seeds=more), table) for section, table in (
-        ("dtype", comparison), ("more_seeds", written["seeds"]), ("same_init", written["same_init"]))]
-    for name in hnn_ablations.ABLATIONS:
-        epochs, table = experiment_value(f"hnn/{name}", "ablation.epochs"), hnn_ablations.ablation(
-            runs, profile, seeds, overrides, name)
-        heading = prose.fill("hnn", f"{name}_heading", epochs=epochs)
-        tables.write(out, name, table, None if table is None else table.astype(object).fillna("-"), prose.fill(
-            "hnn", f"{name}_title", epochs=epochs), prose.fill("hnn", "ablation_caption", heading=heading, profile=profile))
-        blocks.append((prose.fill("hnn", "ablation_heading", heading=heading), table))
-    return [line for text, table in blocks if table is not None for line in (text, "", table.to_markdown(index=False), "")]

@@ -11,8 +11,6 @@ from pathlib import Path
 from noneuclid.config import compose, experiment_value
 from noneuclid.runs.folder import RunDir
 
-FLOAT32 = "trainer.dtype=float32"
-
 
 def finished_run(overrides: list[str], what: str) -> Path:
     """The folder of the finished run of `python -m noneuclid.train <overrides>`; when it is not
@@ -51,11 +49,6 @@ def table1_seeds(found) -> tuple[int, ...]:
     else all of Table 1's (0, 1, 2)."""
     table1 = experiment_value("hnn/table1", "stack.seed")
     return tuple(s for s in table1 if s in {int(x) for x in found["cfg.seed"]}) if len(found) else tuple(table1)
-
-
-def float64_overrides(overrides) -> list[str]:
-    """The overrides of a float32 report without the dtype: those of its float64 runs."""
-    return [o for o in overrides if o != FLOAT32]
 
 
 def seed_list(text: str) -> list[int]:
