@@ -14,8 +14,6 @@ CONFIG_DIR = Path(__file__).resolve().parents[2] / "configs"
 OmegaConf.register_new_resolver("pick", lambda flag, yes, no: yes if flag else no, replace=True)
 # ${choose:key,{a: x, b: y}} -> the value of key in the table (e.g. epochs per model.cell)
 OmegaConf.register_new_resolver("choose", lambda key, table: table[key], replace=True)
-# ${or:value,fallback} -> value unless it is null (e.g. an ablation's epochs over the profile's)
-OmegaConf.register_new_resolver("or", lambda value, fallback: fallback if value is None else value, replace=True)
 
 
 def jobs() -> int:

@@ -8,7 +8,8 @@ import json
 import torch
 from omegaconf import DictConfig, OmegaConf
 
-# Settings that change where or how a run is observed, not what it computes.
+# Settings that change where or how a run is observed, not what it computes (ablation: where the
+# config.yaml of earlier runs held an ablation's epochs, which their trainer.epochs holds too).
 NOT_SETTINGS = ("paths", "logger", "report", "trainer.progress", "trainer.threads", "trainer.meant_for",
                 "trainer.extend", "experiment_name", "stack", "ablation", "settings_version")
 # Switches added after runs existed, off (null) by default: left out of the hash while they are off, so
