@@ -23,7 +23,8 @@ def test_the_reference_fits_each_euclidean_run_on_its_own_points_and_split(tmp_p
             train(compose([*cell, f"model.geometry={geometry}", f"seed={seed}"]))
     assert len(table2_reference.classifier_runs(tmp_path / "runs", "smoke")) == 4  # not the hyperbolic MLR
     written = pd.read_csv(table2_reference.make(tmp_path / "runs", "smoke", tmp_path / "out"))
-    assert list(written.columns) == ["subtree", "dim", "classifier", "seeds", "ours_f1", "reference_f1", "difference"]
+    assert list(written.columns) == ["subtree", "dim", "classifier", "sampling", "seeds", "ours_f1", "reference_f1",
+                                     "difference"]
     assert list(written.classifier) == ["euclidean", "euclidean_log0"] and set(written.seeds) == {2}
     assert written.reference_f1.between(0, 100).all()
     assert (written.difference == written.ours_f1 - written.reference_f1).all()

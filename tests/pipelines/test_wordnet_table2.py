@@ -209,7 +209,8 @@ def test_smoke_embedding_three_classifiers_and_report(tmp_path):
 
 def test_natural_batches_prior_decision_convergence_and_provenance(tmp_path):
     """Natural batches are the training split itself; a balanced model's decision moved to the split's
-    prior is scored as test_f1_prior; trainer.converge stops a run whose loss has stopped improving
+    prior is scored as test_f1_prior; the chance level of the training loss is the entropy of the batches'
+    mix; trainer.converge stops a run whose loss has stopped improving
     (recorded in the summary, with the embedding run the classifier read)."""
     common = ["profile=smoke", f"paths.runs_dir={tmp_path / 'runs'}", "trainer.progress=false"]
     emb = RunDir(compose(["experiment=hnn/poincare", "model.dim=2", *common]))
@@ -222,9 +223,11 @@ def test_natural_batches_prior_decision_convergence_and_provenance(tmp_path):
     balanced = tasks.build(compose([*natural[:-1], "data.natural_mix=null"]))
     prior = float(y.double().mean())
     assert balanced.prior_shift == pytest.approx(math.log(prior / (1 - prior)))
+    assert balanced.provenance["chance_train_loss"] == pytest.approx(math.log(2))  # the loss of a constant 1/2
+    assert task.provenance["chance_train_loss"] == pytest.approx(-prior * math.log(prior) - (1 - prior) * math.log(1 - prior))
     s = train(compose([*natural, "trainer.epochs=200", "trainer.converge={patience: 2, tol: 0.5}"]))
     assert s["converged"] and s["epochs"] == 3 and s["embedding_run"] == emb.name  # 2 epochs within 50 %
-    assert {"final_test_f1", "final_test_f1_prior"} <= set(s)
+    assert {"final_test_f1", "final_test_f1_prior", "chance_train_loss"} <= set(s)
 
 
 def test_plateaued():
@@ -320,22 +323,27 @@ def test_table2_cells_need_an_embedding_that_reconstructs_the_hierarchy():
 
 
 def test_a_lead_across_dimensions_is_judged_only_where_every_classifier_learned():
-    """3-D against 10-D: judged when every classifier's final training loss is below ln 2 (guessing on
-    balanced batches), not testable, naming the run, when one of them is not."""
+    """3-D against 10-D: judged when every classifier's final training loss is below its chance level
+    (ln 2 on balanced batches, the entropy of the mix on natural ones), not testable, naming the run, when
+    one of them is not."""
     from noneuclid.claims import engine
     from noneuclid.report import hnn_table2
     rows = [{"subtree": s, "dim": d, "geometry": g, "seed": k, "f1": f1 + 0.01 * k - 0.001 * d * (g == "hyperbolic"),
-             "train_loss": 0.3, "run": f"r{d}{k}{g}"}
+             "train_loss": 0.3, "chance_loss": math.log(2), "run": f"r{d}{k}{g}"}
             for s in wordnet.SUBTREES for d in (3, 10) for k in (0, 1, 2)
             for g, f1 in (("hyperbolic", 0.9), ("euclidean", 0.8), ("euclidean_log0", 0.7))]
     values = pd.DataFrame(rows)
     cell = (hnn_table2.LOW_DIMENSIONS, f"{wordnet.SUBTREES[0]}, 3-D vs 10-D")
     learned = {(v.claim, v.cell): v for v in hnn_table2.verdicts(values, {3: 0.8, 10: 0.8})}[cell]
     assert learned.verdict != engine.NOT_TESTABLE
-    values.loc[(values.subtree == wordnet.SUBTREES[0]) & (values.dim == 10) & (values.geometry == "hyperbolic")
-               & (values.seed == 1), "train_loss"] = 0.9
+    one = (values.subtree == wordnet.SUBTREES[0]) & (values.dim == 10) & (values.geometry == "hyperbolic") \
+        & (values.seed == 1)
+    values.loc[one, "train_loss"] = 0.9
     failed = {(v.claim, v.cell): v for v in hnn_table2.verdicts(values, {3: 0.8, 10: 0.8})}[cell]
-    assert failed.verdict == engine.NOT_TESTABLE and failed.reason.endswith("10-D hyperbolic MLR seed 1 (0.90)")
+    assert failed.verdict == engine.NOT_TESTABLE and failed.reason.endswith("10-D hyperbolic MLR seed 1 (0.90, chance 0.69)")
+    values.loc[one, ["train_loss", "chance_loss"]] = 0.1, 0.07  # a natural mix of 1.4 % positives
+    natural = {(v.claim, v.cell): v for v in hnn_table2.verdicts(values, {3: 0.8, 10: 0.8})}[cell]
+    assert natural.verdict == engine.NOT_TESTABLE and natural.reason.endswith("seed 1 (0.10, chance 0.07)")
 
 def test_two_runs_of_one_table2_cell_and_seed_are_an_error():
     """Two classifier runs of one cell, seed and embedding would be averaged as more seeds; each row
@@ -407,3 +415,13 @@ def test_burnin_table_puts_the_references_burnin_first_and_compares_with_it():
     assert math.isnan(table.map_minus_first_low[0])
     assert table.map_minus_first_low[1] < -0.1 < table.map_minus_first_high[1] < 0
     assert hnn_embeddings.shown_burnin(table)["MAP"].tolist() == ["0.810 ± 0.006 (n=3)", "0.710 ± 0.006 (n=3)"]
+
+
+def test_chance_level_of_a_classifier_run():
+    """The summary's chance_train_loss where logged; ln 2 for a balanced run from before it was logged;
+    a natural-mix run without it is an error (its chance level depends on the subtree)."""
+    from noneuclid.report import hnn_table2
+    found = pd.DataFrame({"chance_train_loss": [0.07, math.nan], "cfg.data.natural_mix": [True, None]})
+    assert hnn_table2.chance_losses(found).tolist() == [0.07, pytest.approx(math.log(2))]
+    with pytest.raises(ValueError, match="without chance_train_loss"):
+        hnn_table2.chance_losses(found.assign(**{"cfg.data.natural_mix": [True, True]}))

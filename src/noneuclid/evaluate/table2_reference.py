@@ -9,8 +9,8 @@ logistic regression; trained to convergence on the same data it reaches the same
 where the optimum is flat). Balanced batches weigh both classes equally, as class_weight="balanced"
 does; data.natural_mix runs are weighted as they come. The hyperbolic MLR has no such reference.
 
-Writes table2_reference.csv: subtree, dim, classifier, seeds, ours_f1 and reference_f1 (means over
-the same seeds, F1 in %), difference (ours - reference).
+Writes table2_reference.csv: subtree, dim, classifier, sampling (balanced batches or the natural mix),
+seeds, ours_f1 and reference_f1 (means over the same seeds, F1 in %), difference (ours - reference).
 """
 
 from __future__ import annotations
@@ -54,15 +54,16 @@ def reference_f1(folder: Path) -> dict:
     model.fit(x.double().numpy(), y.numpy())
     pred = model.predict(x_test.double().numpy())
     summary = json.loads((folder / "summary.json").read_text())
-    return {"subtree": cfg.data.subtree, "dim": cfg.data.dim, "classifier": cfg.model.geometry, "seed": cfg.seed,
+    return {"subtree": cfg.data.subtree, "dim": cfg.data.dim, "classifier": cfg.model.geometry,
+            "sampling": "natural" if cfg.data.natural_mix else "balanced", "seed": cfg.seed,
             "ours_f1": 100 * summary["final_test_f1"],
             "reference_f1": 100 * f1_score(torch.from_numpy(pred), y_test)}
 
 
 def table(rows: list[dict]) -> pd.DataFrame:
-    """Per subtree, dim and classifier: the seeds and the mean F1 of ours and the reference's."""
+    """Per subtree, dim, classifier and sampling: the seeds and the mean F1 of ours and the reference's."""
     runs = pd.DataFrame(rows)
-    keys = ["subtree", "dim", "classifier"]
+    keys = ["subtree", "dim", "classifier", "sampling"]
     out = runs.groupby(keys).agg(seeds=("seed", "size"), ours_f1=("ours_f1", "mean"),
                                  reference_f1=("reference_f1", "mean")).reset_index()
     out["difference"] = out.ours_f1 - out.reference_f1

@@ -34,8 +34,9 @@ def f1_score(pred: Tensor, y: Tensor) -> float:
 
 
 class SubtreeClassification(Classification):
-    """Points x [nodes, dim], labels y [nodes] (0/1) and a test mask [nodes]; `provenance` goes into
-    the run's summary (the embedding run it read)."""
+    """Points x [nodes, dim], labels y [nodes] (0/1) and a test mask [nodes]; `provenance` (the
+    embedding run it read) and the chance level of the training loss (`chance_loss`) go into the run's
+    summary."""
 
     def __init__(self, x: Tensor, y: Tensor, test: Tensor, batch_size: int, seed: int,
                  natural_mix: bool = False, provenance: dict | None = None):
@@ -46,9 +47,9 @@ class SubtreeClassification(Classification):
             raise ValueError("the training split needs both classes: choose another data.subtree or seed")
         if not natural_mix and batch_size % 2:
             raise ValueError("balanced batches need an even data.batch_size")
-        self.natural_mix, self.provenance = natural_mix, provenance or {}
         prior = float(train.double().mean())
-        self.prior_shift = _logit(prior) - _logit(prior if natural_mix else 0.5)
+        self.natural_mix, self.prior_shift = natural_mix, _logit(prior) - _logit(prior if natural_mix else 0.5)
+        self.provenance = {**(provenance or {}), "chance_train_loss": chance_loss(prior if natural_mix else 0.5)}
 
     def steps_per_epoch(self) -> int:
         if self.natural_mix:
@@ -76,6 +77,13 @@ class SubtreeClassification(Classification):
         out = torch.cat([model(xb) for xb in x.split(self.eval_batch_size)])  # [nodes, 2]
         at_prior = out[:, 1] + self.prior_shift > out[:, 0]
         return {**row, f"{split}_f1": f1_score(out.argmax(-1), y), f"{split}_f1_prior": f1_score(at_prior, y)}
+
+
+def chance_loss(share: float) -> float:
+    """The cross-entropy of the best constant prediction on batches whose positive share is `share`,
+    -share ln share - (1 - share) ln(1 - share) (ln 2 for balanced batches): a classifier whose training
+    loss ends at or above it has learnt nothing."""
+    return -share * math.log(share) - (1 - share) * math.log(1 - share)
 
 
 def _logit(p: float) -> float:
