@@ -347,7 +347,8 @@ def test_a_lead_across_dimensions_is_judged_only_where_every_classifier_learned(
 
 def test_two_runs_of_one_table2_cell_and_seed_are_an_error():
     """Two classifier runs of one cell, seed and embedding would be averaged as more seeds; each row
-    names the embedding it classified (as the subtree task finds it)."""
+    names the embedding it classified (its summary's embedding_run; for a run from before that was
+    logged, as the subtree task finds it)."""
     from noneuclid.report import hnn_table2
     row = {"cfg.model.name": "point_mlr", "cfg.data.subtree": "group.n.01", "cfg.data.dim": 5,
            "cfg.model.geometry": "hyperbolic", "cfg.seed": 0, "final_test_f1": 0.5, "final_train_loss": 0.3, "cfg.profile.name": "cpu",
@@ -362,6 +363,8 @@ def test_two_runs_of_one_table2_cell_and_seed_are_an_error():
     other = hnn_table2.f1_values(runs.assign(**{"cfg.data.embedding_overrides": "['data.batch_size=1024']"}).iloc[:1])
     assert other.embedding[0] == RunDir(compose(["experiment=hnn/poincare", "profile=cpu", "model.dim=5",
                                                  "data.batch_size=1024"])).name
+    logged = hnn_table2.f1_values(runs.assign(embedding_run="poincare-logged").iloc[:1])
+    assert logged.embedding[0] == "poincare-logged"  # the summary's name wins over today's configs
 
 
 def test_table2_classifies_the_profiles_own_embedding_where_it_has_finished():

@@ -57,8 +57,11 @@ def embeddings(runs: pd.DataFrame, curves: pd.DataFrame, hierarchy: str) -> pd.D
 
 
 def embedding_of(row: pd.Series) -> str:
-    """The run name of the Poincare embedding a classifier's runs.csv row classified (as the subtree
-    task finds it: runs.lookup.poincare_embedding), on the device the classifier ran on."""
+    """The run name of the Poincare embedding a classifier's runs.csv row classified: its summary's
+    embedding_run, or, for a run from before that was logged, the name the subtree task finds it by
+    (runs.lookup.poincare_embedding) on the device the classifier ran on."""
+    if isinstance(row.get("embedding_run"), str):
+        return row["embedding_run"]
     overrides = row.get("cfg.data.embedding_overrides")
     overrides = [] if pd.isna(overrides) else yaml.safe_load(str(overrides)) or []
     cuda = not pd.isna(row.get("env.cuda")) and row.get("env.cuda") != ""
