@@ -146,11 +146,20 @@ def _margins(values: pd.DataFrame, subtree: str, dim: int) -> list[float]:
     return list(f1["hyperbolic"] - f1[better])
 
 
-def settings(e, c) -> str:
-    """The settings of the profile's embedding (e) and classifier (c) configs beside the reference code's."""
+def settings(e, classifiers: pd.DataFrame) -> str:
+    """The settings of the profile's embedding config (e) beside the reference code's, and those the
+    classifier runs shown were trained with (their runs.csv rows; values joined where runs differ)."""
+    def recorded(column: str, default="-") -> str:
+        found = classifiers[column].dropna() if column in classifiers else pd.Series(dtype=object)
+        return ", ".join(f"{v:g}" if isinstance(v, float) else str(v) for v in sorted(set(found))) or default
+
+    natural = classifiers.get("cfg.data.natural_mix", pd.Series(None, index=classifiers.index)).fillna(False).astype(bool)
+    sampling = " and ".join(sorted({"natural-mix" if n else "balanced" for n in natural})) or "-"
     return prose.fill("hnn", "table2_settings", negatives=e.data.negatives, dtype=e.trainer.dtype,
                       nodes=e.data.eval_nodes or "all", code=CLAIMS.references["nickel_kiela_code"].values,
-                      epochs=c.trainer.epochs, batch=c.data.batch_size, lr=c.optim.lr, ball_lr=c.optim.ball_lr)
+                      epochs=recorded("cfg.trainer.epochs"), sampling=sampling, batch=recorded("cfg.data.batch_size"),
+                      lr=recorded("cfg.optim.lr"), ball_lr=recorded("cfg.optim.ball_lr"),
+                      decay=recorded("cfg.optim.epoch_lr_factor", "1"))
 
 
 def make(runs_dir: Path, profile: str, out: Path, seeds=None, overrides=()) -> list[Path]:
@@ -182,7 +191,7 @@ def make(runs_dir: Path, profile: str, out: Path, seeds=None, overrides=()) -> l
     hnn_boundaries.draw(values, emb, Path(runs_dir) / "hnn" / profile, c, out)
     caption, burnin = out / "fig_table2_boundaries.md", out / "table2_burnin.md"  # the figure in words, kept with it
     (out / "table2.md").write_text("\n".join([
-        prose.fill("hnn", "table2_page", profile=profile, made=made, settings=settings(e, c),
+        prose.fill("hnn", "table2_page", profile=profile, made=made, settings=settings(e, runs[runs.run.isin(values.run)] if len(runs) else runs),
                    embeddings=tables.markdown(embeddings), f1=tables.markdown(shown, bold), claims=claims), "",
         *([caption.read_text()] if caption.is_file() else []),
         *([burnin.read_text().replace("# ", "## ", 1)] if burnin.is_file() else [])]))
