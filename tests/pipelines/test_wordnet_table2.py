@@ -240,7 +240,8 @@ def test_plateaued():
 def test_an_off_switch_leaves_run_names_as_they_were():
     """trainer.converge and data.natural_mix at null are left out of the settings hash (runs from before
     them keep their names); set, they name other runs."""
-    c = OmegaConf.to_container(compose(["experiment=hnn/table2", "profile=smoke"]), resolve=True)
+    c = OmegaConf.to_container(compose(["experiment=hnn/table2", "profile=smoke", "data.natural_mix=null"]),
+                               resolve=True)
     without = {**c, "trainer": {k: v for k, v in c["trainer"].items() if k != "converge"},
                "data": {k: v for k, v in c["data"].items() if k != "natural_mix"}}
     assert digest_settings(c, "cpu") == digest_settings(without, "cpu")
@@ -254,6 +255,10 @@ def test_paper_profiles_compose():
     assert (cfg.trainer.epochs, cfg.data.batch_size, cfg.optim.lr, cfg.data.negatives) == (1500, 50, 1.0, 50)
     cfg = compose(["experiment=hnn/table2", "profile=paper"])
     assert cfg.data.hierarchy == "wordnet" and cfg.model.dim == cfg.data.dim
+    for profile in ("cpu", "paper"):  # the protocol fixed on the pilot cell, at every profile but smoke
+        cfg = compose(["experiment=hnn/table2", f"profile={profile}"])
+        assert (cfg.data.natural_mix, cfg.trainer.epochs, cfg.optim.lr, cfg.optim.ball_lr, cfg.optim.epoch_lr_factor) \
+            == (True, 300, 0.3, 0.1, 0.99)
     cfg = compose(["experiment=hnn/poincare", "profile=cpu"])  # the reference's recipe, its MAP rate, fused
     assert (cfg.trainer.epochs, cfg.data.batch_size, cfg.optim.lr, cfg.data.fused_batches) == (1500, 50, 2.0, 200)
     assert (cfg.optim.burnin_epochs, cfg.optim.burnin_factor, cfg.data.burnin_negatives) == (20, 0.1, 5)
@@ -428,3 +433,14 @@ def test_chance_level_of_a_classifier_run():
     assert hnn_table2.chance_losses(found).tolist() == [0.07, pytest.approx(math.log(2))]
     with pytest.raises(ValueError, match="without chance_train_loss"):
         hnn_table2.chance_losses(found.assign(**{"cfg.data.natural_mix": [True, True]}))
+
+
+def test_table2_step_sizes_decay_per_epoch_for_both_optimizers():
+    """optim.epoch_lr_factor scales Adam's step (a'_k) and Riemannian SGD's (p_k) after every epoch."""
+    from noneuclid import optim
+    from noneuclid.models.mlr import PointMLR
+    cfg = compose(["experiment=hnn/table2", "profile=cpu"])
+    opt = optim.build(cfg.optim, list(PointMLR(5, "hyperbolic").named_parameters()))
+    before = sorted(g["lr"] for g in opt.param_groups)
+    optim.end_epoch(opt, cfg.optim)
+    assert before == [0.1, 0.3] and sorted(g["lr"] for g in opt.param_groups) == pytest.approx([0.099, 0.297])
