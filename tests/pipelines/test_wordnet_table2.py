@@ -353,7 +353,7 @@ def test_a_lead_across_dimensions_is_judged_only_where_every_classifier_learned(
 def test_two_runs_of_one_table2_cell_and_seed_are_an_error():
     """Two classifier runs of one cell, seed and embedding would be averaged as more seeds; each row
     names the embedding it classified (its summary's embedding_run; for a run from before that was
-    logged, as the subtree task finds it)."""
+    logged, as the subtree task finds it); a run of today's protocol supersedes one of an earlier."""
     from noneuclid.report import hnn_table2
     row = {"cfg.model.name": "point_mlr", "cfg.data.subtree": "group.n.01", "cfg.data.dim": 5,
            "cfg.model.geometry": "hyperbolic", "cfg.seed": 0, "final_test_f1": 0.5, "final_train_loss": 0.3, "cfg.profile.name": "cpu",
@@ -370,6 +370,11 @@ def test_two_runs_of_one_table2_cell_and_seed_are_an_error():
                                                  "data.batch_size=1024"])).name
     logged = hnn_table2.f1_values(runs.assign(embedding_run="poincare-logged").iloc[:1])
     assert logged.embedding[0] == "poincare-logged"  # the summary's name wins over today's configs
+    today = runs.assign(**{"cfg.trainer.epochs": [1, 300, 300], "cfg.data.natural_mix": [None, True, True],
+                           "chance_train_loss": [None, 0.07, 0.07]})
+    protocol = {"trainer.epochs": 300, "data.natural_mix": True}
+    assert list(hnn_table2.f1_values(today, protocol).run) == ["new", "seed1"]  # today's protocol supersedes
+    assert list(hnn_table2.f1_values(today.iloc[[0, 2]], protocol).run) == ["old", "seed1"]  # alone, kept
 
 
 def test_table2_classifies_the_profiles_own_embedding_where_it_has_finished():

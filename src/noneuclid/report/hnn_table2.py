@@ -13,6 +13,7 @@ import math
 from pathlib import Path
 
 import pandas as pd
+from omegaconf import OmegaConf
 
 from noneuclid.claims import engine
 from noneuclid.config import compose
@@ -28,11 +29,14 @@ from noneuclid.report.hnn_embeddings import DIMS, NOT_AVAILABLE
 MIN_EMBEDDING_MAP = 0.5
 AT_LEAST_AS_GOOD, LOW_DIMENSIONS = "table2_hyperbolic_mlr_at_least_as_good", "table2_margin_largest_in_low_dimensions"
 CELL = ["subtree", "dim", "geometry", "seed", "embedding"]
+PROTOCOL = ("data.natural_mix", "data.batch_size", "trainer.epochs", "optim.lr", "optim.ball_lr", "optim.epoch_lr_factor")
 
 
-def f1_values(runs: pd.DataFrame) -> pd.DataFrame:
+def f1_values(runs: pd.DataFrame, protocol: dict | None = None) -> pd.DataFrame:
     """One row per finished classifier run: subtree, dim, geometry, seed, test F1 (last epoch), final
-    training loss, run, and the run name of the embedding it classified."""
+    training loss, its chance level, run, and the run name of the embedding it classified. Where a cell,
+    seed and embedding has several runs, those trained with `protocol` ({config key: value}, today's
+    PROTOCOL settings) supersede the others; several left is an error."""
     found = runs[runs["cfg.model.name"] == "point_mlr"] if len(runs) else runs
     columns = {"cfg.data.subtree": "subtree", "cfg.data.dim": "dim", "cfg.model.geometry": "geometry",
                "cfg.seed": "seed", "final_test_f1": "f1", "final_train_loss": "train_loss", "run": "run"}
@@ -41,11 +45,22 @@ def f1_values(runs: pd.DataFrame) -> pd.DataFrame:
     values = found[list(columns)].rename(columns=columns).astype({"dim": int, "seed": int}).reset_index(drop=True)
     values["chance_loss"] = chance_losses(found).to_numpy()
     values["embedding"] = [hnn_embeddings.embedding_of(row) for _, row in found.iterrows()]
+    today = trained_with(found, protocol or {}).to_numpy()
+    values = values[~values.duplicated(CELL, keep=False) | today]
     twice = values[values.duplicated(CELL, keep=False)]
     if len(twice):  # e.g. classifiers of an earlier embedding of that dimension beside the current one's
         raise ValueError(f"several finished runs of one Table 2 cell, seed and embedding: {', '.join(twice.run)}; "
                          "drop the stale rows")
-    return values
+    return values.reset_index(drop=True)
+
+
+def trained_with(found: pd.DataFrame, protocol: dict) -> pd.Series:
+    """Whether each run's config has every setting of `protocol` ({key: value}; None: the key unset)."""
+    same = pd.Series(True, index=found.index)
+    for key, value in protocol.items():
+        have = found.get(f"cfg.{key}", pd.Series(None, index=found.index, dtype=object))
+        same &= have.isna() if value is None else have.eq(value)
+    return same
 
 
 def chance_losses(found: pd.DataFrame) -> pd.Series:
@@ -169,7 +184,8 @@ def make(runs_dir: Path, profile: str, out: Path, seeds=None, overrides=()) -> l
     e, c = (compose([f"experiment=hnn/{name}", f"profile={profile}"]) for name in ("poincare", "table2"))
     runs, curves = run_table.load(runs_dir, "hnn", profile, out)
     runs = runs[runs.status == "done"] if len(runs) else runs  # the ended runs
-    every_emb, every_value = hnn_embeddings.embeddings(runs, curves, c.data.hierarchy), f1_values(runs)
+    every_emb, every_value = hnn_embeddings.embeddings(runs, curves, c.data.hierarchy), f1_values(
+        runs, {key: OmegaConf.select(c, key) for key in PROTOCOL})
     if every_value.empty and every_emb.empty:
         raise FileNotFoundError(f"no finished Table 2 runs in {out}/runs.csv nor under {runs_dir}/hnn/{profile}: run "
                                 f"`python -m noneuclid.train -m experiment=hnn/poincare profile={profile}` and then "
