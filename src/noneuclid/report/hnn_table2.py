@@ -87,11 +87,15 @@ def _f1(values: pd.DataFrame, subtree: str, dim: int, geometry: str) -> pd.Serie
 
 def table2(values: pd.DataFrame, emb_map: dict[int, float]) -> pd.DataFrame:
     """One row per subtree, dimension and classifier: the embedding's MAP (the precondition), test F1 %
-    over the seeds (n, mean, s.d., s.e., 95 % Student-t interval), why it is not testable, the paper's."""
+    over the seeds (n, mean, s.d., s.e., 95 % Student-t interval), the runs' convergence (the largest
+    final training loss, the runs that ended at or above their loss's chance level), why it is not
+    testable, the paper's."""
     rows, why = [], untestable(emb_map)
     for subtree, dim, geometry in ((s, d, g) for s in wordnet.SUBTREES for d in DIMS for g in GEOMETRIES):
+        runs = values[(values.subtree == subtree) & (values.dim == dim) & (values.geometry == geometry)]
         rows.append({"subtree": subtree, "dim": dim, "embedding_map": emb_map.get(dim, float("nan")),
                      "classifier": geometry, **summary(_f1(values, subtree, dim, geometry), "f1_"),
+                     "train_loss_max": runs.train_loss.max(), "not_learned": int((runs.train_loss >= runs.chance_loss).sum()),
                      "not_testable": why[dim], "paper": NOT_AVAILABLE})
     return pd.DataFrame(rows)
 
@@ -105,7 +109,8 @@ def shown_table2(table: pd.DataFrame) -> tuple[pd.DataFrame, set]:
         row = {"subtree": subtree, "dim": str(dim), "embedding MAP": "-" if pd.isna(emb_map) else f"{emb_map:.3f}"}
         for r in cell.itertuples():
             row[CLASSIFIERS[r.classifier]] = ("not testable here" if r.not_testable else "not run" if r.n == 0 else
-                                              plus_minus(r.f1_mean, r.f1_se, r.n))
+                                              plus_minus(r.f1_mean, r.f1_se, r.n)
+                                              + (f", {r.not_learned} not learned" if r.not_learned else ""))
         tested = cell[(cell.n > 0) & (cell.not_testable == "")]
         if len(tested) > 1:
             bold.add((len(rows), CLASSIFIERS[tested.loc[tested.f1_mean.idxmax(), "classifier"]]))
