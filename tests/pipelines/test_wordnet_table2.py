@@ -304,7 +304,7 @@ def test_table2_cells_need_an_embedding_that_reconstructs_the_hierarchy():
     from noneuclid.claims import engine
     from noneuclid.report import hnn_table2
     rows = [{"subtree": s, "dim": d, "geometry": g, "seed": k, "f1": f1 + 0.01 * k, "train_loss": 0.3,
-             "run": f"r{d}{k}{g}"}
+             "chance_loss": math.log(2), "run": f"r{d}{k}{g}"}
             for s in wordnet.SUBTREES for d in (2, 5) for k in (0, 1, 2)
             for g, f1 in (("hyperbolic", 0.9), ("euclidean", 0.8), ("euclidean_log0", 0.7))]
     values = pd.DataFrame(rows)
@@ -319,6 +319,9 @@ def test_table2_cells_need_an_embedding_that_reconstructs_the_hierarchy():
     shown, bold = hnn_table2.shown_table2(hnn_table2.table2(values, emb_map))
     row = shown[(shown.subtree == first) & (shown.dim == "5")].index[0]
     assert shown.at[row, "hyperbolic MLR"] == "91.00 ± 0.58 (n=3)" and (row, "hyperbolic MLR") in bold
+    values.loc[(values.subtree == first) & (values.dim == 5) & (values.geometry == "euclidean"), "train_loss"] = [0.3, 0.7, 0.9]
+    shown, _ = hnn_table2.shown_table2(hnn_table2.table2(values, emb_map))
+    assert shown.at[row, "Euclidean MLR"] == "81.00 ± 0.58 (n=3), 2 not learned"  # at or above ln 2
     verdicts = {(v.claim, v.cell): v for v in hnn_table2.verdicts(values, emb_map)}
     assert verdicts[(hnn_table2.AT_LEAST_AS_GOOD, f"{first}, 5-D, vs euclidean")].verdict == engine.REPRODUCES
     two = verdicts[(hnn_table2.AT_LEAST_AS_GOOD, f"{first}, 2-D, vs euclidean")]
