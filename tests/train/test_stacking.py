@@ -162,3 +162,24 @@ def test_snli_end_to_end_on_a_slice_of_dev(tmp_path, shared_data):
                     experiment_name="hnn/table1") for s in (0, 1)]
     summaries = train_stacked(cfgs)
     assert all(s["nonfinite_events"] == 0 and 0 <= s["test_accuracy_at_best_dev"] <= 1 for s in summaries)
+
+
+def test_a_point_mlr_of_one_run_takes_points_of_any_shape_and_earlier_checkpoints():
+    """runs = 1 draws the weights a model without a runs dimension drew (nn.Linear's for the
+    Euclidean ones), takes x [..., dim], and loads a checkpoint without the runs dimension."""
+    from noneuclid.geometry import poincare as pb
+    from noneuclid.models.mlr import PointMLR
+    x = torch.rand(4, 6, 3, dtype=torch.float64) * 0.3
+    for geometry in ("hyperbolic", "euclidean", "euclidean_log0"):
+        torch.manual_seed(1)
+        model = PointMLR(3, geometry).double()
+        torch.manual_seed(1)
+        reference = torch.nn.Linear(3, 2).double()
+        if geometry != "hyperbolic":
+            torch.testing.assert_close(model.mlr.weight[0], reference.weight, rtol=0, atol=0)
+            torch.testing.assert_close(model(x), reference(pb.logmap0(x, 1.0) if geometry == "euclidean_log0" else x))
+        earlier = {k: v[0] + 0.1 for k, v in model.state_dict().items()}  # without the runs dimension
+        model.load_state_dict(earlier)
+        assert all(torch.equal(v[0], earlier[k]) for k, v in model.state_dict().items())
+        assert model(x).shape == (4, 6, 2) and torch.equal(model(x[0][None]), model(x[0])[None])
+
