@@ -38,3 +38,10 @@ def test_hypercomplex_benchmark_smoke(capsys):
     training = result["training"]  # PHResNet18 training steps, the ways of running them (compile only without --quick)
     assert set(training["images_per_s"]["R18"]) == {"baseline", "uint8", "channels_last"}
     assert training["speedup"]["R18"] >= 1 and training["best"]["R18"] in training["images_per_s"]["R18"]
+
+
+def test_mlr_benchmark_smoke(capsys):
+    """Table 2's classifiers, 2 runs on 4,096 points: a speedup per geometry."""
+    result = _bench_json(capsys, "mlr", "--quick")
+    assert set(result["stacked_runs_speedup"]) == {"hyperbolic", "euclidean", "euclidean_log0"}
+    assert result["stacked_runs"] == 2 and all(v > 0 for v in result["stacked_runs_speedup"].values())

@@ -264,6 +264,16 @@ def test_paper_profiles_compose():
     assert (cfg.optim.burnin_epochs, cfg.optim.burnin_factor, cfg.data.burnin_negatives) == (20, 0.1, 5)
 
 
+def test_a_table2_job_stacks_the_seeds_of_its_cell_in_the_folders_they_have_alone():
+    from noneuclid.config import stacked_runs
+    for profile, seeds in (("cpu", list(range(10))), ("paper", list(range(10))), ("smoke", [0])):
+        overrides = ["experiment=hnn/table2", f"profile={profile}", "data.dim=5", "data.natural_mix=true"]
+        cfg = compose(overrides)
+        stacked = stacked_runs(overrides, OmegaConf.to_container(cfg.stack), "hnn/table2")
+        assert [c.seed for c in stacked] == seeds
+        assert [RunDir(c).name for c in stacked] == [RunDir(compose([*overrides, f"seed={s}"])).name for s in seeds]
+
+
 def _generated_dir() -> Path:
     return Path(os.environ.get("NONEUCLID_GENERATED_DIR", "data/generated"))
 

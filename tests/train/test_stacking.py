@@ -162,3 +162,90 @@ def test_snli_end_to_end_on_a_slice_of_dev(tmp_path, shared_data):
                     experiment_name="hnn/table1") for s in (0, 1)]
     summaries = train_stacked(cfgs)
     assert all(s["nonfinite_events"] == 0 and 0 <= s["test_accuracy_at_best_dev"] <= 1 for s in summaries)
+
+
+TABLE2_RUNS = [(0, "group.n.01"), (1, "group.n.01"), (2, "animal.n.01")]
+
+
+@pytest.fixture(scope="module")
+def toy_embedding(tmp_path_factory):
+    """A runs folder holding the smoke profile's 2-D embedding of the toy hierarchy (seconds)."""
+    root = tmp_path_factory.mktemp("table2")
+    train(compose(["experiment=hnn/poincare", "model.dim=2", "profile=smoke", f"paths.runs_dir={root}",
+                   "trainer.progress=false"]))
+    return root
+
+
+def _table2(root, seed, subtree, *extra):
+    """A smoke run of hnn/table2 (2-D, 2 epochs) in its own copy of the runs folder `root`."""
+    return compose(["experiment=hnn/table2", "profile=smoke", "data.dim=2", f"seed={seed}", f"data.subtree={subtree}",
+                    f"paths.runs_dir={root}", "trainer.progress=false", "trainer.epochs=2", *extra])
+
+
+@pytest.mark.parametrize("natural_mix", ["true", "null"])
+@pytest.mark.parametrize("geometry", ["hyperbolic", "euclidean", "euclidean_log0"])
+def test_a_stack_of_table2_classifiers_trains_exactly_the_runs_one_by_one(geometry, natural_mix, toy_embedding, tmp_path):
+    """Seeds and subtrees side by side: each run's metrics, summary and checkpoint are those of the
+    run trained alone. Balanced batches: seed 0 of group.n.01 takes one step more per epoch than the
+    others (more training negatives) and trains alone; the other two stack, the shorter last batch
+    of animal.n.01 padded."""
+    import shutil
+    for name in ("alone", "stacked"):
+        shutil.copytree(toy_embedding, tmp_path / name)
+    extra = (f"model.geometry={geometry}", f"data.natural_mix={natural_mix}")
+    alone = [train(_table2(tmp_path / "alone", s, sub, *extra)) for s, sub in TABLE2_RUNS]
+    cfgs = [_table2(tmp_path / "stacked", s, sub, *extra) for s, sub in TABLE2_RUNS]
+    stacked = train_stacked(cfgs)
+    assert [s["stacked_runs"] for s in stacked] == ([3, 3, 3] if natural_mix == "true" else [1, 2, 2])
+    for cfg, a, b in zip(cfgs, alone, stacked):
+        single = RunDir(_table2(tmp_path / "alone", cfg.seed, cfg.data.subtree, *extra))
+        assert RunDir(cfg).name == single.name
+        for key in ("final_train_loss", "final_test_loss", "final_test_f1", "final_test_f1_prior", "chance_train_loss"):
+            assert b[key] == pytest.approx(a[key], rel=1e-10, abs=1e-12), key
+        assert b["embedding_run"] == a["embedding_run"]
+        weights = [torch.load(r.file("checkpoint.pt"), weights_only=False)["model"] for r in (single, RunDir(cfg))]
+        assert weights[0].keys() == weights[1].keys()
+        for k in weights[0]:
+            torch.testing.assert_close(weights[1][k], weights[0][k], rtol=1e-10, atol=1e-12)
+    assert len({s["final_train_loss"] for s in stacked}) == 3  # three different runs
+
+
+def test_table2_runs_that_cannot_stack_are_refused(toy_embedding):
+    from noneuclid.train import tasks
+    from noneuclid.train.tasks.classification import Classification
+    with pytest.raises(ValueError, match=r"may differ only in.*these differ: \['model'\]"):
+        trainer.stacking.check_stackable([_table2(toy_embedding, 0, "group.n.01"),
+                                          _table2(toy_embedding, 1, "group.n.01", "model.geometry=euclidean")])
+    run_tasks = [tasks.build(_table2(toy_embedding, s, "group.n.01", f"data.natural_mix={m}"))
+                 for s, m in ((0, "true"), (1, "null"))]
+    with pytest.raises(ValueError, match="same data.natural_mix"):
+        tasks.stack(run_tasks)
+    with pytest.raises(ValueError, match="one kind"):
+        tasks.stack([run_tasks[0], Classification(run_tasks[0].splits["train"], {}, 16, "softmax_cross_entropy", 0)])
+    with pytest.raises(ValueError, match="Classification runs cannot be stacked"):
+        tasks.stack([Classification(run_tasks[0].splits["train"], {}, 16, "softmax_cross_entropy", s) for s in (0, 1)])
+    balanced = [tasks.build(_table2(toy_embedding, s, "group.n.01", "data.natural_mix=null")) for s in (0, 1, 2)]
+    with pytest.raises(trainer.stacking.UnequalSteps, match=r"one number of steps, got \[27, 26, 2") as e:
+        tasks.stack(balanced)
+    assert e.value.groups[-1] == [0]
+
+
+def test_a_point_mlr_of_one_run_takes_points_of_any_shape_and_earlier_checkpoints():
+    """runs = 1 draws the weights a model without a runs dimension drew (nn.Linear's for the
+    Euclidean ones), takes x [..., dim], and loads a checkpoint without the runs dimension."""
+    from noneuclid.geometry import poincare as pb
+    from noneuclid.models.mlr import PointMLR
+    x = torch.rand(4, 6, 3, dtype=torch.float64) * 0.3
+    for geometry in ("hyperbolic", "euclidean", "euclidean_log0"):
+        torch.manual_seed(1)
+        model = PointMLR(3, geometry).double()
+        torch.manual_seed(1)
+        reference = torch.nn.Linear(3, 2).double()
+        if geometry != "hyperbolic":
+            torch.testing.assert_close(model.mlr.weight[0], reference.weight, rtol=0, atol=0)
+            torch.testing.assert_close(model(x), reference(pb.logmap0(x, 1.0) if geometry == "euclidean_log0" else x))
+        earlier = {k: v[0] + 0.1 for k, v in model.state_dict().items()}  # without the runs dimension
+        model.load_state_dict(earlier)
+        assert all(torch.equal(v[0], earlier[k]) for k, v in model.state_dict().items())
+        assert model(x).shape == (4, 6, 2) and torch.equal(model(x[0][None]), model(x[0])[None])
+

@@ -2,27 +2,61 @@
 
 from __future__ import annotations
 
+import torch
 from torch import Tensor, nn
 
 from noneuclid.geometry import poincare as pb
 from noneuclid.nn.hyperbolic import HyperbolicMLR
+from noneuclid.nn.parameters import with_copy_dims
 
 GEOMETRIES = ("hyperbolic", "euclidean", "euclidean_log0")
 
 
+class RunsLinear(nn.Module):
+    """W x + b for `runs` independent linear maps: weight [runs, classes, dim], bias [runs, classes],
+    each run's drawn as nn.Linear(dim, classes) draws it (one run after the other); x [runs, batch, dim]
+    -> [runs, batch, classes]."""
+
+    def __init__(self, dim: int, classes: int, runs: int):
+        super().__init__()
+        layers = [nn.Linear(dim, classes) for _ in range(runs)]
+        self.weight = with_copy_dims(nn.Parameter(torch.stack([m.weight.detach() for m in layers])), 1)
+        self.bias = with_copy_dims(nn.Parameter(torch.stack([m.bias.detach() for m in layers])), 1)
+
+    def forward(self, x: Tensor) -> Tensor:
+        return torch.baddbmm(self.bias.unsqueeze(1), x, self.weight.transpose(1, 2))
+
+
 class PointMLR(nn.Module):
-    """Logits [..., classes] of points x [..., dim] of the ball:
+    """Logits of points of the ball:
         hyperbolic      HyperbolicMLR(x): a gyroplane {x: <-p_k (+) x, a_k> = 0} per class
         euclidean       W x + b on the raw coordinates
         euclidean_log0  W log_0(x) + b, on the points mapped to the tangent space at 0
-    """
+    `runs` independent classifiers (a stack, see train/stacking.py), every weight [runs, ...]: input
+    x [runs, batch, dim] -> logits [runs, batch, classes]; one run (runs = 1) takes any x [..., dim]
+    -> [..., classes]."""
 
-    def __init__(self, dim: int, geometry: str, classes: int = 2, c: float = 1.0):
+    def __init__(self, dim: int, geometry: str, classes: int = 2, c: float = 1.0, runs: int = 1):
         super().__init__()
         if geometry not in GEOMETRIES:
             raise ValueError(f"unknown geometry {geometry!r}: choose model.geometry= one of {GEOMETRIES}")
-        self.geometry, self.c = geometry, c
-        self.mlr = HyperbolicMLR(dim, classes, c) if geometry == "hyperbolic" else nn.Linear(dim, classes)
+        self.geometry, self.c, self.runs = geometry, c, runs
+        self.mlr = (HyperbolicMLR(dim, classes, c, copies=(runs,)) if geometry == "hyperbolic"
+                    else RunsLinear(dim, classes, runs))
 
     def forward(self, x: Tensor) -> Tensor:
+        if self.runs == 1:
+            return self._logits(x.reshape(1, -1, x.shape[-1]))[0].reshape(*x.shape[:-1], -1)
+        return self._logits(x)
+
+    def _logits(self, x: Tensor) -> Tensor:
+        """x [runs, batch, dim] -> logits [runs, batch, classes]."""
         return self.mlr(pb.logmap0(x, self.c) if self.geometry == "euclidean_log0" else x)
+
+    def _load_from_state_dict(self, state_dict, prefix, *args, **kwargs):
+        """Checkpoints of single runs written before the weights had a runs dimension load as runs = 1."""
+        for name, p in self.named_parameters():
+            key = prefix + name
+            if key in state_dict and state_dict[key].dim() == p.dim() - 1:
+                state_dict[key] = state_dict[key].unsqueeze(0)
+        super()._load_from_state_dict(state_dict, prefix, *args, **kwargs)

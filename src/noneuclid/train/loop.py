@@ -14,6 +14,7 @@ import logging
 from omegaconf import DictConfig
 
 from noneuclid.runs import RunDir
+from noneuclid.train.stacking import UnequalSteps
 from noneuclid.train.trainer import Trainer, TrainingDiverged
 
 log = logging.getLogger("noneuclid")
@@ -70,10 +71,14 @@ def finished_summary(run: RunDir) -> dict | None:
 
 def _train_pending(cfgs: list[DictConfig], runs: list[RunDir]) -> list[dict]:
     """Train runs not finished yet; a stack whose checkpoints stopped at different epochs trains each
-    group of equal progress on its own, and after some runs of a stack diverged, the others go on
-    from their last checkpoint as a smaller stack."""
+    group of equal progress on its own, one whose runs' epochs take different numbers of steps each
+    group of equal steps (stacking.UnequalSteps), and after some runs of a stack diverged, the others
+    go on from their last checkpoint as a smaller stack."""
     try:
         summaries = Trainer(cfgs, runs).fit()
+    except UnequalSteps as e:
+        log.info("%s: trained as %d stacks", e, len(e.groups))
+        return _train_groups(cfgs, e.groups)
     except TrainingDiverged as e:
         if len(runs) == 1:
             raise

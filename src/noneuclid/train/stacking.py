@@ -2,9 +2,11 @@
 
 Ganea et al.'s models are tiny (dimension 5): one training step is a few hundred small tensor
 operations, and much of their cost is per call. Runs that differ only in seed and data (the 3 seeds
-x 3 PREFIX datasets of one Table 1 model) therefore train side by side in one model built with
-`runs=K` (every weight [K, ...]), sharing those calls; `python -m noneuclid.bench hyperbolic` measures
-the runs per hour this gains (stacked_runs_speedup, at one and at two threads; figures in docs/benchmarks.md).
+x 3 PREFIX datasets of one Table 1 model, the seeds of one Table 2 cell) therefore train side by side
+in one model built with `runs=K` (every weight [K, ...]), sharing those calls; `python -m
+noneuclid.bench hyperbolic` (and `mlr`, Table 2's) measures the runs per hour this gains
+(stacked_runs_speedup; figures in docs/benchmarks.md). A stack's epoch is one number of steps: runs
+whose epochs differ in length (Table 2's balanced batches) train as one stack per length (UnequalSteps).
 
 Each run stays what it would be alone: its initial weights are drawn as for a single run (seed,
 then model) and stacked; Adam and Riemannian SGD act element-wise or row-wise, and gradient clipping
@@ -23,6 +25,15 @@ from noneuclid.runs import NOT_SETTINGS, drop_keys
 
 # Config keys in which the runs of one stack may differ (everything else must be equal).
 VARYING = ("seed", "data")
+
+
+class UnequalSteps(ValueError):
+    """Runs of one stack whose epochs take different numbers of steps (`steps`, one per run); `groups`
+    lists the runs (indices) of each number of steps, in increasing order: each group stacks."""
+
+    def __init__(self, steps: list[int]):
+        super().__init__(f"runs of one stack need epochs of one number of steps, got {steps}")
+        self.groups = [[i for i, s in enumerate(steps) if s == n] for n in sorted(set(steps))]
 
 
 def check_stackable(cfgs) -> None:

@@ -227,7 +227,8 @@ def train_epoch(model, optimizer, task, epoch: int, bar, after_step=None) -> lis
     share."""
     model.train()
     runs = getattr(task, "runs", 1)
-    totals, count, paused, skipped = torch.zeros(runs, dtype=torch.float64), 0, 0.0, torch.zeros(runs, dtype=torch.long)
+    totals, count = torch.zeros(runs, dtype=torch.float64), torch.zeros(runs, dtype=torch.float64)
+    paused, skipped = 0.0, torch.zeros(runs, dtype=torch.long)
     start = time.perf_counter()
     steps_before = epoch * task.steps_per_epoch()
     for step, batch in enumerate(task.batches(epoch)):
@@ -236,9 +237,10 @@ def train_epoch(model, optimizer, task, epoch: int, bar, after_step=None) -> lis
             _check_finite(float(sums.sum()), sums, epoch, step, runs)
         else:
             sums = _gradient_step(model, optimizer, task, batch, epoch, step, skipped)
-        totals, count = totals + sums, count + batch[-1].shape[-1]
+        examples = task.examples(batch) if hasattr(task, "examples") else batch[-1].shape[-1]  # per run
+        totals, count = totals + sums, count + examples
         bar.update(1)
-        bar.set_postfix(epoch=epoch + 1, loss=f"{float(sums.mean()) / batch[-1].shape[-1]:.4f}", refresh=False)
+        bar.set_postfix(epoch=epoch + 1, loss=f"{float((sums / examples).mean()):.4f}", refresh=False)
         if after_step is not None:
             pause = time.perf_counter()
             after_step(epoch, steps_before + step + 1)
@@ -246,8 +248,8 @@ def train_epoch(model, optimizer, task, epoch: int, bar, after_step=None) -> lis
     if next(model.parameters()).is_cuda:
         torch.cuda.synchronize()
     seconds = (time.perf_counter() - start - paused) / runs
-    return [{"train_loss": task.finish_loss(float(total) / count), "train_seconds": seconds,
-             "nonfinite_steps": int(n)} for total, n in zip(totals, skipped)]
+    return [{"train_loss": task.finish_loss(float(total / n_examples)), "train_seconds": seconds,
+             "nonfinite_steps": int(n)} for total, n_examples, n in zip(totals, count, skipped)]
 
 
 def _gradient_step(model, optimizer, task, batch, epoch: int, step: int, skipped: torch.Tensor) -> torch.Tensor:

@@ -51,16 +51,20 @@ class Classification:
 
     @torch.no_grad()
     def evaluate(self, model, split: str = "test") -> dict:
-        """Loss (over the whole split, same normalisation as training), accuracy and the most
-        predicted class with its share (a collapsed model predicts one class for everything)."""
+        """The model's scores on the split (see `scores`), computed in batches of eval_batch_size."""
         x, y = self.splits[split]
-        total, preds, nonfinite = 0.0, [], 0
-        for xb, yb in zip(x.split(self.eval_batch_size), y.split(self.eval_batch_size)):
-            probs = model(xb)
+        return self.scores(split, [model(xb) for xb in x.split(self.eval_batch_size)])
+
+    def scores(self, split: str, outputs: list[Tensor]) -> dict:
+        """Loss (over the whole split, same normalisation as training), accuracy and the most
+        predicted class with its share (a collapsed model predicts one class for everything), from the
+        model's outputs on the split's batches of eval_batch_size (each [batch, classes])."""
+        y = self.splits[split][1]
+        total, nonfinite = 0.0, 0
+        for probs, yb in zip(outputs, y.split(self.eval_batch_size), strict=True):
             total += float(self.loss_fn.per_example(probs, yb).sum())
-            preds.append(probs.argmax(-1))
             nonfinite += nonfinite_rows(probs)
-        pred = torch.cat(preds)
+        pred = torch.cat([probs.argmax(-1) for probs in outputs])
         top_class, top_count = Counter(pred.tolist()).most_common(1)[0]
         return {f"{split}_loss": self.finish_loss(total / len(y)),
                 f"{split}_accuracy": float((pred == y).float().mean()),

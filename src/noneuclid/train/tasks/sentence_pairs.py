@@ -86,8 +86,6 @@ def stack(run_tasks: list) -> SentencePairs:
     """One task that trains the runs of `run_tasks` (sentence-pair tasks of one run each, same
     vocabulary, batch size and split sizes) side by side."""
     first = run_tasks[0]
-    if not all(isinstance(t, SentencePairs) for t in run_tasks):
-        raise ValueError("only sentence-pair tasks (data=prefix*, snli) can be stacked")
     if any(t.model_kwargs != first.model_kwargs for t in run_tasks):
         raise ValueError("runs of one stack need the same vocabulary (PREFIX datasets stack; SNLI stacks only with SNLI)")
     if any(t.fixed_batches != first.fixed_batches for t in run_tasks):

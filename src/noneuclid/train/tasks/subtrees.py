@@ -19,9 +19,11 @@ from pathlib import Path
 
 import torch
 from torch import Tensor
+from torch.nn.utils.rnn import pad_sequence
 
 from noneuclid.data import wordnet
 from noneuclid.runs.lookup import finished_run, poincare_embedding
+from noneuclid.train.stacking import UnequalSteps
 from noneuclid.train.tasks.batching import shuffled
 from noneuclid.train.tasks.classification import Classification
 
@@ -70,13 +72,89 @@ class SubtreeClassification(Classification):
             batch = torch.cat([pos_order[step * half: step * half + len(idx)], neg[idx]])
             yield x[batch], y[batch]
 
-    @torch.no_grad()
-    def evaluate(self, model, split: str = "test") -> dict:
-        row = super().evaluate(model, split)
-        x, y = self.splits[split]
-        out = torch.cat([model(xb) for xb in x.split(self.eval_batch_size)])  # [nodes, 2]
+    def scores(self, split: str, outputs: list[Tensor]) -> dict:
+        """Classification's scores and the positive class's F1, deciding by the larger output and at
+        the split's prior, from the outputs on the split's batches (each [batch, 2])."""
+        y, out = self.splits[split][1], torch.cat(outputs)  # [nodes], [nodes, 2]
         at_prior = out[:, 1] + self.prior_shift > out[:, 0]
-        return {**row, f"{split}_f1": f1_score(out.argmax(-1), y), f"{split}_f1_prior": f1_score(at_prior, y)}
+        return {**super().scores(split, outputs), f"{split}_f1": f1_score(out.argmax(-1), y),
+                f"{split}_f1_prior": f1_score(at_prior, y)}
+
+
+class SubtreeRuns:
+    """Runs of SubtreeClassification (`stack`) trained side by side: step k joins each run's k-th
+    batch of its own epoch into points x [runs, batch, dim], labels y [runs, batch] and a mask
+    [runs, batch] (0 where a run's batch is shorter than the longest and padded, as the last balanced
+    batch of a run with fewer negatives); each run's loss is the mean over its own batch, its scores
+    (test_f1, test_f1_prior at its own prior) and provenance its own task's."""
+
+    def __init__(self, run_tasks: list[SubtreeClassification]):
+        self.tasks, self.runs, first = run_tasks, len(run_tasks), run_tasks[0]
+        self.eval_splits, self.model_kwargs, self.loss_fn = first.eval_splits, {}, first.loss_fn
+
+    def to(self, device, dtype) -> "SubtreeRuns":
+        for task in self.tasks:
+            task.to(device, dtype)
+        return self
+
+    def steps_per_epoch(self) -> int:
+        return self.tasks[0].steps_per_epoch()
+
+    def batches(self, epoch: int):
+        for parts in zip(*(task.batches(epoch) for task in self.tasks), strict=True):
+            yield _padded(parts)
+
+    def examples(self, batch) -> Tensor:
+        """How many examples of each run the batch holds, [runs] (on the CPU)."""
+        return batch[2].sum(1).cpu()
+
+    def loss(self, model, batch) -> tuple[Tensor, list[float]]:
+        """The sum over runs of each run's loss on its batch (its gradient is each run's own), and each
+        run's sum of per-example terms."""
+        x, y, mask = batch
+        terms = self.loss_fn.per_example(model(x).flatten(0, 1), y.flatten()).view_as(y) * mask
+        return self.loss_fn.finish(terms.sum(1) / mask.sum(1)).sum(), terms.detach().sum(1).tolist()
+
+    def finish_loss(self, mean_term: float) -> float:
+        return self.tasks[0].finish_loss(mean_term)
+
+    @torch.no_grad()
+    def evaluate(self, model, split: str = "test") -> list[dict]:
+        """Each run's scores on its own split (the runs' splits have one size), in one pass of the model."""
+        size = self.tasks[0].eval_batch_size
+        x = torch.stack([task.splits[split][0] for task in self.tasks])  # [runs, nodes, dim]
+        outputs = [model(xb) for xb in x.split(size, dim=1)]  # each [runs, batch, 2]
+        return [task.scores(split, [out[r] for out in outputs]) for r, task in enumerate(self.tasks)]
+
+
+def _padded(parts: tuple) -> tuple[Tensor, Tensor, Tensor]:
+    """The runs' batches ((x [batch_r, dim], y [batch_r]) each) as x [runs, width, dim], y [runs, width]
+    and mask [runs, width] (1 for an example, 0 for padding), width the longest batch."""
+    xs, ys = zip(*parts)
+    x, y = pad_sequence(xs, batch_first=True), pad_sequence(ys, batch_first=True)
+    lengths = torch.tensor([len(yr) for yr in ys], device=y.device)
+    mask = (torch.arange(y.shape[1], device=y.device) < lengths[:, None]).to(x.dtype)
+    return x, y, mask
+
+
+def stack(run_tasks: list[SubtreeClassification]) -> SubtreeRuns:
+    """One task that trains the runs of `run_tasks` side by side. Their batch size and batching
+    (data.natural_mix) must agree; a stack's epoch is one step count, so runs whose epochs take
+    different numbers of steps (balanced batches: one per half batch of the run's training negatives,
+    which differ by subtree and seed) are refused with UnequalSteps, which names the groups of equal
+    steps (train/loop.py trains each group as its own stack)."""
+    first = run_tasks[0]
+    for what, value in (("data.batch_size", lambda t: t.batch_size), ("data.natural_mix", lambda t: t.natural_mix),
+                        ("data.dim", lambda t: t.splits["train"][0].shape[-1])):
+        if len({value(task) for task in run_tasks}) > 1:
+            raise ValueError(f"runs of one stack need the same {what}")
+    for split in first.splits:
+        if len({len(task.splits[split][1]) for task in run_tasks}) > 1:
+            raise ValueError(f"runs of one stack need {split} splits of one size (the same data.test_fraction)")
+    steps = [task.steps_per_epoch() for task in run_tasks]
+    if len(set(steps)) > 1:
+        raise UnequalSteps(steps)
+    return SubtreeRuns(run_tasks)
 
 
 def chance_loss(share: float) -> float:
