@@ -3,6 +3,8 @@ Table 1 claim), Table 1's claims judged on our seeds, and the health of the runs
 
 from __future__ import annotations
 
+from dataclasses import replace
+
 import pandas as pd
 
 from noneuclid.claims import data as claims_data, engine
@@ -58,11 +60,19 @@ def verdicts(finished: pd.DataFrame, datasets=tuple(DATASETS)) -> list[engine.Ve
     claim = CLAIMS[GAIN]
     for cell in claim.cells:
         kind = cell.name.split(", ")[0].lower()
+        cell = replace(cell, paper=paper_gains(cell.arms, kind), paper_source="Table 1 (hyperbolic minus Euclidean)")
         if set(cell.arms) <= set(datasets):
             arms = [_gains(finished, data, kind) for data in cell.arms]
             why = "; ".join(w for w in (_untestable(finished, data, kind) for data in cell.arms) if w)
             rows.append(engine.judged(claim, cell, arms, why, models=_models(finished, cell.arms, kind)))
     return rows
+
+
+def paper_gains(datasets, cell: str) -> dict[str, float]:
+    """dataset -> the paper's gain there: its Table 1 accuracy of the cell kind's better hyperbolic model
+    minus the Euclidean one's."""
+    return {data: round(table1_cell(data, cell).paper[table1_cell(data, cell).arms[0]]
+                        - table1_cell(data, cell).paper["euclidean"], 2) for data in datasets}
 
 
 def _models(finished: pd.DataFrame, datasets, cell: str) -> dict[str, tuple[list[float], float]]:

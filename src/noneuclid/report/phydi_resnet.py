@@ -174,6 +174,7 @@ def lead_verdicts(cells: dict[tuple, dict[str, Curves]]) -> list[engine.Verdict]
     for cell in claim.cells:
         n = int(re.search(r"n = (\d+)", cell.name)[1])
         depths = [int(arm.removeprefix("depth")) for arm in cell.arms]
+        cell = replace(cell, paper=paper_leads(cell.arms, n), paper_source="Table 1 (standard's M1 minus PHYDI's)")
         absent = {d: [NAMES[i] for i in ("standard", "phydi") if i not in cells.get((d, n), {})] for d in depths}
         missing = [f"no finished runs of {', '.join(a)} in PHResNet{d}, n = {n}" for d, a in absent.items() if a]
         if missing:
@@ -184,6 +185,12 @@ def lead_verdicts(cells: dict[tuple, dict[str, Curves]]) -> list[engine.Verdict]
         rows.append(replace(engine.judge(claim, cell, *leads), level=100 * level,
                             label=f"m1_lead at {round(100 * level)} %"))
     return rows
+
+
+def paper_leads(arms: list[str], n: int) -> dict[str, float]:
+    """arm (depth<d>) -> the paper's M1 lead at that depth and n: its Table 1 M1 of standard minus PHYDI's."""
+    return {arm: round(PAPER_TABLE1[(d, n)]["standard"][0] - PAPER_TABLE1[(d, n)]["phydi"][0], 2)
+            for arm, d in ((arm, int(arm.removeprefix("depth"))) for arm in arms)}
 
 
 def _m1_lead(curves: dict[str, Curves], level: float) -> list[float]:
