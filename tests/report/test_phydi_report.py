@@ -94,8 +94,7 @@ def test_one_seed_a_missing_init_or_a_short_run_is_not_testable():
     assert verdicts["PHResNet50, n = 4, vs standard"].verdict != "not testable here"
     short = {init: _shifted(0.3, 0.0, 0.1, epochs=1) for init in phydi_resnet.INITS}  # the paper's M2 here: epoch 2
     m2 = [c for c in phydi_resnet.resnet_claims(short, "table1", (50, 4), 0.3) if c.claim == "table1_m2"]
-    assert {c.reason for c in m2} == {"the paper's M2 epoch 2 (100,000 training images) is our epoch 2 (50,000 "
-                                      "images per epoch), beyond the runs' 1 epochs"}
+    assert {c.reason for c in m2} == {phydi_resnet.M2_BEYOND} and {c.level for c in m2} == {2}  # 100,000 images
     assert phydi_resnet.resnet_claims(one_seed, "table1", (34, 4), 0.5) == []  # no such cell in the paper: no claim
 
 
@@ -108,7 +107,7 @@ def test_m2_is_read_after_the_paper_s_training_images():
     m2 = {c.cell: c for c in phydi_resnet.resnet_claims(cell, "table1", (18, 3), 0.2, images=5000) if c.claim == "table1_m2"}
     wkp, standard = m2["PHResNet18, n = 3, vs WKP"], m2["PHResNet18, n = 3, vs standard"]
     assert (wkp.verdict, wkp.label, wkp.level, wkp.mean_a) == ("reproduces", "accuracy at epoch 10", 10, pytest.approx(39.5))  # 30 + 9 and 31 + 9
-    assert standard.verdict == "not testable here" and "is our epoch 20" in standard.reason
+    assert standard.verdict == "not testable here" and standard.reason == phydi_resnet.M2_BEYOND and standard.level == 20
 
 
 def test_resnet_tables_have_seeds_and_paper_columns():

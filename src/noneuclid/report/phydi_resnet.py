@@ -28,6 +28,8 @@ M1_LEVEL = f"{round(100 * M1_ACCURACY)} %"  # as the tables and claims show it
 INITS = ("standard", "wkp", "phydi")
 LABELS = {"standard": "PHResNet{d}", "wkp": "+ WKP", "phydi": "+ PHYDI"}
 TABLES = {"table1": ["model.depth", "model.n"], "table2": ["model.depth", "model.n", "optim.lr"]}  # cell keys
+M2_BEYOND = ("the runs end before the epoch that has seen the paper's M2 training images (the level column: "
+             "that epoch; the epochs run: the table's)")
 CELL = re.compile(r"PHResNet(?P<depth>\d+), n = (?P<n>\d+)(?:, lr (?P<lr>[\d.]+))?, vs \w+")
 
 
@@ -134,23 +136,21 @@ def resnet_claims(curves: dict[str, Curves], table: str, key: tuple, x: float,
         for cell in (c for other in ("standard", "wkp") for c in claim.cells if c.name == claim_cell(key, other)):
             epoch = m2_epoch(cell.paper.get("M2", 0), images)
             levels = {"m1": (100 * level, label), "m2": (epoch, f"accuracy at epoch {epoch}")}
-            row = _resnet_verdict(claim, cell, curves, value, images)
+            row = _resnet_verdict(claim, cell, curves, value)
             at, text = levels.get(metric, (math.nan, ""))
             rows.append(replace(row, level=at, label=text))
     return rows
 
 
 def _resnet_verdict(claim: claims_data.Claim, cell: claims_data.Cell, curves: dict[str, Curves],
-                    value, images: int) -> engine.Verdict:
+                    value) -> engine.Verdict:
     """A claim cell's verdict from value(curve, cell) of every finished seed of its two inits."""
     missing = [NAMES[a] for a in cell.arms if a not in curves]
     values = [[value(curves[a][s].dropna(), cell) for s in curves.get(a, [])] for a in cell.arms]
     if missing:
         return engine.untestable(claim, cell, f"no finished runs of {', '.join(missing)}", *map(len, values))
-    m2, epochs = cell.paper.get("M2"), max(len(curves[a]) for a in cell.arms)
     return engine.judged(claim, cell, values, "" if not any(math.isnan(x) for v in values for x in v) else
-                         f"the paper's M2 epoch {m2:g} ({m2 * IMAGES:,.0f} training images) is our epoch "
-                         f"{m2_epoch(m2, images)} ({images:,} images per epoch), beyond the runs' {epochs} epochs")
+                         M2_BEYOND)
 
 
 def resnet_tables(cells: dict[tuple, dict[str, Curves]], keys: list[str], paper: dict, table: str,
