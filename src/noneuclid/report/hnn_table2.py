@@ -76,7 +76,7 @@ def chance_losses(found: pd.DataFrame) -> pd.Series:
 def untestable(emb_map: dict[int, float]) -> dict[int, str]:
     """dim -> why its cells cannot be tested ('' where they can), from the embedding's MAP."""
     return {dim: "" if emb_map.get(dim, 0.0) >= MIN_EMBEDDING_MAP else
-            f"embedding MAP {emb_map[dim]:.3f} < {MIN_EMBEDDING_MAP}" if dim in emb_map else
+            "embedding MAP below the precondition (table2_f1.csv: embedding_map)" if dim in emb_map else
             "no finished embedding" for dim in DIMS}
 
 
@@ -145,9 +145,9 @@ def _not_learned(values: pd.DataFrame, subtree: str, dims: list[int]) -> str:
     failed = cell[cell.train_loss >= cell.chance_loss].sort_values(["dim", "geometry", "seed"])
     if failed.empty:
         return ""
-    named = ", ".join(f"{r.dim}-D {CLASSIFIERS[r.geometry]} seed {r.seed} ({r.train_loss:.2f}, chance "
-                      f"{r.chance_loss:.2f})" for r in failed.itertuples())
-    return f"not every classifier learned (final training loss at or above its chance level): {named}"
+    named = ", ".join(f"{r.dim}-D {CLASSIFIERS[r.geometry]} seed {r.seed}" for r in failed.itertuples())
+    return f"not every classifier learned (final training loss at or above its chance level; table2_f1.csv: " \
+           f"not_learned, train_loss_max): {named}"
 
 
 def _too_few(arms) -> str:
