@@ -63,11 +63,16 @@ def trained_with(found: pd.DataFrame, protocol: dict) -> pd.Series:
     return same
 
 
+def natural_mix(found: pd.DataFrame) -> pd.Series:
+    """Whether each classifier run trained on the natural mix (data.natural_mix; unset: balanced batches)."""
+    return found.get("cfg.data.natural_mix", pd.Series(None, index=found.index)).fillna(False).astype(bool)
+
+
 def chance_losses(found: pd.DataFrame) -> pd.Series:
     """Each classifier run's chance level of the training loss (the summary's chance_train_loss; ln 2 for a
     run of balanced batches from before it was logged)."""
     logged = found.get("chance_train_loss", pd.Series(math.nan, index=found.index))
-    natural = found.get("cfg.data.natural_mix", pd.Series(None, index=found.index)).fillna(False).astype(bool)
+    natural = natural_mix(found)
     if (logged.isna() & natural).any():
         raise ValueError("a natural-mix classifier run without chance_train_loss in its summary: retrain it")
     return logged.fillna(math.log(2))
@@ -173,7 +178,7 @@ def settings(e, classifiers: pd.DataFrame) -> str:
         found = classifiers[column].dropna() if column in classifiers else pd.Series(dtype=object)
         return ", ".join(f"{v:g}" if isinstance(v, float) else str(v) for v in sorted(set(found))) or default
 
-    natural = classifiers.get("cfg.data.natural_mix", pd.Series(None, index=classifiers.index)).fillna(False).astype(bool)
+    natural = natural_mix(classifiers)
     sampling = " and ".join(sorted({"natural-mix" if n else "balanced" for n in natural})) or "-"
     return prose.fill("hnn", "table2_settings", negatives=e.data.negatives, dtype=e.trainer.dtype,
                       nodes=e.data.eval_nodes or "all", code=CLAIMS.references["nickel_kiela_code"].values,

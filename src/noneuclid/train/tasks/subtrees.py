@@ -50,8 +50,9 @@ class SubtreeClassification(Classification):
         if not natural_mix and batch_size % 2:
             raise ValueError("balanced batches need an even data.batch_size")
         prior = float(train.double().mean())
-        self.natural_mix, self.prior_shift = natural_mix, _logit(prior) - _logit(prior if natural_mix else 0.5)
-        self.provenance = {**(provenance or {}), "chance_train_loss": chance_loss(prior if natural_mix else 0.5)}
+        share = prior if natural_mix else 0.5  # of positives in the training batches
+        self.natural_mix, self.prior_shift = natural_mix, _logit(prior) - _logit(share)
+        self.provenance = {**(provenance or {}), "chance_train_loss": chance_loss(share)}
 
     def steps_per_epoch(self) -> int:
         if self.natural_mix:
