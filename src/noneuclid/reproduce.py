@@ -24,11 +24,11 @@ import time
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
 
+from noneuclid import papers as registry
 from noneuclid.config import jobs
 from noneuclid.data import cifar10, wikitext2, wordnet
 from noneuclid.data.files import DataError, require
-from noneuclid.report import run_table
-from noneuclid import papers as registry
+from noneuclid.runs import table as run_table
 
 PAPERS = tuple(registry.PAPERS)  # the papers of the suite, in the order they run
 

@@ -132,7 +132,8 @@ def test_cell_check_compares_the_papers_hyperbolic_model_not_our_better_one():
 
 
 def test_health_names_runs_still_at_chance_per_dataset_and_model():
-    from noneuclid.report import hnn_claims, run_table
+    from noneuclid.report import hnn_claims
+    from noneuclid.runs import table as run_table
     rows = []
     for i, (data, acc) in enumerate([("prefix10", 0.95), ("prefix30", 0.50), ("prefix30", 0.81), ("prefix50", 0.51)]):
         rows.append({"cfg.data.label": data, "cfg.model.geometry": "euclidean", "cfg.model.cell": "gru",

@@ -16,10 +16,10 @@ import pandas as pd
 import pytest
 
 from noneuclid import reproduce
-from noneuclid.report import html, run_table
+from noneuclid.report import html
+from noneuclid.runs import RunDir, table as run_table
 from noneuclid.train import trainer
 from noneuclid.train.loop import train
-from noneuclid.runs import RunDir
 
 
 

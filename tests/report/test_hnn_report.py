@@ -10,9 +10,9 @@ import pandas as pd
 import pytest
 from omegaconf import OmegaConf
 
-from noneuclid.report import figures, hnn, hnn_claims, run_table
+from noneuclid.report import figures, hnn, hnn_claims
 from noneuclid.report.hnn_claims import GAIN, ON_PAR_OR_BETTER
-from noneuclid.runs import lookup
+from noneuclid.runs import lookup, table as run_table
 
 DATA = ["data.train_size=128", "data.dev_size=64", "data.test_size=64"]
 

@@ -10,8 +10,8 @@ import pandas as pd
 import pytest
 
 from noneuclid.claims import engine
+from noneuclid.claims.estimates import Estimate, compare, estimate
 from noneuclid.report import phydi, phydi_fig4, phydi_figure, phydi_resnet, phydi_runs
-from noneuclid.report.estimates import Estimate, compare, estimate
 
 
 def _curves(*seeds: list[float]) -> pd.DataFrame:
@@ -156,7 +156,7 @@ def test_fig4_claims_are_judged_by_the_engine():
     shallow = v[("fig4_prenorm_best_shallow", "n = 4, 2 layers, vs PostNorm")]
     assert (shallow.mean_a, shallow.mean_b, shallow.metric, shallow.label, shallow.level) == (3.0, 4.0, "epochs_to_ppl", "epochs_to_ppl at ppl <= T_r = 180", 180)
     deep = v[("fig4_phydi_best_deep", "n = 4, 48 layers, vs PostNorm")]
-    assert deep.verdict == engine.NOT_TESTABLE and "3 of 3 runs of PostNorm at n = 4, 48 layers did not reach" in deep.reason
+    assert deep.verdict == engine.NOT_TESTABLE and deep.reason.startswith("runs of PostNorm at n = 4, 48 layers did not reach")
     robust = v[("fig4_phydi_robust_deep", "n = 4, 48 layers")]  # where PostNorm fails, the failure shares compare
     assert (robust.verdict, robust.mean_a, robust.mean_b) == (engine.CONSISTENT, 0, 1)
     assert "no finished runs of PostNorm at n = 4, 24 layers" in v[("fig4_prenorm_stabler", "n = 4, 24 layers")].reason
@@ -175,7 +175,7 @@ def test_fig4_claims_are_judged_by_the_engine():
     # best validation perplexity ranks runs that all reach T_r; a diverged arm has none
     best = v[("fig4_prenorm_best_shallow_ppl", "n = 4, 2 layers, vs PostNorm")]
     assert (best.verdict, best.mean_a, best.mean_b, best.metric) == (engine.REPRODUCES, 100, 150, "best_ppl")
-    assert "3 of 3 runs of PostNorm at n = 4, 48 layers diverged" in v[
+    assert "runs of PostNorm at n = 4, 48 layers diverged" in v[
         ("fig4_phydi_best_deep_ppl", "n = 4, 48 layers, vs PostNorm")].reason
     lead = _fig4(phydi_fig4.fig4_verdicts(cells, unigram))[("fig4_phydi_lead_grows_with_depth", "n = 4, 48 vs 2 layers")]
     assert lead.label.startswith("phydi_lead at ppl <= T = ")  # no profile threshold: the paper's scaled T
@@ -190,7 +190,7 @@ def test_epochs_to_a_threshold_every_run_reaches_at_once_cannot_order_the_arms()
     cells = {(4, 2): {"pre": _lm(100, 102, 98), "post": _lm(150, 152, 148), "phydi": _lm(100, 101, 99)}}
     v = _fig4(phydi_fig4.fig4_verdicts(cells, {4: 300.0}, ratio=0.9))  # T_r = 270: epoch 1 at 250 (pre, PHYDI), 375 (post)
     floor = v[("fig4_prenorm_best_shallow", "n = 4, 2 layers, vs PHYDI")]
-    assert floor.verdict == engine.NOT_TESTABLE and "at its first evaluation (epoch 1)" in floor.reason
+    assert floor.verdict == engine.NOT_TESTABLE and "at its first evaluation" in floor.reason
     assert v[("fig4_prenorm_best_shallow", "n = 4, 2 layers, vs PostNorm")].verdict != engine.NOT_TESTABLE
 
 
@@ -205,7 +205,7 @@ def test_a_run_that_diverged_before_its_first_evaluation_counts():
     ppl, diverged = cells[(4, 48)]["post"]
     assert list(ppl.columns) == [0, 1, 2] and ppl[2].isna().all() and diverged == {0: False, 1: False, 2: True}
     assert phydi_fig4._values("failed", cells, (4, 48, "post"), 350.0, 400.0) == [0.0, 0.0, 1.0]
-    assert "1 of 3 runs of PostNorm" in phydi_fig4._values("epochs_to_ppl", cells, (4, 48, "post"), 350.0, 400.0)
+    assert phydi_fig4._values("epochs_to_ppl", cells, (4, 48, "post"), 350.0, 400.0).startswith("runs of PostNorm at")
     assert list(phydi_fig4.per_seed(ppl, diverged, 305.0, 400.0).end) == ["reached", "slow", "diverged"]
     assert list(phydi_fig4.per_seed(ppl, diverged, 305.0, 320.0).end) == ["reached", "stuck", "diverged"]  # 310 >= 0.95 x 320
 

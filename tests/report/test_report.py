@@ -8,7 +8,8 @@ import pandas as pd
 import pytest
 
 from noneuclid.claims import engine
-from noneuclid.report import brantner, run_table
+from noneuclid.report import brantner
+from noneuclid.runs import table as run_table
 from noneuclid.train import train
 
 VARIANTS = ["adam_euclidean", "adam_stiefel", "gd_stiefel", "momentum_stiefel"]
@@ -77,7 +78,7 @@ def test_the_authors_run_is_labelled_theirs_and_the_papers_numbers_carry_their_t
 
 def test_runs_with_other_settings_are_not_mixed_in(four_runs, make_cfg, tmp_path):
     train(make_cfg("variant=brantner/adam_stiefel", "model.depth=1", "optim.lr=0.5"))
-    from noneuclid.report import run_table
+    from noneuclid.runs import table as run_table
     run_table.export(four_runs, "brantner", "smoke", tmp_path / "out")
     runs, _, _ = brantner.load(tmp_path / "out", "smoke", overrides=["model.depth=1"])
     # at smoke the section experiment's random arm is Adam + Stiefel itself: the same run serves both
@@ -266,7 +267,7 @@ def test_section_runs_are_tabled_and_judged_by_the_claims_engine(four_runs, make
 def test_student_t_intervals_of_a_mean_and_of_a_difference():
     import math
 
-    from noneuclid.report.estimates import Estimate, difference_interval, t975
+    from noneuclid.claims.estimates import Estimate, difference_interval, t975
     # t at the exact (fractional) degrees of freedom (scipy.stats.t.ppf(0.975, df) for the values)
     assert math.isclose(t975(2), 4.302652729749464) and math.isclose(t975(2.9), 3.245438062433112)
     assert math.isclose(t975(34), 2.0322445093177186) and math.isclose(t975(math.inf), 1.959963984540054)
@@ -285,7 +286,7 @@ def test_run_table_is_merged_and_rewritten_byte_identical(four_runs, tmp_path):
     again what was read gives the same bytes."""
     import shutil
 
-    from noneuclid.report import run_table
+    from noneuclid.runs import table as run_table
     out = tmp_path / "results"
     written = run_table.export(four_runs, "brantner", "smoke", out)
     assert [p.name for p in written] == ["runs.csv", "curves.csv.gz"]
@@ -410,7 +411,7 @@ def test_every_table_a_report_may_leave_out_is_one_of_its_papers():
 
 
 def test_summary_gives_the_t_interval_of_per_seed_values_and_plus_minus_shows_it():
-    from noneuclid.report.estimates import plus_minus, summary
+    from noneuclid.claims.estimates import plus_minus, summary
 
     s = summary(pd.Series([1.0, 2.0, 3.0]), "f1_")
     assert (s["n"], s["f1_mean"], s["f1_sd"]) == (3, 2.0, 1.0)
@@ -422,6 +423,6 @@ def test_summary_gives_the_t_interval_of_per_seed_values_and_plus_minus_shows_it
 
 
 def test_commits_names_runs_made_outside_git():
-    from noneuclid.report import run_table
+    from noneuclid.runs import table as run_table
     runs = pd.DataFrame({"env.git_commit": [None, "abcdef1234", "abcdef1299"]})
     assert run_table.commits(runs) == "abcdef1, no commit" and run_table.commits(runs.iloc[:0]) == "-"

@@ -11,7 +11,7 @@ from pathlib import Path
 import pandas as pd
 import pytest
 
-from noneuclid.report import run_table
+from noneuclid.runs import table as run_table
 
 RESULTS = Path(__file__).resolve().parents[2] / "results"
 NUMBER = r"[-+]?(\d+\.?\d*|\.\d+)(e[-+]?\d+)?|[-+]?inf|nan"

@@ -11,8 +11,7 @@ import yaml
 from omegaconf import OmegaConf
 
 from noneuclid.config import compose
-from noneuclid.report import run_table
-from noneuclid.runs import RunDir, SETTINGS_VERSION
+from noneuclid.runs import SETTINGS_VERSION, RunDir, table as run_table
 from noneuclid.runs.__main__ import main
 from noneuclid.runs.migrate import MIGRATED_FROM, STEPS, _parsed, earlier_hash, float_settings
 

@@ -13,9 +13,8 @@ import torch
 
 from noneuclid import models
 from noneuclid.data import DataError
-from noneuclid.report import run_table
+from noneuclid.runs import RunDir, table as run_table
 from noneuclid.train import TrainingDiverged, train, trainer
-from noneuclid.runs import RunDir
 
 
 def test_run_folder_contents(make_cfg):

@@ -28,7 +28,7 @@ complete order its seeds show, two-sided at the same 95 %: for one arm or paired
 permutation test (every seed of a on one side of every seed of b: p = 2 / C(n_a + n_b, n_a), decided
 from 4 seeds per arm, as for shares). p < 0.05: reproduces or contradicts by the side of d; else
 consistent or inconclusive, seeds_to_decide the n per arm from which the same order would decide (inf
-where d = b: p = 1). The reason says so, with p.
+where d = b: p = 1). The reason says so (p follows from the seeds counted: n_a, n_b).
 
 Learned (a claim's key `learned`, for claims that compare gains across datasets or dimensions): a cell
 is judged only where every model it involves has learned the task. The caller gives each model's
@@ -68,10 +68,10 @@ VERDICTS = REPRODUCES, CONSISTENT, INCONCLUSIVE, CONTRADICTS, NOT_TESTABLE = (
     "reproduces", "consistent", "inconclusive", "contradicts", "not testable here")
 INTERVALS = WELCH, PAIRED, ONE_ARM, SHARES, EXACT = (
     "Welch", "paired", "one-arm", "shares", "exact")  # Verdict.interval
-ZERO_WIDTH = ("zero-width interval (every {}): judged by the exact {} test, two-sided p = {:.2g}", {
-    WELCH: ("seed of {a} gives the same value, {n_a} seeds, and every seed of {b}, {n_b}", "permutation"),
-    PAIRED: ("pair of seeds gives the same difference, {n_a} pairs", "sign"),
-    ONE_ARM: ("seed gives the same value, {n_a} seeds", "sign")})  # the reason, by interval
+ZERO_WIDTH = ("zero-width interval (every {}): judged by the exact {} test", {
+    WELCH: ("seed of {a} gives the same value, and every seed of {b}", "permutation"),
+    PAIRED: ("pair of seeds gives the same difference", "sign"),
+    ONE_ARM: ("seed gives the same value", "sign")})  # the reason, by interval; its p: _order_p
 ALPHA = 0.05  # a 95 % interval excludes b where the test of d = b gives p < ALPHA
 MAX_SEEDS = 100_000  # seeds_to_decide beyond this is reported as inf
 SHARES_MAX_SEEDS = 1_000  # the same for shares (judge_shares): a difference of two shares of a few seeds
@@ -193,7 +193,7 @@ def _zero_width(d: float, boundary: float, cell: Cell, interval: str, n_a: int, 
     else:
         seeds = float(next(n for n in itertools.count(min(n_a, n_b or n_a)) if _order_p(interval, n, n) < ALPHA))
     text, (same, test) = ZERO_WIDTH[0], ZERO_WIDTH[1][interval]
-    return verdict, seeds, text.format(same.format(n_a=n_a, n_b=n_b, a=cell.arms[0], b=cell.arms[-1]), test, p)
+    return verdict, seeds, text.format(same.format(a=cell.arms[0], b=cell.arms[-1]), test)
 
 
 def _order_p(interval: str, n_a: int, n_b: int) -> float:
@@ -205,7 +205,7 @@ def _order_p(interval: str, n_a: int, n_b: int) -> float:
 def _not_learned(claim: Claim, models: Mapping[str, tuple[Sequence[float], float]] | None, where: str) -> str:
     """Why a cell of a claim with `learned` is not testable here ('' where every model learned, or the
     claim has no such precondition): each model whose mean over seeds falls more than `within` behind the
-    paper's value for it, or that has no values, by name and number."""
+    paper's value for it, or that has no values, by name (their numbers: the report's table of the models)."""
     rule = claim.learned
     if rule is None:
         if models:
@@ -219,16 +219,11 @@ def _not_learned(claim: Claim, models: Mapping[str, tuple[Sequence[float], float
     for name, (values, paper) in models.items():
         values = _values(values, where, name)
         if not values or sign * (statistics.fmean(values) - paper) < -rule.within:
-            failed.append(f"{name}: {_mean(values)} (the paper's {paper:g})")
+            failed.append(name if values else f"{name} (no runs)")
     if not failed:
         return ""
-    return (f"not every model learned the task ({rule.metric}, more than {rule.within:g} "
-            f"{'under' if sign > 0 else 'over'} the paper's): " + "; ".join(failed))
-
-
-def _mean(values: list[float]) -> str:
-    n = len(values)
-    return f"{statistics.fmean(values):.3g} over {n} seed{'s' * (n != 1)}" if n else "no runs"
+    return (f"not every model learned the task ({rule.metric}: the mean over seeds more than the claim's "
+            f"learned.within {'under' if sign > 0 else 'over'} the paper's): " + "; ".join(failed))
 
 
 def _few(cell: Cell, a: list[float], b: list[float]) -> str:

@@ -15,7 +15,8 @@ from pathlib import Path
 
 from noneuclid import papers
 from noneuclid.config import CONFIG_DIR
-from noneuclid.report import docs, html, run_table
+from noneuclid.report import docs, html
+from noneuclid.runs import table as run_table
 from noneuclid.runs.lookup import seed_list
 
 PAPERS = papers.PAPERS

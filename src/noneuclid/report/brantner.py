@@ -12,8 +12,9 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 
-from noneuclid.claims import data as claims_data, engine
-from noneuclid.report import brantner_evaluated as evaluated, estimates, figures, prose, run_table, tables
+from noneuclid.claims import data as claims_data, engine, estimates
+from noneuclid.report import brantner_evaluated as evaluated, figures, prose, tables
+from noneuclid.runs import table as run_table
 
 CLAIMS = claims_data.load("brantner")
 PAPER = CLAIMS.reference  # the paper's epochs, MNIST's training images, Fig. 3a's plateau

@@ -10,9 +10,9 @@ import numpy as np
 import pandas as pd
 
 from noneuclid.claims import data as claims_data, engine
+from noneuclid.claims.estimates import plus_minus
 from noneuclid.config import compose
 from noneuclid.report import figures, prose, tables
-from noneuclid.report.estimates import plus_minus
 
 SETUPS = {name.removesuffix("_stiefel"): setup  # adam, momentum, gd: their Stiefel setups (claims/brantner.yaml)
           for name, setup in claims_data.load("brantner").reference["setups"].items()}

@@ -15,11 +15,12 @@ from pathlib import Path
 
 import pandas as pd
 
+from noneuclid.claims.estimates import plus_minus, summary
 from noneuclid.config import compose, experiment_value
 from noneuclid.data.files import DataError
-from noneuclid.report import figures, hnn_claims, prose, run_table, tables
-from noneuclid.report.estimates import plus_minus, summary
+from noneuclid.report import figures, hnn_claims, prose, tables
 from noneuclid.report.hnn_claims import DATASETS, ROWS, paper_accuracy, variants
+from noneuclid.runs import table as run_table
 from noneuclid.runs.lookup import table1_run_name as run_name, table1_seeds
 
 

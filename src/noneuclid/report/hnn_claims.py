@@ -9,7 +9,8 @@ import pandas as pd
 
 from noneuclid.claims import data as claims_data, engine
 from noneuclid.config import sweep_values
-from noneuclid.report import prose, run_table
+from noneuclid.report import prose
+from noneuclid.runs import table as run_table
 
 CLAIMS = claims_data.load("hnn")
 ROWS = CLAIMS.labels["models"]  # configs/variant/hnn/<name>.yaml -> Table 1's row

@@ -12,8 +12,8 @@ import pandas as pd
 import yaml
 from omegaconf import OmegaConf
 
+from noneuclid.claims.estimates import difference_interval, estimate, plus_minus
 from noneuclid.config import compose
-from noneuclid.report.estimates import difference_interval, estimate, plus_minus
 from noneuclid.report.hnn_claims import CLAIMS
 from noneuclid.runs.lookup import poincare_embedding
 from noneuclid.runs.settings import device_type, digest_settings

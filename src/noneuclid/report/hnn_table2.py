@@ -9,20 +9,20 @@ results/hnn/<profile>/ after merging into it the ended runs under runs/hnn/<prof
 from __future__ import annotations
 
 import math
-
 from pathlib import Path
 
 import pandas as pd
 from omegaconf import OmegaConf
 
 from noneuclid.claims import engine
+from noneuclid.claims.estimates import plus_minus, summary
 from noneuclid.config import compose
 from noneuclid.data import wordnet
 from noneuclid.models.mlr import GEOMETRIES
-from noneuclid.report import hnn_boundaries, hnn_embeddings, prose, run_table, tables
-from noneuclid.report.estimates import plus_minus, summary
+from noneuclid.report import hnn_boundaries, hnn_embeddings, prose, tables
 from noneuclid.report.hnn_claims import CLAIMS, CLASSIFIERS
 from noneuclid.report.hnn_embeddings import DIMS, NOT_AVAILABLE
+from noneuclid.runs import table as run_table
 
 # a dimension whose embedding's MAP (all nouns) is below this, or was not evaluated, has its cells
 # "not testable here": Table 2 tests the classifiers only on embeddings that reconstruct the hierarchy

@@ -13,7 +13,7 @@ import markdown
 import pandas as pd
 
 from noneuclid.papers import PAPERS
-from noneuclid.report import run_table
+from noneuclid.runs import table as run_table
 
 TITLES = {key: paper.title for key, paper in PAPERS.items()}
 # The evaluation curve drawn for a run: the first of these its metrics.jsonl holds.

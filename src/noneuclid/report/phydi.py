@@ -13,9 +13,10 @@ from pathlib import Path
 import pandas as pd
 
 from noneuclid.config import sweep_values
-from noneuclid.report import prose, run_table, tables
+from noneuclid.report import prose, tables
 from noneuclid.report.phydi_fig4 import fig4_rows, fig4_verdicts, lm_cells, threshold_ratio
 from noneuclid.report.phydi_figure import fig4
+from noneuclid.runs import table as run_table
 from noneuclid.report.phydi_resnet import (IMAGES, PAPER_TABLE1, PAPER_TABLE2, TABLES, images_per_epoch,
                                            lead_verdicts, not_run, resnet_cells, resnet_shown, resnet_speed,
                                            resnet_tables)

@@ -17,7 +17,7 @@ from dataclasses import replace
 import pandas as pd
 
 from noneuclid.claims import engine
-from noneuclid.report.estimates import estimate
+from noneuclid.claims.estimates import estimate
 from noneuclid.report.phydi_runs import CLAIMS, NAMES, NUMBERS, Curves, epochs_to, pivot
 
 Cells = dict[tuple[int, int], dict[str, tuple[Curves, dict]]]  # (n, depth) -> norm -> (val ppl, seed -> diverged)
@@ -134,8 +134,8 @@ def _at_floor(metric: str, cells: Cells, keys: list[tuple[int, int, str]], thres
     arms = [cells[(n, depth)][m] for n, depth, norm in keys for m in _norms(norm)]
     if metric in ("epochs_to_ppl", "phydi_lead") and all(
             (per_seed(*arm, threshold, math.nan)["first"] == 1).all() for arm in arms):
-        return (f"every run compared reached ppl <= {threshold:.0f} at its first evaluation (epoch 1): epochs to "
-                "it cannot order them")
+        return ("every run compared reached the threshold (the level column) at its first evaluation: epochs "
+                "to it cannot order them")
     return ""
 
 
@@ -162,9 +162,9 @@ def _values(metric: str, cells: Cells, key: tuple[int, int, str], threshold: flo
     if metric == "failed":
         return [float(end in ("diverged", "stuck")) for end in seeds[norm].end]
     column = "best" if metric == "best_ppl" else "first"
-    short = [f"{int(s[column].map(math.isinf).sum())} of {len(s)} runs of {NAMES[m]}"
-             for m, s in seeds.items() if s[column].map(math.isinf).any()]
+    short = [NAMES[m] for m, s in seeds.items() if s[column].map(math.isinf).any()]
     if short:
-        return (f"{', '.join(short)} at n = {n}, {depth} layers "
-                + ("diverged" if metric == "best_ppl" else f"did not reach ppl <= {threshold:.0f} (or diverged)"))
+        return (f"runs of {' and '.join(short)} at n = {n}, {depth} layers " + (
+            "diverged (fig4.csv: diverged)" if metric == "best_ppl" else
+            "did not reach the threshold (the level column) or diverged (fig4.csv: seeds reached, diverged)"))
     return list(seeds[norm][column] if norm != "lead" else (seeds["pre"]["first"] - seeds["phydi"]["first"]).dropna())

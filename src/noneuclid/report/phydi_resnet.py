@@ -20,7 +20,7 @@ from dataclasses import replace
 import pandas as pd
 
 from noneuclid.claims import data as claims_data, engine
-from noneuclid.report.estimates import Estimate, compare, estimate, plus_minus
+from noneuclid.claims.estimates import Estimate, compare, estimate, plus_minus
 from noneuclid.report.phydi_runs import CLAIMS, NAMES, NUMBERS, Curves, epochs_to, pivot
 
 M1_ACCURACY, IMAGES = NUMBERS["m1_accuracy"], int(NUMBERS["cifar10_train_images"])

@@ -2,7 +2,9 @@
 
 settings: the settings identity (the hash that names a run's folder); folder: the run folder, its
 lock, atomic writes and its files (see folder.py for the layout); migrate: bringing run folders
-and results of earlier settings versions up to date; lookup: the folder of a run another run reads.
+and results of earlier settings versions up to date; lookup: the folder of a run another run reads;
+table: run folders and the committed per-run data (runs.csv, curves.csv.gz) as tidy tables, which the
+reports select their runs from.
 """
 
 from noneuclid.runs.folder import RunDir, atomic_write, environment, is_held, read_metrics

@@ -1,5 +1,6 @@
 """Mean +- standard error over seeds, the rule that compares two of them and 95 % Student-t intervals (t
-and Welch's degrees of freedom from claims.student)."""
+and Welch's degrees of freedom from claims.student): the per-seed statistics the reports' tables show
+beside the claims engine's verdicts."""
 
 from __future__ import annotations
 
