@@ -5,18 +5,13 @@ ours, each change alone too), from the per-run data (runs.csv, curves.csv.gz).""
 
 from __future__ import annotations
 
-import functools
 import math
 
 import pandas as pd
-import yaml
-from omegaconf import OmegaConf
 
 from noneuclid.claims.estimates import difference_interval, estimate, plus_minus
-from noneuclid.config import compose
 from noneuclid.report.hnn_claims import CLAIMS
-from noneuclid.runs.lookup import poincare_embedding
-from noneuclid.runs.settings import device_type, digest_settings
+from noneuclid.runs.lookup import embedding_name
 
 DIMS = (2, 3, 5, 10)
 NOT_AVAILABLE = "not available here"
@@ -54,26 +49,6 @@ def embeddings(runs: pd.DataFrame, curves: pd.DataFrame, hierarchy: str) -> pd.D
                      int(run.epoch), int(run.reconstruction_nodes), run.reconstruction_mean_rank, run.reconstruction_map,
                      reference["mean_rank"], reference["map"], run.run])
     return pd.DataFrame(rows, columns=COLUMNS)
-
-
-def embedding_of(row: pd.Series) -> str:
-    """The run name of the Poincare embedding a classifier's runs.csv row classified: its summary's
-    embedding_run, or, for a run from before that was logged, the name the subtree task finds it by
-    (runs.lookup.poincare_embedding) on the device the classifier ran on."""
-    if isinstance(row.get("embedding_run"), str):
-        return row["embedding_run"]
-    overrides = row.get("cfg.data.embedding_overrides")
-    overrides = [] if pd.isna(overrides) else yaml.safe_load(str(overrides)) or []
-    cuda = not pd.isna(row.get("env.cuda")) and row.get("env.cuda") != ""
-    return embedding_name(str(row["cfg.profile.name"]), int(row["cfg.data.dim"]), str(row["cfg.data.hierarchy"]),
-                          int(row["cfg.data.embedding_seed"]), str(row["cfg.trainer.device"]), tuple(overrides), cuda)
-
-
-@functools.cache
-def embedding_name(profile: str, dim: int, hierarchy: str, seed: int, device: str, overrides: tuple, cuda: bool) -> str:
-    """The folder name that these overrides give on a machine with (cuda) or without a GPU."""
-    cfg = compose(poincare_embedding(profile, dim, hierarchy, seed, device, overrides))
-    return f"{cfg.study.run_name}-{digest_settings(OmegaConf.to_container(cfg, resolve=True), device_type(device, cuda))}"
 
 
 def own(emb: pd.DataFrame, profile: str, c) -> dict[int, str]:

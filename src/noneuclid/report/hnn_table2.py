@@ -22,7 +22,7 @@ from noneuclid.models.mlr import GEOMETRIES
 from noneuclid.report import hnn_boundaries, hnn_embeddings, prose, tables
 from noneuclid.report.hnn_claims import CLAIMS, CLASSIFIERS
 from noneuclid.report.hnn_embeddings import DIMS, NOT_AVAILABLE
-from noneuclid.runs import table as run_table
+from noneuclid.runs import lookup, table as run_table
 
 # a dimension whose embedding's MAP (all nouns) is below this, or was not evaluated, has its cells
 # "not testable here": Table 2 tests the classifiers only on embeddings that reconstruct the hierarchy
@@ -44,7 +44,7 @@ def f1_values(runs: pd.DataFrame, protocol: dict | None = None) -> pd.DataFrame:
         return pd.DataFrame(columns=CELL + ["f1", "train_loss", "run", "chance_loss"])
     values = found[list(columns)].rename(columns=columns).astype({"dim": int, "seed": int}).reset_index(drop=True)
     values["chance_loss"] = chance_losses(found).to_numpy()
-    values["embedding"] = [hnn_embeddings.embedding_of(row) for _, row in found.iterrows()]
+    values["embedding"] = [lookup.embedding_of(row) for _, row in found.iterrows()]
     today = trained_with(found, protocol or {}).to_numpy()
     values = values[~values.duplicated(CELL, keep=False) | today]
     twice = values[values.duplicated(CELL, keep=False)]

@@ -8,8 +8,13 @@ import copy
 import functools
 from pathlib import Path
 
+import pandas as pd
+import yaml
+from omegaconf import OmegaConf
+
 from noneuclid.config import compose, experiment_value
 from noneuclid.runs.folder import RunDir
+from noneuclid.runs.settings import device_type, digest_settings
 
 
 def finished_run(overrides: list[str], what: str) -> Path:
@@ -28,6 +33,26 @@ def poincare_embedding(profile: str, dim: int, hierarchy: str, seed: int, device
     data.embedding_seed and data.embedding_overrides (the paths are the caller's)."""
     return ["experiment=hnn/poincare", f"profile={profile}", f"model.dim={dim}", f"data.hierarchy={hierarchy}",
             f"seed={seed}", f"trainer.device={device}", *overrides]
+
+
+def embedding_of(row: pd.Series) -> str:
+    """The run name of the Poincare embedding a Table 2 classifier's runs.csv row classified: its summary's
+    embedding_run, or, for a run from before that was logged, the name the subtree task finds it by
+    (runs.lookup.poincare_embedding) on the device the classifier ran on."""
+    if isinstance(row.get("embedding_run"), str):
+        return row["embedding_run"]
+    overrides = row.get("cfg.data.embedding_overrides")
+    overrides = [] if pd.isna(overrides) else yaml.safe_load(str(overrides)) or []
+    cuda = not pd.isna(row.get("env.cuda")) and row.get("env.cuda") != ""
+    return embedding_name(str(row["cfg.profile.name"]), int(row["cfg.data.dim"]), str(row["cfg.data.hierarchy"]),
+                          int(row["cfg.data.embedding_seed"]), str(row["cfg.trainer.device"]), tuple(overrides), cuda)
+
+
+@functools.cache
+def embedding_name(profile: str, dim: int, hierarchy: str, seed: int, device: str, overrides: tuple, cuda: bool) -> str:
+    """The folder name that these overrides give on a machine with (cuda) or without a GPU."""
+    cfg = compose(poincare_embedding(profile, dim, hierarchy, seed, device, overrides))
+    return f"{cfg.study.run_name}-{digest_settings(OmegaConf.to_container(cfg, resolve=True), device_type(device, cuda))}"
 
 
 def table1_run_name(profile: str, row: str, data: str, seed: int, overrides) -> str:
