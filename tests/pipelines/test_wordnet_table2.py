@@ -369,7 +369,7 @@ def test_a_lead_across_dimensions_is_judged_only_where_every_classifier_learned(
 def test_two_runs_of_one_table2_cell_and_seed_are_an_error():
     """Two classifier runs of one cell, seed and embedding would be averaged as more seeds; each row
     names the embedding it classified (its summary's embedding_run; for a run from before that was
-    logged, as the subtree task finds it); a run of today's protocol supersedes one of an earlier."""
+    logged, as the subtree task finds it); only runs of today's protocol are Table 2's."""
     from noneuclid.report import hnn_table2
     row = {"cfg.model.name": "point_mlr", "cfg.data.subtree": "group.n.01", "cfg.data.dim": 5,
            "cfg.model.geometry": "hyperbolic", "cfg.seed": 0, "final_test_f1": 0.5, "final_train_loss": 0.3, "cfg.profile.name": "cpu",
@@ -389,8 +389,8 @@ def test_two_runs_of_one_table2_cell_and_seed_are_an_error():
     today = runs.assign(**{"cfg.trainer.epochs": [1, 300, 300], "cfg.data.natural_mix": [None, True, True],
                            "chance_train_loss": [None, 0.07, 0.07]})
     protocol = {"trainer.epochs": 300, "data.natural_mix": True}
-    assert list(hnn_table2.f1_values(today, protocol).run) == ["new", "seed1"]  # today's protocol supersedes
-    assert list(hnn_table2.f1_values(today.iloc[[0, 2]], protocol).run) == ["old", "seed1"]  # alone, kept
+    assert list(hnn_table2.f1_values(today, protocol).run) == ["new", "seed1"]  # today's protocol only
+    assert list(hnn_table2.f1_values(today.iloc[[0, 2]], protocol).run) == ["seed1"]  # an earlier one's alone: left out
 
 
 def test_table2_classifies_the_profiles_own_embedding_where_it_has_finished():
@@ -465,3 +465,59 @@ def test_table2_step_sizes_decay_per_epoch_for_both_optimizers():
     before = sorted(g["lr"] for g in opt.param_groups)
     optim.end_epoch(opt, cfg.optim)
     assert before == [0.1, 0.3] and sorted(g["lr"] for g in opt.param_groups) == pytest.approx([0.099, 0.297])
+
+
+def test_a_table2_cell_needs_converged_euclidean_classifiers_and_a_subtree_found(tmp_path):
+    """A Euclidean MLR further than REFERENCE_GAP from scikit-learn's logistic regression on the same points
+    (table2_reference.csv) has not converged: its cells, and the lead across dimensions it enters, are not
+    testable; a comparison where neither classifier ever predicts the subtree (F1 zero) is not one either."""
+    from noneuclid.claims import engine
+    from noneuclid.report import hnn_table2
+    first = wordnet.SUBTREES[0]
+    rows = [{"subtree": first, "dim": dim, "geometry": g, "seed": s, "f1": f1, "train_loss": 0.01, "chance_loss": 0.07,
+             "run": f"{g}{dim}{s}", "embedding": "e"}
+            for dim in (3, 10) for s in range(3) for g, f1 in (("hyperbolic", 0.9), ("euclidean", 0.5),
+                                                               ("euclidean_log0", 0.0 if dim == 3 else 0.8))]
+    values, emb_map = pd.DataFrame(rows), {3: 0.8, 10: 0.8}
+    pd.DataFrame([{"subtree": first, "dim": 3, "classifier": "euclidean", "sampling": "natural", "seeds": 3,
+                   "ours_f1": 50.0, "reference_f1": 97.0, "difference": -47.0},
+                  {"subtree": first, "dim": 3, "classifier": "euclidean_log0", "sampling": "natural", "seeds": 3,
+                   "ours_f1": 0.0, "reference_f1": 0.5, "difference": -0.5}]).to_csv(tmp_path / "table2_reference.csv")
+    gaps = hnn_table2.reference_gaps(tmp_path)
+    v = {(v.claim, v.cell): v for v in hnn_table2.verdicts(values, emb_map, gaps)}
+    off = v[(hnn_table2.AT_LEAST_AS_GOOD, f"{first}, 3-D, vs euclidean")]
+    assert off.verdict == engine.NOT_TESTABLE and off.reason.startswith("not converged") and "3-D Euclidean MLR" in off.reason
+    assert v[(hnn_table2.AT_LEAST_AS_GOOD, f"{first}, 3-D, vs euclidean_log0")].verdict != engine.NOT_TESTABLE  # within
+    assert v[(hnn_table2.LOW_DIMENSIONS, f"{first}, 3-D vs 10-D")].reason.startswith("not converged")
+    assert v[(hnn_table2.AT_LEAST_AS_GOOD, f"{first}, 10-D, vs euclidean")].verdict != engine.NOT_TESTABLE  # no reference
+    table = hnn_table2.table2(values, emb_map, gaps).set_index(["subtree", "dim", "classifier"])
+    assert table.at[(first, 3, "euclidean"), "reference_difference"] == -47.0
+    shown, _ = hnn_table2.shown_table2(hnn_table2.table2(values, emb_map, gaps))
+    assert shown.loc[shown.dim == "3", "Euclidean MLR"].iloc[0].endswith(", not converged")
+    values.loc[values.dim == 3, "f1"] = 0.0  # no classifier predicts the subtree
+    none = {(v.claim, v.cell): v for v in hnn_table2.verdicts(values, emb_map)}[
+        (hnn_table2.AT_LEAST_AS_GOOD, f"{first}, 3-D, vs euclidean_log0")]
+    assert none.verdict == engine.NOT_TESTABLE and none.reason.startswith("neither classifier predicts the subtree")
+
+
+def test_a_run_whose_loss_rose_to_its_chance_level_after_its_best_epoch_is_unstable():
+    """A run's final numbers are a converged classifier's only if its training loss never rose back to its
+    chance level after its best epoch; a cell with such a run is not testable, and the table counts them."""
+    from noneuclid.claims import engine
+    from noneuclid.report import hnn_table2
+    first = wordnet.SUBTREES[0]
+    values = pd.DataFrame([{"subtree": first, "dim": 3, "geometry": g, "seed": s, "f1": f1, "train_loss": 0.01,
+                            "chance_loss": 0.07, "run": f"{g}{s}", "embedding": "e"}
+                           for s in range(4) for g, f1 in (("hyperbolic", 0.9), ("euclidean", 0.5), ("euclidean_log0", 0.5))])
+    curves = pd.DataFrame([{"run": run, "epoch": e, "train_loss": loss} for run in values.run
+                           for e, loss in enumerate((0.5, 0.01, 0.2 if run == "hyperbolic1" else 0.01, 0.01), 1)])
+    values["unstable"] = hnn_table2.unstable(values, curves)
+    assert list(values[values.unstable].run) == ["hyperbolic1"]
+    v = {(v.claim, v.cell): v for v in hnn_table2.verdicts(values, {3: 0.8})}
+    cell = v[(hnn_table2.AT_LEAST_AS_GOOD, f"{first}, 3-D, vs euclidean")]
+    assert cell.verdict == engine.NOT_TESTABLE and cell.reason.endswith("): 3-D hyperbolic MLR")
+    table = hnn_table2.table2(values, {3: 0.8}).set_index(["subtree", "dim", "classifier"])
+    assert table.at[(first, 3, "hyperbolic"), "unstable"] == 1 and table.at[(first, 3, "euclidean"), "unstable"] == 0
+    values["unstable"] = False
+    v = {(v.claim, v.cell): v for v in hnn_table2.verdicts(values, {3: 0.8})}
+    assert v[(hnn_table2.AT_LEAST_AS_GOOD, f"{first}, 3-D, vs euclidean")].verdict == engine.REPRODUCES

@@ -27,16 +27,20 @@ from noneuclid.runs import lookup, table as run_table
 # a dimension whose embedding's MAP (all nouns) is below this, or was not evaluated, has its cells
 # "not testable here": Table 2 tests the classifiers only on embeddings that reconstruct the hierarchy
 MIN_EMBEDDING_MAP = 0.5
+# a Euclidean MLR whose mean test F1 is further than this (points) from scikit-learn's logistic regression on
+# the same points and splits (table2_reference.csv) has not converged: its cells are not testable here
+REFERENCE_GAP = 1.0
+READING_NOTE = CLAIMS.references["ganea_table2_reading_note"].values  # subtree -> dim -> the paper's F1 pair
 AT_LEAST_AS_GOOD, LOW_DIMENSIONS = "table2_hyperbolic_mlr_at_least_as_good", "table2_margin_largest_in_low_dimensions"
 CELL = ["subtree", "dim", "geometry", "seed", "embedding"]
 PROTOCOL = ("data.natural_mix", "data.batch_size", "trainer.epochs", "optim.lr", "optim.ball_lr", "optim.epoch_lr_factor")
 
 
 def f1_values(runs: pd.DataFrame, protocol: dict | None = None) -> pd.DataFrame:
-    """One row per finished classifier run: subtree, dim, geometry, seed, test F1 (last epoch), final
-    training loss, its chance level, run, and the run name of the embedding it classified. Where a cell,
-    seed and embedding has several runs, those trained with `protocol` ({config key: value}, today's
-    PROTOCOL settings) supersede the others; several left is an error."""
+    """One row per finished classifier run trained with `protocol` ({config key: value}, today's PROTOCOL
+    settings; None: every run): subtree, dim, geometry, seed, test F1 (last epoch), final training loss,
+    its chance level, run, and the run name of the embedding it classified. Runs of an earlier protocol
+    stay in runs.csv but are not Table 2's; two runs of one cell, seed and embedding are an error."""
     found = runs[runs["cfg.model.name"] == "point_mlr"] if len(runs) else runs
     columns = {"cfg.data.subtree": "subtree", "cfg.data.dim": "dim", "cfg.model.geometry": "geometry",
                "cfg.seed": "seed", "final_test_f1": "f1", "final_train_loss": "train_loss", "run": "run"}
@@ -45,13 +49,23 @@ def f1_values(runs: pd.DataFrame, protocol: dict | None = None) -> pd.DataFrame:
     values = found[list(columns)].rename(columns=columns).astype({"dim": int, "seed": int}).reset_index(drop=True)
     values["chance_loss"] = chance_losses(found).to_numpy()
     values["embedding"] = [lookup.embedding_of(row) for _, row in found.iterrows()]
-    today = trained_with(found, protocol or {}).to_numpy()
-    values = values[~values.duplicated(CELL, keep=False) | today]
+    values = values[trained_with(found, protocol or {}).to_numpy()]
     twice = values[values.duplicated(CELL, keep=False)]
     if len(twice):  # e.g. classifiers of an earlier embedding of that dimension beside the current one's
         raise ValueError(f"several finished runs of one Table 2 cell, seed and embedding: {', '.join(twice.run)}; "
                          "drop the stale rows")
     return values.reset_index(drop=True)
+
+
+def unstable(values: pd.DataFrame, curves: pd.DataFrame) -> pd.Series:
+    """Whether each run's training loss rose to its chance level or above after its best epoch (its rows of
+    curves.csv.gz): a step too large for it, so its final numbers are not a converged classifier's."""
+    logged = curves[curves.run.isin(values.run) & curves.train_loss.notna()] if "train_loss" in curves else curves
+    if logged.empty:
+        return pd.Series(False, index=values.index)
+    best = logged.loc[logged.groupby("run").train_loss.idxmin()].set_index("run").epoch
+    after = logged[logged.epoch > logged.run.map(best)].groupby("run").train_loss.max()
+    return values.run.map(after).ge(values.chance_loss).fillna(False).astype(bool)
 
 
 def trained_with(found: pd.DataFrame, protocol: dict) -> pd.Series:
@@ -90,19 +104,49 @@ def _f1(values: pd.DataFrame, subtree: str, dim: int, geometry: str) -> pd.Serie
     return 100 * values[(values.subtree == subtree) & (values.dim == dim) & (values.geometry == geometry)].f1
 
 
-def table2(values: pd.DataFrame, emb_map: dict[int, float]) -> pd.DataFrame:
+def reference_gaps(out: Path) -> dict[tuple[str, int, str], float]:
+    """(subtree, dim, classifier) -> our mean F1 minus scikit-learn's, from out/table2_reference.csv (the
+    natural-mix runs of `python -m noneuclid.evaluate table2-reference`); empty without the file."""
+    path = Path(out) / "table2_reference.csv"
+    if not path.is_file():
+        return {}
+    ref = pd.read_csv(path)
+    ref = ref[ref.sampling == "natural"]
+    return dict(zip(zip(ref.subtree, ref.dim.astype(int), ref.classifier), ref.difference))
+
+
+def _unconverged(gaps: dict, subtree: str, dims, geometries) -> str:
+    """Why cells of these classifiers are not testable ('' where they are): a Euclidean MLR further than
+    REFERENCE_GAP from scikit-learn's optimum."""
+    off = [f"{dim}-D {CLASSIFIERS[g]}" for dim in dims for g in geometries
+           if abs(gaps.get((subtree, dim, g), 0.0)) > REFERENCE_GAP]
+    return ("not converged: our F1 misses scikit-learn's logistic regression on the same points by more than "
+            f"REFERENCE_GAP (table2_reference.csv: difference): {', '.join(off)}") if off else ""
+
+
+def table2(values: pd.DataFrame, emb_map: dict[int, float], gaps: dict | None = None) -> pd.DataFrame:
     """One row per subtree, dimension and classifier: the embedding's MAP (the precondition), test F1 %
     over the seeds (n, mean, s.d., s.e., 95 % Student-t interval), the runs' convergence (the largest
-    final training loss, the runs that ended at or above their loss's chance level), why it is not
-    testable, the paper's."""
+    final training loss, the runs that ended at or above their loss's chance level, the unstable runs),
+    its difference from scikit-learn's (reference_difference), why it is not testable, the paper's pair
+    where it is known (paper_f1)."""
     rows, why = [], untestable(emb_map)
     for subtree, dim, geometry in ((s, d, g) for s in wordnet.SUBTREES for d in DIMS for g in GEOMETRIES):
         runs = values[(values.subtree == subtree) & (values.dim == dim) & (values.geometry == geometry)]
         rows.append({"subtree": subtree, "dim": dim, "embedding_map": emb_map.get(dim, float("nan")),
                      "classifier": geometry, **summary(_f1(values, subtree, dim, geometry), "f1_"),
                      "train_loss_max": runs.train_loss.max(), "not_learned": int((runs.train_loss >= runs.chance_loss).sum()),
-                     "not_testable": why[dim], "paper": NOT_AVAILABLE})
+                     "unstable": int(runs.get("unstable", pd.Series(dtype=bool)).sum()),
+                     "reference_difference": (gaps or {}).get((subtree, dim, geometry), math.nan),
+                     "not_testable": why[dim], **paper_f1(subtree, dim)})
     return pd.DataFrame(rows)
+
+
+def paper_f1(subtree: str, dim: int) -> dict[str, float]:
+    """The paper's test F1 % of the hyperbolic MLR and of a Euclidean one where a reading note quotes the
+    cell (claims/hnn.yaml, references), else NaN."""
+    pair = READING_NOTE.get(subtree, {}).get(dim, {})
+    return {f"paper_{k}_f1": pair.get(k, math.nan) for k in ("hyperbolic", "euclidean")}
 
 
 def shown_table2(table: pd.DataFrame) -> tuple[pd.DataFrame, set]:
@@ -115,30 +159,40 @@ def shown_table2(table: pd.DataFrame) -> tuple[pd.DataFrame, set]:
         for r in cell.itertuples():
             row[CLASSIFIERS[r.classifier]] = ("not testable here" if r.not_testable else "not run" if r.n == 0 else
                                               plus_minus(r.f1_mean, r.f1_se, r.n)
-                                              + (f", {r.not_learned} not learned" if r.not_learned else ""))
+                                              + (f", {r.not_learned} not learned" if r.not_learned else "")
+                                              + (f", {r.unstable} unstable" if r.unstable else "")
+                                              + (", not converged" if abs(r.reference_difference) > REFERENCE_GAP
+                                                 else ""))
         tested = cell[(cell.n > 0) & (cell.not_testable == "")]
         if len(tested) > 1:
             bold.add((len(rows), CLASSIFIERS[tested.loc[tested.f1_mean.idxmax(), "classifier"]]))
-        rows.append({**row, "paper": NOT_AVAILABLE})
+        paper = paper_f1(subtree, dim)
+        rows.append({**row, "paper": NOT_AVAILABLE if pd.isna(paper["paper_hyperbolic_f1"]) else
+                     "{paper_hyperbolic_f1:g} vs {paper_euclidean_f1:g} (reading note)".format(**paper)})
     return pd.DataFrame(rows), bold
 
 
-def verdicts(values: pd.DataFrame, emb_map: dict[int, float]) -> list[engine.Verdict]:
+def verdicts(values: pd.DataFrame, emb_map: dict[int, float], gaps: dict | None = None) -> list[engine.Verdict]:
     """The two Table 2 claims, cell by cell: test F1 per seed of the hyperbolic MLR against each Euclidean
-    one (Welch); the margin per seed (`_margins`) in 2-D against 10-D; not testable below the precondition."""
-    why, rows = untestable(emb_map), []
+    one (Welch); the margin per seed (`_margins`) in 2-D against 10-D; not testable below the precondition
+    or where a Euclidean MLR has not converged (`gaps`: reference_gaps)."""
+    why, rows, gaps = untestable(emb_map), [], gaps or {}
     claim = CLAIMS[AT_LEAST_AS_GOOD]
     for cell in claim.cells:
         subtree, dim = cell.name.split(", ")[0], int(cell.name.split(", ")[1].removesuffix("-D"))
         arms = [_f1(values, subtree, dim, g).to_numpy() for g in cell.arms]
-        rows.append(engine.judged(claim, cell, arms, why[dim] or _too_few(arms)))
+        rows.append(engine.judged(claim, cell, arms, why[dim] or _unconverged(gaps, subtree, [dim], cell.arms)
+                                  or _unsteady(values, subtree, [dim], cell.arms) or _none_found(arms)
+                                  or _too_few(arms)))
     claim = CLAIMS[LOW_DIMENSIONS]
     for cell in claim.cells:
         dims = [int(arm.removeprefix("d")) for arm in cell.arms]
         arms = [_margins(values, cell.name.split(", ")[0], dim) for dim in dims]
         reason = "; ".join(f"{dim}-D: {why[dim]}" for dim in dims if why[dim])
-        rows.append(engine.judged(claim, cell, arms, reason or _not_learned(values, cell.name.split(", ")[0], dims)
-                           or _too_few(arms)))
+        subtree = cell.name.split(", ")[0]
+        rows.append(engine.judged(claim, cell, arms, reason or _not_learned(values, subtree, dims)
+                                  or _unconverged(gaps, subtree, dims, ("euclidean", "euclidean_log0"))
+                                  or _unsteady(values, subtree, dims, GEOMETRIES) or _too_few(arms)))
     return rows
 
 
@@ -153,6 +207,24 @@ def _not_learned(values: pd.DataFrame, subtree: str, dims: list[int]) -> str:
     named = ", ".join(f"{r.dim}-D {CLASSIFIERS[r.geometry]} seed {r.seed}" for r in failed.itertuples())
     return f"not every classifier learned (final training loss at or above its chance level; table2_f1.csv: " \
            f"not_learned, train_loss_max): {named}"
+
+
+def _unsteady(values: pd.DataFrame, subtree: str, dims, geometries) -> str:
+    """Why cells of these classifiers are not testable ('' where they are): runs whose training was
+    unstable (`unstable`), named by dimension and classifier."""
+    if "unstable" not in values:
+        return ""
+    cell = values[(values.subtree == subtree) & values.dim.isin(dims) & values.geometry.isin(geometries)]
+    off = sorted({(r.dim, r.geometry) for r in cell[cell.unstable].itertuples()})
+    return ("training unstable: the loss of some runs rose to its chance level after their best epoch "
+            f"(table2_f1.csv: unstable): {', '.join(f'{d}-D {CLASSIFIERS[g]}' for d, g in off)}") if off else ""
+
+
+def _none_found(arms) -> str:
+    """Why arms that never predict the subtree are not compared ('' where one does): test F1 zero on every
+    seed of both is no evidence of one classifier being as good as the other."""
+    return "neither classifier predicts the subtree (test F1 zero on every seed of both)" \
+        if all(len(a) and not any(a) for a in arms) else ""
 
 
 def _too_few(arms) -> str:
@@ -201,18 +273,20 @@ def make(runs_dir: Path, profile: str, out: Path, seeds=None, overrides=()) -> l
                                 f"`python -m noneuclid.train -m experiment=hnn/poincare profile={profile}` and then "
                                 f"`python -m noneuclid.train -m experiment=hnn/table2 profile={profile}` first")
     values, emb = hnn_embeddings.classified(every_value, every_emb, hnn_embeddings.own(every_emb, profile, c))
+    values = values.assign(unstable=unstable(values, curves))
     every_emb["table2"], emb_map = every_emb.run.isin(emb.run), dict(zip(emb.dim, emb["map"]))
     made = prose.fill("hnn", "table2_made", profile=profile, classifiers=len(values), embeddings=len(emb),
                       seeds=", ".join(map(str, sorted(values.seed.unique()))) or "-",
                       commits=run_table.commits(runs[runs.run.isin(set(values.run) | set(emb.run))] if len(runs) else runs))
-    table, embeddings = table2(values, emb_map), hnn_embeddings.shown(every_emb)
+    gaps = reference_gaps(out)
+    table, embeddings = table2(values, emb_map, gaps), hnn_embeddings.shown(every_emb)
     shown, bold = shown_table2(table)
     written = [*tables.write(out, "table2_embeddings", every_emb, embeddings, prose.fill(
                    "hnn", "embeddings_title", profile=profile), prose.fill("hnn", "embeddings_caption", made=made)),
                *tables.write(out, "table2_f1", table, shown, prose.fill("hnn", "f1_title", profile=profile),
                              prose.fill("hnn", "f1_caption", min_map=MIN_EMBEDDING_MAP, made=made), bold),
                *(out / f"table2_claims.{ext}" for ext in ("csv", "md", "tex")), *_write_burnin(out, runs, curves, profile)]
-    claims = tables.write_claims(out, "table2_claims", verdicts(values, emb_map),
+    claims = tables.write_claims(out, "table2_claims", verdicts(values, emb_map, gaps),
                                  prose.fill("hnn", "table2_claims_title", profile=profile))
     hnn_boundaries.draw(values, emb, Path(runs_dir) / "hnn" / profile, c, out)
     caption, burnin = out / "fig_table2_boundaries.md", out / "table2_burnin.md"  # the figure in words, kept with it
