@@ -19,17 +19,11 @@ from noneuclid.claims.estimates import plus_minus, summary
 from noneuclid.config import compose
 from noneuclid.data import wordnet
 from noneuclid.models.mlr import GEOMETRIES
-from noneuclid.report import hnn_boundaries, hnn_embeddings, prose, tables
+from noneuclid.report import hnn_boundaries, hnn_embeddings, hnn_table2_cells as cells, prose, tables
 from noneuclid.report.hnn_claims import CLAIMS, CLASSIFIERS
 from noneuclid.report.hnn_embeddings import DIMS, NOT_AVAILABLE
 from noneuclid.runs import lookup, table as run_table
 
-# a dimension whose embedding's MAP (all nouns) is below this, or was not evaluated, has its cells
-# "not testable here": Table 2 tests the classifiers only on embeddings that reconstruct the hierarchy
-MIN_EMBEDDING_MAP = 0.5
-# a Euclidean MLR whose mean test F1 is further than this (points) from scikit-learn's logistic regression on
-# the same points and splits (table2_reference.csv) has not converged: its cells are not testable here
-REFERENCE_GAP = 1.0
 READING_NOTE = CLAIMS.references["ganea_table2_reading_note"].values  # subtree -> dim -> the paper's F1 pair
 AT_LEAST_AS_GOOD, LOW_DIMENSIONS = "table2_hyperbolic_mlr_at_least_as_good", "table2_margin_largest_in_low_dimensions"
 CELL = ["subtree", "dim", "geometry", "seed", "embedding"]
@@ -57,17 +51,6 @@ def f1_values(runs: pd.DataFrame, protocol: dict | None = None) -> pd.DataFrame:
     return values.reset_index(drop=True)
 
 
-def unstable(values: pd.DataFrame, curves: pd.DataFrame) -> pd.Series:
-    """Whether each run's training loss rose to its chance level or above after its best epoch (its rows of
-    curves.csv.gz): a step too large for it, so its final numbers are not a converged classifier's."""
-    logged = curves[curves.run.isin(values.run) & curves.train_loss.notna()] if "train_loss" in curves else curves
-    if logged.empty:
-        return pd.Series(False, index=values.index)
-    best = logged.loc[logged.groupby("run").train_loss.idxmin()].set_index("run").epoch
-    after = logged[logged.epoch > logged.run.map(best)].groupby("run").train_loss.max()
-    return values.run.map(after).ge(values.chance_loss).fillna(False).astype(bool)
-
-
 def trained_with(found: pd.DataFrame, protocol: dict) -> pd.Series:
     """Whether each run's config has every setting of `protocol` ({key: value}; None: the key unset)."""
     same = pd.Series(True, index=found.index)
@@ -92,36 +75,9 @@ def chance_losses(found: pd.DataFrame) -> pd.Series:
     return logged.fillna(math.log(2))
 
 
-def untestable(emb_map: dict[int, float]) -> dict[int, str]:
-    """dim -> why its cells cannot be tested ('' where they can), from the embedding's MAP."""
-    return {dim: "" if emb_map.get(dim, 0.0) >= MIN_EMBEDDING_MAP else
-            "embedding MAP below the precondition (table2_f1.csv: embedding_map)" if dim in emb_map else
-            "no finished embedding" for dim in DIMS}
-
-
 def _f1(values: pd.DataFrame, subtree: str, dim: int, geometry: str) -> pd.Series:
     """Test F1 % per seed of one classifier on one subtree and dimension."""
     return 100 * values[(values.subtree == subtree) & (values.dim == dim) & (values.geometry == geometry)].f1
-
-
-def reference_gaps(out: Path) -> dict[tuple[str, int, str], float]:
-    """(subtree, dim, classifier) -> our mean F1 minus scikit-learn's, from out/table2_reference.csv (the
-    natural-mix runs of `python -m noneuclid.evaluate table2-reference`); empty without the file."""
-    path = Path(out) / "table2_reference.csv"
-    if not path.is_file():
-        return {}
-    ref = pd.read_csv(path)
-    ref = ref[ref.sampling == "natural"]
-    return dict(zip(zip(ref.subtree, ref.dim.astype(int), ref.classifier), ref.difference))
-
-
-def _unconverged(gaps: dict, subtree: str, dims, geometries) -> str:
-    """Why cells of these classifiers are not testable ('' where they are): a Euclidean MLR further than
-    REFERENCE_GAP from scikit-learn's optimum."""
-    off = [f"{dim}-D {CLASSIFIERS[g]}" for dim in dims for g in geometries
-           if abs(gaps.get((subtree, dim, g), 0.0)) > REFERENCE_GAP]
-    return ("not converged: our F1 misses scikit-learn's logistic regression on the same points by more than "
-            f"REFERENCE_GAP (table2_reference.csv: difference): {', '.join(off)}") if off else ""
 
 
 def table2(values: pd.DataFrame, emb_map: dict[int, float], gaps: dict | None = None) -> pd.DataFrame:
@@ -130,7 +86,7 @@ def table2(values: pd.DataFrame, emb_map: dict[int, float], gaps: dict | None = 
     final training loss, the runs that ended at or above their loss's chance level, the unstable runs),
     its difference from scikit-learn's (reference_difference), why it is not testable, the paper's pair
     where it is known (paper_f1)."""
-    rows, why = [], untestable(emb_map)
+    rows, why = [], cells.untestable(emb_map)
     for subtree, dim, geometry in ((s, d, g) for s in wordnet.SUBTREES for d in DIMS for g in GEOMETRIES):
         runs = values[(values.subtree == subtree) & (values.dim == dim) & (values.geometry == geometry)]
         rows.append({"subtree": subtree, "dim": dim, "embedding_map": emb_map.get(dim, float("nan")),
@@ -161,7 +117,7 @@ def shown_table2(table: pd.DataFrame) -> tuple[pd.DataFrame, set]:
                                               plus_minus(r.f1_mean, r.f1_se, r.n)
                                               + (f", {r.not_learned} not learned" if r.not_learned else "")
                                               + (f", {r.unstable} unstable" if r.unstable else "")
-                                              + (", not converged" if abs(r.reference_difference) > REFERENCE_GAP
+                                              + (", not converged" if abs(r.reference_difference) > cells.REFERENCE_GAP
                                                  else ""))
         tested = cell[(cell.n > 0) & (cell.not_testable == "")]
         if len(tested) > 1:
@@ -176,60 +132,24 @@ def verdicts(values: pd.DataFrame, emb_map: dict[int, float], gaps: dict | None 
     """The two Table 2 claims, cell by cell: test F1 per seed of the hyperbolic MLR against each Euclidean
     one (Welch); the margin per seed (`_margins`) in 2-D against 10-D; not testable below the precondition
     or where a Euclidean MLR has not converged (`gaps`: reference_gaps)."""
-    why, rows, gaps = untestable(emb_map), [], gaps or {}
+    why, rows, gaps = cells.untestable(emb_map), [], gaps or {}
     claim = CLAIMS[AT_LEAST_AS_GOOD]
     for cell in claim.cells:
         subtree, dim = cell.name.split(", ")[0], int(cell.name.split(", ")[1].removesuffix("-D"))
         arms = [_f1(values, subtree, dim, g).to_numpy() for g in cell.arms]
-        rows.append(engine.judged(claim, cell, arms, why[dim] or _unconverged(gaps, subtree, [dim], cell.arms)
-                                  or _unsteady(values, subtree, [dim], cell.arms) or _none_found(arms)
-                                  or _too_few(arms)))
+        rows.append(engine.judged(claim, cell, arms, why[dim] or cells.unconverged(gaps, subtree, [dim], cell.arms)
+                                  or cells.unsteady(values, subtree, [dim], cell.arms) or cells.none_found(arms)
+                                  or cells.too_few(arms)))
     claim = CLAIMS[LOW_DIMENSIONS]
     for cell in claim.cells:
         dims = [int(arm.removeprefix("d")) for arm in cell.arms]
         arms = [_margins(values, cell.name.split(", ")[0], dim) for dim in dims]
         reason = "; ".join(f"{dim}-D: {why[dim]}" for dim in dims if why[dim])
         subtree = cell.name.split(", ")[0]
-        rows.append(engine.judged(claim, cell, arms, reason or _not_learned(values, subtree, dims)
-                                  or _unconverged(gaps, subtree, dims, ("euclidean", "euclidean_log0"))
-                                  or _unsteady(values, subtree, dims, GEOMETRIES) or _too_few(arms)))
+        rows.append(engine.judged(claim, cell, arms, reason or cells.not_learned(values, subtree, dims)
+                                  or cells.unconverged(gaps, subtree, dims, ("euclidean", "euclidean_log0"))
+                                  or cells.unsteady(values, subtree, dims, GEOMETRIES) or cells.too_few(arms)))
     return rows
-
-
-def _not_learned(values: pd.DataFrame, subtree: str, dims: list[int]) -> str:
-    """Why a comparison across dimensions is not testable ('' where it is): a classifier of the cell whose
-    final training loss is at or above its chance level (the loss of a constant guess on its batches: ln 2
-    on balanced ones) has not learned."""
-    cell = values[(values.subtree == subtree) & values.dim.isin(dims)]
-    failed = cell[cell.train_loss >= cell.chance_loss].sort_values(["dim", "geometry", "seed"])
-    if failed.empty:
-        return ""
-    named = ", ".join(f"{r.dim}-D {CLASSIFIERS[r.geometry]} seed {r.seed}" for r in failed.itertuples())
-    return f"not every classifier learned (final training loss at or above its chance level; table2_f1.csv: " \
-           f"not_learned, train_loss_max): {named}"
-
-
-def _unsteady(values: pd.DataFrame, subtree: str, dims, geometries) -> str:
-    """Why cells of these classifiers are not testable ('' where they are): runs whose training was
-    unstable (`unstable`), named by dimension and classifier."""
-    if "unstable" not in values:
-        return ""
-    cell = values[(values.subtree == subtree) & values.dim.isin(dims) & values.geometry.isin(geometries)]
-    off = sorted({(r.dim, r.geometry) for r in cell[cell.unstable].itertuples()})
-    return ("training unstable: the loss of some runs rose to its chance level after their best epoch "
-            f"(table2_f1.csv: unstable): {', '.join(f'{d}-D {CLASSIFIERS[g]}' for d, g in off)}") if off else ""
-
-
-def _none_found(arms) -> str:
-    """Why arms that never predict the subtree are not compared ('' where one does): test F1 zero on every
-    seed of both is no evidence of one classifier being as good as the other."""
-    return "neither classifier predicts the subtree (test F1 zero on every seed of both)" \
-        if all(len(a) and not any(a) for a in arms) else ""
-
-
-def _too_few(arms) -> str:
-    """Why arms of fewer than 2 seeds each are not judged ('' where they are not)."""
-    return f"fewer than 2 finished seeds in an arm ({len(arms[0])}, {len(arms[1])})" if min(map(len, arms)) < 2 else ""
 
 
 def _margins(values: pd.DataFrame, subtree: str, dim: int) -> list[float]:
@@ -273,18 +193,18 @@ def make(runs_dir: Path, profile: str, out: Path, seeds=None, overrides=()) -> l
                                 f"`python -m noneuclid.train -m experiment=hnn/poincare profile={profile}` and then "
                                 f"`python -m noneuclid.train -m experiment=hnn/table2 profile={profile}` first")
     values, emb = hnn_embeddings.classified(every_value, every_emb, hnn_embeddings.own(every_emb, profile, c))
-    values = values.assign(unstable=unstable(values, curves))
+    values = values.assign(unstable=cells.unstable(values, curves))
     every_emb["table2"], emb_map = every_emb.run.isin(emb.run), dict(zip(emb.dim, emb["map"]))
     made = prose.fill("hnn", "table2_made", profile=profile, classifiers=len(values), embeddings=len(emb),
                       seeds=", ".join(map(str, sorted(values.seed.unique()))) or "-",
                       commits=run_table.commits(runs[runs.run.isin(set(values.run) | set(emb.run))] if len(runs) else runs))
-    gaps = reference_gaps(out)
+    gaps = cells.reference_gaps(out)
     table, embeddings = table2(values, emb_map, gaps), hnn_embeddings.shown(every_emb)
     shown, bold = shown_table2(table)
     written = [*tables.write(out, "table2_embeddings", every_emb, embeddings, prose.fill(
                    "hnn", "embeddings_title", profile=profile), prose.fill("hnn", "embeddings_caption", made=made)),
                *tables.write(out, "table2_f1", table, shown, prose.fill("hnn", "f1_title", profile=profile),
-                             prose.fill("hnn", "f1_caption", min_map=MIN_EMBEDDING_MAP, made=made), bold),
+                             prose.fill("hnn", "f1_caption", min_map=cells.MIN_EMBEDDING_MAP, made=made), bold),
                *(out / f"table2_claims.{ext}" for ext in ("csv", "md", "tex")), *_write_burnin(out, runs, curves, profile)]
     claims = tables.write_claims(out, "table2_claims", verdicts(values, emb_map, gaps),
                                  prose.fill("hnn", "table2_claims_title", profile=profile))
