@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import io
 import math
 
 import pandas as pd
@@ -300,6 +301,18 @@ def test_run_table_is_merged_and_rewritten_byte_identical(four_runs, tmp_path):
     shutil.rmtree(gone)
     run_table.export(four_runs, "brantner", "smoke", out)
     assert {name: (out / name).read_bytes() for name in first} == first
+
+
+def test_merging_runs_that_leave_a_numeric_setting_null_writes_numbers():
+    """A float column of the committed runs merged with new runs where that setting is null stays a column of
+    numbers, so the merged runs.csv writes the same bytes when read and written again."""
+    from noneuclid.runs import table as run_table
+    old = pd.DataFrame({"run": ["a"], "cfg.trainer.eval_every_steps": [2000.0]})
+    new = pd.DataFrame({"run": ["b"], "cfg.trainer.eval_every_steps": [None]})
+    table = run_table.merged(old, new, ["run"])
+    written = table.to_csv(index=False, float_format=run_table.FLOAT_FORMAT)
+    assert "2000.0" not in written
+    assert pd.read_csv(io.StringIO(written)).to_csv(index=False, float_format=run_table.FLOAT_FORMAT) == written
 
 
 def test_report_all_redraws_from_the_committed_per_run_data_alone(tmp_path):

@@ -113,7 +113,9 @@ def merged(old: pd.DataFrame, new: pd.DataFrame, keys: list[str]) -> pd.DataFram
     parts = [t for t in (old, new) if not t.empty]
     if not parts:
         return pd.DataFrame()
-    table = pd.concat(parts, ignore_index=True)
+    # a column of numbers that one side leaves null (a setting off in the new runs) is numbers, not objects
+    # written as '2000.0': what is written reads back and writes again as the same bytes
+    table = pd.concat(parts, ignore_index=True).infer_objects()
     first = list(dict.fromkeys(c for c in (*keys, *LEADING) if c in table.columns))
     return table[first + sorted(c for c in table.columns if c not in first)].sort_values(keys, kind="stable")
 
