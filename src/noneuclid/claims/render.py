@@ -23,8 +23,8 @@ LEGEND_TEMPLATE = (
     "interval holds the boundary, the difference is not on the paper's side; both say about how many seeds "
     "per arm would decide at the same difference and spread ({caps}). Where every seed gives the same value, "
     "the interval has zero width and the exact test of the order the seeds show decides instead (the sign "
-    "test, p = 2 / 2^n_a; for two arms the permutation test, p = 2 / C(n_a + n_b, n_a)). not testable here: a stated precondition fails (the reason "
-    "is given).")
+    "test, p = 2 / 2^n_a; for two arms the permutation test, p = 2 / C(n_a + n_b, n_a)). not testable here: "
+    "a stated precondition fails (the reason is given).")
 INTERVALS = {  # engine.INTERVALS in words, for the legend
     WELCH: "Welch's t-interval (unequal variances; t at the Welch-Satterthwaite degrees of freedom, fractional)",
     PAIRED: "Student's t-interval of the per-seed differences where the seeds are paired (n - 1 degrees of freedom)",

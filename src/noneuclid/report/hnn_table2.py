@@ -36,6 +36,7 @@ def f1_values(runs: pd.DataFrame, protocol: dict | None = None) -> pd.DataFrame:
     its chance level, run, and the run name of the embedding it classified. Runs of an earlier protocol
     stay in runs.csv but are not Table 2's; two runs of one cell, seed and embedding are an error."""
     found = runs[runs["cfg.model.name"] == "point_mlr"] if len(runs) else runs
+    found = found[trained_with(found, protocol or {})]  # before the lookups: an earlier protocol's runs are many
     columns = {"cfg.data.subtree": "subtree", "cfg.data.dim": "dim", "cfg.model.geometry": "geometry",
                "cfg.seed": "seed", "final_test_f1": "f1", "final_train_loss": "train_loss", "run": "run"}
     if found.empty:
@@ -43,12 +44,11 @@ def f1_values(runs: pd.DataFrame, protocol: dict | None = None) -> pd.DataFrame:
     values = found[list(columns)].rename(columns=columns).astype({"dim": int, "seed": int}).reset_index(drop=True)
     values["chance_loss"] = chance_losses(found).to_numpy()
     values["embedding"] = [lookup.embedding_of(row) for _, row in found.iterrows()]
-    values = values[trained_with(found, protocol or {}).to_numpy()]
     twice = values[values.duplicated(CELL, keep=False)]
     if len(twice):  # e.g. classifiers of an earlier embedding of that dimension beside the current one's
         raise ValueError(f"several finished runs of one Table 2 cell, seed and embedding: {', '.join(twice.run)}; "
                          "drop the stale rows")
-    return values.reset_index(drop=True)
+    return values
 
 
 def trained_with(found: pd.DataFrame, protocol: dict) -> pd.Series:
@@ -90,8 +90,8 @@ def table2(values: pd.DataFrame, emb_map: dict[int, float], gaps: dict | None = 
     for subtree, dim, geometry in ((s, d, g) for s in wordnet.SUBTREES for d in DIMS for g in GEOMETRIES):
         runs = values[(values.subtree == subtree) & (values.dim == dim) & (values.geometry == geometry)]
         rows.append({"subtree": subtree, "dim": dim, "embedding_map": emb_map.get(dim, float("nan")),
-                     "classifier": geometry, **summary(_f1(values, subtree, dim, geometry), "f1_"),
-                     "train_loss_max": runs.train_loss.max(), "not_learned": int((runs.train_loss >= runs.chance_loss).sum()),
+                     "classifier": geometry, **summary(100 * runs.f1, "f1_"), "train_loss_max": runs.train_loss.max(),
+                     "not_learned": int((runs.train_loss >= runs.chance_loss).sum()),
                      "unstable": int(runs.get("unstable", pd.Series(dtype=bool)).sum()),
                      "reference_difference": (gaps or {}).get((subtree, dim, geometry), math.nan),
                      "not_testable": why[dim], **paper_f1(subtree, dim)})
@@ -211,7 +211,8 @@ def make(runs_dir: Path, profile: str, out: Path, seeds=None, overrides=()) -> l
     hnn_boundaries.draw(values, emb, Path(runs_dir) / "hnn" / profile, c, out)
     caption, burnin = out / "fig_table2_boundaries.md", out / "table2_burnin.md"  # the figure in words, kept with it
     (out / "table2.md").write_text("\n".join([
-        prose.fill("hnn", "table2_page", profile=profile, made=made, settings=settings(e, runs[runs.run.isin(values.run)] if len(runs) else runs),
+        prose.fill("hnn", "table2_page", profile=profile, made=made,
+                   settings=settings(e, runs[runs.run.isin(values.run)] if len(runs) else runs),
                    embeddings=tables.markdown(embeddings), f1=tables.markdown(shown, bold), claims=claims), "",
         *([caption.read_text()] if caption.is_file() else []),
         *([burnin.read_text().replace("# ", "## ", 1)] if burnin.is_file() else [])]))
