@@ -388,9 +388,10 @@ def test_two_runs_of_one_table2_cell_and_seed_are_an_error():
     assert logged.embedding[0] == "poincare-logged"  # the summary's name wins over today's configs
     today = runs.assign(**{"cfg.trainer.epochs": [1, 300, 300], "cfg.data.natural_mix": [None, True, True],
                            "chance_train_loss": [None, 0.07, 0.07]})
-    protocol = {"trainer.epochs": 300, "data.natural_mix": True}
+    protocol = {"hyperbolic": {"trainer.epochs": 300, "data.natural_mix": True}}
     assert list(hnn_table2.f1_values(today, protocol).run) == ["new", "seed1"]  # today's protocol only
     assert list(hnn_table2.f1_values(today.iloc[[0, 2]], protocol).run) == ["seed1"]  # an earlier one's alone: left out
+    assert hnn_table2.f1_values(today, {"euclidean": protocol["hyperbolic"]}).empty  # each classifier its own protocol
 
 
 def test_table2_classifies_the_profiles_own_embedding_where_it_has_finished():

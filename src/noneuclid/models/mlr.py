@@ -7,7 +7,7 @@ from torch import Tensor, nn
 
 from noneuclid.geometry import poincare as pb
 from noneuclid.nn.hyperbolic import HyperbolicMLR
-from noneuclid.nn.parameters import with_copy_dims
+from noneuclid.nn.parameters import PointParameter, with_copy_dims
 
 GEOMETRIES = ("hyperbolic", "euclidean", "euclidean_log0")
 
@@ -27,22 +27,45 @@ class RunsLinear(nn.Module):
         return torch.baddbmm(self.bias.unsqueeze(1), x, self.weight.transpose(1, 2))
 
 
+class RunsOffsetLinear(nn.Module):
+    """The Euclidean MLR in the paper's form (the c -> 0 limit of its eq. 25), logit_k(x) = <a_k, x - p_k>,
+    for `runs` independent classifiers: a [runs, classes, dim] drawn as nn.Linear draws its weight, the
+    points p_k [runs, classes, dim] at 0 (as the hyperbolic MLR's); x [runs, batch, dim] -> [runs, batch,
+    classes]. The same model as W x + b (b_k = -<a_k, p_k>); moving p_k moves a hyperplane without
+    turning it, and growing a_k sharpens it in place, where W x + b must grow b with W."""
+
+    def __init__(self, dim: int, classes: int, runs: int):
+        super().__init__()
+        a = torch.stack([nn.Linear(dim, classes).weight.detach() for _ in range(runs)])
+        self.a = with_copy_dims(nn.Parameter(a), 1)
+        self.p = with_copy_dims(PointParameter(torch.zeros(runs, classes, dim)), 1)
+
+    def forward(self, x: Tensor) -> Tensor:
+        offset = -(self.a * self.p).sum(-1)  # [runs, classes]
+        return torch.baddbmm(offset.unsqueeze(1), x, self.a.transpose(1, 2))
+
+
 class PointMLR(nn.Module):
     """Logits of points of the ball:
         hyperbolic      HyperbolicMLR(x): a gyroplane {x: <-p_k (+) x, a_k> = 0} per class
         euclidean       W x + b on the raw coordinates
         euclidean_log0  W log_0(x) + b, on the points mapped to the tangent space at 0
+    offsets: the Euclidean ones as <a_k, x - p_k> (RunsOffsetLinear, the paper's form) instead of W x + b
+    (one model, two parametrizations that Adam trains differently); the hyperbolic MLR always has its p_k.
     `runs` independent classifiers (a stack, see train/stacking.py), every weight [runs, ...]: input
     x [runs, batch, dim] -> logits [runs, batch, classes]; one run (runs = 1) takes any x [..., dim]
     -> [..., classes]."""
 
-    def __init__(self, dim: int, geometry: str, classes: int = 2, c: float = 1.0, runs: int = 1):
+    def __init__(self, dim: int, geometry: str, classes: int = 2, c: float = 1.0, runs: int = 1,
+                 offsets: bool | None = None):
         super().__init__()
         if geometry not in GEOMETRIES:
             raise ValueError(f"unknown geometry {geometry!r}: choose model.geometry= one of {GEOMETRIES}")
+        if geometry == "hyperbolic" and offsets is not None:
+            raise ValueError("model.offsets chooses the Euclidean MLRs' form; leave it null for the hyperbolic MLR")
         self.geometry, self.c, self.runs = geometry, c, runs
         self.mlr = (HyperbolicMLR(dim, classes, c, copies=(runs,)) if geometry == "hyperbolic"
-                    else RunsLinear(dim, classes, runs))
+                    else RunsOffsetLinear(dim, classes, runs) if offsets else RunsLinear(dim, classes, runs))
 
     def forward(self, x: Tensor) -> Tensor:
         if self.runs == 1:

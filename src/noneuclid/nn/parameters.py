@@ -70,3 +70,8 @@ def with_copy_dims(p: nn.Parameter, dims: int) -> nn.Parameter:
 def copy_dims(p: torch.Tensor) -> int:
     """The number of leading copy dimensions of p (0: p is one weight)."""
     return getattr(p, "copy_dims", 0)
+
+
+class PointParameter(nn.Parameter):
+    """A weight whose rows ([..., dim]) are points of R^n that place hyperplanes (p_k of the Euclidean
+    MLR <a_k, x - p_k>): adam_rsgd gives them the step size of the hyperplane points on the ball."""

@@ -2,7 +2,7 @@
 
 import torch
 
-from noneuclid.nn.parameters import PoincareParameter
+from noneuclid.nn.parameters import PoincareParameter, PointParameter
 from noneuclid.optim.composite import CompositeOptimizer
 from noneuclid.optim.manifold import (
     OPTIMIZERS,
@@ -22,14 +22,18 @@ def adam_rsgd(named_params, lr: float, betas, embedding_lr: float, ball_lr: floa
     """Ganea et al.'s recipe: Adam (lr) for every Euclidean weight, the word embeddings of the
     Euclidean models included (the original code's `eucl_vars`); Riemannian SGD for ball-valued
     weights: the word embeddings (embedding_lr) and the others (ball_lr), compensated or not (see
-    RiemannianSGD); every gradient clipped to norm clip_norm."""
-    embedding, ball, euclidean = [], [], []
+    RiemannianSGD); every gradient clipped to norm clip_norm. Points of R^n that place hyperplanes
+    (PointParameter) take Adam at ball_lr, the step size of their counterparts on the ball."""
+    embedding, ball, euclidean, points = [], [], [], []
     for name, p in named_params:
-        if not isinstance(p, PoincareParameter):
+        if isinstance(p, PointParameter):
+            points.append(p)
+        elif not isinstance(p, PoincareParameter):
             euclidean.append(p)
         else:
             (embedding if name.split(".")[-1] == "embedding" else ball).append(p)  # also under a wrapper
-    opts = [torch.optim.Adam(euclidean, lr=lr, betas=tuple(betas))]
+    adam = [{"params": euclidean}] + ([{"params": points, "lr": ball_lr}] if points else [])
+    opts = [torch.optim.Adam(adam, lr=lr, betas=tuple(betas))]
     groups = [{"params": ps, "lr": group_lr} for ps, group_lr in ((embedding, embedding_lr), (ball, ball_lr)) if ps]
     if groups:
         opts.append(RiemannianSGD(groups, lr=ball_lr, compensated=compensated))

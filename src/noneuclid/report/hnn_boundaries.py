@@ -11,6 +11,7 @@ matplotlib.use("Agg")
 import matplotlib.pyplot as plt  # noqa: E402
 import pandas as pd  # noqa: E402
 import torch  # noqa: E402
+from omegaconf import OmegaConf  # noqa: E402
 
 from noneuclid.data import wordnet  # noqa: E402
 from noneuclid.models.mlr import GEOMETRIES, PointMLR  # noqa: E402
@@ -70,7 +71,7 @@ def draw(values: pd.DataFrame, emb: pd.DataFrame, root: Path, c, out: Path) -> N
 
 def _margin(folder: Path, geometry: str, xy: torch.Tensor, dtype) -> torch.Tensor:
     """The trained classifier's logit difference (subtree - rest) at the points xy [..., 2]."""
-    model = PointMLR(2, geometry).to(dtype)
+    model = PointMLR(2, geometry, offsets=OmegaConf.load(folder / "config.yaml").model.get("offsets")).to(dtype)
     model.load_state_dict(torch.load(folder / "checkpoint.pt", map_location="cpu", weights_only=False)["model"])
     logits = model(xy)
     return logits[..., 1] - logits[..., 0]

@@ -27,16 +27,21 @@ from noneuclid.runs import lookup, table as run_table
 READING_NOTE = CLAIMS.references["ganea_table2_reading_note"].values  # subtree -> dim -> the paper's F1 pair
 AT_LEAST_AS_GOOD, LOW_DIMENSIONS = "table2_hyperbolic_mlr_at_least_as_good", "table2_margin_largest_in_low_dimensions"
 CELL = ["subtree", "dim", "geometry", "seed", "embedding"]
-PROTOCOL = ("data.natural_mix", "data.batch_size", "trainer.epochs", "optim.lr", "optim.ball_lr", "optim.epoch_lr_factor")
+PROTOCOL = ("data.natural_mix", "data.batch_size", "trainer.epochs", "optim.lr", "optim.ball_lr", "optim.epoch_lr_factor",
+            "model.offsets")
 
 
-def f1_values(runs: pd.DataFrame, protocol: dict | None = None) -> pd.DataFrame:
-    """One row per finished classifier run trained with `protocol` ({config key: value}, today's PROTOCOL
-    settings; None: every run): subtree, dim, geometry, seed, test F1 (last epoch), final training loss,
+def f1_values(runs: pd.DataFrame, protocols: dict | None = None) -> pd.DataFrame:
+    """One row per finished classifier run trained with its classifier's protocol (`protocols`: {model.geometry:
+    {config key: value}}, today's PROTOCOL settings of each; None: every run): subtree, dim, geometry, seed, test F1 (last epoch), final training loss,
     its chance level, run, and the run name of the embedding it classified. Runs of an earlier protocol
     stay in runs.csv but are not Table 2's; two runs of one cell, seed and embedding are an error."""
     found = runs[runs["cfg.model.name"] == "point_mlr"] if len(runs) else runs
-    found = found[trained_with(found, protocol or {})]  # before the lookups: an earlier protocol's runs are many
+    if protocols is not None:  # before the lookups: an earlier protocol's runs are many
+        today = pd.Series(False, index=found.index)
+        for geometry, runs_of in found.groupby("cfg.model.geometry"):
+            today[runs_of.index] = trained_with(runs_of, protocols.get(geometry))
+        found = found[today]
     columns = {"cfg.data.subtree": "subtree", "cfg.data.dim": "dim", "cfg.model.geometry": "geometry",
                "cfg.seed": "seed", "final_test_f1": "f1", "final_train_loss": "train_loss", "run": "run"}
     if found.empty:
@@ -51,10 +56,18 @@ def f1_values(runs: pd.DataFrame, protocol: dict | None = None) -> pd.DataFrame:
     return values
 
 
-def trained_with(found: pd.DataFrame, protocol: dict) -> pd.Series:
-    """Whether each run's config has every setting of `protocol` ({key: value}; None: the key unset)."""
-    same = pd.Series(True, index=found.index)
-    for key, value in protocol.items():
+def protocols(profile: str) -> dict[str, dict]:
+    """model.geometry -> today's PROTOCOL settings of that classifier at `profile` (its step sizes may
+    depend on it)."""
+    configs = {g: compose(["experiment=hnn/table2", f"profile={profile}", f"model.geometry={g}"]) for g in GEOMETRIES}
+    return {g: {key: OmegaConf.select(c, key) for key in PROTOCOL} for g, c in configs.items()}
+
+
+def trained_with(found: pd.DataFrame, protocol: dict | None) -> pd.Series:
+    """Whether each run's config has every setting of `protocol` ({key: value}; None: the key unset; no
+    protocol: none has)."""
+    same = pd.Series(protocol is not None, index=found.index)
+    for key, value in (protocol or {}).items():
         have = found.get(f"cfg.{key}", pd.Series(None, index=found.index, dtype=object))
         same &= have.isna() if value is None else have.eq(value)
     return same
@@ -166,16 +179,24 @@ def _margins(values: pd.DataFrame, subtree: str, dim: int) -> list[float]:
 def settings(e, classifiers: pd.DataFrame) -> str:
     """The settings of the profile's embedding config (e) beside the reference code's, and those the
     classifier runs shown were trained with (their runs.csv rows; values joined where runs differ)."""
-    def recorded(column: str, default="-") -> str:
-        found = classifiers[column].dropna() if column in classifiers else pd.Series(dtype=object)
+    def recorded(column: str, default="-", runs=classifiers) -> str:
+        found = runs[column].dropna() if column in runs else pd.Series(dtype=object)
         return ", ".join(f"{v:g}" if isinstance(v, float) else str(v) for v in sorted(set(found))) or default
 
-    natural = natural_mix(classifiers)
+    def per_classifier(column: str) -> str:  # "0.1 (hyperbolic MLR), 0.3 (Euclidean MLR, ...)"
+        each = {g: recorded(column, runs=runs) for g, runs in classifiers.groupby(geometry)}
+        if len(set(each.values())) <= 1:
+            return next(iter(each.values()), "-")
+        return ", ".join(f"{value} ({', '.join(CLASSIFIERS[g] for g in each if each[g] == value)})"
+                         for value in dict.fromkeys(each.values()))
+
+    geometry = classifiers.get("cfg.model.geometry", pd.Series(dtype=object, index=classifiers.index))
+    natural, hyperbolic = natural_mix(classifiers), classifiers[geometry == "hyperbolic"]
     sampling = " and ".join(sorted({"natural-mix" if n else "balanced" for n in natural})) or "-"
     return prose.fill("hnn", "table2_settings", negatives=e.data.negatives, dtype=e.trainer.dtype,
                       nodes=e.data.eval_nodes or "all", code=CLAIMS.references["nickel_kiela_code"].values,
                       epochs=recorded("cfg.trainer.epochs"), sampling=sampling, batch=recorded("cfg.data.batch_size"),
-                      lr=recorded("cfg.optim.lr"), ball_lr=recorded("cfg.optim.ball_lr"),
+                      lr=per_classifier("cfg.optim.lr"), ball_lr=recorded("cfg.optim.ball_lr", runs=hyperbolic),
                       decay=recorded("cfg.optim.epoch_lr_factor", "1"))
 
 
@@ -186,8 +207,7 @@ def make(runs_dir: Path, profile: str, out: Path, seeds=None, overrides=()) -> l
     e, c = (compose([f"experiment=hnn/{name}", f"profile={profile}"]) for name in ("poincare", "table2"))
     runs, curves = run_table.load(runs_dir, "hnn", profile, out)
     runs = runs[runs.status == "done"] if len(runs) else runs  # the ended runs
-    every_emb, every_value = hnn_embeddings.embeddings(runs, curves, c.data.hierarchy), f1_values(
-        runs, {key: OmegaConf.select(c, key) for key in PROTOCOL})
+    every_emb, every_value = hnn_embeddings.embeddings(runs, curves, c.data.hierarchy), f1_values(runs, protocols(profile))
     if every_value.empty and every_emb.empty:
         raise FileNotFoundError(f"no finished Table 2 runs in {out}/runs.csv nor under {runs_dir}/hnn/{profile}: run "
                                 f"`python -m noneuclid.train -m experiment=hnn/poincare profile={profile}` and then "

@@ -14,7 +14,7 @@ NOT_SETTINGS = ("paths", "logger", "report", "trainer.progress", "trainer.thread
                 "trainer.extend", "experiment_name", "stack", "ablation", "settings_version")
 # Switches added after runs existed, off (null) by default: left out of the hash while they are off, so
 # that every run from before them keeps its name (a switch that is on is a setting like any other).
-OFF_WHEN_NULL = ("trainer.converge", "data.natural_mix")
+OFF_WHEN_NULL = ("trainer.converge", "data.natural_mix", "model.offsets")
 # The version of the settings that configs/train.yaml composes. A change that would rename run folders
 # of earlier versions (a setting added or renamed) raises it, with a step in runs/migrate.py that
 # brings earlier run folders and results up to it: `python -m noneuclid.runs migrate`.
