@@ -16,12 +16,14 @@ pytest.importorskip("sklearn")
 def test_the_reference_fits_each_euclidean_run_on_its_own_points_and_split(tmp_path):
     common = ["profile=smoke", f"paths.runs_dir={tmp_path / 'runs'}", "trainer.progress=false"]
     train(compose(["experiment=hnn/poincare", "model.dim=2", *common]))
-    cell = ["experiment=hnn/table2", "data.dim=2", "data.subtree=animal.n.01", "data.natural_mix=true",
-            "trainer.epochs=100", "trainer.converge={patience: 5, tol: 1.0e-4}", "optim.lr=0.1", *common]
+    cell = ["experiment=hnn/table2", "data.dim=2", "data.subtree=animal.n.01", *common]
     for geometry in ("hyperbolic", "euclidean", "euclidean_log0"):
         for seed in (0, 1):
             train(compose([*cell, f"model.geometry={geometry}", f"seed={seed}"]))
-    assert len(table2_reference.classifier_runs(tmp_path / "runs", "smoke")) == 4  # not the hyperbolic MLR
+    train(compose([*cell, "model.geometry=euclidean", "model.offsets=null", "seed=0"]))  # an earlier protocol's
+    found = table2_reference.classifier_runs(tmp_path / "runs", "smoke")
+    assert len(found) == 4  # today's protocol only, and not the hyperbolic MLR
+    assert all("offsets: true" in (folder / "config.yaml").read_text() for folder in found)
     written = pd.read_csv(table2_reference.make(tmp_path / "runs", "smoke", tmp_path / "out"))
     assert list(written.columns) == ["subtree", "dim", "classifier", "sampling", "seeds", "ours_f1", "reference_f1",
                                      "difference"]

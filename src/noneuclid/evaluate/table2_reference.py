@@ -5,7 +5,7 @@ Euclidean MLR runs (on the raw points, and on log_0 of the points), its test F1 
     python -m noneuclid.evaluate table2-reference --profile cpu [--runs runs] [--out results/hnn/cpu]
 
 Our Euclidean MLR's two logits <a_k, x - p_k> differ by an affine function of x, so it is a
-logistic regression; trained to convergence on the same data it reaches the same decision (up to
+logistic regression (in either of its forms, model.offsets); trained to convergence on the same data it reaches the same decision (up to
 where the optimum is flat). Balanced batches weigh both classes equally, as class_weight="balanced"
 does; data.natural_mix runs are weighted as they come. The hyperbolic MLR has no such reference.
 
@@ -25,6 +25,7 @@ from omegaconf import OmegaConf
 from tqdm import tqdm
 
 from noneuclid.geometry import poincare as pb
+from noneuclid.runs import lookup
 from noneuclid.train import tasks
 from noneuclid.train.tasks.subtrees import f1_score
 
@@ -32,10 +33,13 @@ GEOMETRIES = ("euclidean", "euclidean_log0")
 
 
 def classifier_runs(runs_dir: Path, profile: str) -> list[Path]:
-    """The finished Euclidean MLR runs (both inputs) under runs_dir/hnn/<profile>."""
-    folders = []
+    """The finished Euclidean MLR runs (both inputs) of today's protocol (lookup.table2_protocols) under
+    runs_dir/hnn/<profile>."""
+    protocols, folders = lookup.table2_protocols(profile), []
     for config in sorted((Path(runs_dir) / "hnn" / profile).glob("mlr-euclidean*/config.yaml")):
-        if (config.parent / "DONE").exists():
+        cfg = OmegaConf.load(config)
+        today = protocols[cfg.model.geometry]
+        if (config.parent / "DONE").exists() and all(OmegaConf.select(cfg, k) == v for k, v in today.items()):
             folders.append(config.parent)
     return folders
 

@@ -12,7 +12,6 @@ import math
 from pathlib import Path
 
 import pandas as pd
-from omegaconf import OmegaConf
 
 from noneuclid.claims import engine
 from noneuclid.claims.estimates import plus_minus, summary
@@ -27,8 +26,6 @@ from noneuclid.runs import lookup, table as run_table
 READING_NOTE = CLAIMS.references["ganea_table2_reading_note"].values  # subtree -> dim -> the paper's F1 pair
 AT_LEAST_AS_GOOD, LOW_DIMENSIONS = "table2_hyperbolic_mlr_at_least_as_good", "table2_margin_largest_in_low_dimensions"
 CELL = ["subtree", "dim", "geometry", "seed", "embedding"]
-PROTOCOL = ("data.natural_mix", "data.batch_size", "trainer.epochs", "optim.lr", "optim.ball_lr", "optim.epoch_lr_factor",
-            "model.offsets")
 
 
 def f1_values(runs: pd.DataFrame, protocols: dict | None = None) -> pd.DataFrame:
@@ -38,10 +35,7 @@ def f1_values(runs: pd.DataFrame, protocols: dict | None = None) -> pd.DataFrame
     stay in runs.csv but are not Table 2's; two runs of one cell, seed and embedding are an error."""
     found = runs[runs["cfg.model.name"] == "point_mlr"] if len(runs) else runs
     if protocols is not None:  # before the lookups: an earlier protocol's runs are many
-        today = pd.Series(False, index=found.index)
-        for geometry, runs_of in found.groupby("cfg.model.geometry"):
-            today[runs_of.index] = trained_with(runs_of, protocols.get(geometry))
-        found = found[today]
+        found = found[lookup.trained_with(found, protocols)]
     columns = {"cfg.data.subtree": "subtree", "cfg.data.dim": "dim", "cfg.model.geometry": "geometry",
                "cfg.seed": "seed", "final_test_f1": "f1", "final_train_loss": "train_loss", "run": "run"}
     if found.empty:
@@ -54,23 +48,6 @@ def f1_values(runs: pd.DataFrame, protocols: dict | None = None) -> pd.DataFrame
         raise ValueError(f"several finished runs of one Table 2 cell, seed and embedding: {', '.join(twice.run)}; "
                          "drop the stale rows")
     return values
-
-
-def protocols(profile: str) -> dict[str, dict]:
-    """model.geometry -> today's PROTOCOL settings of that classifier at `profile` (its step sizes may
-    depend on it)."""
-    configs = {g: compose(["experiment=hnn/table2", f"profile={profile}", f"model.geometry={g}"]) for g in GEOMETRIES}
-    return {g: {key: OmegaConf.select(c, key) for key in PROTOCOL} for g, c in configs.items()}
-
-
-def trained_with(found: pd.DataFrame, protocol: dict | None) -> pd.Series:
-    """Whether each run's config has every setting of `protocol` ({key: value}; None: the key unset; no
-    protocol: none has)."""
-    same = pd.Series(protocol is not None, index=found.index)
-    for key, value in (protocol or {}).items():
-        have = found.get(f"cfg.{key}", pd.Series(None, index=found.index, dtype=object))
-        same &= have.isna() if value is None else have.eq(value)
-    return same
 
 
 def natural_mix(found: pd.DataFrame) -> pd.Series:
@@ -207,7 +184,7 @@ def make(runs_dir: Path, profile: str, out: Path, seeds=None, overrides=()) -> l
     e, c = (compose([f"experiment=hnn/{name}", f"profile={profile}"]) for name in ("poincare", "table2"))
     runs, curves = run_table.load(runs_dir, "hnn", profile, out)
     runs = runs[runs.status == "done"] if len(runs) else runs  # the ended runs
-    every_emb, every_value = hnn_embeddings.embeddings(runs, curves, c.data.hierarchy), f1_values(runs, protocols(profile))
+    every_emb, every_value = hnn_embeddings.embeddings(runs, curves, c.data.hierarchy), f1_values(runs, lookup.table2_protocols(profile))
     if every_value.empty and every_emb.empty:
         raise FileNotFoundError(f"no finished Table 2 runs in {out}/runs.csv nor under {runs_dir}/hnn/{profile}: run "
                                 f"`python -m noneuclid.train -m experiment=hnn/poincare profile={profile}` and then "

@@ -55,6 +55,32 @@ def embedding_name(profile: str, dim: int, hierarchy: str, seed: int, device: st
     return f"{cfg.study.run_name}-{digest_settings(OmegaConf.to_container(cfg, resolve=True), device_type(device, cuda))}"
 
 
+TABLE2_PROTOCOL = ("data.natural_mix", "data.batch_size", "trainer.epochs", "optim.lr", "optim.ball_lr",
+                   "optim.epoch_lr_factor", "model.offsets")  # what makes a Table 2 classifier run one of today's
+
+
+def table2_protocols(profile: str) -> dict[str, dict]:
+    """model.geometry -> today's TABLE2_PROTOCOL settings of that classifier at `profile` (its step sizes
+    and form depend on it)."""
+    configs = {g: compose(["experiment=hnn/table2", f"profile={profile}", f"model.geometry={g}"])
+               for g in ("hyperbolic", "euclidean", "euclidean_log0")}
+    return {g: {key: OmegaConf.select(c, key) for key in TABLE2_PROTOCOL} for g, c in configs.items()}
+
+
+def trained_with(found: pd.DataFrame, protocols: dict[str, dict]) -> pd.Series:
+    """Whether each run (a runs.csv row) has every setting of its classifier's protocol (`protocols`:
+    {model.geometry: {key: value}}; None: the key unset); a classifier without a protocol has none."""
+    today = pd.Series(False, index=found.index)
+    for geometry, runs in found.groupby("cfg.model.geometry") if "cfg.model.geometry" in found else ():
+        if geometry in protocols:
+            same = pd.Series(True, index=runs.index)
+            for key, value in protocols[geometry].items():
+                have = runs.get(f"cfg.{key}", pd.Series(None, index=runs.index, dtype=object))
+                same &= have.isna() if value is None else have.eq(value)
+            today[runs.index] = same
+    return today
+
+
 def table1_run_name(profile: str, row: str, data: str, seed: int, overrides) -> str:
     """The run (folder) name of Ganea et al.'s Table 1 model `row` (configs/variant/hnn/<row>.yaml) on
     `data` with `seed` and the training `overrides` (e.g. trainer.dtype=float32)."""
