@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import itertools
 import math
 import os
 from pathlib import Path
@@ -255,10 +256,12 @@ def test_paper_profiles_compose():
     assert (cfg.trainer.epochs, cfg.data.batch_size, cfg.optim.lr, cfg.data.negatives) == (1500, 50, 1.0, 50)
     cfg = compose(["experiment=hnn/table2", "profile=paper"])
     assert cfg.data.hierarchy == "wordnet" and cfg.model.dim == cfg.data.dim
-    for profile in ("cpu", "paper"):  # the protocol fixed on the pilot cell, at every profile but smoke
-        cfg = compose(["experiment=hnn/table2", f"profile={profile}"])
-        assert (cfg.data.natural_mix, cfg.trainer.epochs, cfg.optim.lr, cfg.optim.ball_lr, cfg.optim.epoch_lr_factor) \
-            == (True, 300, 0.3, 0.1, 0.99)
+    protocol = {"hyperbolic": (0.1, 0.03, 1.0, None), "euclidean": (0.3, 0.01, None, True),
+                "euclidean_log0": (0.3, 0.01, None, True)}  # fixed on the pilot cells, at every profile but smoke
+    for profile, (geometry, steps) in itertools.product(("cpu", "paper"), protocol.items()):
+        cfg = compose(["experiment=hnn/table2", f"profile={profile}", f"model.geometry={geometry}"])
+        assert (cfg.data.natural_mix, cfg.trainer.epochs, cfg.optim.epoch_lr_factor) == (True, 300, 0.99)
+        assert (cfg.optim.lr, cfg.optim.ball_lr, cfg.optim.clip_norm, cfg.model.offsets) == steps
     cfg = compose(["experiment=hnn/poincare", "profile=cpu"])  # the reference's recipe, its MAP rate, fused
     assert (cfg.trainer.epochs, cfg.data.batch_size, cfg.optim.lr, cfg.data.fused_batches) == (1500, 50, 2.0, 200)
     assert (cfg.optim.burnin_epochs, cfg.optim.burnin_factor, cfg.data.burnin_negatives) == (20, 0.1, 5)
@@ -465,7 +468,7 @@ def test_table2_step_sizes_decay_per_epoch_for_both_optimizers():
     opt = optim.build(cfg.optim, list(PointMLR(5, "hyperbolic").named_parameters()))
     before = sorted(g["lr"] for g in opt.param_groups)
     optim.end_epoch(opt, cfg.optim)
-    assert before == [0.1, 0.3] and sorted(g["lr"] for g in opt.param_groups) == pytest.approx([0.099, 0.297])
+    assert before == [0.03, 0.1] and sorted(g["lr"] for g in opt.param_groups) == pytest.approx([0.0297, 0.099])
 
 
 def test_a_table2_cell_needs_converged_euclidean_classifiers_and_a_subtree_found(tmp_path):

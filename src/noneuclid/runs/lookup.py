@@ -56,7 +56,7 @@ def embedding_name(profile: str, dim: int, hierarchy: str, seed: int, device: st
 
 
 TABLE2_PROTOCOL = ("data.natural_mix", "data.batch_size", "trainer.epochs", "optim.lr", "optim.ball_lr",
-                   "optim.epoch_lr_factor", "model.offsets")  # what makes a Table 2 classifier run one of today's
+                   "optim.clip_norm", "optim.epoch_lr_factor", "model.offsets")  # what makes a Table 2 run today's
 
 
 def table2_protocols(profile: str) -> dict[str, dict]:
