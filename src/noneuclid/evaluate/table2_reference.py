@@ -4,9 +4,9 @@ Euclidean MLR runs (on the raw points, and on log_0 of the points), its test F1 
 
     python -m noneuclid.evaluate table2-reference --profile cpu [--runs runs] [--out results/hnn/cpu]
 
-Our Euclidean MLR's two logits <a_k, x - p_k> differ by an affine function of x, so it is a
-logistic regression (in either of its forms, model.offsets); trained to convergence on the same data it reaches the same decision (up to
-where the optimum is flat). Balanced batches weigh both classes equally, as class_weight="balanced"
+Our Euclidean MLR's two logits <a_k, x - p_k> (or W x + b: model.offsets) differ by an affine
+function of x, so it is a logistic regression; trained to convergence on the same data it reaches the
+same decision (up to where the optimum is flat). Balanced batches weigh both classes equally, as class_weight="balanced"
 does; data.natural_mix runs are weighted as they come. The hyperbolic MLR has no such reference.
 
 Writes table2_reference.csv: subtree, dim, classifier, sampling (balanced batches or the natural mix),

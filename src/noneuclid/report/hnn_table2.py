@@ -29,10 +29,11 @@ CELL = ["subtree", "dim", "geometry", "seed", "embedding"]
 
 
 def f1_values(runs: pd.DataFrame, protocols: dict | None = None) -> pd.DataFrame:
-    """One row per finished classifier run trained with its classifier's protocol (`protocols`: {model.geometry:
-    {config key: value}}, today's PROTOCOL settings of each; None: every run): subtree, dim, geometry, seed, test F1 (last epoch), final training loss,
-    its chance level, run, and the run name of the embedding it classified. Runs of an earlier protocol
-    stay in runs.csv but are not Table 2's; two runs of one cell, seed and embedding are an error."""
+    """One row per finished classifier run trained with its classifier's protocol (`protocols`:
+    {model.geometry: {config key: value}}, lookup.table2_protocols; None: every run): subtree, dim,
+    geometry, seed, test F1 (last epoch), final training loss, its chance level, run, and the run name
+    of the embedding it classified. Runs of an earlier protocol stay in runs.csv but are not Table 2's;
+    two runs of one cell, seed and embedding are an error."""
     found = runs[runs["cfg.model.name"] == "point_mlr"] if len(runs) else runs
     if protocols is not None:  # before the lookups: an earlier protocol's runs are many
         found = found[lookup.trained_with(found, protocols)]
@@ -160,20 +161,21 @@ def settings(e, classifiers: pd.DataFrame) -> str:
         found = runs[column].dropna() if column in runs else pd.Series(dtype=object)
         return ", ".join(f"{v:g}" if isinstance(v, float) else str(v) for v in sorted(set(found))) or default
 
-    def per_classifier(column: str) -> str:  # "0.1 (hyperbolic MLR), 0.3 (Euclidean MLR, ...)"
-        each = {g: recorded(column, runs=runs) for g, runs in classifiers.groupby(geometry)}
+    def per_classifier(column: str, default="-") -> str:  # "0.1 (hyperbolic MLR), 0.3 (Euclidean MLR, ...)"
+        each = {g: recorded(column, default, runs) for g, runs in classifiers.groupby(geometry)}
         if len(set(each.values())) <= 1:
             return next(iter(each.values()), "-")
         return ", ".join(f"{value} ({', '.join(CLASSIFIERS[g] for g in each if each[g] == value)})"
                          for value in dict.fromkeys(each.values()))
 
     geometry = classifiers.get("cfg.model.geometry", pd.Series(dtype=object, index=classifiers.index))
-    natural, hyperbolic = natural_mix(classifiers), classifiers[geometry == "hyperbolic"]
+    natural = natural_mix(classifiers)
     sampling = " and ".join(sorted({"natural-mix" if n else "balanced" for n in natural})) or "-"
     return prose.fill("hnn", "table2_settings", negatives=e.data.negatives, dtype=e.trainer.dtype,
                       nodes=e.data.eval_nodes or "all", code=CLAIMS.references["nickel_kiela_code"].values,
                       epochs=recorded("cfg.trainer.epochs"), sampling=sampling, batch=recorded("cfg.data.batch_size"),
-                      lr=per_classifier("cfg.optim.lr"), ball_lr=recorded("cfg.optim.ball_lr", runs=hyperbolic),
+                      lr=per_classifier("cfg.optim.lr"), ball_lr=per_classifier("cfg.optim.ball_lr"),
+                      clip=per_classifier("cfg.optim.clip_norm", "none"),
                       decay=recorded("cfg.optim.epoch_lr_factor", "1"))
 
 
