@@ -509,13 +509,15 @@ def test_a_run_whose_loss_rose_to_its_chance_level_after_its_best_epoch_is_unsta
     chance level after its best epoch; a cell with such a run is not testable, and the table counts them."""
     from noneuclid.claims import engine
     from noneuclid.report import hnn_table2, hnn_table2_cells
+    from noneuclid.runs import table as run_table
     first = wordnet.SUBTREES[0]
     values = pd.DataFrame([{"subtree": first, "dim": 3, "geometry": g, "seed": s, "f1": f1, "train_loss": 0.01,
                             "chance_loss": 0.07, "run": f"{g}{s}", "embedding": "e"}
                            for s in range(4) for g, f1 in (("hyperbolic", 0.9), ("euclidean", 0.5), ("euclidean_log0", 0.5))])
     curves = pd.DataFrame([{"run": run, "epoch": e, "train_loss": loss} for run in values.run
                            for e, loss in enumerate((0.5, 0.01, 0.2 if run == "hyperbolic1" else 0.01, 0.01), 1)])
-    values["unstable"] = hnn_table2_cells.unstable(values, curves)
+    runs = pd.DataFrame({"train_loss_rebound": run_table.rebound(curves)}).rename_axis("run").reset_index()
+    values["unstable"] = hnn_table2_cells.unstable(values, runs)
     assert list(values[values.unstable].run) == ["hyperbolic1"]
     v = {(v.claim, v.cell): v for v in hnn_table2.verdicts(values, {3: 0.8})}
     cell = v[(hnn_table2.AT_LEAST_AS_GOOD, f"{first}, 3-D, vs euclidean")]

@@ -303,6 +303,21 @@ def test_run_table_is_merged_and_rewritten_byte_identical(four_runs, tmp_path):
     assert {name: (out / name).read_bytes() for name in first} == first
 
 
+def test_summarized_curves_leave_the_file_and_keep_their_rebound():
+    """The curves of an experiment a paper summarizes become runs.csv's train_loss_rebound (the largest loss after
+    the lowest) and leave curves.csv.gz; a run whose curves are gone keeps its value; summarizing is idempotent."""
+    from noneuclid.runs import table as run_table
+    runs = pd.DataFrame({"run": ["a", "b", "c"], "experiment": ["hnn/table2", "hnn/table2", "hnn/table1"]})
+    curves = pd.DataFrame({"run": ["a"] * 3 + ["b"] * 2 + ["c"] * 2, "step": range(7), "epoch": [1, 2, 3, 1, 2, 1, 2],
+                           "train_loss": [0.5, 0.1, 0.3, 0.5, 0.2, 0.4, 0.3]})
+    table, kept = run_table.summarized(runs, curves, ["hnn/table2"])
+    assert list(kept.run.unique()) == ["c"]
+    assert table.set_index("run").train_loss_rebound.to_dict() == pytest.approx({"a": 0.3, "b": float("nan"), "c": float("nan")},
+                                                                                nan_ok=True)
+    again, _ = run_table.summarized(table, kept, ["hnn/table2"])
+    assert again.equals(table)
+
+
 def test_merging_runs_that_leave_a_numeric_setting_null_writes_numbers():
     """A float column of the committed runs merged with new runs where that setting is null stays a column of
     numbers, so the merged runs.csv writes the same bytes when read and written again."""

@@ -21,15 +21,11 @@ MIN_EMBEDDING_MAP = 0.5
 REFERENCE_GAP = 1.0
 
 
-def unstable(values: pd.DataFrame, curves: pd.DataFrame) -> pd.Series:
-    """Whether each run's training loss rose to its chance level or above after its best epoch (its rows of
-    curves.csv.gz): a step too large for it, so its final numbers are not a converged classifier's."""
-    logged = curves[curves.run.isin(values.run) & curves.train_loss.notna()] if "train_loss" in curves else curves
-    if logged.empty:
-        return pd.Series(False, index=values.index)
-    best = logged.loc[logged.groupby("run").train_loss.idxmin()].set_index("run").epoch
-    after = logged[logged.epoch > logged.run.map(best)].groupby("run").train_loss.max()
-    return values.run.map(after).ge(values.chance_loss).fillna(False).astype(bool)
+def unstable(values: pd.DataFrame, runs: pd.DataFrame) -> pd.Series:
+    """Whether each run's training loss rose to its chance level or above after its lowest one (runs.csv:
+    train_loss_rebound): a step too large for it, so its final numbers are not a converged classifier's."""
+    rebound = runs.set_index("run").get("train_loss_rebound", pd.Series(dtype=float))
+    return values.run.map(rebound).ge(values.chance_loss).fillna(False).astype(bool)
 
 
 def untestable(emb_map: dict[int, float]) -> dict[int, str]:

@@ -118,8 +118,12 @@ def paper_section(paper: str, profile: str, results: Path) -> str:
                      f'<code>make reproduce-{paper} PROFILE={profile}</code></p>')
     runs, curves = run_table.read(results / paper / profile)
     parts.append(f"<h3>Training curves of each run (results/{paper}/{profile}/curves.csv.gz)</h3>")
-    drawn = [run_curve(run, curves[curves.run == run.run].sort_values("step")) for _, run in runs.iterrows()]
+    logged = runs[runs.run.isin(curves.run)] if len(curves) else runs.iloc[0:0]
+    drawn = [run_curve(run, curves[curves.run == run.run].sort_values("step")) for _, run in logged.iterrows()]
     parts.append(f'<div class="curves">{"".join(drawn)}</div>' if drawn else "<p>No per-run data.</p>")
+    if len(logged) < len(runs):
+        parts.append(f"<p>{len(runs) - len(logged)} runs without curves (their experiments' curves are summarized "
+                     "in runs.csv).</p>")
     env = environment(runs)
     if env:
         parts.append("<h3>Environment of the runs</h3>" + env)

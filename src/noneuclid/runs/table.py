@@ -1,6 +1,7 @@
 """The table of runs: run folders read into tidy tables, and the per-run data committed with the results
 (results/<paper>/<profile>/runs.csv: one row per ended run, its settings cfg.*, metrics and env.*;
-curves.csv.gz: one row per run and logged evaluation). A run whose folder is gone keeps its rows; 10
+curves.csv.gz: one row per run and logged evaluation, except for the experiments whose curves a paper
+summarizes into runs.csv, papers.Paper.summarized). A run whose folder is gone keeps its rows; 10
 significant digits, so writing what was read gives the same bytes. Reports select runs by the folder
 names their configs give (`names`), so a run of other settings is never mixed in."""
 
@@ -16,6 +17,7 @@ import pandas as pd
 import yaml
 
 from noneuclid.config import compose
+from noneuclid.papers import PAPERS
 from noneuclid.runs import RunDir, is_held, read_metrics, settings_id
 from noneuclid.runs.folder import CSV_COMPRESSION
 from noneuclid.runs.settings import flatten
@@ -115,16 +117,44 @@ def merged(old: pd.DataFrame, new: pd.DataFrame, keys: list[str]) -> pd.DataFram
         return pd.DataFrame()
     # a column of numbers that one side leaves null (a setting off in the new runs) is numbers, not objects
     # written as '2000.0': what is written reads back and writes again as the same bytes
-    table = pd.concat(parts, ignore_index=True).infer_objects()
+    return ordered(pd.concat(parts, ignore_index=True).infer_objects(), keys)
+
+
+def ordered(table: pd.DataFrame, keys: list[str]) -> pd.DataFrame:
+    """The table sorted by keys, its columns keys and LEADING first, then the rest by name."""
     first = list(dict.fromkeys(c for c in (*keys, *LEADING) if c in table.columns))
     return table[first + sorted(c for c in table.columns if c not in first)].sort_values(keys, kind="stable")
 
 
+def rebound(curves: pd.DataFrame) -> pd.Series:
+    """run -> the largest training loss logged after the run's lowest one (NaN where the lowest is last):
+    at or above a classifier's chance level, its training was unstable."""
+    logged = curves[curves.train_loss.notna()] if "train_loss" in curves else curves.iloc[0:0]
+    best = logged.groupby("run").train_loss.transform("min")
+    after = logged.epoch > logged.epoch.where(logged.train_loss == best).groupby(logged.run).transform("min")
+    return logged[after].groupby("run").train_loss.max().reindex(logged.run.unique())
+
+
+def summarized(table: pd.DataFrame, curves: pd.DataFrame, experiments) -> tuple[pd.DataFrame, pd.DataFrame]:
+    """(runs, curves) with the curves of the runs of `experiments` summarized into runs' train_loss_rebound
+    (`rebound`; a run whose curves are gone keeps its value) and left out."""
+    if table.empty or curves.empty:
+        return table, curves
+    left_out = curves.run.isin(table.run[table.experiment.isin(experiments)])
+    found = rebound(curves[left_out])
+    if len(found):
+        kept = table.get("train_loss_rebound", pd.Series(float("nan"), index=table.index))
+        table = ordered(table.assign(train_loss_rebound=table.run.map(found).fillna(kept)), ["run"])
+    return table, curves[~left_out]
+
+
 def export(runs_dir: Path, paper: str, profile: str, out: Path) -> list[Path]:
     """Write (merge into) out/runs.csv and out/curves.csv.gz; returns the files written."""
+    tables = [merged(old, new, keys) for old, new, keys in
+              zip(read(out), ended_runs(runs_dir, paper, profile), (["run"], ["run", "step"]))]
     written = []
-    for name, old, new, keys in zip(FILES, read(out), ended_runs(runs_dir, paper, profile), (["run"], ["run", "step"])):
-        path, table = Path(out) / name, merged(old, new, keys)
+    for name, table in zip(FILES, summarized(*tables, [f"{paper}/{e}" for e in PAPERS[paper].summarized])):
+        path = Path(out) / name
         if table.empty:
             continue
         path.parent.mkdir(parents=True, exist_ok=True)
