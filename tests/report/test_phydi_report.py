@@ -11,7 +11,7 @@ import pytest
 
 from noneuclid.claims import engine
 from noneuclid.claims.estimates import Estimate, compare, estimate
-from noneuclid.report import phydi, phydi_fig4, phydi_figure, phydi_resnet, phydi_runs
+from noneuclid.report import phydi, phydi_fig4, phydi_resnet, phydi_runs
 
 
 def _curves(*seeds: list[float]) -> pd.DataFrame:
@@ -113,19 +113,17 @@ def test_m2_is_read_after_the_paper_s_training_images():
 def test_resnet_tables_have_seeds_and_paper_columns():
     cells = {(18, 4): {"standard": _shifted(0.5, 0.2, 0.21), "wkp": _shifted(0.5, 0, 0.01),
                        "phydi": _shifted(0.5, 0.1, 0.11)}}
-    numbers, claims = phydi_resnet.resnet_tables(cells, ["model.depth", "model.n"], phydi_resnet.PAPER_TABLE1, "table1")
+    numbers, shown, claims = phydi_resnet.resnet_tables(cells, "table1")
     assert list(numbers.seeds) == [2, 2, 2] and list(numbers.model) == ["PHResNet18", "+ WKP", "+ PHYDI"]
     assert numbers.paper_m1_mean.tolist() == [3.75, 5.67, 4.5] and numbers.paper_m1_se.tolist() == [0.48, 0.67, 0.5]
     assert numbers.m2.isna().tolist() == [False, False, True]  # PHYDI has no M2 against itself
-    shown = phydi_resnet.resnet_shown(numbers, ["model.depth", "model.n"])
     assert shown["M1 (paper)"].tolist() == ["3.75 ± 0.48", "5.67 ± 0.67", "4.50 ± 0.50"]
     assert list(shown.columns[:3]) == ["depth", "n", "model"] and shown["M2 (ours)"].iloc[-1] == "-"
     assert {"M1 (ours)", "M1 at X % (ours)", "X %", "AUC % (ours)", "M2 (ours)", "M2 (paper)"} <= set(shown)
     assert [c.claim for c in claims] == ["table1_m1"] * 2 + ["table1_auc"] * 2 + ["table1_m2"] * 2
     assert {c.cell for c in claims} == {"PHResNet18, n = 4, vs standard", "PHResNet18, n = 4, vs WKP"}
     assert {(c.n_a, c.n_b) for c in claims} == {(2, 2)}
-    _, table2 = phydi_resnet.resnet_tables({(50, 3, 0.01): cells[(18, 4)]}, ["model.depth", "model.n", "optim.lr"],
-                                    phydi_resnet.PAPER_TABLE2, "table2")
+    _, _, table2 = phydi_resnet.resnet_tables({(50, 3, 0.01): cells[(18, 4)]}, "table2")
     assert table2[0].cell == "PHResNet50, n = 3, lr 0.01, vs standard" and table2[0].relation == "on_par"
 
 
@@ -241,7 +239,7 @@ def test_fig4_counts_epochs_to_the_profiles_reachable_threshold(tmp_path):
     assert "T_r" not in phydi_fig4.fig4_rows(cells, unigram)
     runs = pd.DataFrame({"cfg.report.fig4_threshold": [0.6, 0.6]})
     assert phydi_fig4.threshold_ratio(runs) == 0.6 and phydi_fig4.threshold_ratio(pd.DataFrame({"x": [1]})) is None
-    phydi_figure.fig4(rows, tmp_path / "fig4")
+    phydi_fig4.draw(rows, tmp_path / "fig4")
     assert (tmp_path / "fig4.png").exists()
 
 

@@ -1,5 +1,5 @@
 """PHYDI's Fig. 4 (PHTransformers by depth on WikiText-2: PostNorm, PreNorm, PHYDI) from each run's validation
-perplexity per epoch, and its claims judged by the claims engine.
+perplexity per epoch: its table, its claims judged by the claims engine, and the figure.
 
 Per run: epochs to ppl <= T = 200 x U / U_paper (numbers.fig4_perplexity, .paper_unigram_perplexity; U the
 unigram perplexity of the runs' data: the paper's threshold at the same ratio to knowing only word
@@ -13,17 +13,25 @@ from __future__ import annotations
 import math
 import re
 from dataclasses import replace
+from pathlib import Path
 
-import pandas as pd
+import matplotlib
 
-from noneuclid.claims import engine
-from noneuclid.claims.estimates import estimate
-from noneuclid.report.phydi_runs import CLAIMS, NAMES, NUMBERS, Curves, epochs_to, pivot
+matplotlib.use("Agg")
+import matplotlib.pyplot as plt  # noqa: E402
+from matplotlib.ticker import MaxNLocator, NullFormatter  # noqa: E402
+import pandas as pd  # noqa: E402
+
+from noneuclid.claims import engine  # noqa: E402
+from noneuclid.claims.estimates import estimate  # noqa: E402
+from noneuclid.report import figures  # noqa: E402
+from noneuclid.report.phydi_runs import CLAIMS, NAMES, NUMBERS, Curves, epochs_to, fill, no_runs, pivot  # noqa: E402
 
 Cells = dict[tuple[int, int], dict[str, tuple[Curves, dict]]]  # (n, depth) -> norm -> (val ppl, seed -> diverged)
 # A claim's arm: a norm at the cell's n and depth, at another depth (post_depth48) or n (post_n4), or PHYDI's
-# lead over PreNorm at a depth (depth48)
+# lead over PreNorm at a depth (depth48), which reads PreNorm's and PHYDI's runs
 ARM = re.compile(r"(?P<norm>post|pre|phydi)?_?(?:depth(?P<depth>\d+)|n(?P<n>\d+))?")
+READS = {"post": ("post",), "pre": ("pre",), "phydi": ("phydi",), "lead": ("pre", "phydi")}
 METRICS = ("failed", "best_ppl", "epochs_to_ppl", "phydi_lead")
 
 
@@ -114,29 +122,15 @@ def fig4_verdicts(cells: Cells, unigram: dict[int, float], ratio: float | None =
             u = unigram.get(keys[0][0], math.nan)
             threshold, name = (ratio * u, "T_r") if ratio and keys[0][0] in unigram else (scaled_threshold(u), "T")
             values = [_values(claim.metric, cells, key, threshold, u) for key in keys]
-            why = "" if any(isinstance(v, str) for v in values) else _at_floor(claim.metric, cells, keys, threshold)
-            row = engine.judged(claim, cell, values, why, shares=claim.metric == "failed")
-            rows.append(replace(row, level=threshold, label=_label(claim.metric, name, threshold, u)))
+            floor = claim.metric in ("epochs_to_ppl", "phydi_lead") and all(isinstance(v, list) for v in values) and all(
+                (per_seed(*cells[(n, depth)][m], threshold, math.nan)["first"] == 1).all()
+                for n, depth, norm in keys for m in READS[norm])
+            row = engine.judged(claim, cell, values, fill("at_floor") if floor else "", shares=claim.metric == "failed")
+            label = (claim.metric if math.isnan(threshold) or claim.metric == "best_ppl" else
+                     f"failed (diverged, or best ppl >= {NUMBERS['stuck_fraction'] * u:.0f})" if claim.metric == "failed"
+                     else f"{claim.metric} at ppl <= {name} = {threshold:.0f}")
+            rows.append(replace(row, level=threshold, label=label))
     return rows
-
-
-def _label(metric: str, name: str, threshold: float, unigram: float) -> str:
-    """The metric as the claims table shows it, with the level it is counted at."""
-    if math.isnan(threshold) or metric == "best_ppl":
-        return metric
-    if metric == "failed":
-        return f"failed (diverged, or best ppl >= {NUMBERS['stuck_fraction'] * unigram:.0f})"
-    return f"{metric} at ppl <= {name} = {threshold:.0f}"
-
-
-def _at_floor(metric: str, cells: Cells, keys: list[tuple[int, int, str]], threshold: float) -> str:
-    """Why epochs to the threshold cannot order the arms (every run compared reached it at epoch 1); ''."""
-    arms = [cells[(n, depth)][m] for n, depth, norm in keys for m in _norms(norm)]
-    if metric in ("epochs_to_ppl", "phydi_lead") and all(
-            (per_seed(*arm, threshold, math.nan)["first"] == 1).all() for arm in arms):
-        return ("every run compared reached the threshold (the level column) at its first evaluation: epochs "
-                "to it cannot order them")
-    return ""
 
 
 def _arm(arm: str, cell: str) -> tuple[int, int, str]:
@@ -145,26 +139,66 @@ def _arm(arm: str, cell: str) -> tuple[int, int, str]:
     return int(match["n"] or n[1]), int(match["depth"] or depth[1]), match["norm"] or "lead"
 
 
-def _norms(norm: str) -> tuple[str, ...]:
-    """The norms whose runs an arm reads: PHYDI's lead reads PreNorm's and PHYDI's."""
-    return ("pre", "phydi") if norm == "lead" else (norm,)
-
-
 def _values(metric: str, cells: Cells, key: tuple[int, int, str], threshold: float,
             unigram: float) -> list[float] | str:
     """Per seed of the arm `key` (n, depth, norm): its value of `metric`, or why there is none."""
     n, depth, norm = key
     norms = cells.get((n, depth), {})
-    missing = [NAMES[m] for m in _norms(norm) if m not in norms]
-    if missing:
-        return f"no finished runs of {', '.join(missing)} at n = {n}, {depth} layers"
-    seeds = {m: per_seed(*norms[m], threshold, unigram) for m in _norms(norm)}
+    if why := no_runs(READS[norm], norms):
+        return f"{why} at n = {n}, {depth} layers"
+    seeds = {m: per_seed(*norms[m], threshold, unigram) for m in READS[norm]}
     if metric == "failed":
         return [float(end in ("diverged", "stuck")) for end in seeds[norm].end]
     column = "best" if metric == "best_ppl" else "first"
     short = [NAMES[m] for m, s in seeds.items() if s[column].map(math.isinf).any()]
     if short:
-        return (f"runs of {' and '.join(short)} at n = {n}, {depth} layers " + (
-            "diverged (fig4.csv: diverged)" if metric == "best_ppl" else
-            "did not reach the threshold (the level column) or diverged (fig4.csv: seeds reached, diverged)"))
+        return fill(f"short_{column}", arms=" and ".join(short), n=n, depth=depth)
     return list(seeds[norm][column] if norm != "lead" else (seeds["pre"]["first"] - seeds["phydi"]["first"]).dropna())
+
+
+def draw(rows: pd.DataFrame, out: Path) -> None:
+    """out.png, .pdf from fig4_rows. Left: epochs to ppl <= T_r (T where the profile sets none) by depth over
+    the seeds that reached it; at the top, x where a seed failed, a hollow v where one was slow, a point
+    where none reached it; k/N: k of N seeds did. Right: best validation perplexity (mean +- s.e.) with U, T
+    and T_r. Colour: norm; style: n."""
+    fig, (ax, bx) = plt.subplots(1, 2, figsize=(10, 4))
+    ceiling, name = int(rows.epochs.max()) + 1, "T_r" if "T_r" in rows else "T"
+    styles = {n: style for n, style in zip(sorted(rows.n.unique()), ("-", "--", ":"))}
+    for (norm, n), g in rows.groupby(["norm", "n"]):
+        g, colour = g.sort_values("depth"), f"C{('post', 'pre', 'phydi').index(norm)}"
+        look = {"color": colour, "ls": styles[n], "label": f"{NAMES[norm]}, n={n}"}
+        reached = g[f"seeds reached {name}"]
+        first = g[f"epochs to {name} mean"].where(reached > 0, ceiling)
+        ax.plot(g.depth, first, marker="o", **look)
+        failed, slow = g.diverged + g.stuck > 0, g.slow > 0
+        ax.scatter(g.depth[failed], [ceiling] * failed.sum(), marker="x", s=60, color=colour)
+        ax.scatter(g.depth[slow], [ceiling - 0.35] * slow.sum(), marker="v", s=40, facecolors="none", edgecolors=colour)
+        for depth, y, k, total in zip(g.depth, first, reached, g.seeds):
+            if 0 < k < total:
+                ax.annotate(f"{k}/{total}", (depth, y), xytext=(4, 4), textcoords="offset points", fontsize=7,
+                            color=colour)
+        finite = g[g["best val ppl mean"] < math.inf]
+        bx.errorbar(finite.depth, finite["best val ppl mean"], yerr=finite["best val ppl se"], marker="o",
+                    capsize=2, **look)
+    levels = rows.drop_duplicates("unigram ppl U")  # U, T and T_r: once where every n has the same U
+    for _, row in levels.iterrows():
+        tag, u, t = f", n={row.n}" if len(levels) > 1 else "", row["unigram ppl U"], row["T"]
+        bx.axhline(u, color="black", lw=0.8, ls="--", label=f"unigram U = {u:.0f}{tag}")
+        bx.axhline(t, color="grey", lw=0.8, ls=":", label=f"T = {NUMBERS['fig4_perplexity']:.0f} U / U_paper = {t:.0f}{tag}")
+        if name == "T_r":
+            bx.axhline(row["T_r"], color="grey", lw=0.8, ls="-.", label=f"T_r = {row['T_r']:.0f}{tag}")
+    ax.set(xscale="log", xlabel="layers", ylabel=f"epochs to validation perplexity <= {name}",
+           ylim=(0, ceiling + 0.5), title=f"at {ceiling}: x a seed failed (diverged or stuck), v a seed was slow;\n"
+                                          "k/N: seeds that reached the threshold")
+    ax.yaxis.set_major_locator(MaxNLocator(integer=True))
+    if (rows[f"seeds reached {name}"] == 0).all():  # say so, not just a flat line of x
+        ax.text(0.5, 0.45, f"no run reached {name} = {rows[name].min():.1f}\nin {ceiling - 1} epochs",
+                transform=ax.transAxes, ha="center", va="center")
+    bx.set(xscale="log", yscale="log", xlabel="layers", ylabel="best validation perplexity")
+    for a in (ax, bx):  # the depths themselves as ticks, not log-scale powers of ten
+        a.set_xticks(sorted(rows.depth.unique()), [str(d) for d in sorted(rows.depth.unique())])
+        a.xaxis.set_minor_formatter(NullFormatter())
+    ax.legend(fontsize=7)
+    bx.legend(fontsize=6)
+    fig.tight_layout()
+    figures.save(fig, out)

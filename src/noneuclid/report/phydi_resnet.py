@@ -1,15 +1,7 @@
 """PHYDI's Tables 1 and 2 (PHResNets on CIFAR-10 by init) from each finished run's validation accuracy per
-epoch, beside the paper's numbers, and their claims judged by the claims engine.
-
-Per run:  M1 epochs to accuracy >= 80 % (numbers.m1_accuracy); M1 at X % the same at X = 0.9 x the lowest best
-          accuracy of any run of the cell, rounded down to a percent (a level every run reaches); AUC the
-          mean accuracy over the epochs run.
-Per cell: M2 (ours) the first epoch PHYDI's mean curve is above the other init's by more than their combined
-          s.e. (estimates.compare).
-Claims <table>_m1 (at 80 % where every run of the cell reaches it, else at X %), _auc and _m2 (accuracy after
-the paper's M2 epochs' training images): PHYDI vs standard and vs WKP, per seed;
-table1_lead_grows_with_depth: PHYDI's M1 lead, 152 vs 18 layers.
-"""
+epoch, beside the paper's numbers, and their claims judged by the claims engine. The metrics (M1, M1 at X %,
+AUC, M2) are those of claims/phydi.yaml's units; M2 (ours) is the first epoch PHYDI's mean curve is above the
+other init's by more than their combined s.e. (estimates.compare)."""
 
 from __future__ import annotations
 
@@ -19,34 +11,38 @@ from dataclasses import replace
 
 import pandas as pd
 
-from noneuclid.claims import data as claims_data, engine
-from noneuclid.claims.estimates import Estimate, compare, estimate, plus_minus
-from noneuclid.report.phydi_runs import CLAIMS, NAMES, NUMBERS, Curves, epochs_to, pivot
+from noneuclid.claims import engine
+from noneuclid.claims.estimates import compare, estimate, plus_minus
+from noneuclid.report.phydi_runs import CLAIMS, NUMBERS, Curves, epochs_to, fill, no_runs, pivot
 
 M1_ACCURACY, IMAGES = NUMBERS["m1_accuracy"], int(NUMBERS["cifar10_train_images"])
 M1_LEVEL = f"{round(100 * M1_ACCURACY)} %"  # as the tables and claims show it
 INITS = ("standard", "wkp", "phydi")
 LABELS = {"standard": "PHResNet{d}", "wkp": "+ WKP", "phydi": "+ PHYDI"}
 TABLES = {"table1": ["model.depth", "model.n"], "table2": ["model.depth", "model.n", "optim.lr"]}  # cell keys
-M2_BEYOND = ("the runs end before the epoch that has seen the paper's M2 training images (the level column: "
-             "that epoch; the epochs run: the table's)")
+M2_BEYOND = fill("m2_beyond")
 CELL = re.compile(r"PHResNet(?P<depth>\d+), n = (?P<n>\d+)(?:, lr (?P<lr>[\d.]+))?, vs \w+")
+
+
+def cell_key(name: str) -> tuple:
+    """(depth, n[, lr]) of a Tables 1-2 claim cell named like 'PHResNet50, n = 3, lr 0.01, vs WKP'."""
+    match = CELL.fullmatch(name)
+    return (int(match["depth"]), int(match["n"])) + ((float(match["lr"]),) if match["lr"] else ())
 
 
 def paper_table(table: str) -> dict[tuple, dict[str, tuple[float, float, float | None]]]:
     """The paper's Table 1 or 2 from claims/phydi.yaml: (depth, n[, lr]) -> init -> (M1 mean, s.e., M2 or None)."""
     rows = {}
     for cell in CLAIMS[f"{table}_m1"].cells:
-        match = CELL.fullmatch(cell.name)
-        key = (int(match["depth"]), int(match["n"])) + ((float(match["lr"]),) if match["lr"] else ())
-        other = next(arm for arm in cell.arms if arm != "phydi")
         m2 = CLAIMS[f"{table}_m2"].cell(cell.name).paper["M2"]
-        rows.setdefault(key, {})["phydi"] = (cell.paper["phydi"], cell.paper_se["phydi"], None)
-        rows[key][other] = (cell.paper[other], cell.paper_se[other], m2)
+        for arm in cell.arms:
+            rows.setdefault(cell_key(cell.name), {})[arm] = (cell.paper[arm], cell.paper_se[arm],
+                                                             None if arm == "phydi" else m2)
     return rows
 
 
-PAPER_TABLE1, PAPER_TABLE2 = paper_table("table1"), paper_table("table2")
+PAPER = {table: paper_table(table) for table in TABLES}
+PAPER_TABLE1, PAPER_TABLE2 = PAPER["table1"], PAPER["table2"]
 
 
 def threshold_x(curves: dict[str, Curves]) -> float:
@@ -80,91 +76,68 @@ def m2_epoch(paper_m2: float, images: int) -> int:
     return math.ceil(paper_m2 * IMAGES / images)
 
 
+def _mean_se(name: str, shown: str, values) -> dict:
+    """{name}_mean and {name}_se of per-seed values, and `shown`: them in words ('not reached' for none)."""
+    e = estimate(values)
+    return {f"{name}_mean": e.mean, f"{name}_se": e.se, shown: str(e) if e.count else "not reached"}
+
+
 def resnet_rows(curves: dict[str, Curves], paper: dict, x: float) -> dict[str, dict]:
-    """init -> our numbers for one cell beside the paper's (mean and s.e. over seeds; inf: never; NaN: none)."""
+    """init -> one cell's row beside the paper's: numbers in m2 and the columns named with '_' (mean and s.e.
+    over seeds; inf: never; NaN: none), the same in words in those named with ' ', the rest both."""
     rows = {}
     for init in (i for i in INITS if i in curves):
         cols = [curves[init][s].dropna() for s in curves[init]]
         m1_paper, se_paper, m2_paper = paper.get(init, (math.nan, math.nan, None))
         reached = [m for m in (epochs_to(s, M1_ACCURACY) for s in cols) if not math.isinf(m)]
-        m1, m1_x = estimate(reached), estimate(epochs_to(s, x) for s in cols)
-        area, best = estimate(100 * auc(s) for s in cols), estimate(100 * s.max() for s in cols)
+        m2 = math.nan if init == "phydi" or "phydi" not in curves else beats_from(curves["phydi"], curves[init])
         rows[init] = {
-            "seeds": len(cols), "m1_mean": m1.mean, "m1_se": m1.se, "m1_reached": len(reached),
-            "x_percent": round(100 * x), "m1_at_x_mean": m1_x.mean, "m1_at_x_se": m1_x.se,
-            "auc_mean": area.mean, "auc_se": area.se, "best_val_acc_mean": best.mean, "best_val_acc_se": best.se,
-            "m2": math.nan if init == "phydi" or "phydi" not in curves else beats_from(curves["phydi"], curves[init]),
+            "seeds": len(cols), **_mean_se("m1", "M1 (ours)", reached), "m1_reached": len(reached),
+            f"reached {M1_LEVEL}": f"{len(reached)}/{len(cols)}", "x_percent": round(100 * x), "X %": round(100 * x),
+            **_mean_se("m1_at_x", "M1 at X % (ours)", (epochs_to(s, x) for s in cols)),
+            **_mean_se("auc", "AUC % (ours)", (100 * auc(s) for s in cols)),
+            **_mean_se("best_val_acc", "best val acc % (ours)", (100 * s.max() for s in cols)),
+            "m2": m2, "M2 (ours)": "-" if math.isnan(m2) else "never" if math.isinf(m2) else int(m2),
             "epochs": max(len(s) for s in cols), "paper_m1_mean": m1_paper, "paper_m1_se": se_paper,
-            "paper_m2": math.nan if m2_paper is None else m2_paper}
+            "M1 (paper)": "" if math.isnan(m1_paper) else plus_minus(m1_paper, se_paper),
+            "paper_m2": math.nan if m2_paper is None else m2_paper,
+            "M2 (paper)": "" if math.isnan(m1_paper) else "-" if m2_paper is None else int(m2_paper)}
     return rows
-
-
-def resnet_shown(numbers: pd.DataFrame, keys: list[str]) -> pd.DataFrame:
-    """The Tables 1-2 numbers in words: 'mean ± s.e.', 'not reached', 'never', '-' for none."""
-    def shown(r) -> dict:
-        paper = not math.isnan(r.paper_m1_mean)
-        return {**{k.split(".")[-1]: getattr(r, k.split(".")[-1]) for k in keys}, "model": r.model,
-                "seeds": r.seeds,
-                "M1 (ours)": str(Estimate(r.m1_mean, r.m1_se, r.m1_reached)) if r.m1_reached else "not reached",
-                f"reached {M1_LEVEL}": f"{r.m1_reached}/{r.seeds}", "X %": r.x_percent,
-                "M1 at X % (ours)": str(Estimate(r.m1_at_x_mean, r.m1_at_x_se, r.seeds)),
-                "AUC % (ours)": str(Estimate(r.auc_mean, r.auc_se, r.seeds)),
-                "best val acc % (ours)": str(Estimate(r.best_val_acc_mean, r.best_val_acc_se, r.seeds)),
-                "M2 (ours)": "-" if math.isnan(r.m2) else "never" if math.isinf(r.m2) else int(r.m2),
-                "epochs": r.epochs, "M1 (paper)": plus_minus(r.paper_m1_mean, r.paper_m1_se) if paper else "",
-                "M2 (paper)": "" if not paper else "-" if math.isnan(r.paper_m2) else int(r.paper_m2)}
-    return pd.DataFrame([shown(r) for r in numbers.itertuples(index=False)])
-
-
-def claim_cell(key: tuple, other: str) -> str:
-    """The claims file's name of a Tables 1-2 cell, e.g. 'PHResNet50, n = 3, lr 0.01, vs WKP'."""
-    lr = f", lr {key[2]:g}" if len(key) > 2 else ""
-    return f"PHResNet{key[0]}, n = {key[1]}{lr}, vs {NAMES[other]}"
 
 
 def resnet_claims(curves: dict[str, Curves], table: str, key: tuple, x: float,
                   images: int = IMAGES) -> list[engine.Verdict]:
-    """The cell's verdicts on <table>_m1, _auc and _m2 (none where the paper has no such cell); images:
-    training images per epoch of its runs."""
+    """The cell's verdicts on <table>_m1, _auc and _m2 (none where the paper has no such cell) from every
+    finished seed of its two inits; images: training images per epoch of its runs."""
     level = m1_level(curves, x)
-    label = f"m1 at {round(100 * level)} %" + ("" if level == M1_ACCURACY else f" ({M1_LEVEL} out of reach)")
-    per_seed = {"m1": lambda curve, cell: epochs_to(curve, level), "auc": lambda curve, cell: 100 * auc(curve),
-                "m2": lambda curve, cell: 100 * curve.get(m2_epoch(cell.paper["M2"], images), math.nan)}
+    m1 = f"m1 at {round(100 * level)} %" + ("" if level == M1_ACCURACY else f" ({M1_LEVEL} out of reach)")
     rows = []
-    for metric, value in per_seed.items():
+    for metric in ("m1", "auc", "m2"):
         claim = CLAIMS[f"{table}_{metric}"]
-        for cell in (c for other in ("standard", "wkp") for c in claim.cells if c.name == claim_cell(key, other)):
+        for cell in (c for c in claim.cells if cell_key(c.name) == key):
             epoch = m2_epoch(cell.paper.get("M2", 0), images)
-            levels = {"m1": (100 * level, label), "m2": (epoch, f"accuracy at epoch {epoch}")}
-            row = _resnet_verdict(claim, cell, curves, value)
-            at, text = levels.get(metric, (math.nan, ""))
-            rows.append(replace(row, level=at, label=text))
+            values = [[{"m1": epochs_to(c, level), "auc": 100 * auc(c), "m2": 100 * c.get(epoch, math.nan)}[metric]
+                       for c in (curves[a][s].dropna() for s in curves.get(a, []))] for a in cell.arms]
+            why = no_runs(cell.arms, curves) or (M2_BEYOND if any(math.isnan(v) for v in sum(values, [])) else "")
+            at, label = {"m1": (100 * level, m1), "m2": (epoch, f"accuracy at epoch {epoch}")}.get(metric, (math.nan, ""))
+            rows.append(replace(engine.judged(claim, cell, values, why), level=at, label=label))
     return rows
 
 
-def _resnet_verdict(claim: claims_data.Claim, cell: claims_data.Cell, curves: dict[str, Curves],
-                    value) -> engine.Verdict:
-    """A claim cell's verdict from value(curve, cell) of every finished seed of its two inits."""
-    missing = [NAMES[a] for a in cell.arms if a not in curves]
-    values = [[value(curves[a][s].dropna(), cell) for s in curves.get(a, [])] for a in cell.arms]
-    if missing:
-        return engine.untestable(claim, cell, f"no finished runs of {', '.join(missing)}", *map(len, values))
-    return engine.judged(claim, cell, values, "" if not any(math.isnan(x) for v in values for x in v) else
-                         M2_BEYOND)
-
-
-def resnet_tables(cells: dict[tuple, dict[str, Curves]], keys: list[str], paper: dict, table: str,
-                  images: dict[tuple, int] | None = None) -> tuple[pd.DataFrame, list[engine.Verdict]]:
-    """(numbers: a row per cell and init, claims: the verdicts of <table>_*) from the cells' curves, keyed by
-    the settings of `keys`; images: training images per epoch per cell (default: all of CIFAR-10's)."""
-    numbers, claims = [], []
-    for cell in sorted(cells):
-        x = threshold_x(cells[cell])
-        settings = {k.split(".")[-1]: v for k, v in zip(keys, cell)}
-        for init, row in resnet_rows(cells[cell], paper.get(cell, {}), x).items():
-            numbers.append({**settings, "model": LABELS[init].format(d=settings.get("depth", "")), **row})
-        claims += resnet_claims(cells[cell], table, cell, x, (images or {}).get(cell, IMAGES))
-    return pd.DataFrame(numbers), claims
+def resnet_tables(cells: dict[tuple, dict[str, Curves]], table: str, images: dict[tuple, int] | None = None
+                  ) -> tuple[pd.DataFrame, pd.DataFrame, list[engine.Verdict]]:
+    """(numbers, the same in words: a row per cell and init; claims: the verdicts of <table>_*) from the
+    cells' curves, keyed by the settings of TABLES[table]; images: training images per epoch per cell
+    (default: all of CIFAR-10's)."""
+    rows, claims = [], []
+    for key in sorted(cells):
+        x = threshold_x(cells[key])
+        settings = {k.split(".")[-1]: v for k, v in zip(TABLES[table], key)}
+        rows += [{**settings, "model": LABELS[init].format(d=key[0]), **row}
+                 for init, row in resnet_rows(cells[key], PAPER[table].get(key, {}), x).items()]
+        claims += resnet_claims(cells[key], table, key, x, (images or {}).get(key, IMAGES))
+    rows = pd.DataFrame(rows)
+    return rows[[c for c in rows if " " not in c]], rows[[c for c in rows if "_" not in c and c != "m2"]], claims
 
 
 def lead_verdicts(cells: dict[tuple, dict[str, Curves]]) -> list[engine.Verdict]:
@@ -175,13 +148,14 @@ def lead_verdicts(cells: dict[tuple, dict[str, Curves]]) -> list[engine.Verdict]
         n = int(re.search(r"n = (\d+)", cell.name)[1])
         depths = [int(arm.removeprefix("depth")) for arm in cell.arms]
         cell = replace(cell, paper=paper_leads(cell.arms, n), paper_source="Table 1 (standard's M1 minus PHYDI's)")
-        absent = {d: [NAMES[i] for i in ("standard", "phydi") if i not in cells.get((d, n), {})] for d in depths}
-        missing = [f"no finished runs of {', '.join(a)} in PHResNet{d}, n = {n}" for d, a in absent.items() if a]
+        missing = [f"{why} in PHResNet{d}, n = {n}" for d in depths
+                   if (why := no_runs(("standard", "phydi"), cells.get((d, n), {})))]
         if missing:
             rows.append(engine.untestable(claim, cell, "; ".join(missing)))
             continue
         level = min(m1_level(cells[(d, n)], threshold_x(cells[(d, n)])) for d in depths)
-        leads = [_m1_lead(cells[(d, n)], level) for d in depths]
+        first = [{i: {s: epochs_to(c[s].dropna(), level) for s in c} for i, c in cells[(d, n)].items()} for d in depths]
+        leads = [[f["standard"][s] - f["phydi"][s] for s in f["standard"] if s in f["phydi"]] for f in first]
         rows.append(replace(engine.judge(claim, cell, *leads), level=100 * level,
                             label=f"m1_lead at {round(100 * level)} %"))
     return rows
@@ -189,14 +163,8 @@ def lead_verdicts(cells: dict[tuple, dict[str, Curves]]) -> list[engine.Verdict]
 
 def paper_leads(arms: list[str], n: int) -> dict[str, float]:
     """arm (depth<d>) -> the paper's M1 lead at that depth and n: its Table 1 M1 of standard minus PHYDI's."""
-    return {arm: round(PAPER_TABLE1[(d, n)]["standard"][0] - PAPER_TABLE1[(d, n)]["phydi"][0], 2)
-            for arm, d in ((arm, int(arm.removeprefix("depth"))) for arm in arms)}
-
-
-def _m1_lead(curves: dict[str, Curves], level: float) -> list[float]:
-    """Standard's M1 minus PHYDI's at `level`, per seed that both inits have, of one Table 1 cell."""
-    first = {i: {s: epochs_to(curves[i][s].dropna(), level) for s in curves[i]} for i in ("standard", "phydi")}
-    return [first["standard"][s] - first["phydi"][s] for s in first["standard"] if s in first["phydi"]]
+    paper = {arm: PAPER_TABLE1[(int(arm.removeprefix("depth")), n)] for arm in arms}
+    return {arm: round(p["standard"][0] - p["phydi"][0], 2) for arm, p in paper.items()}
 
 
 def not_run(cells, paper: dict) -> str:
@@ -217,17 +185,13 @@ def resnet_cells(runs: pd.DataFrame, curves: pd.DataFrame, keys: list[str]) -> d
             for setting, group in done.groupby([f"cfg.{k}" for k in keys], sort=True)}
 
 
-def images_per_epoch(runs: pd.DataFrame) -> pd.Series:
-    """Each run's training images per epoch (data.train_size; null: all of CIFAR-10's)."""
-    return runs["cfg.data.train_size"].fillna(IMAGES)
-
-
 def resnet_speed(resnets: pd.DataFrame) -> pd.DataFrame:
-    """Per depth and n of the finished runs: the median of their median seconds per epoch, images per second."""
+    """Per depth and n of the finished runs: the median of their median seconds per epoch, images per second
+    (data.train_size; null: all of CIFAR-10's)."""
     done = resnets[resnets.status == "done"]
     rows = [{"model": f"PHResNet{int(depth)}", "n": int(n), "runs": len(g),
              "threads": ", ".join(str(int(t)) for t in sorted(g["env.torch_threads"].unique())),
              "seconds_per_epoch": g.median_seconds_per_epoch.median(),
-             "images_per_second": images_per_epoch(g).median() / g.median_seconds_per_epoch.median()}
+             "images_per_second": g["cfg.data.train_size"].fillna(IMAGES).median() / g.median_seconds_per_epoch.median()}
             for (depth, n), g in done.groupby(["cfg.model.depth", "cfg.model.n"], sort=True)]
     return pd.DataFrame(rows, columns=["model", "n", "runs", "threads", "seconds_per_epoch", "images_per_second"])

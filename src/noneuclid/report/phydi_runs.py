@@ -1,25 +1,27 @@
-"""What PHYDI's Tables 1-2 (phydi_resnet) and Fig. 4 (phydi_fig4) share: claims/phydi.yaml, one model's runs,
-a cell's curves as epoch x seed, and the first epoch a curve reaches a level."""
+"""What PHYDI's Tables 1-2 (phydi_resnet) and Fig. 4 (phydi_fig4) share: claims/phydi.yaml, the prose of
+templates/phydi.md, a cell's curves as epoch x seed, and the first epoch a curve reaches a level."""
 
 from __future__ import annotations
 
+import functools
 import math
 
 import pandas as pd
 
 from noneuclid.claims import data as claims_data
+from noneuclid.report import prose
 
 CLAIMS = claims_data.load("phydi")
 NUMBERS = CLAIMS.numbers  # the levels and reference values the metrics use (claims/phydi.yaml, numbers)
 NAMES = {"standard": "standard", "wkp": "WKP", "phydi": "PHYDI", "post": "PostNorm", "pre": "PreNorm"}
 Curves = pd.DataFrame  # epoch (index, from 1) x seed (columns): one metric per finished run
+fill = functools.partial(prose.fill, "phydi")  # a section of templates/phydi.md, its fields filled in
 
 
-def of_model(runs: pd.DataFrame, curves: pd.DataFrame, model: str) -> tuple[pd.DataFrame, pd.DataFrame]:
-    """(the runs of `model` (cfg.model.name), their evaluated epochs, the last where one is logged twice)."""
-    runs = runs[runs["cfg.model.name"] == model]
-    curves = curves[curves.run.isin(runs.run) & curves["epoch"].notna() & curves.filter(like="val_").notna().any(axis=1)]
-    return runs, curves.drop_duplicates(["run", "epoch"], keep="last")
+def no_runs(arms, have) -> str:
+    """'no finished runs of A, B' naming the arms that are not in `have`; '' where none is missing."""
+    missing = [NAMES[a] for a in arms if a not in have]
+    return f"no finished runs of {', '.join(missing)}" if missing else ""
 
 
 def pivot(runs: pd.DataFrame, curves: pd.DataFrame, column: str) -> Curves:
