@@ -31,23 +31,18 @@ def make(runs_dir: Path, profile: str, out: Path, seeds=None, overrides=()) -> l
     if runs.empty:
         raise FileNotFoundError(f"no phydi runs under {runs_dir}/phydi/{profile}: run `python -m noneuclid.train "
                                 f"-m experiment=phydi/table1 profile={profile}` (and table2, fig4) first")
-    skipped = []  # the paper's parts and cells with no runs here
-    hours = compute(runs)
-    blocks = (_resnet_section(*_of_model(runs, curves, "phresnet"), out, skipped)
-              + _fig4_section(*_of_model(runs, curves, "phtransformer"), out, skipped)
+    # the evaluated epochs, the last where one is logged twice
+    curves = curves[curves["epoch"].notna() & curves.filter(like="val_").notna().any(axis=1)]
+    curves, model = curves.drop_duplicates(["run", "epoch"], keep="last"), runs["cfg.model.name"]
+    skipped, hours = [], compute(runs)  # the paper's parts and cells with no runs here; training time
+    blocks = (_resnet_section(runs[model == "phresnet"], curves, out, skipped)
+              + _fig4_section(runs[model == "phtransformer"], curves, out, skipped)
               + [_section(out, "compute", hours, {"train_hours": ("{:.2f}", "training h"),
                                                   "minutes_per_run": ("{:.1f}", "min / run")},
                           runs=hours.runs.sum(), hours=hours.train_hours.sum())])
     head = [fill("summary", profile=profile) + "\n", *([fill("skipped", skipped="; ".join(skipped)) + "\n"] * bool(skipped))]
     (out / "summary.md").write_text("\n".join(head + blocks))
     return sorted(out.iterdir())
-
-
-def _of_model(runs: pd.DataFrame, curves: pd.DataFrame, model: str) -> tuple[pd.DataFrame, pd.DataFrame]:
-    """(the runs of `model` (cfg.model.name), their evaluated epochs, the last where one is logged twice)."""
-    runs = runs[runs["cfg.model.name"] == model]
-    curves = curves[curves.run.isin(runs.run) & curves["epoch"].notna() & curves.filter(like="val_").notna().any(axis=1)]
-    return runs, curves.drop_duplicates(["run", "epoch"], keep="last")
 
 
 def _resnet_section(resnets: pd.DataFrame, curves: pd.DataFrame, out: Path, skipped: list) -> list[str]:

@@ -15,17 +15,13 @@ import re
 from dataclasses import replace
 from pathlib import Path
 
-import matplotlib
+import pandas as pd
+from matplotlib.ticker import MaxNLocator, NullFormatter
 
-matplotlib.use("Agg")
-import matplotlib.pyplot as plt  # noqa: E402
-from matplotlib.ticker import MaxNLocator, NullFormatter  # noqa: E402
-import pandas as pd  # noqa: E402
-
-from noneuclid.claims import engine  # noqa: E402
-from noneuclid.claims.estimates import estimate  # noqa: E402
-from noneuclid.report import figures  # noqa: E402
-from noneuclid.report.phydi_runs import CLAIMS, NAMES, NUMBERS, Curves, epochs_to, fill, no_runs, pivot  # noqa: E402
+from noneuclid.claims import engine
+from noneuclid.claims.estimates import estimate
+from noneuclid.report import figures
+from noneuclid.report.phydi_runs import CLAIMS, NAMES, NUMBERS, Curves, epochs_to, fill, no_runs, pivot
 
 Cells = dict[tuple[int, int], dict[str, tuple[Curves, dict]]]  # (n, depth) -> norm -> (val ppl, seed -> diverged)
 # A claim's arm: a norm at the cell's n and depth, at another depth (post_depth48) or n (post_n4), or PHYDI's
@@ -122,15 +118,20 @@ def fig4_verdicts(cells: Cells, unigram: dict[int, float], ratio: float | None =
             u = unigram.get(keys[0][0], math.nan)
             threshold, name = (ratio * u, "T_r") if ratio and keys[0][0] in unigram else (scaled_threshold(u), "T")
             values = [_values(claim.metric, cells, key, threshold, u) for key in keys]
-            floor = claim.metric in ("epochs_to_ppl", "phydi_lead") and all(isinstance(v, list) for v in values) and all(
-                (per_seed(*cells[(n, depth)][m], threshold, math.nan)["first"] == 1).all()
-                for n, depth, norm in keys for m in READS[norm])
+            floor = claim.metric in ("epochs_to_ppl", "phydi_lead") and _at_floor(cells, keys, values, threshold)
             row = engine.judged(claim, cell, values, fill("at_floor") if floor else "", shares=claim.metric == "failed")
             label = (claim.metric if math.isnan(threshold) or claim.metric == "best_ppl" else
                      f"failed (diverged, or best ppl >= {NUMBERS['stuck_fraction'] * u:.0f})" if claim.metric == "failed"
                      else f"{claim.metric} at ppl <= {name} = {threshold:.0f}")
             rows.append(replace(row, level=threshold, label=label))
     return rows
+
+
+def _at_floor(cells: Cells, keys: list[tuple[int, int, str]], values: list, threshold: float) -> bool:
+    """Whether every run of the arms `keys` (each with values) reached the threshold at its first evaluation."""
+    return all(isinstance(v, list) for v in values) and all(
+        (per_seed(*cells[(n, depth)][m], threshold, math.nan)["first"] == 1).all()
+        for n, depth, norm in keys for m in READS[norm])
 
 
 def _arm(arm: str, cell: str) -> tuple[int, int, str]:
@@ -161,7 +162,7 @@ def draw(rows: pd.DataFrame, out: Path) -> None:
     the seeds that reached it; at the top, x where a seed failed, a hollow v where one was slow, a point
     where none reached it; k/N: k of N seeds did. Right: best validation perplexity (mean +- s.e.) with U, T
     and T_r. Colour: norm; style: n."""
-    fig, (ax, bx) = plt.subplots(1, 2, figsize=(10, 4))
+    fig, (ax, bx) = figures.plt.subplots(1, 2, figsize=(10, 4))  # the Agg backend, set by figures
     ceiling, name = int(rows.epochs.max()) + 1, "T_r" if "T_r" in rows else "T"
     styles = {n: style for n, style in zip(sorted(rows.n.unique()), ("-", "--", ":"))}
     for (norm, n), g in rows.groupby(["norm", "n"]):

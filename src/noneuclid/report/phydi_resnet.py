@@ -71,11 +71,6 @@ def m1_level(curves: dict[str, Curves], x: float) -> float:
     return M1_ACCURACY if every_run else x
 
 
-def m2_epoch(paper_m2: float, images: int) -> int:
-    """Our epoch that has seen the training images of the paper's M2 epochs: ceil(M2 x 50,000 / images)."""
-    return math.ceil(paper_m2 * IMAGES / images)
-
-
 def _mean_se(name: str, shown: str, values) -> dict:
     """{name}_mean and {name}_se of per-seed values, and `shown`: them in words ('not reached' for none)."""
     e = estimate(values)
@@ -115,7 +110,7 @@ def resnet_claims(curves: dict[str, Curves], table: str, key: tuple, x: float,
     for metric in ("m1", "auc", "m2"):
         claim = CLAIMS[f"{table}_{metric}"]
         for cell in (c for c in claim.cells if cell_key(c.name) == key):
-            epoch = m2_epoch(cell.paper.get("M2", 0), images)
+            epoch = math.ceil(cell.paper.get("M2", 0) * IMAGES / images)  # has seen the paper's M2 epochs' images
             values = [[{"m1": epochs_to(c, level), "auc": 100 * auc(c), "m2": 100 * c.get(epoch, math.nan)}[metric]
                        for c in (curves[a][s].dropna() for s in curves.get(a, []))] for a in cell.arms]
             why = no_runs(cell.arms, curves) or (M2_BEYOND if any(math.isnan(v) for v in sum(values, [])) else "")
