@@ -69,10 +69,11 @@ def test_the_authors_run_is_labelled_theirs_and_the_papers_numbers_carry_their_t
     GeometricMachineLearning.jl documentation run, not the paper's; the paper's numbers (Table 2's
     minutes, Fig. 3a's loss of 1.34) name where the paper has them."""
     runs, curves = _runs_and_curves()
-    accuracy = brantner.accuracy(runs).set_index("run")
+    made = brantner.tables_of(runs)
+    accuracy = made["accuracy"].set_index("run")
     assert accuracy.loc["Adam + Stiefel", "authors' run test accuracy % (500 epochs)"] == 86.13
     assert accuracy.loc["Momentum + Stiefel", "authors' run final train loss"] == 0.694
-    columns = [*accuracy.columns, *brantner.table2(runs).columns]
+    columns = [*accuracy.columns, *made["table2"].columns]
     assert all("Table 2" in c for c in columns if "paper" in c or "published" in c)
     assert "the paper's 1.34 (Fig. 3a, appendix D)" in brantner.observations(runs, curves)
 
