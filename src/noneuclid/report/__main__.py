@@ -13,13 +13,12 @@ import os
 import sys
 from pathlib import Path
 
-from noneuclid import papers
 from noneuclid.config import CONFIG_DIR
+from noneuclid.papers import PAPERS, Report
 from noneuclid.report import docs, html
 from noneuclid.runs import table as run_table
 from noneuclid.runs.lookup import seed_list
 
-PAPERS = papers.PAPERS
 PROFILES = tuple(sorted(p.stem for p in (CONFIG_DIR / "profile").glob("*.yaml")))
 
 
@@ -31,6 +30,28 @@ def main(argv=None) -> int:
     argv = sys.argv[1:] if argv is None else argv
     if argv[:1] == ["runs"]:
         return tidy_table(argv[1:])
+    args = _arguments(argv)
+    if args.paper in PAPERS and not _parts(args.paper, args.part):  # before anything is read or written
+        names = ", ".join(_part_name(args.paper, r.module) for r in PAPERS[args.paper].reports)
+        print(f"error: {args.paper} has no report {args.part!r} (its parts: {names})", file=sys.stderr)
+        return 2
+    try:
+        profile = chosen_profile(args, [args.paper] if args.paper in PAPERS else sorted(PAPERS))
+    except ProfileError as e:
+        print(f"error: {e}", file=sys.stderr)
+        return 2
+    if argv[:1] == ["export"]:
+        _print(_export(args.paper, args, profile))
+        return 0
+    if args.paper in PAPERS:
+        return report_paper(args.paper, args, profile)
+    codes = [report_paper(p, args, profile, missing_ok=True) for p in sorted(PAPERS)] if args.paper == "all" else []
+    print(html.make(profile, args.results))
+    return max(codes, default=0)
+
+
+def _arguments(argv: list[str]) -> argparse.Namespace:
+    """The command line parsed: `export PAPER` takes only --runs, --profile and --results (and no part)."""
     parser = argparse.ArgumentParser(prog="python -m noneuclid.report", description=__doc__,
                                      formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--runs", type=Path, default=Path(os.environ.get("NONEUCLID_RUNS_DIR", "runs")))
@@ -39,8 +60,7 @@ def main(argv=None) -> int:
     if argv[:1] == ["export"]:
         parser.add_argument("export", choices=["export"])
         parser.add_argument("paper", choices=sorted(PAPERS))
-        args = parser.parse_args(argv)
-        return _with_profile(args, [args.paper], lambda profile: _print(_export(args.paper, args, profile)))
+        return parser.parse_args(argv, argparse.Namespace(part=None))
     parser.add_argument("paper", choices=[*sorted(PAPERS), "html", "all"])
     parser.add_argument("part", nargs="?", default=None, help="one report of the paper, e.g. table2 (hnn_table2)")
     parser.add_argument("--out", type=Path, default=None, help="default: <results>/<paper>/<profile>")
@@ -53,18 +73,7 @@ def main(argv=None) -> int:
         args.part, args.overrides = None, [args.part, *args.overrides]
     if args.paper == "all" and (args.part or args.out or args.seeds or args.overrides):
         parser.error("`all` redraws every paper with its defaults: a part, --out, --seeds and overrides need one paper")
-    if args.paper in PAPERS and not _parts(args.paper, args.part):  # before anything is read or written
-        names = ", ".join(_part_name(args.paper, r.module) for r in PAPERS[args.paper].reports)
-        print(f"error: {args.paper} has no report {args.part!r} (its parts: {names})", file=sys.stderr)
-        return 2
-    if args.paper in PAPERS:
-        return _with_profile(args, [args.paper], lambda profile: report_paper(args.paper, args, profile))
-
-    def every_paper(profile: str) -> int:
-        codes = [report_paper(p, args, profile, missing_ok=True) for p in sorted(PAPERS)] if args.paper == "all" else []
-        print(html.make(profile, args.results))
-        return max(codes, default=0)
-    return _with_profile(args, sorted(PAPERS), every_paper)
+    return args
 
 
 def chosen_profile(args, paper_keys) -> str:
@@ -72,15 +81,11 @@ def chosen_profile(args, paper_keys) -> str:
     one with <results>/<paper>/<profile>/runs.csv; ProfileError names what was found."""
     if args.profile:
         return args.profile
-
-    def found(where, holds) -> dict[str, list[Path]]:
-        hits = {profile: [p for p in (where(paper, profile) for paper in paper_keys) if holds(p)]
+    finished = {profile: [f for f in (args.runs / paper / profile for paper in paper_keys) if any(f.rglob("DONE"))]
                 for profile in PROFILES}
-        return {profile: paths for profile, paths in hits.items() if paths}
-
-    found = (found(lambda paper, profile: Path(args.runs) / paper / profile,
-                   lambda folder: folder.is_dir() and next(folder.rglob("DONE"), None) is not None)
-             or found(lambda paper, profile: Path(args.results) / paper / profile / "runs.csv", Path.is_file))
+    committed = {profile: [f for f in (args.results / paper / profile / "runs.csv" for paper in paper_keys)
+                           if f.is_file()] for profile in PROFILES}
+    found = {p: paths for p, paths in finished.items() if paths} or {p: paths for p, paths in committed.items() if paths}
     if len(found) == 1:
         return next(iter(found))
     if not found:
@@ -89,16 +94,6 @@ def chosen_profile(args, paper_keys) -> str:
                            f"`make reproduce-all PROFILE=smoke`), or name a profile with --profile")
     where = "; ".join(f"{profile} ({', '.join(map(str, paths))})" for profile, paths in found.items())
     raise ProfileError(f"runs of several profiles: {where}. Name the one to report: --profile {'|'.join(found)}")
-
-
-def _with_profile(args, paper_keys, then) -> int:
-    """then(chosen_profile) (its exit code, 0 for None), or 2 after printing the ProfileError."""
-    try:
-        profile = chosen_profile(args, paper_keys)
-    except ProfileError as e:
-        print(f"error: {e}", file=sys.stderr)
-        return 2
-    return then(profile) or 0
 
 
 def tidy_table(argv) -> int:
@@ -121,7 +116,7 @@ def _part_name(paper: str, report: str) -> str:
     return report.rsplit(".", 1)[-1].removeprefix(f"{paper}_")
 
 
-def _parts(paper: str, part: str | None) -> list[papers.Report]:
+def _parts(paper: str, part: str | None) -> list[Report]:
     """The paper's reports that `part` names (None: all of them)."""
     return [r for r in PAPERS[paper].reports
             if part in (None, _part_name(paper, r.module), r.module.rsplit(".", 1)[-1])]
@@ -143,7 +138,7 @@ def report_paper(paper: str, args, profile: str, missing_ok: bool = False) -> in
     return max(_run_report(paper, report, args, profile, missing_ok) for report in _parts(paper, args.part))
 
 
-def _run_report(paper: str, report: papers.Report, args, profile: str, missing_ok: bool) -> int:
+def _run_report(paper: str, report: Report, args, profile: str, missing_ok: bool) -> int:
     """Run the report, name what it left out, and with --docs refresh docs/<paper>.md's digest."""
     out, name = args.out or args.results / paper / profile, report.module
     options = {"overrides": args.overrides, **({"seeds": args.seeds} if args.seeds else {})} if report.options else {}
@@ -172,9 +167,8 @@ def lacking(paper: str, report: str, out: Path, before: dict[str, int], fill: di
     lines = []
     for extra in (e for e in PAPERS[paper].extras if e.report == report):
         files = sorted(out.glob(f"{extra.stem}.*"))
-        made = files if extra.evaluated else [f for f in files if before.get(f.name) != f.stat().st_mtime_ns]
-        if made:
-            continue
+        if any(extra.evaluated or before.get(f.name) != f.stat().st_mtime_ns for f in files):
+            continue  # written this time (an evaluation's file: wherever it was written)
         earlier = f" ({', '.join(f.name for f in files)}: an earlier report's, not this one's)" if files else ""
         lines.append(f"{extra.stem}: needs {extra.needs.format(**fill)}{earlier}")
     return lines

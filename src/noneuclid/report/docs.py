@@ -1,8 +1,6 @@
 """The claims digest of a paper's results folder, copied into its report docs/<paper>.md between the
 markers <!-- results:<paper>:start --> and <!-- results:<paper>:end -->."""
 
-from __future__ import annotations
-
 import os
 import re
 from pathlib import Path
@@ -25,27 +23,19 @@ def update(docs: Path, folder: Path, paper: str) -> bool:
     False when the file, the block or a claims table is missing."""
     report, text = path(docs, paper), digest(folder, paper)
     start, end = f"<!-- results:{paper}:start -->", f"<!-- results:{paper}:end -->"
-    if not report.exists() or text is None:
-        return False
-    report_text = report.read_text()
-    if start not in report_text or end not in report_text:
+    block, old = re.compile(f"{start}.*?{end}", re.S), report.read_text() if report.exists() else ""
+    if text is None or not block.search(old):
         return False
     body = re.sub(r"\]\((?!http)", "](" + os.path.relpath(folder, report.parent) + "/", text)
-    pattern = re.compile(re.escape(start) + ".*?" + re.escape(end), re.S)
-    report.write_text(pattern.sub(lambda _: f"{start}\n{body}\n{end}", report_text))
+    report.write_text(block.sub(lambda _: f"{start}\n{body}\n{end}", old))
     return True
-
-
-def claims_files(folder: Path) -> list[Path]:
-    """A results folder's claims tables: claims.csv, then table*_claims.csv, then the others."""
-    return sorted(Path(folder).glob("*claims.csv"),
-                  key=lambda p: (p.name != "claims.csv", not p.name.startswith("table"), p.name))
 
 
 def digest(folder: Path, paper: str) -> str | None:
     """Markdown: each claim (in the paper's words) with its cells counted by verdict, every decided cell
     (reproduces or contradicts), the legend and links to the full tables and pages; None without tables."""
-    files = claims_files(folder)
+    files = sorted(Path(folder).glob("*claims.csv"),  # claims.csv, then table*_claims.csv, then the others
+                   key=lambda p: (p.name != "claims.csv", not p.name.startswith("table"), p.name))
     if not files:
         return None
     rows = pd.concat([pd.read_csv(f) for f in files], ignore_index=True)

@@ -1,4 +1,5 @@
-"""Writing a figure the same way for every paper."""
+"""Writing a figure the same way for every paper: no creation date (PDF) or software version (PNG) in its
+files, so the same runs give the same bytes and a redrawn figure shows up in git only when it changed."""
 
 from contextlib import contextmanager
 from pathlib import Path
@@ -8,14 +9,12 @@ import matplotlib
 matplotlib.use("Agg")
 import matplotlib.pyplot as plt  # noqa: E402
 
-# No creation date (PDF) or software version (PNG) in the files: the same runs give the same bytes,
-# so a redrawn figure shows up in git only when it changed.
-_METADATA = {"png": {"Software": None}, "pdf": {"CreationDate": None, "Producer": None, "Creator": None}}
+METADATA = {"png": {"Software": None}, "pdf": {"CreationDate": None, "Producer": None, "Creator": None}}
 
 
 def save(fig, stem: Path) -> None:
     """stem.png and stem.pdf at 150 dpi, then close the figure."""
-    for ext, metadata in _METADATA.items():
+    for ext, metadata in METADATA.items():
         fig.savefig(stem.with_suffix(f".{ext}"), dpi=150, metadata=metadata)
     plt.close(fig)
 

@@ -2,11 +2,10 @@
 (papers.Paper.pages, in results/<paper>/<profile>/ and its variants), the training curve of every run in
 its runs.csv and their environments; made from results/ alone, so a clean clone makes the same page."""
 
-from __future__ import annotations
-
 import html
 import math
 import re
+from collections import Counter
 from pathlib import Path
 
 import markdown
@@ -15,7 +14,6 @@ import pandas as pd
 from noneuclid.papers import PAPERS
 from noneuclid.runs import table as run_table
 
-TITLES = {key: paper.title for key, paper in PAPERS.items()}
 # The evaluation curve drawn for a run: the first of these its metrics.jsonl holds.
 EVAL_METRICS = ("val_accuracy", "dev_accuracy", "val_perplexity", "test_accuracy")
 ENV_KEYS = ("python", "torch", "platform", "cpu_count", "torch_threads", "cuda", "git_commit", "git_dirty")
@@ -57,8 +55,8 @@ def _thinned(pts: list, most: int) -> list:
     return kept if kept[-1] == pts[-1] else kept + pts[-1:]
 
 
-def _finite(rows: pd.DataFrame, key: str) -> list[tuple[float, float]]:
-    """(step, value) of the rows whose `key` is a finite number (a diverged run logs NaN)."""
+def _finite(rows: pd.DataFrame, key: str | None) -> list[tuple[float, float]]:
+    """(step, value) of the rows whose `key` is a finite number (a diverged run logs NaN; no column: none)."""
     if key not in rows:
         return []
     values = rows[["step", key]].dropna()
@@ -68,31 +66,27 @@ def _finite(rows: pd.DataFrame, key: str) -> list[tuple[float, float]]:
 
 def run_curve(run: pd.Series, rows: pd.DataFrame) -> str:
     """One run's small plot from its rows of curves.csv.gz: training loss and its evaluation metric."""
-    loss = _finite(rows, "train_loss")
     name = next((m for m in EVAL_METRICS if m in rows and rows[m].notna().any()), None)
-    evals = _finite(rows, name) if name else []
-    caption = [f"<b>{html.escape(run.run)}</b> ({html.escape(str(run.status))})"]
-    if loss:
-        caption.append(f'<span class="loss">train loss</span> {loss[0][1]:.4g} &rarr; {loss[-1][1]:.4g}')
-    if evals:
-        caption.append(f'<span class="eval">{name}</span> {evals[0][1]:.4g} &rarr; {evals[-1][1]:.4g}')
-    plot = {k: v for k, v in (("loss", loss), ("eval", evals)) if len(v) > 1}
+    curves = {"loss": ("train loss", _finite(rows, "train_loss")), "eval": (name, _finite(rows, name))}
+    caption = [f"<b>{html.escape(run.run)}</b> ({html.escape(str(run.status))})",
+               *(f'<span class="{cls}">{label}</span> {pts[0][1]:.4g} &rarr; {pts[-1][1]:.4g}'
+                 for cls, (label, pts) in curves.items() if pts)]
+    plot = {cls: pts for cls, (_, pts) in curves.items() if len(pts) > 1}
     return (f'<div class="curve">{curve_svg(plot) if plot else "(fewer than two points)"}'
             f'<br>{"<br>".join(caption)}</div>')
 
 
 def environment(runs: pd.DataFrame) -> str:
-    """A table of the runs' distinct environments (env.*) and how many runs had each ("" for none)."""
+    """A heading and a table of the runs' distinct environments (env.*), with how many runs had each ("" for
+    none)."""
     columns = [f"env.{k}" for k in ENV_KEYS]
     if not any(c in runs for c in columns):
         return ""
-    keys = [tuple("None" if c not in runs or pd.isna(r[c]) else str(r[c]) for c in columns)
-            for _, r in runs.iterrows()]
-    counts = {key: keys.count(key) for key in dict.fromkeys(keys)}
-    head = "".join(f"<th>{k}</th>" for k in (*ENV_KEYS, "runs"))
-    body = "".join("<tr>" + "".join(f"<td>{html.escape(v)}</td>" for v in (*key, str(n))) + "</tr>"
-                   for key, n in counts.items())
-    return f"<table><tr>{head}</tr>{body}</table>"
+    counts = Counter(tuple("None" if pd.isna(v) else str(v) for v in row)
+                     for row in runs.reindex(columns=columns).itertuples(index=False))
+    rows = [("th", (*ENV_KEYS, "runs")), *(("td", (*key, str(n))) for key, n in counts.items())]
+    table = "".join(f"<tr>{''.join(f'<{tag}>{html.escape(v)}</{tag}>' for v in cells)}</tr>" for tag, cells in rows)
+    return f"<h3>Environment of the runs</h3><table>{table}</table>"
 
 
 def page_html(page: Path, results: Path) -> str:
@@ -109,33 +103,28 @@ def page_html(page: Path, results: Path) -> str:
 
 def paper_section(paper: str, profile: str, results: Path) -> str:
     """The paper's pages for the profile (then its variants, e.g. <profile>-float32/), run curves and environments."""
-    parts = [f'<h2 id="{paper}">{TITLES[paper]}</h2>']
     folders = [results / paper / profile, *sorted((results / paper).glob(f"{profile}-*"))]
     pages = [f / f"{name}.md" for f in folders for name in PAPERS[paper].pages if (f / f"{name}.md").exists()]
-    parts += [page_html(page, results) for page in pages]
-    if not pages:
-        parts.append(f'<p class="missing">No results for the {profile} profile yet: '
-                     f'<code>make reproduce-{paper} PROFILE={profile}</code></p>')
+    missing = f"No results for the {profile} profile yet: <code>make reproduce-{paper} PROFILE={profile}</code>"
     runs, curves = run_table.read(results / paper / profile)
-    parts.append(f"<h3>Training curves of each run (results/{paper}/{profile}/curves.csv.gz)</h3>")
     logged = runs[runs.run.isin(curves.run)] if len(curves) else runs.iloc[0:0]
-    drawn = [run_curve(run, curves[curves.run == run.run].sort_values("step")) for _, run in logged.iterrows()]
-    parts.append(f'<div class="curves">{"".join(drawn)}</div>' if drawn else "<p>No per-run data.</p>")
-    if len(logged) < len(runs):
-        parts.append(f"<p>{len(runs) - len(logged)} runs without curves (their experiments' curves are summarized "
-                     "in runs.csv).</p>")
-    env = environment(runs)
-    if env:
-        parts.append("<h3>Environment of the runs</h3>" + env)
-    return "\n".join(parts)
+    drawn = "".join(run_curve(run, curves[curves.run == run.run].sort_values("step")) for _, run in logged.iterrows())
+    unlogged = len(runs) - len(logged)
+    parts = [f'<h2 id="{paper}">{PAPERS[paper].title}</h2>',
+             *([page_html(page, results) for page in pages] or [f'<p class="missing">{missing}</p>']),
+             f"<h3>Training curves of each run (results/{paper}/{profile}/curves.csv.gz)</h3>",
+             f'<div class="curves">{drawn}</div>' if drawn else "<p>No per-run data.</p>",
+             f"<p>{unlogged} runs without curves (their experiments' curves are summarized in runs.csv).</p>"
+             if unlogged else "", environment(runs)]
+    return "\n".join(part for part in parts if part)
 
 
 def make(profile: str, results: Path) -> Path:
     """Write the page (its paths relative, so the folder can be moved); returns its path."""
     results.mkdir(parents=True, exist_ok=True)
     out = results / ("index.html" if profile == "cpu" else f"index-{profile}.html")
-    toc = " · ".join(f'<a href="#{p}">{t}</a>' for p, t in TITLES.items())
-    sections = "\n".join(paper_section(p, profile, results) for p in TITLES)
+    toc = " · ".join(f'<a href="#{key}">{paper.title}</a>' for key, paper in PAPERS.items())
+    sections = "\n".join(paper_section(key, profile, results) for key in PAPERS)
     page = (f"<!doctype html><html><head><meta charset='utf-8'><title>noneuclid results ({profile})</title>"
             f"<style>{STYLE}</style></head><body><h1>noneuclid: results of the {profile} profile</h1>"
             f"<p>Made by <code>python -m noneuclid.report html --profile {profile}</code> from "

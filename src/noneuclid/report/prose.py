@@ -2,8 +2,6 @@
 `<!-- section: NAME -->` lines, each filled from the numbers with str.format fields ({accuracy:.1f}),
 so that a sentence is edited in the template without touching Python."""
 
-from __future__ import annotations
-
 import functools
 import re
 from pathlib import Path

@@ -14,14 +14,10 @@ FLOAT_FORMAT = "%.10g"  # what is read back writes the same bytes
 NUMBER = r"[-+]?[\d,.]+(e[-+]?\d+)?( ± [\d.]+)?( \(n=\d+\))?|-"  # a cell right-aligned in LaTeX
 
 
-def write(out: Path, stem: str, data: pd.DataFrame | None, shown: pd.DataFrame | None, title: str, caption: str,
+def write(out: Path, stem: str, data: pd.DataFrame | None, shown: pd.DataFrame, title: str, caption: str,
           bold: set[tuple[int, str]] = frozenset()) -> list[Path]:
     """out/<stem>.csv (data; None: left as it is), .md and .tex (shown, the (row, column) cells of `bold` in
-    bold); returns the paths written. No table (shown None): an earlier report's out/<stem>.* removed."""
-    if shown is None:
-        for ext in ("csv", "md", "tex"):
-            (out / f"{stem}.{ext}").unlink(missing_ok=True)
-        return []
+    bold); returns the paths written."""
     out.mkdir(parents=True, exist_ok=True)
     if data is not None:
         data.to_csv(out / f"{stem}.csv", index=False, float_format=FLOAT_FORMAT)
