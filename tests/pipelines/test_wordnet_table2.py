@@ -476,7 +476,7 @@ def test_a_table2_cell_needs_converged_euclidean_classifiers_and_a_subtree_found
     (table2_reference.csv) has not converged: its cells, and the lead across dimensions it enters, are not
     testable; a comparison where neither classifier ever predicts the subtree (F1 zero) is not one either."""
     from noneuclid.claims import engine
-    from noneuclid.report import hnn_table2, hnn_table2_cells
+    from noneuclid.report import hnn_table2
     first = wordnet.SUBTREES[0]
     rows = [{"subtree": first, "dim": dim, "geometry": g, "seed": s, "f1": f1, "train_loss": 0.01, "chance_loss": 0.07,
              "run": f"{g}{dim}{s}", "embedding": "e"}
@@ -487,7 +487,7 @@ def test_a_table2_cell_needs_converged_euclidean_classifiers_and_a_subtree_found
                    "ours_f1": 50.0, "reference_f1": 97.0, "difference": -47.0},
                   {"subtree": first, "dim": 3, "classifier": "euclidean_log0", "sampling": "natural", "seeds": 3,
                    "ours_f1": 0.0, "reference_f1": 0.5, "difference": -0.5}]).to_csv(tmp_path / "table2_reference.csv")
-    gaps = hnn_table2_cells.reference_gaps(tmp_path)
+    gaps = hnn_table2.reference_gaps(tmp_path)
     v = {(v.claim, v.cell): v for v in hnn_table2.verdicts(values, emb_map, gaps)}
     off = v[(hnn_table2.AT_LEAST_AS_GOOD, f"{first}, 3-D, vs euclidean")]
     assert off.verdict == engine.NOT_TESTABLE and off.reason.startswith("not converged") and "3-D Euclidean MLR" in off.reason
@@ -508,16 +508,16 @@ def test_a_run_whose_loss_rose_to_its_chance_level_after_its_best_epoch_is_unsta
     """A run's final numbers are a converged classifier's only if its training loss never rose back to its
     chance level after its best epoch; a cell with such a run is not testable, and the table counts them."""
     from noneuclid.claims import engine
-    from noneuclid.report import hnn_table2, hnn_table2_cells
+    from noneuclid.report import hnn_table2
     from noneuclid.runs import table as run_table
     first = wordnet.SUBTREES[0]
-    values = pd.DataFrame([{"subtree": first, "dim": 3, "geometry": g, "seed": s, "f1": f1, "train_loss": 0.01,
-                            "chance_loss": 0.07, "run": f"{g}{s}", "embedding": "e"}
-                           for s in range(4) for g, f1 in (("hyperbolic", 0.9), ("euclidean", 0.5), ("euclidean_log0", 0.5))])
-    curves = pd.DataFrame([{"run": run, "epoch": e, "train_loss": loss} for run in values.run
+    runs = pd.DataFrame([{"cfg.model.name": "point_mlr", "cfg.data.subtree": first, "cfg.data.dim": 3, "cfg.model.geometry": g,
+                          "cfg.seed": s, "final_test_f1": f1, "final_train_loss": 0.01, "chance_train_loss": 0.07,
+                          "run": f"{g}{s}", "embedding_run": "e"}
+                         for s in range(4) for g, f1 in (("hyperbolic", 0.9), ("euclidean", 0.5), ("euclidean_log0", 0.5))])
+    curves = pd.DataFrame([{"run": run, "epoch": e, "train_loss": loss} for run in runs.run
                            for e, loss in enumerate((0.5, 0.01, 0.2 if run == "hyperbolic1" else 0.01, 0.01), 1)])
-    runs = pd.DataFrame({"train_loss_rebound": run_table.rebound(curves)}).rename_axis("run").reset_index()
-    values["unstable"] = hnn_table2_cells.unstable(values, runs)
+    values = hnn_table2.f1_values(runs.assign(train_loss_rebound=runs.run.map(run_table.rebound(curves))))
     assert list(values[values.unstable].run) == ["hyperbolic1"]
     v = {(v.claim, v.cell): v for v in hnn_table2.verdicts(values, {3: 0.8})}
     cell = v[(hnn_table2.AT_LEAST_AS_GOOD, f"{first}, 3-D, vs euclidean")]

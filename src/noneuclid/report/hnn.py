@@ -16,22 +16,11 @@ from pathlib import Path
 import pandas as pd
 
 from noneuclid.claims.estimates import plus_minus, summary
-from noneuclid.config import compose, experiment_value
-from noneuclid.data.files import DataError
+from noneuclid.config import compose, experiment_value, sweep_values
 from noneuclid.report import figures, hnn_claims, prose, tables
-from noneuclid.report.hnn_claims import DATASETS, ROWS, paper_accuracy, variants
+from noneuclid.report.hnn_claims import DATASETS, ROWS, best_seed, model_of, table1_cell
 from noneuclid.runs import table as run_table
 from noneuclid.runs.lookup import table1_run_name as run_name, table1_seeds
-
-
-def _snli_train_missing() -> bool:
-    from noneuclid.data import snli
-    cfg = compose(["experiment=hnn/table1", "data=snli"])
-    try:
-        next(snli._triples("train", Path(cfg.paths.data_dir) / "snli"))
-    except (DataError, StopIteration):
-        return True
-    return False
 
 
 def table1(runs: run_table.Runs, profile: str, seeds, overrides=(), models=tuple(ROWS),
@@ -39,24 +28,21 @@ def table1(runs: run_table.Runs, profile: str, seeds, overrides=(), models=tuple
     """One row per model and dataset (default all of Table 1's): test accuracy % at best dev of the seed
     with the best dev accuracy (`selected`, the lowest seed of those tied), mean, s.d., s.e. and n over
     the finished seeds, and the paper's; and the run name of each (model, dataset, seed)."""
-    names = {(row, data, seed): run_name(profile, row, data, seed, overrides)
-             for row in models for data in DATASETS if data in datasets for seed in seeds}
-    rows = [_table1_cell(runs.finished([names[(row, data, seed)] for seed in seeds]), ROWS[row], DATASETS[data],
-                         paper_accuracy(row, data))
-            for row in models for data in DATASETS if data in datasets]
-    return pd.DataFrame(rows), names
+    cells = [(row, data) for row in models for data in DATASETS if data in datasets]
+    names = {(row, data, seed): run_name(profile, row, data, seed, overrides) for row, data in cells for seed in seeds}
+    return pd.DataFrame([_table1_cell(runs.finished([names[row, data, seed] for seed in seeds]), row, data)
+                         for row, data in cells]), names
 
 
-def _table1_cell(finished: pd.DataFrame, model: str, dataset: str, paper: float) -> dict:
+def _table1_cell(finished: pd.DataFrame, row: str, data: str) -> dict:
     """One row of `table1` from the finished runs of its cell (NaN and n = 0 without any)."""
-    acc = 100 * finished.get("test_accuracy_at_best_dev", pd.Series(dtype=float)).astype(float)
-    ordered = finished.sort_values("cfg.seed", kind="stable") if len(acc) else None  # ties: the lowest seed
-    best = ordered.loc[ordered.best_dev_accuracy.idxmax()] if len(acc) else None
-    stats = summary(acc)
-    return {"model": model, "dataset": dataset,
+    best, geometry_cell = best_seed(finished), model_of(row)
+    stats = summary(100 * finished.get("test_accuracy_at_best_dev", pd.Series(dtype=float)).astype(float))
+    return {"model": ROWS[row], "dataset": DATASETS[data],
             "selected": math.nan if best is None else 100 * best.test_accuracy_at_best_dev,
             "selected_seed": math.nan if best is None else int(best["cfg.seed"]),
-            **{k: stats[k] for k in ("mean", "sd", "se", "n")}, "paper": paper}
+            **{k: stats[k] for k in ("mean", "sd", "se", "n")},
+            "paper": table1_cell(data, geometry_cell[1]).paper[geometry_cell[0]]}
 
 
 def shown_table1(table: pd.DataFrame, snli_missing: bool) -> pd.DataFrame:
@@ -93,15 +79,13 @@ def _settings(finished: pd.DataFrame) -> str:
     means all its pairs), and the NaN/inf events over the finished runs."""
     prefix = finished[finished["cfg.data.label"] != "snli"]
     r = (prefix if len(prefix) else finished).iloc[0]
-    size = r["cfg.data.train_size"]
+    size, batch = r["cfg.data.train_size"], int(r["cfg.data.batch_size"])
     size = int(size) if size == size else None  # NaN: all pairs
-    batch = int(r["cfg.data.batch_size"])
     epochs = finished.groupby("cfg.model.cell")["cfg.trainer.epochs"].max().astype(int)  # cell -> epochs
-
-    def budget(e: int) -> str:
-        return f"{e} epochs ({e * -(-size // batch)} batches of {batch})" if size else f"{e} epochs (batches of {batch})"
-    budgets = (budget(epochs.iloc[0]) if epochs.nunique() == 1
-               else ", ".join(f"the {cell.upper()}s {budget(e)}" for cell, e in epochs.items()))  # the cpu profile
+    budget = {cell: f"{e} epochs ({f'{e * -(-size // batch)} ' if size else ''}batches of {batch})"
+              for cell, e in epochs.items()}
+    budgets = (budget[epochs.index[0]] if epochs.nunique() == 1  # the cpu profile: the RNNs twice the GRUs' epochs
+               else ", ".join(f"the {cell.upper()}s {text}" for cell, text in budget.items()))
     return prose.fill("hnn", "settings", pairs=size or "all", budgets=budgets,
                       eval_every=int(r["cfg.trainer.eval_every_steps"]), dtype=r["cfg.trainer.dtype"],
                       runs=len(finished), events=int(finished.nonfinite_events.sum()))
@@ -121,15 +105,17 @@ def make(runs_dir: Path, profile: str, out: Path, seeds=None, overrides=()) -> l
     runs = run_table.Runs(*run_table.load(runs_dir, "hnn", profile, out))
     seeds = seeds or table1_seeds(runs.table)
     table, names = table1(runs, profile, seeds, overrides)
-    if runs.finished(names.values()).empty:
+    trained = runs.finished(names.values())
+    if trained.empty:
         raise FileNotFoundError(f"no finished hnn runs in {out}/runs.csv nor under {runs_dir}/hnn/{profile}: run "
                                 f"`python -m noneuclid.train -m experiment=hnn/table1 profile={profile}` first")
-    trained = set(runs.finished(names.values()).get("cfg.experiment_name", pd.Series(dtype=object)).dropna())
-    experiment = trained.pop() if len(trained) == 1 else "hnn/table1"
+    experiments = set(trained.get("cfg.experiment_name", pd.Series(dtype=object)).dropna())
+    experiment = experiments.pop() if len(experiments) == 1 else "hnn/table1"
     if experiment != "hnn/table1":  # runs of a smaller experiment: its models and datasets only
-        table, names = table1(runs, profile, seeds, overrides, variants(experiment),
-                              experiment_value(experiment, "stack.data"))
-    finished, snli_missing = runs.finished(sorted(names.values())), _snli_train_missing()
+        table, names = table1(runs, profile, seeds, overrides, [v.removeprefix("hnn/") for v in sweep_values(
+            experiment, "variant")], experiment_value(experiment, "stack.data"))
+    finished = runs.finished(sorted(names.values()))
+    snli_missing = not any((Path(compose(["experiment=hnn/table1"]).paths.data_dir) / "snli").glob("snli_1.0_train.*"))
     shown, title, settings = shown_table1(table, snli_missing), prose.fill("hnn", "table1_title"), _settings(finished)
     tables.write(out, "table1", table, shown, f"Ganea et al., {title}", settings)
     dtypes = sorted(set(finished["cfg.trainer.dtype"]))  # with the profile and overrides: what tells the runs apart

@@ -6,10 +6,12 @@ ours, each change alone too), from the per-run data (runs.csv, curves.csv.gz).""
 from __future__ import annotations
 
 import math
+from pathlib import Path
 
 import pandas as pd
 
 from noneuclid.claims.estimates import difference_interval, estimate, plus_minus
+from noneuclid.report import prose, tables
 from noneuclid.report.hnn_claims import CLAIMS
 from noneuclid.runs.lookup import embedding_name
 
@@ -17,19 +19,21 @@ DIMS = (2, 3, 5, 10)
 NOT_AVAILABLE = "not available here"
 BURNIN = "hnn/burnin"
 REFERENCE = CLAIMS.references["nickel_kiela_reconstruction"].values  # dim -> {mean_rank, map}
-COLUMNS = ["dim", "epochs", "batch_size", "lr", "burnin_epochs", "burnin_factor", "burnin_negatives", "train_minutes",
-           "evaluated_at_epoch", "nodes_ranked", "mean_rank", "map", "reference_mean_rank", "reference_map", "run"]
+COLUMNS = {"cfg.model.dim": "dim", "epochs": "epochs", "cfg.data.batch_size": "batch_size", "cfg.optim.lr": "lr",
+           "cfg.optim.burnin_epochs": "burnin_epochs", "cfg.optim.burnin_factor": "burnin_factor",
+           "burnin_negatives": "burnin_negatives", "train_minutes": "train_minutes", "epoch": "evaluated_at_epoch",
+           "reconstruction_nodes": "nodes_ranked", "reconstruction_mean_rank": "mean_rank", "reconstruction_map": "map",
+           "reference_mean_rank": "reference_mean_rank", "reference_map": "reference_map", "run": "run"}  # runs.csv -> ours
 
 
 def last_reconstruction(runs: pd.DataFrame, curves: pd.DataFrame) -> pd.DataFrame:
-    """The runs' rows joined with their logged row of the last reconstruction (epoch, mean rank, MAP, ...)."""
+    """The runs' rows joined with their logged row of the last reconstruction (epoch, mean rank, MAP, ...),
+    their burn-in negatives as 'N by frequency' (data.burnin_negatives) or 'N uniform' (unset)."""
     last = curves[curves.reconstruction_map.notna()].groupby("run").tail(1).set_index("run")
-    return runs.join(last[last.columns.difference(runs.columns)], on="run")
-
-
-def draws(burnin_negatives, negatives) -> str:
-    """A run's burn-in negatives: 'N by frequency', or 'N uniform' without data.burnin_negatives."""
-    return f"{int(negatives)} uniform" if pd.isna(burnin_negatives) else f"{int(burnin_negatives)} by frequency"
+    runs = runs.join(last[last.columns.difference(runs.columns)], on="run")
+    by_frequency = runs.get("cfg.data.burnin_negatives", pd.Series(math.nan, index=runs.index))
+    return runs.assign(burnin_negatives=[f"{int(n)} uniform" if pd.isna(b) else f"{int(b)} by frequency"
+                                         for b, n in zip(by_frequency, runs["cfg.data.negatives"])])
 
 
 def embeddings(runs: pd.DataFrame, curves: pd.DataFrame, hierarchy: str) -> pd.DataFrame:
@@ -38,17 +42,13 @@ def embeddings(runs: pd.DataFrame, curves: pd.DataFrame, hierarchy: str) -> pd.D
     found = runs[(runs["cfg.model.name"] == "poincare_embedding") & (runs["cfg.data.hierarchy"] == hierarchy)
                  & (runs.experiment != BURNIN)] if len(runs) else runs
     if found.empty:
-        return pd.DataFrame(columns=COLUMNS)
-    rows = []
-    for _, run in last_reconstruction(found, curves).sort_values(["cfg.model.dim", "cfg.data.batch_size"]).iterrows():
-        reference = REFERENCE.get(int(run["cfg.model.dim"]), {"mean_rank": math.nan, "map": math.nan})
-        rows.append([int(run["cfg.model.dim"]), int(run.epochs), int(run["cfg.data.batch_size"]),
-                     float(run["cfg.optim.lr"]), int(run["cfg.optim.burnin_epochs"]),
-                     float(run["cfg.optim.burnin_factor"]),
-                     draws(run.get("cfg.data.burnin_negatives"), run["cfg.data.negatives"]), run.train_seconds / 60,
-                     int(run.epoch), int(run.reconstruction_nodes), run.reconstruction_mean_rank, run.reconstruction_map,
-                     reference["mean_rank"], reference["map"], run.run])
-    return pd.DataFrame(rows, columns=COLUMNS)
+        return pd.DataFrame(columns=list(COLUMNS.values()))
+    found = last_reconstruction(found, curves).sort_values(["cfg.model.dim", "cfg.data.batch_size"])
+    reference = [REFERENCE.get(int(dim), {}) for dim in found["cfg.model.dim"]]
+    found = found.assign(train_minutes=found.train_seconds / 60, **{
+        f"reference_{k}": [r.get(k, math.nan) for r in reference] for k in ("mean_rank", "map")})
+    ints = ["dim", "epochs", "batch_size", "burnin_epochs", "evaluated_at_epoch", "nodes_ranked"]
+    return found[list(COLUMNS)].rename(columns=COLUMNS).astype(dict.fromkeys(ints, int)).reset_index(drop=True)
 
 
 def own(emb: pd.DataFrame, profile: str, c) -> dict[int, str]:
@@ -93,9 +93,7 @@ def burnin(runs: pd.DataFrame, curves: pd.DataFrame) -> pd.DataFrame:
     found = runs[runs.experiment == BURNIN] if len(runs) else runs
     if found.empty:
         return found
-    found = last_reconstruction(found, curves)
-    drawn = [draws(b, n) for b, n in zip(found["cfg.data.burnin_negatives"], found["cfg.data.negatives"])]
-    groups = sorted(found.assign(drawn=drawn).groupby(["cfg.optim.burnin_factor", "drawn"]),
+    groups = sorted(last_reconstruction(found, curves).groupby(["cfg.optim.burnin_factor", "burnin_negatives"]),
                     key=lambda item: (-item[0][0], "uniform" in item[0][1]))  # the reference's first
     rows, first = [], estimate(groups[0][1].reconstruction_map)
     for (factor, negatives), group in groups:
@@ -116,3 +114,13 @@ def shown_burnin(data: pd.DataFrame) -> pd.DataFrame:
         "MAP": plus_minus(r.map, r.map_se, r.seeds, ".3f"),
         "MAP minus the first row's (95 %)": "-" if pd.isna(r.map_minus_first_low)
         else f"[{r.map_minus_first_low:+.3f}, {r.map_minus_first_high:+.3f}]"} for r in data.itertuples()])
+
+
+def write_burnin(out: Path, runs: pd.DataFrame, curves: pd.DataFrame, profile: str) -> list[Path]:
+    """table2_burnin.{csv,md,tex} when the burn-in ablation has finished runs (none: nothing written)."""
+    data = burnin(runs, curves)
+    if data.empty:
+        return []
+    return tables.write(out, "table2_burnin", data, shown_burnin(data), prose.fill("hnn", "burnin_title", profile=profile),
+                        prose.fill("hnn", "burnin_caption", hierarchy=data.hierarchy[0], dim=data.dim[0],
+                                   epochs=int(data.epochs.max()), experiment=BURNIN, profile=profile))

@@ -1,13 +1,16 @@
 """Ganea et al.'s Table 2 (F1 of hyperbolic vs Euclidean MLR on WordNet noun subtrees) and its claims,
 beside the Poincare embeddings it classifies and the burn-in ablation (report.hnn_embeddings) and the
 figure of the decision boundaries (report.hnn_boundaries), from the per-run data in
-results/hnn/<profile>/ after merging into it the ended runs under runs/hnn/<profile>/.
+results/hnn/<profile>/ after merging into it the ended runs under runs/hnn/<profile>/. A cell is judged
+where its embedding reconstructs the hierarchy and no run of it is `flagged`; each reason names runs or
+classifiers, never numbers (those are table2_f1.csv's columns).
 
     python -m noneuclid.report hnn table2 [--runs runs] [--profile cpu]
 """
 
 from __future__ import annotations
 
+import itertools
 import math
 from pathlib import Path
 
@@ -18,7 +21,7 @@ from noneuclid.claims.estimates import plus_minus, summary
 from noneuclid.config import compose
 from noneuclid.data import wordnet
 from noneuclid.models.mlr import GEOMETRIES
-from noneuclid.report import hnn_boundaries, hnn_embeddings, hnn_table2_cells as cells, prose, tables
+from noneuclid.report import hnn_boundaries, hnn_embeddings, prose, tables
 from noneuclid.report.hnn_claims import CLAIMS, CLASSIFIERS
 from noneuclid.report.hnn_embeddings import DIMS, NOT_AVAILABLE
 from noneuclid.runs import lookup, table as run_table
@@ -26,23 +29,33 @@ from noneuclid.runs import lookup, table as run_table
 READING_NOTE = CLAIMS.references["ganea_table2_reading_note"].values  # subtree -> dim -> the paper's F1 pair
 AT_LEAST_AS_GOOD, LOW_DIMENSIONS = "table2_hyperbolic_mlr_at_least_as_good", "table2_margin_largest_in_low_dimensions"
 CELL = ["subtree", "dim", "geometry", "seed", "embedding"]
+# a dimension whose embedding's MAP (all nouns) is below this, or was not evaluated, has its cells
+# "not testable here": Table 2 tests the classifiers only on embeddings that reconstruct the hierarchy
+MIN_EMBEDDING_MAP = 0.5
+# a Euclidean MLR whose mean test F1 is further than this (points) from scikit-learn's logistic regression on
+# the same points and splits (table2_reference.csv) has not converged: its cells are not testable here
+REFERENCE_GAP = 1.0
 
 
 def f1_values(runs: pd.DataFrame, protocols: dict | None = None) -> pd.DataFrame:
     """One row per finished classifier run trained with its classifier's protocol (`protocols`:
     {model.geometry: {config key: value}}, lookup.table2_protocols; None: every run): subtree, dim,
-    geometry, seed, test F1 (last epoch), final training loss, its chance level, run, and the run name
-    of the embedding it classified. Runs of an earlier protocol stay in runs.csv but are not Table 2's;
-    two runs of one cell, seed and embedding are an error."""
+    geometry, seed, test F1 (last epoch), final training loss, run, its chance level, whether it was
+    unstable (its training loss rose to its chance level or above after its lowest one, runs.csv's
+    train_loss_rebound: a step too large for it), and the run name of the embedding it classified. Runs of
+    an earlier protocol stay in runs.csv but are not Table 2's; two runs of one cell, seed and embedding
+    are an error."""
     found = runs[runs["cfg.model.name"] == "point_mlr"] if len(runs) else runs
     if protocols is not None:  # before the lookups: an earlier protocol's runs are many
         found = found[lookup.trained_with(found, protocols)]
     columns = {"cfg.data.subtree": "subtree", "cfg.data.dim": "dim", "cfg.model.geometry": "geometry",
                "cfg.seed": "seed", "final_test_f1": "f1", "final_train_loss": "train_loss", "run": "run"}
     if found.empty:
-        return pd.DataFrame(columns=CELL + ["f1", "train_loss", "run", "chance_loss"])
+        return pd.DataFrame(columns=CELL + ["f1", "train_loss", "run", "chance_loss", "unstable"])
     values = found[list(columns)].rename(columns=columns).astype({"dim": int, "seed": int}).reset_index(drop=True)
     values["chance_loss"] = chance_losses(found).to_numpy()
+    rebound = found.get("train_loss_rebound", pd.Series(math.nan, index=found.index)).to_numpy(float)
+    values["unstable"] = rebound >= values.chance_loss.to_numpy()
     values["embedding"] = [lookup.embedding_of(row) for _, row in found.iterrows()]
     twice = values[values.duplicated(CELL, keep=False)]
     if len(twice):  # e.g. classifiers of an earlier embedding of that dimension beside the current one's
@@ -53,47 +66,44 @@ def f1_values(runs: pd.DataFrame, protocols: dict | None = None) -> pd.DataFrame
 
 def natural_mix(found: pd.DataFrame) -> pd.Series:
     """Whether each classifier run trained on the natural mix (data.natural_mix; unset: balanced batches)."""
-    return found.get("cfg.data.natural_mix", pd.Series(None, index=found.index)).fillna(False).astype(bool)
+    return found.get("cfg.data.natural_mix", pd.Series(None, index=found.index)).eq(True)
 
 
 def chance_losses(found: pd.DataFrame) -> pd.Series:
     """Each classifier run's chance level of the training loss (the summary's chance_train_loss; ln 2 for a
     run of balanced batches from before it was logged)."""
     logged = found.get("chance_train_loss", pd.Series(math.nan, index=found.index))
-    natural = natural_mix(found)
-    if (logged.isna() & natural).any():
+    if (logged.isna() & natural_mix(found)).any():
         raise ValueError("a natural-mix classifier run without chance_train_loss in its summary: retrain it")
     return logged.fillna(math.log(2))
 
 
-def _f1(values: pd.DataFrame, subtree: str, dim: int, geometry: str) -> pd.Series:
-    """Test F1 % per seed of one classifier on one subtree and dimension."""
-    return 100 * values[(values.subtree == subtree) & (values.dim == dim) & (values.geometry == geometry)].f1
+def flagged(values: pd.DataFrame, gaps: dict) -> pd.DataFrame:
+    """`values` with the flags that keep a run's cells from being judged: not_learned (final training loss
+    at or above its chance level, the loss of a constant guess on its batches: ln 2 on balanced ones),
+    unconverged (its Euclidean MLR further than REFERENCE_GAP from scikit-learn's: `gaps`), unstable."""
+    gap = [abs(gaps.get(cell, 0.0)) > REFERENCE_GAP for cell in zip(values.subtree, values.dim, values.geometry)]
+    return values.assign(not_learned=values.train_loss >= values.chance_loss, unconverged=pd.Series(gap, values.index, bool),
+                         unstable=values.get("unstable", False))
 
 
 def table2(values: pd.DataFrame, emb_map: dict[int, float], gaps: dict | None = None) -> pd.DataFrame:
     """One row per subtree, dimension and classifier: the embedding's MAP (the precondition), test F1 %
     over the seeds (n, mean, s.d., s.e., 95 % Student-t interval), the runs' convergence (the largest
-    final training loss, the runs that ended at or above their loss's chance level, the unstable runs),
-    its difference from scikit-learn's (reference_difference), why it is not testable, the paper's pair
-    where it is known (paper_f1)."""
-    rows, why = [], cells.untestable(emb_map)
-    for subtree, dim, geometry in ((s, d, g) for s in wordnet.SUBTREES for d in DIMS for g in GEOMETRIES):
+    final training loss, the runs not learned and the unstable ones), its difference from scikit-learn's
+    (reference_difference), why it is not testable, the paper's pair where a reading note quotes the cell
+    (claims/hnn.yaml, references; else NaN)."""
+    rows, why, gaps = [], untestable(emb_map), gaps or {}
+    values = flagged(values, gaps)
+    for subtree, dim, geometry in itertools.product(wordnet.SUBTREES, DIMS, GEOMETRIES):
         runs = values[(values.subtree == subtree) & (values.dim == dim) & (values.geometry == geometry)]
-        rows.append({"subtree": subtree, "dim": dim, "embedding_map": emb_map.get(dim, float("nan")),
+        paper = READING_NOTE.get(subtree, {}).get(dim, {})
+        rows.append({"subtree": subtree, "dim": dim, "embedding_map": emb_map.get(dim, math.nan),
                      "classifier": geometry, **summary(100 * runs.f1, "f1_"), "train_loss_max": runs.train_loss.max(),
-                     "not_learned": int((runs.train_loss >= runs.chance_loss).sum()),
-                     "unstable": int(runs.get("unstable", pd.Series(dtype=bool)).sum()),
-                     "reference_difference": (gaps or {}).get((subtree, dim, geometry), math.nan),
-                     "not_testable": why[dim], **paper_f1(subtree, dim)})
+                     "not_learned": int(runs.not_learned.sum()), "unstable": int(runs.unstable.sum()),
+                     "reference_difference": gaps.get((subtree, dim, geometry), math.nan), "not_testable": why[dim],
+                     **{f"paper_{k}_f1": paper.get(k, math.nan) for k in ("hyperbolic", "euclidean")}})
     return pd.DataFrame(rows)
-
-
-def paper_f1(subtree: str, dim: int) -> dict[str, float]:
-    """The paper's test F1 % of the hyperbolic MLR and of a Euclidean one where a reading note quotes the
-    cell (claims/hnn.yaml, references), else NaN."""
-    pair = READING_NOTE.get(subtree, {}).get(dim, {})
-    return {f"paper_{k}_f1": pair.get(k, math.nan) for k in ("hyperbolic", "euclidean")}
 
 
 def shown_table2(table: pd.DataFrame) -> tuple[pd.DataFrame, set]:
@@ -101,45 +111,76 @@ def shown_table2(table: pd.DataFrame) -> tuple[pd.DataFrame, set]:
     mean in each row to set in bold)."""
     rows, bold = [], set()
     for (subtree, dim), cell in table.groupby(["subtree", "dim"], sort=False):
-        emb_map = cell.embedding_map.iloc[0]
-        row = {"subtree": subtree, "dim": str(dim), "embedding MAP": "-" if pd.isna(emb_map) else f"{emb_map:.3f}"}
+        first = cell.iloc[0]
+        row = {"subtree": subtree, "dim": str(dim),
+               "embedding MAP": "-" if pd.isna(first.embedding_map) else f"{first.embedding_map:.3f}"}
         for r in cell.itertuples():
-            row[CLASSIFIERS[r.classifier]] = ("not testable here" if r.not_testable else "not run" if r.n == 0 else
-                                              plus_minus(r.f1_mean, r.f1_se, r.n)
-                                              + (f", {r.not_learned} not learned" if r.not_learned else "")
-                                              + (f", {r.unstable} unstable" if r.unstable else "")
-                                              + (", not converged" if abs(r.reference_difference) > cells.REFERENCE_GAP
-                                                 else ""))
+            notes = [f"{n} {what}" for what, n in (("not learned", r.not_learned), ("unstable", r.unstable)) if n]
+            notes += ["not converged"] if abs(r.reference_difference) > REFERENCE_GAP else []
+            row[CLASSIFIERS[r.classifier]] = ("not testable here" if r.not_testable else "not run" if r.n == 0
+                                              else ", ".join([plus_minus(r.f1_mean, r.f1_se, r.n), *notes]))
         tested = cell[(cell.n > 0) & (cell.not_testable == "")]
         if len(tested) > 1:
             bold.add((len(rows), CLASSIFIERS[tested.loc[tested.f1_mean.idxmax(), "classifier"]]))
-        paper = paper_f1(subtree, dim)
-        rows.append({**row, "paper": NOT_AVAILABLE if pd.isna(paper["paper_hyperbolic_f1"]) else
-                     "{paper_hyperbolic_f1:g} vs {paper_euclidean_f1:g} (reading note)".format(**paper)})
+        rows.append({**row, "paper": NOT_AVAILABLE if pd.isna(first.paper_hyperbolic_f1) else
+                     f"{first.paper_hyperbolic_f1:g} vs {first.paper_euclidean_f1:g} (reading note)"})
     return pd.DataFrame(rows), bold
+
+
+def untestable(emb_map: dict[int, float]) -> dict[int, str]:
+    """dim -> why its cells cannot be tested ('' where they can), from the embedding's MAP."""
+    return {dim: "" if emb_map.get(dim, 0.0) >= MIN_EMBEDDING_MAP else
+            prose.fill("hnn", "map_below" if dim in emb_map else "no_embedding") for dim in DIMS}
+
+
+def reference_gaps(out: Path) -> dict[tuple[str, int, str], float]:
+    """(subtree, dim, classifier) -> our mean F1 minus scikit-learn's, from out/table2_reference.csv (the
+    natural-mix runs of `python -m noneuclid.evaluate table2-reference`); empty without the file."""
+    if not (Path(out) / "table2_reference.csv").is_file():
+        return {}
+    ref = pd.read_csv(Path(out) / "table2_reference.csv").query("sampling == 'natural'")
+    return dict(zip(zip(ref.subtree, ref.dim.astype(int), ref.classifier), ref.difference))
+
+
+def _flagged_reason(values: pd.DataFrame, subtree: str, dims, geometries, flags) -> str:
+    """Why these cells are not testable ('' where they are): the first of `flags` (columns `flagged` adds)
+    that some of their runs have (templates/hnn.md), naming them by dimension and classifier (and seed,
+    for not_learned)."""
+    cell = values[(values.subtree == subtree) & values.dim.isin(dims) & values.geometry.isin(geometries)]
+    for flag in flags if len(cell) else ():
+        hit = cell[cell[flag].astype(bool)].sort_values(["dim", "geometry", "seed"])
+        named = dict.fromkeys(f"{r.dim}-D {CLASSIFIERS[r.geometry]}" + (f" seed {r.seed}" if flag == "not_learned" else "")
+                              for r in hit.itertuples())
+        if named:
+            return prose.fill("hnn", flag, runs=", ".join(named))
+    return ""
+
+
+def _too_few(arms) -> str:
+    """Why arms of fewer than 2 seeds each are not judged ('' where they are not)."""
+    return prose.fill("hnn", "too_few", a=len(arms[0]), b=len(arms[1])) if min(map(len, arms)) < 2 else ""
 
 
 def verdicts(values: pd.DataFrame, emb_map: dict[int, float], gaps: dict | None = None) -> list[engine.Verdict]:
     """The two Table 2 claims, cell by cell: test F1 per seed of the hyperbolic MLR against each Euclidean
-    one (Welch); the margin per seed (`_margins`) in 2-D against 10-D; not testable below the precondition
-    or where a Euclidean MLR has not converged (`gaps`: reference_gaps)."""
-    why, rows, gaps = cells.untestable(emb_map), [], gaps or {}
+    one (Welch; not where neither finds the subtree, F1 zero on every seed of both); the margin per seed
+    (`_margins`) in a low dimension against 10-D, judged where every classifier learned. Not testable below
+    the precondition, with runs `flagged` (`gaps`: reference_gaps) or fewer than 2 seeds an arm."""
+    why, values, rows = untestable(emb_map), flagged(values, gaps or {}), []
     claim = CLAIMS[AT_LEAST_AS_GOOD]
     for cell in claim.cells:
         subtree, dim = cell.name.split(", ")[0], int(cell.name.split(", ")[1].removesuffix("-D"))
-        arms = [_f1(values, subtree, dim, g).to_numpy() for g in cell.arms]
-        rows.append(engine.judged(claim, cell, arms, why[dim] or cells.unconverged(gaps, subtree, [dim], cell.arms)
-                                  or cells.unsteady(values, subtree, [dim], cell.arms) or cells.none_found(arms)
-                                  or cells.too_few(arms)))
+        arms = [100 * values[(values.subtree == subtree) & (values.dim == dim) & (values.geometry == g)].f1.to_numpy()
+                for g in cell.arms]
+        none_found = prose.fill("hnn", "none_found") if all(len(a) and not a.any() for a in arms) else ""
+        rows.append(engine.judged(claim, cell, arms, why[dim] or _flagged_reason(
+            values, subtree, [dim], cell.arms, ("unconverged", "unstable")) or none_found or _too_few(arms)))
     claim = CLAIMS[LOW_DIMENSIONS]
     for cell in claim.cells:
-        dims = [int(arm.removeprefix("d")) for arm in cell.arms]
-        arms = [_margins(values, cell.name.split(", ")[0], dim) for dim in dims]
-        reason = "; ".join(f"{dim}-D: {why[dim]}" for dim in dims if why[dim])
-        subtree = cell.name.split(", ")[0]
-        rows.append(engine.judged(claim, cell, arms, reason or cells.not_learned(values, subtree, dims)
-                                  or cells.unconverged(gaps, subtree, dims, ("euclidean", "euclidean_log0"))
-                                  or cells.unsteady(values, subtree, dims, GEOMETRIES) or cells.too_few(arms)))
+        subtree, dims = cell.name.split(", ")[0], [int(arm.removeprefix("d")) for arm in cell.arms]
+        arms = [_margins(values, subtree, dim) for dim in dims]
+        rows.append(engine.judged(claim, cell, arms, "; ".join(f"{d}-D: {why[d]}" for d in dims if why[d]) or _flagged_reason(
+            values, subtree, dims, GEOMETRIES, ("not_learned", "unconverged", "unstable")) or _too_few(arms)))
     return rows
 
 
@@ -169,8 +210,7 @@ def settings(e, classifiers: pd.DataFrame) -> str:
                          for value in dict.fromkeys(each.values()))
 
     geometry = classifiers.get("cfg.model.geometry", pd.Series(dtype=object, index=classifiers.index))
-    natural = natural_mix(classifiers)
-    sampling = " and ".join(sorted({"natural-mix" if n else "balanced" for n in natural})) or "-"
+    sampling = " and ".join(sorted({"natural-mix" if n else "balanced" for n in natural_mix(classifiers)})) or "-"
     return prose.fill("hnn", "table2_settings", negatives=e.data.negatives, dtype=e.trainer.dtype,
                       nodes=e.data.eval_nodes or "all", code=CLAIMS.references["nickel_kiela_code"].values,
                       epochs=recorded("cfg.trainer.epochs"), sampling=sampling, batch=recorded("cfg.data.batch_size"),
@@ -192,19 +232,19 @@ def make(runs_dir: Path, profile: str, out: Path, seeds=None, overrides=()) -> l
                                 f"`python -m noneuclid.train -m experiment=hnn/poincare profile={profile}` and then "
                                 f"`python -m noneuclid.train -m experiment=hnn/table2 profile={profile}` first")
     values, emb = hnn_embeddings.classified(every_value, every_emb, hnn_embeddings.own(every_emb, profile, c))
-    values = values.assign(unstable=cells.unstable(values, runs))
     every_emb["table2"], emb_map = every_emb.run.isin(emb.run), dict(zip(emb.dim, emb["map"]))
     made = prose.fill("hnn", "table2_made", profile=profile, classifiers=len(values), embeddings=len(emb),
                       seeds=", ".join(map(str, sorted(values.seed.unique()))) or "-",
                       commits=run_table.commits(runs[runs.run.isin(set(values.run) | set(emb.run))] if len(runs) else runs))
-    gaps = cells.reference_gaps(out)
+    gaps = reference_gaps(out)
     table, embeddings = table2(values, emb_map, gaps), hnn_embeddings.shown(every_emb)
     shown, bold = shown_table2(table)
     written = [*tables.write(out, "table2_embeddings", every_emb, embeddings, prose.fill(
                    "hnn", "embeddings_title", profile=profile), prose.fill("hnn", "embeddings_caption", made=made)),
                *tables.write(out, "table2_f1", table, shown, prose.fill("hnn", "f1_title", profile=profile),
-                             prose.fill("hnn", "f1_caption", min_map=cells.MIN_EMBEDDING_MAP, made=made), bold),
-               *(out / f"table2_claims.{ext}" for ext in ("csv", "md", "tex")), *_write_burnin(out, runs, curves, profile)]
+                             prose.fill("hnn", "f1_caption", min_map=MIN_EMBEDDING_MAP, made=made), bold),
+               *(out / f"table2_claims.{ext}" for ext in ("csv", "md", "tex")),
+               *hnn_embeddings.write_burnin(out, runs, curves, profile)]
     claims = tables.write_claims(out, "table2_claims", verdicts(values, emb_map, gaps),
                                  prose.fill("hnn", "table2_claims_title", profile=profile))
     hnn_boundaries.draw(values, emb, Path(runs_dir) / "hnn" / profile, c, out)
@@ -216,14 +256,3 @@ def make(runs_dir: Path, profile: str, out: Path, seeds=None, overrides=()) -> l
         *([caption.read_text()] if caption.is_file() else []),
         *([burnin.read_text().replace("# ", "## ", 1)] if burnin.is_file() else [])]))
     return [*written, out / "table2.md"]
-
-
-def _write_burnin(out: Path, runs: pd.DataFrame, curves: pd.DataFrame, profile: str) -> list[Path]:
-    """table2_burnin.{csv,md,tex} when the burn-in ablation has finished runs (none: nothing written)."""
-    data = hnn_embeddings.burnin(runs, curves)
-    if data.empty:
-        return []
-    return tables.write(out, "table2_burnin", data, hnn_embeddings.shown_burnin(data),
-                        prose.fill("hnn", "burnin_title", profile=profile),
-                        prose.fill("hnn", "burnin_caption", hierarchy=data.hierarchy[0], dim=data.dim[0],
-                                   epochs=int(data.epochs.max()), experiment=hnn_embeddings.BURNIN, profile=profile))
