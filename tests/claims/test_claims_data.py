@@ -41,8 +41,9 @@ def test_paper_values_that_are_differences_are_derived_from_the_paper_cells():
     """The paper's M1 leads (PHYDI) and hyperbolic gains (Ganea et al.) are not written again in the claims
     files: the reports derive them from the Table 1 cells, as the paper's printed numbers give them."""
     from noneuclid.report import hnn_claims, phydi_resnet
-    assert phydi_resnet.paper_leads(["depth152", "depth18"], 2) == {"depth152": 26.34, "depth18": 0.0}  # 32.67 - 6.33
-    assert phydi_resnet.paper_leads(["depth152", "depth18"], 4) == {"depth152": 17.34, "depth18": -0.75}
+    leads = data.load("phydi")["table1_lead_grows_with_depth"]
+    assert phydi_resnet.paper_leads(leads.cells[0]) == {"depth152": 26.34, "depth18": 0.0}  # n = 2: 32.67 - 6.33
+    assert phydi_resnet.paper_leads(leads.cells[2]) == {"depth152": 17.34, "depth18": -0.75}  # n = 4
     assert hnn_claims.paper_gains(["prefix10", "prefix30"], "rnn") == {"prefix10": 7.29, "prefix30": 6.12}  # 96.91 - 89.62
     assert hnn_claims.paper_gains(["prefix30", "prefix50"], "gru") == {"prefix30": 2.0, "prefix50": 1.83}
     packed = [c.paper_source for p in data.papers() for claim in data.load(p).claims for c in claim.cells
@@ -153,6 +154,13 @@ def test_a_good_file_loads(tmp_path):
     assert claims["c"].learned is None
     gains = data.load_file(_write(tmp_path, {**GOOD_CLAIM, "learned": LEARNED}))["c"]
     assert gains.learned == data.Learned("test accuracy %", "higher", 10.0, "ours")
+    assert (cell.where, cell.select) == ({}, {})  # a claim without a run selector selects nothing
+    selected = data.load_file(_write(tmp_path, {**GOOD_CLAIM, "where": {"model.name": "m"}, "arm_key": "model.init",
+                                                "arm_where": {"b": {"model.depth": 2}}},
+                                     cells=[{**GOOD_CELL, "where": {"model.n": 3}}]))["c"].cells[0]
+    assert selected.where == {"model.name": "m", "model.n": 3}
+    assert selected.select == {"a": {"model.name": "m", "model.n": 3, "model.init": "a"},
+                               "b": {"model.name": "m", "model.n": 3, "model.depth": 2}}
 
 
 @pytest.mark.parametrize("claim, cells, message", [
@@ -176,6 +184,11 @@ def test_a_good_file_loads(tmp_path):
     ({"learned": {**LEARNED, "better": "up"}}, None, "claim 'c', learned: key 'better' must be one of"),
     ({"learned": {k: v for k, v in LEARNED.items() if k != "source"}}, None, "learned: missing key 'source'"),
     ({"learned": {**LEARNED, "points": 3}}, None, "claim 'c', learned: unknown key 'points'"),
+    ({"arm_key": "model.init"}, [{**GOOD_CELL, "where": {"model.n": [2]}}],
+     "claim 'c', cell 'x': key 'where' must map config keys to values"),
+    ({"where": {"model.n": 2}}, [{**GOOD_CELL, "where": {"model.n": 3}}], "cell 'x': key 'where' repeats the claim's"),
+    ({"arm_where": {"a": {"model.depth": 2}}}, None, "claim 'c', cell 'x': arm 'b' selects no runs"),
+    ({"arm_key": "model.init", "arm_where": {"z": {}}}, None, "claim 'c': key 'arm_where' names ['z'], an arm of no cell"),
 ])
 def test_a_broken_claim_names_the_file_the_claim_the_cell_and_the_key(tmp_path, claim, cells, message):
     claim = {k: v for k, v in {**GOOD_CLAIM, **claim}.items() if v is not DROP}

@@ -57,7 +57,7 @@ def test_standard_fastest_as_in_the_paper_reproduces():
     at epoch 1 and ahead of WKP at epoch 2."""
     cell = {"standard": _shifted(0.50, 0.21, 0.22, 0.23, 0.24), "phydi": _shifted(0.50, 0.11, 0.12, 0.13, 0.14),
             "wkp": _shifted(0.50, 0.01, 0.02, 0.03, 0.04)}
-    claims = phydi_resnet.resnet_claims(cell, "table1", (18, 4), phydi_resnet.threshold_x(cell))
+    claims = phydi_resnet.resnet_claims({(18, 4): cell}, "table1")
     assert _verdicts(claims) == {("m1", "standard"): "reproduces", ("m1", "wkp"): "reproduces",
                                  ("auc", "standard"): "reproduces", ("auc", "wkp"): "reproduces",
                                  ("m2", "standard"): "contradicts", ("m2", "wkp"): "reproduces"}
@@ -74,28 +74,28 @@ def test_phydi_behind_where_the_paper_has_it_ahead_contradicts():
     behind = {"standard": _shifted(0.3, 0.20, 0.21, 0.19, 0.2, epochs=5),
               "wkp": _shifted(0.3, 0.20, 0.22, 0.18, 0.2, epochs=5),
               "phydi": _shifted(0.3, 0.0, 0.01, -0.01, 0.0, epochs=5)}
-    claims = phydi_resnet.resnet_claims(behind, "table1", (152, 4), phydi_resnet.threshold_x(behind))
+    claims = phydi_resnet.resnet_claims({(152, 4): behind}, "table1")
     assert len(claims) == 6 and all(c.verdict == "contradicts" for c in claims)
     assert claims[0].label == "m1 at 62 % (80 % out of reach)"  # the curves stop below 80 %: M1 at X % instead
     tie = {init: _shifted(0.3, 0.0, 0.2, -0.2, epochs=5) for init in phydi_resnet.INITS}
-    for c in phydi_resnet.resnet_claims(tie, "table1", (152, 4), phydi_resnet.threshold_x(tie)):
+    for c in phydi_resnet.resnet_claims({(152, 4): tie}, "table1"):
         assert c.verdict == "inconclusive" and c.difference == 0 and c.seeds_to_decide == math.inf
 
 
 def test_one_seed_a_missing_init_or_a_short_run_is_not_testable():
     one_seed = {init: _shifted(0.3, 0.0) for init in phydi_resnet.INITS}
-    claims = phydi_resnet.resnet_claims(one_seed, "table1", (50, 4), 0.5)
+    claims = phydi_resnet.resnet_claims({(50, 4): one_seed}, "table1")
     assert all(c.verdict == "not testable here" for c in claims)
     assert claims[0].reason == "fewer than 2 seeds of phydi, standard: no interval"
     missing = {"standard": _shifted(0.3, 0, 0.1), "phydi": _shifted(0.3, 0, 0.1)}
-    verdicts = {c.cell: c for c in phydi_resnet.resnet_claims(missing, "table1", (50, 4), 0.5)}
+    verdicts = {c.cell: c for c in phydi_resnet.resnet_claims({(50, 4): missing}, "table1")}
     no_wkp = verdicts["PHResNet50, n = 4, vs WKP"]
     assert no_wkp.reason == "no finished runs of WKP" and (no_wkp.n_a, no_wkp.n_b) == (2, 0)
     assert verdicts["PHResNet50, n = 4, vs standard"].verdict != "not testable here"
     short = {init: _shifted(0.3, 0.0, 0.1, epochs=1) for init in phydi_resnet.INITS}  # the paper's M2 here: epoch 2
-    m2 = [c for c in phydi_resnet.resnet_claims(short, "table1", (50, 4), 0.3) if c.claim == "table1_m2"]
+    m2 = [c for c in phydi_resnet.resnet_claims({(50, 4): short}, "table1") if c.claim == "table1_m2"]
     assert {c.reason for c in m2} == {phydi_resnet.M2_BEYOND} and {c.level for c in m2} == {2}  # 100,000 images
-    assert phydi_resnet.resnet_claims(one_seed, "table1", (34, 4), 0.5) == []  # no such cell in the paper: no claim
+    assert phydi_resnet.resnet_claims({(34, 4): one_seed}, "table1") == []  # no such cell in the paper: no claim
 
 
 def test_m2_is_read_after_the_paper_s_training_images():
@@ -103,7 +103,8 @@ def test_m2_is_read_after_the_paper_s_training_images():
     first is read there (PHResNet18, n = 3, vs WKP: M2 1), the second is beyond ten epochs."""
     cell = {"standard": _shifted(0.2, 0.0, 0.01, epochs=10, step=0.01), "wkp": _shifted(0.2, 0.0, 0.01, epochs=10, step=0.01),
             "phydi": _shifted(0.2, 0.1, 0.11, epochs=10, step=0.01)}
-    m2 = {c.cell: c for c in phydi_resnet.resnet_claims(cell, "table1", (18, 3), 0.2, images=5000) if c.claim == "table1_m2"}
+    claims = phydi_resnet.resnet_claims({(18, 3): cell}, "table1", images={(18, 3): 5000})
+    m2 = {c.cell: c for c in claims if c.claim == "table1_m2"}
     wkp, standard = m2["PHResNet18, n = 3, vs WKP"], m2["PHResNet18, n = 3, vs standard"]
     assert (wkp.verdict, wkp.label, wkp.level, wkp.mean_a) == ("reproduces", "accuracy at epoch 10", 10, pytest.approx(39.5))  # 30 + 9 and 31 + 9
     assert standard.verdict == "not testable here" and standard.reason == phydi_resnet.M2_BEYOND and standard.level == 20
@@ -201,8 +202,10 @@ def test_a_run_that_diverged_before_its_first_evaluation_counts():
     cells, _ = phydi_fig4.lm_cells(runs, curves)
     ppl, diverged = cells[(4, 48)]["post"]
     assert list(ppl.columns) == [0, 1, 2] and ppl[2].isna().all() and diverged == {0: False, 1: False, 2: True}
-    assert phydi_fig4._values("failed", cells, (4, 48, "post"), 350.0, 400.0) == [0.0, 0.0, 1.0]
-    assert phydi_fig4._values("epochs_to_ppl", cells, (4, 48, "post"), 350.0, 400.0).startswith("runs of PostNorm at")
+    scores = phydi_fig4.scores(cells, {4: 400.0}, ratio=350 / 400)  # threshold 350
+    post48 = {"model.n": 4, "model.depth": 48, "model.norm": "post"}
+    assert phydi_fig4._values("failed", scores, post48) == [0.0, 0.0, 1.0]
+    assert phydi_fig4._values("epochs_to_ppl", scores, post48).startswith("runs of PostNorm at")
     assert list(phydi_fig4.per_seed(ppl, diverged, 305.0, 400.0).end) == ["reached", "slow", "diverged"]
     assert list(phydi_fig4.per_seed(ppl, diverged, 305.0, 320.0).end) == ["reached", "stuck", "diverged"]  # 310 >= 0.95 x 320
 

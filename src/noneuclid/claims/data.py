@@ -20,6 +20,13 @@ A cell:  cell (its name); arms, [a, b] with a the arm the claim favours (or hold
          name such as M2, -> the paper's number) with paper_source, paper_se (arm -> the paper's
          standard error), relation, tolerance or precondition in place of the claim's, and paired
          (true: the arms' runs of one seed share their initial weights, so the engine pairs them by seed).
+Runs:    which runs an arm's values come from, as settings (a config key such as model.depth -> its
+         value, as in runs.csv's cfg.<key> columns): a claim's where (what all its cells share) and a
+         cell's where (what its arms share; not one of the claim's keys); the claim's arm_key (the
+         key whose value an arm names, e.g. model.init for arms [phydi, wkp]) or arm_where (arm ->
+         its settings, for an arm that is not one key's value, e.g. depth152: {model.depth: 152}).
+         Where a claim or a cell has any of them, every arm of its cells resolves to settings
+         (Cell.select, read by report/select.py), else the claim's arms select nothing (Cell.select {}).
 """
 
 from __future__ import annotations
@@ -34,11 +41,11 @@ DIR = Path(__file__).resolve().parent
 BETTER = ("lower", "higher")
 BETTER_RELATION, ON_PAR = RELATIONS = ("better", "on_par")
 CLAIM_KEYS = ({"id", "claim", "source", "metric", "unit", "better", "relation", "cells"},
-              {"tolerance", "tolerance_source", "precondition", "note", "learned"})
+              {"tolerance", "tolerance_source", "precondition", "note", "learned", "where", "arm_key", "arm_where"})
 LEARNED_KEYS = ({"metric", "better", "within", "source"}, set())
 NUMBER_KEYS = ({"value", "source"}, set())
 CELL_KEYS = ({"cell", "arms"}, {"paper", "paper_source", "paper_se", "relation", "tolerance", "bound", "bound_source",
-                                "precondition", "paired"})
+                                "precondition", "paired", "where"})
 
 
 class ClaimsError(ValueError):
@@ -58,6 +65,8 @@ class Cell:
     bound_source: str
     precondition: str
     paired: bool = False  # the arms' runs of one seed share their initial weights: judged paired by seed
+    where: dict = field(default_factory=dict)  # config key -> value: what the cell's runs share (claim's and cell's)
+    select: dict[str, dict] = field(default_factory=dict)  # arm -> config key -> value of its runs ({}: none)
 
 
 @dataclass(frozen=True)
@@ -182,7 +191,12 @@ def _claim(raw, file_where: str) -> Claim:
     _keys(raw, CLAIM_KEYS, where)
     better, relation = _choice(raw, "better", BETTER, where), _choice(raw, "relation", RELATIONS, where)
     tolerance = _number(raw, "tolerance", where) if "tolerance" in raw else None
-    cells = tuple(_cell(c, relation, tolerance, f"{where}, cell {_name(c, 'cell')!r}") for c in _list(raw, "cells", where))
+    runs = _runs(raw, where)
+    cells = tuple(_cell(c, relation, tolerance, runs, f"{where}, cell {_name(c, 'cell')!r}")
+                  for c in _list(raw, "cells", where))
+    unused = sorted(set(runs.arm_where) - {arm for c in cells for arm in c.arms})
+    if unused:
+        raise ClaimsError(f"{where}: key 'arm_where' names {unused}, an arm of no cell")
     _unique([c.name for c in cells], "cell", where)
     on_par = any(c.relation == ON_PAR for c in cells)
     if on_par and "tolerance_source" not in raw:
@@ -206,7 +220,7 @@ def _learned(raw, claim_where: str) -> Learned:
                    _text(raw, "source", where))
 
 
-def _cell(raw, claim_relation: str, claim_tolerance: float | None, where: str) -> Cell:
+def _cell(raw, claim_relation: str, claim_tolerance: float | None, runs: Runs, where: str) -> Cell:
     _keys(raw, CELL_KEYS, where)
     arms = _list(raw, "arms", where)
     if len(arms) not in (1, 2) or not all(isinstance(a, str) and a for a in arms) or len(set(arms)) != len(arms):
@@ -229,7 +243,49 @@ def _cell(raw, claim_relation: str, claim_tolerance: float | None, where: str) -
     return Cell(_text(raw, "cell", where), tuple(arms), relation, tolerance if relation == ON_PAR else 0.0, paper,
                 paper_se, _optional_text(raw, "paper_source", where), bound,
                 _text(raw, "bound_source", where) if bound is not None else "", _optional_text(raw, "precondition", where),
-                paired)
+                paired, *_selected(raw, arms, runs, where))
+
+
+@dataclass(frozen=True)
+class Runs:
+    """A claim's run selector as written (module doc): where, arm_key ('' for none) and arm_where."""
+    where: dict
+    arm_key: str
+    arm_where: dict[str, dict]
+
+
+def _runs(raw: dict, where: str) -> Runs:
+    """The claim's run selector, validated."""
+    arm_where = raw.get("arm_where", {})
+    if not isinstance(arm_where, dict):
+        raise ClaimsError(f"{where}: key 'arm_where' must map arms to settings, not {arm_where!r}")
+    return Runs(_settings(raw, "where", where), _optional_text(raw, "arm_key", where),
+                {arm: _settings(arm_where, arm, f"{where}, arm_where") for arm in arm_where})
+
+
+def _selected(raw: dict, arms: list[str], runs: Runs, where: str) -> tuple[dict, dict[str, dict]]:
+    """(the settings the cell's runs share, arm -> the settings of its runs); ({}, {}) where neither the
+    claim nor the cell selects runs."""
+    own = _settings(raw, "where", where)
+    if set(own) & set(runs.where):
+        raise ClaimsError(f"{where}: key 'where' repeats the claim's {sorted(set(own) & set(runs.where))}")
+    shared = {**runs.where, **own}
+    if not (shared or runs.arm_key or runs.arm_where):
+        return {}, {}
+    unresolved = [arm for arm in arms if arm not in runs.arm_where and not runs.arm_key]
+    if unresolved:
+        raise ClaimsError(f"{where}: arm {unresolved[0]!r} selects no runs: name it in the claim's 'arm_where' "
+                          "or give the claim an 'arm_key'")
+    return shared, {arm: {**shared, **runs.arm_where.get(arm, {runs.arm_key: arm})} for arm in arms}
+
+
+def _settings(raw: dict, key: str, where: str) -> dict:
+    """An optional mapping config key (such as model.depth) -> a number, text or true/false."""
+    value = raw.get(key, {})
+    if not isinstance(value, dict) or not all(
+            isinstance(k, str) and k and isinstance(v, (str, int, float, bool)) for k, v in value.items()):
+        raise ClaimsError(f"{where}: key {key!r} must map config keys to values, not {value!r}")
+    return value
 
 
 def _name(raw, key: str) -> str:

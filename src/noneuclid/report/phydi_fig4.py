@@ -11,7 +11,6 @@ epoch) or reached; it fails when diverged or stuck.
 from __future__ import annotations
 
 import math
-import re
 from dataclasses import replace
 from pathlib import Path
 
@@ -20,14 +19,10 @@ from matplotlib.ticker import MaxNLocator, NullFormatter
 
 from noneuclid.claims import engine
 from noneuclid.claims.estimates import estimate
-from noneuclid.report import figures
+from noneuclid.report import figures, select
 from noneuclid.report.phydi_runs import CLAIMS, NAMES, NUMBERS, Curves, epochs_to, fill, no_runs, pivot
 
 Cells = dict[tuple[int, int], dict[str, tuple[Curves, dict]]]  # (n, depth) -> norm -> (val ppl, seed -> diverged)
-# A claim's arm: a norm at the cell's n and depth, at another depth (post_depth48) or n (post_n4), or PHYDI's
-# lead over PreNorm at a depth (depth48), which reads PreNorm's and PHYDI's runs
-ARM = re.compile(r"(?P<norm>post|pre|phydi)?_?(?:depth(?P<depth>\d+)|n(?P<n>\d+))?")
-READS = {"post": ("post",), "pre": ("pre",), "phydi": ("phydi",), "lead": ("pre", "phydi")}
 METRICS = ("failed", "best_ppl", "epochs_to_ppl", "phydi_lead")
 
 
@@ -111,14 +106,16 @@ def fig4_verdicts(cells: Cells, unigram: dict[int, float], ratio: float | None =
     """Every cell of the Fig. 4 claims from per-seed values: failed (1 or 0, engine.judge_shares), best ppl,
     epochs to ppl <= T_r (T without a ratio), PHYDI's lead over PreNorm in them (same seed); not testable
     without runs or values, or where every run compared is at the first evaluation (the metric's floor)."""
-    rows = []
+    rows, runs = [], scores(cells, unigram, ratio)
     for claim in (c for c in CLAIMS.claims if c.metric in METRICS):
         for cell in claim.cells:
-            keys = [_arm(arm, cell.name) for arm in cell.arms]
-            u = unigram.get(keys[0][0], math.nan)
-            threshold, name = (ratio * u, "T_r") if ratio and keys[0][0] in unigram else (scaled_threshold(u), "T")
-            values = [_values(claim.metric, cells, key, threshold, u) for key in keys]
-            floor = claim.metric in ("epochs_to_ppl", "phydi_lead") and _at_floor(cells, keys, values, threshold)
+            n = cell.select[cell.arms[0]]["model.n"]
+            u, threshold, name = math.nan, math.nan, "T"
+            if n in unigram:
+                u, threshold, name = unigram[n], *_threshold(unigram[n], ratio)
+            values = [_values(claim.metric, runs, cell.select[arm]) for arm in cell.arms]
+            floor = claim.metric in ("epochs_to_ppl", "phydi_lead") and all(isinstance(v, list) for v in values) and all(
+                (seeds["first"] == 1).all() for arm in cell.arms for seeds in _reads(runs, cell.select[arm]).values())
             row = engine.judged(claim, cell, values, fill("at_floor") if floor else "", shares=claim.metric == "failed")
             label = (claim.metric if math.isnan(threshold) or claim.metric == "best_ppl" else
                      f"failed (diverged, or best ppl >= {NUMBERS['stuck_fraction'] * u:.0f})" if claim.metric == "failed"
@@ -127,34 +124,42 @@ def fig4_verdicts(cells: Cells, unigram: dict[int, float], ratio: float | None =
     return rows
 
 
-def _at_floor(cells: Cells, keys: list[tuple[int, int, str]], values: list, threshold: float) -> bool:
-    """Whether every run of the arms `keys` (each with values) reached the threshold at its first evaluation."""
-    return all(isinstance(v, list) for v in values) and all(
-        (per_seed(*cells[(n, depth)][m], threshold, math.nan)["first"] == 1).all()
-        for n, depth, norm in keys for m in READS[norm])
+def _threshold(unigram: float, ratio: float | None) -> tuple[float, str]:
+    """(the threshold epochs to it count, its name): T_r = ratio x U with the profile's ratio, else T."""
+    return (ratio * unigram, "T_r") if ratio else (scaled_threshold(unigram), "T")
 
 
-def _arm(arm: str, cell: str) -> tuple[int, int, str]:
-    """(n, depth, norm) of a claim's arm in a cell named like 'n = 2, 24 layers'; norm 'lead': PHYDI's lead."""
-    match, n, depth = ARM.fullmatch(arm), re.search(r"n = (\d+)", cell), re.search(r"(\d+) layers", cell)
-    return int(match["n"] or n[1]), int(match["depth"] or depth[1]), match["norm"] or "lead"
+def scores(cells: Cells, unigram: dict[int, float], ratio: float | None = None) -> pd.DataFrame:
+    """One row per run of the cells: its settings (cfg.model.n, .depth, .norm, cfg.seed) and per_seed's
+    first, best and end at its n's threshold (_threshold)."""
+    rows = [{"cfg.model.n": n, "cfg.model.depth": depth, "cfg.model.norm": norm, "cfg.seed": seed, **run}
+            for (n, depth), norms in cells.items() for norm, (curves, diverged) in norms.items()
+            for seed, run in per_seed(curves, diverged, _threshold(unigram[n], ratio)[0], unigram[n]).iterrows()]
+    return pd.DataFrame(rows, columns=["cfg.model.n", "cfg.model.depth", "cfg.model.norm", "cfg.seed",
+                                       "first", "best", "end"])
 
 
-def _values(metric: str, cells: Cells, key: tuple[int, int, str], threshold: float,
-            unigram: float) -> list[float] | str:
-    """Per seed of the arm `key` (n, depth, norm): its value of `metric`, or why there is none."""
-    n, depth, norm = key
-    norms = cells.get((n, depth), {})
-    if why := no_runs(READS[norm], norms):
+def _reads(runs: pd.DataFrame, selector: dict) -> dict[str, pd.DataFrame]:
+    """norm -> seed x (first, best, end) of the runs a claim's arm reads: those of its norm, or PreNorm's and
+    PHYDI's for an arm without one (PHYDI's lead over PreNorm)."""
+    norms = (selector["model.norm"],) if "model.norm" in selector else ("pre", "phydi")
+    return {m: select.arm_values(runs, {**selector, "model.norm": m}, ["first", "best", "end"]) for m in norms}
+
+
+def _values(metric: str, runs: pd.DataFrame, selector: dict) -> list[float] | str:
+    """Per seed of the arm `selector` picks from the runs' scores: its value of `metric`, or why there is none."""
+    seeds, n, depth = _reads(runs, selector), selector["model.n"], selector["model.depth"]
+    if why := no_runs(seeds, [m for m, s in seeds.items() if len(s)]):
         return f"{why} at n = {n}, {depth} layers"
-    seeds = {m: per_seed(*norms[m], threshold, unigram) for m in READS[norm]}
     if metric == "failed":
-        return [float(end in ("diverged", "stuck")) for end in seeds[norm].end]
+        return [float(end in ("diverged", "stuck")) for end in next(iter(seeds.values())).end]
     column = "best" if metric == "best_ppl" else "first"
     short = [NAMES[m] for m, s in seeds.items() if s[column].map(math.isinf).any()]
     if short:
         return fill(f"short_{column}", arms=" and ".join(short), n=n, depth=depth)
-    return list(seeds[norm][column] if norm != "lead" else (seeds["pre"]["first"] - seeds["phydi"]["first"]).dropna())
+    if len(seeds) == 1:
+        return list(next(iter(seeds.values()))[column])
+    return list((seeds["pre"]["first"] - seeds["phydi"]["first"]).dropna())
 
 
 def draw(rows: pd.DataFrame, out: Path) -> None:

@@ -6,13 +6,13 @@ other init's by more than their combined s.e. (estimates.compare)."""
 from __future__ import annotations
 
 import math
-import re
 from dataclasses import replace
 
 import pandas as pd
 
 from noneuclid.claims import engine
 from noneuclid.claims.estimates import compare, estimate, plus_minus
+from noneuclid.report import select
 from noneuclid.report.phydi_runs import CLAIMS, NUMBERS, Curves, epochs_to, fill, no_runs, pivot
 
 M1_ACCURACY, IMAGES = NUMBERS["m1_accuracy"], int(NUMBERS["cifar10_train_images"])
@@ -21,13 +21,12 @@ INITS = ("standard", "wkp", "phydi")
 LABELS = {"standard": "PHResNet{d}", "wkp": "+ WKP", "phydi": "+ PHYDI"}
 TABLES = {"table1": ["model.depth", "model.n"], "table2": ["model.depth", "model.n", "optim.lr"]}  # cell keys
 M2_BEYOND = fill("m2_beyond")
-CELL = re.compile(r"PHResNet(?P<depth>\d+), n = (?P<n>\d+)(?:, lr (?P<lr>[\d.]+))?, vs \w+")
+METRICS = ("m1", "auc", "m2")  # a table's claims: <table>_<metric>
 
 
-def cell_key(name: str) -> tuple:
-    """(depth, n[, lr]) of a Tables 1-2 claim cell named like 'PHResNet50, n = 3, lr 0.01, vs WKP'."""
-    match = CELL.fullmatch(name)
-    return (int(match["depth"]), int(match["n"])) + ((float(match["lr"]),) if match["lr"] else ())
+def cell_key(settings: dict, table: str) -> tuple:
+    """(depth, n[, lr]): the settings of TABLES[table] among a claim cell's or arm's (config key -> value)."""
+    return tuple(settings[k] for k in TABLES[table])
 
 
 def paper_table(table: str) -> dict[tuple, dict[str, tuple[float, float, float | None]]]:
@@ -36,8 +35,8 @@ def paper_table(table: str) -> dict[tuple, dict[str, tuple[float, float, float |
     for cell in CLAIMS[f"{table}_m1"].cells:
         m2 = CLAIMS[f"{table}_m2"].cell(cell.name).paper["M2"]
         for arm in cell.arms:
-            rows.setdefault(cell_key(cell.name), {})[arm] = (cell.paper[arm], cell.paper_se[arm],
-                                                             None if arm == "phydi" else m2)
+            rows.setdefault(cell_key(cell.where, table), {})[arm] = (cell.paper[arm], cell.paper_se[arm],
+                                                               None if arm == "phydi" else m2)
     return rows
 
 
@@ -100,22 +99,41 @@ def resnet_rows(curves: dict[str, Curves], paper: dict, x: float) -> dict[str, d
     return rows
 
 
-def resnet_claims(curves: dict[str, Curves], table: str, key: tuple, x: float,
-                  images: int = IMAGES) -> list[engine.Verdict]:
-    """The cell's verdicts on <table>_m1, _auc and _m2 (none where the paper has no such cell) from every
-    finished seed of its two inits; images: training images per epoch of its runs."""
-    level = m1_level(curves, x)
-    m1 = f"m1 at {round(100 * level)} %" + ("" if level == M1_ACCURACY else f" ({M1_LEVEL} out of reach)")
+def scores(cells: dict[tuple, dict[str, Curves]], table: str) -> pd.DataFrame:
+    """One row per run of the cells (settings of TABLES[table] -> init -> curves): its settings (cfg.<key>,
+    cfg.model.init, cfg.seed), its cell's M1 level (m1_level), M1 at that level, AUC % and its validation
+    accuracy per epoch (columns 1, 2, ...)."""
     rows = []
-    for metric in ("m1", "auc", "m2"):
-        claim = CLAIMS[f"{table}_{metric}"]
-        for cell in (c for c in claim.cells if cell_key(c.name) == key):
-            epoch = math.ceil(cell.paper.get("M2", 0) * IMAGES / images)  # has seen the paper's M2 epochs' images
-            values = [[{"m1": epochs_to(c, level), "auc": 100 * auc(c), "m2": 100 * c.get(epoch, math.nan)}[metric]
-                       for c in (curves[a][s].dropna() for s in curves.get(a, []))] for a in cell.arms]
-            why = no_runs(cell.arms, curves) or (M2_BEYOND if any(math.isnan(v) for v in sum(values, [])) else "")
-            at, label = {"m1": (100 * level, m1), "m2": (epoch, f"accuracy at epoch {epoch}")}.get(metric, (math.nan, ""))
-            rows.append(replace(engine.judged(claim, cell, values, why), level=at, label=label))
+    for key, curves in cells.items():
+        level, settings = m1_level(curves, threshold_x(curves)), {f"cfg.{k}": v for k, v in zip(TABLES[table], key)}
+        rows += [{**settings, "cfg.model.init": init, "cfg.seed": seed, "level": level,
+                  "m1": epochs_to(curve, level), "auc": 100 * auc(curve), **curve.to_dict()}
+                 for init, c in curves.items() for seed, curve in ((s, c[s].dropna()) for s in c)]
+    return pd.DataFrame(rows) if rows else pd.DataFrame(
+        columns=[*(f"cfg.{k}" for k in TABLES[table]), "cfg.model.init", "cfg.seed", "level", "m1", "auc"])
+
+
+def resnet_claims(cells: dict[tuple, dict[str, Curves]], table: str, images: dict[tuple, int] | None = None
+                  ) -> list[engine.Verdict]:
+    """The verdicts of <table>_m1, _auc and _m2 on the cells that have runs (by cell, then metric) from every
+    finished seed of their arms; images: training images per epoch of a cell's runs (default: CIFAR-10's)."""
+    runs, rows = scores(cells, table), []
+    claims = sorted(((metric, CLAIMS[f"{table}_{metric}"], cell) for metric in METRICS
+                     for cell in CLAIMS[f"{table}_{metric}"].cells), key=lambda c: cell_key(c[2].where, table))
+    for metric, claim, cell in claims:
+        if cell_key(cell.where, table) not in cells:
+            continue
+        level = select.arm_values(runs, cell.where, "level").iloc[0]
+        epoch = math.ceil(cell.paper.get("M2", 0) * IMAGES / (images or {}).get(cell_key(cell.where, table), IMAGES))
+        column = {"m1": "m1", "auc": "auc", "m2": epoch}[metric]
+        runs[column] = runs.get(column, math.nan)  # an epoch no run reached: no values
+        percent = 100 if metric == "m2" else 1  # the accuracy at the epoch, in %
+        values = [list(percent * select.arm_values(runs, cell.select[arm], column)) for arm in cell.arms]
+        why = no_runs(cell.arms, [a for a, v in zip(cell.arms, values) if v]) or (
+            M2_BEYOND if any(math.isnan(v) for v in sum(values, [])) else "")
+        m1 = f"m1 at {round(100 * level)} %" + ("" if level == M1_ACCURACY else f" ({M1_LEVEL} out of reach)")
+        at, label = {"m1": (100 * level, m1), "m2": (epoch, f"accuracy at epoch {epoch}")}.get(metric, (math.nan, ""))
+        rows.append(replace(engine.judged(claim, cell, values, why), level=at, label=label))
     return rows
 
 
@@ -124,41 +142,43 @@ def resnet_tables(cells: dict[tuple, dict[str, Curves]], table: str, images: dic
     """(numbers, the same in words: a row per cell and init; claims: the verdicts of <table>_*) from the
     cells' curves, keyed by the settings of TABLES[table]; images: training images per epoch per cell
     (default: all of CIFAR-10's)."""
-    rows, claims = [], []
+    rows = []
     for key in sorted(cells):
-        x = threshold_x(cells[key])
         settings = {k.split(".")[-1]: v for k, v in zip(TABLES[table], key)}
         rows += [{**settings, "model": LABELS[init].format(d=key[0]), **row}
-                 for init, row in resnet_rows(cells[key], PAPER[table].get(key, {}), x).items()]
-        claims += resnet_claims(cells[key], table, key, x, (images or {}).get(key, IMAGES))
+                 for init, row in resnet_rows(cells[key], PAPER[table].get(key, {}), threshold_x(cells[key])).items()]
     rows = pd.DataFrame(rows)
-    return rows[[c for c in rows if " " not in c]], rows[[c for c in rows if "_" not in c and c != "m2"]], claims
+    numbers, shown = rows[[c for c in rows if " " not in c]], rows[[c for c in rows if "_" not in c and c != "m2"]]
+    return numbers, shown, resnet_claims(cells, table, images)
 
 
 def lead_verdicts(cells: dict[tuple, dict[str, Curves]]) -> list[engine.Verdict]:
     """table1_lead_grows_with_depth per n: standard's M1 minus PHYDI's per seed, 152 vs 18 layers, both at
     the lower of the two cells' M1 levels."""
-    claim, rows = CLAIMS["table1_lead_grows_with_depth"], []
+    claim, rows, runs = CLAIMS["table1_lead_grows_with_depth"], [], scores(cells, "table1")
+    epochs = [c for c in runs if not str(c).startswith("cfg.") and c not in ("level", "m1", "auc")]
     for cell in claim.cells:
-        n = int(re.search(r"n = (\d+)", cell.name)[1])
-        depths = [int(arm.removeprefix("depth")) for arm in cell.arms]
-        cell = replace(cell, paper=paper_leads(cell.arms, n), paper_source="Table 1 (standard's M1 minus PHYDI's)")
-        missing = [f"{why} in PHResNet{d}, n = {n}" for d in depths
-                   if (why := no_runs(("standard", "phydi"), cells.get((d, n), {})))]
+        cell = replace(cell, paper=paper_leads(cell), paper_source="Table 1 (standard's M1 minus PHYDI's)")
+        arms = [{init: select.arm_values(runs, {**cell.select[arm], "model.init": init}, epochs)
+                 for init in ("standard", "phydi")} for arm in cell.arms]
+        missing = [f"{why} in PHResNet{cell.select[arm]['model.depth']}, n = {cell.where['model.n']}"
+                   for arm, inits in zip(cell.arms, arms) if (why := no_runs(inits, [i for i in inits if len(inits[i])]))]
         if missing:
             rows.append(engine.untestable(claim, cell, "; ".join(missing)))
             continue
-        level = min(m1_level(cells[(d, n)], threshold_x(cells[(d, n)])) for d in depths)
-        first = [{i: {s: epochs_to(c[s].dropna(), level) for s in c} for i, c in cells[(d, n)].items()} for d in depths]
-        leads = [[f["standard"][s] - f["phydi"][s] for s in f["standard"] if s in f["phydi"]] for f in first]
+        level = min(select.arm_values(runs, cell.select[arm], "level").iloc[0] for arm in cell.arms)
+        first = [{i: c.apply(lambda run: epochs_to(run.dropna(), level), axis=1) for i, c in inits.items()}
+                 for inits in arms]
+        leads = [list((f["standard"] - f["phydi"]).dropna()) for f in first]
         rows.append(replace(engine.judge(claim, cell, *leads), level=100 * level,
                             label=f"m1_lead at {round(100 * level)} %"))
     return rows
 
 
-def paper_leads(arms: list[str], n: int) -> dict[str, float]:
-    """arm (depth<d>) -> the paper's M1 lead at that depth and n: its Table 1 M1 of standard minus PHYDI's."""
-    paper = {arm: PAPER_TABLE1[(int(arm.removeprefix("depth")), n)] for arm in arms}
+def paper_leads(cell) -> dict[str, float]:
+    """arm -> the paper's M1 lead at its settings (table1_lead_grows_with_depth's cell): its Table 1 M1 of
+    standard minus PHYDI's."""
+    paper = {arm: PAPER_TABLE1[cell_key(cell.select[arm], "table1")] for arm in cell.arms}
     return {arm: round(p["standard"][0] - p["phydi"][0], 2) for arm, p in paper.items()}
 
 

@@ -1,0 +1,16 @@
+"""A claim cell's arm as runs: the settings of claims/data.py's Cell.select pick an arm's runs from a frame
+of runs (one row per run, its settings in columns cfg.<key>, as in runs.csv)."""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+
+import pandas as pd
+
+
+def arm_values(runs: pd.DataFrame, selector: Mapping[str, object], column):
+    """seed -> `column` of the runs whose settings are the selector's (config key -> value), by seed; with a
+    list of columns, seed x those columns. An arm of one cell has one run per seed; a selector of fewer
+    settings (a cell's where) may pick several runs of a seed."""
+    chosen = runs.loc[pd.concat([runs[f"cfg.{k}"] == v for k, v in selector.items()], axis=1).all(axis=1)]
+    return chosen.set_index("cfg.seed")[column].sort_index(kind="stable")
