@@ -64,16 +64,11 @@ def f1_values(runs: pd.DataFrame, protocols: dict | None = None) -> pd.DataFrame
     return values
 
 
-def natural_mix(found: pd.DataFrame) -> pd.Series:
-    """Whether each classifier run trained on the natural mix (data.natural_mix; unset: balanced batches)."""
-    return found.get("cfg.data.natural_mix", pd.Series(None, index=found.index)).eq(True)
-
-
 def chance_losses(found: pd.DataFrame) -> pd.Series:
     """Each classifier run's chance level of the training loss (the summary's chance_train_loss; ln 2 for a
-    run of balanced batches from before it was logged)."""
+    run of balanced batches, data.natural_mix unset, from before it was logged)."""
     logged = found.get("chance_train_loss", pd.Series(math.nan, index=found.index))
-    if (logged.isna() & natural_mix(found)).any():
+    if (logged.isna() & found.get("cfg.data.natural_mix", pd.Series(None, index=found.index)).eq(True)).any():
         raise ValueError("a natural-mix classifier run without chance_train_loss in its summary: retrain it")
     return logged.fillna(math.log(2))
 
@@ -195,28 +190,22 @@ def _margins(values: pd.DataFrame, subtree: str, dim: int) -> list[float]:
     return list(f1["hyperbolic"] - f1[better])
 
 
-def settings(e, classifiers: pd.DataFrame) -> str:
-    """The settings of the profile's embedding config (e) beside the reference code's, and those the
-    classifier runs shown were trained with (their runs.csv rows; values joined where runs differ)."""
-    def recorded(column: str, default="-", runs=classifiers) -> str:
-        found = runs[column].dropna() if column in runs else pd.Series(dtype=object)
-        return ", ".join(f"{v:g}" if isinstance(v, float) else str(v) for v in sorted(set(found))) or default
+def settings(e, protocols: dict[str, dict]) -> str:
+    """The settings of the profile's embedding config (e) beside the reference code's, and the protocol the
+    classifiers shown were trained with (`protocols`: lookup.table2_protocols; f1_values keeps no other runs)."""
+    def setting(key: str, default: str = "-") -> str:  # "0.3 (Euclidean MLR, ...), 0.1 (hyperbolic MLR)" where they differ
+        each = {g: default if p[key] is None else f"{p[key]:g}" if isinstance(p[key], float) else str(p[key])
+                for g, p in sorted(protocols.items())}
+        values = list(dict.fromkeys(each.values()))
+        return values[0] if len(values) == 1 else ", ".join(
+            f"{value} ({', '.join(CLASSIFIERS[g] for g in each if each[g] == value)})" for value in values)
 
-    def per_classifier(column: str, default="-") -> str:  # "0.1 (hyperbolic MLR), 0.3 (Euclidean MLR, ...)"
-        each = {g: recorded(column, default, runs) for g, runs in classifiers.groupby(geometry)}
-        if len(set(each.values())) <= 1:
-            return next(iter(each.values()), "-")
-        return ", ".join(f"{value} ({', '.join(CLASSIFIERS[g] for g in each if each[g] == value)})"
-                         for value in dict.fromkeys(each.values()))
-
-    geometry = classifiers.get("cfg.model.geometry", pd.Series(dtype=object, index=classifiers.index))
-    sampling = " and ".join(sorted({"natural-mix" if n else "balanced" for n in natural_mix(classifiers)})) or "-"
+    sampling = {"natural-mix" if p["data.natural_mix"] else "balanced" for p in protocols.values()}
     return prose.fill("hnn", "table2_settings", negatives=e.data.negatives, dtype=e.trainer.dtype,
                       nodes=e.data.eval_nodes or "all", code=CLAIMS.references["nickel_kiela_code"].values,
-                      epochs=recorded("cfg.trainer.epochs"), sampling=sampling, batch=recorded("cfg.data.batch_size"),
-                      lr=per_classifier("cfg.optim.lr"), ball_lr=per_classifier("cfg.optim.ball_lr"),
-                      clip=per_classifier("cfg.optim.clip_norm", "none"),
-                      decay=recorded("cfg.optim.epoch_lr_factor", "1"))
+                      epochs=setting("trainer.epochs"), sampling=" and ".join(sorted(sampling)),
+                      batch=setting("data.batch_size"), lr=setting("optim.lr"), ball_lr=setting("optim.ball_lr"),
+                      clip=setting("optim.clip_norm", "none"), decay=setting("optim.epoch_lr_factor", "1"))
 
 
 def make(runs_dir: Path, profile: str, out: Path, seeds=None, overrides=()) -> list[Path]:
@@ -226,12 +215,15 @@ def make(runs_dir: Path, profile: str, out: Path, seeds=None, overrides=()) -> l
     e, c = (compose([f"experiment=hnn/{name}", f"profile={profile}"]) for name in ("poincare", "table2"))
     runs, curves = run_table.load(runs_dir, "hnn", profile, out)
     runs = runs[runs.status == "done"] if len(runs) else runs  # the ended runs
-    every_emb, every_value = hnn_embeddings.embeddings(runs, curves, c.data.hierarchy), f1_values(runs, lookup.table2_protocols(profile))
+    protocols = lookup.table2_protocols(profile)
+    every_emb, every_value = hnn_embeddings.embeddings(runs, curves, c.data.hierarchy), f1_values(runs, protocols)
     if every_value.empty and every_emb.empty:
         raise FileNotFoundError(f"no finished Table 2 runs in {out}/runs.csv nor under {runs_dir}/hnn/{profile}: run "
                                 f"`python -m noneuclid.train -m experiment=hnn/poincare profile={profile}` and then "
                                 f"`python -m noneuclid.train -m experiment=hnn/table2 profile={profile}` first")
-    values, emb = hnn_embeddings.classified(every_value, every_emb, hnn_embeddings.own(every_emb, profile, c))
+    own = {dim: [lookup.embedding_name(profile, dim, c.data.hierarchy, c.data.embedding_seed, c.trainer.device, (), cuda)
+                 for cuda in (False, True)] for dim in DIMS}  # dim -> the run name of the profile's embedding, CPU or GPU
+    values, emb = hnn_embeddings.classified(every_value, every_emb, own)
     every_emb["table2"], emb_map = every_emb.run.isin(emb.run), dict(zip(emb.dim, emb["map"]))
     made = prose.fill("hnn", "table2_made", profile=profile, classifiers=len(values), embeddings=len(emb),
                       seeds=", ".join(map(str, sorted(values.seed.unique()))) or "-",
@@ -251,7 +243,7 @@ def make(runs_dir: Path, profile: str, out: Path, seeds=None, overrides=()) -> l
     caption, burnin = out / "fig_table2_boundaries.md", out / "table2_burnin.md"  # the figure in words, kept with it
     (out / "table2.md").write_text("\n".join([
         prose.fill("hnn", "table2_page", profile=profile, made=made,
-                   settings=settings(e, runs[runs.run.isin(values.run)] if len(runs) else runs),
+                   settings=settings(e, protocols),
                    embeddings=tables.markdown(embeddings), f1=tables.markdown(shown, bold), claims=claims), "",
         *([caption.read_text()] if caption.is_file() else []),
         *([burnin.read_text().replace("# ", "## ", 1)] if burnin.is_file() else [])]))
