@@ -105,11 +105,7 @@ def shown_burnin(data: pd.DataFrame) -> pd.DataFrame:
         else f"[{r.map_minus_first_low:+.3f}, {r.map_minus_first_high:+.3f}]"} for r in data.itertuples()])
 
 
-def write_burnin(out: Path, runs: pd.DataFrame, curves: pd.DataFrame, profile: str) -> list[Path]:
-    """table2_burnin.{csv,md,tex} when the burn-in ablation has finished runs (none: nothing written)."""
-    data = burnin(runs, curves)
-    if data.empty:
-        return []
-    return tables.write(out, "table2_burnin", data, shown_burnin(data), prose.fill("hnn", "burnin_title", profile=profile),
-                        prose.fill("hnn", "burnin_caption", hierarchy=data.hierarchy[0], dim=data.dim[0],
-                                   epochs=int(data.epochs.max()), experiment=BURNIN, profile=profile))
+def burnin_fields(data: pd.DataFrame) -> dict:
+    """The fields of the burn-in table's caption (templates/hnn.md) from its data (`burnin`; empty: none)."""
+    return {"hierarchy": data.hierarchy[0], "dim": data.dim[0], "epochs": int(data.epochs.max()),
+            "experiment": BURNIN} if len(data) else {}

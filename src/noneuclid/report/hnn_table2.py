@@ -193,7 +193,7 @@ def _margins(values: pd.DataFrame, subtree: str, dim: int) -> list[float]:
 def settings(e, protocols: dict[str, dict]) -> str:
     """The settings of the profile's embedding config (e) beside the reference code's, and the protocol the
     classifiers shown were trained with (`protocols`: lookup.table2_protocols; f1_values keeps no other runs)."""
-    def setting(key: str, default: str = "-") -> str:  # "0.3 (Euclidean MLR, ...), 0.1 (hyperbolic MLR)" where they differ
+    def setting(key: str, default: str = "-") -> str:  # where they differ: "0.3 (Euclidean MLR, ...), 0.1 (hyperbolic MLR)"
         each = {g: default if p[key] is None else f"{p[key]:g}" if isinstance(p[key], float) else str(p[key])
                 for g, p in sorted(protocols.items())}
         values = list(dict.fromkeys(each.values()))
@@ -227,24 +227,22 @@ def make(runs_dir: Path, profile: str, out: Path, seeds=None, overrides=()) -> l
     every_emb["table2"], emb_map = every_emb.run.isin(emb.run), dict(zip(emb.dim, emb["map"]))
     made = prose.fill("hnn", "table2_made", profile=profile, classifiers=len(values), embeddings=len(emb),
                       seeds=", ".join(map(str, sorted(values.seed.unique()))) or "-",
-                      commits=run_table.commits(runs[runs.run.isin(set(values.run) | set(emb.run))] if len(runs) else runs))
-    gaps = reference_gaps(out)
-    table, embeddings = table2(values, emb_map, gaps), hnn_embeddings.shown(every_emb)
-    shown, bold = shown_table2(table)
-    written = [*tables.write(out, "table2_embeddings", every_emb, embeddings, prose.fill(
-                   "hnn", "embeddings_title", profile=profile), prose.fill("hnn", "embeddings_caption", made=made)),
-               *tables.write(out, "table2_f1", table, shown, prose.fill("hnn", "f1_title", profile=profile),
-                             prose.fill("hnn", "f1_caption", min_map=MIN_EMBEDDING_MAP, made=made), bold),
-               *(out / f"table2_claims.{ext}" for ext in ("csv", "md", "tex")),
-               *hnn_embeddings.write_burnin(out, runs, curves, profile)]
+                      commits=run_table.commits(runs[runs.run.isin(set(values.run) | set(emb.run))]))
+    gaps, burnin = reference_gaps(out), hnn_embeddings.burnin(runs, curves)
+    table = table2(values, emb_map, gaps)
+    parts = {  # stem -> (data, shown, bold): the tables written, their titles and captions templates/hnn.md's <stem>_*
+        "table2_embeddings": (every_emb, hnn_embeddings.shown(every_emb), set()), "table2_f1": (table, *shown_table2(table)),
+        **({"table2_burnin": (burnin, hnn_embeddings.shown_burnin(burnin), set())} if len(burnin) else {})}
+    fields = {"profile": profile, "made": made, "min_map": MIN_EMBEDDING_MAP, **hnn_embeddings.burnin_fields(burnin)}
+    sections = {stem: tables.section(out, stem, data, display, prose.fill("hnn", f"{stem}_title", **fields),
+                                     prose.fill("hnn", f"{stem}_caption", **fields), bold)
+                for stem, (data, display, bold) in parts.items()}
     claims = tables.write_claims(out, "table2_claims", verdicts(values, emb_map, gaps),
                                  prose.fill("hnn", "table2_claims_title", profile=profile))
     hnn_boundaries.draw(values, emb, Path(runs_dir) / "hnn" / profile, c, out)
-    caption, burnin = out / "fig_table2_boundaries.md", out / "table2_burnin.md"  # the figure in words, kept with it
-    (out / "table2.md").write_text("\n".join([
-        prose.fill("hnn", "table2_page", profile=profile, made=made,
-                   settings=settings(e, protocols),
-                   embeddings=tables.markdown(embeddings), f1=tables.markdown(shown, bold), claims=claims), "",
-        *([caption.read_text()] if caption.is_file() else []),
-        *([burnin.read_text().replace("# ", "## ", 1)] if burnin.is_file() else [])]))
-    return [*written, out / "table2.md"]
+    caption = out / "fig_table2_boundaries.md"  # the figure in words, kept with it (drawn only from the run folders)
+    page = prose.fill("hnn", "table2_page", profile=profile, made=made, settings=settings(e, protocols), claims=claims,
+                      embeddings=tables.markdown(parts["table2_embeddings"][1]), f1=tables.markdown(*parts["table2_f1"][1:]))
+    extras = [caption.read_text() if caption.is_file() else "", sections.get("table2_burnin", "")]
+    (out / "table2.md").write_text("\n".join([page, "", *filter(None, extras)]))
+    return [*(out / f"{stem}.{ext}" for stem in (*parts, "table2_claims") for ext in ("csv", "md", "tex")), out / "table2.md"]
