@@ -403,12 +403,12 @@ def test_table2_classifies_the_profiles_own_embedding_where_it_has_finished():
     from noneuclid.report import hnn_embeddings
     values = pd.DataFrame({"dim": [5, 5, 10], "embedding": ["own5", "old5", "old10"], "f1": [0.1, 0.2, 0.3]})
     emb = pd.DataFrame({"dim": [5, 5, 10], "run": ["own5", "old5", "old10"]})
-    chosen, shown = hnn_embeddings.classified(values, emb, {5: "own5", 10: "own10"})
+    chosen, shown = hnn_embeddings.classified(values, emb, {5: ["own5"], 10: ["own10"]})
     assert list(chosen.embedding) == ["own5", "old10"] and list(shown.run) == ["own5", "old10"]
     two = pd.concat([values, pd.DataFrame({"dim": [10], "embedding": ["older10"], "f1": [0.4]})])
     with pytest.raises(ValueError, match="several 10-D embeddings"):
         hnn_embeddings.classified(two, pd.concat([emb, pd.DataFrame({"dim": [10], "run": ["older10"]})]),
-                                  {5: "own5", 10: "own10"})
+                                  {5: ["own5"], 10: ["own10"]})
 
 
 def test_fused_batches_train_as_the_autograd_steps(tmp_path):

@@ -36,7 +36,8 @@ def _run(runs, row, seed, dev, test, overrides=DATA, data="prefix10"):
 def _cell(runs, seeds, model="euclidean_gru") -> tuple[dict, str]:
     """Table 1's PREFIX-10 cell of `model` from the run folders: its row of the data and as shown."""
     found = run_table.Runs(*run_table.ended_runs(runs, "hnn", "smoke"))
-    table, _ = hnn.table1(found, "smoke", seeds, DATA, models=(model,), datasets=("prefix10",))
+    names = hnn.run_names("smoke", seeds, DATA, models=(model,), datasets=("prefix10",))
+    table = hnn.table1(found.finished(names.values()), names)
     return table.iloc[0].to_dict(), hnn.shown_table1(table, snli_missing=True).loc[0, "PREFIX-10% (ours)"]
 
 

@@ -9,7 +9,6 @@ into it.
 
 from __future__ import annotations
 
-import math
 import textwrap
 from pathlib import Path
 
@@ -18,31 +17,31 @@ import pandas as pd
 from noneuclid.claims.estimates import plus_minus, summary
 from noneuclid.config import compose, experiment_value, sweep_values
 from noneuclid.report import figures, hnn_claims, prose, tables
-from noneuclid.report.hnn_claims import DATASETS, ROWS, best_seed, model_of, table1_cell
+from noneuclid.report.hnn_claims import DATASETS, NO_RUNS, ROWS, by_model, model_of, selected, table1_cell
 from noneuclid.runs import table as run_table
-from noneuclid.runs.lookup import table1_run_name as run_name, table1_seeds
+from noneuclid.runs.lookup import table1_run_name, table1_seeds
 
 
-def table1(runs: run_table.Runs, profile: str, seeds, overrides=(), models=tuple(ROWS),
-           datasets=tuple(DATASETS)) -> tuple[pd.DataFrame, dict]:
-    """One row per model and dataset (default all of Table 1's): test accuracy % at best dev of the seed
-    with the best dev accuracy (`selected`, the lowest seed of those tied), mean, s.d., s.e. and n over
-    the finished seeds, and the paper's; and the run name of each (model, dataset, seed)."""
-    cells = [(row, data) for row in models for data in DATASETS if data in datasets]
-    names = {(row, data, seed): run_name(profile, row, data, seed, overrides) for row, data in cells for seed in seeds}
-    return pd.DataFrame([_table1_cell(runs.finished([names[row, data, seed] for seed in seeds]), row, data)
-                         for row, data in cells]), names
+def run_names(profile: str, seeds, overrides=(), models=tuple(ROWS), datasets=tuple(DATASETS)) -> dict:
+    """(model, dataset, seed) -> the run name, for `models` (ROWS keys) on `datasets` (default: all of
+    Table 1's), the datasets in Table 1's order."""
+    return {(row, data, seed): table1_run_name(profile, row, data, seed, overrides)
+            for row in models for data in DATASETS if data in datasets for seed in seeds}
 
 
-def _table1_cell(finished: pd.DataFrame, row: str, data: str) -> dict:
-    """One row of `table1` from the finished runs of its cell (NaN and n = 0 without any)."""
-    best, geometry_cell = best_seed(finished), model_of(row)
-    stats = summary(100 * finished.get("test_accuracy_at_best_dev", pd.Series(dtype=float)).astype(float))
-    return {"model": ROWS[row], "dataset": DATASETS[data],
-            "selected": math.nan if best is None else 100 * best.test_accuracy_at_best_dev,
-            "selected_seed": math.nan if best is None else int(best["cfg.seed"]),
-            **{k: stats[k] for k in ("mean", "sd", "se", "n")},
-            "paper": table1_cell(data, geometry_cell[1]).paper[geometry_cell[0]]}
+def table1(finished: pd.DataFrame, names: dict) -> pd.DataFrame:
+    """One row per model and dataset of `names` (run_names), from the finished runs among them: test
+    accuracy % at best dev of the seed with the best dev accuracy (`selected`, the lowest seed of those
+    tied), mean, s.d., s.e. and n over the finished seeds, and the paper's (NaN and n = 0 without runs)."""
+    models, rows = by_model(finished), []
+    for row, data in dict.fromkeys(key[:2] for key in names):
+        geometry, cell = model_of(row)
+        seeds = models.get((data, geometry, cell), NO_RUNS)
+        best, stats = selected(seeds), summary(seeds.test)  # best: its one seed, none without runs
+        rows.append({"model": ROWS[row], "dataset": DATASETS[data], "selected": best.max(),
+                     "selected_seed": best.index.max(), **{k: stats[k] for k in ("mean", "sd", "se", "n")},
+                     "paper": table1_cell(data, cell).paper[geometry]})
+    return pd.DataFrame(rows)
 
 
 def shown_table1(table: pd.DataFrame, snli_missing: bool) -> pd.DataFrame:
@@ -104,19 +103,20 @@ def make(runs_dir: Path, profile: str, out: Path, seeds=None, overrides=()) -> l
     hnn/compensated) get a table of its models and datasets only."""
     runs = run_table.Runs(*run_table.load(runs_dir, "hnn", profile, out))
     seeds = seeds or table1_seeds(runs.table)
-    table, names = table1(runs, profile, seeds, overrides)
+    names = run_names(profile, seeds, overrides)
     trained = runs.finished(names.values())
     if trained.empty:
         raise FileNotFoundError(f"no finished hnn runs in {out}/runs.csv nor under {runs_dir}/hnn/{profile}: run "
                                 f"`python -m noneuclid.train -m experiment=hnn/table1 profile={profile}` first")
-    experiments = set(trained.get("cfg.experiment_name", pd.Series(dtype=object)).dropna())
+    experiments = set(trained["cfg.experiment_name"])
     experiment = experiments.pop() if len(experiments) == 1 else "hnn/table1"
     if experiment != "hnn/table1":  # runs of a smaller experiment: its models and datasets only
-        table, names = table1(runs, profile, seeds, overrides, [v.removeprefix("hnn/") for v in sweep_values(
-            experiment, "variant")], experiment_value(experiment, "stack.data"))
+        models = [v.removeprefix("hnn/") for v in sweep_values(experiment, "variant")]
+        names = run_names(profile, seeds, overrides, models, experiment_value(experiment, "stack.data"))
     finished = runs.finished(sorted(names.values()))
     snli_missing = not any((Path(compose(["experiment=hnn/table1"]).paths.data_dir) / "snli").glob("snli_1.0_train.*"))
-    shown, title, settings = shown_table1(table, snli_missing), prose.fill("hnn", "table1_title"), _settings(finished)
+    table, title, settings = table1(finished, names), prose.fill("hnn", "table1_title"), _settings(finished)
+    shown = shown_table1(table, snli_missing)
     tables.write(out, "table1", table, shown, f"Ganea et al., {title}", settings)
     dtypes = sorted(set(finished["cfg.trainer.dtype"]))  # with the profile and overrides: what tells the runs apart
     figure(runs, names, out / "fig_prefix10_dev", seeds[0],
@@ -135,4 +135,3 @@ def make(runs_dir: Path, profile: str, out: Path, seeds=None, overrides=()) -> l
                                  colalign=["right" if c.endswith("(paper)") else "left" for c in shown.columns]))
     (out / "summary.md").write_text(summary + "\n")
     return sorted(out.iterdir())
-

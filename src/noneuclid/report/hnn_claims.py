@@ -35,32 +35,23 @@ def table1_cell(data: str, cell: str) -> claims_data.Cell:
     return CLAIMS[ON_PAR_OR_BETTER].cell(f"{DATASETS[data].rstrip('%')}, {cell.upper()}")
 
 
-def best_seed(runs: pd.DataFrame) -> pd.Series | None:
-    """The run with the best dev accuracy (of those tied, the lowest seed), as the paper picks; None without runs."""
-    if runs.empty:
-        return None
-    ordered = runs.sort_values("cfg.seed", kind="stable")
-    return ordered.loc[ordered.best_dev_accuracy.idxmax()]
-
-
-def _runs_of(finished: pd.DataFrame, data: str, cell: str, geometry: str | None = None) -> pd.DataFrame:
-    """The finished runs on one dataset of one cell kind (and geometry, where given)."""
+def by_model(finished: pd.DataFrame) -> dict[tuple[str, str, str], pd.DataFrame]:
+    """(dataset, model.geometry, model.cell) -> its finished runs' test accuracy % at best dev (`test`) and
+    best dev accuracy (`dev`), indexed by seed in order."""
     if finished.empty:
-        return finished
-    found = (finished["cfg.data.label"] == data) & (finished["cfg.model.cell"] == cell)
-    return finished[found & (finished["cfg.model.geometry"] == geometry if geometry else found)]
+        return {}
+    columns = {"cfg.seed": "seed", "test_accuracy_at_best_dev": "test", "best_dev_accuracy": "dev"}
+    found = finished[[*KEYS, *columns]].rename(columns=columns).assign(test=lambda f: 100 * f.test)
+    return {key: runs.set_index("seed")[["test", "dev"]].sort_index() for key, runs in found.groupby(KEYS)}
 
 
-def _selected(finished: pd.DataFrame, data: str, cell: str, geometry: str) -> list[float]:
-    """[test accuracy % at best dev of the seed with the best dev accuracy], [] without runs."""
-    best = best_seed(_runs_of(finished, data, cell, geometry))
-    return [] if best is None else [100 * best.test_accuracy_at_best_dev]
+NO_RUNS = pd.DataFrame({"test": [], "dev": []}, index=pd.Index([], name="seed"))  # a model without runs in by_model
 
 
-def _accuracies(finished: pd.DataFrame, data: str, cell: str, geometry: str) -> pd.Series:
-    """Test accuracy % at best dev per seed (indexed by seed) of one model on one dataset."""
-    runs = _runs_of(finished, data, cell, geometry)
-    return (100 * runs.set_index("cfg.seed").test_accuracy_at_best_dev).sort_index() if len(runs) else pd.Series(dtype=float)
+def selected(seeds: pd.DataFrame) -> pd.Series:
+    """Test accuracy % of the seed with the best dev accuracy (of those tied, the lowest), as the paper picks,
+    indexed by that seed; empty without runs. `seeds`: a value of by_model."""
+    return seeds.test[seeds.dev == seeds.dev.max()].head(1)
 
 
 def paper_gains(datasets, cell: str) -> dict[str, float]:
@@ -75,37 +66,38 @@ def verdicts(finished: pd.DataFrame, datasets=tuple(DATASETS)) -> list[engine.Ve
     Euclidean one (test accuracy % at best dev, Welch); the hyperbolic gain per seed of a PREFIX dataset
     against another's, judged where each model of the cell learned (`learned`: its seed with the best dev
     accuracy against the paper's). Not testable: a cell without runs or whose models all stayed at chance."""
-    data_of, rows = {label.rstrip("%"): data for data, label in DATASETS.items()}, []
+    models, rows = by_model(finished), []
+    data_of = {label.rstrip("%"): data for data, label in DATASETS.items()}
     claim = CLAIMS[ON_PAR_OR_BETTER]
     for cell in claim.cells:
         name, kind = cell.name.split(", ")
         if data_of[name] in datasets:
-            arms = [_accuracies(finished, data_of[name], kind.lower(), g) for g in cell.arms]
-            why = _untestable(finished, data_of[name], kind.lower(), cell.precondition)
+            arms = [models.get((data_of[name], g, kind.lower()), NO_RUNS).test for g in cell.arms]
+            why = _untestable(models, data_of[name], kind.lower(), cell.precondition)
             rows.append(engine.judged(claim, cell, arms, why))
     claim = CLAIMS[GAIN]
     for cell in claim.cells:
         kind = cell.name.split(", ")[0].lower()
-        cell = replace(cell, paper=paper_gains(cell.arms, kind), paper_source="Table 1 (hyperbolic minus Euclidean)")
+        cell = replace(cell, paper=paper_gains(cell.arms, kind), paper_source=prose.fill("hnn", "gain_source"))
         if set(cell.arms) <= set(datasets):
-            gains = [(_accuracies(finished, data, kind, table1_cell(data, kind).arms[0])
-                      - _accuracies(finished, data, kind, "euclidean")).dropna().tolist() for data in cell.arms]
-            why = "; ".join(filter(None, (_untestable(finished, data, kind) for data in cell.arms)))
-            learned = {f"{DATASETS[data]} {MODELS[g, kind]}": (_selected(finished, data, kind, g),
-                                                                table1_cell(data, kind).paper[g])
-                       for data in cell.arms for g in table1_cell(data, kind).arms}
+            arms = {data: [models.get((data, g, kind), NO_RUNS) for g in table1_cell(data, kind).arms]
+                    for data in cell.arms}  # dataset -> the seeds of its cell's hyperbolic and Euclidean model
+            gains = [(hyperbolic.test - euclidean.test).dropna().tolist() for hyperbolic, euclidean in arms.values()]
+            why = "; ".join(filter(None, (_untestable(models, data, kind) for data in cell.arms)))
+            learned = {f"{DATASETS[data]} {MODELS[g, kind]}": (selected(seeds).tolist(), table1_cell(data, kind).paper[g])
+                       for data in cell.arms for g, seeds in zip(table1_cell(data, kind).arms, arms[data])}
             rows.append(engine.judged(claim, cell, gains, why, models=learned))
     return rows
 
 
-def _untestable(finished: pd.DataFrame, data: str, cell: str, precondition: str | None = None) -> str:
+def _untestable(models: dict, data: str, cell: str, precondition: str | None = None) -> str:
     """Why a Table 1 cell cannot be tested here ('' where it can): no runs (its claim cell's `precondition`
-    not met, where it has one), or every model at chance."""
-    runs = _runs_of(finished, data, cell)
-    if runs.empty:
+    not met, where it has one), or every model at chance. `models`: by_model."""
+    tests = [seeds.test for (d, _, c), seeds in models.items() if (d, c) == (data, cell)]
+    if not tests:
         return prose.fill("hnn", "precondition" if precondition else "no_runs", precondition=precondition,
                           cell=f"{DATASETS[data]} {cell.upper()}")
-    if runs.test_accuracy_at_best_dev.max() < CHANCE:
+    if pd.concat(tests).max() < 100 * CHANCE:
         return prose.fill("hnn", "at_chance", cell=f"{DATASETS[data]} {cell.upper()}")
     return ""
 

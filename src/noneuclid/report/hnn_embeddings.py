@@ -13,7 +13,6 @@ import pandas as pd
 from noneuclid.claims.estimates import difference_interval, estimate, plus_minus
 from noneuclid.report import prose, tables
 from noneuclid.report.hnn_claims import CLAIMS
-from noneuclid.runs.lookup import embedding_name
 
 DIMS = (2, 3, 5, 10)
 NOT_AVAILABLE = "not available here"
@@ -51,29 +50,19 @@ def embeddings(runs: pd.DataFrame, curves: pd.DataFrame, hierarchy: str) -> pd.D
     return found[list(COLUMNS)].rename(columns=COLUMNS).astype(dict.fromkeys(ints, int)).reset_index(drop=True)
 
 
-def own(emb: pd.DataFrame, profile: str, c) -> dict[int, str]:
-    """dim -> the run name of the profile's own embedding for the classifier config `c`, trained on the
-    CPU or on a GPU (the CPU's name where neither has finished)."""
-    found = {}
-    for dim in DIMS:
-        names = [embedding_name(profile, dim, c.data.hierarchy, c.data.embedding_seed, c.trainer.device, (), cuda)
-                 for cuda in (False, True)]
-        found[dim] = next((n for n in names if n in set(emb.run)), names[0])
-    return found
-
-
-def classified(values: pd.DataFrame, emb: pd.DataFrame, own: dict[int, str]) -> tuple[pd.DataFrame, pd.DataFrame]:
+def classified(values: pd.DataFrame, emb: pd.DataFrame, own: dict[int, list[str]]) -> tuple[pd.DataFrame, pd.DataFrame]:
     """(the classifier values and the embedding rows that Table 2 shows): in each dimension, the
-    profile's own embedding (`own`: dim -> its run name) where it has finished, else the one that
-    classifiers ran on (an earlier recipe's)."""
-    chosen = {}
+    profile's own embedding (`own`: dim -> its run names, on the CPU and on a GPU) where it has finished,
+    else the one that classifiers ran on (an earlier recipe's)."""
+    chosen = []
     for dim in DIMS:
-        ran = [own[dim]] if own.get(dim) in set(emb.run) else sorted(set(values[values.dim == dim].embedding) & set(emb.run))
+        mine = own.get(dim, [])
+        ran = [n for n in mine if n in set(emb.run)][:1] or sorted(set(values[values.dim == dim].embedding) & set(emb.run))
         if len(ran) > 1:
             raise ValueError(f"classifiers of several {dim}-D embeddings ({', '.join(ran)}) and none of them is "
-                             f"the profile's own ({own.get(dim)}): drop the stale rows")
-        chosen.update({dim: ran[0]} if ran else {})
-    return values[values.embedding.isin(chosen.values())], emb[emb.run.isin(chosen.values())]
+                             f"the profile's own ({' or '.join(mine)}): drop the stale rows")
+        chosen += ran
+    return values[values.embedding.isin(chosen)], emb[emb.run.isin(chosen)]
 
 
 def shown(emb: pd.DataFrame) -> pd.DataFrame:
@@ -116,11 +105,7 @@ def shown_burnin(data: pd.DataFrame) -> pd.DataFrame:
         else f"[{r.map_minus_first_low:+.3f}, {r.map_minus_first_high:+.3f}]"} for r in data.itertuples()])
 
 
-def write_burnin(out: Path, runs: pd.DataFrame, curves: pd.DataFrame, profile: str) -> list[Path]:
-    """table2_burnin.{csv,md,tex} when the burn-in ablation has finished runs (none: nothing written)."""
-    data = burnin(runs, curves)
-    if data.empty:
-        return []
-    return tables.write(out, "table2_burnin", data, shown_burnin(data), prose.fill("hnn", "burnin_title", profile=profile),
-                        prose.fill("hnn", "burnin_caption", hierarchy=data.hierarchy[0], dim=data.dim[0],
-                                   epochs=int(data.epochs.max()), experiment=BURNIN, profile=profile))
+def burnin_fields(data: pd.DataFrame) -> dict:
+    """The fields of the burn-in table's caption (templates/hnn.md) from its data (`burnin`; empty: none)."""
+    return {"hierarchy": data.hierarchy[0], "dim": data.dim[0], "epochs": int(data.epochs.max()),
+            "experiment": BURNIN} if len(data) else {}

@@ -64,16 +64,11 @@ def f1_values(runs: pd.DataFrame, protocols: dict | None = None) -> pd.DataFrame
     return values
 
 
-def natural_mix(found: pd.DataFrame) -> pd.Series:
-    """Whether each classifier run trained on the natural mix (data.natural_mix; unset: balanced batches)."""
-    return found.get("cfg.data.natural_mix", pd.Series(None, index=found.index)).eq(True)
-
-
 def chance_losses(found: pd.DataFrame) -> pd.Series:
     """Each classifier run's chance level of the training loss (the summary's chance_train_loss; ln 2 for a
-    run of balanced batches from before it was logged)."""
+    run of balanced batches, data.natural_mix unset, from before it was logged)."""
     logged = found.get("chance_train_loss", pd.Series(math.nan, index=found.index))
-    if (logged.isna() & natural_mix(found)).any():
+    if (logged.isna() & found.get("cfg.data.natural_mix", pd.Series(None, index=found.index)).eq(True)).any():
         raise ValueError("a natural-mix classifier run without chance_train_loss in its summary: retrain it")
     return logged.fillna(math.log(2))
 
@@ -195,28 +190,22 @@ def _margins(values: pd.DataFrame, subtree: str, dim: int) -> list[float]:
     return list(f1["hyperbolic"] - f1[better])
 
 
-def settings(e, classifiers: pd.DataFrame) -> str:
-    """The settings of the profile's embedding config (e) beside the reference code's, and those the
-    classifier runs shown were trained with (their runs.csv rows; values joined where runs differ)."""
-    def recorded(column: str, default="-", runs=classifiers) -> str:
-        found = runs[column].dropna() if column in runs else pd.Series(dtype=object)
-        return ", ".join(f"{v:g}" if isinstance(v, float) else str(v) for v in sorted(set(found))) or default
+def settings(e, protocols: dict[str, dict]) -> str:
+    """The settings of the profile's embedding config (e) beside the reference code's, and the protocol the
+    classifiers shown were trained with (`protocols`: lookup.table2_protocols; f1_values keeps no other runs)."""
+    def setting(key: str, default: str = "-") -> str:  # where they differ: "0.3 (Euclidean MLR, ...), 0.1 (hyperbolic MLR)"
+        each = {g: default if p[key] is None else f"{p[key]:g}" if isinstance(p[key], float) else str(p[key])
+                for g, p in sorted(protocols.items())}
+        values = list(dict.fromkeys(each.values()))
+        return values[0] if len(values) == 1 else ", ".join(
+            f"{value} ({', '.join(CLASSIFIERS[g] for g in each if each[g] == value)})" for value in values)
 
-    def per_classifier(column: str, default="-") -> str:  # "0.1 (hyperbolic MLR), 0.3 (Euclidean MLR, ...)"
-        each = {g: recorded(column, default, runs) for g, runs in classifiers.groupby(geometry)}
-        if len(set(each.values())) <= 1:
-            return next(iter(each.values()), "-")
-        return ", ".join(f"{value} ({', '.join(CLASSIFIERS[g] for g in each if each[g] == value)})"
-                         for value in dict.fromkeys(each.values()))
-
-    geometry = classifiers.get("cfg.model.geometry", pd.Series(dtype=object, index=classifiers.index))
-    sampling = " and ".join(sorted({"natural-mix" if n else "balanced" for n in natural_mix(classifiers)})) or "-"
+    sampling = {"natural-mix" if p["data.natural_mix"] else "balanced" for p in protocols.values()}
     return prose.fill("hnn", "table2_settings", negatives=e.data.negatives, dtype=e.trainer.dtype,
                       nodes=e.data.eval_nodes or "all", code=CLAIMS.references["nickel_kiela_code"].values,
-                      epochs=recorded("cfg.trainer.epochs"), sampling=sampling, batch=recorded("cfg.data.batch_size"),
-                      lr=per_classifier("cfg.optim.lr"), ball_lr=per_classifier("cfg.optim.ball_lr"),
-                      clip=per_classifier("cfg.optim.clip_norm", "none"),
-                      decay=recorded("cfg.optim.epoch_lr_factor", "1"))
+                      epochs=setting("trainer.epochs"), sampling=" and ".join(sorted(sampling)),
+                      batch=setting("data.batch_size"), lr=setting("optim.lr"), ball_lr=setting("optim.ball_lr"),
+                      clip=setting("optim.clip_norm", "none"), decay=setting("optim.epoch_lr_factor", "1"))
 
 
 def make(runs_dir: Path, profile: str, out: Path, seeds=None, overrides=()) -> list[Path]:
@@ -226,33 +215,34 @@ def make(runs_dir: Path, profile: str, out: Path, seeds=None, overrides=()) -> l
     e, c = (compose([f"experiment=hnn/{name}", f"profile={profile}"]) for name in ("poincare", "table2"))
     runs, curves = run_table.load(runs_dir, "hnn", profile, out)
     runs = runs[runs.status == "done"] if len(runs) else runs  # the ended runs
-    every_emb, every_value = hnn_embeddings.embeddings(runs, curves, c.data.hierarchy), f1_values(runs, lookup.table2_protocols(profile))
+    protocols = lookup.table2_protocols(profile)
+    every_emb, every_value = hnn_embeddings.embeddings(runs, curves, c.data.hierarchy), f1_values(runs, protocols)
     if every_value.empty and every_emb.empty:
         raise FileNotFoundError(f"no finished Table 2 runs in {out}/runs.csv nor under {runs_dir}/hnn/{profile}: run "
                                 f"`python -m noneuclid.train -m experiment=hnn/poincare profile={profile}` and then "
                                 f"`python -m noneuclid.train -m experiment=hnn/table2 profile={profile}` first")
-    values, emb = hnn_embeddings.classified(every_value, every_emb, hnn_embeddings.own(every_emb, profile, c))
+    own = {dim: [lookup.embedding_name(profile, dim, c.data.hierarchy, c.data.embedding_seed, c.trainer.device, (), cuda)
+                 for cuda in (False, True)] for dim in DIMS}  # dim -> the run name of the profile's embedding, CPU or GPU
+    values, emb = hnn_embeddings.classified(every_value, every_emb, own)
     every_emb["table2"], emb_map = every_emb.run.isin(emb.run), dict(zip(emb.dim, emb["map"]))
     made = prose.fill("hnn", "table2_made", profile=profile, classifiers=len(values), embeddings=len(emb),
                       seeds=", ".join(map(str, sorted(values.seed.unique()))) or "-",
-                      commits=run_table.commits(runs[runs.run.isin(set(values.run) | set(emb.run))] if len(runs) else runs))
-    gaps = reference_gaps(out)
-    table, embeddings = table2(values, emb_map, gaps), hnn_embeddings.shown(every_emb)
-    shown, bold = shown_table2(table)
-    written = [*tables.write(out, "table2_embeddings", every_emb, embeddings, prose.fill(
-                   "hnn", "embeddings_title", profile=profile), prose.fill("hnn", "embeddings_caption", made=made)),
-               *tables.write(out, "table2_f1", table, shown, prose.fill("hnn", "f1_title", profile=profile),
-                             prose.fill("hnn", "f1_caption", min_map=MIN_EMBEDDING_MAP, made=made), bold),
-               *(out / f"table2_claims.{ext}" for ext in ("csv", "md", "tex")),
-               *hnn_embeddings.write_burnin(out, runs, curves, profile)]
+                      commits=run_table.commits(runs[runs.run.isin(set(values.run) | set(emb.run))]))
+    gaps, burnin = reference_gaps(out), hnn_embeddings.burnin(runs, curves)
+    table = table2(values, emb_map, gaps)
+    parts = {  # stem -> (data, shown, bold): the tables written, their titles and captions templates/hnn.md's <stem>_*
+        "table2_embeddings": (every_emb, hnn_embeddings.shown(every_emb), set()), "table2_f1": (table, *shown_table2(table)),
+        **({"table2_burnin": (burnin, hnn_embeddings.shown_burnin(burnin), set())} if len(burnin) else {})}
+    fields = {"profile": profile, "made": made, "min_map": MIN_EMBEDDING_MAP, **hnn_embeddings.burnin_fields(burnin)}
+    sections = {stem: tables.section(out, stem, data, display, prose.fill("hnn", f"{stem}_title", **fields),
+                                     prose.fill("hnn", f"{stem}_caption", **fields), bold)
+                for stem, (data, display, bold) in parts.items()}
     claims = tables.write_claims(out, "table2_claims", verdicts(values, emb_map, gaps),
                                  prose.fill("hnn", "table2_claims_title", profile=profile))
     hnn_boundaries.draw(values, emb, Path(runs_dir) / "hnn" / profile, c, out)
-    caption, burnin = out / "fig_table2_boundaries.md", out / "table2_burnin.md"  # the figure in words, kept with it
-    (out / "table2.md").write_text("\n".join([
-        prose.fill("hnn", "table2_page", profile=profile, made=made,
-                   settings=settings(e, runs[runs.run.isin(values.run)] if len(runs) else runs),
-                   embeddings=tables.markdown(embeddings), f1=tables.markdown(shown, bold), claims=claims), "",
-        *([caption.read_text()] if caption.is_file() else []),
-        *([burnin.read_text().replace("# ", "## ", 1)] if burnin.is_file() else [])]))
-    return [*written, out / "table2.md"]
+    caption = out / "fig_table2_boundaries.md"  # the figure in words, kept with it (drawn only from the run folders)
+    page = prose.fill("hnn", "table2_page", profile=profile, made=made, settings=settings(e, protocols), claims=claims,
+                      embeddings=tables.markdown(parts["table2_embeddings"][1]), f1=tables.markdown(*parts["table2_f1"][1:]))
+    extras = [caption.read_text() if caption.is_file() else "", sections.get("table2_burnin", "")]
+    (out / "table2.md").write_text("\n".join([page, "", *filter(None, extras)]))
+    return [*(out / f"{stem}.{ext}" for stem in (*parts, "table2_claims") for ext in ("csv", "md", "tex")), out / "table2.md"]
