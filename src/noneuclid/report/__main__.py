@@ -78,10 +78,9 @@ def chosen_profile(args, paper_keys) -> str:
     one with <results>/<paper>/<profile>/runs.csv; ProfileError names what was found."""
     if args.profile:
         return args.profile
-    finished = {profile: [f for f in (args.runs / paper / profile for paper in paper_keys) if any(f.rglob("DONE"))]
-                for profile in PROFILES}
-    committed = {profile: [f for f in (args.results / paper / profile / "runs.csv" for paper in paper_keys)
-                           if f.is_file()] for profile in PROFILES}
+    finished = {p: [f for f in (args.runs / k / p for k in paper_keys) if any(f.rglob("DONE"))] for p in PROFILES}
+    committed = {p: [f for f in (args.results / k / p / "runs.csv" for k in paper_keys) if f.is_file()]
+                 for p in PROFILES}
     found = {p: paths for p, paths in finished.items() if paths} or {p: paths for p, paths in committed.items() if paths}
     if len(found) == 1:
         return next(iter(found))
