@@ -73,11 +73,18 @@ def to_latex(rows: Iterable[Verdict], label: str = "tab:claims") -> str:
     """A booktabs table of display(row) per row, every cell escaped for LaTeX, with the legend as caption."""
     rows = list(rows)
     spec = "".join("p{3cm}" if c in ("cell", "verdict", "paper") else "l" for c in DISPLAY_COLUMNS)
+    cells = ([latex_escape(v) for v in display(r).values()] for r in rows)
+    return booktabs(spec, DISPLAY_COLUMNS, cells, legend(rows), label)
+
+
+def booktabs(spec: str, columns: Iterable[str], rows: Iterable[Iterable[str]], caption: str, label: str) -> str:
+    """A LaTeX table in booktabs rules (column spec `spec`): the column names and caption escaped, the rows'
+    cells as given (already LaTeX), and the label."""
     lines = [r"\begin{table}", r"\centering", r"\small", rf"\begin{{tabular}}{{{spec}}}", r"\toprule",
-             " & ".join(latex_escape(c) for c in DISPLAY_COLUMNS) + r" \\", r"\midrule"]
-    lines += [" & ".join(latex_escape(v) for v in display(r).values()) + r" \\" for r in rows]
-    lines += [r"\bottomrule", r"\end{tabular}", rf"\caption{{{latex_escape(legend(rows))}}}", rf"\label{{{label}}}",
-              r"\end{table}"]
+             " & ".join(map(latex_escape, columns)) + r" \\", r"\midrule",
+             *(" & ".join(row) + r" \\" for row in rows),
+             r"\bottomrule", r"\end{tabular}", rf"\caption{{{latex_escape(caption)}}}", rf"\label{{{label}}}",
+             r"\end{table}"]
     return "\n".join(lines) + "\n"
 
 

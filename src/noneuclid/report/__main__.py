@@ -40,11 +40,8 @@ def main(argv=None) -> int:
     except ProfileError as e:
         print(f"error: {e}", file=sys.stderr)
         return 2
-    if argv[:1] == ["export"]:
-        _print(_export(args.paper, args, profile))
-        return 0
     if args.paper in PAPERS:
-        return report_paper(args.paper, args, profile)
+        return report_paper(args.paper, args, profile, parts=[] if argv[:1] == ["export"] else None)
     codes = [report_paper(p, args, profile, missing_ok=True) for p in sorted(PAPERS)] if args.paper == "all" else []
     print(html.make(profile, args.results))
     return max(codes, default=0)
@@ -81,10 +78,9 @@ def chosen_profile(args, paper_keys) -> str:
     one with <results>/<paper>/<profile>/runs.csv; ProfileError names what was found."""
     if args.profile:
         return args.profile
-    finished = {profile: [f for f in (args.runs / paper / profile for paper in paper_keys) if any(f.rglob("DONE"))]
-                for profile in PROFILES}
-    committed = {profile: [f for f in (args.results / paper / profile / "runs.csv" for paper in paper_keys)
-                           if f.is_file()] for profile in PROFILES}
+    finished = {p: [f for f in (args.runs / k / p for k in paper_keys) if any(f.rglob("DONE"))] for p in PROFILES}
+    committed = {p: [f for f in (args.results / k / p / "runs.csv" for k in paper_keys) if f.is_file()]
+                 for p in PROFILES}
     found = {p: paths for p, paths in finished.items() if paths} or {p: paths for p, paths in committed.items() if paths}
     if len(found) == 1:
         return next(iter(found))
@@ -127,15 +123,12 @@ def _print(paths) -> None:
         print(path)
 
 
-def _export(paper: str, args, profile: str) -> list[Path]:
-    return run_table.export(args.runs, paper, profile, args.results / paper / profile)
-
-
-def report_paper(paper: str, args, profile: str, missing_ok: bool = False) -> int:
-    """Export the paper's ended runs, then run its reports (or args.part's). missing_ok: a report that
-    finds no runs says so and leaves its results (exit 0)."""
-    _print(_export(paper, args, profile))
-    return max(_run_report(paper, report, args, profile, missing_ok) for report in _parts(paper, args.part))
+def report_paper(paper: str, args, profile: str, missing_ok: bool = False, parts: list | None = None) -> int:
+    """Export the paper's ended runs, then run its reports (`parts`, default args.part's: `export` gives
+    none). missing_ok: a report that finds no runs says so and leaves its results (exit 0)."""
+    _print(run_table.export(args.runs, paper, profile, args.results / paper / profile))
+    parts = _parts(paper, args.part) if parts is None else parts
+    return max((_run_report(paper, report, args, profile, missing_ok) for report in parts), default=0)
 
 
 def _run_report(paper: str, report: Report, args, profile: str, missing_ok: bool) -> int:

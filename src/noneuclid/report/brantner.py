@@ -4,7 +4,6 @@ claims/brantner.yaml (reference); prose: templates/brantner.md."""
 
 from __future__ import annotations
 
-import functools
 import math
 import os
 from pathlib import Path
@@ -12,19 +11,17 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 
-from noneuclid.claims import data as claims_data, engine, estimates
-from noneuclid.report import brantner_evaluated as evaluated, figures, prose, tables
+from noneuclid.claims import engine, estimates
+from noneuclid.report import brantner_evaluated as evaluated, figures, tables
+from noneuclid.report.brantner_evaluated import CLAIMS, SETUPS, text
 from noneuclid.runs import table as run_table
 
-CLAIMS = claims_data.load("brantner")
 PAPER = CLAIMS.reference  # the paper's epochs, MNIST's training images, Fig. 3a's plateau, the runs of each figure
-SETUPS = PAPER["setups"]  # the paper's four runs -> label, colour, Table 2's minutes, the authors' run
 SECTIONS = ("householder", "random")  # experiment=brantner/section: arms section_householder, section_random
 CURVE_EPOCHS = (1, 5, 10, 25)  # where our curves and theirs are compared (and our last epoch)
 UNIFORM_LOSS = math.sqrt(0.9)  # every class 1/10
 ONE_CLASS = 0.99  # a model whose most frequent prediction covers more of the test set than this has collapsed
 DRIFT = "max abs(YᵀY - I) (all epochs)"
-text = functools.partial(prose.fill, "brantner")
 
 
 def load(out: Path, profile: str, seeds=None, overrides=()) -> tuple[pd.DataFrame, pd.DataFrame, pd.DataFrame]:
@@ -219,8 +216,8 @@ def section_table(sections: pd.DataFrame) -> tuple[pd.DataFrame, pd.DataFrame]:
         rows.append({"section": section, "seeds": len(r), "epochs": int(r.epochs.max()) if len(r) else 0, **stats,
                      "seeds_predicting_one_class": int((r.final_test_top_class_share > ONE_CLASS).sum())})
     data = pd.DataFrame(rows)
-    return data, data[["section", "seeds", "epochs"]].assign(**{
-        "final train loss": [estimates.plus_minus(m, e, fmt=".4f")
-                             for m, e in zip(data.final_train_loss_mean, data.final_train_loss_se)],
-        "test accuracy %": [estimates.plus_minus(m, e) for m, e in zip(data.test_accuracy_mean, data.test_accuracy_se)],
-        "seeds predicting one class": data.seeds_predicting_one_class})
+    return data, data[["section", "seeds", "epochs"]].assign(**tables.formatted(data, {
+        "final train loss": (("final_train_loss_mean", "final_train_loss_se"),
+                             lambda mean, se: estimates.plus_minus(mean, se, fmt=".4f")),
+        "test accuracy %": (("test_accuracy_mean", "test_accuracy_se"), estimates.plus_minus),
+        "seeds predicting one class": ("seeds_predicting_one_class", "{}")}))

@@ -14,9 +14,10 @@ from noneuclid.claims.estimates import plus_minus
 from noneuclid.config import compose
 from noneuclid.report import figures, prose, tables
 
-CLAIMS = claims_data.load("brantner")
+CLAIMS = claims_data.load("brantner")  # loaded once: report.brantner takes these from here
+SETUPS = CLAIMS.reference["setups"]  # the paper's four runs -> label, colour, Table 2's minutes, the authors' run
 OPTIMIZERS = {name.removesuffix("_stiefel"): {**setup, "label": setup["label"].removesuffix(" + Stiefel")}
-              for name, setup in CLAIMS.reference["setups"].items() if name.endswith("_stiefel")}  # adam, momentum, gd
+              for name, setup in SETUPS.items() if name.endswith("_stiefel")}  # adam, momentum, gd
 BOUND = next(c.bound for c in CLAIMS["orthonormality_to_machine_precision"].cells if c.arms[0].startswith("drift_"))
 STYLES = {"geodesic": "-", "cayley": "--"}
 BASE = "adam_euclidean"  # the arm the CPU timing is over
@@ -104,18 +105,20 @@ def drift_section(out: Path) -> str:
                 columns={"max_dev": "authors_max_dev", "median_dev": "authors_median_dev"}), on="optimizer")
             .assign(bound=BOUND))
     shown = data[["optimizer", "retraction", "section", "seeds"]].assign(
-        optimizer=[OPTIMIZERS[o]["label"] for o in data.optimizer], step=data.step.map("{:,}".format),
-        **{"max (ours)": [f"{m:.2e} [{lo:.2e}, {hi:.2e}]" if s > 1 else f"{m:.2e}" for m, lo, hi, s in
-                          zip(data.max_dev_mean, data.max_dev_min, data.max_dev_max, data.seeds)]},
-        **_formatted(data, "{:.2e}", {"median (ours)": "median_dev_mean", "max (authors)": "authors_max_dev",
-                                      "median (authors)": "authors_median_dev", "bound": "bound"}))
+        optimizer=[OPTIMIZERS[o]["label"] for o in data.optimizer], **tables.formatted(data, {
+            "step": ("step", "{:,}"),
+            "max (ours)": (("max_dev_mean", "max_dev_min", "max_dev_max", "seeds"),
+                           lambda m, lo, hi, seeds: f"{m:.2e} [{lo:.2e}, {hi:.2e}]" if seeds > 1 else f"{m:.2e}"),
+            "median (ours)": ("median_dev_mean", "{:.2e}"), "max (authors)": ("authors_max_dev", "{:.2e}"),
+            "median (authors)": ("authors_median_dev", "{:.2e}"), "bound": ("bound", "{:.2e}")}))
     caption = text("drift_caption", projections=authors.projections.iloc[0], steps=ours.step.max())
     section = tables.section(out, "drift_summary", data, shown, text("drift_title"), caption)
     section += "\n![drift](drift.png)\n"
     if (steps := read(out, "drift_one_step.csv")) is None:
         return section
-    shown = steps[["update", "complement", "retraction"]].assign(**_formatted(steps, "{:.1e}", {
-        "median": "median_change", "99th percentile": "q99_change", "max": "max_change"}))
+    shown = steps[["update", "complement", "retraction"]].assign(**tables.formatted(steps, {
+        "median": ("median_change", "{:.1e}"), "99th percentile": ("q99_change", "{:.1e}"),
+        "max": ("max_change", "{:.1e}")}))
     caption = text("one_step_caption", samples=steps.samples.iloc[0], lr=steps.lr.iloc[0])
     return section + "\n" + tables.section(out, "drift_one_step", None, shown, text("one_step_title"), caption)
 
@@ -131,15 +134,10 @@ def timing_section(out: Path) -> str:
             .reset_index())
     data = data.assign(seconds_per_epoch=data.seconds_per_step_mean * data.steps_per_epoch,
                        ratio_to_base=data.seconds_per_step_mean / data.set_index("arm").seconds_per_step_mean[BASE])
-    shown = data[["arm", "rounds", "steps"]].rename(columns={"steps": "steps per block"}).assign(**{
-        "s / step": [plus_minus(m, s, fmt=".3f") for m, s in zip(data.seconds_per_step_mean, data.seconds_per_step_sd)],
-        "s / epoch": data.seconds_per_epoch.map("{:.1f}".format),
-        f"ratio to {BASE}": data.ratio_to_base.map("{:.3f}".format)})
+    shown = data[["arm", "rounds"]].assign(**{"steps per block": data.steps}, **tables.formatted(data, {
+        "s / step": (("seconds_per_step_mean", "seconds_per_step_sd"), lambda m, sd: plus_minus(m, sd, fmt=".3f")),
+        "s / epoch": ("seconds_per_epoch", "{:.1f}"), f"ratio to {BASE}": ("ratio_to_base", "{:.3f}")}))
     caption = text("timing_caption", rounds=timing.repeat.nunique(), threads=timing.threads.iloc[0],
                    processor=timing.processor.iloc[0])
     return tables.section(out, "timing_summary", data, shown, text("timing_title"), caption)
 
-
-def _formatted(data: pd.DataFrame, fmt: str, columns: dict[str, str]) -> dict[str, pd.Series]:
-    """{name: data[column] as text in `fmt`} for each name and column of `columns`."""
-    return {name: data[column].map(fmt.format) for name, column in columns.items()}

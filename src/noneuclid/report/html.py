@@ -18,18 +18,7 @@ from noneuclid.runs import table as run_table
 EVAL_METRICS = ("val_accuracy", "dev_accuracy", "val_perplexity", "test_accuracy")
 ENV_KEYS = ("python", "torch", "platform", "cpu_count", "torch_threads", "cuda", "git_commit", "git_dirty")
 
-STYLE = """
-body { font-family: sans-serif; max-width: 1200px; margin: 2em auto; padding: 0 1em; color: #222; }
-table { border-collapse: collapse; margin: 1em 0; font-size: 0.85em; }
-th, td { border: 1px solid #bbb; padding: 0.25em 0.5em; }
-th { background: #eee; }
-img { max-width: 100%; border: 1px solid #ddd; }
-code { background: #f4f4f4; padding: 0 0.2em; }
-.curves { display: flex; flex-wrap: wrap; gap: 0.5em; }
-.curve { border: 1px solid #ddd; padding: 0.3em; font-size: 0.7em; width: 260px; }
-.loss { stroke: #1f77b4; } .eval { stroke: #d62728; }
-.missing { color: #a00; }
-"""
+STYLE = Path(__file__).parent / "templates" / "index.css"  # the page's style sheet, inlined
 
 
 def curve_svg(points: dict[str, list[tuple[float, float]]], width: int = 250, height: int = 90) -> str:
@@ -126,7 +115,7 @@ def make(profile: str, results: Path) -> Path:
     toc = " · ".join(f'<a href="#{key}">{paper.title}</a>' for key, paper in PAPERS.items())
     sections = "\n".join(paper_section(key, profile, results) for key in PAPERS)
     page = (f"<!doctype html><html><head><meta charset='utf-8'><title>noneuclid results ({profile})</title>"
-            f"<style>{STYLE}</style></head><body><h1>noneuclid: results of the {profile} profile</h1>"
+            f"<style>\n{STYLE.read_text()}</style></head><body><h1>noneuclid: results of the {profile} profile</h1>"
             f"<p>Made by <code>python -m noneuclid.report html --profile {profile}</code> from "
             f"<code>{html.escape(results.name)}/</code> (its pages and per-run data). {toc}</p>"
             f"{sections}</body></html>")

@@ -56,6 +56,16 @@ def shown(data: pd.DataFrame, formats: dict[str, str] | None = None, missing: st
     return display.fillna(missing)
 
 
+def formatted(data: pd.DataFrame, columns: dict) -> dict[str, list[str]]:
+    """{name: a display column} for each name: (column, fmt) of `columns`: data[column] row by row as text,
+    fmt a format ("{:.2e}") or a function; a tuple of columns gives it several values per row."""
+    shown = {}
+    for name, (column, fmt) in columns.items():
+        rows = zip(*(data[c] for c in column)) if isinstance(column, tuple) else zip(data[column])
+        shown[name] = [fmt(*values) if callable(fmt) else fmt.format(*values) for values in rows]
+    return shown
+
+
 def markdown(shown: pd.DataFrame, bold: set[tuple[int, str]] = frozenset()) -> str:
     """A Markdown table, '|' escaped, the `bold` cells as **text**."""
     cells = _cells(shown, bold, lambda text: f"**{text}**", lambda text: text.replace("|", r"\|"))
@@ -63,15 +73,10 @@ def markdown(shown: pd.DataFrame, bold: set[tuple[int, str]] = frozenset()) -> s
 
 
 def latex(shown: pd.DataFrame, caption: str, label: str, bold: set[tuple[int, str]] = frozenset()) -> str:
-    """A booktabs table (numbers right, text left), cells escaped, `bold` in \\textbf, caption and label."""
+    """render.booktabs of the cells (numbers right, text left), escaped, `bold` in \\textbf."""
     spec = "".join("r" if shown[c].astype(str).str.fullmatch(NUMBER).all() else "l" for c in shown.columns)
     cells = _cells(shown, bold, lambda text: rf"\textbf{{{text}}}", latex_escape)
-    lines = [r"\begin{table}", r"\centering", r"\small", rf"\begin{{tabular}}{{{spec}}}", r"\toprule",
-             " & ".join(latex_escape(c) for c in shown.columns) + r" \\", r"\midrule",
-             *(" & ".join(row) + r" \\" for row in cells.itertuples(index=False)),
-             r"\bottomrule", r"\end{tabular}", rf"\caption{{{latex_escape(caption)}}}", rf"\label{{{label}}}",
-             r"\end{table}"]
-    return "\n".join(lines) + "\n"
+    return render.booktabs(spec, shown.columns, cells.itertuples(index=False), caption, label)
 
 
 def _cells(shown: pd.DataFrame, bold, emphasise, escape) -> pd.DataFrame:
