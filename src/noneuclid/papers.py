@@ -124,8 +124,9 @@ BRANTNER_EXTRAS = (
 HNN_EXTRAS = (
     Extra("table2_burnin", "noneuclid.report.hnn_table2", "finished runs of `python -m noneuclid.train -m "
           "experiment=hnn/burnin profile={profile}`"),
-    Extra("fig_table2_boundaries", "noneuclid.report.hnn_table2", "the run folders of the 2-D embedding "
-          "(experiment=hnn/poincare) and its seed-0 classifiers (experiment=hnn/table2) under {runs}/hnn/{profile}"),
+    Extra("fig_table2_boundaries", "noneuclid.report.hnn_table2", "its data (fig_table2_boundaries_points.csv.gz, "
+          "_classifiers.csv), written from the run folders of the 2-D embedding (experiment=hnn/poincare) and its "
+          "seed-0 classifiers (experiment=hnn/table2) under {runs}/hnn/{profile}"),
 )
 PHYDI_EXTRAS = (
     *_runs_of("phydi", "phydi/table1", "phydi/table2", "phydi/fig4"),

@@ -11,6 +11,7 @@ from pathlib import Path
 import pandas as pd
 import pytest
 
+from noneuclid.report import hnn_boundaries
 from noneuclid.runs import table as run_table
 
 RESULTS = Path(__file__).resolve().parents[2] / "results"
@@ -18,15 +19,12 @@ NUMBER = r"[-+]?(\d+\.?\d*|\.\d+)(e[-+]?\d+)?|[-+]?inf|nan"
 PACKED = r"[-+]?\d[\d.]*(e[-+]?\d+)?\s*(±|%|\(|\[|/|,\s*\d).*"  # '84.68 (84.49 ± 0.47, n=3)', '0/3', '16.8%'
 IDENTIFIER = r"[0-9a-f]{7,40}"  # settings ids and commits: text, even those that are all digits
 
-# What the reports read in results/<paper>/<profile>/ and do not write: the per-run data, and what
-# `python -m noneuclid.evaluate` writes there (from the authors' networks or the runs' checkpoints).
+# What the reports read in results/<paper>/<profile>/ and do not write without run folders: the per-run
+# data, what `python -m noneuclid.evaluate` writes there (from the authors' networks or the runs'
+# checkpoints), and the boundary figure's data (the 2-D embedding's points, its classifiers' weights).
 INPUTS = {*run_table.FILES, "authors_networks.csv", "authors_networks.md", "authors_networks.tex",
           "drift.csv", "drift_authors.csv", "drift_gradients.csv", "drift_one_step.csv", "timing.csv",
-          "table2_reference.csv"}
-# Derived, but from what only run folders hold: the 2-D embedding's points and its classifiers' weights
-# (checkpoints); the report says so and leaves these as they are (table2.md includes the caption).
-FROM_RUN_FOLDERS = {"hnn/cpu/fig_table2_boundaries.md", "hnn/cpu/fig_table2_boundaries.png",
-                    "hnn/cpu/fig_table2_boundaries.pdf"}
+          "table2_reference.csv", hnn_boundaries.POINTS, hnn_boundaries.WEIGHTS}
 
 
 def mixed_columns(table: pd.DataFrame) -> dict[str, list[str]]:
@@ -64,10 +62,9 @@ def test_every_committed_csv_has_numeric_columns_where_its_values_are_numbers(pa
 
 def derived(results: Path) -> list[Path]:
     """The derived tables and figures under `results` (a copy of results/): index.html and every file of
-    the report folders with per-run data but INPUTS and FROM_RUN_FOLDERS."""
+    the report folders with per-run data but INPUTS."""
     folders = [p.parent for p in results.glob("*/*/runs.csv")]
-    files = [p for folder in folders for p in folder.iterdir()
-             if p.name not in INPUTS and str(p.relative_to(results)) not in FROM_RUN_FOLDERS]
+    files = [p for folder in folders for p in folder.iterdir() if p.name not in INPUTS]
     return sorted([results / "index.html", *files])
 
 
@@ -92,7 +89,7 @@ def test_report_all_brings_back_every_derived_file_byte_for_byte(tmp_path, monke
     (tmp_path / "docs").mkdir()
     assert main(["all", "--runs", str(tmp_path / "no-runs"), "--results", str(results), "--profile", "cpu",
                  "--docs", "--docs-dir", str(tmp_path / "docs")]) == 0
-    assert "fig_table2_boundaries: needs" in capsys.readouterr().out  # the figure left out is named
+    assert "not drawn by" not in capsys.readouterr().out  # nothing left out: the boundary figure from its data
     if (RESULTS / "hnn" / "paper" / "runs.csv").is_file():  # Table 1 at the paper's budget (make report does this too)
         assert main(["hnn", "hnn", "--runs", str(tmp_path / "no-runs"), "--results", str(results),
                      "--profile", "paper"]) == 0

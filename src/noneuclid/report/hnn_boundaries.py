@@ -1,5 +1,7 @@
-"""The figure of Ganea et al.'s Table 2 classifiers in the 2-D Poincare ball (the paper draws none), from
-the run folders' checkpoints."""
+"""The figure of Ganea et al.'s Table 2 classifiers in the 2-D Poincare ball (the paper draws none). Its data
+are committed beside it, so that a fresh clone redraws it without the run folders: POINTS (the 2-D
+embedding's points to 4 decimals, and for each subtree whether a point lies in it) and WEIGHTS (the seed-0
+classifiers' weights, one row per number), both written from the run folders' checkpoints where they are."""
 
 from __future__ import annotations
 
@@ -17,43 +19,68 @@ from noneuclid.data import wordnet  # noqa: E402
 from noneuclid.models.mlr import GEOMETRIES, PointMLR  # noqa: E402
 from noneuclid.report import figures, prose  # noqa: E402
 from noneuclid.report.hnn_claims import CLASSIFIERS  # noqa: E402
+from noneuclid.runs.folder import CSV_COMPRESSION  # noqa: E402
 
 COLORS = {"hyperbolic": "tab:red", "euclidean": "tab:blue", "euclidean_log0": "tab:green"}
+STEM, POINTS, WEIGHTS = ("fig_table2_boundaries", "fig_table2_boundaries_points.csv.gz",
+                         "fig_table2_boundaries_classifiers.csv")
+
+
+def draw(values: pd.DataFrame, emb: pd.DataFrame, root: Path, c, out: Path) -> None:
+    """fig_table2_boundaries.{png,pdf,md} in `out` from its data there, after writing the data from the run
+    folders under `root` where they are (`export`). Without the data, where there are 2-D runs, says so."""
+    export(values, emb, root, c, out)
+    if not ((out / POINTS).is_file() and (out / WEIGHTS).is_file()):
+        if not values[values.dim == 2].empty:
+            print(f"{out / STEM}: not drawn: it needs {POINTS} and {WEIGHTS}, written from the run folders of the "
+                  f"2-D embedding and its seed-0 classifiers (not under {root})")
+        return
+    figure(pd.read_csv(out / POINTS), pd.read_csv(out / WEIGHTS), out)
 
 
 @torch.no_grad()
-def draw(values: pd.DataFrame, emb: pd.DataFrame, root: Path, c, out: Path) -> None:
-    """fig_table2_boundaries.{png,pdf} in `out`: per subtree, the 2-D ball with its points and the seed-0
-    classifiers' decision boundaries (logit difference 0 on a grid), from their run folders under `root`,
-    and its caption (.md) naming each boundary outside the ball (no sign change inside it). Without the
-    folders, where there are 2-D runs, says why it is not redrawn (an earlier figure stays)."""
+def export(values: pd.DataFrame, emb: pd.DataFrame, root: Path, c, out: Path) -> None:
+    """POINTS and WEIGHTS in `out` from the checkpoints of the 2-D embedding and the seed-0 classifiers of
+    `values` under `root`; nothing where a folder is missing."""
     seed0 = values[(values.dim == 2) & (values.seed == 0)]
     folders = [root / run for run in (*emb[emb.dim == 2].run, *seed0.run)]
     if seed0.empty or emb[emb.dim == 2].empty or not all((f / "checkpoint.pt").is_file() for f in folders):
-        if not values[values.dim == 2].empty:
-            left = "; the figure there is left as it is" if (out / "fig_table2_boundaries.png").is_file() else ""
-            print(f"{out / 'fig_table2_boundaries'}: not redrawn: it needs the 2-D embedding's points and its "
-                  f"classifiers' weights, which only their run folders' checkpoints hold (not under {root}){left}")
         return
     points = torch.load(folders[0] / "checkpoint.pt", map_location="cpu", weights_only=False)["model"]["weight"]
     h = wordnet.load(c.data.hierarchy, c.paths.generated_dir)
-    grid = torch.linspace(-1, 1, 401, dtype=points.dtype)
+    table = pd.DataFrame(points.numpy(), columns=["x", "y"]).assign(
+        **{subtree: h.descendants(subtree).numpy().astype(int) for subtree in wordnet.SUBTREES})
+    table.to_csv(out / POINTS, index=False, float_format="%.4f", compression=CSV_COMPRESSION)
+    rows = []
+    for r in seed0.sort_values(["subtree", "geometry"]).itertuples():
+        offsets = OmegaConf.load(root / r.run / "config.yaml").model.get("offsets")
+        weights = torch.load(root / r.run / "checkpoint.pt", map_location="cpu", weights_only=False)["model"]
+        rows += [{"subtree": r.subtree, "geometry": r.geometry, "run": r.run, "offsets": offsets, "tensor": name,
+                  "index": i, "value": v} for name, w in weights.items() for i, v in enumerate(w.flatten().tolist())]
+    pd.DataFrame(rows).to_csv(out / WEIGHTS, index=False, float_format="%.17g")
+
+
+def figure(points: pd.DataFrame, weights: pd.DataFrame, out: Path) -> None:
+    """Per subtree, the 2-D ball with its points and each classifier's decision boundary (logit difference 0
+    on a grid); the caption (.md) names each boundary outside the ball (no sign change inside it)."""
+    xy = torch.tensor(points[["x", "y"]].to_numpy())  # [nodes, 2]
+    grid = torch.linspace(-1, 1, 401, dtype=torch.float64)
     gx, gy = torch.meshgrid(grid, grid, indexing="xy")
     inside = gx ** 2 + gy ** 2 < 0.999
-    xy = torch.stack([gx, gy], -1) * inside[..., None]  # [401, 401, 2]; outside the ball: masked below
+    at = torch.stack([gx, gy], -1) * inside[..., None]  # [401, 401, 2]; outside the ball: masked below
     fig, axes = plt.subplots(1, len(wordnet.SUBTREES), figsize=(4 * len(wordnet.SUBTREES), 4.4),
                              constrained_layout=True)
     outside = []
     for ax, subtree in zip(axes, wordnet.SUBTREES):
-        pos = h.descendants(subtree)
+        pos = torch.tensor(points[subtree].to_numpy() == 1)
         ax.add_patch(plt.Circle((0, 0), 1, fill=False, lw=0.8))
-        ax.scatter(*points[~pos].T, s=0.2, c="0.75", rasterized=True, label="other nouns")
-        ax.scatter(*points[pos].T, s=0.5, c="k", rasterized=True, label="subtree")
+        ax.scatter(*xy[~pos].T, s=0.2, c="0.75", rasterized=True, label="other nouns")
+        ax.scatter(*xy[pos].T, s=0.5, c="k", rasterized=True, label="subtree")
         for geometry in GEOMETRIES:
-            row = seed0[(seed0.subtree == subtree) & (seed0.geometry == geometry)]
-            if row.empty:
+            rows = weights[(weights.subtree == subtree) & (weights.geometry == geometry)]
+            if rows.empty:
                 continue
-            margin = _margin(root / row.run.iloc[0], geometry, xy, points.dtype).masked_fill(~inside, float("nan"))
+            margin = _margin(rows, at).masked_fill(~inside, float("nan"))
             if not (margin[inside] > 0).any() or not (margin[inside] < 0).any():
                 outside.append(prose.fill("hnn", "boundary_outside", subtree=subtree, classifier=CLASSIFIERS[geometry],
                                           side="in" if (margin[inside] > 0).all() else "out of"))
@@ -64,14 +91,19 @@ def draw(values: pd.DataFrame, emb: pd.DataFrame, root: Path, c, out: Path) -> N
         ax.axis("off")
         ax.legend(fontsize=6, loc="lower left", markerscale=8)
     fig.suptitle(prose.fill("hnn", "boundaries_title"), fontsize=9)
-    figures.save(fig, out / "fig_table2_boundaries")
-    (out / "fig_table2_boundaries.md").write_text("".join(
-        f"{line}\n" for line in [prose.fill("hnn", "boundaries_image"), "", *outside]))
+    figures.save(fig, out / STEM)
+    (out / f"{STEM}.md").write_text("".join(f"{line}\n" for line in [prose.fill("hnn", "boundaries_image"), "",
+                                                                      *outside]))
 
 
-def _margin(folder: Path, geometry: str, xy: torch.Tensor, dtype) -> torch.Tensor:
-    """The trained classifier's logit difference (subtree - rest) at the points xy [..., 2]."""
-    model = PointMLR(2, geometry, offsets=OmegaConf.load(folder / "config.yaml").model.get("offsets")).to(dtype)
-    model.load_state_dict(torch.load(folder / "checkpoint.pt", map_location="cpu", weights_only=False)["model"])
-    logits = model(xy)
+@torch.no_grad()
+def _margin(rows: pd.DataFrame, at: torch.Tensor) -> torch.Tensor:
+    """The classifier of `rows` (one per weight) as its logit difference (subtree - rest) at the points at [..., 2]."""
+    offsets = rows.offsets.iloc[0]
+    model = PointMLR(2, rows.geometry.iloc[0], offsets=None if pd.isna(offsets) else bool(offsets)).double()
+    state = model.state_dict()
+    for name, group in rows.groupby("tensor"):
+        state[name] = torch.tensor(group.sort_values("index").value.to_numpy()).reshape(state[name].shape)
+    model.load_state_dict(state)
+    logits = model(at)
     return logits[..., 1] - logits[..., 0]
