@@ -17,7 +17,7 @@ import pandas as pd
 from noneuclid.claims.estimates import plus_minus, summary
 from noneuclid.config import compose, experiment_value, sweep_values
 from noneuclid.report import figures, hnn_claims, prose, tables
-from noneuclid.report.hnn_claims import DATASETS, NO_RUNS, ROWS, by_model, model_of, selected, table1_cell
+from noneuclid.report.hnn_claims import DATASETS, ROWS, TABLE1, model_of, seeds_of, selected
 from noneuclid.runs import table as run_table
 from noneuclid.runs.lookup import table1_run_name, table1_seeds
 
@@ -33,14 +33,14 @@ def table1(finished: pd.DataFrame, names: dict) -> pd.DataFrame:
     """One row per model and dataset of `names` (run_names), from the finished runs among them: test
     accuracy % at best dev of the seed with the best dev accuracy (`selected`, the lowest seed of those
     tied), mean, s.d., s.e. and n over the finished seeds, and the paper's (NaN and n = 0 without runs)."""
-    models, rows = by_model(finished), []
+    rows = []
     for row, data in dict.fromkeys(key[:2] for key in names):
         geometry, cell = model_of(row)
-        seeds = models.get((data, geometry, cell), NO_RUNS)
+        seeds = seeds_of(finished, {**TABLE1[data, cell].where, "model.geometry": geometry})
         best, stats = selected(seeds), summary(seeds.test)  # best: its one seed, none without runs
         rows.append({"model": ROWS[row], "dataset": DATASETS[data], "selected": best.max(),
                      "selected_seed": best.index.max(), **{k: stats[k] for k in ("mean", "sd", "se", "n")},
-                     "paper": table1_cell(data, cell).paper[geometry]})
+                     "paper": TABLE1[data, cell].paper[geometry]})
     return pd.DataFrame(rows)
 
 

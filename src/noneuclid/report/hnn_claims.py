@@ -8,7 +8,7 @@ from dataclasses import replace
 import pandas as pd
 
 from noneuclid.claims import data as claims_data, engine
-from noneuclid.report import prose
+from noneuclid.report import prose, select
 from noneuclid.runs import table as run_table
 
 CLAIMS = claims_data.load("hnn")
@@ -28,36 +28,27 @@ def model_of(row: str) -> tuple[str, str]:
 
 
 MODELS = {model_of(row): label for row, label in ROWS.items()}  # (model.geometry, model.cell) -> Table 1's row
+TABLE1 = {(c.where["data.label"], c.where["model.cell"]): c  # (dataset, cell kind) -> the Table 1 claim's cell
+          for c in CLAIMS[ON_PAR_OR_BETTER].cells}
 
 
-def table1_cell(data: str, cell: str) -> claims_data.Cell:
-    """The Table 1 claim's cell of a dataset and cell kind ('prefix10', 'rnn': 'PREFIX-10, RNN')."""
-    return CLAIMS[ON_PAR_OR_BETTER].cell(f"{DATASETS[data].rstrip('%')}, {cell.upper()}")
-
-
-def by_model(finished: pd.DataFrame) -> dict[tuple[str, str, str], pd.DataFrame]:
-    """(dataset, model.geometry, model.cell) -> its finished runs' test accuracy % at best dev (`test`) and
-    best dev accuracy (`dev`), indexed by seed in order."""
-    if finished.empty:
-        return {}
-    columns = {"cfg.seed": "seed", "test_accuracy_at_best_dev": "test", "best_dev_accuracy": "dev"}
-    found = finished[[*KEYS, *columns]].rename(columns=columns).assign(test=lambda f: 100 * f.test)
-    return {key: runs.set_index("seed")[["test", "dev"]].sort_index() for key, runs in found.groupby(KEYS)}
-
-
-NO_RUNS = pd.DataFrame({"test": [], "dev": []}, index=pd.Index([], name="seed"))  # a model without runs in by_model
+def seeds_of(finished: pd.DataFrame, selector: dict) -> pd.DataFrame:
+    """The test accuracy % at best dev (`test`) and best dev accuracy (`dev`) of the finished runs whose
+    settings are the selector's (a Cell.select arm's: one model on one dataset), indexed by seed in order."""
+    found = select.arm_values(finished, selector, ["test_accuracy_at_best_dev", "best_dev_accuracy"])
+    return found.set_axis(["test", "dev"], axis=1).assign(test=lambda f: 100 * f.test)
 
 
 def selected(seeds: pd.DataFrame) -> pd.Series:
     """Test accuracy % of the seed with the best dev accuracy (of those tied, the lowest), as the paper picks,
-    indexed by that seed; empty without runs. `seeds`: a value of by_model."""
+    indexed by that seed; empty without runs. `seeds`: seeds_of's."""
     return seeds.test[seeds.dev == seeds.dev.max()].head(1)
 
 
 def paper_gains(datasets, cell: str) -> dict[str, float]:
     """dataset -> the paper's gain there: its Table 1 accuracy of the cell kind's better hyperbolic model
     minus the Euclidean one's."""
-    cells = {data: table1_cell(data, cell) for data in datasets}
+    cells = {data: TABLE1[data, cell] for data in datasets}
     return {data: round(c.paper[c.arms[0]] - c.paper["euclidean"], 2) for data, c in cells.items()}
 
 
@@ -66,39 +57,46 @@ def verdicts(finished: pd.DataFrame, datasets=tuple(DATASETS)) -> list[engine.Ve
     Euclidean one (test accuracy % at best dev, Welch); the hyperbolic gain per seed of a PREFIX dataset
     against another's, judged where each model of the cell learned (`learned`: its seed with the best dev
     accuracy against the paper's). Not testable: a cell without runs or whose models all stayed at chance."""
-    models, rows = by_model(finished), []
-    data_of = {label.rstrip("%"): data for data, label in DATASETS.items()}
+    rows = []
     claim = CLAIMS[ON_PAR_OR_BETTER]
     for cell in claim.cells:
-        name, kind = cell.name.split(", ")
-        if data_of[name] in datasets:
-            arms = [models.get((data_of[name], g, kind.lower()), NO_RUNS).test for g in cell.arms]
-            why = _untestable(models, data_of[name], kind.lower(), cell.precondition)
-            rows.append(engine.judged(claim, cell, arms, why))
+        if cell.where["data.label"] in datasets:
+            arms = [seeds_of(finished, cell.select[g]).test for g in cell.arms]
+            rows.append(engine.judged(claim, cell, arms, _untestable(finished, cell)))
     claim = CLAIMS[GAIN]
     for cell in claim.cells:
-        kind = cell.name.split(", ")[0].lower()
-        cell = replace(cell, paper=paper_gains(cell.arms, kind), paper_source=prose.fill("hnn", "gain_source"))
+        cell = replace(cell, paper=paper_gains(cell.arms, cell.where["model.cell"]),
+                       paper_source=prose.fill("hnn", "gain_source"))
         if set(cell.arms) <= set(datasets):
-            arms = {data: [models.get((data, g, kind), NO_RUNS) for g in table1_cell(data, kind).arms]
-                    for data in cell.arms}  # dataset -> the seeds of its cell's hyperbolic and Euclidean model
-            gains = [(hyperbolic.test - euclidean.test).dropna().tolist() for hyperbolic, euclidean in arms.values()]
-            why = "; ".join(filter(None, (_untestable(models, data, kind) for data in cell.arms)))
-            learned = {f"{DATASETS[data]} {MODELS[g, kind]}": (selected(seeds).tolist(), table1_cell(data, kind).paper[g])
-                       for data in cell.arms for g, seeds in zip(table1_cell(data, kind).arms, arms[data])}
-            rows.append(engine.judged(claim, cell, gains, why, models=learned))
+            rows.append(_gain_verdict(claim, cell, finished))
     return rows
 
 
-def _untestable(models: dict, data: str, cell: str, precondition: str | None = None) -> str:
-    """Why a Table 1 cell cannot be tested here ('' where it can): no runs (its claim cell's `precondition`
-    not met, where it has one), or every model at chance. `models`: by_model."""
-    tests = [seeds.test for (d, _, c), seeds in models.items() if (d, c) == (data, cell)]
-    if not tests:
-        return prose.fill("hnn", "precondition" if precondition else "no_runs", precondition=precondition,
-                          cell=f"{DATASETS[data]} {cell.upper()}")
-    if pd.concat(tests).max() < 100 * CHANCE:
-        return prose.fill("hnn", "at_chance", cell=f"{DATASETS[data]} {cell.upper()}")
+def _gain_verdict(claim: claims_data.Claim, cell: claims_data.Cell, finished: pd.DataFrame) -> engine.Verdict:
+    """The gain claim's verdict of a cell (its arms datasets): per dataset and seed, the Table 1 cell's
+    hyperbolic model's test accuracy % minus the Euclidean one's, judged where each of those models learned."""
+    cells = [TABLE1[data, cell.where["model.cell"]] for data in cell.arms]  # each dataset's Table 1 cell
+    gains, learned = [], {}
+    for data, table1 in zip(cell.arms, cells):
+        hyperbolic, euclidean = (seeds_of(finished, table1.select[g]) for g in table1.arms)
+        gains.append((hyperbolic.test - euclidean.test).dropna().tolist())
+        for g, seeds in zip(table1.arms, (hyperbolic, euclidean)):
+            model = MODELS[g, table1.where["model.cell"]]
+            learned[f"{DATASETS[data]} {model}"] = (selected(seeds).tolist(), table1.paper[g])
+    why = "; ".join(filter(None, (_untestable(finished, table1) for table1 in cells)))
+    return engine.judged(claim, cell, gains, why, models=learned)
+
+
+def _untestable(finished: pd.DataFrame, cell: claims_data.Cell) -> str:
+    """Why a cell of the Table 1 claim cannot be tested here ('' where it can): no runs (its `precondition`
+    not met, where it has one), or every model of its dataset and cell kind at chance."""
+    tests = 100 * select.arm_values(finished, cell.where, "test_accuracy_at_best_dev")
+    name = f"{DATASETS[cell.where['data.label']]} {cell.where['model.cell'].upper()}"
+    if tests.empty:
+        return prose.fill("hnn", "precondition" if cell.precondition else "no_runs",
+                          precondition=cell.precondition, cell=name)
+    if tests.max() < 100 * CHANCE:
+        return prose.fill("hnn", "at_chance", cell=name)
     return ""
 
 
