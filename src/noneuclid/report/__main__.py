@@ -124,10 +124,12 @@ def _print(paths) -> None:
 
 
 def report_paper(paper: str, args, profile: str, missing_ok: bool = False, parts: list | None = None) -> int:
-    """Export the paper's ended runs, then run its reports (`parts`, default args.part's: `export` gives
-    none). missing_ok: a report that finds no runs says so and leaves its results (exit 0)."""
-    _print(run_table.export(args.runs, paper, profile, args.results / paper / profile))
+    """Run the paper's reports (`parts`, default args.part's), each exporting the ended runs it reads; with no
+    parts (`export`), export them alone. missing_ok: a report that finds no runs says so and leaves its
+    results (exit 0)."""
     parts = _parts(paper, args.part) if parts is None else parts
+    if not parts:
+        _print(run_table.export(args.runs, paper, profile, args.results / paper / profile))
     return max((_run_report(paper, report, args, profile, missing_ok) for report in parts), default=0)
 
 
