@@ -56,7 +56,8 @@ def embedding_name(profile: str, dim: int, hierarchy: str, seed: int, device: st
 
 
 TABLE2_PROTOCOL = ("data.natural_mix", "data.batch_size", "trainer.epochs", "optim.lr", "optim.ball_lr",
-                   "optim.clip_norm", "optim.epoch_lr_factor", "model.offsets")  # what makes a Table 2 run today's
+                   "optim.clip_norm", "optim.epoch_lr_factor", "model.offsets", "trainer.converge.patience",
+                   "trainer.converge.tol")  # what makes a Table 2 run today's
 
 
 def table2_protocols(profile: str) -> dict[str, dict]:
