@@ -3,6 +3,8 @@ toy tree's smoke embedding."""
 
 from __future__ import annotations
 
+import math
+
 import pandas as pd
 import pytest
 
@@ -26,10 +28,11 @@ def test_the_reference_fits_each_euclidean_run_on_its_own_points_and_split(tmp_p
     assert all("offsets: true" in (folder / "config.yaml").read_text() for folder in found)
     written = pd.read_csv(table2_reference.make(tmp_path / "runs", "smoke", tmp_path / "out"))
     assert list(written.columns) == ["subtree", "dim", "classifier", "sampling", "seeds", "ours_f1", "reference_f1",
-                                     "difference"]
+                                     "difference", "ours_train_loss", "reference_train_loss"]
     assert list(written.classifier) == ["euclidean", "euclidean_log0"] and set(written.seeds) == {2}
     assert written.reference_f1.between(0, 100).all()
     assert (written.difference == written.ours_f1 - written.reference_f1).all()
+    assert written.reference_train_loss.between(0, math.log(2)).all()  # the optimum: no worse than a constant guess
 
 
 def test_no_runs_says_what_to_train(tmp_path):

@@ -256,11 +256,13 @@ def test_paper_profiles_compose():
     assert (cfg.trainer.epochs, cfg.data.batch_size, cfg.optim.lr, cfg.data.negatives) == (1500, 50, 1.0, 50)
     cfg = compose(["experiment=hnn/table2", "profile=paper"])
     assert cfg.data.hierarchy == "wordnet" and cfg.model.dim == cfg.data.dim
-    protocol = {"hyperbolic": (0.1, 0.03, 1.0, None), "euclidean": (0.3, 0.01, None, True),
-                "euclidean_log0": (0.3, 0.01, None, True)}  # fixed on the pilot cells, at every profile but smoke
-    for profile, (geometry, steps) in itertools.product(("cpu", "paper"), protocol.items()):
+    protocol = {"hyperbolic": ((0.1, 0.03, 1.0, None), (300, 0.99, None)),  # fixed on the pilot cells,
+                "euclidean": ((10.0, 0.01, None, True), (3000, 0.995, {"patience": 100, "tol": 1e-4})),
+                "euclidean_log0": ((0.3, 0.01, None, True), (300, 0.99, None))}  # at every profile but smoke
+    for profile, (geometry, (steps, budget)) in itertools.product(("cpu", "paper"), protocol.items()):
         cfg = compose(["experiment=hnn/table2", f"profile={profile}", f"model.geometry={geometry}"])
-        assert (cfg.data.natural_mix, cfg.trainer.epochs, cfg.optim.epoch_lr_factor) == (True, 300, 0.99)
+        converge = cfg.trainer.converge and OmegaConf.to_container(cfg.trainer.converge)
+        assert cfg.data.natural_mix and (cfg.trainer.epochs, cfg.optim.epoch_lr_factor, converge) == budget
         assert (cfg.optim.lr, cfg.optim.ball_lr, cfg.optim.clip_norm, cfg.model.offsets) == steps
     cfg = compose(["experiment=hnn/poincare", "profile=cpu"])  # the reference's recipe, its MAP rate, fused
     assert (cfg.trainer.epochs, cfg.data.batch_size, cfg.optim.lr, cfg.data.fused_batches) == (1500, 50, 2.0, 200)

@@ -10,7 +10,10 @@ same decision (up to where the optimum is flat). Balanced batches weigh both cla
 does; data.natural_mix runs are weighted as they come. The hyperbolic MLR has no such reference.
 
 Writes table2_reference.csv: subtree, dim, classifier, sampling (balanced batches or the natural mix),
-seeds, ours_f1 and reference_f1 (means over the same seeds, F1 in %), difference (ours - reference).
+seeds, ours_f1 and reference_f1 (means over the same seeds, F1 in %), difference (ours - reference), and
+the training losses (means over the seeds): ours (the last epoch's, as logged) and the reference's at its
+optimum (the lowest there is), so that a row whose F1 differs where the optimum is flat shows whether
+ours reached it.
 """
 
 from __future__ import annotations
@@ -45,8 +48,9 @@ def classifier_runs(runs_dir: Path, profile: str) -> list[Path]:
 
 
 def reference_f1(folder: Path) -> dict:
-    """One run's settings, our final test F1 and scikit-learn's on the same points and split."""
+    """One run's settings, our final test F1 and training loss and scikit-learn's on the same points and split."""
     from sklearn.linear_model import LogisticRegression  # a test/bench dependency only
+    from sklearn.metrics import log_loss
 
     cfg = OmegaConf.load(folder / "config.yaml")
     task = tasks.build(cfg)
@@ -56,22 +60,33 @@ def reference_f1(folder: Path) -> dict:
     weight = None if cfg.data.natural_mix else "balanced"
     model = LogisticRegression(C=np.inf, solver="lbfgs", max_iter=10_000, tol=1e-10, class_weight=weight)
     model.fit(x.double().numpy(), y.numpy())
-    pred = model.predict(x_test.double().numpy())
+    pred, train_probabilities = model.predict(x_test.double().numpy()), model.predict_proba(x.double().numpy())
     summary = json.loads((folder / "summary.json").read_text())
     return {"subtree": cfg.data.subtree, "dim": cfg.data.dim, "classifier": cfg.model.geometry,
             "sampling": "natural" if cfg.data.natural_mix else "balanced", "seed": cfg.seed,
             "ours_f1": 100 * summary["final_test_f1"],
-            "reference_f1": 100 * f1_score(torch.from_numpy(pred), y_test)}
+            "reference_f1": 100 * f1_score(torch.from_numpy(pred), y_test), "ours_train_loss": summary["final_train_loss"],
+            "reference_train_loss": log_loss(y.numpy(), train_probabilities, sample_weight=_weights(y, weight))}
 
 
 def table(rows: list[dict]) -> pd.DataFrame:
-    """Per subtree, dim, classifier and sampling: the seeds and the mean F1 of ours and the reference's."""
+    """Per subtree, dim, classifier and sampling: the seeds, the mean F1 of ours and the reference's, their
+    difference and the mean training losses."""
     runs = pd.DataFrame(rows)
     keys = ["subtree", "dim", "classifier", "sampling"]
     out = runs.groupby(keys).agg(seeds=("seed", "size"), ours_f1=("ours_f1", "mean"),
                                  reference_f1=("reference_f1", "mean")).reset_index()
     out["difference"] = out.ours_f1 - out.reference_f1
-    return out
+    losses = runs.groupby(keys)[["ours_train_loss", "reference_train_loss"]].mean().reset_index()
+    return out.merge(losses, on=keys)
+
+
+def _weights(y: torch.Tensor, class_weight: str | None) -> np.ndarray | None:
+    """Per training example, the weight class_weight="balanced" gives its class (None: unweighted)."""
+    if class_weight is None:
+        return None
+    counts = np.bincount(y.numpy(), minlength=2)
+    return (len(y) / (2 * counts))[y.numpy()]
 
 
 def make(runs_dir: Path, profile: str, out: Path) -> Path:
