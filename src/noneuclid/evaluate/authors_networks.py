@@ -9,11 +9,12 @@ from pathlib import Path
 import pandas as pd
 
 from noneuclid.data import mnist
+from noneuclid.data.brantner_gml import authors_metadata
 from noneuclid.geometry import stiefel
 from noneuclid.models.vit import load_gml
 from noneuclid.nn import StiefelParameter
 from noneuclid.report import tables
-from noneuclid.report.brantner import ONE_CLASS, SETUPS, authors_metadata
+from noneuclid.report.brantner import ONE_CLASS, SETUPS
 from noneuclid.train.tasks import Classification
 
 
@@ -26,7 +27,7 @@ def authors_networks(reference: Path, data_dir: Path, train_images: int | None =
     accuracy of the authors' run and the last value of their training curve; max |YᵀY - I| of their Stiefel
     projections (computed in float64 from the stored float32 values). train_images: the first that many
     training images for the training loss (None: all 60,000)."""
-    meta = authors_metadata(reference)
+    meta = authors_metadata(reference, SETUPS)
     task = Classification(mnist.load(data_dir, "train", 7, train_images), {"test": mnist.load(data_dir, "test", 7)},
                           batch_size=2048, loss="relative_frobenius", seed=0)
     rows, count = [], len(task.splits["train"][1])

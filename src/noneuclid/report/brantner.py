@@ -5,13 +5,13 @@ claims/brantner.yaml (reference); prose: templates/brantner.md."""
 from __future__ import annotations
 
 import math
-import os
 from pathlib import Path
 
 import numpy as np
 import pandas as pd
 
 from noneuclid.claims import engine, estimates
+from noneuclid.data.brantner_gml import authors_curves, reference_dir  # reference_dir: evaluate's default too
 from noneuclid.report import brantner_evaluated as evaluated, figures, tables
 from noneuclid.report.brantner_evaluated import CLAIMS, SETUPS, text
 from noneuclid.runs import table as run_table
@@ -161,9 +161,7 @@ def make(runs_dir: Path, profile: str, out: Path, seeds=None, overrides=(),
     runs, curves, per_seed = load(out, profile, seeds, overrides)
     if runs.empty or not runs.setup.isin(SETUPS).any():
         raise FileNotFoundError(text("no_runs", runs=runs_dir, profile=profile))
-    reference = reference_dir() if reference is None else reference
-    theirs = ({k: v["curve"] for k, v in authors_metadata(reference).items()}
-              if (reference / "mnist_metadata.h5").is_file() else None)
+    theirs = authors_curves(reference_dir() if reference is None else reference, SETUPS)  # None: no reference
     for name, setups in PAPER["figures"].items():
         figure(runs, curves, setups, text(name, profile=profile), out / name, theirs)
     fig3, md = per_seed[per_seed.setup.isin(SETUPS)], {}
@@ -188,20 +186,6 @@ def make(runs_dir: Path, profile: str, out: Path, seeds=None, overrides=(),
     parts += [s for s in (evaluated.drift_section(out), evaluated.timing_section(out)) if s]
     (out / "summary.md").write_text("\n".join(parts))
     return sorted(out.iterdir())
-
-
-def reference_dir(data_dir=None) -> Path:
-    """<data>/reference/brantner_gml (data root: $NONEUCLID_DATA_DIR, else ./data)."""
-    return Path(data_dir or os.environ.get("NONEUCLID_DATA_DIR", "data")) / "reference" / "brantner_gml"
-
-
-def authors_metadata(reference: Path) -> dict[str, dict]:
-    """Per setup: the authors' run, its 500 per-epoch training losses ("curve") and its test accuracy."""
-    import h5py
-
-    with h5py.File(reference / "mnist_metadata.h5", "r") as f:
-        return {setup: {"curve": np.asarray(f[f"loss_array{ref['gml']}"][()], dtype=float),
-                        "accuracy": float(f[f"accuracy_score{ref['gml']}"][()])} for setup, ref in SETUPS.items()}
 
 
 def section_table(sections: pd.DataFrame) -> tuple[pd.DataFrame, pd.DataFrame]:
