@@ -68,9 +68,9 @@ def _verdict(claim, cell, per_seed: pd.DataFrame) -> engine.Verdict:
         arms = [runs[runs.seed.isin(set.intersection(*(set(r.seed) for r in arms)))] for runs in arms]
     values = [list(runs[claim.metric]) for runs in arms]
     if claim.metric == "epoch_time_ratio" and not (per_seed.setup == "adam_euclidean").any():
-        return engine.untestable(claim, cell, "no finished runs of adam_euclidean to time against", *map(len, values))
+        return engine.untestable(claim, cell, text("no_base_runs"), *map(len, values))
     if claim.metric == "epoch_time_ratio" and not ("env.cuda" in per_seed and per_seed["env.cuda"].notna().all()):
-        return engine.untestable(claim, cell, f"{claim.precondition}: our runs are on the CPU", *map(len, values))
+        return engine.untestable(claim, cell, text("runs_on_cpu", precondition=claim.precondition), *map(len, values))
     return engine.judge(claim, cell, *values, paired=cell.paired)
 
 
@@ -78,19 +78,18 @@ def figure(runs, curves, setups, title: str, out: Path, theirs: dict | None = No
     """Our training curves and, when given, the authors' (dashed, log epoch axis, our epochs shaded)."""
     with figures.axes(out, (6.2, 4.0)) as ax:
         for setup in (s for s in setups if (runs.setup == s).any()):
-            c = curves[curves.setup == setup]
-            ax.plot(c.epoch, c.train_loss, label=f"{SETUPS[setup]['label']} (ours)", color=SETUPS[setup]["color"])
+            c, ref = curves[curves.setup == setup], SETUPS[setup]
+            ax.plot(c.epoch, c.train_loss, label=text("fig3_ours", label=ref["label"]), color=ref["color"])
         for setup in setups if theirs else ():
             ax.plot(np.arange(1, len(theirs[setup]) + 1), theirs[setup], ls="--", lw=1, color=SETUPS[setup]["color"],
-                    label=f"{SETUPS[setup]['label']} (authors, GML)")
+                    label=text("fig3_authors", label=SETUPS[setup]["label"]))
         if theirs:
             ax.axvspan(1, int(runs[runs.setup.isin(setups)].epochs.max()), color="grey", alpha=0.12, lw=0,
-                       label="epochs we ran")
+                       label=text("fig3_epochs_run"))
             ax.set_xscale("log")
         ax.axhline(UNIFORM_LOSS, ls=":", color="grey", lw=1)
-        ax.text(ax.get_xlim()[0], UNIFORM_LOSS, " uniform output", va="bottom", fontsize=7, color="grey")
-        ax.set(xlabel="epoch" + (" (log scale)" if theirs else ""), ylabel="training loss  ||Ŷ-Y||_F / ||Y||_F",
-               title=title)
+        ax.text(ax.get_xlim()[0], UNIFORM_LOSS, text("fig3_uniform"), va="bottom", fontsize=7, color="grey")
+        ax.set(xlabel=text("fig3_epoch_log" if theirs else "fig3_epoch"), ylabel=text("fig3_loss"), title=title)
         ax.legend(fontsize=7)
 
 

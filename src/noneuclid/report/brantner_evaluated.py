@@ -75,19 +75,19 @@ def figure(ours: pd.DataFrame, authors: pd.DataFrame, stem: Path) -> None:
     shaded), the authors' networks as stars, the claim's bound dotted."""
     with figures.axes(stem, (6.4, 4.2)) as ax:
         for (name, retraction), runs in ours.groupby(["optimizer", "retraction"], sort=False):
-            by_step, seeds, color = runs.groupby("step").max_dev, runs.seed.nunique(), OPTIMIZERS[name]["color"]
-            ax.plot(by_step.mean().index, by_step.mean(), STYLES[retraction], color=color, lw=1.2,
-                    label=f"{OPTIMIZERS[name]['label']}, {retraction} (ours, {seeds} seed{'s' * (seeds > 1)})")
+            by_step, seeds, optimizer = runs.groupby("step").max_dev, runs.seed.nunique(), OPTIMIZERS[name]
+            ax.plot(by_step.mean().index, by_step.mean(), STYLES[retraction], color=optimizer["color"], lw=1.2,
+                    label=text("drift_ours", **optimizer, retraction=retraction, seeds=seeds, s="s" * (seeds > 1)))
             if seeds > 1:
-                ax.fill_between(by_step.min().index, by_step.min(), by_step.max(), color=color, alpha=0.15, lw=0)
+                ax.fill_between(by_step.min().index, by_step.min(), by_step.max(), color=optimizer["color"],
+                                alpha=0.15, lw=0)
         for row in authors.itertuples():
             optimizer = OPTIMIZERS[row.optimizer]
             ax.plot(row.step, row.max_dev, "*", ms=11, color=optimizer["color"], markeredgecolor="black",
-                    label=f"{optimizer['label']} (authors' network, {row.file})")
+                    label=text("drift_authors", **optimizer, file=row.file))
         ax.axhline(BOUND, ls=":", color="black", lw=1)
-        ax.text(0, BOUND, f" the claim's bound, {BOUND:.3g}", va="bottom", fontsize=7)
-        ax.set(yscale="log", xlabel="optimizer step", ylabel="max |YᵀY - I| over the projections",
-               title="Orthonormality drift of the attention projections, float32")
+        ax.text(0, BOUND, text("drift_bound", bound=BOUND), va="bottom", fontsize=7)
+        ax.set(yscale="log", xlabel=text("drift_step"), ylabel=text("drift_dev"), title=text("drift_figure_title"))
         ax.legend(fontsize=6.5, loc="upper left")
 
 
