@@ -7,8 +7,8 @@ import os
 import sys
 from pathlib import Path
 
+from noneuclid.data.brantner_gml import reference_dir
 from noneuclid.evaluate import authors_networks, drift, table2_reference, timing
-from noneuclid.report.brantner import reference_dir
 from noneuclid.runs.lookup import seed_list
 
 

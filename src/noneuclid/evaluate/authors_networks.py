@@ -8,14 +8,17 @@ from pathlib import Path
 
 import pandas as pd
 
+from noneuclid.claims import data as claims_data
 from noneuclid.data import mnist
 from noneuclid.data.brantner_gml import authors_metadata
 from noneuclid.geometry import stiefel
 from noneuclid.models.vit import load_gml
 from noneuclid.nn import StiefelParameter
 from noneuclid.report import tables
-from noneuclid.report.brantner import ONE_CLASS, SETUPS
 from noneuclid.train.tasks import Classification
+
+REFERENCE = claims_data.load("brantner").reference
+SETUPS, ONE_CLASS = REFERENCE["setups"], REFERENCE["one_class_share"]  # claims/brantner.yaml
 
 
 DRIFT = "max abs(YᵀY - I)"

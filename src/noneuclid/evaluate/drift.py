@@ -45,13 +45,15 @@ import pandas as pd
 import torch
 
 from noneuclid import optim
+from noneuclid.claims import data as claims_data
 from noneuclid.data import mnist
 from noneuclid.evaluate import gradient_norms, paper_step
 from noneuclid.evaluate.gradient_norms import OPTIMIZERS, paper_config
 from noneuclid.geometry import stiefel
 from noneuclid.models.vit import load_gml
 from noneuclid.nn import StiefelParameter
-from noneuclid.report.brantner import SETUPS
+
+SETUPS = claims_data.load("brantner").reference["setups"]  # the paper's four runs (claims/brantner.yaml)
 
 COLUMNS = ["optimizer", "retraction", "section", "seed", "step", "max_dev", "median_dev"]
 SEEDS = {"geodesic": (0, 1, 2), "cayley": (0,)}  # retraction -> seeds (the paper's retraction: geodesic)

@@ -20,12 +20,14 @@ import pandas as pd
 import torch
 
 from noneuclid import models
+from noneuclid.claims import data as claims_data
 from noneuclid.config import compose
 from noneuclid.data import mnist
 from noneuclid.models.vit import load_gml
 from noneuclid.nn import StiefelParameter
-from noneuclid.report.brantner import SETUPS
 from noneuclid.train.losses import LOSSES
+
+SETUPS = claims_data.load("brantner").reference["setups"]  # the paper's four runs (claims/brantner.yaml)
 
 OPTIMIZERS = ("adam", "momentum", "gd")  # configs/optim/<name>, variant brantner/<name>_stiefel
 

@@ -24,10 +24,12 @@ import torch
 from tqdm import tqdm
 
 from noneuclid import models, optim
+from noneuclid.claims import data as claims_data
 from noneuclid.config import compose
-from noneuclid.report.brantner import SETUPS
 from noneuclid.train import tasks
 from noneuclid.train.trainer import train_epoch
+
+SETUPS = claims_data.load("brantner").reference["setups"]  # the paper's four runs (claims/brantner.yaml)
 
 COLUMNS = ["arm", "repeat", "steps", "steps_per_epoch", "seconds", "seconds_per_step", "threads", "device", "processor"]
 

@@ -11,7 +11,7 @@ import numpy as np
 import pandas as pd
 
 from noneuclid.claims import engine, estimates
-from noneuclid.data.brantner_gml import authors_curves, reference_dir  # reference_dir: evaluate's default too
+from noneuclid.data.brantner_gml import authors_curves, reference_dir
 from noneuclid.report import brantner_evaluated as evaluated, figures, tables
 from noneuclid.report.brantner_evaluated import CLAIMS, SETUPS, text
 from noneuclid.runs import table as run_table
@@ -20,7 +20,7 @@ PAPER = CLAIMS.reference  # the paper's epochs, MNIST's training images, Fig. 3a
 SECTIONS = ("householder", "random")  # experiment=brantner/section: arms section_householder, section_random
 CURVE_EPOCHS = (1, 5, 10, 25)  # where our curves and theirs are compared (and our last epoch)
 UNIFORM_LOSS = math.sqrt(0.9)  # every class 1/10
-ONE_CLASS = 0.99  # a model whose most frequent prediction covers more of the test set than this has collapsed
+ONE_CLASS = PAPER["one_class_share"]  # a model whose top prediction covers more of the test set has collapsed
 DRIFT = "max abs(YᵀY - I) (all epochs)"
 
 
