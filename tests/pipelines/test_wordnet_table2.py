@@ -236,6 +236,8 @@ def test_plateaued():
     assert plateaued([3.0, 2.0, 2.0, 2.1], patience=2, tol=0.0)
     assert not plateaued([3.0, 2.0, 2.0, 1.9], patience=2, tol=0.0)
     assert plateaued([3.0, 2.0, 2.0, 1.99], patience=2, tol=0.01)  # 0.5 % better: within the tolerance
+    assert not plateaued([3.0, 2.0, 2.0, 2.1], patience=2, tol=0.0, after=5)  # not before epoch 5
+    assert plateaued([3.0, 2.0, 2.0, 2.1, 2.2], patience=2, tol=0.0, after=5)
 
 
 def test_an_off_switch_leaves_run_names_as_they_were():

@@ -134,7 +134,7 @@ class Trainer:
         if not rule:
             return False
         return all(plateaued([r["train_loss"] for r in run.metrics() if "train_loss" in r] + [loss],
-                             rule.patience, rule.tol) for run, loss in zip(self.runs, losses))
+                             rule.patience, rule.tol, rule.get("after", 0)) for run, loss in zip(self.runs, losses))
 
     def evaluates_at_end(self, epoch: int) -> bool:
         """Whether epoch (0-based) ends with an evaluation: every trainer.eval_every epochs, and the last."""
@@ -209,10 +209,11 @@ class Trainer:
         return summaries
 
 
-def plateaued(losses: list[float], patience: int, tol: float) -> bool:
+def plateaued(losses: list[float], patience: int, tol: float, after: int = 0) -> bool:
     """Whether none of the last `patience` losses is below the best loss before them by more than the
-    relative `tol`: min(losses[-patience:]) >= (1 - tol) min(losses[:-patience]) for positive losses."""
-    if len(losses) <= patience:
+    relative `tol`: min(losses[-patience:]) >= (1 - tol) min(losses[:-patience]) for positive losses;
+    never before `after` losses (epochs), while decaying steps are still large."""
+    if len(losses) <= patience or len(losses) < after:
         return False
     best = min(losses[:-patience])
     return min(losses[-patience:]) >= best - tol * abs(best)
