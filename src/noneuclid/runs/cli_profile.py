@@ -18,7 +18,8 @@ def chosen_profile(args, paper_keys) -> str:
     finished = {p: [f for f in (args.runs / k / p for k in paper_keys) if any(f.rglob("DONE"))] for p in PROFILES}
     committed = {p: [f for f in (args.results / k / p / "runs.csv" for k in paper_keys) if f.is_file()]
                  for p in PROFILES}
-    found = {p: paths for p, paths in finished.items() if paths} or {p: paths for p, paths in committed.items() if paths}
+    found = ({p: paths for p, paths in finished.items() if paths}
+             or {p: paths for p, paths in committed.items() if paths})
     if len(found) == 1:
         return next(iter(found))
     if not found:
