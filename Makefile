@@ -77,7 +77,7 @@ tables: report  ## same as report (tables and figures are drawn together)
 figures: report  ## same as report
 
 runs: setup  ## every run folder under RUNS_DIR as one tidy table, seeds grouped
-	$(PY) scripts/report.py runs $(RUNS_DIR)
+	$(PY) -m noneuclid.runs table $(RUNS_DIR)
 
 sync: setup  ## upload offline W&B runs (needs WANDB_API_KEY and a network)
 	@find $(RUNS_DIR) -type d -name 'offline-run-*' -print0 | xargs -0 -r -n1 $(VENV)/bin/wandb sync

@@ -361,7 +361,7 @@ def test_an_unknown_report_part_writes_nothing(tmp_path, capsys, monkeypatch):
     """The part is checked before the runs are exported: a typo leaves results/ as it was."""
     from noneuclid.report import __main__ as cli
     exported = []
-    monkeypatch.setattr(cli.run_table, "export", lambda *a: exported.append(a) or [])
+    monkeypatch.setattr(run_table, "export", lambda *a: exported.append(a) or [])
     assert cli.main(["hnn", "nosuch", "--runs", str(tmp_path / "runs"), "--results", str(tmp_path / "results")]) == 2
     assert "its parts: hnn, table2" in capsys.readouterr().err and exported == []
 
@@ -410,7 +410,8 @@ def test_report_profile_is_the_one_whose_runs_are_there_else_it_stops_naming_the
     data; none or several: the command stops, writing nothing, and names what it found."""
     from argparse import Namespace
 
-    from noneuclid.report.__main__ import ProfileError, chosen_profile, main
+    from noneuclid.report.__main__ import main
+    from noneuclid.runs.cli_profile import ProfileError, chosen_profile
     runs, results = tmp_path / "runs", tmp_path / "results"
     args = Namespace(profile=None, runs=runs, results=results)
     with pytest.raises(ProfileError, match="no finished runs of brantner under .* --profile"):
@@ -429,6 +430,15 @@ def test_report_profile_is_the_one_whose_runs_are_there_else_it_stops_naming_the
     err = capsys.readouterr().err
     assert "runs of several profiles" in err and "--profile paper|smoke" in err
     assert sorted(p.name for p in (results / "brantner").iterdir()) == ["cpu"]
+
+
+def test_the_report_command_only_reports(capsys):
+    """Exporting the per-run data and tabling run folders are `python -m noneuclid.runs export|table`."""
+    from noneuclid.report.__main__ import main
+    for argv in (["export", "brantner"], ["runs", "runs"]):
+        with pytest.raises(SystemExit):
+            main(argv)
+        assert "invalid choice" in capsys.readouterr().err
 
 
 def test_every_table_a_report_may_leave_out_is_one_of_its_papers():

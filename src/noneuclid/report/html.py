@@ -2,6 +2,7 @@
 (papers.Paper.pages, in results/<paper>/<profile>/ and its variants), the training curve of every run in
 its runs.csv and their environments; made from results/ alone, so a clean clone makes the same page."""
 
+import functools
 import html
 import math
 import re
@@ -12,6 +13,7 @@ import markdown
 import pandas as pd
 
 from noneuclid.papers import PAPERS
+from noneuclid.report import prose
 from noneuclid.runs import table as run_table
 
 # The evaluation curve drawn for a run: the first of these its metrics.jsonl holds.
@@ -94,17 +96,15 @@ def paper_section(paper: str, profile: str, results: Path) -> str:
     """The paper's pages for the profile (then its variants, e.g. <profile>-float32/), run curves and environments."""
     folders = [results / paper / profile, *sorted((results / paper).glob(f"{profile}-*"))]
     pages = [f / f"{name}.md" for f in folders for name in PAPERS[paper].pages if (f / f"{name}.md").exists()]
-    missing = f"No results for the {profile} profile yet: <code>make reproduce-{paper} PROFILE={profile}</code>"
     runs, curves = run_table.read(results / paper / profile)
     logged = runs[runs.run.isin(curves.run)] if len(curves) else runs.iloc[0:0]
     drawn = "".join(run_curve(run, curves[curves.run == run.run].sort_values("step")) for _, run in logged.iterrows())
     unlogged = len(runs) - len(logged)
+    fill = functools.partial(prose.fill, "index", key=paper, profile=profile, unlogged=unlogged)
     parts = [f'<h2 id="{paper}">{PAPERS[paper].title}</h2>',
-             *([page_html(page, results) for page in pages] or [f'<p class="missing">{missing}</p>']),
-             f"<h3>Training curves of each run (results/{paper}/{profile}/curves.csv.gz)</h3>",
+             *([page_html(page, results) for page in pages] or [fill("missing")]), fill("curves"),
              f'<div class="curves">{drawn}</div>' if drawn else "<p>No per-run data.</p>",
-             f"<p>{unlogged} runs without curves (their experiments' curves are summarized in runs.csv).</p>"
-             if unlogged else "", environment(runs)]
+             fill("unlogged") if unlogged else "", environment(runs)]
     return "\n".join(part for part in parts if part)
 
 
@@ -114,10 +114,6 @@ def make(profile: str, results: Path) -> Path:
     out = results / ("index.html" if profile == "cpu" else f"index-{profile}.html")
     toc = " · ".join(f'<a href="#{key}">{paper.title}</a>' for key, paper in PAPERS.items())
     sections = "\n".join(paper_section(key, profile, results) for key in PAPERS)
-    page = (f"<!doctype html><html><head><meta charset='utf-8'><title>noneuclid results ({profile})</title>"
-            f"<style>\n{STYLE.read_text()}</style></head><body><h1>noneuclid: results of the {profile} profile</h1>"
-            f"<p>Made by <code>python -m noneuclid.report html --profile {profile}</code> from "
-            f"<code>{html.escape(results.name)}/</code> (its pages and per-run data). {toc}</p>"
-            f"{sections}</body></html>")
-    out.write_text(page)
+    out.write_text(prose.fill("index", "page", profile=profile, style=STYLE.read_text(),
+                              results=html.escape(results.name), toc=toc, sections=sections))
     return out

@@ -1,0 +1,49 @@
+"""`python -m noneuclid.runs table|export`: run folders as one table, and a paper's per-run data alone."""
+
+from __future__ import annotations
+
+import json
+
+import pandas as pd
+from omegaconf import OmegaConf
+
+from noneuclid.runs import RunDir
+from noneuclid.runs.__main__ import main
+
+
+def _finished_run(cfg, loss: float) -> RunDir:
+    """A finished run folder as the trainer leaves it (config, summary, one logged epoch, DONE), without
+    training."""
+    run = RunDir(cfg)
+    run.path.mkdir(parents=True)
+    (run.path / "config.yaml").write_text(OmegaConf.to_yaml(cfg, resolve=True))
+    (run.path / "summary.json").write_text(json.dumps({"final_train_loss": loss}))
+    (run.path / "metrics.jsonl").write_text(json.dumps({"epoch": 1, "step": 1, "train_loss": loss}) + "\n")
+    (run.path / "DONE").touch()
+    return run
+
+
+def test_table_prints_the_run_folders_grouped_by_settings(make_cfg, tmp_path, capsys):
+    for seed, loss in ((0, 1.0), (1, 2.0)):
+        _finished_run(make_cfg(f"seed={seed}"), loss)
+    csv = tmp_path / "table.csv"
+    assert main(["table", str(tmp_path / "runs"), "--csv", str(csv)]) == 0
+    out = capsys.readouterr().out
+    assert out.startswith("| paper ") and "| brantner " in out and "| 2 done " in out
+    table = pd.read_csv(csv)
+    assert len(table) == 1 and table.seeds.tolist() == ["0,1"] and table["final_train_loss mean"].tolist() == [1.5]
+    assert main(["table", str(tmp_path / "nothing")]) == 1
+    assert f"error: no run folders under {tmp_path / 'nothing'}" in capsys.readouterr().err
+
+
+def test_export_writes_the_per_run_data_of_the_profile_whose_runs_are_there(make_cfg, tmp_path, capsys):
+    runs, results = tmp_path / "runs", tmp_path / "results"
+    assert main(["export", "brantner", "--runs", str(runs), "--results", str(results)]) == 2
+    assert "no finished runs of brantner" in capsys.readouterr().err  # and nothing written
+    assert not results.exists()
+    run = _finished_run(make_cfg("seed=0"), 1.0)
+    assert main(["export", "brantner", "--runs", str(runs), "--results", str(results)]) == 0
+    folder = results / "brantner" / "smoke"
+    assert capsys.readouterr().out.split() == [str(folder / "runs.csv"), str(folder / "curves.csv.gz")]
+    assert pd.read_csv(folder / "runs.csv").run.tolist() == [run.name]
+    assert pd.read_csv(folder / "curves.csv.gz").train_loss.tolist() == [1.0]
