@@ -92,13 +92,13 @@ def _paper_rows(text: str, table_head: str) -> list[list[str]]:
 
 @pytest.mark.skipif(not (PAPERS / "phydi_hypercomplex_identity_init.txt").exists(), reason="needs ../shared/papers")
 def test_phydi_tables_are_the_papers_text():
-    """Tables 1-2 in claims/phydi.yaml (read through report.phydi.paper_table) are the paper text's rows:
+    """Tables 1-2 in claims/phydi.yaml (read through report.phydi_resnet.paper_table) are the paper text's rows:
     model, n[, batch, lr], 'M1 mean M1 s.e.', M2 ('-' for PHYDI)."""
-    from noneuclid.report.phydi import PAPER_TABLE1, PAPER_TABLE2
+    from noneuclid.report.phydi_resnet import PAPER
 
     text = (PAPERS / "phydi_hypercomplex_identity_init.txt").read_text()
     inits = {"+ WKP": "wkp", "+ PHYDI": "phydi"}
-    for head, table in (("| Model | M1 | M2 | |", PAPER_TABLE1), ("| Model | btc-sz | lr | M1 | M2 | |", PAPER_TABLE2)):
+    for head, table in (("| Model | M1 | M2 | |", PAPER["table1"]), ("| Model | btc-sz | lr | M1 | M2 | |", PAPER["table2"])):
         read, depth = {}, None
         for model, n, *rest, m1, m2 in _paper_rows(text, head):
             depth = int(re.search(r"PHResNet(\d+)", model)[1]) if "PHResNet" in model else depth

@@ -19,6 +19,15 @@ def _curves(*seeds: list[float]) -> pd.DataFrame:
     return pd.DataFrame({s: pd.Series(c, index=range(1, len(c) + 1)) for s, c in enumerate(seeds)})
 
 
+def _runs(cells: dict, table: str = "table1") -> pd.DataFrame:
+    """The scored runs of Table 1 or 2's cells ((depth, n[, lr]) -> init -> curves), one row per seed."""
+    keys = [f"cfg.{k}" for k in phydi_resnet.TABLES[table]]
+    runs = pd.DataFrame([{**dict(zip(keys, key)), "cfg.model.init": init, "cfg.seed": s, "curve": c[s].dropna()}
+                         for key, inits in cells.items() for init, c in inits.items() for s in c],
+                        columns=[*keys, "cfg.model.init", "cfg.seed", "curve"])
+    return phydi_resnet.scores(runs, table)
+
+
 def _shifted(start: float, *offsets: float, epochs: int = 8, step: float = 0.1) -> pd.DataFrame:
     """One rising curve per seed: start + offset + step * (epoch - 1), capped at 0.95."""
     return _curves(*[[min(0.95, start + o + step * e) for e in range(epochs)] for o in offsets])
@@ -32,7 +41,8 @@ def test_threshold_metric_on_a_hand_made_curve():
     assert phydi_runs.epochs_to(pd.Series([300.0, 190.0, 210.0], index=[1, 2, 3]), 200, above=False) == 2
     assert phydi_resnet.auc(curve) == pytest.approx(sum(curve) / 6)
     # X = 0.9 x the lowest best accuracy of any run of the cell (0.62 here), rounded down to a percent
-    x = phydi_resnet.threshold_x({"standard": _curves([0.3, 0.7]), "phydi": _curves([0.1, 0.62], [0.4, 0.9])})
+    x = phydi_resnet.threshold_x(_runs({(18, 4): {"standard": _curves([0.3, 0.7]),
+                                                  "phydi": _curves([0.1, 0.62], [0.4, 0.9])}}))
     assert x == 0.55
 
 
@@ -57,7 +67,7 @@ def test_standard_fastest_as_in_the_paper_reproduces():
     at epoch 1 and ahead of WKP at epoch 2."""
     cell = {"standard": _shifted(0.50, 0.21, 0.22, 0.23, 0.24), "phydi": _shifted(0.50, 0.11, 0.12, 0.13, 0.14),
             "wkp": _shifted(0.50, 0.01, 0.02, 0.03, 0.04)}
-    claims = phydi_resnet.resnet_claims({(18, 4): cell}, "table1")
+    claims = phydi_resnet.resnet_claims(_runs({(18, 4): cell}), "table1")
     assert _verdicts(claims) == {("m1", "standard"): "reproduces", ("m1", "wkp"): "reproduces",
                                  ("auc", "standard"): "reproduces", ("auc", "wkp"): "reproduces",
                                  ("m2", "standard"): "contradicts", ("m2", "wkp"): "reproduces"}
@@ -74,28 +84,28 @@ def test_phydi_behind_where_the_paper_has_it_ahead_contradicts():
     behind = {"standard": _shifted(0.3, 0.20, 0.21, 0.19, 0.2, epochs=5),
               "wkp": _shifted(0.3, 0.20, 0.22, 0.18, 0.2, epochs=5),
               "phydi": _shifted(0.3, 0.0, 0.01, -0.01, 0.0, epochs=5)}
-    claims = phydi_resnet.resnet_claims({(152, 4): behind}, "table1")
+    claims = phydi_resnet.resnet_claims(_runs({(152, 4): behind}), "table1")
     assert len(claims) == 6 and all(c.verdict == "contradicts" for c in claims)
     assert claims[0].label == "m1 at 62 % (80 % out of reach)"  # the curves stop below 80 %: M1 at X % instead
     tie = {init: _shifted(0.3, 0.0, 0.2, -0.2, epochs=5) for init in phydi_resnet.INITS}
-    for c in phydi_resnet.resnet_claims({(152, 4): tie}, "table1"):
+    for c in phydi_resnet.resnet_claims(_runs({(152, 4): tie}), "table1"):
         assert c.verdict == "inconclusive" and c.difference == 0 and c.seeds_to_decide == math.inf
 
 
 def test_one_seed_a_missing_init_or_a_short_run_is_not_testable():
     one_seed = {init: _shifted(0.3, 0.0) for init in phydi_resnet.INITS}
-    claims = phydi_resnet.resnet_claims({(50, 4): one_seed}, "table1")
+    claims = phydi_resnet.resnet_claims(_runs({(50, 4): one_seed}), "table1")
     assert all(c.verdict == "not testable here" for c in claims)
     assert claims[0].reason == "fewer than 2 seeds of phydi, standard: no interval"
     missing = {"standard": _shifted(0.3, 0, 0.1), "phydi": _shifted(0.3, 0, 0.1)}
-    verdicts = {c.cell: c for c in phydi_resnet.resnet_claims({(50, 4): missing}, "table1")}
+    verdicts = {c.cell: c for c in phydi_resnet.resnet_claims(_runs({(50, 4): missing}), "table1")}
     no_wkp = verdicts["PHResNet50, n = 4, vs WKP"]
     assert no_wkp.reason == "no finished runs of WKP" and (no_wkp.n_a, no_wkp.n_b) == (2, 0)
     assert verdicts["PHResNet50, n = 4, vs standard"].verdict != "not testable here"
     short = {init: _shifted(0.3, 0.0, 0.1, epochs=1) for init in phydi_resnet.INITS}  # the paper's M2 here: epoch 2
-    m2 = [c for c in phydi_resnet.resnet_claims({(50, 4): short}, "table1") if c.claim == "table1_m2"]
+    m2 = [c for c in phydi_resnet.resnet_claims(_runs({(50, 4): short}), "table1") if c.claim == "table1_m2"]
     assert {c.reason for c in m2} == {phydi_resnet.M2_BEYOND} and {c.level for c in m2} == {2}  # 100,000 images
-    assert phydi_resnet.resnet_claims({(34, 4): one_seed}, "table1") == []  # no such cell in the paper: no claim
+    assert phydi_resnet.resnet_claims(_runs({(34, 4): one_seed}), "table1") == []  # no such cell in the paper: no claim
 
 
 def test_m2_is_read_after_the_paper_s_training_images():
@@ -103,7 +113,7 @@ def test_m2_is_read_after_the_paper_s_training_images():
     first is read there (PHResNet18, n = 3, vs WKP: M2 1), the second is beyond ten epochs."""
     cell = {"standard": _shifted(0.2, 0.0, 0.01, epochs=10, step=0.01), "wkp": _shifted(0.2, 0.0, 0.01, epochs=10, step=0.01),
             "phydi": _shifted(0.2, 0.1, 0.11, epochs=10, step=0.01)}
-    claims = phydi_resnet.resnet_claims({(18, 3): cell}, "table1", images={(18, 3): 5000})
+    claims = phydi_resnet.resnet_claims(_runs({(18, 3): cell}), "table1", images={(18, 3): 5000})
     m2 = {c.cell: c for c in claims if c.claim == "table1_m2"}
     wkp, standard = m2["PHResNet18, n = 3, vs WKP"], m2["PHResNet18, n = 3, vs standard"]
     assert (wkp.verdict, wkp.label, wkp.level, wkp.mean_a) == ("reproduces", "accuracy at epoch 10", 10, pytest.approx(39.5))  # 30 + 9 and 31 + 9
@@ -113,7 +123,7 @@ def test_m2_is_read_after_the_paper_s_training_images():
 def test_resnet_tables_have_seeds_and_paper_columns():
     cells = {(18, 4): {"standard": _shifted(0.5, 0.2, 0.21), "wkp": _shifted(0.5, 0, 0.01),
                        "phydi": _shifted(0.5, 0.1, 0.11)}}
-    numbers, shown, claims = phydi_resnet.resnet_tables(cells, "table1")
+    numbers, shown, claims = phydi_resnet.resnet_tables(_runs(cells), "table1")
     assert list(numbers.seeds) == [2, 2, 2] and list(numbers.model) == ["PHResNet18", "+ WKP", "+ PHYDI"]
     assert numbers.paper_m1_mean.tolist() == [3.75, 5.67, 4.5] and numbers.paper_m1_se.tolist() == [0.48, 0.67, 0.5]
     assert numbers.m2.isna().tolist() == [False, False, True]  # PHYDI has no M2 against itself
@@ -123,13 +133,21 @@ def test_resnet_tables_have_seeds_and_paper_columns():
     assert [c.claim for c in claims] == ["table1_m1"] * 2 + ["table1_auc"] * 2 + ["table1_m2"] * 2
     assert {c.cell for c in claims} == {"PHResNet18, n = 4, vs standard", "PHResNet18, n = 4, vs WKP"}
     assert {(c.n_a, c.n_b) for c in claims} == {(2, 2)}
-    _, _, table2 = phydi_resnet.resnet_tables({(50, 3, 0.01): cells[(18, 4)]}, "table2")
+    _, _, table2 = phydi_resnet.resnet_tables(_runs({(50, 3, 0.01): cells[(18, 4)]}, "table2"), "table2")
     assert table2[0].cell == "PHResNet50, n = 3, lr 0.01, vs standard" and table2[0].relation == "on_par"
 
 
 def _lm(*best: float, epochs: int = 4) -> tuple[pd.DataFrame, dict]:
     """Perplexity curves falling to `best` (one per seed), none diverged."""
     return _curves(*[[b * (1 + 0.5 * (epochs - 1 - e)) for e in range(epochs)] for b in best]), dict.fromkeys(range(len(best)), False)
+
+
+def _lm_runs(cells: dict) -> pd.DataFrame:
+    """The runs of Fig. 4's cells ((n, depth) -> norm -> (perplexity curves, seed -> diverged)), one row per seed."""
+    return pd.DataFrame([{"cfg.model.n": n, "cfg.model.depth": depth, "cfg.model.norm": norm, "cfg.seed": s,
+                          "diverged": diverged[s], "curve": curves[s].dropna()}
+                         for (n, depth), norms in cells.items() for norm, (curves, diverged) in norms.items()
+                         for s in curves], columns=phydi_fig4.NO_RUNS.columns)
 
 
 def _fig4(verdicts) -> dict[tuple[str, str], engine.Verdict]:
@@ -143,7 +161,7 @@ def test_fig4_claims_are_judged_by_the_engine():
     diverged = (_curves([900.0], [800.0], [700.0]), {0: True, 1: True, 2: True})
     cells = {(4, 2): {"pre": _lm(100, 102, 98), "post": _lm(150, 152, 148), "phydi": _lm(130, 131, 129)},
              (4, 48): {"pre": _lm(160, 162, 158), "post": diverged, "phydi": _lm(120, 121, 119)}}
-    v = _fig4(phydi_fig4.fig4_verdicts(cells, unigram, ratio=0.6))
+    v = _fig4(phydi_fig4.fig4_verdicts(_lm_runs(cells), unigram, ratio=0.6))
     assert {x.claim for x in v.values()} == {c.id for c in phydi_runs.CLAIMS.claims if c.id.startswith("fig4_")}
     assert set(x.verdict for x in v.values()) <= set(engine.VERDICTS)
     # 3 of 3 PostNorm seeds diverged at 48 layers, none at 2: the paper's side, not decided by 3 seeds
@@ -160,24 +178,24 @@ def test_fig4_claims_are_judged_by_the_engine():
     assert "no finished runs of PostNorm at n = 4, 24 layers" in v[("fig4_prenorm_stabler", "n = 4, 24 layers")].reason
     assert v[("fig4_prenorm_stabler", "n = 2, 24 layers")].verdict == engine.NOT_TESTABLE  # no n = 2 runs
     calm = {**cells, (4, 48): {**cells[(4, 48)], "post": _lm(150, 152, 148)}}  # at ppl <= 180 in every seed
-    assert _fig4(phydi_fig4.fig4_verdicts(calm, unigram, 0.6))[
+    assert _fig4(phydi_fig4.fig4_verdicts(_lm_runs(calm), unigram, 0.6))[
         ("fig4_postnorm_diverges_with_depth", "n = 4, PostNorm, 2 vs 48 layers")].verdict == engine.INCONCLUSIVE
     # no NaN, but no progress past the unigram perplexity (best >= 0.95 x 300 = 285): stuck, so failed
-    stuck = _fig4(phydi_fig4.fig4_verdicts({**cells, (4, 48): {**cells[(4, 48)], "post": _lm(400, 410, 390)}}, unigram, 0.6))
+    stuck = _fig4(phydi_fig4.fig4_verdicts(_lm_runs({**cells, (4, 48): {**cells[(4, 48)], "post": _lm(400, 410, 390)}}), unigram, 0.6))
     failed = stuck[("fig4_postnorm_diverges_with_depth", "n = 4, PostNorm, 2 vs 48 layers")]
     assert (failed.verdict, failed.mean_b, failed.label) == (engine.CONSISTENT, 1,
                                                              "failed (diverged, or best ppl >= 285)")
     # above T_r = 180 at the last epoch but past the unigram regime: slow, not failed
-    slow = _fig4(phydi_fig4.fig4_verdicts({**cells, (4, 48): {**cells[(4, 48)], "post": _lm(200, 210, 190)}}, unigram, 0.6))
+    slow = _fig4(phydi_fig4.fig4_verdicts(_lm_runs({**cells, (4, 48): {**cells[(4, 48)], "post": _lm(200, 210, 190)}}), unigram, 0.6))
     assert slow[("fig4_postnorm_diverges_with_depth", "n = 4, PostNorm, 2 vs 48 layers")].mean_b == 0
     # best validation perplexity ranks runs that all reach T_r; a diverged arm has none
     best = v[("fig4_prenorm_best_shallow_ppl", "n = 4, 2 layers, vs PostNorm")]
     assert (best.verdict, best.mean_a, best.mean_b, best.metric) == (engine.REPRODUCES, 100, 150, "best_ppl")
     assert "runs of PostNorm at n = 4, 48 layers diverged" in v[
         ("fig4_phydi_best_deep_ppl", "n = 4, 48 layers, vs PostNorm")].reason
-    lead = _fig4(phydi_fig4.fig4_verdicts(cells, unigram))[("fig4_phydi_lead_grows_with_depth", "n = 4, 48 vs 2 layers")]
+    lead = _fig4(phydi_fig4.fig4_verdicts(_lm_runs(cells), unigram))[("fig4_phydi_lead_grows_with_depth", "n = 4, 48 vs 2 layers")]
     assert lead.label.startswith("phydi_lead at ppl <= T = ")  # no profile threshold: the paper's scaled T
-    rows = phydi_fig4.fig4_rows(cells, unigram)
+    rows = phydi_fig4.fig4_rows(_lm_runs(cells), unigram)
     post48 = rows[(rows.depth == 48) & (rows.norm == "post")].iloc[0]
     assert post48["best val ppl (ours)"] == "diverged" and post48["diverged"] == 3 and post48["stuck"] == 0
     assert set(rows.seeds) == {3} and rows["T"].iloc[0] == pytest.approx(200 * 300 / phydi_runs.NUMBERS["paper_unigram_perplexity"], abs=0.05)
@@ -186,7 +204,7 @@ def test_fig4_claims_are_judged_by_the_engine():
 def test_epochs_to_a_threshold_every_run_reaches_at_once_cannot_order_the_arms():
     """Every run of both arms at ppl <= T_r at epoch 1 (the metric's floor): not testable, not a tie."""
     cells = {(4, 2): {"pre": _lm(100, 102, 98), "post": _lm(150, 152, 148), "phydi": _lm(100, 101, 99)}}
-    v = _fig4(phydi_fig4.fig4_verdicts(cells, {4: 300.0}, ratio=0.9))  # T_r = 270: epoch 1 at 250 (pre, PHYDI), 375 (post)
+    v = _fig4(phydi_fig4.fig4_verdicts(_lm_runs(cells), {4: 300.0}, ratio=0.9))  # T_r = 270: epoch 1 at 250 (pre, PHYDI), 375 (post)
     floor = v[("fig4_prenorm_best_shallow", "n = 4, 2 layers, vs PHYDI")]
     assert floor.verdict == engine.NOT_TESTABLE and "at its first evaluation" in floor.reason
     assert v[("fig4_prenorm_best_shallow", "n = 4, 2 layers, vs PostNorm")].verdict != engine.NOT_TESTABLE
@@ -199,46 +217,46 @@ def test_a_run_that_diverged_before_its_first_evaluation_counts():
                          "cfg.data.train_tokens": 1000, "cfg.data.eval_tokens": 1000})
     curves = pd.DataFrame({"run": ["a", "b"], "epoch": [1, 1], "val_perplexity": [300.0, 310.0],
                            "val_unigram_perplexity": [400.0, 400.0]})
-    cells, _ = phydi_fig4.lm_cells(runs, curves)
-    ppl, diverged = cells[(4, 48)]["post"]
-    assert list(ppl.columns) == [0, 1, 2] and ppl[2].isna().all() and diverged == {0: False, 1: False, 2: True}
-    scores = phydi_fig4.scores(cells, {4: 400.0}, ratio=350 / 400)  # threshold 350
+    lm, _ = phydi_fig4.lm_runs(runs, curves)
+    assert list(lm["cfg.seed"]) == [0, 1, 2] and lm.curve.iloc[2].empty and list(lm.diverged) == [False, False, True]
+    scores = phydi_fig4.scores(lm, {4: 400.0}, ratio=350 / 400)  # threshold 350
     post48 = {"model.n": 4, "model.depth": 48, "model.norm": "post"}
     assert phydi_fig4._values("failed", scores, post48) == [0.0, 0.0, 1.0]
     assert phydi_fig4._values("epochs_to_ppl", scores, post48).startswith("runs of PostNorm at")
-    assert list(phydi_fig4.per_seed(ppl, diverged, 305.0, 400.0).end) == ["reached", "slow", "diverged"]
-    assert list(phydi_fig4.per_seed(ppl, diverged, 305.0, 320.0).end) == ["reached", "stuck", "diverged"]  # 310 >= 0.95 x 320
+    assert list(phydi_fig4.per_run(lm, {4: 305.0}, {4: 400.0}).end) == ["reached", "slow", "diverged"]
+    assert list(phydi_fig4.per_run(lm, {4: 305.0}, {4: 320.0}).end) == ["reached", "stuck", "diverged"]  # 310 >= 0.95 x 320
 
 
 def test_phydis_lead_over_depth_per_n():
     """table1_lead_grows_with_depth: standard's M1 minus PHYDI's per seed, PHResNet152 against 18."""
     fast, slow = _shifted(0.5, 0.3, 0.31, 0.29, 0.3), _shifted(0.2, 0.0, 0.01, -0.01, 0.0)  # M1 alike on 4 seeds
     cells = {(18, 4): {"standard": fast, "phydi": fast}, (152, 4): {"standard": slow, "phydi": fast}}
-    v = {x.cell: x for x in phydi_resnet.lead_verdicts(cells)}
+    v = {x.cell: x for x in phydi_resnet.lead_verdicts(_runs(cells))}
     assert v["n = 4, PHResNet152 vs PHResNet18"].verdict == engine.REPRODUCES
     assert v["n = 4, PHResNet152 vs PHResNet18"].mean_b == 0.0
     # both depths at one level: the lower of the two cells' (80 % reached in PHResNet18, not in 152)
-    assert v["n = 4, PHResNet152 vs PHResNet18"].label == f"m1_lead at {round(100 * phydi_resnet.threshold_x(cells[(152, 4)]))} %"
+    x = phydi_resnet.threshold_x(_runs({(152, 4): cells[(152, 4)]}))
+    assert v["n = 4, PHResNet152 vs PHResNet18"].label == f"m1_lead at {round(100 * x)} %"
     assert v["n = 2, PHResNet152 vs PHResNet18"].reason == (
         "no finished runs of standard, PHYDI in PHResNet152, n = 2; no finished runs of standard, PHYDI in PHResNet18, n = 2")
 
 
 def test_the_papers_cells_without_runs_are_named_by_n():
-    assert phydi_resnet.not_run({(d, 4): {} for d in (18, 50, 152)}, phydi_resnet.PAPER_TABLE1) == (
+    assert phydi_resnet.not_run({(d, 4): {} for d in (18, 50, 152)}, phydi_resnet.PAPER["table1"]) == (
         "n = 2: PHResNet18, PHResNet50, PHResNet152; n = 3: PHResNet18, PHResNet50, PHResNet152 (6 of the paper's 9 cells)")
     ran = {(18, 4, 0.1): {}, (50, 4, 0.01): {}, (18, 2, 0.1): {}, (50, 2, 0.01): {}, (18, 3, 0.1): {}}
-    assert phydi_resnet.not_run(ran, phydi_resnet.PAPER_TABLE2) == "n = 3: PHResNet50 (lr 0.01) (1 of the paper's 6 cells)"
+    assert phydi_resnet.not_run(ran, phydi_resnet.PAPER["table2"]) == "n = 3: PHResNet50 (lr 0.01) (1 of the paper's 6 cells)"
 
 
 def test_fig4_counts_epochs_to_the_profiles_reachable_threshold(tmp_path):
     """report.fig4_threshold x U: where the paper's scaled T is out of reach, epochs to T_r are counted."""
     unigram = {2: 300.0, 4: 300.0}
     cells = {(n, 2): {"pre": _lm(100, 102, 98), "post": _lm(150, 152, 148)} for n in (2, 4)}
-    rows = phydi_fig4.fig4_rows(cells, unigram, ratio=0.6)
+    rows = phydi_fig4.fig4_rows(_lm_runs(cells), unigram, ratio=0.6)
     assert set(rows["T_r"]) == {180.0} and set(rows["reached T_r"]) == {"3/3"}
     assert set(rows["epochs to ppl <= T (ours)"]) == {"not reached"}  # T = 200 x 300 / 804 = 75
     assert set(rows.n) == {2, 4}
-    assert "T_r" not in phydi_fig4.fig4_rows(cells, unigram)
+    assert "T_r" not in phydi_fig4.fig4_rows(_lm_runs(cells), unigram)
     runs = pd.DataFrame({"cfg.report.fig4_threshold": [0.6, 0.6]})
     assert phydi_fig4.threshold_ratio(runs) == 0.6 and phydi_fig4.threshold_ratio(pd.DataFrame({"x": [1]})) is None
     phydi_fig4.draw(rows, tmp_path / "fig4")
@@ -257,7 +275,7 @@ def test_speed_table_gives_images_per_second_per_depth_and_n():
 
 
 def test_without_runs_every_fig4_claim_is_still_listed_not_testable():
-    verdicts = phydi_fig4.fig4_verdicts({}, {})
+    verdicts = phydi_fig4.fig4_verdicts(phydi_fig4.NO_RUNS, {})
     assert len(verdicts) == sum(len(c.cells) for c in phydi_runs.CLAIMS.claims if c.id.startswith("fig4_"))
     assert {v.verdict for v in verdicts} == {engine.NOT_TESTABLE}
     assert all(v.reason.startswith("no finished runs of ") for v in verdicts)

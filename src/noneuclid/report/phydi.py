@@ -13,9 +13,9 @@ import pandas as pd
 
 from noneuclid.config import sweep_values
 from noneuclid.report import tables
-from noneuclid.report.phydi_fig4 import draw, fig4_rows, fig4_verdicts, lm_cells, threshold_ratio
-from noneuclid.report.phydi_resnet import (IMAGES, PAPER, PAPER_TABLE1, PAPER_TABLE2, TABLES, lead_verdicts,  # noqa: F401
-                                           not_run, resnet_cells, resnet_speed, resnet_tables)
+from noneuclid.report.phydi_fig4 import NO_RUNS, draw, fig4_rows, fig4_verdicts, lm_runs, threshold_ratio
+from noneuclid.report.phydi_resnet import (IMAGES, PAPER, TABLES, cells, lead_verdicts, not_run, resnet_runs,
+                                           resnet_speed, resnet_tables)
 from noneuclid.report.phydi_runs import NUMBERS, fill
 from noneuclid.runs import table as run_table
 
@@ -56,15 +56,16 @@ def _resnet_section(resnets: pd.DataFrame, curves: pd.DataFrame, out: Path, skip
     blocks = []
     for name, keys in TABLES.items():
         runs, title = resnets[resnets["cfg.experiment_name"] == f"phydi/{name}"], f"Table {name[-1]}"
-        cells = resnet_cells(runs, curves, keys)
-        leads = lead_verdicts(cells) if name == "table1" else []  # a claim over depths, listed without runs too
-        if not cells:
+        scored = resnet_runs(runs, curves, name)
+        leads = lead_verdicts(scored) if name == "table1" else []  # a claim over depths, listed without runs too
+        if scored.empty:
             skipped.append(fill("no_runs", title=title))
             blocks.append(_claims(out, name, f"## {skipped[-1]}", leads) if leads else f"## {skipped[-1]}\n")
             continue
         images = {k: int(g["cfg.data.train_size"].fillna(IMAGES).max()) for k, g in runs.groupby([f"cfg.{k}" for k in keys])}
-        numbers, shown, claims = resnet_tables(cells, name, images)
-        skipped += [f"{title}: {not_run(cells, PAPER[name])}"] * bool(not_run(cells, PAPER[name]))
+        numbers, shown, claims = resnet_tables(scored, name, images)
+        missing = not_run(cells(scored, name), PAPER[name])
+        skipped += [f"{title}: {missing}"] * bool(missing)
         blocks += [_claims(out, name, fill("claims_heading", title=title), claims + leads),
                    tables.section(out, name, numbers, shown, fill("table_title", title=title), caption)]
     return blocks + [_section(out, "speed", resnet_speed(resnets), {"seconds_per_epoch": ("{:.1f}", "s / epoch"),
@@ -73,20 +74,20 @@ def _resnet_section(resnets: pd.DataFrame, curves: pd.DataFrame, out: Path, skip
 
 def _fig4_section(transformers: pd.DataFrame, curves: pd.DataFrame, out: Path, skipped: list) -> list[str]:
     """Fig. 4, its table and claims written into out; their summary blocks. Appends to skipped what has no runs."""
-    cells, unigram = lm_cells(transformers, curves) if not transformers.empty else ({}, {})
-    if not cells:  # the claims still listed, each not testable here
+    lm, unigram = lm_runs(transformers, curves) if not transformers.empty else (NO_RUNS, {})
+    if lm.empty:  # the claims still listed, each not testable here
         skipped.append(fill("no_runs", title="Fig. 4"))
-        return [_claims(out, "fig4", f"## {skipped[-1]}", fig4_verdicts({}, {}))]
-    missing_n = [n for n in (int(v) for v in sweep_values("phydi/fig4", "model.n")) if n not in {m for m, _ in cells}]
+        return [_claims(out, "fig4", f"## {skipped[-1]}", fig4_verdicts(NO_RUNS, {}))]
+    missing_n = [n for n in (int(v) for v in sweep_values("phydi/fig4", "model.n")) if n not in set(lm["cfg.model.n"])]
     skipped += [f"Fig. 4: n = {', '.join(map(str, missing_n))}"] * bool(missing_n)
     ratio = threshold_ratio(transformers)
-    rows = fig4_rows(cells, unigram, ratio)
+    rows = fig4_rows(lm, unigram, ratio)
     draw(rows, out / "fig4")
     data = rows.drop(columns=[c for c in rows if c.endswith("(ours)") or c.startswith("reached ")])
     shown = rows.drop(columns=[c for c in rows if c.endswith((" mean", " se")) or c.startswith("seeds reached ")])
     caption = fill("fig4_caption", settings=_reductions(transformers, "fig4_reductions"),
                    perplexity=NUMBERS["fig4_perplexity"], paper_unigram=NUMBERS["paper_unigram_perplexity"])
-    return [_claims(out, "fig4", fill("claims_heading", title="Fig. 4"), fig4_verdicts(cells, unigram, ratio)),
+    return [_claims(out, "fig4", fill("claims_heading", title="Fig. 4"), fig4_verdicts(lm, unigram, ratio)),
             tables.section(out, "fig4", data, shown, fill("fig4_title"), caption), fill("fig4_image") + "\n"]
 
 

@@ -20,20 +20,19 @@ from matplotlib.ticker import MaxNLocator, NullFormatter
 from noneuclid.claims import engine
 from noneuclid.claims.estimates import estimate
 from noneuclid.report import figures, select
-from noneuclid.report.phydi_runs import CLAIMS, NAMES, NUMBERS, Curves, epochs_to, fill, no_runs, pivot
+from noneuclid.report.phydi_runs import CLAIMS, NAMES, NUMBERS, epochs_to, fill, no_runs, with_curves
 
-Cells = dict[tuple[int, int], dict[str, tuple[Curves, dict]]]  # (n, depth) -> norm -> (val ppl, seed -> diverged)
+CELL = ["cfg.model.n", "cfg.model.depth", "cfg.model.norm"]  # the settings of a cell and arm
+NO_RUNS = pd.DataFrame(columns=[*CELL, "cfg.seed", "diverged", "curve"])  # lm_runs without runs
 METRICS = ("failed", "best_ppl", "epochs_to_ppl", "phydi_lead")
 
 
-def lm_cells(runs: pd.DataFrame, curves: pd.DataFrame) -> tuple[Cells, dict[int, float]]:
-    """(the cells of the finished or diverged runs, n -> the unigram perplexity of their data, as logged)."""
-    ended = runs[runs.status.isin(["done", "diverged"])]
-    cells, unigram = {}, {}
+def lm_runs(runs: pd.DataFrame, curves: pd.DataFrame) -> tuple[pd.DataFrame, dict[int, float]]:
+    """(the finished or diverged runs, one row each with its settings, diverged and validation perplexity
+    by epoch (curve; empty for a run that diverged in epoch 1), n -> the unigram perplexity of their data,
+    as logged)."""
+    ended, unigram = runs[runs.status.isin(["done", "diverged"])], {}
     for (n, depth), group in ended.groupby(["cfg.model.n", "cfg.model.depth"], sort=True):
-        cells[(int(n), int(depth))] = {  # a run that diverged in epoch 1 has no rows: a column of NaN
-            norm: (pivot(g, curves, "val_perplexity").reindex(columns=sorted(g["cfg.seed"])),
-                   dict(zip(g["cfg.seed"], g.status == "diverged"))) for norm, g in group.groupby("cfg.model.norm")}
         u = curves[curves.run.isin(group.run)]["val_unigram_perplexity"].dropna().unique()
         if len(u) != 1:
             raise ValueError(f"runs of n={n} have unigram perplexities {list(u)}: keep one data setting per profile")
@@ -41,7 +40,8 @@ def lm_cells(runs: pd.DataFrame, curves: pd.DataFrame) -> tuple[Cells, dict[int,
         if full and abs(u[0] - NUMBERS["paper_unigram_perplexity"]) > 0.05:
             raise ValueError(f"runs on all of WikiText-2 logged a unigram perplexity {u[0]:.2f}, not the paper's")
         unigram.setdefault(int(n), float(u[0]))
-    return cells, unigram
+    lm = with_curves(ended, curves, "val_perplexity", CELL)
+    return lm.assign(diverged=lm.status == "diverged"), unigram
 
 
 def scaled_threshold(unigram: float) -> float:
@@ -57,39 +57,35 @@ def threshold_ratio(runs: pd.DataFrame) -> float | None:
     return float(values[0]) if len(values) else None
 
 
-def per_seed(curves: Curves, diverged: dict, threshold: float, unigram: float) -> pd.DataFrame:
-    """seed x (first: epochs to ppl <= threshold, best: the best ppl, both inf if diverged; end: diverged,
-    stuck, reached or slow, as in the module doc)."""
-    rows = {}
-    for s in curves:
-        c = curves[s].dropna()
-        first, best = ((math.inf, math.inf) if diverged.get(s, False) or c.empty
-                       else (epochs_to(c, threshold, above=False), float(c.min())))
-        end = ("diverged" if math.isinf(best) else "stuck" if best >= NUMBERS["stuck_fraction"] * unigram
-               else "slow" if math.isinf(first) else "reached")
-        rows[s] = {"first": first, "best": best, "end": end}
-    return pd.DataFrame.from_dict(rows, orient="index", columns=["first", "best", "end"])
-
-
-def fig4_rows(cells: Cells, unigram: dict[int, float], ratio: float | None = None) -> pd.DataFrame:
-    """One row per (n, depth, norm): seeds, epochs to ppl <= T, best val ppl, diverged, stuck and slow seeds,
-    U and T; with the profile's `ratio` also epochs to ppl <= T_r = ratio x U."""
+def per_run(runs: pd.DataFrame, threshold: dict[int, float], unigram: dict[int, float]) -> pd.DataFrame:
+    """The runs of lm_runs with first: epochs to ppl <= their n's threshold, best: the best ppl, both inf if
+    diverged; end: diverged, stuck, reached or slow, as in the module doc."""
     rows = []
-    for (n, depth), norms in sorted(cells.items()):
-        u, t = unigram[n], scaled_threshold(unigram[n])
-        for norm, (curves, diverged) in sorted(norms.items()):
-            at_t = per_seed(curves, diverged, t, u)
-            ends = per_seed(curves, diverged, ratio * u, u) if ratio is not None else at_t
-            best = estimate(at_t.best)
-            row = {"n": n, "depth": depth, "norm": norm, "seeds": curves.shape[1], **_reached(at_t["first"], "T"),
-                   "best val ppl (ours)": "diverged" if math.isinf(best.mean) else str(best),
-                   "best val ppl mean": best.mean, "best val ppl se": best.se,
-                   **{state: int((ends.end == state).sum()) for state in ("diverged", "stuck", "slow")},
-                   "epochs": max((len(curves[s].dropna()) for s in curves), default=0),
-                   "unigram ppl U": round(u, 1), "T": round(t, 1)}
-            if ratio is not None:
-                row.update(_reached(ends["first"], "T_r"), T_r=round(ratio * u, 1))
-            rows.append(row)
+    for n, c, diverged in zip(runs["cfg.model.n"], runs.curve, runs.diverged):
+        first, best = ((math.inf, math.inf) if diverged or c.empty
+                       else (epochs_to(c, threshold[n], above=False), float(c.min())))
+        end = ("diverged" if math.isinf(best) else "stuck" if best >= NUMBERS["stuck_fraction"] * unigram[n]
+               else "slow" if math.isinf(first) else "reached")
+        rows.append((first, best, end))
+    return pd.concat([runs, pd.DataFrame(rows, index=runs.index, columns=["first", "best", "end"])], axis=1)
+
+
+def fig4_rows(runs: pd.DataFrame, unigram: dict[int, float], ratio: float | None = None) -> pd.DataFrame:
+    """One row per (n, depth, norm) of lm_runs' runs: seeds, epochs to ppl <= T, best val ppl, diverged,
+    stuck and slow seeds, U and T; with the profile's `ratio` also epochs to ppl <= T_r = ratio x U."""
+    at_t = per_run(runs, {n: scaled_threshold(u) for n, u in unigram.items()}, unigram)
+    ends = per_run(runs, {n: ratio * u for n, u in unigram.items()}, unigram) if ratio is not None else at_t
+    rows = []
+    for (n, depth, norm), g in at_t.groupby(CELL, sort=True):
+        u, t, end, best = unigram[n], scaled_threshold(unigram[n]), ends.loc[g.index], estimate(g.best)
+        row = {"n": n, "depth": depth, "norm": norm, "seeds": len(g), **_reached(g["first"], "T"),
+               "best val ppl (ours)": "diverged" if math.isinf(best.mean) else str(best),
+               "best val ppl mean": best.mean, "best val ppl se": best.se,
+               **{state: int((end.end == state).sum()) for state in ("diverged", "stuck", "slow")},
+               "epochs": max(len(c) for c in g.curve), "unigram ppl U": round(u, 1), "T": round(t, 1)}
+        if ratio is not None:
+            row.update(_reached(end["first"], "T_r"), T_r=round(ratio * u, 1))
+        rows.append(row)
     return pd.DataFrame(rows)
 
 
@@ -102,11 +98,12 @@ def _reached(first: list[float], name: str) -> dict:
             f"epochs to {name} mean": epochs.mean, f"epochs to {name} se": epochs.se}
 
 
-def fig4_verdicts(cells: Cells, unigram: dict[int, float], ratio: float | None = None) -> list[engine.Verdict]:
-    """Every cell of the Fig. 4 claims from per-seed values: failed (1 or 0, engine.judge_shares), best ppl,
-    epochs to ppl <= T_r (T without a ratio), PHYDI's lead over PreNorm in them (same seed); not testable
-    without runs or values, or where every run compared is at the first evaluation (the metric's floor)."""
-    rows, runs = [], scores(cells, unigram, ratio)
+def fig4_verdicts(runs: pd.DataFrame, unigram: dict[int, float], ratio: float | None = None) -> list[engine.Verdict]:
+    """Every cell of the Fig. 4 claims from the per-seed values of lm_runs' runs: failed (1 or 0,
+    engine.judge_shares), best ppl, epochs to ppl <= T_r (T without a ratio), PHYDI's lead over PreNorm in
+    them (same seed); not testable without runs or values, or where every run compared is at the first
+    evaluation (the metric's floor)."""
+    rows, runs = [], scores(runs, unigram, ratio)
     for claim in (c for c in CLAIMS.claims if c.metric in METRICS):
         for cell in claim.cells:
             n = cell.select[cell.arms[0]]["model.n"]
@@ -129,14 +126,9 @@ def _threshold(unigram: float, ratio: float | None) -> tuple[float, str]:
     return (ratio * unigram, "T_r") if ratio else (scaled_threshold(unigram), "T")
 
 
-def scores(cells: Cells, unigram: dict[int, float], ratio: float | None = None) -> pd.DataFrame:
-    """One row per run of the cells: its settings (cfg.model.n, .depth, .norm, cfg.seed) and per_seed's
-    first, best and end at its n's threshold (_threshold)."""
-    rows = [{"cfg.model.n": n, "cfg.model.depth": depth, "cfg.model.norm": norm, "cfg.seed": seed, **run}
-            for (n, depth), norms in cells.items() for norm, (curves, diverged) in norms.items()
-            for seed, run in per_seed(curves, diverged, _threshold(unigram[n], ratio)[0], unigram[n]).iterrows()]
-    return pd.DataFrame(rows, columns=["cfg.model.n", "cfg.model.depth", "cfg.model.norm", "cfg.seed",
-                                       "first", "best", "end"])
+def scores(runs: pd.DataFrame, unigram: dict[int, float], ratio: float | None = None) -> pd.DataFrame:
+    """lm_runs' runs with per_run's first, best and end at their n's threshold (_threshold)."""
+    return per_run(runs, {n: _threshold(u, ratio)[0] for n, u in unigram.items()}, unigram)
 
 
 def _reads(runs: pd.DataFrame, selector: dict) -> dict[str, pd.DataFrame]:

@@ -13,7 +13,7 @@ import pandas as pd
 from noneuclid.claims import engine
 from noneuclid.claims.estimates import compare, estimate, plus_minus
 from noneuclid.report import select
-from noneuclid.report.phydi_runs import CLAIMS, NUMBERS, Curves, epochs_to, fill, no_runs, pivot
+from noneuclid.report.phydi_runs import CLAIMS, NUMBERS, epochs_to, fill, no_runs, with_curves
 
 M1_ACCURACY, IMAGES = NUMBERS["m1_accuracy"], int(NUMBERS["cifar10_train_images"])
 M1_LEVEL = f"{round(100 * M1_ACCURACY)} %"  # as the tables and claims show it
@@ -41,13 +41,35 @@ def paper_table(table: str) -> dict[tuple, dict[str, tuple[float, float, float |
 
 
 PAPER = {table: paper_table(table) for table in TABLES}
-PAPER_TABLE1, PAPER_TABLE2 = PAPER["table1"], PAPER["table2"]
 
 
-def threshold_x(curves: dict[str, Curves]) -> float:
-    """X of 'M1 at X %' for a cell (init -> curves)."""
-    lowest = min(float(c.max().min()) for c in curves.values())
-    return math.floor(100 * NUMBERS["x_fraction"] * lowest) / 100
+def resnet_runs(runs: pd.DataFrame, curves: pd.DataFrame, table: str) -> pd.DataFrame:
+    """The finished runs of the table's sweep, one row each with its settings and validation accuracy by
+    epoch (curve), scored."""
+    cell = [f"cfg.{k}" for k in TABLES[table]] + ["cfg.model.init"]
+    return scores(with_curves(runs[runs.status == "done"], curves, "val_accuracy", cell), table)
+
+
+def scores(runs: pd.DataFrame, table: str) -> pd.DataFrame:
+    """The runs (settings cfg.*, curve) with their cell's X of 'M1 at X %' (x) and M1 level (level: 80 %
+    where every run of the cell reaches it, else X), and their M1 at that level (m1) and AUC % (auc)."""
+    scored = []
+    for _, cell in runs.groupby([f"cfg.{k}" for k in TABLES[table]], sort=True):
+        x = threshold_x(cell)
+        level = M1_ACCURACY if all(epochs_to(c, M1_ACCURACY) < math.inf for c in cell.curve) else x
+        scored.append(cell.assign(x=x, level=level, m1=[epochs_to(c, level) for c in cell.curve],
+                                  auc=[100 * auc(c) for c in cell.curve]))
+    return pd.concat(scored) if scored else runs.assign(x=math.nan, level=math.nan, m1=math.nan, auc=math.nan)
+
+
+def cells(runs: pd.DataFrame, table: str) -> set[tuple]:
+    """The (depth, n[, lr]) settings of the runs' cells."""
+    return set(runs.groupby([f"cfg.{k}" for k in TABLES[table]]).groups)
+
+
+def threshold_x(cell: pd.DataFrame) -> float:
+    """X of 'M1 at X %' for a cell's runs (their curves)."""
+    return math.floor(100 * NUMBERS["x_fraction"] * cell.curve.map(pd.Series.max).min()) / 100
 
 
 def auc(curve: pd.Series) -> float:
@@ -55,19 +77,14 @@ def auc(curve: pd.Series) -> float:
     return float(curve.mean())
 
 
-def beats_from(phydi: Curves, other: Curves) -> float:
-    """Our M2 of PHYDI against `other`; inf if never."""
+def beats_from(phydi: list[pd.Series], other: list[pd.Series]) -> float:
+    """Our M2 of PHYDI's curves (one per seed) against `other`'s; inf if never."""
+    phydi, other = (pd.concat(curves, axis=1).sort_index() for curves in (phydi, other))
     for epoch in phydi.index.intersection(other.index):
         a, b = estimate(phydi.loc[epoch].dropna()), estimate(other.loc[epoch].dropna())
         if compare(a, b, lower_is_better=False) == "better":
             return float(epoch)
     return math.inf
-
-
-def m1_level(curves: dict[str, Curves], x: float) -> float:
-    """The accuracy level of a cell's M1: 80 % where every run of the cell reaches it, else X."""
-    every_run = all(not math.isinf(epochs_to(c[s].dropna(), M1_ACCURACY)) for c in curves.values() for s in c)
-    return M1_ACCURACY if every_run else x
 
 
 def _mean_se(name: str, shown: str, values) -> dict:
@@ -76,12 +93,13 @@ def _mean_se(name: str, shown: str, values) -> dict:
     return {f"{name}_mean": e.mean, f"{name}_se": e.se, shown: str(e) if e.count else "not reached"}
 
 
-def resnet_rows(curves: dict[str, Curves], paper: dict, x: float) -> dict[str, dict]:
-    """init -> one cell's row beside the paper's: numbers in m2 and the columns named with '_' (mean and s.e.
-    over seeds; inf: never; NaN: none), the same in words in those named with ' ', the rest both."""
-    rows = {}
+def resnet_rows(cell: pd.DataFrame, paper: dict) -> dict[str, dict]:
+    """init -> the row of one cell's scored runs beside the paper's: numbers in m2 and the columns named
+    with '_' (mean and s.e. over seeds; inf: never; NaN: none), the same in words in those named with ' ',
+    the rest both."""
+    rows, x, curves = {}, cell.x.iloc[0], {init: list(g.curve) for init, g in cell.groupby("cfg.model.init")}
     for init in (i for i in INITS if i in curves):
-        cols = [curves[init][s].dropna() for s in curves[init]]
+        cols = curves[init]
         m1_paper, se_paper, m2_paper = paper.get(init, (math.nan, math.nan, None))
         reached = [m for m in (epochs_to(s, M1_ACCURACY) for s in cols) if not math.isinf(m)]
         m2 = math.nan if init == "phydi" or "phydi" not in curves else beats_from(curves["phydi"], curves[init])
@@ -99,36 +117,17 @@ def resnet_rows(curves: dict[str, Curves], paper: dict, x: float) -> dict[str, d
     return rows
 
 
-def scores(cells: dict[tuple, dict[str, Curves]], table: str) -> pd.DataFrame:
-    """One row per run of the cells (settings of TABLES[table] -> init -> curves): its settings (cfg.<key>,
-    cfg.model.init, cfg.seed), its cell's M1 level (m1_level), M1 at that level, AUC % and its validation
-    accuracy per epoch (columns 1, 2, ...)."""
-    rows = []
-    for key, curves in cells.items():
-        level, settings = m1_level(curves, threshold_x(curves)), {f"cfg.{k}": v for k, v in zip(TABLES[table], key)}
-        rows += [{**settings, "cfg.model.init": init, "cfg.seed": seed, "level": level,
-                  "m1": epochs_to(curve, level), "auc": 100 * auc(curve), **curve.to_dict()}
-                 for init, c in curves.items() for seed, curve in ((s, c[s].dropna()) for s in c)]
-    return pd.DataFrame(rows) if rows else pd.DataFrame(
-        columns=[*(f"cfg.{k}" for k in TABLES[table]), "cfg.model.init", "cfg.seed", "level", "m1", "auc"])
-
-
-def resnet_claims(cells: dict[tuple, dict[str, Curves]], table: str, images: dict[tuple, int] | None = None
-                  ) -> list[engine.Verdict]:
+def resnet_claims(runs: pd.DataFrame, table: str, images: dict[tuple, int] | None = None) -> list[engine.Verdict]:
     """The verdicts of <table>_m1, _auc and _m2 on the cells that have runs (by cell, then metric) from every
-    finished seed of their arms; images: training images per epoch of a cell's runs (default: CIFAR-10's)."""
-    runs, rows = scores(cells, table), []
+    scored run of their arms; images: training images per epoch of a cell's runs (default: CIFAR-10's)."""
+    rows, have = [], cells(runs, table)
     claims = sorted(((metric, CLAIMS[f"{table}_{metric}"], cell) for metric in METRICS
                      for cell in CLAIMS[f"{table}_{metric}"].cells), key=lambda c: cell_key(c[2].where, table))
-    for metric, claim, cell in claims:
-        if cell_key(cell.where, table) not in cells:
-            continue
+    for metric, claim, cell in (c for c in claims if cell_key(c[2].where, table) in have):
         level = select.arm_values(runs, cell.where, "level").iloc[0]
         epoch = math.ceil(cell.paper.get("M2", 0) * IMAGES / (images or {}).get(cell_key(cell.where, table), IMAGES))
-        column = {"m1": "m1", "auc": "auc", "m2": epoch}[metric]
-        runs[column] = runs.get(column, math.nan)  # an epoch no run reached: no values
-        percent = 100 if metric == "m2" else 1  # the accuracy at the epoch, in %
-        values = [list(percent * select.arm_values(runs, cell.select[arm], column)) for arm in cell.arms]
+        read = runs.assign(m2=[100 * c.get(epoch, math.nan) for c in runs.curve])  # the accuracy % at the epoch
+        values = [list(select.arm_values(read, cell.select[arm], metric)) for arm in cell.arms]
         why = no_runs(cell.arms, [a for a, v in zip(cell.arms, values) if v]) or (
             M2_BEYOND if any(math.isnan(v) for v in sum(values, [])) else "")
         m1 = f"m1 at {round(100 * level)} %" + ("" if level == M1_ACCURACY else f" ({M1_LEVEL} out of reach)")
@@ -137,29 +136,28 @@ def resnet_claims(cells: dict[tuple, dict[str, Curves]], table: str, images: dic
     return rows
 
 
-def resnet_tables(cells: dict[tuple, dict[str, Curves]], table: str, images: dict[tuple, int] | None = None
+def resnet_tables(runs: pd.DataFrame, table: str, images: dict[tuple, int] | None = None
                   ) -> tuple[pd.DataFrame, pd.DataFrame, list[engine.Verdict]]:
     """(numbers, the same in words: a row per cell and init; claims: the verdicts of <table>_*) from the
-    cells' curves, keyed by the settings of TABLES[table]; images: training images per epoch per cell
-    (default: all of CIFAR-10's)."""
+    scored runs of the table's cells; images: training images per epoch per cell (default: all of
+    CIFAR-10's)."""
     rows = []
-    for key in sorted(cells):
+    for key, cell in runs.groupby([f"cfg.{k}" for k in TABLES[table]], sort=True):
         settings = {k.split(".")[-1]: v for k, v in zip(TABLES[table], key)}
         rows += [{**settings, "model": LABELS[init].format(d=key[0]), **row}
-                 for init, row in resnet_rows(cells[key], PAPER[table].get(key, {}), threshold_x(cells[key])).items()]
+                 for init, row in resnet_rows(cell, PAPER[table].get(key, {})).items()]
     rows = pd.DataFrame(rows)
     numbers, shown = rows[[c for c in rows if " " not in c]], rows[[c for c in rows if "_" not in c and c != "m2"]]
-    return numbers, shown, resnet_claims(cells, table, images)
+    return numbers, shown, resnet_claims(runs, table, images)
 
 
-def lead_verdicts(cells: dict[tuple, dict[str, Curves]]) -> list[engine.Verdict]:
-    """table1_lead_grows_with_depth per n: standard's M1 minus PHYDI's per seed, 152 vs 18 layers, both at
-    the lower of the two cells' M1 levels."""
-    claim, rows, runs = CLAIMS["table1_lead_grows_with_depth"], [], scores(cells, "table1")
-    epochs = [c for c in runs if not str(c).startswith("cfg.") and c not in ("level", "m1", "auc")]
+def lead_verdicts(runs: pd.DataFrame) -> list[engine.Verdict]:
+    """table1_lead_grows_with_depth per n from Table 1's scored runs: standard's M1 minus PHYDI's per seed,
+    152 vs 18 layers, both at the lower of the two cells' M1 levels."""
+    claim, rows = CLAIMS["table1_lead_grows_with_depth"], []
     for cell in claim.cells:
         cell = replace(cell, paper=paper_leads(cell), paper_source="Table 1 (standard's M1 minus PHYDI's)")
-        arms = [{init: select.arm_values(runs, {**cell.select[arm], "model.init": init}, epochs)
+        arms = [{init: select.arm_values(runs, {**cell.select[arm], "model.init": init}, "curve")
                  for init in ("standard", "phydi")} for arm in cell.arms]
         missing = [f"{why} in PHResNet{cell.select[arm]['model.depth']}, n = {cell.where['model.n']}"
                    for arm, inits in zip(cell.arms, arms) if (why := no_runs(inits, [i for i in inits if len(inits[i])]))]
@@ -167,8 +165,7 @@ def lead_verdicts(cells: dict[tuple, dict[str, Curves]]) -> list[engine.Verdict]
             rows.append(engine.untestable(claim, cell, "; ".join(missing)))
             continue
         level = min(select.arm_values(runs, cell.select[arm], "level").iloc[0] for arm in cell.arms)
-        first = [{i: c.apply(lambda run: epochs_to(run.dropna(), level), axis=1) for i, c in inits.items()}
-                 for inits in arms]
+        first = [{i: c.map(lambda curve: epochs_to(curve, level)) for i, c in inits.items()} for inits in arms]
         leads = [list((f["standard"] - f["phydi"]).dropna()) for f in first]
         rows.append(replace(engine.judge(claim, cell, *leads), level=100 * level,
                             label=f"m1_lead at {round(100 * level)} %"))
@@ -178,26 +175,20 @@ def lead_verdicts(cells: dict[tuple, dict[str, Curves]]) -> list[engine.Verdict]
 def paper_leads(cell) -> dict[str, float]:
     """arm -> the paper's M1 lead at its settings (table1_lead_grows_with_depth's cell): its Table 1 M1 of
     standard minus PHYDI's."""
-    paper = {arm: PAPER_TABLE1[cell_key(cell.select[arm], "table1")] for arm in cell.arms}
+    paper = {arm: PAPER["table1"][cell_key(cell.select[arm], "table1")] for arm in cell.arms}
     return {arm: round(p["standard"][0] - p["phydi"][0], 2) for arm, p in paper.items()}
 
 
-def not_run(cells, paper: dict) -> str:
-    """The paper's cells without finished runs here by n, e.g. 'n = 2: PHResNet18 (1 of the paper's 9 cells)'."""
-    missing = [k for k in paper if k not in cells]
+def not_run(have, paper: dict) -> str:
+    """The paper's cells without finished runs here (not in `have`) by n, e.g. 'n = 2: PHResNet18 (1 of the
+    paper's 9 cells)'."""
+    missing = [k for k in paper if k not in have]
     if not missing:
         return ""
     by_n = {n: [f"PHResNet{k[0]}" + (f" (lr {k[2]:g})" if len(k) > 2 else "") for k in missing if k[1] == n]
             for n in sorted({k[1] for k in missing})}
     return "; ".join(f"n = {n}: {', '.join(names)}" for n, names in by_n.items()) + \
         f" ({len(missing)} of the paper's {len(paper)} cells)"
-
-
-def resnet_cells(runs: pd.DataFrame, curves: pd.DataFrame, keys: list[str]) -> dict[tuple, dict[str, Curves]]:
-    """settings tuple -> init -> val-accuracy curves of the finished runs."""
-    done = runs[runs.status == "done"]
-    return {tuple(setting): {init: pivot(g, curves, "val_accuracy") for init, g in group.groupby("cfg.model.init")}
-            for setting, group in done.groupby([f"cfg.{k}" for k in keys], sort=True)}
 
 
 def resnet_speed(resnets: pd.DataFrame) -> pd.DataFrame:

@@ -1,5 +1,5 @@
 """What PHYDI's Tables 1-2 (phydi_resnet) and Fig. 4 (phydi_fig4) share: claims/phydi.yaml, the prose of
-templates/phydi.md, a cell's curves as epoch x seed, and the first epoch a curve reaches a level."""
+templates/phydi.md, the runs with their curves, and the first epoch a curve reaches a level."""
 
 from __future__ import annotations
 
@@ -14,7 +14,6 @@ from noneuclid.report import prose
 CLAIMS = claims_data.load("phydi")
 NUMBERS = CLAIMS.numbers  # the levels and reference values the metrics use (claims/phydi.yaml, numbers)
 NAMES = {"standard": "standard", "wkp": "WKP", "phydi": "PHYDI", "post": "PostNorm", "pre": "PreNorm"}
-Curves = pd.DataFrame  # epoch (index, from 1) x seed (columns): one metric per finished run
 fill = functools.partial(prose.fill, "phydi")  # a section of templates/phydi.md, its fields filled in
 
 
@@ -24,13 +23,18 @@ def no_runs(arms, have) -> str:
     return f"no finished runs of {', '.join(missing)}" if missing else ""
 
 
-def pivot(runs: pd.DataFrame, curves: pd.DataFrame, column: str) -> Curves:
-    """epoch x seed of `column` for these runs (one per seed)."""
-    if runs["cfg.seed"].duplicated().any():
-        raise ValueError(f"runs {', '.join(runs.run)} share a cell and a seed but differ in another setting: "
+def with_curves(runs: pd.DataFrame, curves: pd.DataFrame, column: str, cell: list[str]) -> pd.DataFrame:
+    """The runs, one per seed of a cell (the settings `cell`, cfg.<key>), sorted by cell and seed, each with
+    its curve: `column` by epoch (a Series, empty where none was logged)."""
+    twins = runs[runs.duplicated([*cell, "cfg.seed"], keep=False)]
+    if not twins.empty:
+        raise ValueError(f"runs {', '.join(twins.run)} share a cell and a seed but differ in another setting: "
                          f"keep one setting per profile under runs/phydi/<profile> (move the others away)")
-    c = curves[curves.run.isin(runs.run)].merge(runs[["run", "cfg.seed"]], on="run")
-    return c.pivot(index="epoch", columns="cfg.seed", values=column).sort_index()
+    logged = {run: c.set_index("epoch")[column].dropna().sort_index()
+              for run, c in curves[curves.run.isin(runs.run)].groupby("run")}
+    runs = runs.sort_values([*cell, "cfg.seed"])
+    return runs.assign(curve=pd.Series([logged.get(r, pd.Series(dtype=float)) for r in runs.run],
+                                       index=runs.index, dtype=object))
 
 
 def epochs_to(curve: pd.Series, threshold: float, above: bool = True) -> float:
