@@ -377,28 +377,28 @@ def test_two_runs_of_one_table2_cell_and_seed_are_an_error():
     """Two classifier runs of one cell, seed and embedding would be averaged as more seeds; each row
     names the embedding it classified (its summary's embedding_run; for a run from before that was
     logged, as the subtree task finds it); only runs of today's protocol are Table 2's."""
-    from noneuclid.report import hnn_table2
+    from noneuclid.runs import hnn_table2 as table2_runs
     row = {"cfg.model.name": "point_mlr", "cfg.data.subtree": "group.n.01", "cfg.data.dim": 5,
            "cfg.model.geometry": "hyperbolic", "cfg.seed": 0, "final_test_f1": 0.5, "final_train_loss": 0.3, "cfg.profile.name": "cpu",
            "cfg.data.hierarchy": "wordnet", "cfg.data.embedding_seed": 0, "cfg.trainer.device": "auto",
            "cfg.data.embedding_overrides": "[]"}
     runs = pd.DataFrame([{**row, "run": "old"}, {**row, "run": "new"}, {**row, "cfg.seed": 1, "run": "seed1"}])
     with pytest.raises(ValueError, match="old, new; drop the stale rows"):
-        hnn_table2.f1_values(runs)
-    values = hnn_table2.f1_values(runs.iloc[1:])
+        table2_runs.f1_values(runs)
+    values = table2_runs.f1_values(runs.iloc[1:])
     assert list(values.run) == ["new", "seed1"]
     assert set(values.embedding) == {RunDir(compose(["experiment=hnn/poincare", "profile=cpu", "model.dim=5"])).name}
-    other = hnn_table2.f1_values(runs.assign(**{"cfg.data.embedding_overrides": "['data.batch_size=1024']"}).iloc[:1])
+    other = table2_runs.f1_values(runs.assign(**{"cfg.data.embedding_overrides": "['data.batch_size=1024']"}).iloc[:1])
     assert other.embedding[0] == RunDir(compose(["experiment=hnn/poincare", "profile=cpu", "model.dim=5",
                                                  "data.batch_size=1024"])).name
-    logged = hnn_table2.f1_values(runs.assign(embedding_run="poincare-logged").iloc[:1])
+    logged = table2_runs.f1_values(runs.assign(embedding_run="poincare-logged").iloc[:1])
     assert logged.embedding[0] == "poincare-logged"  # the summary's name wins over today's configs
     today = runs.assign(**{"cfg.trainer.epochs": [1, 300, 300], "cfg.data.natural_mix": [None, True, True],
                            "chance_train_loss": [None, 0.07, 0.07]})
     protocol = {"hyperbolic": {"trainer.epochs": 300, "data.natural_mix": True}}
-    assert list(hnn_table2.f1_values(today, protocol).run) == ["new", "seed1"]  # today's protocol only
-    assert list(hnn_table2.f1_values(today.iloc[[0, 2]], protocol).run) == ["seed1"]  # an earlier one's alone: left out
-    assert hnn_table2.f1_values(today, {"euclidean": protocol["hyperbolic"]}).empty  # each classifier its own protocol
+    assert list(table2_runs.f1_values(today, protocol).run) == ["new", "seed1"]  # today's protocol only
+    assert list(table2_runs.f1_values(today.iloc[[0, 2]], protocol).run) == ["seed1"]  # an earlier one's alone: left out
+    assert table2_runs.f1_values(today, {"euclidean": protocol["hyperbolic"]}).empty  # each classifier its own protocol
 
 
 def test_table2_classifies_the_profiles_own_embedding_where_it_has_finished():
@@ -457,11 +457,11 @@ def test_burnin_table_puts_the_references_burnin_first_and_compares_with_it():
 def test_chance_level_of_a_classifier_run():
     """The summary's chance_train_loss where logged; ln 2 for a balanced run from before it was logged;
     a natural-mix run without it is an error (its chance level depends on the subtree)."""
-    from noneuclid.report import hnn_table2
+    from noneuclid.runs import hnn_table2 as table2_runs
     found = pd.DataFrame({"chance_train_loss": [0.07, math.nan], "cfg.data.natural_mix": [True, None]})
-    assert hnn_table2.chance_losses(found).tolist() == [0.07, pytest.approx(math.log(2))]
+    assert table2_runs.chance_losses(found).tolist() == [0.07, pytest.approx(math.log(2))]
     with pytest.raises(ValueError, match="without chance_train_loss"):
-        hnn_table2.chance_losses(found.assign(**{"cfg.data.natural_mix": [True, True]}))
+        table2_runs.chance_losses(found.assign(**{"cfg.data.natural_mix": [True, True]}))
 
 
 def test_table2_step_sizes_decay_per_epoch_for_both_optimizers():
@@ -513,7 +513,7 @@ def test_a_run_whose_loss_rose_to_its_chance_level_after_its_best_epoch_is_unsta
     chance level after its best epoch; a cell with such a run is not testable, and the table counts them."""
     from noneuclid.claims import engine
     from noneuclid.report import hnn_table2
-    from noneuclid.runs import table as run_table
+    from noneuclid.runs import hnn_table2 as table2_runs, table as run_table
     first = wordnet.SUBTREES[0]
     runs = pd.DataFrame([{"cfg.model.name": "point_mlr", "cfg.data.subtree": first, "cfg.data.dim": 3, "cfg.model.geometry": g,
                           "cfg.seed": s, "final_test_f1": f1, "final_train_loss": 0.01, "chance_train_loss": 0.07,
@@ -521,7 +521,7 @@ def test_a_run_whose_loss_rose_to_its_chance_level_after_its_best_epoch_is_unsta
                          for s in range(4) for g, f1 in (("hyperbolic", 0.9), ("euclidean", 0.5), ("euclidean_log0", 0.5))])
     curves = pd.DataFrame([{"run": run, "epoch": e, "train_loss": loss} for run in runs.run
                            for e, loss in enumerate((0.5, 0.01, 0.2 if run == "hyperbolic1" else 0.01, 0.01), 1)])
-    values = hnn_table2.f1_values(runs.assign(train_loss_rebound=runs.run.map(run_table.rebound(curves))))
+    values = table2_runs.f1_values(runs.assign(train_loss_rebound=runs.run.map(run_table.rebound(curves))))
     assert list(values[values.unstable].run) == ["hyperbolic1"]
     v = {(v.claim, v.cell): v for v in hnn_table2.verdicts(values, {3: 0.8})}
     cell = v[(hnn_table2.AT_LEAST_AS_GOOD, f"{first}, 3-D, vs euclidean")]

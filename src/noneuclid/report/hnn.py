@@ -81,10 +81,10 @@ def _settings(finished: pd.DataFrame) -> str:
     size, batch = r["cfg.data.train_size"], int(r["cfg.data.batch_size"])
     size = int(size) if size == size else None  # NaN: all pairs
     epochs = finished.groupby("cfg.model.cell")["cfg.trainer.epochs"].max().astype(int)  # cell -> epochs
-    budget = {cell: f"{e} epochs ({f'{e * -(-size // batch)} ' if size else ''}batches of {batch})"
-              for cell, e in epochs.items()}
+    budget = {cell: prose.fill("hnn", "budget", epochs=e, batch=batch,  # all pairs: their count is not in runs.csv
+                               batches=f"{e * -(-size // batch)} " if size else "") for cell, e in epochs.items()}
     budgets = (budget[epochs.index[0]] if epochs.nunique() == 1  # the cpu profile: the RNNs twice the GRUs' epochs
-               else ", ".join(f"the {cell.upper()}s {text}" for cell, text in budget.items()))
+               else ", ".join(prose.fill("hnn", "cell_budget", cell=c.upper(), budget=b) for c, b in budget.items()))
     return prose.fill("hnn", "settings", pairs=size or "all", budgets=budgets,
                       eval_every=int(r["cfg.trainer.eval_every_steps"]), dtype=r["cfg.trainer.dtype"],
                       runs=len(finished), events=int(finished.nonfinite_events.sum()))
@@ -106,8 +106,7 @@ def make(runs_dir: Path, profile: str, out: Path, seeds=None, overrides=()) -> l
     names = run_names(profile, seeds, overrides)
     trained = runs.finished(names.values())
     if trained.empty:
-        raise FileNotFoundError(f"no finished hnn runs in {out}/runs.csv nor under {runs_dir}/hnn/{profile}: run "
-                                f"`python -m noneuclid.train -m experiment=hnn/table1 profile={profile}` first")
+        raise FileNotFoundError(prose.fill("hnn", "table1_no_runs", out=out, runs_dir=runs_dir, profile=profile))
     experiments = set(trained["cfg.experiment_name"])
     experiment = experiments.pop() if len(experiments) == 1 else "hnn/table1"
     if experiment != "hnn/table1":  # runs of a smaller experiment: its models and datasets only

@@ -1,7 +1,8 @@
 """The figure of Ganea et al.'s Table 2 classifiers in the 2-D Poincare ball (the paper draws none). Its data
 are committed beside it, so that a fresh clone redraws it without the run folders: POINTS (the 2-D
 embedding's points to 4 decimals, and for each subtree whether a point lies in it) and WEIGHTS (the seed-0
-classifiers' weights, one row per number), both written from the run folders' checkpoints where they are."""
+classifiers' weights, one row per number), both written from the run folders' checkpoints where they are
+(runs.hnn_table2.export_boundaries)."""
 
 from __future__ import annotations
 
@@ -13,51 +14,25 @@ matplotlib.use("Agg")
 import matplotlib.pyplot as plt  # noqa: E402
 import pandas as pd  # noqa: E402
 import torch  # noqa: E402
-from omegaconf import OmegaConf  # noqa: E402
 
 from noneuclid.data import wordnet  # noqa: E402
 from noneuclid.models.mlr import GEOMETRIES, PointMLR  # noqa: E402
 from noneuclid.report import figures, prose  # noqa: E402
 from noneuclid.report.hnn_claims import CLASSIFIERS  # noqa: E402
-from noneuclid.runs.folder import CSV_COMPRESSION  # noqa: E402
+from noneuclid.runs.hnn_table2 import POINTS, WEIGHTS  # noqa: E402
 
 COLORS = {"hyperbolic": "tab:red", "euclidean": "tab:blue", "euclidean_log0": "tab:green"}
-STEM, POINTS, WEIGHTS = ("fig_table2_boundaries", "fig_table2_boundaries_points.csv.gz",
-                         "fig_table2_boundaries_classifiers.csv")
+STEM = "fig_table2_boundaries"
 
 
-def draw(values: pd.DataFrame, emb: pd.DataFrame, root: Path, c, out: Path) -> None:
-    """fig_table2_boundaries.{png,pdf,md} in `out` from its data there, after writing the data from the run
-    folders under `root` where they are (`export`). Without the data, where there are 2-D runs, says so."""
-    export(values, emb, root, c, out)
+def draw(values: pd.DataFrame, root: Path, out: Path) -> None:
+    """fig_table2_boundaries.{png,pdf,md} in `out` from its data there (written from the run folders under
+    `root` where they are). Without the data, where `values` have 2-D runs, says so."""
     if not ((out / POINTS).is_file() and (out / WEIGHTS).is_file()):
         if not values[values.dim == 2].empty:
-            print(f"{out / STEM}: not drawn: it needs {POINTS} and {WEIGHTS}, written from the run folders of the "
-                  f"2-D embedding and its seed-0 classifiers (not under {root})")
+            print(prose.fill("hnn", "boundaries_not_drawn", stem=out / STEM, points=POINTS, weights=WEIGHTS, root=root))
         return
     figure(pd.read_csv(out / POINTS), pd.read_csv(out / WEIGHTS), out)
-
-
-@torch.no_grad()
-def export(values: pd.DataFrame, emb: pd.DataFrame, root: Path, c, out: Path) -> None:
-    """POINTS and WEIGHTS in `out` from the checkpoints of the 2-D embedding and the seed-0 classifiers of
-    `values` under `root`; nothing where a folder is missing."""
-    seed0 = values[(values.dim == 2) & (values.seed == 0)]
-    folders = [root / run for run in (*emb[emb.dim == 2].run, *seed0.run)]
-    if seed0.empty or emb[emb.dim == 2].empty or not all((f / "checkpoint.pt").is_file() for f in folders):
-        return
-    points = torch.load(folders[0] / "checkpoint.pt", map_location="cpu", weights_only=False)["model"]["weight"]
-    h = wordnet.load(c.data.hierarchy, c.paths.generated_dir)
-    table = pd.DataFrame(points.numpy(), columns=["x", "y"]).assign(
-        **{subtree: h.descendants(subtree).numpy().astype(int) for subtree in wordnet.SUBTREES})
-    table.to_csv(out / POINTS, index=False, float_format="%.4f", compression=CSV_COMPRESSION)
-    rows = []
-    for r in seed0.sort_values(["subtree", "geometry"]).itertuples():
-        offsets = OmegaConf.load(root / r.run / "config.yaml").model.get("offsets")
-        weights = torch.load(root / r.run / "checkpoint.pt", map_location="cpu", weights_only=False)["model"]
-        rows += [{"subtree": r.subtree, "geometry": r.geometry, "run": r.run, "offsets": offsets, "tensor": name,
-                  "index": i, "value": v} for name, w in weights.items() for i, v in enumerate(w.flatten().tolist())]
-    pd.DataFrame(rows).to_csv(out / WEIGHTS, index=False, float_format="%.17g")
 
 
 def figure(points: pd.DataFrame, weights: pd.DataFrame, out: Path) -> None:

@@ -1,53 +1,21 @@
 """The Poincare embeddings that Ganea et al.'s Table 2 classifies: their reconstruction of the WordNet
 noun closure beside Nickel & Kiela's (claims/hnn.yaml, references), which embedding of each dimension
 Table 2 shows, and the burn-in ablation (experiment=hnn/burnin: Nickel & Kiela's code's burn-in against
-ours, each change alone too), from the per-run data (runs.csv, curves.csv.gz)."""
+ours, each change alone too), from the embedding runs' rows (runs.hnn_table2)."""
 
 from __future__ import annotations
 
 import math
-from pathlib import Path
 
 import pandas as pd
 
 from noneuclid.claims.estimates import difference_interval, estimate, plus_minus
-from noneuclid.report import prose, tables
 from noneuclid.report.hnn_claims import CLAIMS
+from noneuclid.runs.hnn_table2 import BURNIN, last_reconstruction
 
 DIMS = (2, 3, 5, 10)
 NOT_AVAILABLE = "not available here"
-BURNIN = "hnn/burnin"
 REFERENCE = CLAIMS.references["nickel_kiela_reconstruction"].values  # dim -> {mean_rank, map}
-COLUMNS = {"cfg.model.dim": "dim", "epochs": "epochs", "cfg.data.batch_size": "batch_size", "cfg.optim.lr": "lr",
-           "cfg.optim.burnin_epochs": "burnin_epochs", "cfg.optim.burnin_factor": "burnin_factor",
-           "burnin_negatives": "burnin_negatives", "train_minutes": "train_minutes", "epoch": "evaluated_at_epoch",
-           "reconstruction_nodes": "nodes_ranked", "reconstruction_mean_rank": "mean_rank", "reconstruction_map": "map",
-           "reference_mean_rank": "reference_mean_rank", "reference_map": "reference_map", "run": "run"}  # runs.csv -> ours
-
-
-def last_reconstruction(runs: pd.DataFrame, curves: pd.DataFrame) -> pd.DataFrame:
-    """The runs' rows joined with their logged row of the last reconstruction (epoch, mean rank, MAP, ...),
-    their burn-in negatives as 'N by frequency' (data.burnin_negatives) or 'N uniform' (unset)."""
-    last = curves[curves.reconstruction_map.notna()].groupby("run").tail(1).set_index("run")
-    runs = runs.join(last[last.columns.difference(runs.columns)], on="run")
-    by_frequency = runs.get("cfg.data.burnin_negatives", pd.Series(math.nan, index=runs.index))
-    return runs.assign(burnin_negatives=[f"{int(n)} uniform" if pd.isna(b) else f"{int(b)} by frequency"
-                                         for b, n in zip(by_frequency, runs["cfg.data.negatives"])])
-
-
-def embeddings(runs: pd.DataFrame, curves: pd.DataFrame, hierarchy: str) -> pd.DataFrame:
-    """One row per finished embedding run of `hierarchy` (not the burn-in ablation's), by dimension and
-    batch: its recipe, training minutes, last reconstruction and the reference's (NaN where none)."""
-    found = runs[(runs["cfg.model.name"] == "poincare_embedding") & (runs["cfg.data.hierarchy"] == hierarchy)
-                 & (runs.experiment != BURNIN)] if len(runs) else runs
-    if found.empty:
-        return pd.DataFrame(columns=list(COLUMNS.values()))
-    found = last_reconstruction(found, curves).sort_values(["cfg.model.dim", "cfg.data.batch_size"])
-    reference = [REFERENCE.get(int(dim), {}) for dim in found["cfg.model.dim"]]
-    found = found.assign(train_minutes=found.train_seconds / 60, **{
-        f"reference_{k}": [r.get(k, math.nan) for r in reference] for k in ("mean_rank", "map")})
-    ints = ["dim", "epochs", "batch_size", "burnin_epochs", "evaluated_at_epoch", "nodes_ranked"]
-    return found[list(COLUMNS)].rename(columns=COLUMNS).astype(dict.fromkeys(ints, int)).reset_index(drop=True)
 
 
 def classified(values: pd.DataFrame, emb: pd.DataFrame, own: dict[int, list[str]]) -> tuple[pd.DataFrame, pd.DataFrame]:

@@ -1,9 +1,9 @@
 """Ganea et al.'s Table 2 (F1 of hyperbolic vs Euclidean MLR on WordNet noun subtrees) and its claims,
 beside the Poincare embeddings it classifies and the burn-in ablation (report.hnn_embeddings) and the
-figure of the decision boundaries (report.hnn_boundaries), from the per-run data in
-results/hnn/<profile>/ after merging into it the ended runs under runs/hnn/<profile>/. A cell is judged
-where its embedding reconstructs the hierarchy and no run of it is `flagged`; each reason names runs or
-classifiers, never numbers (those are table2_f1.csv's columns).
+figure of the decision boundaries (report.hnn_boundaries), from the runs' rows (runs.hnn_table2) of the
+per-run data in results/hnn/<profile>/ after merging into it the ended runs under runs/hnn/<profile>/. A
+cell is judged where its embedding reconstructs the hierarchy and no run of it is `flagged`; each reason
+names runs or classifiers, never numbers (those are table2_f1.csv's columns).
 
     python -m noneuclid.report hnn table2 [--runs runs] [--profile cpu]
 """
@@ -24,53 +24,16 @@ from noneuclid.models.mlr import GEOMETRIES
 from noneuclid.report import hnn_boundaries, hnn_embeddings, prose, tables
 from noneuclid.report.hnn_claims import CLAIMS, CLASSIFIERS
 from noneuclid.report.hnn_embeddings import DIMS, NOT_AVAILABLE
-from noneuclid.runs import lookup, table as run_table
+from noneuclid.runs import hnn_table2 as table2_runs, lookup, table as run_table
 
 READING_NOTE = CLAIMS.references["ganea_table2_reading_note"].values  # subtree -> dim -> the paper's F1 pair
 AT_LEAST_AS_GOOD, LOW_DIMENSIONS = "table2_hyperbolic_mlr_at_least_as_good", "table2_margin_largest_in_low_dimensions"
-CELL = ["subtree", "dim", "geometry", "seed", "embedding"]
 # a dimension whose embedding's MAP (all nouns) is below this, or was not evaluated, has its cells
 # "not testable here": Table 2 tests the classifiers only on embeddings that reconstruct the hierarchy
 MIN_EMBEDDING_MAP = 0.5
 # a Euclidean MLR whose mean test F1 is further than this (points) from scikit-learn's logistic regression on
 # the same points and splits (table2_reference.csv) has not converged: its cells are not testable here
 REFERENCE_GAP = 1.0
-
-
-def f1_values(runs: pd.DataFrame, protocols: dict | None = None) -> pd.DataFrame:
-    """One row per finished classifier run trained with its classifier's protocol (`protocols`:
-    {model.geometry: {config key: value}}, lookup.table2_protocols; None: every run): subtree, dim,
-    geometry, seed, test F1 (last epoch), final training loss, run, its chance level, whether it was
-    unstable (its training loss rose to its chance level or above after its lowest one, runs.csv's
-    train_loss_rebound: a step too large for it), and the run name of the embedding it classified. Runs of
-    an earlier protocol stay in runs.csv but are not Table 2's; two runs of one cell, seed and embedding
-    are an error."""
-    found = runs[runs["cfg.model.name"] == "point_mlr"] if len(runs) else runs
-    if protocols is not None:  # before the lookups: an earlier protocol's runs are many
-        found = found[lookup.trained_with(found, protocols)]
-    columns = {"cfg.data.subtree": "subtree", "cfg.data.dim": "dim", "cfg.model.geometry": "geometry",
-               "cfg.seed": "seed", "final_test_f1": "f1", "final_train_loss": "train_loss", "run": "run"}
-    if found.empty:
-        return pd.DataFrame(columns=CELL + ["f1", "train_loss", "run", "chance_loss", "unstable"])
-    values = found[list(columns)].rename(columns=columns).astype({"dim": int, "seed": int}).reset_index(drop=True)
-    values["chance_loss"] = chance_losses(found).to_numpy()
-    rebound = found.get("train_loss_rebound", pd.Series(math.nan, index=found.index)).to_numpy(float)
-    values["unstable"] = rebound >= values.chance_loss.to_numpy()
-    values["embedding"] = [lookup.embedding_of(row) for _, row in found.iterrows()]
-    twice = values[values.duplicated(CELL, keep=False)]
-    if len(twice):  # e.g. classifiers of an earlier embedding of that dimension beside the current one's
-        raise ValueError(f"several finished runs of one Table 2 cell, seed and embedding: {', '.join(twice.run)}; "
-                         "drop the stale rows")
-    return values
-
-
-def chance_losses(found: pd.DataFrame) -> pd.Series:
-    """Each classifier run's chance level of the training loss (the summary's chance_train_loss; ln 2 for a
-    run of balanced batches, data.natural_mix unset, from before it was logged)."""
-    logged = found.get("chance_train_loss", pd.Series(math.nan, index=found.index))
-    if (logged.isna() & found.get("cfg.data.natural_mix", pd.Series(None, index=found.index)).eq(True)).any():
-        raise ValueError("a natural-mix classifier run without chance_train_loss in its summary: retrain it")
-    return logged.fillna(math.log(2))
 
 
 def flagged(values: pd.DataFrame, gaps: dict) -> pd.DataFrame:
@@ -216,14 +179,11 @@ def make(runs_dir: Path, profile: str, out: Path, seeds=None, overrides=()) -> l
     runs, curves = run_table.load(runs_dir, "hnn", profile, out)
     runs = runs[runs.status == "done"] if len(runs) else runs  # the ended runs
     protocols = lookup.table2_protocols(profile)
-    every_emb, every_value = hnn_embeddings.embeddings(runs, curves, c.data.hierarchy), f1_values(runs, protocols)
+    every_emb = table2_runs.embeddings(runs, curves, c.data.hierarchy, hnn_embeddings.REFERENCE)
+    every_value = table2_runs.f1_values(runs, protocols)
     if every_value.empty and every_emb.empty:
-        raise FileNotFoundError(f"no finished Table 2 runs in {out}/runs.csv nor under {runs_dir}/hnn/{profile}: run "
-                                f"`python -m noneuclid.train -m experiment=hnn/poincare profile={profile}` and then "
-                                f"`python -m noneuclid.train -m experiment=hnn/table2 profile={profile}` first")
-    own = {dim: [lookup.embedding_name(profile, dim, c.data.hierarchy, c.data.embedding_seed, c.trainer.device, (), cuda)
-                 for cuda in (False, True)] for dim in DIMS}  # dim -> the run name of the profile's embedding, CPU or GPU
-    values, emb = hnn_embeddings.classified(every_value, every_emb, own)
+        raise FileNotFoundError(prose.fill("hnn", "table2_no_runs", out=out, runs_dir=runs_dir, profile=profile))
+    values, emb = hnn_embeddings.classified(every_value, every_emb, lookup.table2_embeddings(profile, c, DIMS))
     every_emb["table2"], emb_map = every_emb.run.isin(emb.run), dict(zip(emb.dim, emb["map"]))
     made = prose.fill("hnn", "table2_made", profile=profile, classifiers=len(values), embeddings=len(emb),
                       seeds=", ".join(map(str, sorted(values.seed.unique()))) or "-",
@@ -239,7 +199,9 @@ def make(runs_dir: Path, profile: str, out: Path, seeds=None, overrides=()) -> l
                 for stem, (data, display, bold) in parts.items()}
     claims = tables.write_claims(out, "table2_claims", verdicts(values, emb_map, gaps),
                                  prose.fill("hnn", "table2_claims_title", profile=profile))
-    hnn_boundaries.draw(values, emb, Path(runs_dir) / "hnn" / profile, c, out)
+    root = Path(runs_dir) / "hnn" / profile  # the run folders, where they are here
+    table2_runs.export_boundaries(values, emb, root, c, out)
+    hnn_boundaries.draw(values, root, out)
     caption = out / "fig_table2_boundaries.md"  # the figure in words, kept with it (drawn only from the run folders)
     page = prose.fill("hnn", "table2_page", profile=profile, made=made, settings=settings(e, protocols), claims=claims,
                       embeddings=tables.markdown(parts["table2_embeddings"][1]), f1=tables.markdown(*parts["table2_f1"][1:]))

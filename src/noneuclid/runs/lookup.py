@@ -55,6 +55,14 @@ def embedding_name(profile: str, dim: int, hierarchy: str, seed: int, device: st
     return f"{cfg.study.run_name}-{digest_settings(OmegaConf.to_container(cfg, resolve=True), device_type(device, cuda))}"
 
 
+def table2_embeddings(profile: str, cfg, dims) -> dict[int, list[str]]:
+    """dim -> the run names of the Poincare embedding that the classifiers of `cfg` (experiment=hnn/table2
+    at `profile`, composed) read in each of `dims`, as trained on the CPU and on a GPU."""
+    data = cfg.data
+    return {dim: [embedding_name(profile, dim, data.hierarchy, data.embedding_seed, cfg.trainer.device, (), cuda)
+                  for cuda in (False, True)] for dim in dims}
+
+
 TABLE2_PROTOCOL = ("data.natural_mix", "data.batch_size", "trainer.epochs", "optim.lr", "optim.ball_lr",
                    "optim.clip_norm", "optim.epoch_lr_factor", "model.offsets", "trainer.converge.patience",
                    "trainer.converge.tol")  # what makes a Table 2 run today's
