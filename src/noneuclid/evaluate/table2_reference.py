@@ -65,7 +65,8 @@ def reference_f1(folder: Path) -> dict:
     return {"subtree": cfg.data.subtree, "dim": cfg.data.dim, "classifier": cfg.model.geometry,
             "sampling": "natural" if cfg.data.natural_mix else "balanced", "seed": cfg.seed,
             "ours_f1": 100 * summary["final_test_f1"],
-            "reference_f1": 100 * f1_score(torch.from_numpy(pred), y_test), "ours_train_loss": summary["final_train_loss"],
+            "reference_f1": 100 * f1_score(torch.from_numpy(pred), y_test),
+            "ours_train_loss": summary["final_train_loss"],
             "reference_train_loss": log_loss(y.numpy(), train_probabilities, sample_weight=_weights(y, weight))}
 
 
