@@ -66,7 +66,7 @@ def last_reconstruction(runs: pd.DataFrame, curves: pd.DataFrame) -> pd.DataFram
     """The runs' rows joined with their logged row of the last reconstruction (epoch, mean rank, MAP, ...),
     their burn-in negatives as 'N by frequency' (data.burnin_negatives) or 'N uniform' (unset)."""
     last = curves[curves.reconstruction_map.notna()].groupby("run").tail(1).set_index("run")
-    runs = runs.join(last[last.columns.difference(runs.columns)], on="run")
+    runs = runs.join(last[last.columns.difference(runs.columns)], on="run").copy()  # one block: runs.csv is wide
     by_frequency = runs.get("cfg.data.burnin_negatives", pd.Series(math.nan, index=runs.index))
     return runs.assign(burnin_negatives=[f"{int(n)} uniform" if pd.isna(b) else f"{int(b)} by frequency"
                                          for b, n in zip(by_frequency, runs["cfg.data.negatives"])])
