@@ -31,6 +31,7 @@ Runs:    which runs an arm's values come from, as settings (a config key such as
 
 from __future__ import annotations
 
+import functools
 import math
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -130,8 +131,10 @@ def papers() -> list[str]:
     return sorted(p.stem for p in DIR.glob("*.yaml"))
 
 
+@functools.cache
 def load(paper: str) -> Claims:
-    """The claims of `paper` (claims/<paper>.yaml)."""
+    """The claims of `paper` (claims/<paper>.yaml), read and checked once per process (every module that
+    needs them calls this)."""
     path = DIR / f"{paper}.yaml"
     if not path.is_file():
         raise FileNotFoundError(f"no claims file {path}; the papers with one: {papers()}")

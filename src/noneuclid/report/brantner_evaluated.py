@@ -14,7 +14,7 @@ from noneuclid.claims.estimates import plus_minus
 from noneuclid.config import compose
 from noneuclid.report import figures, prose, tables
 
-CLAIMS = claims_data.load("brantner")  # loaded once: report.brantner takes these from here
+CLAIMS = claims_data.load("brantner")
 SETUPS = CLAIMS.reference["setups"]  # the paper's four runs -> label, colour, Table 2's minutes, the authors' run
 OPTIMIZERS = {name.removesuffix("_stiefel"): {**setup, "label": setup["label"].removesuffix(" + Stiefel")}
               for name, setup in SETUPS.items() if name.endswith("_stiefel")}  # adam, momentum, gd
