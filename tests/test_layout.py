@@ -54,7 +54,7 @@ def test_no_import_circles():
 def test_reports_do_not_import_the_trainer():
     modules = _modules()
     reaching = {name: sorted(m for m in _imports(tree, set(modules)) if m.startswith("noneuclid.train"))
-                for name, tree in modules.items() if name.startswith("noneuclid.report")}
+                for name, tree in modules.items() if name.startswith(("noneuclid.report", "noneuclid.figures"))}
     assert not any(reaching.values()), {k: v for k, v in reaching.items() if v}
 
 
@@ -63,3 +63,10 @@ def test_no_function_longer_than_60_lines():
             for name, tree in _modules().items() for node in ast.walk(tree)
             if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)) and node.end_lineno - node.lineno >= 60]
     assert not long, long
+
+
+def test_figures_draw_from_frames_without_the_reports():
+    modules = _modules()
+    reaching = {name: sorted(m for m in _imports(tree, set(modules)) if m.startswith("noneuclid.report"))
+                for name, tree in modules.items() if name.startswith("noneuclid.figures")}
+    assert reaching and not any(reaching.values()), {k: v for k, v in reaching.items() if v}

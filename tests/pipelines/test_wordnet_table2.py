@@ -181,7 +181,8 @@ def test_f1():
 
 def test_smoke_embedding_three_classifiers_and_report(tmp_path):
     """The smoke profile end to end on the toy tree: embedding, the three classifiers, F1, report."""
-    from noneuclid.report import hnn_boundaries, hnn_table2
+    from noneuclid.report import hnn_table2
+    from noneuclid.runs.hnn_table2 import POINTS, WEIGHTS
     common = ["profile=smoke", f"paths.runs_dir={tmp_path / 'runs'}", "trainer.progress=false"]
     emb = train(compose(["experiment=hnn/poincare", "model.dim=2", *common]))
     assert emb["epochs"] == 3 and emb["nonfinite_events"] == 0
@@ -201,7 +202,7 @@ def test_smoke_embedding_three_classifiers_and_report(tmp_path):
     assert "{" not in (out / "table2.md").read_text().split("## Poincare")[0]  # the settings, formatted
     assert r"\begin{tabular}" in (out / "table2_f1.tex").read_text()
     # from runs.csv, curves.csv.gz and the figure's data alone (no run folders): the same tables and figure
-    assert (out / hnn_boundaries.POINTS).is_file() and (out / hnn_boundaries.WEIGHTS).is_file()
+    assert (out / POINTS).is_file() and (out / WEIGHTS).is_file()
     before = {p.name: p.read_bytes() for p in out.iterdir()}
     (out / "fig_table2_boundaries.png").unlink()
     hnn_table2.make(tmp_path / "no-runs", "smoke", out)

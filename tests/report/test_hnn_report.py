@@ -10,7 +10,8 @@ import pandas as pd
 import pytest
 from omegaconf import OmegaConf
 
-from noneuclid.report import figures, hnn, hnn_claims
+from noneuclid import figures
+from noneuclid.report import hnn, hnn_claims
 from noneuclid.report.hnn_claims import GAIN, ON_PAR_OR_BETTER
 from noneuclid.runs import lookup, table as run_table
 

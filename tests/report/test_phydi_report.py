@@ -11,6 +11,7 @@ import pytest
 
 from noneuclid.claims import engine
 from noneuclid.claims.estimates import Estimate, compare, estimate
+from noneuclid.figures import phydi as figures_phydi
 from noneuclid.report import phydi, phydi_fig4, phydi_resnet, phydi_runs
 
 
@@ -259,7 +260,7 @@ def test_fig4_counts_epochs_to_the_profiles_reachable_threshold(tmp_path):
     assert "T_r" not in phydi_fig4.fig4_rows(_lm_runs(cells), unigram)
     runs = pd.DataFrame({"cfg.report.fig4_threshold": [0.6, 0.6]})
     assert phydi_fig4.threshold_ratio(runs) == 0.6 and phydi_fig4.threshold_ratio(pd.DataFrame({"x": [1]})) is None
-    phydi_fig4.draw(rows, tmp_path / "fig4")
+    figures_phydi.fig4(rows, tmp_path / "fig4")
     assert (tmp_path / "fig4.png").exists()
 
 

@@ -11,8 +11,8 @@ from pathlib import Path
 import pandas as pd
 import pytest
 
-from noneuclid.report import hnn_boundaries
 from noneuclid.runs import table as run_table
+from noneuclid.runs.hnn_table2 import POINTS, WEIGHTS
 
 RESULTS = Path(__file__).resolve().parents[2] / "results"
 NUMBER = r"[-+]?(\d+\.?\d*|\.\d+)(e[-+]?\d+)?|[-+]?inf|nan"
@@ -24,7 +24,7 @@ IDENTIFIER = r"[0-9a-f]{7,40}"  # settings ids and commits: text, even those tha
 # checkpoints), and the boundary figure's data (the 2-D embedding's points, its classifiers' weights).
 INPUTS = {*run_table.FILES, "authors_networks.csv", "authors_networks.md", "authors_networks.tex",
           "drift.csv", "drift_authors.csv", "drift_gradients.csv", "drift_one_step.csv", "timing.csv",
-          "table2_reference.csv", hnn_boundaries.POINTS, hnn_boundaries.WEIGHTS}
+          "table2_reference.csv", POINTS, WEIGHTS}
 
 
 def mixed_columns(table: pd.DataFrame) -> dict[str, list[str]]:

@@ -4,22 +4,20 @@ claims/brantner.yaml (reference); prose: templates/brantner.md."""
 
 from __future__ import annotations
 
-import math
 from pathlib import Path
 
-import numpy as np
 import pandas as pd
 
 from noneuclid.claims import engine, estimates
 from noneuclid.data.brantner_gml import authors_curves, reference_dir
-from noneuclid.report import brantner_evaluated as evaluated, figures, tables
-from noneuclid.report.brantner_evaluated import CLAIMS, SETUPS, text
+from noneuclid.figures import brantner as drawn
+from noneuclid.figures.brantner import CLAIMS, SETUPS, UNIFORM_LOSS, text
+from noneuclid.report import brantner_evaluated as evaluated, tables
 from noneuclid.runs import table as run_table
 
 PAPER = CLAIMS.reference  # the paper's epochs, MNIST's training images, Fig. 3a's plateau, the runs of each figure
 SECTIONS = ("householder", "random")  # experiment=brantner/section: arms section_householder, section_random
 CURVE_EPOCHS = (1, 5, 10, 25)  # where our curves and theirs are compared (and our last epoch)
-UNIFORM_LOSS = math.sqrt(0.9)  # every class 1/10
 ONE_CLASS = PAPER["one_class_share"]  # a model whose top prediction covers more of the test set has collapsed
 DRIFT = "max abs(YᵀY - I) (all epochs)"
 
@@ -72,25 +70,6 @@ def _verdict(claim, cell, per_seed: pd.DataFrame) -> engine.Verdict:
     if claim.metric == "epoch_time_ratio" and not ("env.cuda" in per_seed and per_seed["env.cuda"].notna().all()):
         return engine.untestable(claim, cell, text("runs_on_cpu", precondition=claim.precondition), *map(len, values))
     return engine.judge(claim, cell, *values, paired=cell.paired)
-
-
-def figure(runs, curves, setups, title: str, out: Path, theirs: dict | None = None) -> None:
-    """Our training curves and, when given, the authors' (dashed, log epoch axis, our epochs shaded)."""
-    with figures.axes(out, (6.2, 4.0)) as ax:
-        for setup in (s for s in setups if (runs.setup == s).any()):
-            c, ref = curves[curves.setup == setup], SETUPS[setup]
-            ax.plot(c.epoch, c.train_loss, label=text("fig3_ours", label=ref["label"]), color=ref["color"])
-        for setup in setups if theirs else ():
-            ax.plot(np.arange(1, len(theirs[setup]) + 1), theirs[setup], ls="--", lw=1, color=SETUPS[setup]["color"],
-                    label=text("fig3_authors", label=SETUPS[setup]["label"]))
-        if theirs:
-            ax.axvspan(1, int(runs[runs.setup.isin(setups)].epochs.max()), color="grey", alpha=0.12, lw=0,
-                       label=text("fig3_epochs_run"))
-            ax.set_xscale("log")
-        ax.axhline(UNIFORM_LOSS, ls=":", color="grey", lw=1)
-        ax.text(ax.get_xlim()[0], UNIFORM_LOSS, text("fig3_uniform"), va="bottom", fontsize=7, color="grey")
-        ax.set(xlabel=text("fig3_epoch_log" if theirs else "fig3_epoch"), ylabel=text("fig3_loss"), title=title)
-        ax.legend(fontsize=7)
 
 
 def curves_table(curves, theirs: dict) -> pd.DataFrame:
@@ -162,7 +141,7 @@ def make(runs_dir: Path, profile: str, out: Path, seeds=None, overrides=(),
         raise FileNotFoundError(text("no_runs", runs=runs_dir, profile=profile))
     theirs = authors_curves(reference_dir() if reference is None else reference, SETUPS)  # None: no reference
     for name, setups in PAPER["figures"].items():
-        figure(runs, curves, setups, text(name, profile=profile), out / name, theirs)
+        drawn.fig3(runs, curves, setups, text(name, profile=profile), out / name, theirs)
     fig3, md = per_seed[per_seed.setup.isin(SETUPS)], {}
     caption = text("budget", profile=profile, paper_epochs=PAPER["epochs"], commits=run_table.commits(fig3),
                    **_budget(fig3))

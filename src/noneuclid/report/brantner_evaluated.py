@@ -9,19 +9,14 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 
-from noneuclid.claims import data as claims_data, engine
+from noneuclid.claims import engine
 from noneuclid.claims.estimates import plus_minus
 from noneuclid.config import compose
-from noneuclid.report import figures, prose, tables
+from noneuclid.figures import brantner as drawn
+from noneuclid.figures.brantner import BOUND, OPTIMIZERS, text
+from noneuclid.report import tables
 
-CLAIMS = claims_data.load("brantner")
-SETUPS = CLAIMS.reference["setups"]  # the paper's four runs -> label, colour, Table 2's minutes, the authors' run
-OPTIMIZERS = {name.removesuffix("_stiefel"): {**setup, "label": setup["label"].removesuffix(" + Stiefel")}
-              for name, setup in SETUPS.items() if name.endswith("_stiefel")}  # adam, momentum, gd
-BOUND = next(c.bound for c in CLAIMS["orthonormality_to_machine_precision"].cells if c.arms[0].startswith("drift_"))
-STYLES = {"geodesic": "-", "cayley": "--"}
 BASE = "adam_euclidean"  # the arm the CPU timing is over
-text = functools.partial(prose.fill, "brantner")
 
 
 def read(out: Path | None, name: str) -> pd.DataFrame | None:
@@ -70,34 +65,13 @@ def float32_rounding(n: int) -> float:
     return n * u / (1 - n * u)
 
 
-def figure(ours: pd.DataFrame, authors: pd.DataFrame, stem: Path) -> None:
-    """max_dev against steps (log y): ours per optimizer and retraction (mean over seeds, their range
-    shaded), the authors' networks as stars, the claim's bound dotted."""
-    with figures.axes(stem, (6.4, 4.2)) as ax:
-        for (name, retraction), runs in ours.groupby(["optimizer", "retraction"], sort=False):
-            by_step, seeds, optimizer = runs.groupby("step").max_dev, runs.seed.nunique(), OPTIMIZERS[name]
-            ax.plot(by_step.mean().index, by_step.mean(), STYLES[retraction], color=optimizer["color"], lw=1.2,
-                    label=text("drift_ours", **optimizer, retraction=retraction, seeds=seeds, s="s" * (seeds > 1)))
-            if seeds > 1:
-                ax.fill_between(by_step.min().index, by_step.min(), by_step.max(), color=optimizer["color"],
-                                alpha=0.15, lw=0)
-        for row in authors.itertuples():
-            optimizer = OPTIMIZERS[row.optimizer]
-            ax.plot(row.step, row.max_dev, "*", ms=11, color=optimizer["color"], markeredgecolor="black",
-                    label=text("drift_authors", **optimizer, file=row.file))
-        ax.axhline(BOUND, ls=":", color="black", lw=1)
-        ax.text(0, BOUND, text("drift_bound", bound=BOUND), va="bottom", fontsize=7)
-        ax.set(yscale="log", xlabel=text("drift_step"), ylabel=text("drift_dev"), title=text("drift_figure_title"))
-        ax.legend(fontsize=6.5, loc="upper left")
-
-
 def drift_section(out: Path) -> str:
     """Draw drift and write drift_summary (per optimizer and retraction at the last step, max and median over
     the projections: mean and range over seeds, the authors' and the bound) and drift_one_step (the change of
     YᵀY in one update over the samples) in `out` from its CSVs; their part of summary.md ("" without)."""
     if (ours := read(out, "drift.csv")) is None or (authors := read(out, "drift_authors.csv")) is None:
         return ""
-    figure(ours, authors, out / "drift")
+    drawn.drift(ours, authors, out / "drift")
     data = (ours[ours.step == ours.step.max()].groupby(["optimizer", "retraction", "section"], sort=False)
             .agg(seeds=("seed", "nunique"), step=("step", "first"), max_dev_mean=("max_dev", "mean"),
                  max_dev_min=("max_dev", "min"), max_dev_max=("max_dev", "max"), median_dev_mean=("median_dev", "mean"))

@@ -9,14 +9,15 @@ into it.
 
 from __future__ import annotations
 
-import textwrap
 from pathlib import Path
 
 import pandas as pd
 
 from noneuclid.claims.estimates import plus_minus, summary
 from noneuclid.config import compose, experiment_value, sweep_values
-from noneuclid.report import figures, hnn_claims, prose, tables
+from noneuclid import prose
+from noneuclid.figures import hnn as drawn
+from noneuclid.report import hnn_claims, tables
 from noneuclid.report.hnn_claims import DATASETS, ROWS, TABLE1, model_of, seeds_of, selected
 from noneuclid.runs import table as run_table
 from noneuclid.runs.lookup import table1_run_name, table1_seeds
@@ -54,23 +55,6 @@ def shown_table1(table: pd.DataFrame, snli_missing: bool) -> pd.DataFrame:
         rows.setdefault(r.model, {"model": r.model}).update({f"{r.dataset} (ours)": ours,
                                                               f"{r.dataset} (paper)": f"{r.paper:.2f}"})
     return pd.DataFrame(list(rows.values()))
-
-
-def figure(runs: run_table.Runs, names: dict, out: Path, seed: int, title: str) -> None:
-    """Dev accuracy during training of the PREFIX-10 runs of `seed`, one line per model (a note where
-    none has finished), `title` (the profile, dtype and overrides) under the title."""
-    with figures.axes(out, (6, 4)) as ax:
-        for row, label in ROWS.items():
-            c = runs.curve(names.get((row, "prefix10", seed), ""))
-            c = c[c.dev_accuracy.notna()].drop_duplicates("step", keep="last") if "dev_accuracy" in c else c.iloc[0:0]
-            if not c.empty:
-                ax.plot(c.step, 100 * c.dev_accuracy, label=label, ls="-" if "gru" in row else "--")
-        ax.set(xlabel="training batches", ylabel="dev accuracy %")
-        ax.set_title(f"{prose.fill('hnn', 'figure_title', seed=seed)}\n{textwrap.fill(title, 90)}", fontsize=9)
-        if ax.lines:
-            ax.legend(fontsize=7)
-        else:  # say so, not an empty frame
-            ax.text(0.5, 0.5, prose.fill("hnn", "figure_empty"), transform=ax.transAxes, ha="center")
 
 
 def _settings(finished: pd.DataFrame) -> str:
@@ -118,7 +102,7 @@ def make(runs_dir: Path, profile: str, out: Path, seeds=None, overrides=()) -> l
     shown = shown_table1(table, snli_missing)
     tables.write(out, "table1", table, shown, f"Ganea et al., {title}", settings)
     dtypes = sorted(set(finished["cfg.trainer.dtype"]))  # with the profile and overrides: what tells the runs apart
-    figure(runs, names, out / "fig_prefix10_dev", seeds[0],
+    drawn.prefix10_dev(runs, names, out / "fig_prefix10_dev", seeds[0],
            ", ".join([f"{profile} profile", *dtypes, *(o for o in overrides if not o.startswith("trainer.dtype="))]))
     extra, seeds_text = "".join(f" {o}" for o in overrides), ",".join(map(str, seeds))
     summary = prose.fill(

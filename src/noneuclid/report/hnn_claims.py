@@ -8,7 +8,8 @@ from dataclasses import replace
 import pandas as pd
 
 from noneuclid.claims import data as claims_data, engine
-from noneuclid.report import prose, select
+from noneuclid import prose
+from noneuclid.report import select
 from noneuclid.runs import table as run_table
 
 CLAIMS = claims_data.load("hnn")

@@ -1,6 +1,6 @@
 """Ganea et al.'s Table 2 (F1 of hyperbolic vs Euclidean MLR on WordNet noun subtrees) and its claims,
 beside the Poincare embeddings it classifies and the burn-in ablation (report.hnn_embeddings) and the
-figure of the decision boundaries (report.hnn_boundaries), from the runs' rows (runs.hnn_table2) of the
+figure of the decision boundaries (figures.hnn), from the runs' rows (runs.hnn_table2) of the
 per-run data in results/hnn/<profile>/ after merging into it the ended runs under runs/hnn/<profile>/. A
 cell is judged where its embedding reconstructs the hierarchy and no run of it is `flagged`; each reason
 names runs or classifiers, never numbers (those are table2_f1.csv's columns).
@@ -21,7 +21,9 @@ from noneuclid.claims.estimates import plus_minus, summary
 from noneuclid.config import compose
 from noneuclid.data import wordnet
 from noneuclid.models.mlr import GEOMETRIES
-from noneuclid.report import hnn_boundaries, hnn_embeddings, prose, tables
+from noneuclid import prose
+from noneuclid.figures import hnn as drawn
+from noneuclid.report import hnn_embeddings, tables
 from noneuclid.report.hnn_claims import CLAIMS, CLASSIFIERS
 from noneuclid.report.hnn_embeddings import DIMS, NOT_AVAILABLE
 from noneuclid.runs import hnn_table2 as table2_runs, lookup, table as run_table
@@ -201,10 +203,21 @@ def make(runs_dir: Path, profile: str, out: Path, seeds=None, overrides=()) -> l
                                  prose.fill("hnn", "table2_claims_title", profile=profile))
     root = Path(runs_dir) / "hnn" / profile  # the run folders, where they are here
     table2_runs.export_boundaries(values, emb, root, c, out)
-    hnn_boundaries.draw(values, root, out)
+    _boundaries(values, root, out)
     caption = out / "fig_table2_boundaries.md"  # the figure in words, kept with it (drawn only from the run folders)
     page = prose.fill("hnn", "table2_page", profile=profile, made=made, settings=settings(e, protocols), claims=claims,
                       embeddings=tables.markdown(parts["table2_embeddings"][1]), f1=tables.markdown(*parts["table2_f1"][1:]))
     extras = [caption.read_text() if caption.is_file() else "", sections.get("table2_burnin", "")]
     (out / "table2.md").write_text("\n".join([page, "", *filter(None, extras)]))
     return [*(out / f"{stem}.{ext}" for stem in (*parts, "table2_claims") for ext in ("csv", "md", "tex")), out / "table2.md"]
+
+
+def _boundaries(values: pd.DataFrame, root: Path, out: Path) -> None:
+    """fig_table2_boundaries.{png,pdf,md} in `out` from its data there (written from the run folders under
+    `root` where they are). Without the data, where `values` have 2-D runs, says so."""
+    if not ((out / table2_runs.POINTS).is_file() and (out / table2_runs.WEIGHTS).is_file()):
+        if not values[values.dim == 2].empty:
+            print(prose.fill("hnn", "boundaries_not_drawn", stem=out / drawn.BOUNDARIES, points=table2_runs.POINTS,
+                             weights=table2_runs.WEIGHTS, root=root))
+        return
+    drawn.boundaries(pd.read_csv(out / table2_runs.POINTS), pd.read_csv(out / table2_runs.WEIGHTS), out)

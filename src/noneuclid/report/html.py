@@ -13,14 +13,14 @@ import markdown
 import pandas as pd
 
 from noneuclid.papers import PAPERS
-from noneuclid.report import prose
+from noneuclid import prose
 from noneuclid.runs import table as run_table
 
 # The evaluation curve drawn for a run: the first of these its metrics.jsonl holds.
 EVAL_METRICS = ("val_accuracy", "dev_accuracy", "val_perplexity", "test_accuracy")
 ENV_KEYS = ("python", "torch", "platform", "cpu_count", "torch_threads", "cuda", "git_commit", "git_dirty")
 
-STYLE = Path(__file__).parent / "templates" / "index.css"  # the page's style sheet, inlined
+STYLE = prose.TEMPLATES / "index.css"  # the page's style sheet, inlined
 
 
 def curve_svg(points: dict[str, list[tuple[float, float]]], width: int = 250, height: int = 90) -> str:

@@ -12,8 +12,9 @@ from pathlib import Path
 import pandas as pd
 
 from noneuclid.config import sweep_values
+from noneuclid.figures.phydi import fig4
 from noneuclid.report import tables
-from noneuclid.report.phydi_fig4 import NO_RUNS, draw, fig4_rows, fig4_verdicts, lm_runs, threshold_ratio
+from noneuclid.report.phydi_fig4 import NO_RUNS, fig4_rows, fig4_verdicts, lm_runs, threshold_ratio
 from noneuclid.report.phydi_resnet import (IMAGES, PAPER, TABLES, cells, lead_verdicts, not_run, resnet_runs,
                                            resnet_speed, resnet_tables)
 from noneuclid.report.phydi_runs import NUMBERS, fill
@@ -82,7 +83,7 @@ def _fig4_section(transformers: pd.DataFrame, curves: pd.DataFrame, out: Path, s
     skipped += [f"Fig. 4: n = {', '.join(map(str, missing_n))}"] * bool(missing_n)
     ratio = threshold_ratio(transformers)
     rows = fig4_rows(lm, unigram, ratio)
-    draw(rows, out / "fig4")
+    fig4(rows, out / "fig4")
     data = rows.drop(columns=[c for c in rows if c.endswith("(ours)") or c.startswith("reached ")])
     shown = rows.drop(columns=[c for c in rows if c.endswith((" mean", " se")) or c.startswith("seeds reached ")])
     caption = fill("fig4_caption", settings=_reductions(transformers, "fig4_reductions"),

@@ -9,11 +9,11 @@ import math
 import pandas as pd
 
 from noneuclid.claims import data as claims_data
-from noneuclid.report import prose
+from noneuclid import prose
 
 CLAIMS = claims_data.load("phydi")
 NUMBERS = CLAIMS.numbers  # the levels and reference values the metrics use (claims/phydi.yaml, numbers)
-NAMES = {"standard": "standard", "wkp": "WKP", "phydi": "PHYDI", "post": "PostNorm", "pre": "PreNorm"}
+NAMES = CLAIMS.labels["arms"]  # model.init / model.norm -> the paper's name
 fill = functools.partial(prose.fill, "phydi")  # a section of templates/phydi.md, its fields filled in
 
 

@@ -1,41 +1,47 @@
-"""The figure of Ganea et al.'s Table 2 classifiers in the 2-D Poincare ball (the paper draws none). Its data
-are committed beside it, so that a fresh clone redraws it without the run folders: POINTS (the 2-D
-embedding's points to 4 decimals, and for each subtree whether a point lies in it) and WEIGHTS (the seed-0
-classifiers' weights, one row per number), both written from the run folders' checkpoints where they are
-(runs.hnn_table2.export_boundaries)."""
+"""Ganea et al.'s figures: dev accuracy on PREFIX-10 during training (Table 1's runs), and Table 2's
+classifiers in the 2-D Poincare ball (the paper draws none) from the data committed beside it: POINTS (the
+2-D embedding's points to 4 decimals, and for each subtree whether a point lies in it) and WEIGHTS (the
+seed-0 classifiers' weights, one row per number; runs.hnn_table2.export_boundaries). Labels:
+claims/hnn.yaml (reference: labels)."""
 
 from __future__ import annotations
 
+import textwrap
 from pathlib import Path
 
-import matplotlib
+import pandas as pd
+import torch
 
-matplotlib.use("Agg")
-import matplotlib.pyplot as plt  # noqa: E402
-import pandas as pd  # noqa: E402
-import torch  # noqa: E402
+from noneuclid import figures, prose
+from noneuclid.claims import data as claims_data
+from noneuclid.data import wordnet
+from noneuclid.models.mlr import GEOMETRIES, PointMLR
+from noneuclid.runs import table as run_table
 
-from noneuclid.data import wordnet  # noqa: E402
-from noneuclid.models.mlr import GEOMETRIES, PointMLR  # noqa: E402
-from noneuclid.report import figures, prose  # noqa: E402
-from noneuclid.report.hnn_claims import CLASSIFIERS  # noqa: E402
-from noneuclid.runs.hnn_table2 import POINTS, WEIGHTS  # noqa: E402
-
+LABELS = claims_data.load("hnn").labels
+ROWS, CLASSIFIERS = LABELS["models"], LABELS["classifiers"]  # Table 1's rows; Table 2's: model.geometry -> column
 COLORS = {"hyperbolic": "tab:red", "euclidean": "tab:blue", "euclidean_log0": "tab:green"}
-STEM = "fig_table2_boundaries"
+BOUNDARIES = "fig_table2_boundaries"  # the stem of Table 2's figure
 
 
-def draw(values: pd.DataFrame, root: Path, out: Path) -> None:
-    """fig_table2_boundaries.{png,pdf,md} in `out` from its data there (written from the run folders under
-    `root` where they are). Without the data, where `values` have 2-D runs, says so."""
-    if not ((out / POINTS).is_file() and (out / WEIGHTS).is_file()):
-        if not values[values.dim == 2].empty:
-            print(prose.fill("hnn", "boundaries_not_drawn", stem=out / STEM, points=POINTS, weights=WEIGHTS, root=root))
-        return
-    figure(pd.read_csv(out / POINTS), pd.read_csv(out / WEIGHTS), out)
+def prefix10_dev(runs: run_table.Runs, names: dict, out: Path, seed: int, title: str) -> None:
+    """Dev accuracy during training of the PREFIX-10 runs of `seed`, one line per model (a note where
+    none has finished), `title` (the profile, dtype and overrides) under the title."""
+    with figures.axes(out, (6, 4)) as ax:
+        for row, label in ROWS.items():
+            c = runs.curve(names.get((row, "prefix10", seed), ""))
+            c = c[c.dev_accuracy.notna()].drop_duplicates("step", keep="last") if "dev_accuracy" in c else c.iloc[0:0]
+            if not c.empty:
+                ax.plot(c.step, 100 * c.dev_accuracy, label=label, ls="-" if "gru" in row else "--")
+        ax.set(xlabel="training batches", ylabel="dev accuracy %")
+        ax.set_title(f"{prose.fill('hnn', 'figure_title', seed=seed)}\n{textwrap.fill(title, 90)}", fontsize=9)
+        if ax.lines:
+            ax.legend(fontsize=7)
+        else:  # say so, not an empty frame
+            ax.text(0.5, 0.5, prose.fill("hnn", "figure_empty"), transform=ax.transAxes, ha="center")
 
 
-def figure(points: pd.DataFrame, weights: pd.DataFrame, out: Path) -> None:
+def boundaries(points: pd.DataFrame, weights: pd.DataFrame, out: Path) -> None:
     """Per subtree, the 2-D ball with its points and each classifier's decision boundary (logit difference 0
     on a grid); the caption (.md) names each boundary outside the ball (no sign change inside it)."""
     xy = torch.tensor(points[["x", "y"]].to_numpy())  # [nodes, 2]
@@ -43,12 +49,12 @@ def figure(points: pd.DataFrame, weights: pd.DataFrame, out: Path) -> None:
     gx, gy = torch.meshgrid(grid, grid, indexing="xy")
     inside = gx ** 2 + gy ** 2 < 0.999
     at = torch.stack([gx, gy], -1) * inside[..., None]  # [401, 401, 2]; outside the ball: masked below
-    fig, axes = plt.subplots(1, len(wordnet.SUBTREES), figsize=(4 * len(wordnet.SUBTREES), 4.4),
+    fig, axes = figures.plt.subplots(1, len(wordnet.SUBTREES), figsize=(4 * len(wordnet.SUBTREES), 4.4),
                              constrained_layout=True)
     outside = []
     for ax, subtree in zip(axes, wordnet.SUBTREES):
         pos = torch.tensor(points[subtree].to_numpy() == 1)
-        ax.add_patch(plt.Circle((0, 0), 1, fill=False, lw=0.8))
+        ax.add_patch(figures.plt.Circle((0, 0), 1, fill=False, lw=0.8))
         ax.scatter(*xy[~pos].T, s=0.2, c="0.75", rasterized=True, label="other nouns")
         ax.scatter(*xy[pos].T, s=0.5, c="k", rasterized=True, label="subtree")
         for geometry in GEOMETRIES:
@@ -66,8 +72,8 @@ def figure(points: pd.DataFrame, weights: pd.DataFrame, out: Path) -> None:
         ax.axis("off")
         ax.legend(fontsize=6, loc="lower left", markerscale=8)
     fig.suptitle(prose.fill("hnn", "boundaries_title"), fontsize=9)
-    figures.save(fig, out / STEM)
-    (out / f"{STEM}.md").write_text("".join(f"{line}\n" for line in [prose.fill("hnn", "boundaries_image"), "",
+    figures.save(fig, out / BOUNDARIES)
+    (out / f"{BOUNDARIES}.md").write_text("".join(f"{line}\n" for line in [prose.fill("hnn", "boundaries_image"), "",
                                                                       *outside]))
 
 

@@ -8,7 +8,7 @@ import pytest
 import torch
 
 from noneuclid.models.mlr import PointMLR
-from noneuclid.report import hnn_boundaries
+from noneuclid.figures import hnn as drawn
 
 
 @pytest.mark.parametrize("geometry,offsets", [("hyperbolic", None), ("euclidean", True), ("euclidean_log0", True)])
@@ -22,4 +22,4 @@ def test_a_classifier_rebuilt_from_its_rows_gives_its_margin(geometry, offsets):
     rows = rows.sample(frac=1, random_state=0)  # the order of the rows does not matter
     at = 0.9 * torch.rand(5, 7, 2, dtype=torch.float64) - 0.45  # [5, 7, 2] inside the ball
     logits = model(at)
-    torch.testing.assert_close(hnn_boundaries._margin(rows, at), logits[..., 1] - logits[..., 0])
+    torch.testing.assert_close(drawn._margin(rows, at), logits[..., 1] - logits[..., 0])
