@@ -5,6 +5,8 @@ from __future__ import annotations
 import ast
 from pathlib import Path
 
+import pytest
+
 SRC = Path(__file__).resolve().parents[1] / "src"
 
 
@@ -65,8 +67,9 @@ def test_no_function_longer_than_60_lines():
     assert not long, long
 
 
-def test_figures_draw_from_frames_without_the_reports():
+@pytest.mark.parametrize("package", ["noneuclid.figures", "noneuclid.evaluate"])
+def test_figures_and_evaluations_do_not_import_the_reports(package):
     modules = _modules()
     reaching = {name: sorted(m for m in _imports(tree, set(modules)) if m.startswith("noneuclid.report"))
-                for name, tree in modules.items() if name.startswith("noneuclid.figures")}
+                for name, tree in modules.items() if name.startswith(package)}
     assert reaching and not any(reaching.values()), {k: v for k, v in reaching.items() if v}

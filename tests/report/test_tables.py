@@ -2,7 +2,7 @@
 
 import pandas as pd
 
-from noneuclid.report import tables
+from noneuclid import tables
 
 
 def test_write_gives_csv_of_numbers_and_markdown_and_latex_of_the_display(tmp_path):

@@ -8,13 +8,13 @@ from pathlib import Path
 
 import pandas as pd
 
+from noneuclid import tables
 from noneuclid.claims import data as claims_data
 from noneuclid.data import mnist
 from noneuclid.data.brantner_gml import authors_metadata
 from noneuclid.geometry import stiefel
 from noneuclid.models.vit import load_gml
 from noneuclid.nn import StiefelParameter
-from noneuclid.report import tables
 from noneuclid.train.tasks import Classification
 
 REFERENCE = claims_data.load("brantner").reference

@@ -8,11 +8,12 @@ from pathlib import Path
 
 import pandas as pd
 
+from noneuclid import tables
 from noneuclid.claims import engine, estimates
 from noneuclid.data.brantner_gml import authors_curves, reference_dir
 from noneuclid.figures import brantner as drawn
 from noneuclid.figures.brantner import CLAIMS, SETUPS, UNIFORM_LOSS, text
-from noneuclid.report import brantner_evaluated as evaluated, tables
+from noneuclid.report import brantner_evaluated as evaluated
 from noneuclid.runs import table as run_table
 
 PAPER = CLAIMS.reference  # the paper's epochs, MNIST's training images, Fig. 3a's plateau, the runs of each figure

@@ -9,12 +9,12 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 
+from noneuclid import tables
 from noneuclid.claims import engine
 from noneuclid.claims.estimates import plus_minus
 from noneuclid.config import compose
 from noneuclid.figures import brantner as drawn
 from noneuclid.figures.brantner import BOUND, OPTIMIZERS, text
-from noneuclid.report import tables
 
 BASE = "adam_euclidean"  # the arm the CPU timing is over
 

@@ -13,11 +13,11 @@ from pathlib import Path
 
 import pandas as pd
 
+from noneuclid import prose, tables
 from noneuclid.claims.estimates import plus_minus, summary
 from noneuclid.config import compose, experiment_value, sweep_values
-from noneuclid import prose
 from noneuclid.figures import hnn as drawn
-from noneuclid.report import hnn_claims, tables
+from noneuclid.report import hnn_claims
 from noneuclid.report.hnn_claims import DATASETS, ROWS, TABLE1, model_of, seeds_of, selected
 from noneuclid.runs import table as run_table
 from noneuclid.runs.lookup import table1_run_name, table1_seeds

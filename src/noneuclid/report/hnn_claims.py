@@ -7,8 +7,8 @@ from dataclasses import replace
 
 import pandas as pd
 
-from noneuclid.claims import data as claims_data, engine
 from noneuclid import prose
+from noneuclid.claims import data as claims_data, engine
 from noneuclid.report import select
 from noneuclid.runs import table as run_table
 

@@ -16,14 +16,14 @@ from pathlib import Path
 
 import pandas as pd
 
+from noneuclid import prose, tables
 from noneuclid.claims import engine
 from noneuclid.claims.estimates import plus_minus, summary
 from noneuclid.config import compose
 from noneuclid.data import wordnet
-from noneuclid.models.mlr import GEOMETRIES
-from noneuclid import prose
 from noneuclid.figures import hnn as drawn
-from noneuclid.report import hnn_embeddings, tables
+from noneuclid.models.mlr import GEOMETRIES
+from noneuclid.report import hnn_embeddings
 from noneuclid.report.hnn_claims import CLAIMS, CLASSIFIERS
 from noneuclid.report.hnn_embeddings import DIMS, NOT_AVAILABLE
 from noneuclid.runs import hnn_table2 as table2_runs, lookup, table as run_table

@@ -12,8 +12,8 @@ from pathlib import Path
 import markdown
 import pandas as pd
 
-from noneuclid.papers import PAPERS
 from noneuclid import prose
+from noneuclid.papers import PAPERS
 from noneuclid.runs import table as run_table
 
 # The evaluation curve drawn for a run: the first of these its metrics.jsonl holds.

@@ -11,9 +11,9 @@ from pathlib import Path
 
 import pandas as pd
 
+from noneuclid import tables
 from noneuclid.config import sweep_values
 from noneuclid.figures.phydi import fig4
-from noneuclid.report import tables
 from noneuclid.report.phydi_fig4 import NO_RUNS, fig4_rows, fig4_verdicts, lm_runs, threshold_ratio
 from noneuclid.report.phydi_resnet import (IMAGES, PAPER, TABLES, cells, lead_verdicts, not_run, resnet_runs,
                                            resnet_speed, resnet_tables)

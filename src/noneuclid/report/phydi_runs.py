@@ -8,8 +8,8 @@ import math
 
 import pandas as pd
 
-from noneuclid.claims import data as claims_data
 from noneuclid import prose
+from noneuclid.claims import data as claims_data
 
 CLAIMS = claims_data.load("phydi")
 NUMBERS = CLAIMS.numbers  # the levels and reference values the metrics use (claims/phydi.yaml, numbers)
