@@ -7,7 +7,7 @@ from pathlib import Path
 
 import pandas as pd
 
-from noneuclid import papers
+from noneuclid import papers, prose
 from noneuclid.claims import data
 from noneuclid.claims.engine import CONTRADICTS, REPRODUCES, VERDICTS, Verdict
 from noneuclid.claims.render import CSV_COLUMNS, LEGEND, display
@@ -46,13 +46,11 @@ def digest(folder: Path, paper: str) -> str | None:
                for _, row in rows[rows.verdict.isin([REPRODUCES, CONTRADICTS])].iterrows()]
     columns = ["claim", "cell", "arms", "relation", "ours", "difference [95 % interval]", "verdict"]
     links = ", ".join(f"[{f.name[:-4]}.md]({f.name[:-4]}.md)" for f in files)
-    parts = [f"The claims engine's verdicts on our runs ({Path(folder).name} profile), claim by claim "
-             f"(claims/{paper}.yaml):", _markdown(pd.DataFrame(counts))]
+    parts = [prose.fill("digest", "intro", profile=Path(folder).name, key=paper), _markdown(pd.DataFrame(counts))]
     if decided:
-        parts += ["The decided cells (arms: the one the claim favours first):",
-                  _markdown(pd.DataFrame(decided, columns=columns))]
+        parts += [prose.fill("digest", "decided"), _markdown(pd.DataFrame(decided, columns=columns))]
     pages = ", ".join(f"[{stem}.md]({stem}.md)" for stem in papers.PAPERS[paper].pages)
-    parts += [LEGEND, f"Every cell with its numbers and the paper's: {links}; every table and figure: {pages}."]
+    parts += [LEGEND, prose.fill("digest", "links", links=links, pages=pages)]
     return "\n\n".join(parts) + "\n"
 
 
