@@ -18,28 +18,10 @@ import pandas as pd
 from noneuclid.claims import engine
 from noneuclid.claims.estimates import estimate
 from noneuclid.report import select
-from noneuclid.report.phydi_runs import CLAIMS, NAMES, NUMBERS, epochs_to, fill, no_runs, with_curves
+from noneuclid.report.phydi_runs import CLAIMS, NAMES, NUMBERS, epochs_to, fill, no_runs
+from noneuclid.runs.phydi import CELL
 
-CELL = ["cfg.model.n", "cfg.model.depth", "cfg.model.norm"]  # the settings of a cell and arm
-NO_RUNS = pd.DataFrame(columns=[*CELL, "cfg.seed", "diverged", "curve"])  # lm_runs without runs
 METRICS = ("failed", "best_ppl", "epochs_to_ppl", "phydi_lead")
-
-
-def lm_runs(runs: pd.DataFrame, curves: pd.DataFrame) -> tuple[pd.DataFrame, dict[int, float]]:
-    """(the finished or diverged runs, one row each with its settings, diverged and validation perplexity
-    by epoch (curve; empty for a run that diverged in epoch 1), n -> the unigram perplexity of their data,
-    as logged)."""
-    ended, unigram = runs[runs.status.isin(["done", "diverged"])], {}
-    for (n, depth), group in ended.groupby(["cfg.model.n", "cfg.model.depth"], sort=True):
-        u = curves[curves.run.isin(group.run)]["val_unigram_perplexity"].dropna().unique()
-        if len(u) != 1:
-            raise ValueError(f"runs of n={n} have unigram perplexities {list(u)}: keep one data setting per profile")
-        full = group[["cfg.data.vocab_size", "cfg.data.train_tokens", "cfg.data.eval_tokens"]].isna().all(axis=None)
-        if full and abs(u[0] - NUMBERS["paper_unigram_perplexity"]) > 0.05:
-            raise ValueError(f"runs on all of WikiText-2 logged a unigram perplexity {u[0]:.2f}, not the paper's")
-        unigram.setdefault(int(n), float(u[0]))
-    lm = with_curves(ended, curves, "val_perplexity", CELL)
-    return lm.assign(diverged=lm.status == "diverged"), unigram
 
 
 def scaled_threshold(unigram: float) -> float:
