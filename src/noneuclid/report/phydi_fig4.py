@@ -53,9 +53,7 @@ def per_run(runs: pd.DataFrame, threshold: dict[int, float], unigram: dict[int, 
 def fig4_rows(runs: pd.DataFrame, unigram: dict[int, float], ratio: float | None = None) -> pd.DataFrame:
     """One row per (n, depth, norm) of lm_runs' runs: seeds, epochs to ppl <= T, best val ppl, diverged,
     stuck and slow seeds, U and T; with the profile's `ratio` also epochs to ppl <= T_r = ratio x U."""
-    at_t = per_run(runs, {n: scaled_threshold(u) for n, u in unigram.items()}, unigram)
-    ends = per_run(runs, {n: ratio * u for n, u in unigram.items()}, unigram) if ratio is not None else at_t
-    rows = []
+    at_t, ends, rows = scores(runs, unigram), scores(runs, unigram, ratio), []
     for (n, depth, norm), g in at_t.groupby(CELL, sort=True):
         u, t, end, best = unigram[n], scaled_threshold(unigram[n]), ends.loc[g.index], estimate(g.best)
         row = {"n": n, "depth": depth, "norm": norm, "seeds": len(g), **_reached(g["first"], "T"),
@@ -84,26 +82,24 @@ def fig4_verdicts(runs: pd.DataFrame, unigram: dict[int, float], ratio: float | 
     them (same seed); not testable without runs or values, or where every run compared is at the first
     evaluation (the metric's floor)."""
     rows, runs = [], scores(runs, unigram, ratio)
-    for claim in (c for c in CLAIMS.claims if c.metric in METRICS):
-        for cell in claim.cells:
-            n = cell.select[cell.arms[0]]["model.n"]
-            u, threshold, name = math.nan, math.nan, "T"
-            if n in unigram:
-                u, threshold, name = unigram[n], *_threshold(unigram[n], ratio)
-            values = [_values(claim.metric, runs, cell.select[arm]) for arm in cell.arms]
-            floor = claim.metric in ("epochs_to_ppl", "phydi_lead") and all(isinstance(v, list) for v in values) and all(
-                (seeds["first"] == 1).all() for arm in cell.arms for seeds in _reads(runs, cell.select[arm]).values())
-            row = engine.judged(claim, cell, values, fill("at_floor") if floor else "", shares=claim.metric == "failed")
-            label = (claim.metric if math.isnan(threshold) or claim.metric == "best_ppl" else
-                     f"failed (diverged, or best ppl >= {NUMBERS['stuck_fraction'] * u:.0f})" if claim.metric == "failed"
-                     else f"{claim.metric} at ppl <= {name} = {threshold:.0f}")
-            rows.append(replace(row, level=threshold, label=label))
+    for claim, cell in ((c, cell) for c in CLAIMS.claims if c.metric in METRICS for cell in c.cells):
+        n = cell.select[cell.arms[0]]["model.n"]
+        threshold, name = _threshold(unigram[n], ratio) if n in unigram else (math.nan, "T")
+        values = [_values(claim.metric, runs, cell.select[arm]) for arm in cell.arms]
+        floor = claim.metric in ("epochs_to_ppl", "phydi_lead") and all(isinstance(v, list) for v in values) and all(
+            (seeds["first"] == 1).all() for arm in cell.arms for seeds in _reads(runs, cell.select[arm]).values())
+        row = engine.judged(claim, cell, values, fill("at_floor") if floor else "", shares=claim.metric == "failed")
+        stuck = NUMBERS["stuck_fraction"] * unigram.get(n, math.nan)  # a failed run's best ppl at least
+        label = (claim.metric if math.isnan(threshold) or claim.metric == "best_ppl" else
+                 f"failed (diverged, or best ppl >= {stuck:.0f})" if claim.metric == "failed"
+                 else f"{claim.metric} at ppl <= {name} = {threshold:.0f}")
+        rows.append(replace(row, level=threshold, label=label))
     return rows
 
 
 def _threshold(unigram: float, ratio: float | None) -> tuple[float, str]:
     """(the threshold epochs to it count, its name): T_r = ratio x U with the profile's ratio, else T."""
-    return (ratio * unigram, "T_r") if ratio else (scaled_threshold(unigram), "T")
+    return (ratio * unigram, "T_r") if ratio is not None else (scaled_threshold(unigram), "T")
 
 
 def scores(runs: pd.DataFrame, unigram: dict[int, float], ratio: float | None = None) -> pd.DataFrame:
