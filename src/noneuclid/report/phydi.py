@@ -40,8 +40,8 @@ def make(runs_dir: Path, profile: str, out: Path, seeds=None, overrides=()) -> l
               + [_section(out, "compute", hours, {"train_hours": ("{:.2f}", "training h"),
                                                   "minutes_per_run": ("{:.1f}", "min / run")},
                           runs=hours.runs.sum(), hours=hours.train_hours.sum())])
-    head = [fill("summary", profile=profile) + "\n", *([fill("skipped", skipped="; ".join(skipped)) + "\n"] * bool(skipped))]
-    (out / "summary.md").write_text("\n".join(head + blocks))
+    skips = [fill("skipped", skipped="; ".join(skipped)) + "\n"] if skipped else []
+    (out / "summary.md").write_text("\n".join([fill("summary", profile=profile) + "\n", *skips, *blocks]))
     return sorted(out.iterdir())
 
 

@@ -117,7 +117,7 @@ def _reads(runs: pd.DataFrame, selector: dict) -> dict[str, pd.DataFrame]:
 def _values(metric: str, runs: pd.DataFrame, selector: dict) -> list[float] | str:
     """Per seed of the arm `selector` picks from the runs' scores: its value of `metric`, or why there is none."""
     seeds, n, depth = _reads(runs, selector), selector["model.n"], selector["model.depth"]
-    if why := no_runs(seeds, [m for m, s in seeds.items() if len(s)]):
+    if why := no_runs(seeds):
         return f"{why} at n = {n}, {depth} layers"
     if metric == "failed":
         return [float(end in ("diverged", "stuck")) for end in next(iter(seeds.values())).end]

@@ -17,9 +17,9 @@ NAMES = CLAIMS.labels["arms"]  # model.init / model.norm -> the paper's name
 fill = functools.partial(prose.fill, "phydi")  # a section of templates/phydi.md, its fields filled in
 
 
-def no_runs(arms, have) -> str:
-    """'no finished runs of A, B' naming the arms that are not in `have`; '' where none is missing."""
-    missing = [NAMES[a] for a in arms if a not in have]
+def no_runs(arms: dict) -> str:
+    """'no finished runs of A, B': the arms (arm -> its runs or values) without any; '' where every arm has some."""
+    missing = [NAMES[a] for a, found in arms.items() if not len(found)]
     return f"no finished runs of {', '.join(missing)}" if missing else ""
 
 
