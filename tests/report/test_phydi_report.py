@@ -13,6 +13,7 @@ from noneuclid.claims import engine
 from noneuclid.claims.estimates import Estimate, compare, estimate
 from noneuclid.figures import phydi as figures_phydi
 from noneuclid.report import phydi, phydi_fig4, phydi_resnet, phydi_runs
+from noneuclid.runs import phydi as runs_phydi
 
 
 def _curves(*seeds: list[float]) -> pd.DataFrame:
@@ -148,7 +149,7 @@ def _lm_runs(cells: dict) -> pd.DataFrame:
     return pd.DataFrame([{"cfg.model.n": n, "cfg.model.depth": depth, "cfg.model.norm": norm, "cfg.seed": s,
                           "diverged": diverged[s], "curve": curves[s].dropna()}
                          for (n, depth), norms in cells.items() for norm, (curves, diverged) in norms.items()
-                         for s in curves], columns=phydi_fig4.NO_RUNS.columns)
+                         for s in curves], columns=runs_phydi.NO_RUNS.columns)
 
 
 def _fig4(verdicts) -> dict[tuple[str, str], engine.Verdict]:
@@ -218,7 +219,7 @@ def test_a_run_that_diverged_before_its_first_evaluation_counts():
                          "cfg.data.train_tokens": 1000, "cfg.data.eval_tokens": 1000})
     curves = pd.DataFrame({"run": ["a", "b"], "epoch": [1, 1], "val_perplexity": [300.0, 310.0],
                            "val_unigram_perplexity": [400.0, 400.0]})
-    lm, _ = phydi_fig4.lm_runs(runs, curves)
+    lm, _ = runs_phydi.lm_runs(runs, curves)
     assert list(lm["cfg.seed"]) == [0, 1, 2] and lm.curve.iloc[2].empty and list(lm.diverged) == [False, False, True]
     scores = phydi_fig4.scores(lm, {4: 400.0}, ratio=350 / 400)  # threshold 350
     post48 = {"model.n": 4, "model.depth": 48, "model.norm": "post"}
@@ -276,7 +277,7 @@ def test_speed_table_gives_images_per_second_per_depth_and_n():
 
 
 def test_without_runs_every_fig4_claim_is_still_listed_not_testable():
-    verdicts = phydi_fig4.fig4_verdicts(phydi_fig4.NO_RUNS, {})
+    verdicts = phydi_fig4.fig4_verdicts(runs_phydi.NO_RUNS, {})
     assert len(verdicts) == sum(len(c.cells) for c in phydi_runs.CLAIMS.claims if c.id.startswith("fig4_"))
     assert {v.verdict for v in verdicts} == {engine.NOT_TESTABLE}
     assert all(v.reason.startswith("no finished runs of ") for v in verdicts)

@@ -1,4 +1,4 @@
-"""One table rendered three ways (report.tables)."""
+"""One table rendered three ways (noneuclid.tables)."""
 
 import pandas as pd
 

@@ -14,11 +14,12 @@ import pandas as pd
 from noneuclid import tables
 from noneuclid.config import sweep_values
 from noneuclid.figures.phydi import fig4
-from noneuclid.report.phydi_fig4 import NO_RUNS, fig4_rows, fig4_verdicts, lm_runs, threshold_ratio
+from noneuclid.report.phydi_fig4 import fig4_rows, fig4_verdicts, threshold_ratio
 from noneuclid.report.phydi_resnet import (IMAGES, PAPER, TABLES, cells, lead_verdicts, not_run, resnet_runs,
                                            resnet_speed, resnet_tables)
 from noneuclid.report.phydi_runs import NUMBERS, fill
 from noneuclid.runs import table as run_table
+from noneuclid.runs.phydi import NO_RUNS, evaluated, lm_runs
 
 MODELS = {"phresnet": "PHResNet", "phtransformer": "PHTransformer"}  # cfg.model.name -> the paper's name
 
@@ -32,17 +33,15 @@ def make(runs_dir: Path, profile: str, out: Path, seeds=None, overrides=()) -> l
     if runs.empty:
         raise FileNotFoundError(f"no phydi runs under {runs_dir}/phydi/{profile}: run `python -m noneuclid.train "
                                 f"-m experiment=phydi/table1 profile={profile}` (and table2, fig4) first")
-    # the evaluated epochs, the last where one is logged twice
-    curves = curves[curves["epoch"].notna() & curves.filter(like="val_").notna().any(axis=1)]
-    curves, model = curves.drop_duplicates(["run", "epoch"], keep="last"), runs["cfg.model.name"]
+    curves, model = evaluated(curves), runs["cfg.model.name"]
     skipped, hours = [], compute(runs)  # the paper's parts and cells with no runs here; training time
     blocks = (_resnet_section(runs[model == "phresnet"], curves, out, skipped)
               + _fig4_section(runs[model == "phtransformer"], curves, out, skipped)
               + [_section(out, "compute", hours, {"train_hours": ("{:.2f}", "training h"),
                                                   "minutes_per_run": ("{:.1f}", "min / run")},
                           runs=hours.runs.sum(), hours=hours.train_hours.sum())])
-    head = [fill("summary", profile=profile) + "\n", *([fill("skipped", skipped="; ".join(skipped)) + "\n"] * bool(skipped))]
-    (out / "summary.md").write_text("\n".join(head + blocks))
+    skips = [fill("skipped", skipped="; ".join(skipped)) + "\n"] if skipped else []
+    (out / "summary.md").write_text("\n".join([fill("summary", profile=profile) + "\n", *skips, *blocks]))
     return sorted(out.iterdir())
 
 

@@ -18,28 +18,10 @@ import pandas as pd
 from noneuclid.claims import engine
 from noneuclid.claims.estimates import estimate
 from noneuclid.report import select
-from noneuclid.report.phydi_runs import CLAIMS, NAMES, NUMBERS, epochs_to, fill, no_runs, with_curves
+from noneuclid.report.phydi_runs import CLAIMS, NAMES, NUMBERS, epochs_to, fill, no_runs
+from noneuclid.runs.phydi import CELL
 
-CELL = ["cfg.model.n", "cfg.model.depth", "cfg.model.norm"]  # the settings of a cell and arm
-NO_RUNS = pd.DataFrame(columns=[*CELL, "cfg.seed", "diverged", "curve"])  # lm_runs without runs
 METRICS = ("failed", "best_ppl", "epochs_to_ppl", "phydi_lead")
-
-
-def lm_runs(runs: pd.DataFrame, curves: pd.DataFrame) -> tuple[pd.DataFrame, dict[int, float]]:
-    """(the finished or diverged runs, one row each with its settings, diverged and validation perplexity
-    by epoch (curve; empty for a run that diverged in epoch 1), n -> the unigram perplexity of their data,
-    as logged)."""
-    ended, unigram = runs[runs.status.isin(["done", "diverged"])], {}
-    for (n, depth), group in ended.groupby(["cfg.model.n", "cfg.model.depth"], sort=True):
-        u = curves[curves.run.isin(group.run)]["val_unigram_perplexity"].dropna().unique()
-        if len(u) != 1:
-            raise ValueError(f"runs of n={n} have unigram perplexities {list(u)}: keep one data setting per profile")
-        full = group[["cfg.data.vocab_size", "cfg.data.train_tokens", "cfg.data.eval_tokens"]].isna().all(axis=None)
-        if full and abs(u[0] - NUMBERS["paper_unigram_perplexity"]) > 0.05:
-            raise ValueError(f"runs on all of WikiText-2 logged a unigram perplexity {u[0]:.2f}, not the paper's")
-        unigram.setdefault(int(n), float(u[0]))
-    lm = with_curves(ended, curves, "val_perplexity", CELL)
-    return lm.assign(diverged=lm.status == "diverged"), unigram
 
 
 def scaled_threshold(unigram: float) -> float:
@@ -71,9 +53,7 @@ def per_run(runs: pd.DataFrame, threshold: dict[int, float], unigram: dict[int, 
 def fig4_rows(runs: pd.DataFrame, unigram: dict[int, float], ratio: float | None = None) -> pd.DataFrame:
     """One row per (n, depth, norm) of lm_runs' runs: seeds, epochs to ppl <= T, best val ppl, diverged,
     stuck and slow seeds, U and T; with the profile's `ratio` also epochs to ppl <= T_r = ratio x U."""
-    at_t = per_run(runs, {n: scaled_threshold(u) for n, u in unigram.items()}, unigram)
-    ends = per_run(runs, {n: ratio * u for n, u in unigram.items()}, unigram) if ratio is not None else at_t
-    rows = []
+    at_t, ends, rows = scores(runs, unigram), scores(runs, unigram, ratio), []
     for (n, depth, norm), g in at_t.groupby(CELL, sort=True):
         u, t, end, best = unigram[n], scaled_threshold(unigram[n]), ends.loc[g.index], estimate(g.best)
         row = {"n": n, "depth": depth, "norm": norm, "seeds": len(g), **_reached(g["first"], "T"),
@@ -102,26 +82,24 @@ def fig4_verdicts(runs: pd.DataFrame, unigram: dict[int, float], ratio: float | 
     them (same seed); not testable without runs or values, or where every run compared is at the first
     evaluation (the metric's floor)."""
     rows, runs = [], scores(runs, unigram, ratio)
-    for claim in (c for c in CLAIMS.claims if c.metric in METRICS):
-        for cell in claim.cells:
-            n = cell.select[cell.arms[0]]["model.n"]
-            u, threshold, name = math.nan, math.nan, "T"
-            if n in unigram:
-                u, threshold, name = unigram[n], *_threshold(unigram[n], ratio)
-            values = [_values(claim.metric, runs, cell.select[arm]) for arm in cell.arms]
-            floor = claim.metric in ("epochs_to_ppl", "phydi_lead") and all(isinstance(v, list) for v in values) and all(
-                (seeds["first"] == 1).all() for arm in cell.arms for seeds in _reads(runs, cell.select[arm]).values())
-            row = engine.judged(claim, cell, values, fill("at_floor") if floor else "", shares=claim.metric == "failed")
-            label = (claim.metric if math.isnan(threshold) or claim.metric == "best_ppl" else
-                     f"failed (diverged, or best ppl >= {NUMBERS['stuck_fraction'] * u:.0f})" if claim.metric == "failed"
-                     else f"{claim.metric} at ppl <= {name} = {threshold:.0f}")
-            rows.append(replace(row, level=threshold, label=label))
+    for claim, cell in ((c, cell) for c in CLAIMS.claims if c.metric in METRICS for cell in c.cells):
+        n = cell.select[cell.arms[0]]["model.n"]
+        threshold, name = _threshold(unigram[n], ratio) if n in unigram else (math.nan, "T")
+        values = [_values(claim.metric, runs, cell.select[arm]) for arm in cell.arms]
+        floor = claim.metric in ("epochs_to_ppl", "phydi_lead") and all(isinstance(v, list) for v in values) and all(
+            (seeds["first"] == 1).all() for arm in cell.arms for seeds in _reads(runs, cell.select[arm]).values())
+        row = engine.judged(claim, cell, values, fill("at_floor") if floor else "", shares=claim.metric == "failed")
+        stuck = NUMBERS["stuck_fraction"] * unigram.get(n, math.nan)  # a failed run's best ppl at least
+        label = (claim.metric if math.isnan(threshold) or claim.metric == "best_ppl" else
+                 f"failed (diverged, or best ppl >= {stuck:.0f})" if claim.metric == "failed"
+                 else f"{claim.metric} at ppl <= {name} = {threshold:.0f}")
+        rows.append(replace(row, level=threshold, label=label))
     return rows
 
 
 def _threshold(unigram: float, ratio: float | None) -> tuple[float, str]:
     """(the threshold epochs to it count, its name): T_r = ratio x U with the profile's ratio, else T."""
-    return (ratio * unigram, "T_r") if ratio else (scaled_threshold(unigram), "T")
+    return (ratio * unigram, "T_r") if ratio is not None else (scaled_threshold(unigram), "T")
 
 
 def scores(runs: pd.DataFrame, unigram: dict[int, float], ratio: float | None = None) -> pd.DataFrame:
@@ -139,7 +117,7 @@ def _reads(runs: pd.DataFrame, selector: dict) -> dict[str, pd.DataFrame]:
 def _values(metric: str, runs: pd.DataFrame, selector: dict) -> list[float] | str:
     """Per seed of the arm `selector` picks from the runs' scores: its value of `metric`, or why there is none."""
     seeds, n, depth = _reads(runs, selector), selector["model.n"], selector["model.depth"]
-    if why := no_runs(seeds, [m for m, s in seeds.items() if len(s)]):
+    if why := no_runs(seeds):
         return f"{why} at n = {n}, {depth} layers"
     if metric == "failed":
         return [float(end in ("diverged", "stuck")) for end in next(iter(seeds.values())).end]

@@ -13,7 +13,8 @@ import pandas as pd
 from noneuclid.claims import engine
 from noneuclid.claims.estimates import compare, estimate, plus_minus
 from noneuclid.report import select
-from noneuclid.report.phydi_runs import CLAIMS, NUMBERS, epochs_to, fill, no_runs, with_curves
+from noneuclid.report.phydi_runs import CLAIMS, NUMBERS, epochs_to, fill, no_runs
+from noneuclid.runs.phydi import with_curves
 
 M1_ACCURACY, IMAGES = NUMBERS["m1_accuracy"], int(NUMBERS["cifar10_train_images"])
 M1_LEVEL = f"{round(100 * M1_ACCURACY)} %"  # as the tables and claims show it
@@ -128,8 +129,7 @@ def resnet_claims(runs: pd.DataFrame, table: str, images: dict[tuple, int] | Non
         epoch = math.ceil(cell.paper.get("M2", 0) * IMAGES / (images or {}).get(cell_key(cell.where, table), IMAGES))
         read = runs.assign(m2=[100 * c.get(epoch, math.nan) for c in runs.curve])  # the accuracy % at the epoch
         values = [list(select.arm_values(read, cell.select[arm], metric)) for arm in cell.arms]
-        why = no_runs(cell.arms, [a for a, v in zip(cell.arms, values) if v]) or (
-            M2_BEYOND if any(math.isnan(v) for v in sum(values, [])) else "")
+        why = no_runs(dict(zip(cell.arms, values))) or (M2_BEYOND if any(map(math.isnan, sum(values, []))) else "")
         m1 = f"m1 at {round(100 * level)} %" + ("" if level == M1_ACCURACY else f" ({M1_LEVEL} out of reach)")
         at, label = {"m1": (100 * level, m1), "m2": (epoch, f"accuracy at epoch {epoch}")}.get(metric, (math.nan, ""))
         rows.append(replace(engine.judged(claim, cell, values, why), level=at, label=label))
@@ -160,7 +160,7 @@ def lead_verdicts(runs: pd.DataFrame) -> list[engine.Verdict]:
         arms = [{init: select.arm_values(runs, {**cell.select[arm], "model.init": init}, "curve")
                  for init in ("standard", "phydi")} for arm in cell.arms]
         missing = [f"{why} in PHResNet{cell.select[arm]['model.depth']}, n = {cell.where['model.n']}"
-                   for arm, inits in zip(cell.arms, arms) if (why := no_runs(inits, [i for i in inits if len(inits[i])]))]
+                   for arm, inits in zip(cell.arms, arms) if (why := no_runs(inits))]
         if missing:
             rows.append(engine.untestable(claim, cell, "; ".join(missing)))
             continue

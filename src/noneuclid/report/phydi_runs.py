@@ -1,5 +1,5 @@
 """What PHYDI's Tables 1-2 (phydi_resnet) and Fig. 4 (phydi_fig4) share: claims/phydi.yaml, the prose of
-templates/phydi.md, the runs with their curves, and the first epoch a curve reaches a level."""
+templates/phydi.md, and the first epoch a curve reaches a level (the runs with their curves: runs.phydi)."""
 
 from __future__ import annotations
 
@@ -17,24 +17,10 @@ NAMES = CLAIMS.labels["arms"]  # model.init / model.norm -> the paper's name
 fill = functools.partial(prose.fill, "phydi")  # a section of templates/phydi.md, its fields filled in
 
 
-def no_runs(arms, have) -> str:
-    """'no finished runs of A, B' naming the arms that are not in `have`; '' where none is missing."""
-    missing = [NAMES[a] for a in arms if a not in have]
+def no_runs(arms: dict) -> str:
+    """'no finished runs of A, B': the arms (arm -> its runs or values) without any; '' where every arm has some."""
+    missing = [NAMES[a] for a, found in arms.items() if not len(found)]
     return f"no finished runs of {', '.join(missing)}" if missing else ""
-
-
-def with_curves(runs: pd.DataFrame, curves: pd.DataFrame, column: str, cell: list[str]) -> pd.DataFrame:
-    """The runs, one per seed of a cell (the settings `cell`, cfg.<key>), sorted by cell and seed, each with
-    its curve: `column` by epoch (a Series, empty where none was logged)."""
-    twins = runs[runs.duplicated([*cell, "cfg.seed"], keep=False)]
-    if not twins.empty:
-        raise ValueError(f"runs {', '.join(twins.run)} share a cell and a seed but differ in another setting: "
-                         f"keep one setting per profile under runs/phydi/<profile> (move the others away)")
-    logged = {run: c.set_index("epoch")[column].dropna().sort_index()
-              for run, c in curves[curves.run.isin(runs.run)].groupby("run")}
-    runs = runs.sort_values([*cell, "cfg.seed"])
-    return runs.assign(curve=pd.Series([logged.get(r, pd.Series(dtype=float)) for r in runs.run],
-                                       index=runs.index, dtype=object))
 
 
 def epochs_to(curve: pd.Series, threshold: float, above: bool = True) -> float:
