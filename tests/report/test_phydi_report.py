@@ -12,7 +12,7 @@ import pytest
 from noneuclid.claims import engine
 from noneuclid.claims.estimates import Estimate, compare, estimate
 from noneuclid.figures import phydi as figures_phydi
-from noneuclid.report import phydi, phydi_fig4, phydi_resnet, phydi_runs
+from noneuclid.report import phydi, phydi_claims, phydi_fig4, phydi_resnet
 from noneuclid.runs import phydi as runs_phydi
 
 
@@ -37,10 +37,10 @@ def _shifted(start: float, *offsets: float, epochs: int = 8, step: float = 0.1) 
 
 def test_threshold_metric_on_a_hand_made_curve():
     curve = pd.Series([0.20, 0.41, 0.55, 0.50, 0.62, 0.81], index=range(1, 7))
-    assert phydi_runs.epochs_to(curve, 0.55) == 3  # the first epoch at or above, not the last crossing
-    assert phydi_runs.epochs_to(curve, 0.80) == 6
-    assert phydi_runs.epochs_to(curve, 0.90) == math.inf
-    assert phydi_runs.epochs_to(pd.Series([300.0, 190.0, 210.0], index=[1, 2, 3]), 200, above=False) == 2
+    assert phydi_claims.epochs_to(curve, 0.55) == 3  # the first epoch at or above, not the last crossing
+    assert phydi_claims.epochs_to(curve, 0.80) == 6
+    assert phydi_claims.epochs_to(curve, 0.90) == math.inf
+    assert phydi_claims.epochs_to(pd.Series([300.0, 190.0, 210.0], index=[1, 2, 3]), 200, above=False) == 2
     assert phydi_resnet.auc(curve) == pytest.approx(sum(curve) / 6)
     # X = 0.9 x the lowest best accuracy of any run of the cell (0.62 here), rounded down to a percent
     x = phydi_resnet.threshold_x(_runs({(18, 4): {"standard": _curves([0.3, 0.7]),
@@ -164,7 +164,7 @@ def test_fig4_claims_are_judged_by_the_engine():
     cells = {(4, 2): {"pre": _lm(100, 102, 98), "post": _lm(150, 152, 148), "phydi": _lm(130, 131, 129)},
              (4, 48): {"pre": _lm(160, 162, 158), "post": diverged, "phydi": _lm(120, 121, 119)}}
     v = _fig4(phydi_fig4.fig4_verdicts(_lm_runs(cells), unigram, ratio=0.6))
-    assert {x.claim for x in v.values()} == {c.id for c in phydi_runs.CLAIMS.claims if c.id.startswith("fig4_")}
+    assert {x.claim for x in v.values()} == {c.id for c in phydi_claims.CLAIMS.claims if c.id.startswith("fig4_")}
     assert set(x.verdict for x in v.values()) <= set(engine.VERDICTS)
     # 3 of 3 PostNorm seeds diverged at 48 layers, none at 2: the paper's side, not decided by 3 seeds
     diverges = v[("fig4_postnorm_diverges_with_depth", "n = 4, PostNorm, 2 vs 48 layers")]
@@ -200,7 +200,7 @@ def test_fig4_claims_are_judged_by_the_engine():
     rows = phydi_fig4.fig4_rows(_lm_runs(cells), unigram)
     post48 = rows[(rows.depth == 48) & (rows.norm == "post")].iloc[0]
     assert post48["best val ppl (ours)"] == "diverged" and post48["diverged"] == 3 and post48["stuck"] == 0
-    assert set(rows.seeds) == {3} and rows["T"].iloc[0] == pytest.approx(200 * 300 / phydi_runs.NUMBERS["paper_unigram_perplexity"], abs=0.05)
+    assert set(rows.seeds) == {3} and rows["T"].iloc[0] == pytest.approx(200 * 300 / phydi_claims.NUMBERS["paper_unigram_perplexity"], abs=0.05)
 
 
 def test_epochs_to_a_threshold_every_run_reaches_at_once_cannot_order_the_arms():
@@ -278,7 +278,7 @@ def test_speed_table_gives_images_per_second_per_depth_and_n():
 
 def test_without_runs_every_fig4_claim_is_still_listed_not_testable():
     verdicts = phydi_fig4.fig4_verdicts(runs_phydi.NO_RUNS, {})
-    assert len(verdicts) == sum(len(c.cells) for c in phydi_runs.CLAIMS.claims if c.id.startswith("fig4_"))
+    assert len(verdicts) == sum(len(c.cells) for c in phydi_claims.CLAIMS.claims if c.id.startswith("fig4_"))
     assert {v.verdict for v in verdicts} == {engine.NOT_TESTABLE}
     assert all(v.reason.startswith("no finished runs of ") for v in verdicts)
 
@@ -302,7 +302,7 @@ def test_the_numbers_the_metrics_use_are_claims_phydi_yaml_s_each_with_its_sourc
     its source is refused."""
     from noneuclid.claims import data
 
-    assert phydi_runs.NUMBERS["m1_accuracy"] == 0.8 and phydi_runs.NUMBERS["fig4_perplexity"] == 200
+    assert phydi_claims.NUMBERS["m1_accuracy"] == 0.8 and phydi_claims.NUMBERS["fig4_perplexity"] == 200
     path = tmp_path / "toy.yaml"
     claims = "claims: [{id: c, claim: x, source: s, metric: m, unit: u, better: lower, relation: better, cells: [{cell: a, arms: [a, b]}]}]"
     path.write_text(f"paper: toy\ntitle: t\nreference: {{numbers: {{level: {{value: 0.5, source: ours}}}}}}\n{claims}\n")

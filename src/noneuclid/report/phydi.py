@@ -17,7 +17,7 @@ from noneuclid.figures.phydi import fig4
 from noneuclid.report.phydi_fig4 import fig4_rows, fig4_verdicts, threshold_ratio
 from noneuclid.report.phydi_resnet import (IMAGES, PAPER, TABLES, cells, lead_verdicts, not_run, resnet_runs,
                                            resnet_speed, resnet_tables)
-from noneuclid.report.phydi_runs import NUMBERS, fill
+from noneuclid.report.phydi_claims import NUMBERS, fill
 from noneuclid.runs import table as run_table
 from noneuclid.runs.phydi import NO_RUNS, evaluated, lm_runs
 

@@ -13,7 +13,7 @@ import pandas as pd
 from noneuclid.claims import engine
 from noneuclid.claims.estimates import compare, estimate, plus_minus
 from noneuclid.report import select
-from noneuclid.report.phydi_runs import CLAIMS, NUMBERS, epochs_to, fill, no_runs
+from noneuclid.report.phydi_claims import CLAIMS, NUMBERS, epochs_to, fill, no_runs
 from noneuclid.runs.phydi import with_curves
 
 M1_ACCURACY, IMAGES = NUMBERS["m1_accuracy"], int(NUMBERS["cifar10_train_images"])
