@@ -483,6 +483,7 @@ def test_a_table2_cell_needs_converged_euclidean_classifiers_and_a_subtree_found
     testable; a comparison where neither classifier ever predicts the subtree (F1 zero) is not one either."""
     from noneuclid.claims import engine
     from noneuclid.report import hnn_table2
+    from noneuclid.runs.hnn_table2 import reference_gaps
     first = wordnet.SUBTREES[0]
     rows = [{"subtree": first, "dim": dim, "geometry": g, "seed": s, "f1": f1, "train_loss": 0.01, "chance_loss": 0.07,
              "run": f"{g}{dim}{s}", "embedding": "e"}
@@ -493,7 +494,7 @@ def test_a_table2_cell_needs_converged_euclidean_classifiers_and_a_subtree_found
                    "ours_f1": 50.0, "reference_f1": 97.0, "difference": -47.0},
                   {"subtree": first, "dim": 3, "classifier": "euclidean_log0", "sampling": "natural", "seeds": 3,
                    "ours_f1": 0.0, "reference_f1": 0.5, "difference": -0.5}]).to_csv(tmp_path / "table2_reference.csv")
-    gaps = hnn_table2.reference_gaps(tmp_path)
+    gaps = reference_gaps(tmp_path)
     v = {(v.claim, v.cell): v for v in hnn_table2.verdicts(values, emb_map, gaps)}
     off = v[(hnn_table2.AT_LEAST_AS_GOOD, f"{first}, 3-D, vs euclidean")]
     assert off.verdict == engine.NOT_TESTABLE and off.reason.startswith("not converged") and "3-D Euclidean MLR" in off.reason

@@ -97,15 +97,6 @@ def untestable(emb_map: dict[int, float]) -> dict[int, str]:
             prose.fill("hnn", "map_below" if dim in emb_map else "no_embedding") for dim in DIMS}
 
 
-def reference_gaps(out: Path) -> dict[tuple[str, int, str], float]:
-    """(subtree, dim, classifier) -> our mean F1 minus scikit-learn's, from out/table2_reference.csv (the
-    natural-mix runs of `python -m noneuclid.evaluate table2-reference`); empty without the file."""
-    if not (Path(out) / "table2_reference.csv").is_file():
-        return {}
-    ref = pd.read_csv(Path(out) / "table2_reference.csv").query("sampling == 'natural'")
-    return dict(zip(zip(ref.subtree, ref.dim.astype(int), ref.classifier), ref.difference))
-
-
 def _flagged_reason(values: pd.DataFrame, subtree: str, dims, geometries, flags) -> str:
     """Why these cells are not testable ('' where they are): the first of `flags` (columns `flagged` adds)
     that some of their runs have (templates/hnn.md), naming them by dimension and classifier (and seed,
@@ -129,7 +120,7 @@ def verdicts(values: pd.DataFrame, emb_map: dict[int, float], gaps: dict | None 
     """The two Table 2 claims, cell by cell: test F1 per seed of the hyperbolic MLR against each Euclidean
     one (Welch; not where neither finds the subtree, F1 zero on every seed of both); the margin per seed
     (`_margins`) in a low dimension against 10-D, judged where every classifier learned. Not testable below
-    the precondition, with runs `flagged` (`gaps`: reference_gaps) or fewer than 2 seeds an arm."""
+    the precondition, with runs `flagged` (`gaps`: table2_runs.reference_gaps) or fewer than 2 seeds an arm."""
     why, values, rows = untestable(emb_map), flagged(values, gaps or {}), []
     claim = CLAIMS[AT_LEAST_AS_GOOD]
     for cell in claim.cells:
@@ -163,7 +154,7 @@ def settings(e, protocols: dict[str, dict]) -> str:
     """The settings of the profile's embedding config (e) beside the reference code's, and the protocol the
     classifiers shown were trained with (`protocols`: lookup.table2_protocols; f1_values keeps no other runs)."""
     sampling = {"natural-mix" if p["data.natural_mix"] else "balanced" for p in protocols.values()}
-    shown = {name: _setting(protocols, key, default) for name, key, default in (
+    shown = {name: _setting(protocols, key, default) for name, key, default in (  # template field, config key, if None
         ("epochs", "trainer.epochs", "-"), ("batch", "data.batch_size", "-"), ("lr", "optim.lr", "-"),
         ("ball_lr", "optim.ball_lr", "-"), ("clip", "optim.clip_norm", "none"), ("decay", "optim.epoch_lr_factor", "1"))}
     return prose.fill("hnn", "table2_settings", negatives=e.data.negatives, dtype=e.trainer.dtype, **shown,
@@ -190,8 +181,9 @@ def shown_embeddings(emb: pd.DataFrame) -> pd.DataFrame:
         "burn-in": (("burnin_epochs", "burnin_factor", "burnin_negatives"), "{} epochs at x{:g}, negatives {}"),
         "Table 2": ("table2", lambda classified: "classified" if classified else "-"),
         "train minutes": ("train_minutes", "{:.0f}"), "nodes ranked": ("nodes_ranked", "{:,}"),
-        "mean rank": ("mean_rank", "{:.2f}"), "MAP": ("map", "{:.3f}"), "Nickel & Kiela (mean rank / MAP)": (
-            ("reference_mean_rank", "reference_map"), lambda rank, ap: NOT_AVAILABLE if pd.isna(ap) else f"{rank:g} / {ap:g}")}))
+        "mean rank": ("mean_rank", "{:.2f}"), "MAP": ("map", "{:.3f}"),
+        "Nickel & Kiela (mean rank / MAP)": (("reference_mean_rank", "reference_map"),
+                                             lambda rank, ap: NOT_AVAILABLE if pd.isna(ap) else f"{rank:g} / {ap:g}")}))
 
 
 def shown_burnin(data: pd.DataFrame) -> pd.DataFrame:
@@ -221,13 +213,13 @@ def make(runs_dir: Path, profile: str, out: Path, seeds=None, overrides=()) -> l
     made = prose.fill("hnn", "table2_made", profile=profile, classifiers=len(values), embeddings=len(emb),
                       seeds=", ".join(map(str, sorted(values.seed.unique()))) or "-",
                       commits=run_table.commits(runs[runs.run.isin(set(values.run) | set(emb.run))]))
-    gaps, burnin = reference_gaps(out), table2_runs.burnin(runs, curves)
+    gaps, burnin = table2_runs.reference_gaps(out), table2_runs.burnin(runs, curves)
     table = table2(values, emb_map, gaps)
     parts = {  # stem -> (data, shown, bold): the tables written, their titles and captions templates/hnn.md's <stem>_*
         "table2_embeddings": (every_emb, shown_embeddings(every_emb), set()), "table2_f1": (table, *shown_table2(table)),
         **({"table2_burnin": (burnin, shown_burnin(burnin), set())} if len(burnin) else {})}
-    fields = {"profile": profile, "made": made, "min_map": MIN_EMBEDDING_MAP, "experiment": BURNIN}  # the captions'
-    if len(burnin):  # the burn-in table's
+    fields = {"profile": profile, "made": made, "min_map": MIN_EMBEDDING_MAP, "experiment": BURNIN}  # titles', captions'
+    if len(burnin):  # the burn-in caption's
         fields.update(hierarchy=burnin.hierarchy[0], dim=burnin.dim[0], epochs=int(burnin.epochs.max()))
     sections = {stem: tables.section(out, stem, data, display, prose.fill("hnn", f"{stem}_title", **fields),
                                      prose.fill("hnn", f"{stem}_caption", **fields), bold)

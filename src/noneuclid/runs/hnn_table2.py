@@ -1,7 +1,8 @@
 """Ganea et al.'s Table 2 runs as the report reads them: the classifier runs' F1 values and the Poincare
 embedding runs' last reconstructions, one row per run, from the per-run data (runs.csv, curves.csv.gz),
 which embedding of each dimension Table 2 classifies, the burn-in ablation's runs reduced to one row per
-burn-in, and the data of the boundary figure (POINTS, WEIGHTS) exported from the run folders' checkpoints."""
+burn-in, the classifiers' gaps to scikit-learn's (table2_reference.csv, the evaluation's), and the data of
+the boundary figure (POINTS, WEIGHTS) exported from the run folders' checkpoints."""
 
 from __future__ import annotations
 
@@ -125,6 +126,15 @@ def burnin(runs: pd.DataFrame, curves: pd.DataFrame) -> pd.DataFrame:
                      "mean_rank": rank.mean, "mean_rank_se": rank.se, "map": ap.mean, "map_se": ap.se,
                      "map_minus_first_low": low, "map_minus_first_high": high, "epochs": int(group.epochs.max())})
     return pd.DataFrame(rows)
+
+
+def reference_gaps(out: Path) -> dict[tuple[str, int, str], float]:
+    """(subtree, dim, classifier) -> our mean F1 minus scikit-learn's, from out/table2_reference.csv (the
+    natural-mix runs of `python -m noneuclid.evaluate table2-reference`); empty without the file."""
+    if not (Path(out) / "table2_reference.csv").is_file():
+        return {}
+    ref = pd.read_csv(Path(out) / "table2_reference.csv").query("sampling == 'natural'")
+    return dict(zip(zip(ref.subtree, ref.dim.astype(int), ref.classifier), ref.difference))
 
 
 @torch.no_grad()
