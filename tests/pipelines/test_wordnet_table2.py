@@ -405,15 +405,15 @@ def test_two_runs_of_one_table2_cell_and_seed_are_an_error():
 def test_table2_classifies_the_profiles_own_embedding_where_it_has_finished():
     """A rule fixed before the runs: in each dimension, the classifiers of the embedding the profile
     trains; where it has not finished, those of the (one) earlier recipe's embedding."""
-    from noneuclid.report import hnn_embeddings
+    from noneuclid.runs import hnn_table2 as table2_runs
     values = pd.DataFrame({"dim": [5, 5, 10], "embedding": ["own5", "old5", "old10"], "f1": [0.1, 0.2, 0.3]})
     emb = pd.DataFrame({"dim": [5, 5, 10], "run": ["own5", "old5", "old10"]})
-    chosen, shown = hnn_embeddings.classified(values, emb, {5: ["own5"], 10: ["own10"]})
+    chosen, shown = table2_runs.classified(values, emb, {5: ["own5"], 10: ["own10"]})
     assert list(chosen.embedding) == ["own5", "old10"] and list(shown.run) == ["own5", "old10"]
     two = pd.concat([values, pd.DataFrame({"dim": [10], "embedding": ["older10"], "f1": [0.4]})])
     with pytest.raises(ValueError, match="several 10-D embeddings"):
-        hnn_embeddings.classified(two, pd.concat([emb, pd.DataFrame({"dim": [10], "run": ["older10"]})]),
-                                  {5: ["own5"], 10: ["own10"]})
+        table2_runs.classified(two, pd.concat([emb, pd.DataFrame({"dim": [10], "run": ["older10"]})]),
+                               {5: ["own5"], 10: ["own10"]})
 
 
 def test_fused_batches_train_as_the_autograd_steps(tmp_path):
@@ -436,7 +436,8 @@ def test_fused_batches_train_as_the_autograd_steps(tmp_path):
 def test_burnin_table_puts_the_references_burnin_first_and_compares_with_it():
     """experiment=hnn/burnin's table: one row per burn-in, the last evaluation's mean rank and MAP over
     seeds, the MAP difference to the reference's burn-in (x0.1, 5 by frequency) as a 95 % interval."""
-    from noneuclid.report import hnn_embeddings
+    from noneuclid.report import hnn_table2
+    from noneuclid.runs import hnn_table2 as table2_runs
     runs, curves = [], []
     for factor, negatives, level in ((0.01, float("nan"), 0.70), (0.1, 5, 0.80)):
         for seed in range(3):
@@ -447,12 +448,12 @@ def test_burnin_table_puts_the_references_burnin_first_and_compares_with_it():
             curves += [{"run": run, "epoch": e, "reconstruction_mean_rank": 9.0 - e / 10 - seed,
                         "reconstruction_map": level + seed / 100 - (30 - e) / 100} for e in (10, 30)]
             curves.append({"run": run, "epoch": 31, "reconstruction_mean_rank": None, "reconstruction_map": None})
-    table = hnn_embeddings.burnin(pd.DataFrame(runs), pd.DataFrame(curves))
+    table = table2_runs.burnin(pd.DataFrame(runs), pd.DataFrame(curves))
     assert list(table.burnin_negatives) == ["5 by frequency", "50 uniform"] and list(table.seeds) == [3, 3]
     assert table["map"].tolist() == pytest.approx([0.81, 0.71]) and table.mean_rank.tolist() == pytest.approx([5.0, 5.0])
     assert math.isnan(table.map_minus_first_low[0])
     assert table.map_minus_first_low[1] < -0.1 < table.map_minus_first_high[1] < 0
-    assert hnn_embeddings.shown_burnin(table)["MAP"].tolist() == ["0.810 ± 0.006 (n=3)", "0.710 ± 0.006 (n=3)"]
+    assert hnn_table2.shown_burnin(table)["MAP"].tolist() == ["0.810 ± 0.006 (n=3)", "0.710 ± 0.006 (n=3)"]
 
 
 def test_chance_level_of_a_classifier_run():
@@ -482,6 +483,7 @@ def test_a_table2_cell_needs_converged_euclidean_classifiers_and_a_subtree_found
     testable; a comparison where neither classifier ever predicts the subtree (F1 zero) is not one either."""
     from noneuclid.claims import engine
     from noneuclid.report import hnn_table2
+    from noneuclid.runs.hnn_table2 import reference_gaps
     first = wordnet.SUBTREES[0]
     rows = [{"subtree": first, "dim": dim, "geometry": g, "seed": s, "f1": f1, "train_loss": 0.01, "chance_loss": 0.07,
              "run": f"{g}{dim}{s}", "embedding": "e"}
@@ -492,7 +494,7 @@ def test_a_table2_cell_needs_converged_euclidean_classifiers_and_a_subtree_found
                    "ours_f1": 50.0, "reference_f1": 97.0, "difference": -47.0},
                   {"subtree": first, "dim": 3, "classifier": "euclidean_log0", "sampling": "natural", "seeds": 3,
                    "ours_f1": 0.0, "reference_f1": 0.5, "difference": -0.5}]).to_csv(tmp_path / "table2_reference.csv")
-    gaps = hnn_table2.reference_gaps(tmp_path)
+    gaps = reference_gaps(tmp_path)
     v = {(v.claim, v.cell): v for v in hnn_table2.verdicts(values, emb_map, gaps)}
     off = v[(hnn_table2.AT_LEAST_AS_GOOD, f"{first}, 3-D, vs euclidean")]
     assert off.verdict == engine.NOT_TESTABLE and off.reason.startswith("not converged") and "3-D Euclidean MLR" in off.reason

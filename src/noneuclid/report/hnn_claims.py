@@ -58,32 +58,26 @@ def verdicts(finished: pd.DataFrame, datasets=tuple(DATASETS)) -> list[engine.Ve
     Euclidean one (test accuracy % at best dev, Welch); the hyperbolic gain per seed of a PREFIX dataset
     against another's, judged where each model of the cell learned (`learned`: its seed with the best dev
     accuracy against the paper's). Not testable: a cell without runs or whose models all stayed at chance."""
-    rows = []
-    claim = CLAIMS[ON_PAR_OR_BETTER]
-    for cell in claim.cells:
-        if cell.where["data.label"] in datasets:
-            arms = [seeds_of(finished, cell.select[g]).test for g in cell.arms]
-            rows.append(engine.judged(claim, cell, arms, _untestable(finished, cell)))
-    claim = CLAIMS[GAIN]
-    for cell in claim.cells:
-        cell = replace(cell, paper=paper_gains(cell.arms, cell.where["model.cell"]),
-                       paper_source=prose.fill("hnn", "gain_source"))
-        if set(cell.arms) <= set(datasets):
-            rows.append(_gain_verdict(claim, cell, finished))
-    return rows
+    table1, gain = CLAIMS[ON_PAR_OR_BETTER], CLAIMS[GAIN]
+    rows = [engine.judged(table1, cell, [seeds_of(finished, cell.select[g]).test for g in cell.arms],
+                          _untestable(finished, cell)) for cell in table1.cells if cell.where["data.label"] in datasets]
+    return rows + [_gain_verdict(gain, cell, finished) for cell in gain.cells if set(cell.arms) <= set(datasets)]
 
 
 def _gain_verdict(claim: claims_data.Claim, cell: claims_data.Cell, finished: pd.DataFrame) -> engine.Verdict:
-    """The gain claim's verdict of a cell (its arms datasets): per dataset and seed, the Table 1 cell's
-    hyperbolic model's test accuracy % minus the Euclidean one's, judged where each of those models learned."""
-    cells = [TABLE1[data, cell.where["model.cell"]] for data in cell.arms]  # each dataset's Table 1 cell
+    """The gain claim's verdict of a cell (its arms datasets; the paper's gains from its Table 1): per dataset
+    and seed, the Table 1 cell's hyperbolic model's test accuracy % minus the Euclidean one's, judged where
+    each of those models learned."""
+    kind = cell.where["model.cell"]
+    cell = replace(cell, paper=paper_gains(cell.arms, kind), paper_source=prose.fill("hnn", "gain_source"))
+    cells = [TABLE1[data, kind] for data in cell.arms]  # each dataset's Table 1 cell
     gains, learned = [], {}
     for data, table1 in zip(cell.arms, cells):
-        hyperbolic, euclidean = (seeds_of(finished, table1.select[g]) for g in table1.arms)
+        arms = {g: seeds_of(finished, table1.select[g]) for g in table1.arms}  # hyperbolic, euclidean
+        hyperbolic, euclidean = arms.values()
         gains.append((hyperbolic.test - euclidean.test).dropna().tolist())
-        for g, seeds in zip(table1.arms, (hyperbolic, euclidean)):
-            model = MODELS[g, table1.where["model.cell"]]
-            learned[f"{DATASETS[data]} {model}"] = (selected(seeds).tolist(), table1.paper[g])
+        learned.update({f"{DATASETS[data]} {MODELS[g, kind]}": (selected(seeds).tolist(), table1.paper[g])
+                        for g, seeds in arms.items()})
     why = "; ".join(filter(None, (_untestable(finished, table1) for table1 in cells)))
     return engine.judged(claim, cell, gains, why, models=learned)
 

@@ -1,9 +1,11 @@
 """Ganea et al.'s Table 2 (F1 of hyperbolic vs Euclidean MLR on WordNet noun subtrees) and its claims,
-beside the Poincare embeddings it classifies and the burn-in ablation (report.hnn_embeddings) and the
-figure of the decision boundaries (figures.hnn), from the runs' rows (runs.hnn_table2) of the
-per-run data in results/hnn/<profile>/ after merging into it the ended runs under runs/hnn/<profile>/. A
-cell is judged where its embedding reconstructs the hierarchy and no run of it is `flagged`; each reason
-names runs or classifiers, never numbers (those are table2_f1.csv's columns).
+beside the Poincare embeddings it classifies (their reconstruction of the WordNet noun closure beside
+Nickel & Kiela's, claims/hnn.yaml, references), the burn-in ablation (experiment=hnn/burnin: Nickel &
+Kiela's code's burn-in against ours, each change alone too) and the figure of the decision boundaries
+(figures.hnn), from the runs' rows (runs.hnn_table2) of the per-run data in results/hnn/<profile>/ after
+merging into it the ended runs under runs/hnn/<profile>/. A cell is judged where its embedding
+reconstructs the hierarchy and no run of it is `flagged`; each reason names runs or classifiers, never
+numbers (those are table2_f1.csv's columns).
 
     python -m noneuclid.report hnn table2 [--runs runs] [--profile cpu]
 """
@@ -23,11 +25,12 @@ from noneuclid.config import compose
 from noneuclid.data import wordnet
 from noneuclid.figures import hnn as drawn
 from noneuclid.models.mlr import GEOMETRIES
-from noneuclid.report import hnn_embeddings
 from noneuclid.report.hnn_claims import CLAIMS, CLASSIFIERS
-from noneuclid.report.hnn_embeddings import DIMS, NOT_AVAILABLE
 from noneuclid.runs import hnn_table2 as table2_runs, lookup, table as run_table
+from noneuclid.runs.hnn_table2 import BURNIN, DIMS
 
+NOT_AVAILABLE = "not available here"
+REFERENCE = CLAIMS.references["nickel_kiela_reconstruction"].values  # dim -> {mean_rank, map}
 READING_NOTE = CLAIMS.references["ganea_table2_reading_note"].values  # subtree -> dim -> the paper's F1 pair
 AT_LEAST_AS_GOOD, LOW_DIMENSIONS = "table2_hyperbolic_mlr_at_least_as_good", "table2_margin_largest_in_low_dimensions"
 # a dimension whose embedding's MAP (all nouns) is below this, or was not evaluated, has its cells
@@ -93,15 +96,6 @@ def untestable(emb_map: dict[int, float]) -> dict[int, str]:
             prose.fill("hnn", "map_below" if dim in emb_map else "no_embedding") for dim in DIMS}
 
 
-def reference_gaps(out: Path) -> dict[tuple[str, int, str], float]:
-    """(subtree, dim, classifier) -> our mean F1 minus scikit-learn's, from out/table2_reference.csv (the
-    natural-mix runs of `python -m noneuclid.evaluate table2-reference`); empty without the file."""
-    if not (Path(out) / "table2_reference.csv").is_file():
-        return {}
-    ref = pd.read_csv(Path(out) / "table2_reference.csv").query("sampling == 'natural'")
-    return dict(zip(zip(ref.subtree, ref.dim.astype(int), ref.classifier), ref.difference))
-
-
 def _flagged_reason(values: pd.DataFrame, subtree: str, dims, geometries, flags) -> str:
     """Why these cells are not testable ('' where they are): the first of `flags` (columns `flagged` adds)
     that some of their runs have (templates/hnn.md), naming them by dimension and classifier (and seed,
@@ -125,7 +119,7 @@ def verdicts(values: pd.DataFrame, emb_map: dict[int, float], gaps: dict | None 
     """The two Table 2 claims, cell by cell: test F1 per seed of the hyperbolic MLR against each Euclidean
     one (Welch; not where neither finds the subtree, F1 zero on every seed of both); the margin per seed
     (`_margins`) in a low dimension against 10-D, judged where every classifier learned. Not testable below
-    the precondition, with runs `flagged` (`gaps`: reference_gaps) or fewer than 2 seeds an arm."""
+    the precondition, with runs `flagged` (`gaps`: table2_runs.reference_gaps) or fewer than 2 seeds an arm."""
     why, values, rows = untestable(emb_map), flagged(values, gaps or {}), []
     claim = CLAIMS[AT_LEAST_AS_GOOD]
     for cell in claim.cells:
@@ -158,19 +152,47 @@ def _margins(values: pd.DataFrame, subtree: str, dim: int) -> list[float]:
 def settings(e, protocols: dict[str, dict]) -> str:
     """The settings of the profile's embedding config (e) beside the reference code's, and the protocol the
     classifiers shown were trained with (`protocols`: lookup.table2_protocols; f1_values keeps no other runs)."""
-    def setting(key: str, default: str = "-") -> str:  # where they differ: "0.3 (Euclidean MLR, ...), 0.1 (hyperbolic MLR)"
-        each = {g: default if p[key] is None else f"{p[key]:g}" if isinstance(p[key], float) else str(p[key])
-                for g, p in sorted(protocols.items())}
-        values = list(dict.fromkeys(each.values()))
-        return values[0] if len(values) == 1 else ", ".join(
-            f"{value} ({', '.join(CLASSIFIERS[g] for g in each if each[g] == value)})" for value in values)
-
     sampling = {"natural-mix" if p["data.natural_mix"] else "balanced" for p in protocols.values()}
-    return prose.fill("hnn", "table2_settings", negatives=e.data.negatives, dtype=e.trainer.dtype,
+    shown = {name: _setting(protocols, key, default) for name, key, default in (  # template field, config key, if None
+        ("epochs", "trainer.epochs", "-"), ("batch", "data.batch_size", "-"), ("lr", "optim.lr", "-"),
+        ("ball_lr", "optim.ball_lr", "-"), ("clip", "optim.clip_norm", "none"), ("decay", "optim.epoch_lr_factor", "1"))}
+    return prose.fill("hnn", "table2_settings", negatives=e.data.negatives, dtype=e.trainer.dtype, **shown,
                       nodes=e.data.eval_nodes or "all", code=CLAIMS.references["nickel_kiela_code"].values,
-                      epochs=setting("trainer.epochs"), sampling=" and ".join(sorted(sampling)),
-                      batch=setting("data.batch_size"), lr=setting("optim.lr"), ball_lr=setting("optim.ball_lr"),
-                      clip=setting("optim.clip_norm", "none"), decay=setting("optim.epoch_lr_factor", "1"))
+                      sampling=" and ".join(sorted(sampling)))
+
+
+def _setting(protocols: dict[str, dict], key: str, default: str) -> str:
+    """The classifiers' setting `key` as text (`default` where None); where they differ, each value with
+    its classifiers: "0.3 (Euclidean MLR, ...), 0.1 (hyperbolic MLR)"."""
+    each = {g: default if p[key] is None else f"{p[key]:g}" if isinstance(p[key], float) else str(p[key])
+            for g, p in sorted(protocols.items())}
+    values = list(dict.fromkeys(each.values()))
+    return values[0] if len(values) == 1 else ", ".join(
+        f"{value} ({', '.join(CLASSIFIERS[g] for g in each if each[g] == value)})" for value in values)
+
+
+def shown_embeddings(emb: pd.DataFrame) -> pd.DataFrame:
+    """The embeddings table in words: our mean rank and MAP beside the reference's (no columns without rows)."""
+    if emb.empty:
+        return pd.DataFrame()
+    return pd.DataFrame(tables.formatted(emb, {
+        "dim": ("dim", "{}"), "epochs": ("epochs", "{}"), "batch x lr": (("batch_size", "lr"), "{} x {:g}"),
+        "burn-in": (("burnin_epochs", "burnin_factor", "burnin_negatives"), "{} epochs at x{:g}, negatives {}"),
+        "Table 2": ("table2", lambda classified: "classified" if classified else "-"),
+        "train minutes": ("train_minutes", "{:.0f}"), "nodes ranked": ("nodes_ranked", "{:,}"),
+        "mean rank": ("mean_rank", "{:.2f}"), "MAP": ("map", "{:.3f}"),
+        "Nickel & Kiela (mean rank / MAP)": (("reference_mean_rank", "reference_map"),
+                                             lambda rank, ap: NOT_AVAILABLE if pd.isna(ap) else f"{rank:g} / {ap:g}")}))
+
+
+def shown_burnin(data: pd.DataFrame) -> pd.DataFrame:
+    """The burn-in table (runs.hnn_table2.burnin) in words: mean ± s.e. (n), the interval of the MAP difference."""
+    return pd.DataFrame(tables.formatted(data, {
+        "burn-in lr": ("burnin_factor", "x{:g}"), "burn-in negatives": ("burnin_negatives", "{}"),
+        "mean rank": (("mean_rank", "mean_rank_se", "seeds"), plus_minus),
+        "MAP": (("map", "map_se", "seeds"), lambda mean, se, n: plus_minus(mean, se, n, ".3f")),
+        "MAP minus the first row's (95 %)": (("map_minus_first_low", "map_minus_first_high"),
+                                             lambda low, high: "-" if pd.isna(low) else f"[{low:+.3f}, {high:+.3f}]")}))
 
 
 def make(runs_dir: Path, profile: str, out: Path, seeds=None, overrides=()) -> list[Path]:
@@ -181,43 +203,44 @@ def make(runs_dir: Path, profile: str, out: Path, seeds=None, overrides=()) -> l
     runs, curves = run_table.load(runs_dir, "hnn", profile, out)
     runs = runs[runs.status == "done"] if len(runs) else runs  # the ended runs
     protocols = lookup.table2_protocols(profile)
-    every_emb = table2_runs.embeddings(runs, curves, c.data.hierarchy, hnn_embeddings.REFERENCE)
+    every_emb = table2_runs.embeddings(runs, curves, c.data.hierarchy, REFERENCE)
     every_value = table2_runs.f1_values(runs, protocols)
     if every_value.empty and every_emb.empty:
         raise FileNotFoundError(prose.fill("hnn", "table2_no_runs", out=out, runs_dir=runs_dir, profile=profile))
-    values, emb = hnn_embeddings.classified(every_value, every_emb, lookup.table2_embeddings(profile, c, DIMS))
+    values, emb = table2_runs.classified(every_value, every_emb, lookup.table2_embeddings(profile, c, DIMS))
     every_emb["table2"], emb_map = every_emb.run.isin(emb.run), dict(zip(emb.dim, emb["map"]))
     made = prose.fill("hnn", "table2_made", profile=profile, classifiers=len(values), embeddings=len(emb),
                       seeds=", ".join(map(str, sorted(values.seed.unique()))) or "-",
                       commits=run_table.commits(runs[runs.run.isin(set(values.run) | set(emb.run))]))
-    gaps, burnin = reference_gaps(out), hnn_embeddings.burnin(runs, curves)
+    gaps, burnin = table2_runs.reference_gaps(out), table2_runs.burnin(runs, curves)
     table = table2(values, emb_map, gaps)
     parts = {  # stem -> (data, shown, bold): the tables written, their titles and captions templates/hnn.md's <stem>_*
-        "table2_embeddings": (every_emb, hnn_embeddings.shown(every_emb), set()), "table2_f1": (table, *shown_table2(table)),
-        **({"table2_burnin": (burnin, hnn_embeddings.shown_burnin(burnin), set())} if len(burnin) else {})}
-    fields = {"profile": profile, "made": made, "min_map": MIN_EMBEDDING_MAP, **hnn_embeddings.burnin_fields(burnin)}
+        "table2_embeddings": (every_emb, shown_embeddings(every_emb), set()), "table2_f1": (table, *shown_table2(table)),
+        **({"table2_burnin": (burnin, shown_burnin(burnin), set())} if len(burnin) else {})}
+    fields = {"profile": profile, "made": made, "min_map": MIN_EMBEDDING_MAP, "experiment": BURNIN}  # titles', captions'
+    if len(burnin):  # the burn-in caption's
+        fields.update(hierarchy=burnin.hierarchy[0], dim=burnin.dim[0], epochs=int(burnin.epochs.max()))
     sections = {stem: tables.section(out, stem, data, display, prose.fill("hnn", f"{stem}_title", **fields),
                                      prose.fill("hnn", f"{stem}_caption", **fields), bold)
                 for stem, (data, display, bold) in parts.items()}
     claims = tables.write_claims(out, "table2_claims", verdicts(values, emb_map, gaps),
                                  prose.fill("hnn", "table2_claims_title", profile=profile))
-    root = Path(runs_dir) / "hnn" / profile  # the run folders, where they are here
-    table2_runs.export_boundaries(values, emb, root, c, out)
-    _boundaries(values, root, out)
-    caption = out / "fig_table2_boundaries.md"  # the figure in words, kept with it (drawn only from the run folders)
+    figure = _boundaries(values, emb, Path(runs_dir) / "hnn" / profile, c, out)
     page = prose.fill("hnn", "table2_page", profile=profile, made=made, settings=settings(e, protocols), claims=claims,
                       embeddings=tables.markdown(parts["table2_embeddings"][1]), f1=tables.markdown(*parts["table2_f1"][1:]))
-    extras = [caption.read_text() if caption.is_file() else "", sections.get("table2_burnin", "")]
-    (out / "table2.md").write_text("\n".join([page, "", *filter(None, extras)]))
+    (out / "table2.md").write_text("\n".join([page, "", *filter(None, [figure, sections.get("table2_burnin", "")])]))
     return [*(out / f"{stem}.{ext}" for stem in (*parts, "table2_claims") for ext in ("csv", "md", "tex")), out / "table2.md"]
 
 
-def _boundaries(values: pd.DataFrame, root: Path, out: Path) -> None:
-    """fig_table2_boundaries.{png,pdf,md} in `out` from its data there (written from the run folders under
-    `root` where they are). Without the data, where `values` have 2-D runs, says so."""
-    if not ((out / table2_runs.POINTS).is_file() and (out / table2_runs.WEIGHTS).is_file()):
-        if not values[values.dim == 2].empty:
-            print(prose.fill("hnn", "boundaries_not_drawn", stem=out / drawn.BOUNDARIES, points=table2_runs.POINTS,
-                             weights=table2_runs.WEIGHTS, root=root))
-        return
-    drawn.boundaries(pd.read_csv(out / table2_runs.POINTS), pd.read_csv(out / table2_runs.WEIGHTS), out)
+def _boundaries(values: pd.DataFrame, emb: pd.DataFrame, root: Path, cfg, out: Path) -> str:
+    """fig_table2_boundaries.{png,pdf,md} in `out` from its data there, exported first from the run folders
+    under `root` where they are (runs.hnn_table2.export_boundaries); without the data, where `values` have
+    2-D runs, says so. Returns the figure in words (fig_table2_boundaries.md, kept with it; '' without)."""
+    table2_runs.export_boundaries(values, emb, root, cfg, out)
+    if (out / table2_runs.POINTS).is_file() and (out / table2_runs.WEIGHTS).is_file():
+        drawn.boundaries(pd.read_csv(out / table2_runs.POINTS), pd.read_csv(out / table2_runs.WEIGHTS), out)
+    elif not values[values.dim == 2].empty:
+        print(prose.fill("hnn", "boundaries_not_drawn", stem=out / drawn.BOUNDARIES, points=table2_runs.POINTS,
+                         weights=table2_runs.WEIGHTS, root=root))
+    caption = out / "fig_table2_boundaries.md"
+    return caption.read_text() if caption.is_file() else ""

@@ -1,6 +1,8 @@
 """Ganea et al.'s Table 2 runs as the report reads them: the classifier runs' F1 values and the Poincare
 embedding runs' last reconstructions, one row per run, from the per-run data (runs.csv, curves.csv.gz),
-and the data of the boundary figure (POINTS, WEIGHTS) exported from the run folders' checkpoints."""
+which embedding of each dimension Table 2 classifies, the burn-in ablation's runs reduced to one row per
+burn-in, the classifiers' gaps to scikit-learn's (table2_reference.csv, the evaluation's), and the data of
+the boundary figure (POINTS, WEIGHTS) exported from the run folders' checkpoints."""
 
 from __future__ import annotations
 
@@ -11,10 +13,12 @@ import pandas as pd
 import torch
 from omegaconf import OmegaConf
 
+from noneuclid.claims.estimates import difference_interval, estimate
 from noneuclid.data import wordnet
 from noneuclid.runs import lookup
 from noneuclid.runs.folder import CSV_COMPRESSION
 
+DIMS = (2, 3, 5, 10)  # Table 2's embedding dimensions
 CELL = ["subtree", "dim", "geometry", "seed", "embedding"]  # a classifier run's cell, seed and embedding
 BURNIN = "hnn/burnin"  # the burn-in ablation's experiment: its embeddings are not Table 2's
 EMBEDDING_COLUMNS = {  # runs.csv -> an embedding's row
@@ -87,6 +91,50 @@ def embeddings(runs: pd.DataFrame, curves: pd.DataFrame, hierarchy: str, referen
     ints = ["dim", "epochs", "batch_size", "burnin_epochs", "evaluated_at_epoch", "nodes_ranked"]
     found = found[list(EMBEDDING_COLUMNS)].rename(columns=EMBEDDING_COLUMNS)
     return found.astype(dict.fromkeys(ints, int)).reset_index(drop=True)
+
+
+def classified(values: pd.DataFrame, emb: pd.DataFrame, own: dict[int, list[str]]) -> tuple[pd.DataFrame, pd.DataFrame]:
+    """(the classifier values and the embedding rows that Table 2 shows): in each dimension, the
+    profile's own embedding (`own`: dim -> its run names, on the CPU and on a GPU) where it has finished,
+    else the one that classifiers ran on (an earlier recipe's)."""
+    chosen = []
+    for dim in DIMS:
+        mine = own.get(dim, [])
+        ran = [n for n in mine if n in set(emb.run)][:1] or sorted(set(values[values.dim == dim].embedding) & set(emb.run))
+        if len(ran) > 1:
+            raise ValueError(f"classifiers of several {dim}-D embeddings ({', '.join(ran)}) and none of them is "
+                             f"the profile's own ({' or '.join(mine)}): drop the stale rows")
+        chosen += ran
+    return values[values.embedding.isin(chosen)], emb[emb.run.isin(chosen)]
+
+
+def burnin(runs: pd.DataFrame, curves: pd.DataFrame) -> pd.DataFrame:
+    """One row per burn-in of experiment=hnn/burnin (lr factor; negatives by frequency or uniform): the last
+    reconstruction's mean rank and MAP, mean and s.e. over seeds, and the 95 % interval of its MAP minus
+    the first row's (the reference's burn-in); empty without runs."""
+    found = runs[runs.experiment == BURNIN] if len(runs) else runs
+    if found.empty:
+        return found
+    groups = sorted(last_reconstruction(found, curves).groupby(["cfg.optim.burnin_factor", "burnin_negatives"]),
+                    key=lambda item: (-item[0][0], "uniform" in item[0][1]))  # the reference's first
+    rows, first = [], estimate(groups[0][1].reconstruction_map)
+    for (factor, negatives), group in groups:
+        rank, ap = estimate(group.reconstruction_mean_rank), estimate(group.reconstruction_map)
+        low, high = difference_interval(ap, first) if rows else (math.nan, math.nan)
+        rows.append({"hierarchy": group["cfg.data.hierarchy"].iloc[0], "dim": int(group["cfg.model.dim"].iloc[0]),
+                     "burnin_factor": factor, "burnin_negatives": negatives, "seeds": ap.count,
+                     "mean_rank": rank.mean, "mean_rank_se": rank.se, "map": ap.mean, "map_se": ap.se,
+                     "map_minus_first_low": low, "map_minus_first_high": high, "epochs": int(group.epochs.max())})
+    return pd.DataFrame(rows)
+
+
+def reference_gaps(out: Path) -> dict[tuple[str, int, str], float]:
+    """(subtree, dim, classifier) -> our mean F1 minus scikit-learn's, from out/table2_reference.csv (the
+    natural-mix runs of `python -m noneuclid.evaluate table2-reference`); empty without the file."""
+    if not (Path(out) / "table2_reference.csv").is_file():
+        return {}
+    ref = pd.read_csv(Path(out) / "table2_reference.csv").query("sampling == 'natural'")
+    return dict(zip(zip(ref.subtree, ref.dim.astype(int), ref.classifier), ref.difference))
 
 
 @torch.no_grad()
