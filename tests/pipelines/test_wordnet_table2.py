@@ -260,7 +260,7 @@ def test_paper_profiles_compose():
     cfg = compose(["experiment=hnn/table2", "profile=paper"])
     assert cfg.data.hierarchy == "wordnet" and cfg.model.dim == cfg.data.dim
     protocol = {"hyperbolic": ((0.1, 0.03, 1.0, None), (300, 0.99, None)),  # fixed on the pilot cells,
-                "euclidean": ((10.0, 0.01, None, True), (3000, 0.995, {"patience": 100, "tol": 1e-4})),
+                "euclidean": ((10.0, 0.01, None, True), (3000, 0.995, {"patience": 100, "tol": 1e-4, "after": 1000})),
                 "euclidean_log0": ((0.3, 0.01, None, True), (300, 0.99, None))}  # at every profile but smoke
     for profile, (geometry, (steps, budget)) in itertools.product(("cpu", "paper"), protocol.items()):
         cfg = compose(["experiment=hnn/table2", f"profile={profile}", f"model.geometry={geometry}"])

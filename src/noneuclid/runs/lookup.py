@@ -65,7 +65,7 @@ def table2_embeddings(profile: str, cfg, dims) -> dict[int, list[str]]:
 
 TABLE2_PROTOCOL = ("data.natural_mix", "data.batch_size", "trainer.epochs", "optim.lr", "optim.ball_lr",
                    "optim.clip_norm", "optim.epoch_lr_factor", "model.offsets", "trainer.converge.patience",
-                   "trainer.converge.tol")  # what makes a Table 2 run today's
+                   "trainer.converge.tol", "trainer.converge.after")  # what makes a Table 2 run today's
 
 
 def table2_protocols(profile: str) -> dict[str, dict]:
