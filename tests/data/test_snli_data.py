@@ -51,6 +51,14 @@ def test_missing_train_says_so(tmp_path):
         snli.load(tmp_path, "train")
 
 
+@pytest.mark.parametrize("name", ["snli_1.0_train.jsonl.gz", "snli_1.0_train.txt", "train-00000-of-00001.parquet"])
+def test_split_files_finds_every_format_the_loader_reads(tmp_path, name):
+    assert snli.split_files(tmp_path, "train") == []
+    (tmp_path / name).touch()
+    (tmp_path / "snli_1.0_dev.jsonl").touch()  # another split's file is not the training split
+    assert snli.split_files(tmp_path, "train") == [tmp_path / name]
+
+
 @pytest.mark.shared_data("snli")
 def test_real_dev_split(shared_data):
     first, second, labels = snli.load(shared_data, "dev")

@@ -44,6 +44,13 @@ def _md5(path: Path) -> str:
     return files.digest(path, "md5", gzip.open if path.suffix == ".gz" else open)
 
 
+def split_files(folder: Path, split: str) -> list[Path]:
+    """The files of `split` in `folder` that the loader can read (empty where there are none): the jsonl or
+    text release, or the Hugging Face export's parts."""
+    names = (f"snli_1.0_{split}.{ext}" for ext in ("jsonl", "jsonl.gz", "txt", "txt.gz"))
+    return [folder / name for name in names if (folder / name).is_file()] + sorted(folder.glob(f"{split}-*.parquet"))
+
+
 def _triples(split: str, folder: Path):
     """(gold label, sentence1, sentence2) of every pair in the split's file."""
     for name in (f"snli_1.0_{split}.jsonl", f"snli_1.0_{split}.jsonl.gz"):

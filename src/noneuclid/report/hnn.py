@@ -16,6 +16,7 @@ import pandas as pd
 from noneuclid import prose, tables
 from noneuclid.claims.estimates import plus_minus, summary
 from noneuclid.config import compose, experiment_value, sweep_values
+from noneuclid.data import snli
 from noneuclid.figures import hnn as drawn
 from noneuclid.report import hnn_claims
 from noneuclid.report.hnn_claims import DATASETS, ROWS, TABLE1, model_of, seeds_of, selected
@@ -97,7 +98,7 @@ def make(runs_dir: Path, profile: str, out: Path, seeds=None, overrides=()) -> l
         models = [v.removeprefix("hnn/") for v in sweep_values(experiment, "variant")]
         names = run_names(profile, seeds, overrides, models, experiment_value(experiment, "stack.data"))
     finished = runs.finished(sorted(names.values()))
-    snli_missing = not any((Path(compose(["experiment=hnn/table1"]).paths.data_dir) / "snli").glob("snli_1.0_train.*"))
+    snli_missing = not snli.split_files(Path(compose(["experiment=hnn/table1"]).paths.data_dir) / "snli", "train")
     table, title, settings = table1(finished, names), prose.fill("hnn", "table1_title"), _settings(finished)
     shown = shown_table1(table, snli_missing)
     tables.write(out, "table1", table, shown, f"Ganea et al., {title}", settings)
