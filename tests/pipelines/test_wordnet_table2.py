@@ -23,7 +23,7 @@ from noneuclid.train.loop import train
 from noneuclid.runs import RunDir
 from noneuclid.runs.settings import digest_settings
 from noneuclid.train import tasks
-from noneuclid.train.tasks.subtrees import f1_score
+from noneuclid.train.tasks.subtrees import embedding_overrides, f1_score
 from noneuclid.train.trainer import plateaued
 
 # A dict folder in WordNet's format: 1 entity <- 2 organism <- 3 animal <- 4 dog; 5 rover is an
@@ -408,12 +408,23 @@ def test_table2_classifies_the_profiles_own_embedding_where_it_has_finished():
     from noneuclid.runs import hnn_table2 as table2_runs
     values = pd.DataFrame({"dim": [5, 5, 10], "embedding": ["own5", "old5", "old10"], "f1": [0.1, 0.2, 0.3]})
     emb = pd.DataFrame({"dim": [5, 5, 10], "run": ["own5", "old5", "old10"]})
-    chosen, shown = table2_runs.classified(values, emb, {5: ["own5"], 10: ["own10"]})
+    chosen, shown = table2_runs.classified(values, emb, {5: "own5", 10: "own10"})
     assert list(chosen.embedding) == ["own5", "old10"] and list(shown.run) == ["own5", "old10"]
     two = pd.concat([values, pd.DataFrame({"dim": [10], "embedding": ["older10"], "f1": [0.4]})])
     with pytest.raises(ValueError, match="several 10-D embeddings"):
         table2_runs.classified(two, pd.concat([emb, pd.DataFrame({"dim": [10], "run": ["older10"]})]),
-                               {5: ["own5"], 10: ["own10"]})
+                               {5: "own5", 10: "own10"})
+
+
+def test_the_embedding_trains_on_the_cpu_and_a_gpu_machine_reads_it():
+    """model.sparse's compiled loop is CPU code: the embedding's experiment names the CPU, and a classifier
+    on a GPU machine reads the embedding a CPU machine trains (the same run name)."""
+    from noneuclid.runs import lookup
+    cfg = compose(["experiment=hnn/poincare", "profile=cpu"])
+    assert cfg.trainer.device == "cpu" and cfg.model.sparse
+    assert lookup.embedding_name("cpu", 5, "wordnet", 0, (), False) == lookup.embedding_name("cpu", 5, "wordnet", 0, (), True)
+    classifier = compose(["experiment=hnn/table2", "profile=cpu", "trainer.device=cuda"])
+    assert not any(o.startswith("trainer.device") for o in embedding_overrides(classifier))
 
 
 def test_fused_batches_train_as_the_autograd_steps(tmp_path):

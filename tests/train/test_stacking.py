@@ -28,6 +28,15 @@ def _metrics(cfg) -> list[dict]:
     return [{k: v for k, v in row.items() if k != "train_seconds"} for row in RunDir(cfg).metrics()]
 
 
+def _same(stacked: list[dict], alone: list[dict]) -> bool:
+    """Equal on the CPU; on CUDA, whose kernels need not round alike twice (nor a stack's batched shapes as
+    one run's), equal to float64 rounding."""
+    if not torch.cuda.is_available():
+        return stacked == alone
+    return len(stacked) == len(alone) and all(
+        a.keys() == b.keys() and all(a[k] == pytest.approx(b[k], rel=1e-9) for k in a) for a, b in zip(stacked, alone))
+
+
 @pytest.mark.parametrize("variant, extra", [("euclidean_gru", ("data.order=original", "data.train_size=160")),
                                             ("hyperbolic_rnn", ()),
                                             ("hyperbolic_rnn_eucl_mlr", ("optim.compensated=true",))])
@@ -36,7 +45,7 @@ def test_a_stack_trains_exactly_the_runs_one_by_one(variant, extra, tmp_path):
     cfgs = [_cfg(tmp_path / "b", s, d, variant, *extra) for s, d in RUNS]
     stacked = train_stacked(cfgs)
     for cfg, a, b in zip(cfgs, alone, stacked):
-        assert _metrics(cfg) == _metrics(_cfg(tmp_path / "a", cfg.seed, cfg.data.label, variant, *extra))
+        assert _same(_metrics(cfg), _metrics(_cfg(tmp_path / "a", cfg.seed, cfg.data.label, variant, *extra)))
         assert b["stacked_runs"] == 3 and a["parameters"] == b["parameters"]
     assert len({s["final_train_loss"] for s in stacked}) == 3  # three different runs
     assert RunDir(cfgs[0]).name == RunDir(_cfg(tmp_path / "a", 0, "prefix10", variant, *extra)).name
@@ -72,7 +81,7 @@ def test_a_longer_stack_goes_on_from_the_finished_shorter_one(tmp_path):
     train_stacked([_cfg(tmp_path / "a", s, d, epochs=3) for s, d in RUNS])
     for c, s, text in zip(longer, short, before):
         assert RunDir(c).file("EXTENDS").read_text() == str(RunDir(s).path)
-        assert _metrics(c) == _metrics(_cfg(tmp_path / "a", c.seed, c.data.label, epochs=3))
+        assert _same(_metrics(c), _metrics(_cfg(tmp_path / "a", c.seed, c.data.label, epochs=3)))
         assert RunDir(s).file("metrics.jsonl").read_text() == text
     other = _cfg(tmp_path / "b", 0, "prefix10", "hyperbolic_gru", "optim.lr=0.01", epochs=3)
     assert RunDir(other).shorter_run() is None  # other settings

@@ -93,17 +93,17 @@ def embeddings(runs: pd.DataFrame, curves: pd.DataFrame, hierarchy: str, referen
     return found.astype(dict.fromkeys(ints, int)).reset_index(drop=True)
 
 
-def classified(values: pd.DataFrame, emb: pd.DataFrame, own: dict[int, list[str]]) -> tuple[pd.DataFrame, pd.DataFrame]:
+def classified(values: pd.DataFrame, emb: pd.DataFrame, own: dict[int, str]) -> tuple[pd.DataFrame, pd.DataFrame]:
     """(the classifier values and the embedding rows that Table 2 shows): in each dimension, the
-    profile's own embedding (`own`: dim -> its run names, on the CPU and on a GPU) where it has finished,
-    else the one that classifiers ran on (an earlier recipe's)."""
+    profile's own embedding (`own`: dim -> its run name) where it has finished, else the one that
+    classifiers ran on (an earlier recipe's)."""
     chosen = []
     for dim in DIMS:
-        mine = own.get(dim, [])
-        ran = [n for n in mine if n in set(emb.run)][:1] or sorted(set(values[values.dim == dim].embedding) & set(emb.run))
+        mine = own.get(dim)
+        ran = [mine] if mine in set(emb.run) else sorted(set(values[values.dim == dim].embedding) & set(emb.run))
         if len(ran) > 1:
             raise ValueError(f"classifiers of several {dim}-D embeddings ({', '.join(ran)}) and none of them is "
-                             f"the profile's own ({' or '.join(mine)}): drop the stale rows")
+                             f"the profile's own ({mine}): drop the stale rows")
         chosen += ran
     return values[values.embedding.isin(chosen)], emb[emb.run.isin(chosen)]
 

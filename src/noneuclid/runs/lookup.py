@@ -27,40 +27,41 @@ def finished_run(overrides: list[str], what: str) -> Path:
     return run.path
 
 
-def poincare_embedding(profile: str, dim: int, hierarchy: str, seed: int, device: str, overrides=()) -> list[str]:
+def poincare_embedding(profile: str, dim: int, hierarchy: str, seed: int, overrides=()) -> list[str]:
     """The overrides of the Poincare-embedding run that a Table 2 classifier of these settings reads:
-    `experiment=hnn/poincare` in `dim` dimensions of the same hierarchy, profile and device, seed
-    data.embedding_seed and data.embedding_overrides (the paths are the caller's)."""
+    `experiment=hnn/poincare` in `dim` dimensions of the same hierarchy and profile, seed
+    data.embedding_seed and data.embedding_overrides (the paths are the caller's). The embedding trains on
+    the device its experiment names (the CPU), whichever device the classifier trains on."""
     return ["experiment=hnn/poincare", f"profile={profile}", f"model.dim={dim}", f"data.hierarchy={hierarchy}",
-            f"seed={seed}", f"trainer.device={device}", *overrides]
+            f"seed={seed}", *overrides]
 
 
 def embedding_of(row: pd.Series) -> str:
     """The run name of the Poincare embedding a Table 2 classifier's runs.csv row classified: its summary's
     embedding_run, or, for a run from before that was logged, the name the subtree task finds it by
-    (runs.lookup.poincare_embedding) on the device the classifier ran on."""
+    (runs.lookup.poincare_embedding) on the machine the classifier ran on."""
     if isinstance(row.get("embedding_run"), str):
         return row["embedding_run"]
     overrides = row.get("cfg.data.embedding_overrides")
     overrides = [] if pd.isna(overrides) else yaml.safe_load(str(overrides)) or []
     cuda = not pd.isna(row.get("env.cuda")) and row.get("env.cuda") != ""
     return embedding_name(str(row["cfg.profile.name"]), int(row["cfg.data.dim"]), str(row["cfg.data.hierarchy"]),
-                          int(row["cfg.data.embedding_seed"]), str(row["cfg.trainer.device"]), tuple(overrides), cuda)
+                          int(row["cfg.data.embedding_seed"]), tuple(overrides), cuda)
 
 
 @functools.cache
-def embedding_name(profile: str, dim: int, hierarchy: str, seed: int, device: str, overrides: tuple, cuda: bool) -> str:
+def embedding_name(profile: str, dim: int, hierarchy: str, seed: int, overrides: tuple, cuda: bool) -> str:
     """The folder name that these overrides give on a machine with (cuda) or without a GPU."""
-    cfg = compose(poincare_embedding(profile, dim, hierarchy, seed, device, overrides))
-    return f"{cfg.study.run_name}-{digest_settings(OmegaConf.to_container(cfg, resolve=True), device_type(device, cuda))}"
+    cfg = compose(poincare_embedding(profile, dim, hierarchy, seed, overrides))
+    device = device_type(cfg.trainer.device, cuda)
+    return f"{cfg.study.run_name}-{digest_settings(OmegaConf.to_container(cfg, resolve=True), device)}"
 
 
-def table2_embeddings(profile: str, cfg, dims) -> dict[int, list[str]]:
-    """dim -> the run names of the Poincare embedding that the classifiers of `cfg` (experiment=hnn/table2
-    at `profile`, composed) read in each of `dims`, as trained on the CPU and on a GPU."""
+def table2_embeddings(profile: str, cfg, dims) -> dict[int, str]:
+    """dim -> the run name of the Poincare embedding that the classifiers of `cfg` (experiment=hnn/table2
+    at `profile`, composed) read in each of `dims` (trained on the CPU, whatever machine reads it)."""
     data = cfg.data
-    return {dim: [embedding_name(profile, dim, data.hierarchy, data.embedding_seed, cfg.trainer.device, (), cuda)
-                  for cuda in (False, True)] for dim in dims}
+    return {dim: embedding_name(profile, dim, data.hierarchy, data.embedding_seed, (), False) for dim in dims}
 
 
 TABLE2_PROTOCOL = ("data.natural_mix", "data.batch_size", "trainer.epochs", "optim.lr", "optim.ball_lr",

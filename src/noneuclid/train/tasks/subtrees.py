@@ -173,8 +173,7 @@ def embedding_overrides(cfg) -> list[str]:
     """The overrides of the Poincare-embedding run this classifier reads (lookup.poincare_embedding),
     with this run's paths."""
     d = cfg.data
-    return [*poincare_embedding(cfg.profile.name, d.dim, d.hierarchy, d.embedding_seed, cfg.trainer.device,
-                                d.embedding_overrides),
+    return [*poincare_embedding(cfg.profile.name, d.dim, d.hierarchy, d.embedding_seed, d.embedding_overrides),
             f"paths.runs_dir={cfg.paths.runs_dir}", f"paths.generated_dir={cfg.paths.generated_dir}",
             f"paths.data_dir={cfg.paths.data_dir}"]
 
