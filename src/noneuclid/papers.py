@@ -120,6 +120,8 @@ BRANTNER_EXTRAS = (
       for stem in ("drift", "drift_summary")),
     Extra("timing_summary", "noneuclid.report.brantner", "`python -m noneuclid.evaluate timing --profile {profile} "
           "paths.data_dir={data}` first"),
+    Extra("timing_gpu_summary", "noneuclid.report.brantner", "`python -m noneuclid.evaluate timing --device cuda "
+          "--profile {profile} paths.data_dir={data}` first, on a GPU machine"),
 )
 HNN_EXTRAS = (
     Extra("table2_burnin", "noneuclid.report.hnn_table2", "finished runs of `python -m noneuclid.train -m "
@@ -139,7 +141,7 @@ PAPERS = {
         title="Brantner, Adam on manifolds", experiments=("fig3a", "fig3b", "table2", "section"),
         reports=(Report("noneuclid.report.brantner"),),
         tables=("table2", "accuracy", "authors_networks", "authors_curves", "section", "drift_summary",
-                "timing_summary"),
+                "timing_summary", "timing_gpu_summary"),
         figures=("fig3a", "fig3b", "drift"), stages=BRANTNER, extras=BRANTNER_EXTRAS),
     "hnn": Paper(
         title="Ganea et al., Hyperbolic Neural Networks",

@@ -1,4 +1,4 @@
-"""The interleaved CPU timing of Brantner's four runs (evaluate.timing) on the tiny MNIST files."""
+"""The interleaved timing of Brantner's four runs (evaluate.timing) on the tiny MNIST files, on the CPU."""
 
 from __future__ import annotations
 
@@ -20,6 +20,7 @@ def test_the_four_arms_are_timed_in_interleaved_rounds(tiny_mnist, tmp_path):
                      "gd_stiefel": (ManifoldGD, True), "momentum_stiefel": (ManifoldMomentum, True)}
     written = timing.make("smoke", tmp_path, repeats=2, steps=1, overrides=overrides)
     table = pd.read_csv(written[0])
+    assert written == [tmp_path / "timing.csv"]  # --device cuda writes timing_gpu.csv
     assert list(table.columns) == timing.COLUMNS
     assert list(table.arm) == list(SETUPS) * 2 and list(table.repeat) == [0] * 4 + [1] * 4  # A, B, C, D, A, ...
     assert (table.steps == 1).all() and (table.steps_per_epoch == task.steps_per_epoch()).all()

@@ -59,13 +59,13 @@ def test_drift_figure_and_table_are_drawn_from_the_csvs(tmp_path):
     assert evaluated.drift_section(tmp_path / "empty") == ""
 
 
-def _timing_csv(out, slower=1.02, rounds=4):
+def _timing_csv(out, slower=1.02, rounds=4, device="cpu", name="timing.csv"):
     rows = [{"arm": arm, "repeat": r, "steps": 30, "steps_per_epoch": 30, "seconds": 30 * t,
-             "seconds_per_step": t, "threads": 1, "device": "cpu", "processor": "x86_64"}
+             "seconds_per_step": t, "threads": 1, "device": device, "processor": "x86_64" if device == "cpu" else "H200"}
             for r in range(rounds) for arm, base in (("adam_euclidean", 2.0), ("adam_stiefel", 2.0 * slower),
                                                      ("momentum_stiefel", 1.9), ("gd_stiefel", 2.5))
             for t in [base * (1 + 0.05 * (-1) ** r)]]  # the load of a round slows every arm alike
-    pd.DataFrame(rows).to_csv(out / "timing.csv", index=False)
+    pd.DataFrame(rows).to_csv(out / name, index=False)
 
 
 def test_cpu_timing_cells_pair_the_arms_by_round(tmp_path):
@@ -88,3 +88,19 @@ def test_cpu_timing_cells_need_one_device_and_thread_count(tmp_path):
     timing.to_csv(tmp_path / "timing.csv", index=False)
     cell = _rows(tmp_path)[("stiefel_epoch_time_on_par_cpu", "CPU, Momentum + Stiefel vs Adam")]
     assert cell.verdict == engine.NOT_TESTABLE and "threads [1, 2]" in cell.reason
+
+
+def test_the_gpu_timing_cell_reads_timing_gpu_csv_alone(tmp_path):
+    """The GPU cell: the same rule on timing_gpu.csv (Adam + Stiefel 3.5 times Adam's time: the paper's
+    gap, reproduced); a CPU timing never decides it, nor a GPU timing the CPU cells."""
+    gpu = ("stiefel_epoch_time_gap_gpu", "GPU, Adam vs Adam + Stiefel")
+    _timing_csv(tmp_path, slower=1.02)
+    assert _rows(tmp_path)[gpu].verdict == engine.NOT_TESTABLE
+    (tmp_path / "timing.csv").unlink()
+    _timing_csv(tmp_path, slower=3.5, device="cuda", name="timing_gpu.csv")
+    rows = _rows(tmp_path)
+    assert rows[gpu].verdict == engine.REPRODUCES and rows[gpu].paired and rows[gpu].mean_b == pytest.approx(3.5)
+    assert rows[("stiefel_epoch_time_on_par_cpu", "CPU, Adam + Stiefel vs Adam")].verdict == engine.NOT_TESTABLE
+    assert "(GPU)" in evaluated.timing_section(tmp_path) and (tmp_path / "timing_gpu_summary.csv").is_file()
+    _timing_csv(tmp_path, slower=3.5, device="cpu", name="timing_gpu.csv")
+    assert _rows(tmp_path)[gpu].verdict == engine.NOT_TESTABLE

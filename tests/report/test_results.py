@@ -23,7 +23,7 @@ IDENTIFIER = r"[0-9a-f]{7,40}"  # settings ids and commits: text, even those tha
 # data, what `python -m noneuclid.evaluate` writes there (from the authors' networks or the runs'
 # checkpoints), and the boundary figure's data (the 2-D embedding's points, its classifiers' weights).
 INPUTS = {*run_table.FILES, "authors_networks.csv", "authors_networks.md", "authors_networks.tex",
-          "drift.csv", "drift_authors.csv", "drift_gradients.csv", "drift_one_step.csv", "timing.csv",
+          "drift.csv", "drift_authors.csv", "drift_gradients.csv", "drift_one_step.csv", "timing.csv", "timing_gpu.csv",
           "table2_reference.csv", POINTS, WEIGHTS}
 
 

@@ -7,6 +7,8 @@ import os
 import sys
 from pathlib import Path
 
+import torch
+
 from noneuclid.data.brantner_gml import reference_dir
 from noneuclid.evaluate import authors_networks, drift, table2_reference, timing
 from noneuclid.runs.lookup import seed_list
@@ -29,11 +31,15 @@ def main(argv=None) -> int:
                              "timing: training steps per timed block (default: one epoch)")
     parser.add_argument("--repeats", type=int, default=5, help="timing: interleaved rounds (one block per arm each)")
     parser.add_argument("--threads", type=int, default=1, help="timing: torch threads")
+    parser.add_argument("--device", choices=sorted(timing.FILES), default="cpu",
+                        help="timing: where to time (cuda writes timing_gpu.csv)")
     parser.add_argument("--drift-seeds", nargs="+", type=retraction_seeds, default=None, metavar="RETRACTION=SEEDS",
                         help="drift: seeds per retraction (default: geodesic=0-2 cayley=0)")
     parser.add_argument("overrides", nargs="*", help="drift: the optimizers' overrides (default: "
                         "optim.section=householder); timing: the arms' training overrides")
     args = parser.parse_intermixed_args(argv)
+    if args.device == "cuda" and not torch.cuda.is_available():
+        parser.error("--device cuda: torch sees no CUDA GPU on this machine")
     try:
         if args.what == "authors-networks":
             written = authors_networks.make(reference_dir(args.data), args.data,
@@ -45,7 +51,7 @@ def main(argv=None) -> int:
                                  overrides=args.overrides or drift.SECTION)
         elif args.what == "timing":
             written = timing.make(args.profile, args.out or Path("results") / "brantner" / args.profile, args.repeats,
-                                  args.steps, args.threads, args.overrides)
+                                  args.steps, args.threads, args.overrides, args.device)
         else:
             written = [table2_reference.make(args.runs, args.profile, args.out or Path("results") / "hnn" / args.profile)]
     except FileNotFoundError as e:

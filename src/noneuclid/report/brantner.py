@@ -48,29 +48,20 @@ def load(out: Path, profile: str, seeds=None, overrides=()) -> tuple[pd.DataFram
 
 
 def verdicts(per_seed: pd.DataFrame, out: Path | None = None) -> list[engine.Verdict]:
-    """Every claim cell: the drift, authors' and CPU timing cells from the CSVs in `out`
+    """Every claim cell: the drift, authors' and timing cells from the CSVs in `out`
     (brantner_evaluated.verdict), the others from one value per seed of the runs."""
     return [evaluated.verdict(claim, cell, out) or _verdict(claim, cell, per_seed)
             for claim in CLAIMS.claims for cell in claim.cells]
 
 
 def _verdict(claim, cell, per_seed: pd.DataFrame) -> engine.Verdict:
-    """The cell judged on one value per seed of its arms' runs (paired: the seeds both arms have); the GPU
-    cell's epoch_time_ratio: seconds per epoch over Euclidean Adam's mean, of runs on a GPU only."""
+    """The cell judged on one value per seed of its arms' runs (paired: the seeds both arms have)."""
     if not len(per_seed):  # no runs: every arm without values
-        per_seed = pd.DataFrame(columns=["setup", "seed", "median_seconds_per_epoch", claim.metric])
-    if claim.metric == "epoch_time_ratio":
-        base = per_seed[per_seed.setup == "adam_euclidean"].median_seconds_per_epoch.mean()
-        per_seed = per_seed.assign(epoch_time_ratio=per_seed.median_seconds_per_epoch / base)
+        per_seed = pd.DataFrame(columns=["setup", "seed", claim.metric])
     arms = [per_seed[per_seed.setup == arm].sort_values("seed") for arm in cell.arms]
     if cell.paired:
         arms = [runs[runs.seed.isin(set.intersection(*(set(r.seed) for r in arms)))] for runs in arms]
-    values = [list(runs[claim.metric]) for runs in arms]
-    if claim.metric == "epoch_time_ratio" and not (per_seed.setup == "adam_euclidean").any():
-        return engine.untestable(claim, cell, text("no_base_runs"), *map(len, values))
-    if claim.metric == "epoch_time_ratio" and not ("env.cuda" in per_seed and per_seed["env.cuda"].notna().all()):
-        return engine.untestable(claim, cell, text("runs_on_cpu", precondition=claim.precondition), *map(len, values))
-    return engine.judge(claim, cell, *values, paired=cell.paired)
+    return engine.judge(claim, cell, *(list(runs[claim.metric]) for runs in arms), paired=cell.paired)
 
 
 def curves_table(curves, theirs: dict) -> pd.DataFrame:

@@ -1,5 +1,6 @@
-"""Brantner's drift and CPU timing tables and claim cells, from the CSVs `python -m noneuclid.evaluate`
-writes into results/brantner/<profile>/ (drift.csv, drift_authors.csv, drift_one_step.csv, timing.csv)."""
+"""Brantner's drift and timing tables and claim cells, from the CSVs `python -m noneuclid.evaluate` writes
+into results/brantner/<profile>/ (drift.csv, drift_authors.csv, drift_one_step.csv, timing.csv and, from a
+GPU machine, timing_gpu.csv)."""
 
 from __future__ import annotations
 
@@ -16,7 +17,9 @@ from noneuclid.config import compose
 from noneuclid.figures import brantner as drawn
 from noneuclid.figures.brantner import BOUND, OPTIMIZERS, text
 
-BASE = "adam_euclidean"  # the arm the CPU timing is over
+BASE = "adam_euclidean"  # the arm the timings are over
+TIMINGS = {"stiefel_epoch_time_on_par_cpu": ("timing.csv", "cpu"),  # claim -> the file of its timing, the device
+           "stiefel_epoch_time_gap_gpu": ("timing_gpu.csv", "cuda")}
 
 
 def read(out: Path | None, name: str) -> pd.DataFrame | None:
@@ -26,8 +29,8 @@ def read(out: Path | None, name: str) -> pd.DataFrame | None:
 
 def verdict(claim, cell, out: Path | None) -> engine.Verdict | None:
     """The cell judged from out's CSVs: drift_<optimizer> (per seed, the max at the paper's last step and
-    retraction), authors_<optimizer> (one exact value within float32_rounding(N)) and the CPU timing cells
-    (per round, an arm's seconds per step over Euclidean Adam's mean, paired by round); None for the others."""
+    retraction), authors_<optimizer> (one exact value within float32_rounding(N)) and the timing cells
+    (timing_verdict); None for the others."""
     kind, name = cell.arms[0].split("_", 1)
     if kind in ("drift", "authors"):
         ours, authors, (retraction, rows) = read(out, "drift.csv"), read(out, "drift_authors.csv"), paper_settings(name)
@@ -40,15 +43,22 @@ def verdict(claim, cell, out: Path | None) -> engine.Verdict | None:
         if (last := int(runs.step.max())) != paper_steps:
             return engine.untestable(claim, cell, text("drift_steps", last=last, steps=paper_steps))
         return engine.judge(claim, cell, list(runs[runs.step == last].sort_values("seed").max_dev))
-    if claim.id != "stiefel_epoch_time_on_par_cpu":
-        return None
-    if (timing := read(out, "timing.csv")) is None:
-        return engine.untestable(claim, cell, text("no_timing"))
-    if set(timing.device) != {"cpu"} or timing.threads.nunique() != 1 or not set(cell.arms) <= set(timing.arm):
-        return engine.untestable(claim, cell, text("timing_setting", precondition=claim.precondition, arms=sorted(
-            set(timing.arm)), devices=sorted(set(timing.device)), threads=sorted(set(timing.threads))))
+    return timing_verdict(claim, cell, out) if claim.id in TIMINGS else None
+
+
+def timing_verdict(claim, cell, out: Path | None) -> engine.Verdict:
+    """The cell judged from its claim's timing file (TIMINGS): per round, an arm's seconds per step over
+    Euclidean Adam's mean over the rounds, the cell's two arms paired by round where the cell says so."""
+    name, device = TIMINGS[claim.id]
+    if (timing := read(out, name)) is None:
+        return engine.untestable(claim, cell, text(f"no_timing_{device}"))
+    one_setting = set(timing.device) == {device} and timing.processor.nunique() == 1 and timing.threads.nunique() == 1
+    if not one_setting or not {*cell.arms, BASE} <= set(timing.arm):
+        return engine.untestable(claim, cell, text(
+            "timing_setting", precondition=claim.precondition, file=name, arms=sorted(set(timing.arm)),
+            devices=sorted(set(timing.device)), processors=sorted(set(timing.processor)), threads=sorted(set(timing.threads))))
     per_round = timing.pivot(index="repeat", columns="arm", values="seconds_per_step")  # round x arm
-    a, b = (list(per_round[arm] / per_round[cell.arms[1]].mean()) for arm in cell.arms)
+    a, b = (list(per_round[arm] / per_round[BASE].mean()) for arm in cell.arms)
     return engine.judge(claim, cell, a, b, paired=cell.paired)
 
 
@@ -98,20 +108,24 @@ def drift_section(out: Path) -> str:
 
 
 def timing_section(out: Path) -> str:
-    """Write timing_summary in `out` from timing.csv (per arm, seconds per step: mean, s.d.; per epoch; the
-    ratio to Euclidean Adam's mean); its part of summary.md ("" without timing.csv)."""
-    if (timing := read(out, "timing.csv")) is None:
-        return ""
-    data = (timing.groupby("arm", sort=False)
-            .agg(rounds=("repeat", "nunique"), steps=("steps", "first"), steps_per_epoch=("steps_per_epoch", "first"),
-                 seconds_per_step_mean=("seconds_per_step", "mean"), seconds_per_step_sd=("seconds_per_step", "std"))
-            .reset_index())
-    data = data.assign(seconds_per_epoch=data.seconds_per_step_mean * data.steps_per_epoch,
-                       ratio_to_base=data.seconds_per_step_mean / data.set_index("arm").seconds_per_step_mean[BASE])
-    shown = data[["arm", "rounds"]].assign(**{"steps per block": data.steps}, **tables.formatted(data, {
-        "s / step": (("seconds_per_step_mean", "seconds_per_step_sd"), lambda m, sd: plus_minus(m, sd, fmt=".3f")),
-        "s / epoch": ("seconds_per_epoch", "{:.1f}"), f"ratio to {BASE}": ("ratio_to_base", "{:.3f}")}))
-    caption = text("timing_caption", rounds=timing.repeat.nunique(), threads=timing.threads.iloc[0],
-                   processor=timing.processor.iloc[0])
-    return tables.section(out, "timing_summary", data, shown, text("timing_title"), caption)
-
+    """Write timing_summary and timing_gpu_summary in `out` from timing.csv and timing_gpu.csv (per arm,
+    seconds per step: mean, s.d.; per epoch; the ratio to Euclidean Adam's mean); their part of summary.md
+    ("" without either file)."""
+    parts = []
+    for claim, (name, device) in TIMINGS.items():
+        if (timing := read(out, name)) is None:
+            continue
+        data = (timing.groupby("arm", sort=False)
+                .agg(rounds=("repeat", "nunique"), steps=("steps", "first"), steps_per_epoch=("steps_per_epoch", "first"),
+                     seconds_per_step_mean=("seconds_per_step", "mean"), seconds_per_step_sd=("seconds_per_step", "std"))
+                .reset_index())
+        data = data.assign(seconds_per_epoch=data.seconds_per_step_mean * data.steps_per_epoch,
+                           ratio_to_base=data.seconds_per_step_mean / data.set_index("arm").seconds_per_step_mean[BASE])
+        shown = data[["arm", "rounds"]].assign(**{"steps per block": data.steps}, **tables.formatted(data, {
+            "s / step": (("seconds_per_step_mean", "seconds_per_step_sd"), lambda m, sd: plus_minus(m, sd, fmt=".3f")),
+            "s / epoch": ("seconds_per_epoch", "{:.1f}"), f"ratio to {BASE}": ("ratio_to_base", "{:.3f}")}))
+        caption = text(f"timing_caption_{device}", rounds=timing.repeat.nunique(), threads=timing.threads.iloc[0],
+                       processor=timing.processor.iloc[0], claim=claim)
+        parts.append(tables.section(out, name.removesuffix(".csv") + "_summary", data, shown,
+                                    text(f"timing_title_{device}"), caption))
+    return "\n".join(parts)
