@@ -90,6 +90,10 @@ BRANTNER = (
     Stage("time the four runs on the CPU, interleaved", ("noneuclid.evaluate", "timing", "--profile", "{profile}",
                                                           "paths.data_dir={data}"),
           kind="report", needs=("mnist",), smoke_args=("--repeats", "2", "--steps", "1")),
+    Stage("time the four runs on the GPU, interleaved", ("noneuclid.evaluate", "timing", "--device", "cuda", "--profile",
+                                                          "{profile}", "--repeats", "10", "--steps", "10",
+                                                          "paths.data_dir={data}"),
+          kind="report", needs=("mnist",), when="gpu", smoke_args=("--repeats", "2", "--steps", "1")),
 )
 HNN = (
     _train("train Table 1", "hnn/table1"),

@@ -24,6 +24,8 @@ import time
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
 
+import torch
+
 from noneuclid import papers as registry
 from noneuclid.config import jobs
 from noneuclid.data import cifar10, wikitext2, wordnet
@@ -75,6 +77,7 @@ def _conditions(profile: str, data_dir: Path, generated_dir: Path) -> dict[str, 
         "wordnet_to_prepare": (profile != "smoke" and bool(_missing("wordnet", data_dir, generated_dir)), None),
         "cifar10_to_write": ((data_dir / "cifar10" / "materialize.py").exists()
                              and bool(_missing("cifar10", data_dir, generated_dir)), None),
+        "gpu": (torch.cuda.is_available(), None),
     }
 
 
