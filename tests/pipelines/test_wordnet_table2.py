@@ -259,9 +259,10 @@ def test_paper_profiles_compose():
     assert (cfg.trainer.epochs, cfg.data.batch_size, cfg.optim.lr, cfg.data.negatives) == (1500, 50, 1.0, 50)
     cfg = compose(["experiment=hnn/table2", "profile=paper"])
     assert cfg.data.hierarchy == "wordnet" and cfg.model.dim == cfg.data.dim
-    protocol = {"hyperbolic": ((0.1, 0.03, 1.0, None), (300, 0.99, None)),  # fixed on the pilot cells,
+    # fixed on the pilot cells, at every profile but smoke
+    protocol = {"hyperbolic": ((0.1, 0.03, 1.0, None), (300, 0.99, None)),
                 "euclidean": ((10.0, 0.01, None, True), (3000, 0.995, {"patience": 100, "tol": 1e-4, "after": 1000})),
-                "euclidean_log0": ((0.3, 0.01, None, True), (300, 0.99, None))}  # at every profile but smoke
+                "euclidean_log0": ((0.3, 0.01, None, True), (3000, 0.995, {"patience": 100, "tol": 1e-4, "after": 1000}))}
     for profile, (geometry, (steps, budget)) in itertools.product(("cpu", "paper"), protocol.items()):
         cfg = compose(["experiment=hnn/table2", f"profile={profile}", f"model.geometry={geometry}"])
         converge = cfg.trainer.converge and OmegaConf.to_container(cfg.trainer.converge)
