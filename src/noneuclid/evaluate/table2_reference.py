@@ -9,11 +9,12 @@ function of x, so it is a logistic regression; trained to convergence on the sam
 same decision (up to where the optimum is flat). Balanced batches weigh both classes equally, as class_weight="balanced"
 does; data.natural_mix runs are weighted as they come. The hyperbolic MLR has no such reference.
 
-Writes table2_reference.csv: subtree, dim, classifier, sampling (balanced batches or the natural mix),
-seeds, ours_f1 and reference_f1 (means over the same seeds, F1 in %), difference (ours - reference), and
+Writes (merges into) table2_reference.csv: subtree, dim, classifier, sampling (balanced batches or
+the natural mix), seeds, ours_f1 and reference_f1 (means over the same seeds, F1 in %), difference (ours - reference), and
 the training losses (means over the seeds): ours (the last epoch's, as logged) and the reference's at its
 optimum (the lowest there is), so that a row whose F1 differs where the optimum is flat shows whether
-ours reached it.
+ours reached it. A cell whose runs are found replaces its row; the file's other rows stay, so that
+rerunning some cells (one classifier's new protocol, say) needs only their runs.
 """
 
 from __future__ import annotations
@@ -82,6 +83,13 @@ def table(rows: list[dict]) -> pd.DataFrame:
     return out.merge(losses, on=keys)
 
 
+def merged(old: pd.DataFrame, new: pd.DataFrame) -> pd.DataFrame:
+    """new's rows and old's rows of the cells new does not have, sorted by cell."""
+    keys = ["subtree", "dim", "classifier", "sampling"]
+    kept = old[~old.set_index(keys).index.isin(new.set_index(keys).index)]
+    return pd.concat([kept, new], ignore_index=True).sort_values(keys, ignore_index=True)
+
+
 def _weights(y: torch.Tensor, class_weight: str | None) -> np.ndarray | None:
     """Per training example, the weight class_weight="balanced" gives its class (None: unweighted)."""
     if class_weight is None:
@@ -91,7 +99,8 @@ def _weights(y: torch.Tensor, class_weight: str | None) -> np.ndarray | None:
 
 
 def make(runs_dir: Path, profile: str, out: Path) -> Path:
-    """table2_reference.csv in `out` from every finished Euclidean MLR run of `profile`."""
+    """table2_reference.csv in `out`: the cells of every finished Euclidean MLR run of `profile` (re)computed,
+    the file's other cells kept."""
     folders = classifier_runs(runs_dir, profile)
     if not folders:
         raise FileNotFoundError(f"no finished Euclidean MLR runs under {Path(runs_dir) / 'hnn' / profile}: "
@@ -99,6 +108,8 @@ def make(runs_dir: Path, profile: str, out: Path) -> Path:
                                 f"profile={profile})")
     rows = [reference_f1(folder) for folder in tqdm(folders, desc="scikit-learn references", unit="run")]
     out.mkdir(parents=True, exist_ok=True)
-    path = out / "table2_reference.csv"
-    table(rows).to_csv(path, index=False, float_format="%.10g")
+    path, new = out / "table2_reference.csv", table(rows)
+    if path.is_file():
+        new = merged(pd.read_csv(path), new)
+    new.to_csv(path, index=False, float_format="%.10g")
     return path
