@@ -53,6 +53,14 @@ def test_a_rerun_replaces_the_cells_it_has_runs_of_and_keeps_the_others(runs, tm
     assert again.iloc[2].ours_f1 == 1.0
 
 
+def test_a_cell_found_with_fewer_seeds_than_its_row_keeps_its_row():
+    cell = {"subtree": "animal.n.01", "dim": 2, "classifier": "euclidean", "sampling": "natural"}
+    old = pd.DataFrame([{**cell, "seeds": 10, "ours_f1": 90.0}, {**cell, "dim": 3, "seeds": 10, "ours_f1": 80.0}])
+    new = pd.DataFrame([{**cell, "seeds": 1, "ours_f1": 50.0}, {**cell, "dim": 3, "seeds": 10, "ours_f1": 85.0}])
+    table, partial = table2_reference.merged(old, new)
+    assert list(table.ours_f1) == [90.0, 85.0] and list(partial.dim) == [2]
+
+
 def test_no_runs_says_what_to_train(tmp_path):
     with pytest.raises(FileNotFoundError, match="experiment=hnn/table2 profile=smoke"):
         table2_reference.make(tmp_path, "smoke", tmp_path / "out")

@@ -13,13 +13,15 @@ Writes (merges into) table2_reference.csv: subtree, dim, classifier, sampling (b
 the natural mix), seeds, ours_f1 and reference_f1 (means over the same seeds, F1 in %), difference (ours - reference), and
 the training losses (means over the seeds): ours (the last epoch's, as logged) and the reference's at its
 optimum (the lowest there is), so that a row whose F1 differs where the optimum is flat shows whether
-ours reached it. A cell whose runs are found replaces its row; the file's other rows stay, so that
-rerunning some cells (one classifier's new protocol, say) needs only their runs.
+ours reached it. A cell whose runs are found replaces its row, unless they are fewer than the row's
+seeds; the file's other rows stay, so that rerunning some cells (one classifier's new protocol, say)
+needs only their runs.
 """
 
 from __future__ import annotations
 
 import json
+import sys
 from pathlib import Path
 
 import numpy as np
@@ -83,11 +85,15 @@ def table(rows: list[dict]) -> pd.DataFrame:
     return out.merge(losses, on=keys)
 
 
-def merged(old: pd.DataFrame, new: pd.DataFrame) -> pd.DataFrame:
-    """new's rows and old's rows of the cells new does not have, sorted by cell."""
+def merged(old: pd.DataFrame, new: pd.DataFrame) -> tuple[pd.DataFrame, pd.DataFrame]:
+    """(the file's rows: new's, and old's of the cells new has not or has from fewer seeds, sorted by cell;
+    the rows of new left out for having fewer seeds than old's)."""
     keys = ["subtree", "dim", "classifier", "sampling"]
-    kept = old[~old.set_index(keys).index.isin(new.set_index(keys).index)]
-    return pd.concat([kept, new], ignore_index=True).sort_values(keys, ignore_index=True)
+    seeds = new[keys].merge(old[[*keys, "seeds"]], on=keys, how="left").seeds.to_numpy()
+    partial = new.seeds.to_numpy() < np.nan_to_num(seeds, nan=0)  # some of the cell's runs are not here
+    replaced = new[~partial].set_index(keys).index
+    kept = old[~old.set_index(keys).index.isin(replaced)]
+    return pd.concat([kept, new[~partial]], ignore_index=True).sort_values(keys, ignore_index=True), new[partial]
 
 
 def _weights(y: torch.Tensor, class_weight: str | None) -> np.ndarray | None:
@@ -100,7 +106,7 @@ def _weights(y: torch.Tensor, class_weight: str | None) -> np.ndarray | None:
 
 def make(runs_dir: Path, profile: str, out: Path) -> Path:
     """table2_reference.csv in `out`: the cells of every finished Euclidean MLR run of `profile` (re)computed,
-    the file's other cells kept."""
+    the file's other cells kept (merged)."""
     folders = classifier_runs(runs_dir, profile)
     if not folders:
         raise FileNotFoundError(f"no finished Euclidean MLR runs under {Path(runs_dir) / 'hnn' / profile}: "
@@ -110,6 +116,9 @@ def make(runs_dir: Path, profile: str, out: Path) -> Path:
     out.mkdir(parents=True, exist_ok=True)
     path, new = out / "table2_reference.csv", table(rows)
     if path.is_file():
-        new = merged(pd.read_csv(path), new)
+        new, partial = merged(pd.read_csv(path), new)
+        for r in partial.itertuples():
+            print(f"kept {path.name}'s row of {r.subtree} {r.dim}-D {r.classifier}: {r.seeds} of its seeds' runs "
+                  f"are here, fewer than the row's", file=sys.stderr)
     new.to_csv(path, index=False, float_format="%.10g")
     return path
