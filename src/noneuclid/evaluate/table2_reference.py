@@ -10,8 +10,8 @@ same decision (up to where the optimum is flat). Balanced batches weigh both cla
 does; data.natural_mix runs are weighted as they come. The hyperbolic MLR has no such reference.
 
 Writes (merges into) table2_reference.csv: subtree, dim, classifier, sampling (balanced batches or
-the natural mix), seeds, ours_f1 and reference_f1 (means over the same seeds, F1 in %), difference (ours - reference), and
-the training losses (means over the seeds): ours (the last epoch's, as logged) and the reference's at its
+the natural mix), seeds, ours_f1 and reference_f1 (means over the same seeds, F1 in %), difference
+(ours - reference), and the training losses (means over the seeds): ours (the last epoch's, as logged) and the reference's at its
 optimum (the lowest there is), so that a row whose F1 differs where the optimum is flat shows whether
 ours reached it. A cell whose runs are found replaces its row, unless they are fewer than the row's
 seeds; the file's other rows stay, so that rerunning some cells (one classifier's new protocol, say)
@@ -36,6 +36,7 @@ from noneuclid.train import tasks
 from noneuclid.train.tasks.subtrees import f1_score
 
 GEOMETRIES = ("euclidean", "euclidean_log0")
+CELL = ["subtree", "dim", "classifier", "sampling"]  # a row of the file
 
 
 def classifier_runs(runs_dir: Path, profile: str) -> list[Path]:
@@ -76,8 +77,7 @@ def reference_f1(folder: Path) -> dict:
 def table(rows: list[dict]) -> pd.DataFrame:
     """Per subtree, dim, classifier and sampling: the seeds, the mean F1 of ours and the reference's, their
     difference and the mean training losses."""
-    runs = pd.DataFrame(rows)
-    keys = ["subtree", "dim", "classifier", "sampling"]
+    runs, keys = pd.DataFrame(rows), CELL
     out = runs.groupby(keys).agg(seeds=("seed", "size"), ours_f1=("ours_f1", "mean"),
                                  reference_f1=("reference_f1", "mean")).reset_index()
     out["difference"] = out.ours_f1 - out.reference_f1
@@ -88,7 +88,7 @@ def table(rows: list[dict]) -> pd.DataFrame:
 def merged(old: pd.DataFrame, new: pd.DataFrame) -> tuple[pd.DataFrame, pd.DataFrame]:
     """(the file's rows: new's, and old's of the cells new has not or has from fewer seeds, sorted by cell;
     the rows of new left out for having fewer seeds than old's)."""
-    keys = ["subtree", "dim", "classifier", "sampling"]
+    keys = CELL
     seeds = new[keys].merge(old[[*keys, "seeds"]], on=keys, how="left").seeds.to_numpy()
     partial = new.seeds.to_numpy() < np.nan_to_num(seeds, nan=0)  # some of the cell's runs are not here
     replaced = new[~partial].set_index(keys).index
