@@ -1,5 +1,5 @@
 """The claims engine on hand-made seed values: each of the five verdicts, the direction of the metric,
-the on-par tolerance, paired seeds, one-arm cells against a bound, the seeds that would decide, the
+non-inferiority's delta, paired seeds, one-arm cells against a bound, the seeds that would decide, the
 interval each row names, zero-width intervals, and gain cells whose models must have learned the task."""
 
 from __future__ import annotations
@@ -10,18 +10,20 @@ import statistics
 
 import pytest
 
-from noneuclid.claims import engine
+from noneuclid.claims import engine, significance
 from noneuclid.claims.data import Cell, Claim, Learned
 
 T2, T4 = 4.302652729749464, 2.776445105197799  # t_{0.975, 2} and t_{0.975, 4} in closed form (test_student.py)
 
 
-def _claim(better: str = "higher", relation: str = "better", tolerance: float = 0.0, arms=("a", "b"),
+TINY = 1e-9  # a delta no interval here lies within: superiority decided by its sign alone
+
+
+def _claim(better: str = "higher", relation: str = "better", delta: float = TINY, arms=("a", "b"),
            bound: float | None = None) -> Claim:
-    cell = Cell("cell", tuple(arms), relation, tolerance, {"a": 1.0, "M2": 3.0}, {"a": 0.5}, "Table 1", bound,
+    cell = Cell("cell", tuple(arms), relation, delta, {"a": 1.0, "M2": 3.0}, {"a": 0.5}, "Table 1", bound,
                 "ours" if bound is not None else "", "")
-    return Claim("c", "a beats b", "Table 1", "accuracy", "%", better, "ours" if relation == "on_par" else "", "",
-                 "", (cell,))
+    return Claim("c", "paper", "a beats b", "Table 1", "accuracy", "%", better, "ours", "", "", (cell,))
 
 
 def _judge(a, b=(), paired=False, **kwargs) -> engine.Verdict:
@@ -71,23 +73,24 @@ def test_the_seed_estimate_is_where_the_verdict_turns():
     assert engine.seeds_to_decide(0.0, 1.0) == math.inf  # no difference: no number of seeds decides
     assert engine.seeds_to_decide(1.0, 1e6) == math.inf  # beyond MAX_SEEDS
     same = _judge([6, 6, 6], [6, 6, 6])
-    assert same.verdict == "inconclusive" and same.seeds_to_decide == math.inf
+    # a tie of constant seeds: no seeds decide superiority, but 4 per arm decide "no effect as large as delta"
+    assert same.verdict == "inconclusive" and same.seeds_to_decide == 4
 
 
-def test_on_par_tolerance_moves_the_boundary():
+def test_at_least_delta_moves_the_boundary():
     a, b = [6, 7, 8], [7, 8, 9]  # d = -1, interval [-3.27, 1.27]
     assert _judge(a, b).verdict == "inconclusive"
-    assert _judge(a, b, relation="on_par", tolerance=0.5).verdict == "inconclusive"  # d < -0.5
-    on_par = _judge(a, b, relation="on_par", tolerance=2.0)  # -2 inside the interval, d above it
-    assert on_par.verdict == "consistent" and on_par.boundary == -2.0
-    assert _judge(a, b, relation="on_par", tolerance=4.0).verdict == "reproduces"  # interval above -4
+    assert _judge(a, b, relation="at_least", delta=0.5).verdict == "inconclusive"  # d < -0.5
+    on_par = _judge(a, b, relation="at_least", delta=2.0)  # -2 inside the interval, d above it
+    assert on_par.verdict == "consistent" and on_par.delta == 2.0
+    assert _judge(a, b, relation="at_least", delta=4.0).verdict == "reproduces"  # interval above -4
     # a worse beyond the interval, but by less than the tolerance: on par, not contradicted
     close = ([9.0, 9.1, 9.2], [10.0, 10.1, 10.2])
     assert _judge(*close).verdict == "contradicts"
-    assert _judge(*close, relation="on_par", tolerance=1.5).verdict == "reproduces"
-    assert _judge([0, 1, 2], [10, 11, 12], relation="on_par", tolerance=2.0).verdict == "contradicts"
-    # identical values: on par at tolerance 0 holds exactly at the boundary, no seeds decide
-    exact = _judge([6, 6, 6], [6, 6, 6], relation="on_par", tolerance=0.0)
+    assert _judge(*close, relation="at_least", delta=1.5).verdict == "reproduces"
+    assert _judge([0, 1, 2], [10, 11, 12], relation="at_least", delta=2.0).verdict == "contradicts"
+    # identical values: at least at delta 0 holds exactly at the boundary, no seeds decide
+    exact = _judge([6, 6, 6], [6, 6, 6], relation="at_least", delta=0.0)
     assert exact.verdict == "consistent" and exact.seeds_to_decide == math.inf
 
 
@@ -158,7 +161,7 @@ def test_shares_of_a_yes_no_outcome_are_judged_with_exact_intervals(a, b, verdic
     assert row.seeds_to_decide == seeds if seeds else math.isnan(row.seeds_to_decide)
     lower = engine.judge_shares(_claim(better="lower"), _claim(better="lower").cells[0], b, a)
     assert lower.verdict == verdict  # the same cell with the outcome counted the other way
-    assert engine._clopper_pearson(1.0, 2)[0] == pytest.approx(0.025 ** 0.5)  # k = n: lower bound (alpha/2)^(1/n)
+    assert significance.clopper_pearson(1.0, 2)[0] == pytest.approx(0.025 ** 0.5)  # k = n: lower bound (alpha/2)^(1/n)
     with pytest.raises(ValueError, match="0/1 values"):
         engine.judge_shares(claim, claim.cells[0], [0.5, 1], [0, 0])
 
@@ -182,7 +185,7 @@ def test_each_row_names_its_interval():
     ([6.0] * 3, [7.0] * 3, {}, engine.INCONCLUSIVE, 4, 0.1),
     ([7.0] * 4, [6.0] * 4, {}, engine.REPRODUCES, math.nan, 2 / 70),
     ([6.0] * 4, [7.0] * 5, {}, engine.CONTRADICTS, math.nan, 2 / 126),
-    ([6.0] * 3, [6.5] * 3, dict(relation="on_par", tolerance=1.0), engine.CONSISTENT, 4, 0.1),  # above -1
+    ([6.0] * 3, [6.5] * 3, dict(relation="at_least", delta=1.0), engine.CONSISTENT, 4, 0.1),  # above -1
     # paired seeds with the same difference: the sign test
     ([10.0, 20.0, 30.0], [9.0, 19.0, 29.0], dict(paired=True), engine.CONSISTENT, 6, 0.25),
 ])
@@ -190,7 +193,7 @@ def test_a_zero_width_interval_is_judged_by_the_exact_test_of_the_order_it_shows
     """Every seed gives the same value: the t-interval [d, d] would read as decided at any d; the exact
     test of the seeds' complete order decides instead, and the reason says so."""
     v = _judge(a, b, **kwargs)
-    assert v.ci_low == v.ci_high == v.difference != v.boundary
+    assert v.ci_low == v.ci_high == v.difference != 0
     assert v.verdict == verdict and v.reason.startswith("zero-width interval (every ")
     interval = engine.WELCH if b and not kwargs.get("paired") else engine.PAIRED if b else engine.ONE_ARM
     assert v.reason.endswith(f"exact {'permutation' if interval == engine.WELCH else 'sign'} test")
@@ -199,8 +202,8 @@ def test_a_zero_width_interval_is_judged_by_the_exact_test_of_the_order_it_shows
 
 
 def test_a_zero_width_tie_and_one_varying_seed():
-    tie = _judge([6, 6, 6], [6, 6, 6])  # d = 0: no number of seeds decides
-    assert tie.verdict == engine.INCONCLUSIVE and tie.seeds_to_decide == math.inf
+    tie = _judge([6, 6, 6], [6, 6, 6])  # d = 0: only the test against delta can decide (4 seeds per arm)
+    assert tie.verdict == engine.INCONCLUSIVE and tie.seeds_to_decide == 4
     assert tie.reason.startswith("zero-width interval") and not any(c.isdigit() for c in tie.reason)
     assert _judge([6.0, 6.0, 6.1], [5, 5, 5]).reason == ""  # one seed differs: a t-interval with width
 
@@ -208,11 +211,11 @@ def test_a_zero_width_tie_and_one_varying_seed():
 def _gain_claim(within: float = 10.0) -> Claim:
     """A gain of a hyperbolic over a Euclidean model on PREFIX-10 against PREFIX-30, with the precondition
     that each of the four models is within `within` points of the paper's accuracy."""
-    cell = Cell("RNN, PREFIX-10 vs PREFIX-30", ("prefix10", "prefix30"), "better", 0.0,
+    cell = Cell("RNN, PREFIX-10 vs PREFIX-30", ("prefix10", "prefix30"), "better", TINY,
                 {"prefix10": 7.29, "prefix30": 6.12}, {}, "Table 1", None, "", "")
     learned = Learned("test accuracy %", "higher", within, "ours")
-    return Claim("gain", "the gain grows", "Table 1", "hyperbolic_gain", "points", "higher", "", "", "", (cell,),
-                 learned)
+    return Claim("gain", "paper", "the gain grows", "Table 1", "hyperbolic_gain", "points", "higher", "ours", "", "",
+                 (cell,), learned)
 
 
 PAPER_ACCURACY = {"PREFIX-10, hyperbolic": 96.91, "PREFIX-10, euclidean": 89.62, "PREFIX-30, hyperbolic": 87.83,

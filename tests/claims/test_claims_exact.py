@@ -12,8 +12,8 @@ from noneuclid.claims.data import Cell, Claim
 
 
 def _claim(arms=("a",), bound: float | None = 1.0) -> Claim:
-    cell = Cell("cell", tuple(arms), "better", 0.0, {}, {}, "", bound, "ours" if bound is not None else "", "")
-    return Claim("c", "a stays below the bound", "Sec. 4", "error", "abs", "lower", "", "", "", (cell,))
+    cell = Cell("cell", tuple(arms), "better", 1e-9, {}, {}, "", bound, "ours" if bound is not None else "", "")
+    return Claim("c", "paper", "a stays below the bound", "Sec. 4", "error", "abs", "lower", "ours", "", "", (cell,))
 
 
 @pytest.mark.parametrize("value, verdict", [(0.5, engine.REPRODUCES), (1.5, engine.CONTRADICTS),

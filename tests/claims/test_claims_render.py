@@ -3,6 +3,7 @@ words and the legend, LaTeX with booktabs rules and every special character esca
 
 from __future__ import annotations
 
+import dataclasses
 import io
 import math
 
@@ -25,12 +26,13 @@ def test_csv_has_one_number_per_column():
     rows = _rows()
     table = pd.read_csv(io.StringIO(render.to_csv(rows)))
     assert list(table.columns) == render.CSV_COLUMNS and len(table) == 4 and "paper" not in table
-    numeric = ["boundary", "n_a", "n_b", "mean_a", "mean_b", "difference", "ci_low", "ci_high", "seeds_to_decide",
-               "paper_a", "paper_se_a", "paper_b", "paper_se_b"]
+    numeric = ["delta", "n_a", "n_b", "mean_a", "mean_b", "difference", "ci_low", "ci_high", "p_value", "p_delta",
+               "seeds_to_decide", "paper_a", "paper_se_a", "paper_b", "paper_se_b", "p_adjusted", "cpu_hours"]
     assert all(pd.api.types.is_numeric_dtype(table[c]) for c in numeric)
     assert table.verdict.tolist() == ["reproduces", "consistent", "reproduces", "not testable here"]
     assert table.seeds_to_decide[1] == rows[1].seeds_to_decide == 98
-    assert table.paper_a[0] == 0.254 and table.boundary[1] == -0.1 and table.arm_b[2] == "bound 1.19e-05"
+    assert table.paper_a[0] == 0.254 and (table.relation[1], table.delta[1]) == ("at_least", 0.1)
+    assert table.arm_b[2] == "bound 1.19e-05" and table.kind[0] == "paper"
     assert math.isnan(table.difference[3]) and table.reason[3] == "no runs of momentum_stiefel | here"
 
 
@@ -40,18 +42,22 @@ def test_markdown_says_the_verdicts_in_words_with_the_legend():
     assert [c.strip() for c in header.strip("|").split("|")] == render.DISPLAY_COLUMNS
     assert len(body) == 4
     assert "| +1.03 [+0.947, +1.12]" in body[0] and "| 0.31 vs 1.34 " in body[0]
-    assert "consistent (~98 seeds per arm would decide)" in body[1] and "on par within 0.1" in body[1]
+    assert "consistent (~98 seeds per arm would decide)" in body[1] and "at least, down to -0.1" in body[1]
     assert "adam_stiefel 2855, adam_euclidean 2783 (Table 2, CPU" in body[1]
     assert r"not testable here: no runs of momentum_stiefel \| here" in body[3]  # a '|' kept out of the columns
     assert md.rstrip().endswith(render.legend(_rows()))
     claim = data.load("brantner")["stiefel_adam_below_euclidean"]
-    same = engine.judge(claim, claim.cells[0], [1, 1, 1], [1, 1, 1])  # d = 0: no seeds decide
-    tiny = engine.judge(claim, claim.cells[0], [1, 2, 3], [1.000001, 2.000001, 3.000001])
+    same = engine.judge(claim, claim.cells[0], [1, 1, 1], [1, 1, 1])  # d = 0: only "within delta" can decide
     assert render.display(same)["verdict"] == (
         "inconclusive (zero-width interval (every seed of adam_stiefel gives the same value, and every seed of "
-        "adam_euclidean): judged by the exact permutation test; no number of seeds would decide: no difference)")
+        "adam_euclidean): judged by the exact permutation test; ~4 seeds per arm would decide)")
+    tiny_delta = dataclasses.replace(claim, cells=(dataclasses.replace(claim.cells[0], delta=1e-9),))
+    tiny = engine.judge(tiny_delta, tiny_delta.cells[0], [1, 2, 3], [1.000001, 2.000001, 3.000001])
     assert render.display(tiny)["verdict"] == "consistent (more than 100,000 seeds per arm would be needed)"
-    shares = engine.judge_shares(claim, claim.cells[0], [1] * 2 + [0] * 998, [1] * 3 + [0] * 997)  # lower is better
+    on_boundary = dataclasses.replace(claim, cells=(dataclasses.replace(claim.cells[0], relation="at_least", delta=0.5),))
+    at = engine.judge(on_boundary, on_boundary.cells[0], [2.0, 3.0, 4.0], [1.5, 2.5, 3.5])  # d = -0.5 = -delta
+    assert render.display(at)["verdict"].endswith("no number of seeds would decide: the difference lies on a boundary)")
+    shares = engine.judge_shares(tiny_delta, tiny_delta.cells[0], [1] + [0] * 99, [1] * 2 + [0] * 98)  # lower better
     assert render.display(shares)["verdict"] == "consistent (more than 1,000 seeds per arm would be needed)"
 
 

@@ -1,9 +1,13 @@
 """Each paper's central claims as data, and the one engine that judges them.
 
     <paper>.yaml   the claims of one paper: what it says, where, on which cells and metric, in which
-                   direction (or "on par" within a stated tolerance), and the paper's own numbers
+                   relation (better, on par, at least; delta the smallest effect of interest), and the
+                   paper's own numbers
     data.py        loads and validates those files
     engine.py      one verdict per claim cell from our per-seed values of its two arms
+    significance.py  the p-values behind the verdicts, and Holm's adjustment over a claim's cells
+    ledger.py      the register of claim rules (registered.csv): when each rule was fixed
+    validation.py  the engine judged on simulated cells of known truth (results/engine/)
     render.py      the claims table as CSV, Markdown and LaTeX
     student.py     the t quantile behind every 95 % interval, at real (fractional) degrees of freedom
 

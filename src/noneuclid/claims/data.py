@@ -7,10 +7,15 @@ A file:  paper (its stem), title, claims; optionally reference: what the report 
          the models of a table), references (name -> {source, values}: another paper's published numbers
          that a report prints beside ours), and any setting of the paper with its source in a comment (a
          cell's paper number may be a YAML alias of one, so that it is written once).
-A claim: id; claim (the paper's words); source (its table, figure or section); metric and unit; better
-         (lower or higher: which values of the metric are better); relation (better, or on_par: the
-         first arm at most `tolerance` worse than the second, in the metric's units); cells; tolerance
-         and tolerance_source when a cell is on_par; optionally precondition, note and learned.
+A claim: id; kind (paper: a sentence, table or figure of the paper; ours: a claim the suite adds);
+         claim (the paper's words, quoted); source (its table, figure or section); metric and unit;
+         better (lower or higher: which values of the metric are better); relation, as the paper's
+         words make it: better (superiority: "outperforms", "improves"), on_par (equivalence: "on
+         par", "comparable"), at_least (non-inferiority: "outperform or are on par"); delta, the
+         smallest effect of interest in the metric's units (a superiority cell whose interval lies
+         inside +-delta contradicts; an equivalence cell reproduces inside it; a non-inferiority cell
+         holds down to -delta), and delta_source (from the paper's own numbers where it has them,
+         else ours, saying so); cells; optionally precondition, note and learned.
 learned: the claim compares the gains of models (across datasets or dimensions) and is judged only
          where every model a cell involves has learned the task: metric (the models' own, e.g. test
          accuracy %), better (lower or higher), within (how far, in that metric's units, the mean over
@@ -18,7 +23,7 @@ learned: the claim compares the gains of models (across datasets or dimensions) 
 A cell:  cell (its name); arms, [a, b] with a the arm the claim favours (or holds on par with b), or
          [a] with bound and bound_source (a against a fixed value); optionally paper (arm, or another
          name such as M2, -> the paper's number) with paper_source, paper_se (arm -> the paper's
-         standard error), relation, tolerance or precondition in place of the claim's, and paired
+         standard error), relation, delta or precondition in place of the claim's, and paired
          (true: the arms' runs of one seed share their initial weights, so the engine pairs them by seed).
 Runs:    which runs an arm's values come from, as settings (a config key such as model.depth -> its
          value, as in runs.csv's cfg.<key> columns): a claim's where (what all its cells share) and a
@@ -40,12 +45,13 @@ import yaml
 
 DIR = Path(__file__).resolve().parent
 BETTER = ("lower", "higher")
-BETTER_RELATION, ON_PAR = RELATIONS = ("better", "on_par")
-CLAIM_KEYS = ({"id", "claim", "source", "metric", "unit", "better", "relation", "cells"},
-              {"tolerance", "tolerance_source", "precondition", "note", "learned", "where", "arm_key", "arm_where"})
+BETTER_RELATION, ON_PAR, AT_LEAST = RELATIONS = ("better", "on_par", "at_least")
+KINDS = ("paper", "ours")
+CLAIM_KEYS = ({"id", "kind", "claim", "source", "metric", "unit", "better", "relation", "delta", "delta_source", "cells"},
+              {"precondition", "note", "learned", "where", "arm_key", "arm_where"})
 LEARNED_KEYS = ({"metric", "better", "within", "source"}, set())
 NUMBER_KEYS = ({"value", "source"}, set())
-CELL_KEYS = ({"cell", "arms"}, {"paper", "paper_source", "paper_se", "relation", "tolerance", "bound", "bound_source",
+CELL_KEYS = ({"cell", "arms"}, {"paper", "paper_source", "paper_se", "relation", "delta", "bound", "bound_source",
                                 "precondition", "paired", "where"})
 
 
@@ -58,7 +64,7 @@ class Cell:
     name: str
     arms: tuple[str, ...]
     relation: str
-    tolerance: float  # how far arm a may fall behind b and still be on par; 0 for relation "better"
+    delta: float  # the smallest effect of interest, > 0, in the metric's units (module doc)
     paper: dict[str, float]
     paper_se: dict[str, float]
     paper_source: str
@@ -82,12 +88,13 @@ class Learned:
 @dataclass(frozen=True)
 class Claim:
     id: str
+    kind: str  # KINDS: the paper's own claim, or one the suite adds
     text: str
     source: str
     metric: str
     unit: str
     better: str
-    tolerance_source: str
+    delta_source: str
     precondition: str
     note: str
     cells: tuple[Cell, ...]
@@ -193,24 +200,27 @@ def _claim(raw, file_where: str) -> Claim:
     where = f"{file_where}: claim {_name(raw, 'id')!r}"
     _keys(raw, CLAIM_KEYS, where)
     better, relation = _choice(raw, "better", BETTER, where), _choice(raw, "relation", RELATIONS, where)
-    tolerance = _number(raw, "tolerance", where) if "tolerance" in raw else None
-    runs = _runs(raw, where)
-    cells = tuple(_cell(c, relation, tolerance, runs, f"{where}, cell {_name(c, 'cell')!r}")
+    delta, runs = _delta(raw, where), _runs(raw, where)
+    cells = tuple(_cell(c, relation, delta, runs, f"{where}, cell {_name(c, 'cell')!r}")
                   for c in _list(raw, "cells", where))
     unused = sorted(set(runs.arm_where) - {arm for c in cells for arm in c.arms})
     if unused:
         raise ClaimsError(f"{where}: key 'arm_where' names {unused}, an arm of no cell")
     _unique([c.name for c in cells], "cell", where)
-    on_par = any(c.relation == ON_PAR for c in cells)
-    if on_par and "tolerance_source" not in raw:
-        raise ClaimsError(f"{where}: missing key 'tolerance_source' (a cell is on_par: say where its tolerance comes from)")
-    if not on_par and ("tolerance" in raw or "tolerance_source" in raw):
-        raise ClaimsError(f"{where}: key 'tolerance' or 'tolerance_source' given but no cell is on_par")
-    return Claim(_text(raw, "id", where), _text(raw, "claim", where), _text(raw, "source", where),
-                 _text(raw, "metric", where), _text(raw, "unit", where), better,
-                 _text(raw, "tolerance_source", where) if on_par else "", _optional_text(raw, "precondition", where),
+    return Claim(_text(raw, "id", where), _choice(raw, "kind", KINDS, where), _text(raw, "claim", where),
+                 _text(raw, "source", where), _text(raw, "metric", where), _text(raw, "unit", where), better,
+                 _text(raw, "delta_source", where), _optional_text(raw, "precondition", where),
                  _optional_text(raw, "note", where), cells,
                  _learned(raw["learned"], where) if "learned" in raw else None)
+
+
+def _delta(raw: dict, where: str) -> float:
+    """The smallest effect of interest: a finite number > 0."""
+    delta = _number(raw, "delta", where)
+    if delta <= 0:
+        raise ClaimsError(f"{where}: key 'delta' must be > 0 (the smallest effect of interest, in the metric's "
+                          f"units), not {delta}")
+    return delta
 
 
 def _learned(raw, claim_where: str) -> Learned:
@@ -223,7 +233,7 @@ def _learned(raw, claim_where: str) -> Learned:
                    _text(raw, "source", where))
 
 
-def _cell(raw, claim_relation: str, claim_tolerance: float | None, runs: Runs, where: str) -> Cell:
+def _cell(raw, claim_relation: str, claim_delta: float, runs: Runs, where: str) -> Cell:
     _keys(raw, CELL_KEYS, where)
     arms = _list(raw, "arms", where)
     if len(arms) not in (1, 2) or not all(isinstance(a, str) and a for a in arms) or len(set(arms)) != len(arms):
@@ -232,9 +242,7 @@ def _cell(raw, claim_relation: str, claim_tolerance: float | None, runs: Runs, w
     if (len(arms) == 1) != (bound is not None) or (bound is None and "bound_source" in raw):
         raise ClaimsError(f"{where}: a cell has two arms, or one arm and key 'bound' (with 'bound_source')")
     relation = _choice(raw, "relation", RELATIONS, where) if "relation" in raw else claim_relation
-    tolerance = _number(raw, "tolerance", where) if "tolerance" in raw else claim_tolerance
-    if relation == ON_PAR and (tolerance is None or tolerance < 0):
-        raise ClaimsError(f"{where}: missing key 'tolerance' (>= 0, in the metric's units) for an on_par cell")
+    delta = _delta(raw, where) if "delta" in raw else claim_delta
     paper, paper_se = _numbers(raw, "paper", where), _numbers(raw, "paper_se", where)
     if paper and "paper_source" not in raw:
         raise ClaimsError(f"{where}: missing key 'paper_source' (where the paper's numbers come from)")
@@ -243,7 +251,7 @@ def _cell(raw, claim_relation: str, claim_tolerance: float | None, runs: Runs, w
     paired = raw.get("paired", False)
     if not isinstance(paired, bool) or (paired and len(arms) != 2):
         raise ClaimsError(f"{where}: key 'paired' is true or false, and true only for a cell of two arms")
-    return Cell(_text(raw, "cell", where), tuple(arms), relation, tolerance if relation == ON_PAR else 0.0, paper,
+    return Cell(_text(raw, "cell", where), tuple(arms), relation, delta, paper,
                 paper_se, _optional_text(raw, "paper_source", where), bound,
                 _text(raw, "bound_source", where) if bound is not None else "", _optional_text(raw, "precondition", where),
                 paired, *_selected(raw, arms, runs, where))

@@ -9,26 +9,36 @@ for Welch's (student.t975); the interval's name is the row's `interval`:
     paired     (seeds that share data order and initial weights) se = s_D / sqrt(n), D_i = s (a_i - b_i),
                df = n - 1
     one-arm    likewise with D_i = s (a_i - bound)
-The claim holds where d > b, with b = 0 for relation "better" and b = -tolerance for "on_par" (a at
-most `tolerance` worse than b is on par). Verdicts:
-    reproduces         lo > b        the paper's direction (or on par), beyond the interval
-    contradicts        hi < b        the opposite, beyond the interval
-    consistent         lo <= b <= hi, d > b (d >= b when on_par): the paper's side, not decided
-    inconclusive       lo <= b <= hi, d < b (d <= b when better): the interval too wide to tell
+The relation is the paper's (claims/data.py): better (superiority), at_least (non-inferiority down to
+-delta) or on_par (equivalence within +-delta), delta the claim's smallest effect of interest. The tests
+(claims.significance) read the same interval, each decided at 5 % exactly where that 95 % interval decides:
+    better     reproduces    the interval lies above 0 (the reason adds "smaller than delta" where it
+                             lies below +delta too)
+               contradicts   it lies below 0; or it lies inside (-delta, +delta) (two one-sided tests:
+                             no effect as large as delta; the reason gives the paper's difference)
+    at_least   reproduces    it lies above -delta; contradicts: below -delta
+    on_par     reproduces    it lies inside (-delta, +delta) (two one-sided tests); contradicts: it lies
+                             wholly beyond +delta or -delta
+    otherwise  consistent (d on the claim's side: d > 0, d >= -delta, |d| <= delta) or inconclusive
     not testable here  a stated precondition fails (the caller's reason, or `learned` below), or an arm
                        has < 2 seeds
-Where the interval contains b, seeds_to_decide is the smallest n per arm whose interval, at the same
-difference and per-seed spread, would exclude b (inf when d = b: no number of seeds decides; inf too
-beyond MAX_SEEDS).
+Each row keeps the p-value of its claim's test (p_value: H0 d = 0, d = -delta, or |d| >= delta for
+on_par) and of the test against delta (p_delta: |d| >= delta for better, |d| <= delta for on_par, nan for
+at_least). `adjusted` adjusts each over the claim's judged cells by Holm's method and reads the verdict at
+the adjusted level (the per-cell verdict kept as verdict_unadjusted): a claim of many cells decides no
+more often by chance than one of one cell.
+Where the cell is not decided, seeds_to_decide is the smallest n per arm whose interval, at the same
+difference and per-seed spread, would decide it by either test (inf when no number of seeds would: d = 0
+with no delta to reach, or beyond MAX_SEEDS).
 
 Zero width: where every seed gives the same value (each arm's, or the same paired difference), se = 0
 and the t-interval [d, d] measures no spread. Such a cell is judged instead by the exact test of the
-complete order its seeds show, two-sided at the same 95 %: for one arm or paired seeds, the sign test
-(every one of n seeds on one side of b: p = 2 / 2^n, decided from 6 seeds); for two arms, the
+complete order its seeds show, two-sided at the same 5 %: for one arm or paired seeds, the sign test
+(every one of n seeds on one side of a boundary: p = 2 / 2^n, decided from 6 seeds); for two arms, the
 permutation test (every seed of a on one side of every seed of b: p = 2 / C(n_a + n_b, n_a), decided
-from 4 seeds per arm, as for shares). p < 0.05: reproduces or contradicts by the side of d; else
-consistent or inconclusive, seeds_to_decide the n per arm from which the same order would decide (inf
-where d = b: p = 1). The reason says so (p follows from the seeds counted: n_a, n_b).
+from 4 seeds per arm, as for shares). That p decides each test whose boundary the seeds lie strictly on
+one side of (1 where d is on it); seeds_to_decide is the n per arm from which the same order would
+decide. The reason says so.
 
 Learned (a claim's key `learned`, for claims that compare gains across datasets or dimensions): a cell
 is judged only where every model it involves has learned the task. The caller gives each model's
@@ -58,10 +68,11 @@ from __future__ import annotations
 import itertools
 import math
 import statistics
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import Mapping, Sequence
 
-from noneuclid.claims.data import ON_PAR, Cell, Claim
+from noneuclid.claims.data import AT_LEAST, BETTER_RELATION, ON_PAR, Cell, Claim
+from noneuclid.claims.significance import ALPHA, Spread, holm, newcombe
 from noneuclid.claims.student import t975, welch_df
 
 VERDICTS = REPRODUCES, CONSISTENT, INCONCLUSIVE, CONTRADICTS, NOT_TESTABLE = (
@@ -72,7 +83,9 @@ ZERO_WIDTH = ("zero-width interval (every {}): judged by the exact {} test", {
     WELCH: ("seed of {a} gives the same value, and every seed of {b}", "permutation"),
     PAIRED: ("pair of seeds gives the same difference", "sign"),
     ONE_ARM: ("seed gives the same value", "sign")})  # the reason, by interval; its p: _order_p
-ALPHA = 0.05  # a 95 % interval excludes b where the test of d = b gives p < ALPHA
+WITHIN_DELTA = "no effect as large as delta: the interval lies inside ±{delta:g}"  # better, contradicted so
+PAPER_DIFFERENCE = "; the paper reports {d:+g}"
+BELOW_DELTA = "smaller than delta ({delta:g})"  # better, reproduced by an effect below its smallest of interest
 MAX_SEEDS = 100_000  # seeds_to_decide beyond this is reported as inf
 SHARES_MAX_SEEDS = 1_000  # the same for shares (judge_shares): a difference of two shares of a few seeds
 #                           is at least 1 / (n_a n_b), decided well before
@@ -82,14 +95,16 @@ SHARES_MAX_SEEDS = 1_000  # the same for shares (judge_shares): a difference of 
 class Verdict:
     """One row of the claims table: a cell's numbers and its verdict (nan where there is no number)."""
     claim: str
+    kind: str
     cell: str
     source: str
     metric: str
     unit: str
+    better: str  # which values of the metric are better: lower or higher
     arm_a: str
     arm_b: str
     relation: str
-    boundary: float
+    delta: float
     paired: bool
     interval: str  # INTERVALS, '' where not testable
     n_a: int
@@ -99,6 +114,8 @@ class Verdict:
     difference: float
     ci_low: float
     ci_high: float
+    p_value: float  # the claim's test (module doc)
+    p_delta: float  # the test against delta (module doc)
     verdict: str
     seeds_to_decide: float
     reason: str
@@ -110,13 +127,24 @@ class Verdict:
     paper_source: str
     level: float = math.nan  # the level the metric is counted at (M1's accuracy %, Fig. 4's perplexity), if any
     label: str = ""  # the metric as the claims table shows it, with its level ('' : the metric's name)
+    p_adjusted: float = math.nan  # p_value, Holm-adjusted over the claim's judged cells (`adjusted`)
+    p_delta_adjusted: float = math.nan
+    verdict_unadjusted: str = ""  # the verdict at the cell's own p-values ('' until `adjusted`)
+    runs: tuple[str, ...] = ()  # the runs whose values the cell reads (by name), for its provenance
+    rule_commit: str = ""  # provenance (report.provenance): the commit that registered the claim's rule,
+    rule_registered: str = ""  # its date (claims/registered.csv),
+    runs_until: str = ""  # the date of the newest commit the cell's runs trained from,
+    rule_after_runs: bool = False  # rule_registered after runs_until,
+    cpu_hours: float = math.nan  # the runs' training hours (train_seconds / 3600),
+    hardware: str = ""  # and the machines they trained on
 
 
 def judge(claim: Claim, cell: Cell, a: Sequence[float], b: Sequence[float] = (), paired: bool = False,
-          models: Mapping[str, tuple[Sequence[float], float]] | None = None) -> Verdict:
+          models: Mapping[str, tuple[Sequence[float], float]] | None = None, runs: Sequence[str] = ()) -> Verdict:
     """The verdict of one cell from the per-seed values of arm a and arm b (of a alone for a one-arm
     cell); paired: a[i] and b[i] come from the same seed; models: for a claim with `learned`, each model
-    the cell involves -> (its per-seed values, the paper's value) (see the module doc)."""
+    the cell involves -> (its per-seed values, the paper's value) (see the module doc); runs: the names of
+    the runs the values come from."""
     where = f"claim {claim.id!r}, cell {cell.name!r}"
     if len(cell.arms) == 1 and (len(b) or paired):
         raise ValueError(f"{where}: a one-arm cell takes the values of arm {cell.arms[0]} alone, unpaired")
@@ -125,42 +153,112 @@ def judge(claim: Claim, cell: Cell, a: Sequence[float], b: Sequence[float] = (),
         raise ValueError(f"{where}: paired arms need as many values each, not {len(a)} and {len(b)}")
     why = _not_learned(claim, models, where) or _few(cell, a, b)
     if why:
-        return untestable(claim, cell, why, len(a), len(b))
+        return untestable(claim, cell, why, len(a), len(b), runs)
+    test, interval, spread = measured(claim, cell, a, b, paired)
+    mean_a, mean_b = statistics.fmean(a), statistics.fmean(b) if b else cell.bound
+    d, n_min = test.d, min(len(a), len(b) or len(a))
+    half, reason = (0.0, _zero_width_reason(cell, interval)) if test.kind == "order" else (t975(test.df) * test.se, "")
+    verdict, p, p_delta = decided(cell, test)
+    seeds = math.nan
+    if verdict in (CONSISTENT, INCONCLUSIVE):
+        seeds = (_order_seeds(cell, d, interval, n_min) if test.kind == "order" else _t_seeds(cell, d, spread, n_min))
+    return _row(claim, cell, interval, (len(a), len(b)), (mean_a, mean_b), (d, d - half, d + half), (p, p_delta),
+                verdict, seeds, reason, runs)
+
+
+def measured(claim: Claim, cell: Cell, a: list[float], b: list[float], paired: bool = False
+             ) -> tuple[Spread, str, float | tuple[float, float]]:
+    """(what the difference's tests read, the interval's name, the per-seed spread: s_D, or (s_a, s_b) for
+    Welch) of checked per-seed values with >= 2 seeds an arm (module doc)."""
     sign = 1.0 if claim.better == "higher" else -1.0
     mean_a, mean_b = statistics.fmean(a), statistics.fmean(b) if b else cell.bound
     interval = PAIRED if paired else WELCH if b else ONE_ARM
     if interval == WELCH:
         spread = (statistics.stdev(a), statistics.stdev(b))
-        half = _welch_half(spread[0], len(a), spread[1], len(b))
+        va, vb = spread[0] ** 2 / len(a), spread[1] ** 2 / len(b)
+        se, df = math.sqrt(va + vb), welch_df(va, len(a), vb, len(b))
     else:
         spread = statistics.stdev([sign * (x - y) for x, y in zip(a, b or [cell.bound] * len(a))])
-        half = _paired_half(spread, len(a))
+        se, df = spread / math.sqrt(len(a)), len(a) - 1
     d = sign * (mean_a - mean_b) + 0.0  # + 0.0: no -0.0
-    boundary = -cell.tolerance if cell.relation == ON_PAR else 0.0
-    verdict = classify(d, d - half, d + half, boundary, cell.relation)
-    seeds, reason = math.nan, ""
-    if half == 0:
-        verdict, seeds, reason = _zero_width(d, boundary, cell, interval, len(a), len(b))
-    elif verdict in (CONSISTENT, INCONCLUSIVE):
-        seeds = seeds_to_decide(d - boundary, spread, min(len(a), len(b) or len(a)))
-    return _row(claim, cell, interval, len(a), len(b), mean_a, mean_b, d, d - half, d + half, verdict, seeds, reason)
+    if se == 0:
+        return Spread("order", d, order_p=_order_p(interval, len(a), len(b))), interval, spread
+    return Spread("t", d, se=se, df=df), interval, spread
+
+
+def decided(cell: Cell, test: Spread) -> tuple[str, float, float]:
+    """(verdict, p_value, p_delta) of a cell's difference by its relation (module doc)."""
+    delta = cell.delta
+    if cell.relation == ON_PAR:
+        p, p_delta = test.p_inside(delta), test.p_outside(delta)
+    else:
+        p = test.p_two(-delta if cell.relation == AT_LEAST else 0.0)
+        p_delta = test.p_inside(delta) if cell.relation == BETTER_RELATION else math.nan
+    return classify(test.d, p, p_delta, cell.relation, delta), p, p_delta
+
+
+def classify(d: float, p: float, p_delta: float, relation: str, delta: float, alpha: float = ALPHA) -> str:
+    """The verdict of a difference d in the paper's direction from its two p-values (module doc)."""
+    if relation == ON_PAR:
+        if p < alpha:
+            return REPRODUCES
+        if p_delta < alpha:
+            return CONTRADICTS
+        return CONSISTENT if abs(d) <= delta else INCONCLUSIVE
+    boundary = -delta if relation == AT_LEAST else 0.0
+    if p < alpha:
+        return REPRODUCES if d > boundary else CONTRADICTS
+    if relation == BETTER_RELATION and p_delta < alpha:
+        return CONTRADICTS
+    return CONSISTENT if d > boundary or (relation == AT_LEAST and d == boundary) else INCONCLUSIVE
+
+
+def adjusted(rows: Sequence[Verdict]) -> list[Verdict]:
+    """The rows with p_adjusted and p_delta_adjusted (Holm over each claim's judged cells), the verdict read
+    at those, the per-cell verdict kept as verdict_unadjusted, and the reason's note on delta."""
+    rows, out = list(rows), {}
+    for claim in dict.fromkeys(r.claim for r in rows):
+        family = [i for i, r in enumerate(rows) if r.claim == claim]
+        ps = holm([rows[i].p_value for i in family])
+        ps_delta = holm([rows[i].p_delta for i in family])
+        for i, p, p_delta in zip(family, ps, ps_delta):
+            out[i] = _readjusted(rows[i], p, p_delta)
+    return [out[i] for i in range(len(rows))]
+
+
+def _readjusted(row: Verdict, p: float, p_delta: float) -> Verdict:
+    """One row at its adjusted p-values (module doc); a row not judged is left as it is."""
+    base = replace(row, verdict_unadjusted=row.verdict, p_adjusted=p, p_delta_adjusted=p_delta)
+    if row.verdict == NOT_TESTABLE:
+        return base
+    verdict = classify(row.difference, p, p_delta, row.relation, row.delta)
+    notes = [row.reason] if row.reason else []
+    if row.relation == BETTER_RELATION and verdict == CONTRADICTS and not p < ALPHA:
+        sign = 1.0 if row.better == "higher" else -1.0
+        paper = sign * (row.paper_a - (row.mean_b if row.interval == ONE_ARM else row.paper_b))
+        notes.append(WITHIN_DELTA.format(delta=row.delta) + ("" if math.isnan(paper) else
+                                                             PAPER_DIFFERENCE.format(d=paper)))
+    elif row.relation == BETTER_RELATION and verdict == REPRODUCES and row.ci_high < row.delta:
+        notes.append(BELOW_DELTA.format(delta=row.delta))
+    return replace(base, verdict=verdict, reason="; ".join(notes))
 
 
 def judged(claim: Claim, cell: Cell, arms: Sequence[Sequence[float] | str], reason: str = "", shares: bool = False,
-           models: Mapping[str, tuple[Sequence[float], float]] | None = None) -> Verdict:
+           models: Mapping[str, tuple[Sequence[float], float]] | None = None, runs: Sequence[str] = ()) -> Verdict:
     """judge (judge_shares where `shares`) of the arms' per-seed values, or 'not testable here' (with the
     arms' seed counts) where a reason is given: an arm given as text is why it has no values (such texts
     joined by '; '), else `reason` where it is non-empty."""
     why = "; ".join(a for a in arms if isinstance(a, str)) or reason
     if why:
-        return untestable(claim, cell, why, *(0 if isinstance(a, str) else len(a) for a in arms))
+        return untestable(claim, cell, why, *(0 if isinstance(a, str) else len(a) for a in arms), runs=runs)
     if shares:
-        return judge_shares(claim, cell, *arms, models=models)
-    return judge(claim, cell, *arms, models=models)
+        return judge_shares(claim, cell, *arms, models=models, runs=runs)
+    return judge(claim, cell, *arms, models=models, runs=runs)
 
 
 def judge_shares(claim: Claim, cell: Cell, a: Sequence[float], b: Sequence[float],
-                 models: Mapping[str, tuple[Sequence[float], float]] | None = None) -> Verdict:
+                 models: Mapping[str, tuple[Sequence[float], float]] | None = None,
+                 runs: Sequence[str] = ()) -> Verdict:
     """The verdict of a two-arm cell whose per-seed values are 0 or 1, by the interval of the difference
     of the two shares; models as for judge (see the module doc)."""
     where = f"claim {claim.id!r}, cell {cell.name!r}"
@@ -169,31 +267,42 @@ def judge_shares(claim: Claim, cell: Cell, a: Sequence[float], b: Sequence[float
         raise ValueError(f"{where}: judge_shares takes 0/1 values per seed")
     why = _not_learned(claim, models, where) or _few(cell, a, b)
     if why:
-        return untestable(claim, cell, why, len(a), len(b))
+        return untestable(claim, cell, why, len(a), len(b), runs)
     p_a, p_b = statistics.fmean(a), statistics.fmean(b)
     sign = 1.0 if claim.better == "higher" else -1.0
     d = sign * (p_a - p_b) + 0.0
-    low, high = _newcombe(p_a, len(a), p_b, len(b), sign)
-    boundary = -cell.tolerance if cell.relation == ON_PAR else 0.0
-    verdict = classify(d, low, high, boundary, cell.relation)
+    low, high = newcombe(p_a, len(a), p_b, len(b), sign)
+    verdict, p, p_delta = decided(cell, Spread("shares", d, shares=(p_a, len(a), p_b, len(b), sign)))
     seeds = math.nan
     if verdict in (CONSISTENT, INCONCLUSIVE):
-        seeds = _shares_seeds(p_a, p_b, sign, boundary, min(len(a), len(b)))
-    return _row(claim, cell, SHARES, len(a), len(b), p_a, p_b, d, low, high, verdict, seeds, "")
+        seeds = _shares_seeds(cell, (p_a, p_b, sign), min(len(a), len(b)))
+    return _row(claim, cell, SHARES, (len(a), len(b)), (p_a, p_b), (d, low, high), (p, p_delta), verdict, seeds, "",
+                runs)
 
 
-def _zero_width(d: float, boundary: float, cell: Cell, interval: str, n_a: int, n_b: int) -> tuple[str, float, str]:
-    """The verdict, seeds_to_decide and reason of a cell whose every seed gives the same value, by the exact
-    test of the order they show (module doc)."""
-    p = 1.0 if d == boundary else _order_p(interval, n_a, n_b)
-    decided = p < ALPHA
-    verdict = classify(d, d if decided else -math.inf, d if decided else math.inf, boundary, cell.relation)
-    if d == boundary or decided:
-        seeds = math.inf if d == boundary else math.nan
-    else:
-        seeds = float(next(n for n in itertools.count(min(n_a, n_b or n_a)) if _order_p(interval, n, n) < ALPHA))
+def _zero_width_reason(cell: Cell, interval: str) -> str:
     text, (same, test) = ZERO_WIDTH[0], ZERO_WIDTH[1][interval]
-    return verdict, seeds, text.format(same.format(a=cell.arms[0], b=cell.arms[-1]), test)
+    return text.format(same.format(a=cell.arms[0], b=cell.arms[-1]), test)
+
+
+def _order_seeds(cell: Cell, d: float, interval: str, n: int) -> float:
+    """The n >= n per arm from which the complete order the seeds show would decide the cell (inf where no
+    order would: d on the boundary of every test)."""
+    if decided(cell, Spread("order", d, order_p=0.0))[0] in (CONSISTENT, INCONCLUSIVE):
+        return math.inf
+    return float(next(m for m in itertools.count(n) if _order_p(interval, m, m) < ALPHA))
+
+
+def _t_seeds(cell: Cell, d: float, spread: float | tuple[float, float], n: int) -> float:
+    """The smallest n per arm at which the t-interval, at the same difference and per-seed spread, would
+    decide the cell by either of its tests (module doc)."""
+    if cell.relation == ON_PAR:
+        gaps = [abs(cell.delta - abs(d))]
+    elif cell.relation == AT_LEAST:
+        gaps = [abs(d + cell.delta)]
+    else:
+        gaps = [abs(d)] + ([cell.delta - abs(d)] if abs(d) < cell.delta else [])
+    return min(seeds_to_decide(gap, spread, n) for gap in gaps)
 
 
 def _order_p(interval: str, n_a: int, n_b: int) -> float:
@@ -232,76 +341,46 @@ def _few(cell: Cell, a: list[float], b: list[float]) -> str:
     return f"fewer than 2 seeds of {', '.join(few)}: no interval" if few else ""
 
 
-def _binomial_tail(k: int, n: int, p: float, upper: bool) -> float:
-    """P(X >= k) (upper) or P(X <= k) for X ~ Binomial(n, p), 0 < p < 1 (terms in logs: no overflow)."""
-    ks = range(k, n + 1) if upper else range(0, k + 1)
-    log_p, log_q, log_n = math.log(p), math.log1p(-p), math.lgamma(n + 1)
-    return sum(math.exp(log_n - math.lgamma(i + 1) - math.lgamma(n - i + 1) + i * log_p + (n - i) * log_q) for i in ks)
+def _interval_decides(cell: Cell, low: float, high: float) -> bool:
+    """Whether a 95 % interval [low, high] decides the cell by either of its tests (module doc)."""
+    delta = cell.delta
+    inside, outside = -delta < low and high < delta, low > delta or high < -delta
+    if cell.relation == ON_PAR:
+        return inside or outside
+    boundary = -delta if cell.relation == AT_LEAST else 0.0
+    return low > boundary or high < boundary or (cell.relation == BETTER_RELATION and inside)
 
 
-def _clopper_pearson(p: float, n: int) -> tuple[float, float]:
-    """The exact 95 % interval of a share p = k / n: the p_L with P(X >= k) = 0.025 and the p_U with
-    P(X <= k) = 0.025 (0 and 1 at k = 0 and k = n), by bisection (each tail is monotone in p)."""
-    k = round(p * n)
+def _shares_seeds(cell: Cell, shares: tuple[float, float, float], at_least: int) -> float:
+    """The smallest n >= at_least per arm at which the interval at the shares p_a, p_b (sign: the
+    direction) decides the cell; inf where SHARES_MAX_SEEDS would not."""
+    p_a, p_b, sign = shares
 
-    def solve(upper: bool) -> float:
-        low, high = 0.0, 1.0
-        for _ in range(60):
-            mid = (low + high) / 2
-            tail = _binomial_tail(k, n, mid, upper)
-            low, high = (mid, high) if (tail < 0.025) == upper else (low, mid)
-        return (low + high) / 2
-
-    return (0.0 if k == 0 else solve(True)), (1.0 if k == n else solve(False))
-
-
-def _newcombe(p_a: float, n_a: int, p_b: float, n_b: int, sign: float) -> tuple[float, float]:
-    """The 95 % interval of sign (p_a - p_b) (module doc)."""
-    (l_a, u_a), (l_b, u_b) = _clopper_pearson(p_a, n_a), _clopper_pearson(p_b, n_b)
-    d = p_a - p_b
-    low, high = d - math.hypot(p_a - l_a, u_b - p_b), d + math.hypot(u_a - p_a, p_b - l_b)
-    return (low, high) if sign > 0 else (-high, -low)
-
-
-def _shares_seeds(p_a: float, p_b: float, sign: float, boundary: float, at_least: int) -> float:
-    """The smallest n >= at_least per arm at which the interval at the shares p_a, p_b excludes
-    the boundary; inf when the shares give d = boundary or more than MAX_SEEDS would be needed."""
-    def decided(n: int) -> bool:
-        low, high = _newcombe(p_a, n, p_b, n, sign)
-        return low > boundary or high < boundary
+    def decides(n: int) -> bool:
+        return _interval_decides(cell, *newcombe(p_a, n, p_b, n, sign))
 
     low, high = max(at_least, 2), SHARES_MAX_SEEDS
-    if sign * (p_a - p_b) == boundary or not decided(high):
+    if not decides(high):
         return math.inf
-    if decided(low):
+    if decides(low):
         return float(low)
     while high - low > 1:  # not decided at low, decided at high
         mid = (low + high) // 2
-        low, high = (low, mid) if decided(mid) else (mid, high)
+        low, high = (low, mid) if decides(mid) else (mid, high)
     return float(high)
 
 
-def untestable(claim: Claim, cell: Cell, reason: str, n_a: int = 0, n_b: int = 0) -> Verdict:
+def untestable(claim: Claim, cell: Cell, reason: str, n_a: int = 0, n_b: int = 0, runs: Sequence[str] = ()) -> Verdict:
     """'not testable here' for one cell, with the reason (the precondition that fails)."""
     if not reason:
         raise ValueError(f"claim {claim.id!r}, cell {cell.name!r}: 'not testable here' needs a reason")
     nan = math.nan
-    return _row(claim, cell, "", n_a, n_b, nan, nan, nan, nan, nan, NOT_TESTABLE, nan, reason)
-
-
-def classify(d: float, low: float, high: float, boundary: float, relation: str) -> str:
-    """The verdict of a difference d in the paper's direction with 95 % interval [low, high] against the
-    boundary b (0, or -tolerance when on par): see the module doc."""
-    if low > boundary:
-        return REPRODUCES
-    if high < boundary:
-        return CONTRADICTS
-    return CONSISTENT if d > boundary or (relation == ON_PAR and d == boundary) else INCONCLUSIVE
+    return _row(claim, cell, "", (n_a, n_b), (nan, nan), (nan, nan, nan), (nan, nan), NOT_TESTABLE, nan, reason, runs)
 
 
 def seeds_to_decide(gap: float, spread: float | tuple[float, float], at_least: int = 2) -> float:
     """The smallest n >= at_least (>= 2) per arm at which the interval half-width falls below |gap|, the
-    distance of the observed difference from the boundary: t_{0.975,n-1} s_D / sqrt(n) for paired or
+    distance of the observed difference from a test's boundary: t_{0.975,n-1} s_D / sqrt(n) for paired or
     one-arm values (spread = s_D), Welch's with n in each arm for two (spread = (s_a, s_b)). inf when
     gap = 0 or more than MAX_SEEDS would be needed. The half-width falls as n grows, so bisection finds it."""
     def half(n: int) -> float:
@@ -339,15 +418,18 @@ def _values(values: Sequence[float], where: str, arm: str) -> list[float]:
     return out
 
 
-def _row(claim: Claim, cell: Cell, interval: str, n_a: int, n_b: int, mean_a: float, mean_b: float, d: float,
-         low: float, high: float, verdict: str, seeds: float, reason: str) -> Verdict:
+def _row(claim: Claim, cell: Cell, interval: str, n: tuple[int, int], means: tuple[float, float],
+         difference: tuple[float, float, float], p: tuple[float, float], verdict: str, seeds: float, reason: str,
+         runs: Sequence[str]) -> Verdict:
+    """The row of one cell: n = (n_a, n_b), means = (mean_a, mean_b), difference = (d, ci_low, ci_high),
+    p = (p_value, p_delta)."""
     arm_b = cell.arms[1] if len(cell.arms) == 2 else f"bound {cell.bound:g}"
     paper = ", ".join(f"{k} {v:g}" + (f" ± {cell.paper_se[k]:g}" if k in cell.paper_se else "")
                       for k, v in cell.paper.items())
-    return Verdict(claim.id, cell.name, claim.source, claim.metric, claim.unit, cell.arms[0], arm_b, cell.relation,
-                   -cell.tolerance if cell.relation == ON_PAR else 0.0, interval == PAIRED, interval, n_a, n_b, mean_a,
-                   mean_b, d, low, high, verdict, seeds, reason, *_paper(cell, cell.arms[0]), *_paper(cell, arm_b),
-                   paper, cell.paper_source)
+    return Verdict(claim.id, claim.kind, cell.name, claim.source, claim.metric, claim.unit, claim.better, cell.arms[0], arm_b,
+                   cell.relation, cell.delta, interval == PAIRED, interval, *n, *means, *difference, *p, verdict,
+                   seeds, reason, *_paper(cell, cell.arms[0]), *_paper(cell, arm_b), paper, cell.paper_source,
+                   runs=tuple(runs))
 
 
 def _paper(cell: Cell, arm: str) -> tuple[float, float]:
@@ -355,7 +437,7 @@ def _paper(cell: Cell, arm: str) -> tuple[float, float]:
     return cell.paper.get(arm, math.nan), cell.paper_se.get(arm, math.nan)
 
 
-def judge_exact(claim: Claim, cell: Cell, value: float, margin: float) -> Verdict:
+def judge_exact(claim: Claim, cell: Cell, value: float, margin: float, runs: Sequence[str] = ()) -> Verdict:
     """The verdict of a one-arm cell from one exact value of a fixed artifact, its interval the value's
     rounding `margin` (module doc)."""
     where = f"claim {claim.id!r}, cell {cell.name!r}"
@@ -366,6 +448,6 @@ def judge_exact(claim: Claim, cell: Cell, value: float, margin: float) -> Verdic
         raise ValueError(f"{where}: the rounding margin must be >= 0, not {margin}")
     sign = 1.0 if claim.better == "higher" else -1.0
     d = sign * (value - cell.bound) + 0.0
-    boundary = -cell.tolerance if cell.relation == ON_PAR else 0.0
-    verdict = classify(d, d - margin, d + margin, boundary, cell.relation)
-    return _row(claim, cell, EXACT, 1, 0, value, cell.bound, d, d - margin, d + margin, verdict, math.nan, "")
+    verdict, p, p_delta = decided(cell, Spread("exact", d, margin=margin))
+    return _row(claim, cell, EXACT, (1, 0), (value, cell.bound), (d, d - margin, d + margin), (p, p_delta), verdict,
+                math.nan, "", runs)

@@ -11,20 +11,25 @@ from typing import Iterable
 
 import pandas as pd
 
-from noneuclid.claims.data import ON_PAR
+from noneuclid.claims.data import AT_LEAST, ON_PAR
 from noneuclid.claims.engine import (CONSISTENT, EXACT, INCONCLUSIVE, MAX_SEEDS, NOT_TESTABLE, ONE_ARM, PAIRED, SHARES,
                                      SHARES_MAX_SEEDS, WELCH, Verdict)
 
 LEGEND_TEMPLATE = (
     "Difference: ours, in the paper's direction (> 0 is what the paper says of the first arm), with its 95 % "
-    "interval: {intervals}. An on-par claim holds down to minus its tolerance. reproduces: the interval lies "
-    "past that boundary (0, or minus the tolerance) on the paper's side; contradicts: on the other side; "
-    "consistent: the interval holds the boundary, the difference is on the paper's side; inconclusive: the "
-    "interval holds the boundary, the difference is not on the paper's side; both say about how many seeds "
-    "per arm would decide at the same difference and spread ({caps}). Where every seed gives the same value, "
-    "the interval has zero width and the exact test of the order the seeds show decides instead (the sign "
-    "test, p = 2 / 2^n_a; for two arms the permutation test, p = 2 / C(n_a + n_b, n_a)). not testable here: "
-    "a stated precondition fails (the reason is given).")
+    "interval: {intervals}. The relation is the paper's: better (superiority), at least (non-inferiority down to "
+    "minus delta), on par (equivalence within plus or minus delta); delta is the claim's smallest effect of "
+    "interest. reproduces: the interval lies above 0 (better), above minus delta (at least) or inside plus or "
+    "minus delta (on par); contradicts: it lies below 0 or below minus delta, or, for better, inside plus or "
+    "minus delta (no effect as large as delta), or, for on par, wholly beyond delta; consistent: not decided, "
+    "the difference on the claim's side; inconclusive: not decided, the difference on the other side; both say "
+    "about how many seeds per arm would decide at the same difference and spread ({caps}). Each test's p-value is "
+    "adjusted over the claim's cells by Holm's method and the verdict read at the adjusted 5 % level (p: adjusted, "
+    "unadjusted); a verdict that the adjustment changed names its per-cell verdict. Where every seed gives the "
+    "same value, the interval has zero width and the exact test of the order the seeds show decides instead "
+    "(the sign test, p = 2 / 2^n_a; for two arms the permutation test, p = 2 / C(n_a + n_b, n_a)). not testable "
+    "here: a stated precondition fails (the reason is given). rule after runs: the claim's rule was registered "
+    "after the newest of its runs.")
 INTERVALS = {  # engine.INTERVALS in words, for the legend
     WELCH: "Welch's t-interval (unequal variances; t at the Welch-Satterthwaite degrees of freedom, fractional)",
     PAIRED: "Student's t-interval of the per-seed differences where the seeds are paired (n - 1 degrees of freedom)",
@@ -35,9 +40,10 @@ INTERVALS = {  # engine.INTERVALS in words, for the legend
             "minus its floating-point rounding bound"),
 }
 CAPS = f"searched up to {MAX_SEEDS:,} seeds per arm", f"up to {SHARES_MAX_SEEDS:,} for shares"  # t-intervals, shares
-CSV_COLUMNS = [f.name for f in fields(Verdict) if f.name not in ("paper", "label")]  # text repeats of numbers
+CSV_COLUMNS = [f.name for f in fields(Verdict) if f.name not in ("paper", "label", "runs")]  # text repeats, names
 DISPLAY_COLUMNS = ["claim", "cell", "source", "metric", "arms", "relation", "n", "ours", "difference [95 % interval]",
-                   "verdict", "paper"]
+                   "p", "verdict", "paper"]
+RELATIONS = {ON_PAR: "on par within ±{:g}", AT_LEAST: "at least, down to -{:g}"}  # else: better (delta)
 
 
 def frame(rows: Iterable[Verdict]) -> pd.DataFrame:
@@ -94,32 +100,41 @@ def display(row: Verdict) -> dict[str, str]:
     return {
         "claim": row.claim, "cell": row.cell, "source": row.source, "metric": row.label or row.metric,
         "arms": f"{row.arm_a} vs {row.arm_b}",
-        "relation": f"on par within {-row.boundary:g}" if row.relation == ON_PAR else "better",
+        "relation": RELATIONS.get(row.relation, "better (delta {:g})").format(row.delta),
         "n": f"{row.n_a} pairs" if row.paired else f"{row.n_a}" + (f" + {row.n_b}" if row.n_b else ""),
         "ours": f"{_number(row.mean_a)} vs {_number(row.mean_b)}" if tested else "",
         "difference [95 % interval]": (f"{_number(row.difference, '+')} [{_number(row.ci_low, '+')}, "
                                        f"{_number(row.ci_high, '+')}]") if tested else "",
+        "p": f"{_p(row.p_adjusted)}, {_p(row.p_value)}" if tested else "",
         "verdict": _verdict(row),
         "paper": f"{row.paper} ({row.paper_source})" if row.paper else "",
     }
 
 
 def _verdict(row: Verdict) -> str:
+    flag = " [rule after runs]" if row.rule_after_runs is True else ""
     if row.verdict == NOT_TESTABLE:
-        return f"{row.verdict}: {row.reason}"
+        return f"{row.verdict}: {row.reason}{flag}"
     reason = row.reason if isinstance(row.reason, str) else ""  # a row read back from a CSV has nan for ""
-    notes = ([reason] if reason else []) + (_seeds(row) if row.verdict in (CONSISTENT, INCONCLUSIVE) else [])
-    return f"{row.verdict} ({'; '.join(notes)})" if notes else row.verdict
+    unadjusted = row.verdict_unadjusted if isinstance(row.verdict_unadjusted, str) else ""
+    notes = ([reason] if reason else []) + (_seeds(row) if row.verdict in (CONSISTENT, INCONCLUSIVE) else []) + (
+        [f"{unadjusted} before the adjustment"] if unadjusted and unadjusted != row.verdict else [])
+    return (f"{row.verdict} ({'; '.join(notes)})" if notes else row.verdict) + flag
+
+
+def _p(p: float) -> str:
+    """A p-value in two significant digits ('<1e-6' below that)."""
+    return "<1e-6" if p < 1e-6 else f"{p:.2g}"
 
 
 def _seeds(row: Verdict) -> list[str]:
     """The seeds-to-decide estimate in words ([] where there is none: a zero-width interval)."""
-    if math.isnan(row.seeds_to_decide):
+    if math.isnan(row.seeds_to_decide) or row.seeds_to_decide <= min(row.n_a, row.n_b or row.n_a):
         return []
     if not math.isinf(row.seeds_to_decide):
         return [f"~{row.seeds_to_decide:.0f} seeds per arm would decide"]
-    if row.difference == row.boundary:
-        return ["no number of seeds would decide: no difference"]
+    if abs(row.difference) in (0.0, row.delta):
+        return ["no number of seeds would decide: the difference lies on a boundary"]
     return [f"more than {SHARES_MAX_SEEDS if row.interval == SHARES else MAX_SEEDS:,} seeds per arm would be needed"]
 
 

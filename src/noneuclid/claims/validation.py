@@ -1,0 +1,159 @@
+"""The claims engine judged on simulated cells whose true difference is known: how often each verdict
+comes out, per kind of interval, relation, seeds per arm and true difference (results/engine/validation.csv).
+
+Each simulated cell draws per-seed values as our runs give them and is judged by the engine's own code
+(engine.measured or the shares' Spread, then engine.decided), at delta = 1 in units of a seed's standard
+deviation for the t-intervals, and delta = 0.25 for shares:
+    Welch      a_i ~ N(D, 1), b_i ~ N(0, 1), n seeds each
+    paired     a_i = u_i + e_i + D, b_i = u_i + f_i with u_i ~ N(0, 1), e_i, f_i ~ N(0, 1/2): the
+               differences ~ N(D, 1)
+    one-arm    a_i ~ N(D, 1) against the bound 0
+    shares     a_i ~ Bernoulli(1/2 + D/2), b_i ~ Bernoulli(1/2 - D/2), n seeds each (the outcomes of
+               equal counts give the same verdict, so each is judged once)
+at true differences D in {0, +-delta/2, +-delta, +-2 delta}. A claim of several cells adds Holm's
+adjustment: `family` cells of one claim, every one at D = 0 (better) or D = +-delta (on_par), and the
+rate at which any of them decides falsely (the family-wise error).
+
+What a correct judge gives: at D = 0 a superiority cell reproduces in at most alpha / 2 = 2.5 % of cells
+(the 95 % interval lies above 0 by chance); an equivalence cell at D = +-delta reproduces in at most 2.5 %;
+a non-inferiority cell at D = -delta reproduces in at most 2.5 %; at D = 2 delta superiority reproduces
+at the power of the two-sided t-test at 5 % (for Welch, approximately: its df are estimated).
+"""
+
+from __future__ import annotations
+
+import functools
+import math
+import random
+from dataclasses import dataclass
+
+import pandas as pd
+
+from noneuclid.claims import engine
+from noneuclid.claims.data import AT_LEAST, BETTER_RELATION, ON_PAR, Cell, Claim
+from noneuclid.claims.significance import Spread, holm
+
+SEEDS = (3, 6, 10)  # seeds per arm in our claims: Table 1 and Brantner 3, PHYDI 6, Table 2 10
+SHARE_SEEDS = (6, 10)  # Fig. 4's failed runs
+DIFFERENCES = (0.0, 0.5, -0.5, 1.0, -1.0, 2.0, -2.0)  # true differences in units of delta
+T_DELTA, SHARE_DELTA = 1.0, 0.25
+CELLS = {BETTER_RELATION: 2_000, ON_PAR: 1_000, AT_LEAST: 1_000}  # cells per (kind, n, difference)
+FAMILY, FAMILIES = 8, 1_000  # cells of one simulated claim, claims simulated
+KINDS = (engine.WELCH, engine.PAIRED, engine.ONE_ARM, engine.SHARES)
+COLUMNS = ["kind", "relation", "n", "family", "delta", "true_difference", "difference_in_delta", "cells",
+           *(f"rate_{v.replace(' ', '_')}" for v in engine.VERDICTS[:4]), "rate_decided_falsely"]
+
+
+@dataclass(frozen=True)
+class Setting:
+    kind: str
+    relation: str
+    n: int
+    difference: float  # in units of delta
+
+
+def simulate(seed: int = 0, scale: float = 1.0) -> pd.DataFrame:
+    """One row per setting (COLUMNS): the share of each verdict over its simulated cells, and the rate of
+    false decisions (a verdict that the true difference makes wrong); `scale` multiplies every count of
+    cells (a quick check at 0.1)."""
+    rng, rows = random.Random(seed), []
+    for kind in KINDS:
+        for n in SHARE_SEEDS if kind == engine.SHARES else SEEDS:
+            for relation, cells in CELLS.items():
+                for difference in DIFFERENCES:
+                    verdicts = [_one(Setting(kind, relation, n, difference), rng) for _ in range(round(scale * cells))]
+                    rows.append(_row(Setting(kind, relation, n, difference), verdicts, 1))
+    for relation, difference in ((BETTER_RELATION, 0.0), (ON_PAR, 1.0)):
+        setting = Setting(engine.WELCH, relation, SEEDS[0], difference)
+        families = [_family(setting, rng) for _ in range(round(scale * FAMILIES))]
+        rows.append(_row(setting, [_worst(f, setting) for f in families], FAMILY))
+    return pd.DataFrame(rows, columns=COLUMNS)
+
+
+def _row(setting: Setting, verdicts: list[str], family: int) -> dict:
+    delta = SHARE_DELTA if setting.kind == engine.SHARES else T_DELTA
+    counts = {v: verdicts.count(v) / len(verdicts) for v in engine.VERDICTS[:4]}
+    wrong = sum(_false(v, setting) for v in verdicts) / len(verdicts)
+    return {"kind": setting.kind, "relation": setting.relation, "n": setting.n, "family": family, "delta": delta,
+            "true_difference": setting.difference * delta, "difference_in_delta": setting.difference,
+            "cells": len(verdicts), **{f"rate_{v.replace(' ', '_')}": r for v, r in counts.items()},
+            "rate_decided_falsely": wrong}
+
+
+def _false(verdict: str, setting: Setting) -> bool:
+    """Whether a decided verdict is wrong at the setting's true difference D (in units of delta):
+    reproduces where the claim does not hold (better: D <= 0; at_least: D <= -1; on_par: |D| >= 1, the
+    boundaries included), contradicts where the claim's contrary does not hold (better: D >= 1, an effect as
+    large as delta in the paper's direction; at_least: D >= -1; on_par: |D| <= 1)."""
+    d, relation = setting.difference, setting.relation
+    if verdict == engine.REPRODUCES:
+        return not {BETTER_RELATION: d > 0, AT_LEAST: d > -1, ON_PAR: abs(d) < 1}[relation]
+    if verdict == engine.CONTRADICTS:
+        return not {BETTER_RELATION: d < 1, AT_LEAST: d < -1, ON_PAR: abs(d) > 1}[relation]
+    return False
+
+
+def _cell(setting: Setting) -> tuple[Claim, Cell]:
+    delta = SHARE_DELTA if setting.kind == engine.SHARES else T_DELTA
+    arms, bound = (("a",), 0.0) if setting.kind == engine.ONE_ARM else (("a", "b"), None)
+    cell = Cell("simulated", arms, setting.relation, delta, {}, {}, "", bound, "simulated" if bound == 0.0 else "", "")
+    return Claim("simulated", "ours", "", "", "value", "", "higher", "simulated", "", "", (cell,)), cell
+
+
+def _draw(setting: Setting, rng: random.Random) -> tuple[list[float], list[float]]:
+    """Per-seed values of arm a and arm b of one simulated cell (module doc)."""
+    n, d = setting.n, setting.difference * (SHARE_DELTA if setting.kind == engine.SHARES else T_DELTA)
+    if setting.kind == engine.SHARES:
+        return ([float(rng.random() < 0.5 + d / 2) for _ in range(n)],
+                [float(rng.random() < 0.5 - d / 2) for _ in range(n)])
+    if setting.kind == engine.ONE_ARM:
+        return [rng.gauss(d, 1.0) for _ in range(n)], []
+    if setting.kind == engine.PAIRED:
+        shared = [rng.gauss(0.0, 1.0) for _ in range(n)]
+        half = math.sqrt(0.5)
+        return [u + rng.gauss(d, half) for u in shared], [u + rng.gauss(0.0, half) for u in shared]
+    return [rng.gauss(d, 1.0) for _ in range(n)], [rng.gauss(0.0, 1.0) for _ in range(n)]
+
+
+def _one(setting: Setting, rng: random.Random) -> str:
+    """The verdict of one simulated cell."""
+    return _judged(setting, *_draw(setting, rng))[1][0]
+
+
+def _judged(setting: Setting, a: list[float], b: list[float]) -> tuple[float, tuple[str, float, float]]:
+    """(the observed difference, (verdict, p_value, p_delta)) by the engine's code."""
+    if setting.kind == engine.SHARES:
+        return (sum(a) - sum(b)) / setting.n, _shares(setting, int(sum(a)), int(sum(b)))
+    claim, cell = _cell(setting)
+    test = engine.measured(claim, cell, a, b, setting.kind == engine.PAIRED)[0]
+    return test.d, engine.decided(cell, test)
+
+
+def _shares(setting: Setting, k_a: int, k_b: int) -> tuple[str, float, float]:
+    """The verdict of shares k_a / n and k_b / n, as engine.judge_shares decides it (once per outcome: the
+    true difference does not enter)."""
+    return _shares_outcome(setting.relation, setting.n, k_a, k_b)
+
+
+@functools.cache
+def _shares_outcome(relation: str, n: int, k_a: int, k_b: int) -> tuple[str, float, float]:
+    setting = Setting(engine.SHARES, relation, n, 0.0)
+    _, cell = _cell(setting)
+    p_a, p_b = k_a / n, k_b / n
+    return engine.decided(cell, Spread("shares", p_a - p_b, shares=(p_a, n, p_b, n, 1.0)))
+
+
+def _family(setting: Setting, rng: random.Random) -> list[str]:
+    """The verdicts of FAMILY cells of one simulated claim at the setting's true difference, read at their
+    Holm-adjusted p-values as engine.adjusted reads them."""
+    judged = [_judged(setting, *_draw(setting, rng)) for _ in range(FAMILY)]
+    differences = [d for d, _ in judged]
+    ps, ps_delta = (holm([p[i] for _, p in judged]) for i in (1, 2))
+    return [engine.classify(d, p, p_delta, setting.relation, T_DELTA) for d, p, p_delta in zip(differences, ps, ps_delta)]
+
+
+def _worst(family: list[str], setting: Setting) -> str:
+    """A family's outcome: a false decision in any of its cells (reproduces or contradicts), else its first
+    cell's verdict."""
+    wrong = [v for v in family if _false(v, setting)]
+    return wrong[0] if wrong else family[0]
