@@ -104,12 +104,11 @@ def test_the_claims_table_judges_each_cell_by_the_engine():
 
 
 @pytest.mark.parametrize("hyperbolic_50, testable", [((76.0, 76.1, 76.2), True), ((55.6, 55.7, 55.8), False),
-                                                     ((76.0, 50.0, 50.0), True)])
+                                                     ((76.0, 50.0, 50.0), False), ((76.0, 70.0, 70.0), True)])
 def test_a_gain_is_judged_only_where_every_model_of_the_cell_learned(hyperbolic_50, testable):
     """GRU, PREFIX-30 against PREFIX-50: a gain that shrinks because the hyperbolic GRU + Eucl. MLR did
-    not learn PREFIX-50 (its seed with the best dev accuracy more than 10 points under the paper's 76.87,
-    the paper's own best of 3) is not evidence for the conjecture; a model whose best seed learned is
-    held to have learned, however its other seeds ended."""
+    not learn PREFIX-50 (the mean of the seeds its gains are judged on more than 10 points under the paper's
+    76.87) is not evidence for the conjecture; one learned seed does not make the two that failed count."""
     acc = {("prefix30", "hyperbolic_eucl_mlr"): (88.5, 88.6, 88.7), ("prefix30", "euclidean"): (86.5,) * 3,
            ("prefix50", "hyperbolic_eucl_mlr"): hyperbolic_50, ("prefix50", "euclidean"): (75.0,) * 3}
     finished = pd.DataFrame([{"cfg.data.label": data, "cfg.model.cell": "gru", "cfg.model.geometry": geometry,

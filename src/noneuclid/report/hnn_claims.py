@@ -67,7 +67,7 @@ def verdicts(finished: pd.DataFrame, datasets=tuple(DATASETS)) -> list[engine.Ve
 def _gain_verdict(claim: claims_data.Claim, cell: claims_data.Cell, finished: pd.DataFrame) -> engine.Verdict:
     """The gain claim's verdict of a cell (its arms datasets; the paper's gains from its Table 1): per dataset
     and seed, the Table 1 cell's hyperbolic model's test accuracy % minus the Euclidean one's, judged where
-    each of those models learned."""
+    each of those models learned on the seeds the gains are judged on (their mean within `learned.within`)."""
     kind = cell.where["model.cell"]
     cell = replace(cell, paper=paper_gains(cell.arms, kind), paper_source=prose.fill("hnn", "gain_source"))
     cells = [TABLE1[data, kind] for data in cell.arms]  # each dataset's Table 1 cell
@@ -75,9 +75,10 @@ def _gain_verdict(claim: claims_data.Claim, cell: claims_data.Cell, finished: pd
     for data, table1 in zip(cell.arms, cells):
         arms = {g: seeds_of(finished, table1.select[g]) for g in table1.arms}  # hyperbolic, euclidean
         hyperbolic, euclidean = arms.values()
-        gains.append((hyperbolic.test - euclidean.test).dropna().tolist())
-        learned.update({f"{DATASETS[data]} {MODELS[g, kind]}": (selected(seeds).tolist(), table1.paper[g])
-                        for g, seeds in arms.items()})
+        gain = (hyperbolic.test - euclidean.test).dropna()
+        gains.append(gain.tolist())
+        learned.update({f"{DATASETS[data]} {MODELS[g, kind]}": (seeds.test.loc[gain.index].tolist(), table1.paper[g])
+                        for g, seeds in arms.items()})  # the seeds the gain is judged on
     why = "; ".join(filter(None, (_untestable(finished, table1) for table1 in cells)))
     return engine.judged(claim, cell, gains, why, models=learned)
 

@@ -39,15 +39,17 @@ def threshold_ratio(runs: pd.DataFrame) -> float | None:
 
 def per_run(runs: pd.DataFrame, threshold: dict[int, float], unigram: dict[int, float]) -> pd.DataFrame:
     """The runs of lm_runs with first: epochs to ppl <= their n's threshold, best: the best ppl, both inf if
-    diverged; end: diverged, stuck, reached or slow, as in the module doc."""
+    diverged; end: diverged, stuck, reached or slow, as in the module doc; descending: its best ppl is at its
+    last epoch (the curve had not stopped improving when training ended)."""
     rows = []
     for n, c, diverged in zip(runs["cfg.model.n"], runs.curve, runs.diverged):
         first, best = ((math.inf, math.inf) if diverged or c.empty
                        else (epochs_to(c, threshold[n], above=False), float(c.min())))
         end = ("diverged" if math.isinf(best) else "stuck" if best >= NUMBERS["stuck_fraction"] * unigram[n]
                else "slow" if math.isinf(first) else "reached")
-        rows.append((first, best, end))
-    return pd.concat([runs, pd.DataFrame(rows, index=runs.index, columns=["first", "best", "end"])], axis=1)
+        rows.append((first, best, end, not math.isinf(best) and c.idxmin() == c.index.max()))
+    columns = ["first", "best", "end", "descending"]
+    return pd.concat([runs, pd.DataFrame(rows, index=runs.index, columns=columns)], axis=1)
 
 
 def fig4_rows(runs: pd.DataFrame, unigram: dict[int, float], ratio: float | None = None) -> pd.DataFrame:
@@ -88,7 +90,10 @@ def fig4_verdicts(runs: pd.DataFrame, unigram: dict[int, float], ratio: float | 
         values = [_values(claim.metric, runs, cell.select[arm]) for arm in cell.arms]
         floor = claim.metric in ("epochs_to_ppl", "phydi_lead") and all(isinstance(v, list) for v in values) and all(
             (seeds["first"] == 1).all() for arm in cell.arms for seeds in _reads(runs, cell.select[arm]).values())
-        row = engine.judged(claim, cell, values, fill("at_floor") if floor else "", shares=claim.metric == "failed")
+        read = [name for arm in cell.arms for seeds in _reads(runs, cell.select[arm]).values()
+                for name in seeds.get("run", ())]
+        row = engine.judged(claim, cell, values, fill("at_floor") if floor else "", shares=claim.metric == "failed",
+                            runs=read)
         stuck = NUMBERS["stuck_fraction"] * unigram.get(n, math.nan)  # a failed run's best ppl at least
         label = (claim.metric if math.isnan(threshold) or claim.metric == "best_ppl" else
                  f"failed (diverged, or best ppl >= {stuck:.0f})" if claim.metric == "failed"
@@ -111,7 +116,8 @@ def _reads(runs: pd.DataFrame, selector: dict) -> dict[str, pd.DataFrame]:
     """norm -> seed x (first, best, end) of the runs a claim's arm reads: those of its norm, or PreNorm's and
     PHYDI's for an arm without one (PHYDI's lead over PreNorm)."""
     norms = (selector["model.norm"],) if "model.norm" in selector else ("pre", "phydi")
-    return {m: select.arm_values(runs, {**selector, "model.norm": m}, ["first", "best", "end"]) for m in norms}
+    columns = ["first", "best", "end", "descending"] + ["run"] * ("run" in runs)
+    return {m: select.arm_values(runs, {**selector, "model.norm": m}, columns) for m in norms}
 
 
 def _values(metric: str, runs: pd.DataFrame, selector: dict) -> list[float] | str:
@@ -125,6 +131,9 @@ def _values(metric: str, runs: pd.DataFrame, selector: dict) -> list[float] | st
     short = [NAMES[m] for m, s in seeds.items() if s[column].map(math.isinf).any()]
     if short:
         return fill(f"short_{column}", arms=" and ".join(short), n=n, depth=depth)
+    descending = [NAMES[m] for m, s in seeds.items() if s.descending.any()]
+    if column == "best" and descending:
+        return fill("still_descending", arms=" and ".join(descending), n=n, depth=depth)
     if len(seeds) == 1:
         return list(next(iter(seeds.values()))[column])
     return list((seeds["pre"]["first"] - seeds["phydi"]["first"]).dropna())
