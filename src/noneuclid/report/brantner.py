@@ -13,7 +13,7 @@ from noneuclid.claims import engine, estimates
 from noneuclid.data.brantner_gml import authors_curves, reference_dir
 from noneuclid.figures import brantner as drawn
 from noneuclid.figures.brantner import CLAIMS, SETUPS, UNIFORM_LOSS, text
-from noneuclid.report import brantner_evaluated as evaluated
+from noneuclid.report import brantner_evaluated as evaluated, provenance
 from noneuclid.runs import table as run_table
 
 PAPER = CLAIMS.reference  # the paper's epochs, MNIST's training images, Fig. 3a's plateau, the runs of each figure
@@ -61,7 +61,8 @@ def _verdict(claim, cell, per_seed: pd.DataFrame) -> engine.Verdict:
     arms = [per_seed[per_seed.setup == arm].sort_values("seed") for arm in cell.arms]
     if cell.paired:
         arms = [runs[runs.seed.isin(set.intersection(*(set(r.seed) for r in arms)))] for runs in arms]
-    return engine.judge(claim, cell, *(list(runs[claim.metric]) for runs in arms), paired=cell.paired)
+    return engine.judge(claim, cell, *(list(runs[claim.metric]) for runs in arms), paired=cell.paired,
+                        runs=[name for runs in arms for name in runs.get("run", [])])
 
 
 def curves_table(curves, theirs: dict) -> pd.DataFrame:
@@ -145,7 +146,8 @@ def make(runs_dir: Path, profile: str, out: Path, seeds=None, overrides=(),
     parts = [text("summary", profile=profile, epochs=int(runs[runs.setup.isin(SETUPS)].epochs.max()),
                   cpus=env.get("env.cpu_count", "?"), torch=env.get("env.torch", "?"),
                   cuda=env["env.cuda"] if isinstance(env.get("env.cuda"), str) and env["env.cuda"] else "none",
-                  claims=tables.write_claims(out, "claims", verdicts(per_seed, out)), shows=observations(runs, curves),
+                  claims=tables.write_claims(out, "claims", provenance.final(verdicts(per_seed, out), per_seed, "brantner")),
+                  shows=observations(runs, curves),
                   dashed=text("dashed") if theirs else "", accuracy=md["accuracy"], table2=md["table2"],
                   authors_curves=text("authors_curves", table=md["authors_curves"]) + "\n\n" if theirs else ""), ""]
     if (out / "authors_networks.md").is_file():  # written by `noneuclid.evaluate authors-networks`

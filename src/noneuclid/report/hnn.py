@@ -18,7 +18,7 @@ from noneuclid.claims.estimates import plus_minus, summary
 from noneuclid.config import compose, experiment_value, sweep_values
 from noneuclid.data import snli
 from noneuclid.figures import hnn as drawn
-from noneuclid.report import hnn_claims
+from noneuclid.report import hnn_claims, provenance
 from noneuclid.report.hnn_claims import DATASETS, ROWS, TABLE1, model_of, seeds_of, selected
 from noneuclid.runs import table as run_table
 from noneuclid.runs.lookup import table1_run_name, table1_seeds
@@ -113,7 +113,8 @@ def make(runs_dir: Path, profile: str, out: Path, seeds=None, overrides=()) -> l
         seeds_option=f" --seeds {seeds_text}" if list(seeds) != experiment_value("hnn/table1", "stack.seed") else "",
         counts=_finished_counts(runs, names), seeds=", ".join(map(str, seeds)), settings=settings, table1_title=title,
         snli=prose.fill("hnn", "snli_missing") if snli_missing and any(k[1] == "snli" for k in names) else "",
-        claims=tables.write_claims(out, "claims", hnn_claims.verdicts(finished, {k[1] for k in names})),
+        claims=tables.write_claims(out, "claims", provenance.final(
+            hnn_claims.verdicts(finished, {k[1] for k in names}), finished, "hnn")),
         health="".join(f"{line}\n" for line in hnn_claims.health(finished, runs)),
         table1=shown.to_markdown(index=False, disable_numparse=True,  # the paper's digits as printed: 72.10
                                  colalign=["right" if c.endswith("(paper)") else "left" for c in shown.columns]))

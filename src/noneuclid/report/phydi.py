@@ -14,6 +14,7 @@ import pandas as pd
 from noneuclid import tables
 from noneuclid.config import sweep_values
 from noneuclid.figures.phydi import fig4
+from noneuclid.report import provenance
 from noneuclid.report.phydi_fig4 import fig4_rows, fig4_verdicts, threshold_ratio
 from noneuclid.report.phydi_resnet import (IMAGES, PAPER, TABLES, cells, lead_verdicts, not_run, resnet_runs,
                                            resnet_speed, resnet_tables)
@@ -60,13 +61,13 @@ def _resnet_section(resnets: pd.DataFrame, curves: pd.DataFrame, out: Path, skip
         leads = lead_verdicts(scored) if name == "table1" else []  # a claim over depths, listed without runs too
         if scored.empty:
             skipped.append(fill("no_runs", title=title))
-            blocks.append(_claims(out, name, f"## {skipped[-1]}", leads) if leads else f"## {skipped[-1]}\n")
+            blocks.append(_claims(out, name, f"## {skipped[-1]}", leads, None) if leads else f"## {skipped[-1]}\n")
             continue
         images = {k: int(g["cfg.data.train_size"].fillna(IMAGES).max()) for k, g in runs.groupby([f"cfg.{k}" for k in keys])}
         numbers, shown, claims = resnet_tables(scored, name, images)
         missing = not_run(cells(scored, name), PAPER[name])
         skipped += [f"{title}: {missing}"] * bool(missing)
-        blocks += [_claims(out, name, fill("claims_heading", title=title), claims + leads),
+        blocks += [_claims(out, name, fill("claims_heading", title=title), claims + leads, scored),
                    tables.section(out, name, numbers, shown, fill("table_title", title=title), caption)]
     return blocks + [_section(out, "speed", resnet_speed(resnets), {"seconds_per_epoch": ("{:.1f}", "s / epoch"),
                                                                    "images_per_second": ("{:.0f}", "images / s")})]
@@ -77,7 +78,7 @@ def _fig4_section(transformers: pd.DataFrame, curves: pd.DataFrame, out: Path, s
     lm, unigram = lm_runs(transformers, curves) if not transformers.empty else (NO_RUNS, {})
     if lm.empty:  # the claims still listed, each not testable here
         skipped.append(fill("no_runs", title="Fig. 4"))
-        return [_claims(out, "fig4", f"## {skipped[-1]}", fig4_verdicts(NO_RUNS, {}))]
+        return [_claims(out, "fig4", f"## {skipped[-1]}", fig4_verdicts(NO_RUNS, {}), None)]
     missing_n = [n for n in (int(v) for v in sweep_values("phydi/fig4", "model.n")) if n not in set(lm["cfg.model.n"])]
     skipped += [f"Fig. 4: n = {', '.join(map(str, missing_n))}"] * bool(missing_n)
     ratio = threshold_ratio(transformers)
@@ -87,13 +88,14 @@ def _fig4_section(transformers: pd.DataFrame, curves: pd.DataFrame, out: Path, s
     shown = rows.drop(columns=[c for c in rows if c.endswith((" mean", " se")) or c.startswith("seeds reached ")])
     caption = fill("fig4_caption", settings=_reductions(transformers, "fig4_reductions"),
                    perplexity=NUMBERS["fig4_perplexity"], paper_unigram=NUMBERS["paper_unigram_perplexity"])
-    return [_claims(out, "fig4", fill("claims_heading", title="Fig. 4"), fig4_verdicts(lm, unigram, ratio)),
+    return [_claims(out, "fig4", fill("claims_heading", title="Fig. 4"), fig4_verdicts(lm, unigram, ratio), lm),
             tables.section(out, "fig4", data, shown, fill("fig4_title"), caption), fill("fig4_image") + "\n"]
 
 
-def _claims(out: Path, stem: str, heading: str, claims: list) -> str:
-    """The claims table <stem>_claims written into out (tables.write_claims); its summary block."""
-    return f"{heading}\n\n{tables.write_claims(out, f'{stem}_claims', claims)}\n"
+def _claims(out: Path, stem: str, heading: str, claims: list, runs: pd.DataFrame | None) -> str:
+    """The claims table <stem>_claims written into out (tables.write_claims), with the provenance of the
+    `runs` it read; its summary block."""
+    return f"{heading}\n\n{tables.write_claims(out, f'{stem}_claims', provenance.final(claims, runs, 'phydi'))}\n"
 
 
 def _section(out: Path, stem: str, data: pd.DataFrame, formats: dict[str, tuple[str, str]], **fields) -> str:

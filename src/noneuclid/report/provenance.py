@@ -1,0 +1,83 @@
+"""Where each verdict comes from: its claim's rule as registered (claims/registered.csv: the commit and
+date), the date of the newest commit its runs trained from (git's committer date of env.git_commit, a
+lower bound on when they ran), whether the rule came after them, and their compute (train_seconds in
+hours, the machines by env.cpu_count and env.cuda)."""
+
+from __future__ import annotations
+
+import functools
+import math
+import subprocess
+import sys
+from dataclasses import replace
+from typing import Sequence
+
+import pandas as pd
+
+from noneuclid.claims import data as claims_data, engine, ledger
+from noneuclid.claims.engine import Verdict
+from noneuclid.report import select
+
+UNKNOWN = "unknown"  # a run's commit that git cannot date here (not in this clone's history)
+
+
+def final(rows: Sequence[Verdict], runs: pd.DataFrame | None, paper: str) -> list[Verdict]:
+    """The claims table's rows as written: Holm-adjusted over each claim's cells (engine.adjusted), then
+    stamped with their provenance."""
+    return stamped(engine.adjusted(rows), runs, paper)
+
+
+def stamped(rows: Sequence[Verdict], runs: pd.DataFrame | None, paper: str) -> list[Verdict]:
+    """The rows with their rule's registration, the date and compute of their runs (`runs`: the run table the
+    report read, one row per run with columns run, train_seconds, env.* and cfg.*; None: no runs). A row's
+    runs are those it names, else those its cell's settings select (Cell.select)."""
+    claims, registered, out = claims_data.load(paper), ledger.read(), []
+    for row in rows:
+        claim = claims[row.claim]
+        if not row.runs and runs is not None and "run" in runs:
+            row = replace(row, runs=select.cell_runs(runs, claim.cell(row.cell)))
+        rule = ledger.registration(paper, claim, registered)
+        if rule.commit == ledger.UNREGISTERED:
+            print(f"warning: claim {row.claim!r}: its rule is not registered; commit claims/{paper}.yaml, then "
+                  f"`python -m noneuclid.claims register {paper}` and commit claims/registered.csv", file=sys.stderr)
+        used = runs[runs.run.isin(row.runs)] if runs is not None and "run" in runs and row.runs else None
+        until = _newest(used) if used is not None and len(used) else ""
+        out.append(replace(row, rule_commit=rule.commit, rule_registered=rule.registered, runs_until=until,
+                           rule_after_runs=not rule.registered or (until not in ("", UNKNOWN) and rule.registered > until),
+                           cpu_hours=_hours(used), hardware=_hardware(used) if used is not None and len(used) else ""))
+    return out
+
+
+def _hours(runs: pd.DataFrame | None) -> float:
+    """The runs' training time in hours (nan without runs or a train_seconds column)."""
+    if runs is None or not len(runs) or "train_seconds" not in runs:
+        return math.nan
+    return float(runs.train_seconds.sum() / 3600)
+
+
+def _newest(runs: pd.DataFrame) -> str:
+    """The newest committer date (UTC, ISO 8601) of the commits the runs trained from; UNKNOWN where one of
+    them cannot be dated here."""
+    if "env.git_commit" not in runs:
+        return UNKNOWN
+    dates = [_commit_date(c) for c in runs["env.git_commit"].dropna().unique()]
+    return UNKNOWN if not dates or UNKNOWN in dates else max(dates)
+
+
+@functools.cache
+def _commit_date(commit: str) -> str:
+    """git's committer date of `commit` in UTC, ISO 8601 to the second; UNKNOWN where git has no such commit."""
+    found = subprocess.run(["git", "-C", str(claims_data.DIR), "show", "-s", "--format=%ct", commit],
+                           capture_output=True, text=True)
+    if found.returncode or not found.stdout.strip():
+        return UNKNOWN
+    return pd.Timestamp(int(found.stdout.split()[0]), unit="s", tz="UTC").strftime("%Y-%m-%dT%H:%M:%SZ")
+
+
+def _hardware(runs: pd.DataFrame) -> str:
+    """The machines the runs trained on: the GPU's name, else 'CPU (<n> cores)', each once, sorted."""
+    none = pd.Series(index=runs.index, dtype=object)
+    cuda, cores = runs.get("env.cuda", none), runs.get("env.cpu_count", none)
+    kinds = {str(gpu) if isinstance(gpu, str) and gpu else f"CPU ({int(n)} cores)" if n == n else "unknown"
+             for gpu, n in zip(cuda, cores)}
+    return "; ".join(sorted(kinds))
