@@ -258,3 +258,46 @@ def test_a_point_mlr_of_one_run_takes_points_of_any_shape_and_earlier_checkpoint
         assert all(torch.equal(v[0], earlier[k]) for k, v in model.state_dict().items())
         assert model(x).shape == (4, 6, 2) and torch.equal(model(x[0][None]), model(x[0])[None])
 
+
+
+TIMING = ("train_seconds", "seconds_per_epoch", "median_seconds_per_epoch", "stacked_runs")  # of the machine
+
+
+@pytest.mark.parametrize("geometry", ["euclidean", "hyperbolic"])
+def test_a_converge_run_stops_on_its_own_plateau_as_alone(geometry, toy_embedding, tmp_path):
+    """trainer.converge in a stack of three seeds that plateau at different epochs: each run stops at
+    its own epoch, with the metrics rows, summary (timing aside), weights and optimizer state it has
+    trained alone, while its stack mates go on."""
+    import shutil
+    for name in ("alone", "stacked"):
+        shutil.copytree(toy_embedding, tmp_path / name)
+    extra = (f"model.geometry={geometry}", "trainer.epochs=100", "trainer.converge={patience: 5, tol: 1.0e-3}")
+    seeds = (0, 1, 2)
+    alone = [train(_table2(tmp_path / "alone", s, "group.n.01", *extra)) for s in seeds]
+    cfgs = [_table2(tmp_path / "stacked", s, "group.n.01", *extra) for s in seeds]
+    stacked = train_stacked(cfgs)
+    assert len({s["epochs"] for s in alone}) == 3 and all(s["converged"] and s["epochs"] < 100 for s in alone)
+    for cfg, a, b in zip(cfgs, alone, stacked):
+        single = RunDir(_table2(tmp_path / "alone", cfg.seed, "group.n.01", *extra))
+        assert b["epochs"] == a["epochs"] and b["own_plateau"] and a["own_plateau"]
+        assert _same([{k: v for k, v in b.items() if k not in TIMING}], [{k: v for k, v in a.items() if k not in TIMING}])
+        assert _same(_metrics(cfg), [{k: v for k, v in r.items() if k != "train_seconds"} for r in single.metrics()])
+        ends = [torch.load(r.file("checkpoint.pt"), weights_only=False) for r in (single, RunDir(cfg))]
+        assert ends[0]["epochs_done"] == ends[1]["epochs_done"] == a["epochs"]
+        for part in ("model", "optimizer"):
+            flat = [_tensors(end[part]) for end in ends]
+            assert flat[0].keys() == flat[1].keys() and all(_equal(flat[1][k], flat[0][k]) for k in flat[0]), part
+
+
+def _tensors(state, prefix="") -> dict:
+    """The tensors of a nested state dict, by their path."""
+    if isinstance(state, dict):
+        return {k: v for key, value in state.items() for k, v in _tensors(value, f"{prefix}{key}.").items()}
+    if isinstance(state, (list, tuple)):
+        return {k: v for i, value in enumerate(state) for k, v in _tensors(value, f"{prefix}{i}.").items()}
+    return {prefix: state} if torch.is_tensor(state) else {}
+
+
+def _equal(a: torch.Tensor, b: torch.Tensor) -> bool:
+    """Equal on the CPU; on CUDA to float64 rounding (see _same)."""
+    return torch.equal(a, b) if not torch.cuda.is_available() else torch.allclose(a, b, rtol=1e-9, atol=0)

@@ -72,8 +72,9 @@ def finished_summary(run: RunDir) -> dict | None:
 def _train_pending(cfgs: list[DictConfig], runs: list[RunDir]) -> list[dict]:
     """Train runs not finished yet; a stack whose checkpoints stopped at different epochs trains each
     group of equal progress on its own, one whose runs' epochs take different numbers of steps each
-    group of equal steps (stacking.UnequalSteps), and after some runs of a stack diverged, the others
-    go on from their last checkpoint as a smaller stack."""
+    group of equal steps (stacking.UnequalSteps), and after some runs of a stack diverged, or converged
+    (trainer.converge: each run stops on its own plateau), the others go on from their last checkpoint
+    as a smaller stack."""
     try:
         summaries = Trainer(cfgs, runs).fit()
     except UnequalSteps as e:
@@ -87,7 +88,8 @@ def _train_pending(cfgs: list[DictConfig], runs: list[RunDir]) -> list[dict]:
         return _summaries_after_divergence(cfgs, keep, e)
     if summaries is None:
         return _train_by_epoch(cfgs, runs)
-    return summaries
+    going_on = [i for i, s in enumerate(summaries) if s is None]  # trainer.converge: others have converged
+    return _train_groups(cfgs, [going_on], summaries) if going_on else summaries
 
 
 def _train_groups(cfgs, groups: list[list[int]], summaries: list | None = None) -> list[dict]:

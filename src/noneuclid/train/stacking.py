@@ -12,7 +12,9 @@ Each run stays what it would be alone: its initial weights are drawn as for a si
 then model) and stacked; Adam and Riemannian SGD act element-wise or row-wise, and gradient clipping
 per copy (`nn.parameters.copy_dims`), so no quantity mixes runs; its batches come from its own data
 in its own order; its checkpoint is its slice of the stack, the same file a single run writes, so a
-run can be resumed alone or in another stack.
+run can be resumed alone or in another stack. So a run also stops as it would alone: with
+trainer.converge, a run whose loss has plateaued finishes at that epoch and the others go on from
+their checkpoints as a smaller stack (loop._train_pending).
 """
 
 from __future__ import annotations

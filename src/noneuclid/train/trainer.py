@@ -62,8 +62,9 @@ class Trainer:
                 if shorter is not None:
                     run.start_from(shorter)
         self.epochs, self.steps = trainer.epochs, self.task.steps_per_epoch()
-        self.start_epoch, self.seconds, self.loggers, self.bar = 0, 0.0, [], None
-        self.converged = False
+        self.start_epoch = self.epochs_done = 0
+        self.seconds, self.loggers, self.bar = 0.0, [], None
+        self.converged = [False] * len(runs)  # per run: stopped by trainer.converge
 
     def _build(self, device, dtype, init_dtype) -> tuple:
         """The (stacked) task and model; each run's initial weights drawn as when it is trained alone."""
@@ -78,10 +79,13 @@ class Trainer:
             return task, alone[0]
         return task, stacking.stack_models(self.cfg.model, alone, device, dtype, **task.model_kwargs)
 
-    def fit(self) -> list[dict] | None:
+    def fit(self) -> list[dict | None] | None:
         """Train the epochs left and return the runs' summaries; None when the runs' checkpoints are at
-        different epochs (the caller trains each group of equal progress on its own). A divergence is
-        recorded (DIVERGED) and raised; any other error is recorded (FAILED, traceback in train.log)."""
+        different epochs (the caller trains each group of equal progress on its own). With
+        trainer.converge, training stops at the first epoch at which some run has converged: those runs
+        finish there, and the others' summaries are None (the caller trains them on, from that epoch's
+        checkpoints, as a smaller stack). A divergence is recorded (DIVERGED) and raised; any other
+        error is recorded (FAILED, traceback in train.log)."""
         exit_code = 1
         try:
             if not self.restore():
@@ -110,8 +114,9 @@ class Trainer:
                 logger.finish(exit_code)
 
     def train_one_epoch(self, epoch: int) -> bool:
-        """Train epoch `epoch` (0-based), evaluate if it is due or training has converged, then save and
-        log its rows; returns whether training has converged (trainer.converge)."""
+        """Train epoch `epoch` (0-based), evaluate if it is due or a run has converged (that run's row
+        only gets the scores then), then save and log its rows; returns whether a run has converged
+        (trainer.converge)."""
         try:
             rows = train_epoch(self.model, self.optimizer, self.task, epoch, self.bar, self.evaluate_mid_epoch)
         except TrainingDiverged as e:  # recorded for the reports (e.g. PostNorm transformers)
@@ -120,21 +125,24 @@ class Trainer:
             raise
         optim.end_epoch(self.optimizer, self.cfg.optim)
         self.seconds += rows[0]["train_seconds"]
-        self.converged = self.has_converged([row["train_loss"] for row in rows])
-        scores = self.evaluate() if self.converged or self.evaluates_at_end(epoch) else [{}] * len(self.runs)
+        self.converged = self.converged_runs([row["train_loss"] for row in rows])
+        due = self.evaluates_at_end(epoch)
+        scores = self.evaluate() if due or any(self.converged) else [{}] * len(self.runs)
+        scores = [score if due or converged else {} for score, converged in zip(scores, self.converged)]
         extra = constraint_errors(self.model)
         self.save(epoch + 1, [{"epoch": epoch + 1, "step": (epoch + 1) * self.steps, **row, **score, **extra}
                               for row, score in zip(rows, scores)])
-        return self.converged
+        return any(self.converged)
 
-    def has_converged(self, losses: list[float]) -> bool:
-        """trainer.converge = {patience, tol}: whether every run's training loss, with this epoch's
-        `losses` (one per run), has stopped improving (`plateaued`); False when the rule is off (null)."""
+    def converged_runs(self, losses: list[float]) -> list[bool]:
+        """trainer.converge = {patience, tol, after}: per run, whether its own training loss, with this
+        epoch's `losses` (one per run), has stopped improving (`plateaued`); all False when the rule is
+        off (null)."""
         rule = self.cfg.trainer.get("converge")
         if not rule:
-            return False
-        return all(plateaued([r["train_loss"] for r in run.metrics() if "train_loss" in r] + [loss],
-                             rule.patience, rule.tol, rule.get("after", 0)) for run, loss in zip(self.runs, losses))
+            return [False] * len(self.runs)
+        return [plateaued([r["train_loss"] for r in run.metrics() if "train_loss" in r] + [loss],
+                          rule.patience, rule.tol, rule.get("after", 0)) for run, loss in zip(self.runs, losses)]
 
     def evaluates_at_end(self, epoch: int) -> bool:
         """Whether epoch (0-based) ends with an evaluation: every trainer.eval_every epochs, and the last."""
@@ -166,6 +174,7 @@ class Trainer:
                       "model": self.model.state_dict(), "optimizer": self.optimizer.state_dict(),
                       "rng_cpu": torch.get_rng_state(),  # the random sections draw from it
                       "rng_cuda": torch.cuda.get_rng_state_all() if torch.cuda.is_available() else None}
+        self.epochs_done = epochs_done
         for i, run in enumerate(self.runs):
             run.append_metrics(rows[i])
             run.save_checkpoint(stacking.checkpoint_slice(checkpoint, i) if len(self.runs) > 1 else checkpoint)
@@ -192,20 +201,29 @@ class Trainer:
         for run in self.runs:
             run.truncate_metrics(ckpt["epochs_done"])
             log.info("resuming %s after epoch %d", run.path, ckpt["epochs_done"])
-        self.start_epoch, self.seconds = ckpt["epochs_done"], ckpt["train_seconds"]
+        self.start_epoch = self.epochs_done = ckpt["epochs_done"]
+        self.seconds = ckpt["train_seconds"]
         return True
 
-    def finish(self) -> list[dict]:
-        """Write each run's summary.json and DONE (with what its task read, and whether it stopped by
-        trainer.converge); returns the summaries."""
+    def finish(self) -> list[dict | None]:
+        """Write the summary.json and DONE of each run that has ended: all of them at the last epoch or
+        without a run converged, else those that have converged (the others' summaries are None: they
+        train on). A summary holds what its task read and, with trainer.converge, whether the run
+        stopped by it (`converged`) and that its own losses decided when (`own_plateau`, not its
+        stack's); returns the summaries."""
+        ended = self.epochs_done == self.epochs or not any(self.converged)
+        converge = self.cfg.trainer.get("converge")
         summaries = []
-        stopped = {"converged": self.converged} if self.cfg.trainer.get("converge") else {}
-        for run, provenance in zip(self.runs, self.provenance):
+        for run, provenance, converged in zip(self.runs, self.provenance, self.converged):
+            if not (ended or converged):
+                summaries.append(None)
+                continue
+            stopped = {"converged": converged, "own_plateau": True} if converge else {}
             summary = {**summarise(run.metrics(), self.seconds, self.model, len(self.runs)), **provenance, **stopped}
             run.finish(summary)
             summaries.append(summary)
         log.info("done: %s", [{k: s[k] for k in ("final_train_loss", "final_test_accuracy") if k in s}
-                              for s in summaries])
+                              for s in summaries if s is not None])
         return summaries
 
 
