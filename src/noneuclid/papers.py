@@ -70,7 +70,8 @@ class Paper:
     figures: tuple[str, ...]
     stages: tuple[Stage, ...] = ()
     extras: tuple[Extra, ...] = ()
-    summarized: tuple[str, ...] = ()  # experiments whose per-epoch curves runs.csv summarizes (not committed)
+    summarized: tuple[str, ...] = ()  # experiments whose per-epoch curves runs.csv summarizes (train_loss_rebound)
+    thin_curves: tuple[str, ...] = ("train_loss",)  # and the columns their curves keep, at evaluated epochs only
 
     @property
     def pages(self) -> tuple[str, ...]:
@@ -154,7 +155,7 @@ PAPERS = {
         reports=(Report("noneuclid.report.hnn"), Report("noneuclid.report.hnn_table2", page="table2", options=False)),
         tables=("table1", "table2_f1", "table2_embeddings", "table2_claims", "table2_burnin"),
         figures=("fig_prefix10_dev", "fig_table2_boundaries"), stages=HNN, extras=HNN_EXTRAS,
-        summarized=("table2",)),
+        summarized=("table2",), thin_curves=("train_loss", "test_f1")),
     "phydi": Paper(
         title="PHYDI, hypercomplex networks initialised as identity", experiments=("table1", "table2", "fig4"),
         reports=(Report("noneuclid.report.phydi"),), tables=("table1", "table2", "fig4", "speed", "compute"),

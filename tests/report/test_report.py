@@ -306,19 +306,24 @@ def test_run_table_is_merged_and_rewritten_byte_identical(four_runs, tmp_path):
     assert {name: (out / name).read_bytes() for name in first} == first
 
 
-def test_summarized_curves_leave_the_file_and_keep_their_rebound():
-    """The curves of an experiment a paper summarizes become runs.csv's train_loss_rebound (the largest loss after
-    the lowest) and leave curves.csv.gz; a run whose curves are gone keeps its value; summarizing is idempotent."""
+def test_summarized_curves_keep_their_evaluated_epochs_and_give_their_rebound():
+    """The curves of an experiment a paper summarizes become runs.csv's train_loss_rebound (the largest loss
+    after the lowest, from every epoch) and keep, in curves.csv.gz, their evaluated epochs only, in the
+    chosen columns, to 6 significant digits; the other experiments' curves stay whole."""
     from noneuclid.runs import table as run_table
     runs = pd.DataFrame({"run": ["a", "b", "c"], "experiment": ["hnn/table2", "hnn/table2", "hnn/table1"]})
     curves = pd.DataFrame({"run": ["a"] * 3 + ["b"] * 2 + ["c"] * 2, "step": range(7), "epoch": [1, 2, 3, 1, 2, 1, 2],
-                           "train_loss": [0.5, 0.1, 0.3, 0.5, 0.2, 0.4, 0.3]})
-    table, kept = run_table.summarized(runs, curves, ["hnn/table2"])
-    assert list(kept.run.unique()) == ["c"]
+                           "train_loss": [0.5, 0.1, 0.3, 0.5, 0.2123456789, 0.4, 0.3],
+                           "train_seconds": [1.0] * 7, "test_f1": [None, 0.9, 0.8, None, 0.95, None, 0.5],
+                           "test_loss": [None, 0.2, 0.3, None, 0.1, None, 0.6]})
+    table, kept = run_table.summarized(runs, curves, ["hnn/table2"], ("train_loss", "test_f1"))
     assert table.set_index("run").train_loss_rebound.to_dict() == pytest.approx({"a": 0.3, "b": float("nan"), "c": float("nan")},
                                                                                 nan_ok=True)
-    again, _ = run_table.summarized(table, kept, ["hnn/table2"])
-    assert again.equals(table)
+    whole, thin = kept[kept.run == "c"], kept[kept.run != "c"]
+    pd.testing.assert_frame_equal(whole.reset_index(drop=True), curves[curves.run == "c"].reset_index(drop=True))
+    assert thin.dropna(axis=1, how="all").to_dict("list") == {
+        "run": ["a", "a", "b"], "step": [1, 2, 4], "epoch": [2, 3, 2], "train_loss": [0.1, 0.3, 0.212346],
+        "test_f1": [0.9, 0.8, 0.95]}
 
 
 def test_merging_runs_that_leave_a_numeric_setting_null_writes_numbers():

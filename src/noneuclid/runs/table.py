@@ -1,8 +1,8 @@
 """The table of runs: run folders read into tidy tables, and the per-run data committed with the results
 (results/<paper>/<profile>/runs.csv: one row per ended run, its settings cfg.*, metrics and env.*;
-curves.csv.gz: one row per run and logged evaluation, except for the experiments whose curves a paper
-summarizes into runs.csv, papers.Paper.summarized). A run whose folder is gone keeps its rows; 10
-significant digits, so writing what was read gives the same bytes. Reports select runs by the folder
+curves.csv.gz: one row per run and logged evaluation; for the experiments whose curves a paper summarizes
+into runs.csv, papers.Paper.summarized, only their evaluated epochs, in Paper.thin_curves). A run whose
+folder is gone keeps its rows; 10 significant digits, so writing what was read gives the same bytes. Reports select runs by the folder
 names their configs give (`names`), so a run of other settings is never mixed in."""
 
 from __future__ import annotations
@@ -23,6 +23,7 @@ from noneuclid.runs.folder import CSV_COMPRESSION
 from noneuclid.runs.settings import flatten
 
 FLOAT_FORMAT = "%.10g"
+THIN_DIGITS = 6  # the significant digits of a summarized experiment's curves (`thinned`), kept for every run
 FILES = ("runs.csv", "curves.csv.gz")
 LEADING = ["run", "status", "experiment", "settings_id", "seed", "dtype"]
 LEFT_OUT = ("path", "cfg.paths.", "env.command", "env.platform", "env.processor", "env.python", "env.numpy")
@@ -135,25 +136,35 @@ def rebound(curves: pd.DataFrame) -> pd.Series:
     return logged[after].groupby("run").train_loss.max().reindex(logged.run.unique())
 
 
-def summarized(table: pd.DataFrame, curves: pd.DataFrame, experiments) -> tuple[pd.DataFrame, pd.DataFrame]:
-    """(runs, curves) with the curves of the runs of `experiments` summarized into runs' train_loss_rebound
-    (`rebound`; a run whose curves are gone keeps its value) and left out."""
+def summarized(table: pd.DataFrame, curves: pd.DataFrame, experiments, columns=("train_loss",)) -> tuple[
+        pd.DataFrame, pd.DataFrame]:
+    """(runs, curves) of run folders (ended_runs) with the curves of the runs of `experiments` summarized
+    into runs' train_loss_rebound (`rebound`) and thinned (`thinned`: their evaluated epochs, `columns`)."""
     if table.empty or curves.empty:
         return table, curves
-    left_out = curves.run.isin(table.run[table.experiment.isin(experiments)])
-    found = rebound(curves[left_out])
+    chosen = curves.run.isin(table.run[table.experiment.isin(experiments)])
+    found = rebound(curves[chosen])
     if len(found):
-        kept = table.get("train_loss_rebound", pd.Series(float("nan"), index=table.index))
-        table = ordered(table.assign(train_loss_rebound=table.run.map(found).fillna(kept)), ["run"])
-    return table, curves[~left_out]
+        table = ordered(table.assign(train_loss_rebound=table.run.map(found)), ["run"])
+    return table, pd.concat([curves[~chosen], thinned(curves[chosen], columns)], ignore_index=True)
+
+
+def thinned(curves: pd.DataFrame, columns) -> pd.DataFrame:
+    """The rows of `curves` at evaluated epochs (with a test_ metric), in run, step, epoch and those of
+    `columns` it has, rounded to THIN_DIGITS significant digits (a few per cent of the rows of a curve
+    logged every epoch and evaluated every few)."""
+    evaluated = curves.filter(like="test_").notna().any(axis=1)
+    kept = curves.loc[evaluated, [c for c in ("run", "step", "epoch", *columns) if c in curves]]
+    return kept.assign(**{c: kept[c].map(lambda v: float(f"{v:.{THIN_DIGITS}g}")) for c in columns if c in kept})
 
 
 def export(runs_dir: Path, paper: str, profile: str, out: Path) -> list[Path]:
     """Write (merge into) out/runs.csv and out/curves.csv.gz; returns the files written."""
-    tables = [merged(old, new, keys) for old, new, keys in
-              zip(read(out), ended_runs(runs_dir, paper, profile), (["run"], ["run", "step"]))]
+    found = summarized(*ended_runs(runs_dir, paper, profile), [f"{paper}/{e}" for e in PAPERS[paper].summarized],
+                       PAPERS[paper].thin_curves)
     written = []
-    for name, table in zip(FILES, summarized(*tables, [f"{paper}/{e}" for e in PAPERS[paper].summarized])):
+    for name, old, new, keys in zip(FILES, read(out), found, (["run"], ["run", "step"])):
+        table = merged(old, new, keys)
         path = Path(out) / name
         if table.empty:
             continue
