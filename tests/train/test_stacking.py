@@ -271,7 +271,7 @@ def test_a_converge_run_stops_on_its_own_plateau_as_alone(geometry, toy_embeddin
     import shutil
     for name in ("alone", "stacked"):
         shutil.copytree(toy_embedding, tmp_path / name)
-    extra = (f"model.geometry={geometry}", "trainer.epochs=100", "trainer.converge={patience: 5, tol: 1.0e-3}")
+    extra = (f"model.geometry={geometry}", "trainer.epochs=100", "trainer.converge={patience: 5, tol: 1.0e-3, after: 0}")
     seeds = (0, 1, 2)
     alone = [train(_table2(tmp_path / "alone", s, "group.n.01", *extra)) for s in seeds]
     cfgs = [_table2(tmp_path / "stacked", s, "group.n.01", *extra) for s in seeds]
@@ -284,20 +284,26 @@ def test_a_converge_run_stops_on_its_own_plateau_as_alone(geometry, toy_embeddin
         assert _same(_metrics(cfg), [{k: v for k, v in r.items() if k != "train_seconds"} for r in single.metrics()])
         ends = [torch.load(r.file("checkpoint.pt"), weights_only=False) for r in (single, RunDir(cfg))]
         assert ends[0]["epochs_done"] == ends[1]["epochs_done"] == a["epochs"]
-        for part in ("model", "optimizer"):
-            flat = [_tensors(end[part]) for end in ends]
-            assert flat[0].keys() == flat[1].keys() and all(_equal(flat[1][k], flat[0][k]) for k in flat[0]), part
+        for part in ("model", "optimizer"):  # weights, moments, step counts and step sizes
+            leaves = [_leaves(end[part]) for end in ends]
+            assert leaves[0].keys() == leaves[1].keys() and all(_equal(leaves[1][k], leaves[0][k]) for k in leaves[0])
+    for name in ("DONE", "summary.json"):  # killed after its last checkpoint: resumed, it ends there
+        RunDir(cfgs[0]).file(name).unlink()
+    again = train(cfgs[0])
+    assert {k: v for k, v in again.items() if k not in TIMING} == {k: v for k, v in stacked[0].items() if k not in TIMING}
 
 
-def _tensors(state, prefix="") -> dict:
-    """The tensors of a nested state dict, by their path."""
+def _leaves(state, prefix="") -> dict:
+    """The leaves (tensors, numbers, ...) of a nested state dict, by their path."""
     if isinstance(state, dict):
-        return {k: v for key, value in state.items() for k, v in _tensors(value, f"{prefix}{key}.").items()}
+        return {k: v for key, value in state.items() for k, v in _leaves(value, f"{prefix}{key}.").items()}
     if isinstance(state, (list, tuple)):
-        return {k: v for i, value in enumerate(state) for k, v in _tensors(value, f"{prefix}{i}.").items()}
-    return {prefix: state} if torch.is_tensor(state) else {}
+        return {k: v for i, value in enumerate(state) for k, v in _leaves(value, f"{prefix}{i}.").items()}
+    return {prefix: state}
 
 
-def _equal(a: torch.Tensor, b: torch.Tensor) -> bool:
-    """Equal on the CPU; on CUDA to float64 rounding (see _same)."""
+def _equal(a, b) -> bool:
+    """Equal on the CPU; tensors on CUDA to float64 rounding (see _same)."""
+    if not torch.is_tensor(a):
+        return a == b
     return torch.equal(a, b) if not torch.cuda.is_available() else torch.allclose(a, b, rtol=1e-9, atol=0)

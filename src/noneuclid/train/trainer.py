@@ -90,13 +90,15 @@ class Trainer:
         try:
             if not self.restore():
                 return None
+            self.converged = self.converged_runs()  # a run resumed at the epoch it converged ends there
             self.loggers = [loggers.build(c, run) for c, run in zip(self.cfgs, self.runs)]
             name = self.runs[0].name + (f" (+{len(self.runs) - 1} stacked)" if len(self.runs) > 1 else "")
             self.bar = tqdm(total=self.epochs * self.steps, initial=self.start_epoch * self.steps, desc=name,
                             unit="step", disable=not self.cfg.trainer.progress, mininterval=1.0, dynamic_ncols=True)
             for epoch in range(self.start_epoch, self.epochs):
-                if self.train_one_epoch(epoch):
+                if any(self.converged):
                     break
+                self.train_one_epoch(epoch)
             summaries = self.finish()
             exit_code = 0
             return summaries
@@ -113,10 +115,10 @@ class Trainer:
             for logger in self.loggers:
                 logger.finish(exit_code)
 
-    def train_one_epoch(self, epoch: int) -> bool:
-        """Train epoch `epoch` (0-based), evaluate if it is due or a run has converged (that run's row
-        only gets the scores then), then save and log its rows; returns whether a run has converged
-        (trainer.converge)."""
+    def train_one_epoch(self, epoch: int) -> None:
+        """Train epoch `epoch` (0-based), note which runs have converged (trainer.converge), evaluate if
+        it is due or a run has converged (that run's row only gets the scores then), then save and log
+        its rows."""
         try:
             rows = train_epoch(self.model, self.optimizer, self.task, epoch, self.bar, self.evaluate_mid_epoch)
         except TrainingDiverged as e:  # recorded for the reports (e.g. PostNorm transformers)
@@ -132,17 +134,18 @@ class Trainer:
         extra = constraint_errors(self.model)
         self.save(epoch + 1, [{"epoch": epoch + 1, "step": (epoch + 1) * self.steps, **row, **score, **extra}
                               for row, score in zip(rows, scores)])
-        return any(self.converged)
 
-    def converged_runs(self, losses: list[float]) -> list[bool]:
-        """trainer.converge = {patience, tol, after}: per run, whether its own training loss, with this
-        epoch's `losses` (one per run), has stopped improving (`plateaued`); all False when the rule is
-        off (null)."""
+    def converged_runs(self, losses: list[float] | None = None) -> list[bool]:
+        """trainer.converge = {patience, tol, after}: per run, whether its own training loss, logged and
+        this epoch's `losses` (one per run; None: the logged ones alone), has stopped improving
+        (`plateaued`); all False when the rule is off (null)."""
         rule = self.cfg.trainer.get("converge")
         if not rule:
             return [False] * len(self.runs)
-        return [plateaued([r["train_loss"] for r in run.metrics() if "train_loss" in r] + [loss],
-                          rule.patience, rule.tol, rule.get("after", 0)) for run, loss in zip(self.runs, losses)]
+        logged = [[r["train_loss"] for r in run.metrics() if "train_loss" in r] for run in self.runs]
+        if losses is not None:
+            logged = [history + [loss] for history, loss in zip(logged, losses, strict=True)]
+        return [plateaued(history, rule.patience, rule.tol, rule.get("after", 0)) for history in logged]
 
     def evaluates_at_end(self, epoch: int) -> bool:
         """Whether epoch (0-based) ends with an evaluation: every trainer.eval_every epochs, and the last."""
