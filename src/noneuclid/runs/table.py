@@ -2,8 +2,9 @@
 (results/<paper>/<profile>/runs.csv: one row per ended run, its settings cfg.*, metrics and env.*;
 curves.csv.gz: one row per run and logged evaluation; for the experiments whose curves a paper summarizes
 into runs.csv, papers.Paper.summarized, only their evaluated epochs, in Paper.thin_curves). A run whose
-folder is gone keeps its rows; 10 significant digits, so writing what was read gives the same bytes. Reports select runs by the folder
-names their configs give (`names`), so a run of other settings is never mixed in."""
+folder is gone keeps its rows; 10 significant digits, so writing what was read gives the same bytes.
+Reports select runs by the folder names their configs give (`names`), so a run of other settings is
+never mixed in."""
 
 from __future__ import annotations
 
@@ -140,9 +141,9 @@ def summarized(table: pd.DataFrame, curves: pd.DataFrame, experiments, columns=(
         pd.DataFrame, pd.DataFrame]:
     """(runs, curves) of run folders (ended_runs) with the curves of the runs of `experiments` summarized
     into runs' train_loss_rebound (`rebound`) and thinned (`thinned`: their evaluated epochs, `columns`)."""
-    if table.empty or curves.empty:
+    chosen = curves.run.isin(table.run[table.experiment.isin(experiments)]) if not (table.empty or curves.empty) else []
+    if not any(chosen):
         return table, curves
-    chosen = curves.run.isin(table.run[table.experiment.isin(experiments)])
     found = rebound(curves[chosen])
     if len(found):
         table = ordered(table.assign(train_loss_rebound=table.run.map(found)), ["run"])
@@ -151,8 +152,8 @@ def summarized(table: pd.DataFrame, curves: pd.DataFrame, experiments, columns=(
 
 def thinned(curves: pd.DataFrame, columns) -> pd.DataFrame:
     """The rows of `curves` at evaluated epochs (with a test_ metric), in run, step, epoch and those of
-    `columns` it has, rounded to THIN_DIGITS significant digits (a few per cent of the rows of a curve
-    logged every epoch and evaluated every few)."""
+    `columns` it has, rounded to THIN_DIGITS significant digits (for Table 2, a tenth of its rows: a row
+    every epoch, an evaluation every 10)."""
     evaluated = curves.filter(like="test_").notna().any(axis=1)
     kept = curves.loc[evaluated, [c for c in ("run", "step", "epoch", *columns) if c in curves]]
     return kept.assign(**{c: kept[c].map(lambda v: float(f"{v:.{THIN_DIGITS}g}")) for c in columns if c in kept})
