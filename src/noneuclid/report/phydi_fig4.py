@@ -16,6 +16,7 @@ from dataclasses import replace
 import pandas as pd
 
 from noneuclid.claims import engine
+from noneuclid.claims.significance import ALPHA
 from noneuclid.claims.estimates import estimate
 from noneuclid.report import select
 from noneuclid.report.phydi_claims import CLAIMS, NAMES, NUMBERS, epochs_to, fill, no_runs
@@ -81,19 +82,22 @@ def _reached(first: list[float], name: str) -> dict:
 def fig4_verdicts(runs: pd.DataFrame, unigram: dict[int, float], ratio: float | None = None) -> list[engine.Verdict]:
     """Every cell of the Fig. 4 claims from the per-seed values of lm_runs' runs: failed (1 or 0,
     engine.judge_shares), best ppl, epochs to ppl <= T_r (T without a ratio), PHYDI's lead over PreNorm in
-    them (same seed); not testable without runs or values, or where every run compared is at the first
-    evaluation (the metric's floor)."""
+    them (same seed); not testable without runs or values, where every run compared is at the first
+    evaluation (the metric's floor), or where an arm is at that floor and the cell would be decided by
+    "no effect as large as delta" (a threshold every run of an arm reaches at once cannot show that)."""
     rows, runs = [], scores(runs, unigram, ratio)
     for claim, cell in ((c, cell) for c in CLAIMS.claims if c.metric in METRICS for cell in c.cells):
         n = cell.select[cell.arms[0]]["model.n"]
         threshold, name = _threshold(unigram[n], ratio) if n in unigram else (math.nan, "T")
         values = [_values(claim.metric, runs, cell.select[arm]) for arm in cell.arms]
-        floor = claim.metric in ("epochs_to_ppl", "phydi_lead") and all(isinstance(v, list) for v in values) and all(
-            (seeds["first"] == 1).all() for arm in cell.arms for seeds in _reads(runs, cell.select[arm]).values())
-        read = [name for arm in cell.arms for seeds in _reads(runs, cell.select[arm]).values()
-                for name in seeds.get("run", ())]
-        row = engine.judged(claim, cell, values, fill("at_floor") if floor else "", shares=claim.metric == "failed",
-                            runs=read)
+        reads = [seeds for arm in cell.arms for seeds in _reads(runs, cell.select[arm]).values()]
+        at_floor = [claim.metric in ("epochs_to_ppl", "phydi_lead") and all(isinstance(v, list) for v in values)
+                    and (seeds["first"] == 1).all() for seeds in reads]
+        read = [name for seeds in reads for name in seeds.get("run", ())]
+        row = engine.judged(claim, cell, values, fill("at_floor") if at_floor and all(at_floor) else "",
+                            shares=claim.metric == "failed", runs=read)
+        if any(at_floor) and row.verdict == engine.CONTRADICTS and not row.p_value < ALPHA:
+            row = engine.untestable(claim, cell, fill("arm_at_floor"), row.n_a, row.n_b, read)
         stuck = NUMBERS["stuck_fraction"] * unigram.get(n, math.nan)  # a failed run's best ppl at least
         label = (claim.metric if math.isnan(threshold) or claim.metric == "best_ppl" else
                  f"failed (diverged, or best ppl >= {stuck:.0f})" if claim.metric == "failed"
