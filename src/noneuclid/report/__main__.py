@@ -36,6 +36,9 @@ def main(argv=None) -> int:
              for paper in reported for report in _parts(paper, args.part)]
     if args.paper not in PAPERS:
         print(html.make(profile, args.results))
+    readme = args.docs_dir.parent / "README.md"
+    if args.paper == "all" and args.docs and docs.update_status(readme, args.results):
+        print(f"{readme}: status block updated")
     return max(codes, default=0)
 
 

@@ -1,5 +1,6 @@
 """The claims digest of a paper's results folder, copied into its report docs/<paper>.md between the
-markers <!-- results:<paper>:start --> and <!-- results:<paper>:end -->."""
+markers <!-- results:<paper>:start --> and <!-- results:<paper>:end -->; and the README's count of every
+paper's verdicts (the paper's claims and ours apart), between <!-- status:start --> and <!-- status:end -->."""
 
 import os
 import re
@@ -41,7 +42,9 @@ def digest(folder: Path, paper: str) -> str | None:
     rows = pd.concat([pd.read_csv(f) for f in files], ignore_index=True)
     texts = {c.id: c.text for c in data.load(paper).claims}
     counts = [_tally(cells, claim, texts.get(claim, ""), cells.source.iloc[0])
-              for claim, cells in rows.groupby("claim", sort=False)] + [_tally(rows, "all", "", "")]
+              for claim, cells in rows.groupby("claim", sort=False)]
+    counts += [_tally(cells, f"all of {'the paper' if kind == 'paper' else 'ours'}", "", "")
+               for kind, cells in rows.groupby("kind", sort=True)]
     decided = [display(Verdict(**{k: row[k] for k in CSV_COLUMNS}, paper=""))
                for _, row in rows[rows.verdict.isin([REPRODUCES, CONTRADICTS])].iterrows()]
     columns = ["claim", "cell", "arms", "relation", "ours", "difference [95 % interval]", "verdict"]
@@ -55,10 +58,36 @@ def digest(folder: Path, paper: str) -> str | None:
 
 
 def _tally(cells: pd.DataFrame, claim: str, says: str, source: str) -> dict:
-    """A row of the digest: the claim, its cells and how many have each verdict."""
+    """A row of the digest: the claim, whose it is (kind), its cells and how many have each verdict (at the
+    adjusted level), and how many of them were judged by a rule registered after their runs."""
     tally = cells.verdict.value_counts()
-    return {"claim": claim, "the paper says": says, "source": source, "cells": len(cells),
-            **{v: int(tally.get(v, 0)) for v in VERDICTS}}
+    return {"claim": claim, "kind": "/".join(sorted(set(cells.kind))), "the paper says": says, "source": source,
+            "cells": len(cells), **{v: int(tally.get(v, 0)) for v in VERDICTS},
+            "rule after runs": int(cells.rule_after_runs.astype(bool).sum())}
+
+
+def status(results: Path) -> str:
+    """Markdown: per paper and profile, the cells of the paper's claims and of ours by verdict, and the share
+    decided (reproduces or contradicts, at the adjusted level)."""
+    rows = []
+    for folder in sorted(p for p in Path(results).glob("*/*") if any(p.glob("*claims.csv"))):
+        cells = pd.concat([pd.read_csv(f) for f in sorted(folder.glob("*claims.csv"))], ignore_index=True)
+        for kind, group in cells.groupby("kind", sort=True):
+            tally = group.verdict.value_counts()
+            decided = int(tally.get(REPRODUCES, 0) + tally.get(CONTRADICTS, 0))
+            rows.append({"paper": folder.parent.name, "profile": folder.name, "claims": kind, "cells": len(group),
+                         **{v: int(tally.get(v, 0)) for v in VERDICTS}, "decided": f"{decided / len(group):.0%}"})
+    return _markdown(pd.DataFrame(rows))
+
+
+def update_status(readme: Path, results: Path) -> bool:
+    """Replace the README's status block with status(results); False where the file or its block is missing."""
+    start, end = "<!-- status:start -->", "<!-- status:end -->"
+    block, old = re.compile(f"{start}.*?{end}", re.S), readme.read_text() if readme.exists() else ""
+    if not block.search(old):
+        return False
+    readme.write_text(block.sub(lambda _: f"{start}\n{status(results)}\n{end}", old))
+    return True
 
 
 def _markdown(frame: pd.DataFrame) -> str:
