@@ -72,6 +72,13 @@ def sweep_values(experiment: str, key: str) -> list[str]:
     return [] if values is None else [v.strip() for v in str(values).split(",")]
 
 
+def sweep_params(experiment: str) -> dict[str, list[str]]:
+    """Every key that configs/experiment/<experiment>.yaml (else the experiment it extends) sweeps, with
+    its values as strings, e.g. sweep_params("brantner/fig3a") -> {"variant": [...], "seed": ["0", "1", "2"]}."""
+    params = _inherited(experiment, lambda cfg: OmegaConf.select(cfg, "hydra.sweeper.params")) or {}
+    return {key: [v.strip() for v in str(values).split(",")] for key, values in params.items()}
+
+
 def experiment_value(experiment: str, key: str):
     """What configs/experiment/<experiment>.yaml sets at the dotted `key` (plain Python values), else
     what the experiments it extends set (its defaults list, e.g. hnn/table1), else None; e.g.

@@ -1,4 +1,5 @@
 """python -m noneuclid.bench stiefel|hyperbolic|hypercomplex|poincare|mlr [--device cpu|cuda] [--batch N] [--repeats 10] [--json] [--quick]
+python -m noneuclid.bench paper-scale [--device cpu|cuda] [--seconds S] [--only <paper>/<experiment>] (bench/paper_scale.py)
 
 Benchmarks print ratios against a baseline measured in the same run (never timed tests).
 """
@@ -6,18 +7,22 @@ Benchmarks print ratios against a baseline measured in the same run (never timed
 import argparse
 import inspect
 import json
+import sys
 
 import torch
 
-from noneuclid.bench import hyperbolic, hypercomplex, mlr, poincare, stiefel
+from noneuclid.bench import hyperbolic, hypercomplex, mlr, paper_scale, poincare, stiefel
 
 BENCHMARKS = {"stiefel": stiefel, "hyperbolic": hyperbolic, "hypercomplex": hypercomplex, "poincare": poincare,
               "mlr": mlr}
 
 
 def main(argv=None) -> None:
+    argv = sys.argv[1:] if argv is None else list(argv)
+    if argv[:1] == ["paper-scale"]:  # its own options: every paper experiment, not one benchmark
+        return paper_scale.main(argv[1:])
     parser = argparse.ArgumentParser(prog="python -m noneuclid.bench")
-    parser.add_argument("name", choices=sorted(BENCHMARKS))
+    parser.add_argument("name", choices=sorted(BENCHMARKS), help="or paper-scale (see its --help)")
     parser.add_argument("--device", default="cuda" if torch.cuda.is_available() else "cpu")
     parser.add_argument("--batch", type=int, default=None, help="default: the paper's (2048 ViT, 64 HNN, 64 PHYDI)")
     parser.add_argument("--repeats", type=int, default=10)

@@ -20,7 +20,7 @@ from noneuclid.train import tasks
 from noneuclid.train.tasks.subtrees import SubtreeClassification
 from noneuclid.train.trainer import train_epoch
 
-NODES, DIM = 82_115, 5
+NODES, DIM = wordnet.NOUNS, 5
 
 
 def _points(nodes: int) -> tuple[torch.Tensor, torch.Tensor]:

@@ -45,6 +45,7 @@ INSTALL_HINT = ("apt-get install wordnet-base wordnet-sense-index (Debian/Ubuntu
                 "dict folder with --mirror /path/to/WordNet-3.0/dict")
 HYPERNYM_POINTERS = ("@", "@i")
 SUBTREES = ("animal.n.01", "group.n.01", "worker.n.01", "mammal.n.01")  # Ganea et al., Table 2
+NOUNS, CLOSURE_EDGES = 82_115, 743_086  # the WordNet 3.0 noun closure's nodes and edges
 
 # lexnames(5WN): file number, lexicographer file, syntactic category (1 noun, 2 verb, 3 adj, 4 adv)
 LEXNAMES = """adj.all adj.pert adv.all noun.Tops noun.act noun.animal noun.artifact noun.attribute noun.body

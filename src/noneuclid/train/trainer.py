@@ -67,17 +67,10 @@ class Trainer:
         self.converged = [False] * len(runs)  # per run: stopped by trainer.converge
 
     def _build(self, device, dtype, init_dtype) -> tuple:
-        """The (stacked) task and model; each run's initial weights drawn as when it is trained alone."""
-        run_tasks = [tasks.build(c).to(device, dtype) for c in self.cfgs]
+        """The (stacked) task and model (`build_task_and_model`), and each run's provenance."""
+        task, model, run_tasks = build_task_and_model(self.cfgs, device, dtype, init_dtype)
         self.provenance = [getattr(t, "provenance", {}) for t in run_tasks]  # for each run's summary
-        task = run_tasks[0] if len(self.cfgs) == 1 else tasks.stack(run_tasks)
-        alone = []
-        for c, t in zip(self.cfgs, run_tasks):
-            torch.manual_seed(c.seed)
-            alone.append(models.build_on(c.model, device, dtype, init_dtype, **t.model_kwargs))
-        if len(self.cfgs) == 1:
-            return task, alone[0]
-        return task, stacking.stack_models(self.cfg.model, alone, device, dtype, **task.model_kwargs)
+        return task, model
 
     def fit(self) -> list[dict | None] | None:
         """Train the epochs left and return the runs' summaries; None when the runs' checkpoints are at
@@ -230,6 +223,20 @@ class Trainer:
         return summaries
 
 
+def build_task_and_model(cfgs: list[DictConfig], device, dtype, init_dtype=None, build_task=tasks.build) -> tuple:
+    """The (stacked) task and model of the runs `cfgs`, each run's initial weights drawn as when it is
+    trained alone, and the runs' own tasks; build_task(cfg) makes a run's task (default: tasks.build)."""
+    run_tasks = [build_task(c).to(device, dtype) for c in cfgs]
+    task = run_tasks[0] if len(cfgs) == 1 else tasks.stack(run_tasks)
+    alone = []
+    for c, t in zip(cfgs, run_tasks):
+        torch.manual_seed(c.seed)
+        alone.append(models.build_on(c.model, device, dtype, init_dtype, **t.model_kwargs))
+    if len(cfgs) == 1:
+        return task, alone[0], run_tasks
+    return task, stacking.stack_models(cfgs[0].model, alone, device, dtype, **task.model_kwargs), run_tasks
+
+
 def plateaued(losses: list[float], patience: int, tol: float, after: int = 0) -> bool:
     """Whether none of the last `patience` losses is below the best loss before them by more than the
     relative `tol`: min(losses[-patience:]) >= (1 - tol) min(losses[:-patience]) for positive losses;
@@ -254,11 +261,7 @@ def train_epoch(model, optimizer, task, epoch: int, bar, after_step=None) -> lis
     start = time.perf_counter()
     steps_before = epoch * task.steps_per_epoch()
     for step, batch in enumerate(task.batches(epoch)):
-        if getattr(task, "takes_steps", False):  # the task's compiled loop steps the optimizer itself
-            sums = torch.tensor(per_run(task.take_steps(model, optimizer, batch)), dtype=torch.float64)
-            _check_finite(float(sums.sum()), sums, epoch, step, runs)
-        else:
-            sums = _gradient_step(model, optimizer, task, batch, epoch, step, skipped)
+        sums = train_step(model, optimizer, task, batch, epoch, step, skipped)
         examples = task.examples(batch) if hasattr(task, "examples") else batch[-1].shape[-1]  # per run
         totals, count = totals + sums, count + examples
         bar.update(1)
@@ -272,6 +275,16 @@ def train_epoch(model, optimizer, task, epoch: int, bar, after_step=None) -> lis
     seconds = (time.perf_counter() - start - paused) / runs
     return [{"train_loss": task.finish_loss(float(total / n_examples)), "train_seconds": seconds,
              "nonfinite_steps": int(n)} for total, n_examples, n in zip(totals, count, skipped)]
+
+
+def train_step(model, optimizer, task, batch, epoch: int, step: int, skipped: torch.Tensor) -> torch.Tensor:
+    """One step of the trainer on `batch`: task.loss, backward, optimizer step (or, for a task with
+    `takes_steps`, its own compiled loop); returns the per-run sums of the loss terms [runs]."""
+    if getattr(task, "takes_steps", False):  # the task's compiled loop steps the optimizer itself
+        sums = torch.tensor(per_run(task.take_steps(model, optimizer, batch)), dtype=torch.float64)
+        _check_finite(float(sums.sum()), sums, epoch, step, len(skipped))
+        return sums
+    return _gradient_step(model, optimizer, task, batch, epoch, step, skipped)
 
 
 def _gradient_step(model, optimizer, task, batch, epoch: int, step: int, skipped: torch.Tensor) -> torch.Tensor:

@@ -185,11 +185,11 @@ def _candidates(u, v, w, related, row_starts, num_nodes, idx, keep):  # pragma: 
             idx[b, 2 + j], keep[b, 1 + j] = v[b] if hit else w[b, j], not hit
 
 
-def build(cfg) -> Hypernymy:
+def build(cfg, hierarchy: wordnet.Hierarchy | None = None) -> Hypernymy:
     """Poincare embeddings of the closure of data.hierarchy (WordNet nouns, the mammal closure, a toy
-    tree); the burn-in's draws for optim.burnin_epochs epochs."""
+    tree), or of `hierarchy` when given (a stand-in); the burn-in's draws for optim.burnin_epochs epochs."""
     d = cfg.data
-    hierarchy = wordnet.load(d.hierarchy, cfg.paths.generated_dir)
+    hierarchy = hierarchy or wordnet.load(d.hierarchy, cfg.paths.generated_dir)
     return Hypernymy(hierarchy.edges, hierarchy.size, d.negatives, d.batch_size, cfg.seed,
                      d.get("eval_nodes"), d.get("eval_chunk", 128), cfg.optim.get("burnin_epochs", 0),
                      d.get("burnin_negatives"), d.get("burnin_dampening", 1.0), d.get("fused_batches"))
