@@ -1,7 +1,8 @@
 """Where each verdict comes from: its claim's rule as registered (claims/registered.csv: the commit and
 date), the date of the newest commit its runs trained from (git's committer date of env.git_commit, a
-lower bound on when they ran), whether the rule came after them, and their compute (train_seconds in
-hours, the machines by env.cpu_count and env.cuda)."""
+lower bound on when they ran; `unknown` for a commit this clone's history lacks), whether the rule cannot
+be shown to come before them, and their compute (train_seconds in hours, the machines by env.cpu_count
+and env.cuda)."""
 
 from __future__ import annotations
 
@@ -43,9 +44,18 @@ def stamped(rows: Sequence[Verdict], runs: pd.DataFrame | None, paper: str) -> l
         used = runs[runs.run.isin(row.runs)] if runs is not None and "run" in runs and row.runs else None
         until = _newest(used) if used is not None and len(used) else ""
         out.append(replace(row, rule_commit=rule.commit, rule_registered=rule.registered, runs_until=until,
-                           rule_after_runs=not rule.registered or (until not in ("", UNKNOWN) and rule.registered > until),
+                           rule_after_runs=_after(rule, until, row),
                            cpu_hours=_hours(used), hardware=_hardware(used) if used is not None and len(used) else ""))
     return out
+
+
+def _after(rule: ledger.Registration, until: str, row: Verdict) -> bool:
+    """Whether the cell's rule cannot be shown to come before its runs: registered after their newest date,
+    or either date unknown (no registration; runs or an evaluation that git cannot date). A cell judged on
+    nothing (not testable, no runs) is not flagged."""
+    if row.verdict == engine.NOT_TESTABLE and not row.runs:
+        return False
+    return not (rule.registered and until not in ("", UNKNOWN) and rule.registered <= until)
 
 
 def _hours(runs: pd.DataFrame | None) -> float:
