@@ -122,6 +122,12 @@ def _half_dist_sinh(x0: Tensor, xs: Tensor, y0: Tensor, ys: Tensor, c, dim: int 
     return c ** 0.5 / 2 * (xs / ax - ys / ay).norm(dim=dim, keepdim=True) * (ax * ay).sqrt()
 
 
+def _half_dist_sinh2(x0: Tensor, xs: Tensor, y0: Tensor, ys: Tensor, c, dim: int = -1) -> Tensor:
+    """_half_dist_sinh squared, without its square roots: c/4 ||x_s/a_x - y_s/a_y||^2 a_x a_y."""
+    ax, ay = _alpha(x0, c), _alpha(y0, c)
+    return c / 4 * _norm2(xs / ax - ys / ay, dim) * (ax * ay)
+
+
 def dist(x: Tensor, y: Tensor, c, dim: int = -1) -> Tensor:
     """d_c(x, y) = arcosh(-c <x, y>_L) / sqrt(c) (Chami et al. 2019, section 3), evaluated as
     2/sqrt(c) asinh(sinh(sqrt(c) d/2)) (`_half_dist_sinh`): arcosh(1 + t) at t = 2 sinh^2(sqrt(c) d/2)
@@ -198,13 +204,13 @@ def transport(x: Tensor, y: Tensor, u: Tensor, c, dim: int = -1) -> Tensor:
     (x0, xs), (y0, ys), (u0, us) = split(x, dim), split(y, dim), split(u, dim)
     d0 = _dot(ys - xs, ys + xs, dim) / (x0 + y0)  # y_0 - x_0
     yu = _dot(ys - xs, us, dim) - d0 * u0
-    return u + c * yu / (2 + 2 * _half_dist_sinh(x0, xs, y0, ys, c, dim).pow(2)) * (x + y)
+    return u + c * yu / (2 + 2 * _half_dist_sinh2(x0, xs, y0, ys, c, dim)) * (x + y)
 
 
 def _translate(x0: Tensor, xs: Tensor, y0: Tensor, ys: Tensor, c, dim: int = -1) -> Tensor:
     """The space coordinates of x (+)_c y (see translate) from the coordinates of x and y, [..., n]."""
     ax = _alpha(x0, c)
-    t = 2 * _half_dist_sinh(x0, -xs, y0, ys, c, dim).pow(2)
+    t = 2 * _half_dist_sinh2(x0, -xs, y0, ys, c, dim)
     ay_ax = c ** 0.5 * _dot(ys - xs, ys + xs, dim) / (x0 + y0)  # a_y - a_x
     k_minus_1 = (ay_ax + t) / ax
     near = k_minus_1.abs() < 0.5
