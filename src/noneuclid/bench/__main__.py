@@ -1,4 +1,4 @@
-"""python -m noneuclid.bench stiefel|hyperbolic|hypercomplex|poincare|mlr [--device cpu|cuda] [--batch N] [--repeats 10] [--json] [--quick]
+"""python -m noneuclid.bench stiefel|hyperbolic|hypercomplex|poincare|mlr|charts [--device cpu|cuda] [--batch N] [--repeats 10] [--json] [--quick]
 
 Benchmarks print ratios against a baseline measured in the same run (never timed tests).
 """
@@ -9,10 +9,10 @@ import json
 
 import torch
 
-from noneuclid.bench import hyperbolic, hypercomplex, mlr, poincare, stiefel
+from noneuclid.bench import charts, hyperbolic, hypercomplex, mlr, poincare, stiefel
 
 BENCHMARKS = {"stiefel": stiefel, "hyperbolic": hyperbolic, "hypercomplex": hypercomplex, "poincare": poincare,
-              "mlr": mlr}
+              "mlr": mlr, "charts": charts}
 
 
 def main(argv=None) -> None:
