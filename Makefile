@@ -55,6 +55,7 @@ bench: setup  ## benchmarks: ratios against baselines measured in the same run
 	$(PY) scripts/bench.py hyperbolic
 	$(PY) scripts/bench.py hypercomplex
 	$(PY) scripts/bench.py poincare
+	$(PY) scripts/bench.py charts
 
 reproduce-all: setup  ## every paper at PROFILE (default cpu; PROFILE=smoke for a quick look), then results/index.html; resumable
 	$(PY) scripts/reproduce.py all --profile $(PROFILE) $(if $(TRAIN_ARGS),-- $(TRAIN_ARGS))

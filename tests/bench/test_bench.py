@@ -45,3 +45,10 @@ def test_mlr_benchmark_smoke(capsys):
     result = _bench_json(capsys, "mlr", "--quick")
     assert set(result["stacked_runs_speedup"]) == {"hyperbolic", "euclidean", "euclidean_log0"}
     assert result["stacked_runs"] == 2 and all(v > 0 for v in result["stacked_runs_speedup"].values())
+
+
+def test_charts_benchmark_smoke(capsys):
+    """The Lorentz / Poincare ratios of the GRU's train step and the MLR's epoch, measured in one run."""
+    result = _bench_json(capsys, "charts", "--batch", "4", "--quick")
+    assert result["gru_ratio"] > 0 and result["mlr_ratio"] > 0
+    assert set(result["gru_step_seconds"]) == set(result["mlr_epoch_seconds"]) == {"poincare", "lorentz"}

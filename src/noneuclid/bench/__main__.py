@@ -1,4 +1,4 @@
-"""python -m noneuclid.bench stiefel|hyperbolic|hypercomplex|poincare|mlr [--device cpu|cuda] [--batch N] [--repeats 10] [--json] [--quick]
+"""python -m noneuclid.bench stiefel|hyperbolic|hypercomplex|poincare|mlr|charts [--device cpu|cuda] [--batch N] [--repeats 10] [--json] [--quick]
 python -m noneuclid.bench paper-scale [--device cpu|cuda] [--seconds S] [--only <paper>/<experiment>] (bench/paper_scale.py)
 
 Benchmarks print ratios against a baseline measured in the same run (never timed tests).
@@ -11,10 +11,10 @@ import sys
 
 import torch
 
-from noneuclid.bench import hyperbolic, hypercomplex, mlr, paper_scale, poincare, stiefel
+from noneuclid.bench import charts, hyperbolic, hypercomplex, mlr, paper_scale, poincare, stiefel
 
 BENCHMARKS = {"stiefel": stiefel, "hyperbolic": hyperbolic, "hypercomplex": hypercomplex, "poincare": poincare,
-              "mlr": mlr}
+              "mlr": mlr, "charts": charts}
 
 
 def main(argv=None) -> None:

@@ -18,14 +18,15 @@ from noneuclid.optim import adam_rsgd
 
 
 def make_step(geometry: str, device, dtype, batch: int, compile: bool = False, runs: int = 1,
-              project_results: bool = True):
-    """One optimizer step of a model of `runs` stacked runs on random PREFIX-like batches."""
+              project_results: bool = True, chart: str = "poincare"):
+    """One optimizer step of a model of `runs` stacked runs on random PREFIX-like batches (hyperbolic
+    arithmetic in `chart`)."""
     g = torch.Generator().manual_seed(0)
     tokens1, tokens2 = (torch.randint(1, 101, (runs, batch, 20), generator=g).to(device) for _ in range(2))
     lengths1, lengths2 = (torch.randint(1, 21, (runs, batch), generator=g).to(device) for _ in range(2))
     labels = torch.randint(0, 2, (runs, batch), generator=g).to(device)
     model = SentencePairModel(101, "gru", geometry, compile=compile, runs=runs,
-                              project_results=project_results).to(device, dtype)
+                              project_results=project_results, chart=chart).to(device, dtype)
     opt = adam_rsgd(list(model.named_parameters()), lr=1e-3, betas=(0.9, 0.999), embedding_lr=0.1,
                     ball_lr=0.01, clip_norm=1.0)
 

@@ -30,13 +30,14 @@ def _points(nodes: int) -> tuple[torch.Tensor, torch.Tensor]:
     return x / (1 + x.norm(dim=-1, keepdim=True)), (torch.rand(nodes, generator=g) < 0.05).long()
 
 
-def make_epoch(geometry: str, seeds: list[int], nodes: int, batch: int, device, dtype):
-    """One epoch (training, then the test split's scores) of the runs of `seeds` as one model."""
+def make_epoch(geometry: str, seeds: list[int], nodes: int, batch: int, device, dtype, chart: str = "poincare"):
+    """One epoch (training, then the test split's scores) of the runs of `seeds` as one model (the
+    hyperbolic MLR's logits in `chart`)."""
     x, y = _points(nodes)
     run_tasks = [SubtreeClassification(x, y, wordnet.split(nodes, s), batch, s, natural_mix=True).to(device, dtype)
                  for s in seeds]
     task = run_tasks[0] if len(seeds) == 1 else tasks.stack(run_tasks)
-    model = PointMLR(DIM, geometry, runs=len(seeds)).to(device, dtype)
+    model = PointMLR(DIM, geometry, runs=len(seeds), chart=chart).to(device, dtype)
     optimizer = adam_rsgd(list(model.named_parameters()), lr=1e-2, betas=(0.9, 0.999), embedding_lr=0.1, ball_lr=0.01)
     bar = tqdm(disable=True)
 

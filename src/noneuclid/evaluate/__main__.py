@@ -1,5 +1,5 @@
-"""python -m noneuclid.evaluate authors-networks|drift|timing|table2-reference|engine-validation [options]: see
-noneuclid.evaluate."""
+"""python -m noneuclid.evaluate authors-networks|drift|timing|table2-reference|engine-validation|float32-atlas
+[options]: see noneuclid.evaluate."""
 
 from __future__ import annotations
 
@@ -11,20 +11,22 @@ from pathlib import Path
 import torch
 
 from noneuclid.data.brantner_gml import reference_dir
-from noneuclid.evaluate import authors_networks, drift, engine_validation, table2_reference, timing
+from noneuclid.evaluate import authors_networks, drift, engine_validation, float32_atlas, table2_reference, timing
 from noneuclid.runs.lookup import seed_list
 
 
 def main(argv=None) -> int:
     parser = argparse.ArgumentParser(prog="python -m noneuclid.evaluate", description=__doc__)
-    parser.add_argument("what", choices=["authors-networks", "drift", "timing", "table2-reference", "engine-validation"])
+    parser.add_argument("what", choices=["authors-networks", "drift", "timing", "table2-reference", "engine-validation",
+                                         "float32-atlas"])
     parser.add_argument("--data", type=Path, default=Path(os.environ.get("NONEUCLID_DATA_DIR", "data")),
                         help="authors-networks, drift: the data root with mnist/ and reference/brantner_gml/")
     parser.add_argument("--runs", type=Path, default=Path(os.environ.get("NONEUCLID_RUNS_DIR", "runs")))
     parser.add_argument("--profile", default="cpu")
     parser.add_argument("--out", type=Path, default=None,
                         help="default: results/brantner/<profile> (authors-networks, drift, timing), "
-                             "results/hnn/<profile> (table2-reference), results/engine (engine-validation)")
+                             "results/hnn/<profile> (table2-reference), results/engine (engine-validation), "
+                             "results/geometry (float32-atlas)")
     parser.add_argument("--train-images", type=int, default=None,
                         help="authors-networks: the training loss over the first N training images (default: all 60,000)")
     parser.add_argument("--steps", type=int, default=None,
@@ -55,6 +57,8 @@ def main(argv=None) -> int:
                                   args.steps, args.threads, args.overrides, args.device)
         elif args.what == "engine-validation":
             written = engine_validation.make(args.out or engine_validation.OUT)
+        elif args.what == "float32-atlas":
+            written = float32_atlas.make(args.out or Path("results") / "geometry")
         else:
             written = [table2_reference.make(args.runs, args.profile, args.out or Path("results") / "hnn" / args.profile)]
     except FileNotFoundError as e:

@@ -54,17 +54,20 @@ class PointMLR(nn.Module):
     (one model, two parametrizations that Adam trains differently); the hyperbolic MLR always has its p_k.
     `runs` independent classifiers (a stack, see train/stacking.py), every weight [runs, ...]: input
     x [runs, batch, dim] -> logits [runs, batch, classes]; one run (runs = 1) takes any x [..., dim]
-    -> [..., classes]."""
+    -> [..., classes]. chart: the hyperbolic MLR's, "poincare" (the ball) or "lorentz" (the points
+    carried to the hyperboloid by the isometry, see spaces.Lorentz.hyperplane_logits)."""
 
     def __init__(self, dim: int, geometry: str, classes: int = 2, c: float = 1.0, runs: int = 1,
-                 offsets: bool | None = None):
+                 offsets: bool | None = None, chart: str = "poincare"):
         super().__init__()
         if geometry not in GEOMETRIES:
             raise ValueError(f"unknown geometry {geometry!r}: choose model.geometry= one of {GEOMETRIES}")
         if geometry == "hyperbolic" and offsets is not None:
             raise ValueError("model.offsets chooses the Euclidean MLRs' form; leave it null for the hyperbolic MLR")
+        if geometry != "hyperbolic" and chart != "poincare":
+            raise ValueError("model.chart chooses the hyperbolic MLR's chart: leave it poincare for the Euclidean MLRs")
         self.geometry, self.c, self.runs = geometry, c, runs
-        self.mlr = (HyperbolicMLR(dim, classes, c, copies=(runs,)) if geometry == "hyperbolic"
+        self.mlr = (HyperbolicMLR(dim, classes, c, copies=(runs,), chart=chart) if geometry == "hyperbolic"
                     else RunsOffsetLinear(dim, classes, runs) if offsets else RunsLinear(dim, classes, runs))
 
     def forward(self, x: Tensor) -> Tensor:
@@ -74,6 +77,8 @@ class PointMLR(nn.Module):
 
     def _logits(self, x: Tensor) -> Tensor:
         """x [runs, batch, dim] -> logits [runs, batch, classes]."""
+        if self.geometry == "hyperbolic":
+            return self.mlr(self.mlr.space.from_ball(x))
         return self.mlr(pb.logmap0(x, self.c) if self.geometry == "euclidean_log0" else x)
 
     def _load_from_state_dict(self, state_dict, prefix, *args, **kwargs):

@@ -10,6 +10,9 @@ geometry = "euclidean": everything Euclidean ("fully Euclidean RNN/GRU", tanh ce
            "hyperbolic_eucl_mlr": hyperbolic embeddings, encoders and FFNN, Euclidean MLR on log_0(o);
            "hyperbolic": fully hyperbolic (cells with the identity non-linearity, as the paper's runs).
 Both geometries run the same formulas over a space (`noneuclid.geometry.spaces`).
+chart = "poincare" | "lorentz": the hyperbolic models' arithmetic on the Poincare ball or on the
+hyperboloid (the same function; the points that are parameters, word embeddings, biases and the MLR's
+p_k, are points of the ball in either chart, trained alike; see `spaces.Lorentz`).
 
 `runs` independent models live in one module, every weight with a leading runs dimension (a stacked
 sweep: seeds and datasets of one architecture trained side by side, see `noneuclid.train.loop`).
@@ -29,6 +32,7 @@ import torch
 from torch import Tensor, nn
 from torch.nn import functional as F
 
+from noneuclid.geometry import poincare as pb
 from noneuclid.geometry import spaces
 from noneuclid.nn.hyperbolic import HyperbolicMLR, glorot
 from noneuclid.nn.parameters import PoincareParameter, with_copy_dims
@@ -64,18 +68,18 @@ class SentencePairModel(nn.Module):
     def __init__(self, vocab_size: int, cell: str = "gru", geometry: str = "hyperbolic", dim: int = 5,
                  c: float = 1.0, classes: int = 2, compile: bool = False, runs: int = 1,
                  embedding_init_scale: float = 1.0, clip_per_tensor: bool = True, project_results: bool = True,
-                 carry_gaps: bool = False):
+                 carry_gaps: bool = False, chart: str = "poincare"):
         super().__init__()
         if geometry not in GEOMETRIES:
             raise ValueError(f"model.geometry must be one of {GEOMETRIES}, got {geometry!r}")
         if cell not in ("rnn", "gru"):
             raise ValueError(f"model.cell must be 'rnn' or 'gru', got {cell!r}")
         self.geometry = geometry
-        self.space = spaces.space(geometry != "euclidean", c, project_results, carry_gaps)
+        self.space = spaces.space(geometry != "euclidean", c, project_results, carry_gaps, chart)
         ball = PoincareParameter if self.space.hyperbolic else nn.Parameter
         embedding = _embedding_init(runs, vocab_size, dim, embedding_init_scale)
         if self.space.hyperbolic:  # a large init scale draws points outside the ball: onto its edge
-            embedding = self.space.project(embedding)
+            embedding = pb.project(embedding, c)
         self.embedding = with_copy_dims(ball(embedding), 1)
         self.encoders = Recurrent(cell, dim, dim, self.space, "id" if self.space.hyperbolic else "tanh",
                                   copies=(runs, 2), compile=compile)
@@ -85,7 +89,7 @@ class SentencePairModel(nn.Module):
         self.classify = torch.compile(self._classify, dynamic=False) if compile else self._classify  # fuses its small ops
         if geometry == "hyperbolic":
             self.mlr = HyperbolicMLR(dim, classes, c, copies=(runs,), per_class=clip_per_tensor,
-                                     project_results=project_results)
+                                     project_results=project_results, chart=chart)
         else:
             self.mlr = EuclideanMLR(dim, classes, runs, per_class=clip_per_tensor)
 
@@ -93,7 +97,7 @@ class SentencePairModel(nn.Module):
         """The hidden state of each sentence at its true length, ([runs, batch, dim], [runs, batch, dim])."""
         steps = max(tokens1.shape[-1], tokens2.shape[-1])
         tokens = torch.stack([F.pad(t, (0, steps - t.shape[-1])) for t in (tokens1, tokens2)], 1)  # [runs, 2, batch, time]
-        states = self.encoders.forward_tokens(self.embedding, tokens, torch.stack([lengths1, lengths2], 1))
+        states = self.encoders.forward_tokens(self.space.from_ball(self.embedding), tokens, torch.stack([lengths1, lengths2], 1))
         return states.unbind(1)
 
     def forward(self, tokens1: Tensor, lengths1: Tensor, tokens2: Tensor, lengths2: Tensor) -> Tensor:
@@ -105,8 +109,8 @@ class SentencePairModel(nn.Module):
         """The FFNN and the MLR: sentence states [runs, batch, dim] -> logits [runs, batch, classes]."""
         sp, W = self.space, self.W.unsqueeze(2)  # [runs, 2, 1, dim, dim]
         o = sp.add(sp.matvec_result(matvec(W[:, 0], s1), s1), sp.matvec_result(matvec(W[:, 1], s2), s2))
-        o = sp.add(o, self.b.unsqueeze(1))
-        o = sp.add(o, sp.scalar_mul(sp.dist2(s1, s2), self.b_d.unsqueeze(1).expand_as(o)))
+        o = sp.add(o, sp.from_ball(self.b.unsqueeze(1)))
+        o = sp.add(o, sp.scalar_mul(sp.dist2(s1, s2), sp.from_ball(self.b_d.unsqueeze(1)).expand_as(o)))
         if self.geometry == "euclidean":
             return self.mlr(torch.relu(o))
         if self.geometry == "hyperbolic":

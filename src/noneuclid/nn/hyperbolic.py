@@ -1,4 +1,4 @@
-"""Hyperbolic layers of Ganea, Becigneul, Hofmann (2018) on the Poincare ball of curvature -c.
+"""Hyperbolic layers of Ganea, Becigneul, Hofmann (2018) in hyperbolic space of curvature -c.
 
 Inputs are points of the ball, [..., dim]. Weight matrices are Euclidean (they act through the
 Mobius matrix-vector product); biases and MLR offsets are points of the ball (PoincareParameter),
@@ -13,6 +13,7 @@ import torch
 from torch import Tensor, nn
 
 from noneuclid.geometry import poincare as pb
+from noneuclid.geometry import spaces
 from noneuclid.nn.parameters import PoincareParameter, with_copy_dims
 
 
@@ -42,7 +43,9 @@ class HyperbolicMLR(nn.Module):
     """Hyperbolic multinomial logistic regression (the paper's eq. 25 for p(y = k | x)):
         logit_k(x) = lambda_{p_k} ||a_k|| / sqrt(c) * asinh(2 sqrt(c) <-p_k (+) x, a_k> /
                                                          ((1 - c ||-p_k (+) x||^2) ||a_k||))
-    with p_k on the ball and a_k = (1 - c ||p_k||^2) a'_k, a'_k stored at the origin (transport0).
+    with p_k on the ball and a_k = (1 - c ||p_k||^2) a'_k, a'_k stored at the origin (transport0),
+    computed in `chart` (spaces.PoincareBall.hyperplane_logits or spaces.Lorentz.hyperplane_logits);
+    p_k is a point of the ball in either chart, and the input x a point of the chart.
     With `copies`, p and a' are [*copies, classes, dim] (independent classifiers, e.g. stacked runs)
     and the input is [*copies, batch, dim]; otherwise input [..., dim]. Output logits [..., classes].
     per_class: each class's p_k and a'_k is a tensor of its own (clipped on its own, as the original
@@ -52,24 +55,13 @@ class HyperbolicMLR(nn.Module):
     """
 
     def __init__(self, dim: int, classes: int, c: float = 1.0, copies: tuple[int, ...] = (), per_class: bool = True,
-                 project_results: bool = False):
+                 project_results: bool = False, chart: str = "poincare"):
         super().__init__()
-        self.c, self.project_results = c, project_results
-        self.p = with_copy_dims(PoincareParameter(torch.zeros(*copies, classes, dim), c), len(copies) + per_class)
+        self.space = spaces.space(True, c, project_results, chart=chart)
+        self.p = with_copy_dims(PoincareParameter(torch.zeros(*copies, classes, dim), c),
+                                len(copies) + per_class)
         self.a0 = with_copy_dims(nn.Parameter(glorot(*copies, classes, dim)), len(copies) + per_class)
 
     def forward(self, x: Tensor) -> Tensor:
-        c, sc = self.c, self.c ** 0.5
-        p = self.p.unsqueeze(-3)  # [*copies, 1, classes, dim], against x [*copies, batch, 1, dim]
-        a = pb.transport0(p, self.a0.unsqueeze(-3), c)
-        diff = pb.mobius_add(-p, x.unsqueeze(-2), c)  # [..., classes, dim]
-        gap = pb.mobius_add_gap(-p, x.unsqueeze(-2), c).squeeze(-1)  # 1 - c||-p (+) x||^2, no cancellation
-        if self.project_results:
-            diff = pb.project(diff, c, snap=pb.PROJECT_SNAP)
-            on_margin = gap <= 1 - ((1 - pb.BALL_EPS) * (1 - pb.PROJECT_SNAP)) ** 2  # the points project moved
-            gap = torch.where(on_margin, 1 - (1 - pb.BALL_EPS) ** 2, gap)
-        a_norm = a.norm(dim=-1).clamp_min(pb.MIN_NORM)
-        lam = pb.conformal_factor(p, c).squeeze(-1)
-        inner = (diff * a).sum(-1)
-        denom = (gap * a_norm).clamp_min(pb.MIN_NORM)
-        return lam * a_norm / sc * torch.asinh(2 * sc * inner / denom)
+        # p [*copies, 1, classes, dim] against x [*copies, batch, 1, dim]
+        return self.space.hyperplane_logits(x.unsqueeze(-2), self.p.unsqueeze(-3), self.a0.unsqueeze(-3))

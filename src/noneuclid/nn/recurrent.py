@@ -31,7 +31,7 @@ import torch
 from torch import Tensor, nn
 from torch.nn import functional as F
 
-from noneuclid.geometry.spaces import Euclidean, PoincareBall
+from noneuclid.geometry.spaces import Euclidean, Lorentz, PoincareBall
 from noneuclid.nn.hyperbolic import glorot
 from noneuclid.nn.parameters import PoincareParameter, with_copy_dims
 
@@ -132,14 +132,14 @@ def masked_step(cell: str, space, act, compile: bool):
 class Recurrent(nn.Module):
     """RNN or GRU encoders over padded sequences, with `copies` leading weight dimensions.
 
-    forward(x, lengths): x [*copies, batch, time, input] (points of the space), lengths [*copies,
+    forward(x, lengths): x [*copies, batch, time, input] (points of the space's chart), lengths [*copies,
     batch] -> the hidden state at each sequence's true length, [*copies, batch, hidden]. Steps after
     a sequence's end keep its state, so padding never changes the result. The input products
     U (x) x of all time steps are one (compiled) call, per token or, from token ids, per word
     (forward_tokens); the recurrence is one (compiled) call per step, in the batch-last layout.
     """
 
-    def __init__(self, cell: str, input_size: int, hidden_size: int, space: Euclidean | PoincareBall,
+    def __init__(self, cell: str, input_size: int, hidden_size: int, space: Euclidean | PoincareBall | Lorentz,
                  nonlinearity: str = "id", copies: tuple[int, ...] = (), compile: bool = False):
         super().__init__()
         if cell not in STEPS:
@@ -183,7 +183,7 @@ class Recurrent(nn.Module):
         table's rows u [*copies, gates, hidden, rows], looked up by token at each step."""
         if bool((lengths < 1).any()):
             raise ValueError("every sequence needs at least one token (got a length < 1)")
-        W, b = self.W, self.b.unsqueeze(-1)  # b broadcast over the batch: [*copies, gates, hidden, 1]
+        W, b = self.W, self.space.from_ball(self.b).unsqueeze(-1)  # b broadcast over the batch: [*copies, gates, hidden, 1]
         if tokens is None:  # each step's products u_t, no lookup
             copies, (time, batch) = u.shape[:-4], (u.shape[-4], u.shape[-1])
             steps = zip(u.unbind(-4), itertools.repeat(None))

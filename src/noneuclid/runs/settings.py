@@ -15,6 +15,9 @@ NOT_SETTINGS = ("paths", "logger", "report", "trainer.progress", "trainer.thread
 # Switches added after runs existed, off (null) by default: left out of the hash while they are off, so
 # that every run from before them keeps its name (a switch that is on is a setting like any other).
 OFF_WHEN_NULL = ("trainer.converge", "data.natural_mix", "model.offsets")
+# Settings added after runs existed whose default is what those runs computed: left out of the hash
+# while they hold it, likewise.
+OFF_WHEN_DEFAULT = {"model.chart": "poincare"}
 # The version of the settings that configs/train.yaml composes. A change that would rename run folders
 # of earlier versions (a setting added or renamed) raises it, with a step in runs/migrate.py that
 # brings earlier run folders and results up to it: `python -m noneuclid.runs migrate`.
@@ -50,17 +53,23 @@ def drop_keys(c: dict, keys) -> dict:
 
 def digest_without(c: dict, keys) -> str:
     """8 hex digits of the plain config dict `c` without the dotted `keys`, nor the OFF_WHEN_NULL
-    switches that are off (c is not changed)."""
+    switches that are off, nor the OFF_WHEN_DEFAULT settings at their default (c is not changed)."""
     off = [k for k in OFF_WHEN_NULL if _is_null(c, k)]
+    off += [k for k, default in OFF_WHEN_DEFAULT.items() if _value(c, k) == default]
     c = drop_keys(json.loads(json.dumps(c)), (*keys, *off))
     return hashlib.sha256(json.dumps(c, sort_keys=True).encode()).hexdigest()[:8]
 
 
-def _is_null(c: dict, key: str) -> bool:
-    """Whether the dotted `key` of the plain config dict `c` is null (or absent)."""
+def _value(c: dict, key: str):
+    """The value of the dotted `key` in the plain config dict `c` (None where absent)."""
     for part in key.split("."):
         c = c.get(part) if isinstance(c, dict) else None
-    return c is None
+    return c
+
+
+def _is_null(c: dict, key: str) -> bool:
+    """Whether the dotted `key` of the plain config dict `c` is null (or absent)."""
+    return _value(c, key) is None
 
 
 def device_type(name: str, cuda: bool) -> str:
