@@ -1,8 +1,8 @@
 """Where each verdict comes from: its claim's rule as registered (claims/registered.csv: the commit and
 date), the date of the newest commit its runs trained from (git's committer date of env.git_commit, a
 lower bound on when they ran; `unknown` for a commit this clone's history lacks), whether the rule cannot
-be shown to come before them, and their compute (train_seconds in hours, the machines by env.cpu_count
-and env.cuda)."""
+be shown to come before them, and their compute (train_seconds in hours, a stacked run's share of its
+stack's; the machines by env.cpu_count and env.cuda)."""
 
 from __future__ import annotations
 
@@ -59,10 +59,12 @@ def _after(rule: ledger.Registration, until: str, row: Verdict) -> bool:
 
 
 def _hours(runs: pd.DataFrame | None) -> float:
-    """The runs' training time in hours (nan without runs or a train_seconds column)."""
+    """The runs' training time in hours, a stacked run's its share of its stack's (train_seconds is the
+    stack's: over stacked_runs); nan without runs or a train_seconds column."""
     if runs is None or not len(runs) or "train_seconds" not in runs:
         return math.nan
-    return float(runs.train_seconds.sum() / 3600)
+    stacked = runs["stacked_runs"].fillna(1).clip(lower=1) if "stacked_runs" in runs else 1
+    return float((runs.train_seconds / stacked).sum() / 3600)
 
 
 def _newest(runs: pd.DataFrame) -> str:
