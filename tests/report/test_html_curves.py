@@ -36,9 +36,17 @@ def test_the_summary_counts_the_papers_cells_and_ours_and_links_each_claim(tmp_p
                                                                        "contradicts"),
             ("stiefel_epoch_time_on_par_cpu", "paper", "reproduces"), ("random_section_trains_lower", "ours",
                                                                         "not testable here")]
-    pd.DataFrame(rows, columns=["claim", "kind", "verdict"]).to_csv(tmp_path / "claims.csv", index=False)
-    summary = html_summary.summary("brantner", tmp_path)
+    pd.DataFrame(rows, columns=["claim", "kind", "verdict"]).assign(hardware="CPU (2 cores)").to_csv(
+        tmp_path / "claims.csv", index=False)
+    runs = pd.DataFrame({"run": ["a", "b"], "train_seconds": [3600.0, 1800.0]})
+    (tmp_path / "bench").mkdir()
+    pd.DataFrame({"paper": ["brantner", "brantner", "hnn"], "device": "cpu", "sweep_hours": [10.0, 10.0, 5.0],
+                  "runs": 3, "same_runs_as": ["", "brantner/fig3a", ""]}).to_csv(
+        tmp_path / "bench" / "paper_scale_cpu.csv", index=False)
+    summary = html_summary.summary("brantner", tmp_path, runs, tmp_path / "bench")
     assert summary.startswith('<div class="summary">')
+    assert "our 2 runs trained for 1.5 hours in all (CPU (2 cores);" in summary
+    assert "about 10 hours of 3 runs" in summary  # the runs another experiment shares counted once
     assert "(claims: 2, cells: 3)" in summary and "(claims: 1, cells: 1)" in summary
     assert '<span class="verdict verdict-reproduces">2 reproduces</span>' in summary
     assert 'style="flex: 2" title="2 reproduces"' in summary
@@ -46,7 +54,7 @@ def test_the_summary_counts_the_papers_cells_and_ours_and_links_each_claim(tmp_p
     sentence = claims_data.load("brantner")["stiefel_epoch_time_on_par_cpu"].text.replace('"', "&quot;")
     assert sentence in summary
     assert summary.index("stiefel_adam_below") < summary.index("stiefel_epoch_time") < summary.index("random_section")
-    assert html_summary.summary("brantner", tmp_path / "none") == ""  # no claims CSV: no summary
+    assert html_summary.summary("brantner", tmp_path / "none", runs, tmp_path) == ""  # no claims CSV: no summary
 
 
 def test_claims_tables_colour_verdicts_fold_long_reasons_and_anchor_each_claims_first_row():

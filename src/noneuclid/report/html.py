@@ -83,7 +83,7 @@ def paper_section(paper: str, profile: str, results: Path) -> str:
     unlogged = len(runs) - len(logged)
     fill = functools.partial(prose.fill, "index", key=paper, profile=profile, unlogged=unlogged)
     anchored = set()
-    parts = [f'<h2 id="{paper}">{PAPERS[paper].title}</h2>', html_summary.summary(paper, results / paper / profile),
+    parts = [f'<h2 id="{paper}">{PAPERS[paper].title}</h2>', html_summary.summary(paper, results / paper / profile, runs, results / "bench"),
              *([page_html(page, results, anchored) for page in pages] or [fill("missing")]),
              fill("curves", runs=len(logged), drawn=drawn) if drawn else "<p>No per-run data.</p>",
              fill("unlogged") if unlogged else "", environment(runs)]

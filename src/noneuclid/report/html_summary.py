@@ -1,7 +1,9 @@
 """The verdict summary that opens each paper's section of results/index.html, read from the claims CSVs
 (results/<paper>/<profile>/*claims.csv): the cells' verdicts counted for the paper's own claims and for
-ours, each as a coloured bar, then one line per claim (its sentence from claims/<paper>.yaml, its counts,
-a link to its first row in the claims tables); and the legend of the verdicts' colours."""
+ours, each as a coloured bar; the budget (our runs' training hours beside a full paper-scale
+reproduction's, results/bench/paper_scale_<device>.csv); then one line per claim (its sentence from
+claims/<paper>.yaml, its counts, a link to its first row in the claims tables); and the legend of the
+verdicts' colours."""
 
 import html
 from pathlib import Path
@@ -9,6 +11,7 @@ from pathlib import Path
 import pandas as pd
 
 from noneuclid import prose
+from noneuclid.bench.paper_scale_docs import totals
 from noneuclid.claims import data as claims_data
 from noneuclid.claims.data import KINDS
 from noneuclid.claims.engine import VERDICTS
@@ -30,9 +33,10 @@ def legend() -> str:
 
 
 def read(folder: Path) -> pd.DataFrame:
-    """claim, kind and verdict of every cell in the folder's *claims.csv (by file name; none: no rows)."""
-    frames = [pd.read_csv(path, usecols=["claim", "kind", "verdict"]) for path in sorted(folder.glob("*claims.csv"))]
-    return pd.concat(frames, ignore_index=True) if frames else pd.DataFrame(columns=["claim", "kind", "verdict"])
+    """claim, kind, verdict and hardware of every cell in the folder's *claims.csv (by file name; none: no rows)."""
+    columns = ["claim", "kind", "verdict", "hardware"]
+    frames = [pd.read_csv(path, usecols=columns) for path in sorted(folder.glob("*claims.csv"))]
+    return pd.concat(frames, ignore_index=True) if frames else pd.DataFrame(columns=columns)
 
 
 def bar(verdicts: pd.Series) -> str:
@@ -51,8 +55,24 @@ def claim_line(paper: str, claim: str, verdicts: pd.Series) -> str:
                       kind=found.kind, text=html.escape(found.text), cells=len(verdicts), bar=bar(verdicts))
 
 
-def summary(paper: str, folder: Path) -> str:
-    """The paper's summary (an element of class summary), "" where the folder has no claims CSV."""
+def budget(paper: str, runs: pd.DataFrame, hardware: pd.Series, bench: Path) -> str:
+    """The budget line: our runs' training hours (runs.csv's train_seconds; `hardware`: the cells' machines, as
+    "A; B"), then, per device that `bench` (results/bench/) has timed, a full paper-scale reproduction's hours
+    (paper_scale_docs.totals); "" without train_seconds."""
+    if "train_seconds" not in runs:
+        return ""
+    machines = sorted({m for found in hardware.dropna() for m in str(found).split("; ")})
+    scale = [prose.fill("index", "summary_scale", hours=row.sweep_hours, runs=row.runs, device=row.device,
+                        file=path.name)
+             for path in sorted(bench.glob("paper_scale_*.csv"))
+             for row in totals(pd.read_csv(path)).itertuples() if row.paper == paper]
+    return prose.fill("index", "summary_budget", runs=len(runs), hours=runs.train_seconds.sum() / 3600,
+                      hardware=", ".join(machines), scale="".join(scale))
+
+
+def summary(paper: str, folder: Path, runs: pd.DataFrame, bench: Path) -> str:
+    """The paper's summary (an element of class summary), "" where the folder has no claims CSV; `runs`: its
+    runs.csv, `bench`: results/bench/ (budget)."""
     cells = read(folder)
     if cells.empty:
         return ""
@@ -61,4 +81,5 @@ def summary(paper: str, folder: Path) -> str:
     known = [c.id for c in claims_data.load(paper).claims]  # the claims file's order; one it lacks: claim_line says so
     order = sorted(cells.claim.unique(), key=lambda claim: known.index(claim) if claim in known else len(known))
     lines = [claim_line(paper, claim, cells.verdict[cells.claim == claim]) for claim in order]
-    return prose.fill("index", "summary", kinds="".join(kinds), claims="".join(lines))
+    return prose.fill("index", "summary", kinds="".join(kinds), budget=budget(paper, runs, cells.hardware, bench),
+                      claims="".join(lines))
