@@ -151,8 +151,11 @@ HEADLESS = ["--headless", "--no-sandbox", "--disable-gpu", "--disable-background
             "--hide-scrollbars"]
 PAGE = Path(__file__).resolve().parents[2] / "results" / "index.html"  # the committed page
 REPRODUCES_RGB = (102, 187, 106)  # index.css: .verdict-reproduces
-WIDTH_PROBE = ('<base href="{base}"><script>addEventListener("load", () => document.body.dataset.width = '
-               '[document.documentElement, document.body].map(e => e.scrollWidth + "/" + e.clientWidth))</script>')
+PROBE = ('<base href="{base}"><script>addEventListener("load", () => {{ const b = document.body.dataset, '
+         'chip = document.querySelector(".legend .verdict-contradicts"); '
+         'b.width = [document.documentElement, document.body].map(e => e.scrollWidth + "/" + e.clientWidth); chip.click(); '
+         'b.hidden = document.querySelectorAll("tr[hidden]").length + "/" + '
+         'document.querySelectorAll("td.verdict-contradicts").length; }})</script>')  # widths, then a click's rows
 
 
 def _results_and_runs(tmp_path) -> tuple[Path, Path]:
@@ -241,17 +244,20 @@ def test_html_report_renders_in_headless_chromium(tmp_path):
 
 def test_the_committed_page_fits_1400_px_and_its_first_screen_shows_the_verdicts(tmp_path):
     """results/index.html at 1,400 px: no wider than the window and nothing wider than its column (a copy
-    reads the widths once loaded, its links resolved in results/); the first screen shows a verdict bar."""
+    reads the widths once loaded, its links resolved in results/); the legend's contradicts, clicked, hides
+    exactly the rows that contradict; the first screen shows a verdict bar."""
     from PIL import Image
 
     browser = _chromium()
     probe = tmp_path / "index.html"
-    probe.write_text(PAGE.read_text().replace("<head>", "<head>" + WIDTH_PROBE.format(base=PAGE.parent.as_uri() + "/"), 1))
+    probe.write_text(PAGE.read_text().replace("<head>", "<head>" + PROBE.format(base=PAGE.parent.as_uri() + "/"), 1))
     dom = subprocess.run([browser, *HEADLESS, "--window-size=1400,1000", "--virtual-time-budget=5000", "--dump-dom",
                           probe.as_uri()], check=True, capture_output=True, text=True, timeout=120).stdout
     scroll, client, body_scroll, body = map(int, re.search(r'data-width="(\d+)/(\d+),(\d+)/(\d+)"', dom).groups())
     assert scroll <= client == 1400, f"the page is {scroll} px wide in a 1400-px window"
     assert body_scroll <= body, f"the page's content is {body_scroll} px wide in its {body}-px column"
+    hidden, contradicting = map(int, re.search(r'data-hidden="(\d+)/(\d+)"', dom).groups())
+    assert hidden == contradicting > 0
     shot = tmp_path / "top.png"
     subprocess.run([browser, *HEADLESS, f"--screenshot={shot}", "--window-size=1400,1000", PAGE.as_uri()],
                    check=True, capture_output=True, timeout=120)

@@ -23,6 +23,7 @@ EVAL_METRICS = ("val_accuracy", "dev_accuracy", "val_perplexity", "test_accuracy
 ENV_KEYS = ("python", "torch", "platform", "cpu_count", "torch_threads", "cuda", "git_commit", "git_dirty")
 
 STYLE = prose.TEMPLATES / "index.css"  # the page's style sheet, inlined
+SCRIPT = prose.TEMPLATES / "index.js"  # its script (the legend's verdicts hide their rows), inlined
 
 
 def _finite(rows: pd.DataFrame, key: str | None) -> list[tuple[float, float]]:
@@ -98,5 +99,5 @@ def make(profile: str, results: Path) -> Path:
     sections = "\n".join(paper_section(key, profile, results) for key in PAPERS)
     out.write_text(prose.fill("index", "page", profile=profile, style=STYLE.read_text(),
                               results=html.escape(results.name), toc=toc, legend=html_summary.legend(),
-                              sections=sections))
+                              sections=sections, script=SCRIPT.read_text()))
     return out
