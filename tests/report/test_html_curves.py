@@ -36,8 +36,8 @@ def test_the_summary_counts_the_papers_cells_and_ours_and_links_each_claim(tmp_p
                                                                        "contradicts"),
             ("stiefel_epoch_time_on_par_cpu", "paper", "reproduces"), ("random_section_trains_lower", "ours",
                                                                         "not testable here")]
-    pd.DataFrame(rows, columns=["claim", "kind", "verdict"]).assign(hardware="CPU (2 cores)").to_csv(
-        tmp_path / "claims.csv", index=False)
+    pd.DataFrame(rows, columns=["claim", "kind", "verdict"]).assign(hardware="CPU (2 cores)", reason=[
+        "", "", "", "a precondition <fails>"]).to_csv(tmp_path / "claims.csv", index=False)
     runs = pd.DataFrame({"run": ["a", "b"], "train_seconds": [3600.0, 1800.0]})
     (tmp_path / "bench").mkdir()
     pd.DataFrame({"paper": ["brantner", "brantner", "hnn"], "device": "cpu", "sweep_hours": [10.0, 10.0, 5.0],
@@ -54,6 +54,7 @@ def test_the_summary_counts_the_papers_cells_and_ours_and_links_each_claim(tmp_p
     sentence = claims_data.load("brantner")["stiefel_epoch_time_on_par_cpu"].text.replace('"', "&quot;")
     assert sentence in summary
     assert summary.index("stiefel_adam_below") < summary.index("stiefel_epoch_time") < summary.index("random_section")
+    assert summary.count('<details class="why">') == 1 and "<li>a precondition &lt;fails&gt;</li>" in summary
     assert html_summary.summary("brantner", tmp_path / "none", runs, tmp_path) == ""  # no claims CSV: no summary
 
 

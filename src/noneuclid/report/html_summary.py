@@ -2,8 +2,8 @@
 (results/<paper>/<profile>/*claims.csv): the cells' verdicts counted for the paper's own claims and for
 ours, each as a coloured bar; the budget (our runs' training hours beside a full paper-scale
 reproduction's, results/bench/paper_scale_<device>.csv); then one line per claim (its sentence from
-claims/<paper>.yaml, its counts, a link to its first row in the claims tables); and the legend of the
-verdicts' colours."""
+claims/<paper>.yaml, its counts, why its cells not testable here are not, a link to its first row in the
+claims tables); and the legend of the verdicts' colours."""
 
 import html
 from pathlib import Path
@@ -14,7 +14,7 @@ from noneuclid import prose
 from noneuclid.bench.paper_scale_docs import totals
 from noneuclid.claims import data as claims_data
 from noneuclid.claims.data import KINDS
-from noneuclid.claims.engine import VERDICTS
+from noneuclid.claims.engine import NOT_TESTABLE, VERDICTS
 
 
 def verdict_class(verdict: str) -> str:
@@ -33,8 +33,9 @@ def legend() -> str:
 
 
 def read(folder: Path) -> pd.DataFrame:
-    """claim, kind, verdict and hardware of every cell in the folder's *claims.csv (by file name; none: no rows)."""
-    columns = ["claim", "kind", "verdict", "hardware"]
+    """claim, kind, verdict, reason and hardware of every cell in the folder's *claims.csv (by file name; none:
+    no rows)."""
+    columns = ["claim", "kind", "verdict", "reason", "hardware"]
     frames = [pd.read_csv(path, usecols=columns) for path in sorted(folder.glob("*claims.csv"))]
     return pd.concat(frames, ignore_index=True) if frames else pd.DataFrame(columns=columns)
 
@@ -48,11 +49,15 @@ def bar(verdicts: pd.Series) -> str:
     return f'<span class="bar">{segments}</span> {words}'
 
 
-def claim_line(paper: str, claim: str, verdicts: pd.Series) -> str:
-    """A row of the summary's claims: the claim's sentence and id (linked to its cells), its counts."""
+def claim_line(paper: str, claim: str, cells: pd.DataFrame) -> str:
+    """A row of the summary's claims: the claim's sentence and id (linked to its cells), its cells' counts and
+    the distinct reasons of those not testable here (folded)."""
     found = claims_data.load(paper)[claim]
+    reasons = cells.reason[cells.verdict == NOT_TESTABLE].dropna().unique()
+    why = prose.fill("index", "summary_untested", reasons="".join(f"<li>{html.escape(r)}</li>" for r in reasons))
     return prose.fill("index", "summary_claim", anchor=claim_anchor(paper, claim), claim=html.escape(claim),
-                      kind=found.kind, text=html.escape(found.text), cells=len(verdicts), bar=bar(verdicts))
+                      kind=found.kind, text=html.escape(found.text), cells=len(cells), bar=bar(cells.verdict),
+                      why=why if len(reasons) else "")
 
 
 def budget(paper: str, runs: pd.DataFrame, hardware: pd.Series, bench: Path) -> str:
@@ -80,6 +85,6 @@ def summary(paper: str, folder: Path, runs: pd.DataFrame, bench: Path) -> str:
              for kind in KINDS if len(rows := cells[cells.kind == kind])]
     known = [c.id for c in claims_data.load(paper).claims]  # the claims file's order; one it lacks: claim_line says so
     order = sorted(cells.claim.unique(), key=lambda claim: known.index(claim) if claim in known else len(known))
-    lines = [claim_line(paper, claim, cells.verdict[cells.claim == claim]) for claim in order]
+    lines = [claim_line(paper, claim, cells[cells.claim == claim]) for claim in order]
     return prose.fill("index", "summary", kinds="".join(kinds), budget=budget(paper, runs, cells.hardware, bench),
                       claims="".join(lines))
