@@ -58,6 +58,13 @@ def test_the_summary_counts_the_papers_cells_and_ours_and_links_each_claim(tmp_p
     assert html_summary.summary("brantner", tmp_path / "none", runs, tmp_path) == ""  # no claims CSV: no summary
 
 
+def test_claims_tables_move_the_papers_column_beside_ours():
+    page = html_tables.to_html("| claim | ours | p | verdict | paper |\n|:--|:--|:--|:--|:--|\n| a | 1 | 0.5 | "
+                               "reproduces | 2 |\n", "hnn", set())
+    assert re.findall(r"<t[hd][^>]*>([^<]*)</t[hd]>", page) == ["claim", "ours", "paper", "p", "verdict",
+                                                                 "a", "1", "2", "0.5", "reproduces"]
+
+
 def test_claims_tables_colour_verdicts_fold_long_reasons_and_anchor_each_claims_first_row():
     long = "not testable here: the precondition fails because every seed of the model diverged"
     text = ("| claim | verdict |\n|:--|:--|\n| a | reproduces [rule after runs] |\n| a | inconclusive |\n"

@@ -1,7 +1,7 @@
 """The claims tables of results/index.html (claims/render.py's Markdown, columns claim ... verdict ...),
-marked as they are converted to HTML: each verdict cell gets its verdict's class (html_summary.verdict_class),
-a long reason folds into a details element under the verdict, and the first row of each claim gets the id
-the paper's summary links to."""
+marked as they are converted to HTML: the paper's column moves beside ours, each verdict cell gets its
+verdict's class (html_summary.verdict_class), a long reason folds into a details element under the verdict,
+and the first row of each claim gets the id the paper's summary links to."""
 
 import xml.etree.ElementTree as etree
 
@@ -14,6 +14,7 @@ from noneuclid.report.html_summary import claim_anchor, verdict_class
 
 FOLD = 40  # a verdict's reason longer than this (characters) folds under the verdict
 PRIORITY = 5  # after the inline patterns (20), before the backslash escapes are restored (0)
+BESIDE = ("paper", "ours")  # the column moved, and the one it follows
 
 
 def fold(cell: etree.Element) -> None:
@@ -49,11 +50,22 @@ class ClaimsTables(Treeprocessor):
                 if len(cells) == len(header):
                     self._anchor(row, (cells[header.index("claim")].text or "").strip())
                     fold(cells[header.index("verdict")])
+                move_beside(row, header)
 
     def _anchor(self, row: etree.Element, claim: str) -> None:
         if claim and claim not in self.anchored:
             row.set("id", claim_anchor(self.paper, claim))
             self.anchored.add(claim)
+
+
+def move_beside(row: etree.Element, header: list[str]) -> None:
+    """Move the row's cell (th or td) of BESIDE's first column right after the cell of its second, where the
+    table has both."""
+    moved, after = BESIDE
+    if moved in header and after in header and len(row) == len(header):
+        cell = row[header.index(moved)]
+        row.remove(cell)
+        row.insert(header.index(after) + (header.index(after) < header.index(moved)), cell)
 
 
 class ClaimsTablesExtension(Extension):
