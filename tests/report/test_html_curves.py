@@ -88,3 +88,4 @@ def test_the_committed_page_opens_each_paper_with_its_summary_and_styles_every_v
     assert all(f".{c} {{" in page for c in used)
     assert set(re.findall(r'href="#(claim-[^"]+)"', page)) <= set(re.findall(r'id="(claim-[^"]+)"', page))
     assert page.count("<svg") == page.count('class="curve"') and "<details class=\"runs\">" in page
+    assert not re.search(r'(src|href)="(https?:)?//|<link|@import', page)  # it reads nothing from a network
