@@ -2,7 +2,7 @@
 (results/<paper>/<profile>/*claims.csv): the cells' verdicts counted for the paper's own claims and for
 ours, each as a coloured bar; the budget (our runs' training hours beside a full paper-scale
 reproduction's, results/bench/paper_scale_<device>.csv); then one line per claim (its sentence from
-claims/<paper>.yaml, its counts, why its cells not testable here are not, a link to its first row in the
+claims/<paper>.yaml, its counts, the reasons of its cells not testable here, a link to its first row in the
 claims tables); and the legend of the verdicts' colours."""
 
 import html
