@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import json
 import os
+import re
 import shutil
 import subprocess
 import sys
@@ -146,6 +147,15 @@ def _chromium() -> str:
 
 
 FIGURE_RGB = (200, 30, 30)
+HEADLESS = ["--headless", "--no-sandbox", "--disable-gpu", "--disable-background-networking", "--no-first-run",
+            "--hide-scrollbars"]
+PAGE = Path(__file__).resolve().parents[2] / "results" / "index.html"  # the committed page
+REPRODUCES_RGB = (102, 187, 106)  # index.css: .verdict-reproduces
+PROBE = ('<base href="{base}"><script>addEventListener("load", () => {{ const b = document.body.dataset, '
+         'chip = document.querySelector(".legend .verdict-contradicts"); '
+         'b.width = [document.documentElement, document.body].map(e => e.scrollWidth + "/" + e.clientWidth); chip.click(); '
+         'b.hidden = document.querySelectorAll("tr[hidden]").length + "/" + '
+         'document.querySelectorAll("td.verdict-contradicts").length; }})</script>')  # widths, then a click's rows
 
 
 def _results_and_runs(tmp_path) -> tuple[Path, Path]:
@@ -223,14 +233,36 @@ def test_html_report_renders_in_headless_chromium(tmp_path):
     results, _ = _results_and_runs(tmp_path)
     page = html.make("cpu", results)
     shot = tmp_path / "shot.png"
-    subprocess.run([browser, "--headless", "--no-sandbox", "--disable-gpu", "--hide-scrollbars",
-                    f"--screenshot={shot}", "--window-size=1200,2000", page.resolve().as_uri()],
+    subprocess.run([browser, *HEADLESS, f"--screenshot={shot}", "--window-size=1200,2000", page.resolve().as_uri()],
                    check=True, capture_output=True, timeout=120)
     pixels = np.asarray(Image.open(shot).convert("RGB"))  # [height, width, 3]
     figure = int((pixels == FIGURE_RGB).all(-1).sum())
     header_cells = int((pixels == (238, 238, 238)).all(-1).sum())  # the table's <th> background
     assert figure > 0.8 * 300 * 150, "the figure is not on the screenshot"
     assert header_cells > 500, "the table header is not on the screenshot"
+
+
+def test_the_committed_page_fits_1400_px_and_its_first_screen_shows_the_verdicts(tmp_path):
+    """results/index.html at 1,400 px: no wider than the window and nothing wider than its column (a copy
+    reads the widths once loaded, its links resolved in results/); the legend's contradicts, clicked, hides
+    exactly the rows that contradict; the first screen shows a verdict bar."""
+    from PIL import Image
+
+    browser = _chromium()
+    probe = tmp_path / "index.html"
+    probe.write_text(PAGE.read_text().replace("<head>", "<head>" + PROBE.format(base=PAGE.parent.as_uri() + "/"), 1))
+    dom = subprocess.run([browser, *HEADLESS, "--window-size=1400,1000", "--virtual-time-budget=5000", "--dump-dom",
+                          probe.as_uri()], check=True, capture_output=True, text=True, timeout=120).stdout
+    scroll, client, body_scroll, body = map(int, re.search(r'data-width="(\d+)/(\d+),(\d+)/(\d+)"', dom).groups())
+    assert scroll <= client == 1400, f"the page is {scroll} px wide in a 1400-px window"
+    assert body_scroll <= body, f"the page's content is {body_scroll} px wide in its {body}-px column"
+    hidden, contradicting = map(int, re.search(r'data-hidden="(\d+)/(\d+)"', dom).groups())
+    assert hidden == contradicting > 0
+    shot = tmp_path / "top.png"
+    subprocess.run([browser, *HEADLESS, f"--screenshot={shot}", "--window-size=1400,1000", PAGE.as_uri()],
+                   check=True, capture_output=True, timeout=120)
+    pixels = np.asarray(Image.open(shot).convert("RGB"))  # [1000, 1400, 3]
+    assert int((pixels == REPRODUCES_RGB).all(-1).sum()) > 2000, "no verdict bar on the first screen"
 
 
 def test_sweep_values_reads_the_experiment_then_those_it_extends():

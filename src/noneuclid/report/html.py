@@ -1,6 +1,7 @@
-"""results/index.html (index-<profile>.html but for cpu): one offline page with every paper's report pages
-(papers.Paper.pages, in results/<paper>/<profile>/ and its variants), the training curve of every run in
-its runs.csv and their environments; made from results/ alone, so a clean clone makes the same page."""
+"""results/index.html (index-<profile>.html but for cpu): one offline page with every paper's verdict summary
+(html_summary), its report pages (papers.Paper.pages, in results/<paper>/<profile>/ and its variants; their
+claims tables coloured by verdict, html_tables), the training curve of every run in its runs.csv (folded)
+and their environments; made from results/ alone, so a clean clone makes the same page."""
 
 import functools
 import html
@@ -9,12 +10,12 @@ import re
 from collections import Counter
 from pathlib import Path
 
-import markdown
 import pandas as pd
 
 from noneuclid import prose
 from noneuclid.figures.svg import curve_svg
 from noneuclid.papers import PAPERS
+from noneuclid.report import html_summary, html_tables
 from noneuclid.runs import table as run_table
 
 # The evaluation curve drawn for a run: the first of these its metrics.jsonl holds.
@@ -22,6 +23,7 @@ EVAL_METRICS = ("val_accuracy", "dev_accuracy", "val_perplexity", "test_accuracy
 ENV_KEYS = ("python", "torch", "platform", "cpu_count", "torch_threads", "cuda", "git_commit", "git_dirty")
 
 STYLE = prose.TEMPLATES / "index.css"  # the page's style sheet, inlined
+SCRIPT = prose.TEMPLATES / "index.js"  # its script (the legend's verdicts hide their rows), inlined
 
 
 def _finite(rows: pd.DataFrame, key: str | None) -> list[tuple[float, float]]:
@@ -58,20 +60,22 @@ def environment(runs: pd.DataFrame) -> str:
     return f"<h3>Environment of the runs</h3><table>{table}</table>"
 
 
-def page_html(page: Path, results: Path) -> str:
-    """A report's Markdown page as HTML, its sections under the paper's heading, its links relative to results/."""
+def page_html(page: Path, results: Path, anchored: set[str]) -> str:
+    """A report's Markdown page as HTML, its sections under the paper's heading, its links relative to results/,
+    its claims tables marked (html_tables; `anchored`: the paper's claims whose first row has its id)."""
     lines = page.read_text().split("\n", 1)
     title, text = lines[0].lstrip("# "), lines[-1]
     text = re.sub(r"^#{1,2} ", "### ", text, flags=re.M)  # its sections sit under the paper
     text = re.sub(r"^(?!- )(.+)\n- ", r"\1\n\n- ", text, flags=re.M)  # a list needs a blank line before it
-    body = markdown.markdown(text, extensions=["tables"])
+    body = html_tables.to_html(text, page.relative_to(results).parts[0], anchored)
     prefix = page.parent.relative_to(results).as_posix() + "/"
     body = body.replace('src="', f'src="{prefix}').replace('href="', f'href="{prefix}').replace(f"{prefix}http", "http")
     return f"<p><i>{html.escape(title)}</i></p>{body}"
 
 
 def paper_section(paper: str, profile: str, results: Path) -> str:
-    """The paper's pages for the profile (then its variants, e.g. <profile>-float32/), run curves and environments."""
+    """The paper's verdict summary, its pages for the profile (then its variants, e.g. <profile>-float32/), run
+    curves (folded) and environments."""
     folders = [results / paper / profile, *sorted((results / paper).glob(f"{profile}-*"))]
     pages = [f / f"{name}.md" for f in folders for name in PAPERS[paper].pages if (f / f"{name}.md").exists()]
     runs, curves = run_table.read(results / paper / profile)
@@ -79,9 +83,10 @@ def paper_section(paper: str, profile: str, results: Path) -> str:
     drawn = "".join(run_curve(run, curves[curves.run == run.run].sort_values("step")) for _, run in logged.iterrows())
     unlogged = len(runs) - len(logged)
     fill = functools.partial(prose.fill, "index", key=paper, profile=profile, unlogged=unlogged)
-    parts = [f'<h2 id="{paper}">{PAPERS[paper].title}</h2>',
-             *([page_html(page, results) for page in pages] or [fill("missing")]), fill("curves"),
-             f'<div class="curves">{drawn}</div>' if drawn else "<p>No per-run data.</p>",
+    anchored = set()
+    parts = [f'<h2 id="{paper}">{PAPERS[paper].title}</h2>', html_summary.summary(paper, results / paper / profile, runs, results / "bench"),
+             *([page_html(page, results, anchored) for page in pages] or [fill("missing")]),
+             fill("curves", runs=len(logged), drawn=drawn) if drawn else "<p>No per-run data.</p>",
              fill("unlogged") if unlogged else "", environment(runs)]
     return "\n".join(part for part in parts if part)
 
@@ -93,5 +98,6 @@ def make(profile: str, results: Path) -> Path:
     toc = " · ".join(f'<a href="#{key}">{paper.title}</a>' for key, paper in PAPERS.items())
     sections = "\n".join(paper_section(key, profile, results) for key in PAPERS)
     out.write_text(prose.fill("index", "page", profile=profile, style=STYLE.read_text(),
-                              results=html.escape(results.name), toc=toc, sections=sections))
+                              results=html.escape(results.name), toc=toc, legend=html_summary.legend(),
+                              sections=sections, script=SCRIPT.read_text()))
     return out
