@@ -1,7 +1,7 @@
 """Where each verdict comes from: its claim's rule as registered (claims/registered.csv: the commit and
 date), the date of the newest commit its runs trained from (git's committer date of env.git_commit, a
 lower bound on when they ran; `unknown` for a commit this clone's history lacks), whether the rule cannot
-be shown to come before them, and their compute (train_seconds in hours, a stacked run's share of its
+be shown to come before every one of them, and their compute (train_seconds in hours, a stacked run's share of its
 stack's; the machines by env.cpu_count and env.cuda)."""
 
 from __future__ import annotations
@@ -42,20 +42,20 @@ def stamped(rows: Sequence[Verdict], runs: pd.DataFrame | None, paper: str) -> l
             print(f"warning: claim {row.claim!r}: its rule is not registered; commit claims/{paper}.yaml, then "
                   f"`python -m noneuclid.claims register {paper}` and commit claims/registered.csv", file=sys.stderr)
         used = runs[runs.run.isin(row.runs)] if runs is not None and "run" in runs and row.runs else None
-        until = _newest(used) if used is not None and len(used) else ""
+        since, until = _dates(used) if used is not None and len(used) else ("", "")
         out.append(replace(row, rule_commit=rule.commit, rule_registered=rule.registered, runs_until=until,
-                           rule_after_runs=_after(rule, until, row),
+                           rule_after_runs=_after(rule, since, row),
                            cpu_hours=_hours(used), hardware=_hardware(used) if used is not None and len(used) else ""))
     return out
 
 
-def _after(rule: ledger.Registration, until: str, row: Verdict) -> bool:
-    """Whether the cell's rule cannot be shown to come before its runs: registered after their newest date,
-    or either date unknown (no registration; runs or an evaluation that git cannot date). A cell judged on
-    nothing (not testable, no runs) is not flagged."""
+def _after(rule: ledger.Registration, since: str, row: Verdict) -> bool:
+    """Whether the cell's rule cannot be shown to come before every one of its runs: registered after the
+    oldest of their dates, or a date unknown (no registration; runs or an evaluation that git cannot date).
+    A cell judged on nothing (not testable, no runs) is not flagged."""
     if row.verdict == engine.NOT_TESTABLE and not row.runs:
         return False
-    return not (rule.registered and until not in ("", UNKNOWN) and rule.registered <= until)
+    return not (rule.registered and since not in ("", UNKNOWN) and rule.registered <= since)
 
 
 def _hours(runs: pd.DataFrame | None) -> float:
@@ -67,13 +67,11 @@ def _hours(runs: pd.DataFrame | None) -> float:
     return float((runs.train_seconds / stacked).sum() / 3600)
 
 
-def _newest(runs: pd.DataFrame) -> str:
-    """The newest committer date (UTC, ISO 8601) of the commits the runs trained from; UNKNOWN where one of
-    them cannot be dated here."""
-    if "env.git_commit" not in runs:
-        return UNKNOWN
-    dates = [_commit_date(c) for c in runs["env.git_commit"].dropna().unique()]
-    return UNKNOWN if not dates or UNKNOWN in dates else max(dates)
+def _dates(runs: pd.DataFrame) -> tuple[str, str]:
+    """The oldest and the newest committer date (UTC, ISO 8601) of the commits the runs trained from;
+    UNKNOWN for both where one of them cannot be dated here."""
+    dates = [_commit_date(c) for c in runs["env.git_commit"].dropna().unique()] if "env.git_commit" in runs else []
+    return (UNKNOWN, UNKNOWN) if not dates or UNKNOWN in dates else (min(dates), max(dates))
 
 
 @functools.cache
