@@ -30,12 +30,12 @@ def test_superiority_is_contradicted_by_an_effect_confidently_smaller_than_delta
     assert near.ci_low < 0 < near.ci_high and -1 < near.ci_low and near.ci_high < 1
     assert near.verdict == engine.CONTRADICTS and near.p_value > 0.05 and near.p_delta < 0.05
     row = engine.adjusted([near])[0]
-    assert row.reason == "no effect as large as delta: the interval lies inside ±1; the paper reports +2"
+    assert row.reason == engine.WITHIN_DELTA and "1" not in row.reason  # delta is its own column
     wide = _judge([8.5, 10.5, 12.5], [9.0, 10.0, 11.0])  # the interval reaches past +-1: not decided
     assert wide.verdict == engine.CONSISTENT and wide.p_delta > 0.05
     small = _judge([10.3, 10.35, 10.4, 10.3], [10.0, 10.01, 10.02, 9.99])  # above 0, below delta
     assert small.verdict == engine.REPRODUCES and small.ci_high < 1
-    assert engine.adjusted([small])[0].reason == "smaller than delta (1)"
+    assert engine.adjusted([small])[0].reason == engine.BELOW_DELTA
 
 
 def test_equivalence_reproduces_inside_delta_and_contradicts_beyond_it():

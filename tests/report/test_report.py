@@ -125,7 +125,7 @@ def _claims_csv(path, claim="c", verdict=engine.REPRODUCES, cell="a cell"):
     """A claims table of one cell, as the reports write it (claims.render)."""
     from noneuclid.claims import render
     nan = float("nan")
-    row = engine.Verdict(claim, "paper", cell, "Table 1", "acc", "%", "higher", "a", "b", "better", 0.5, False,
+    row = engine.Verdict(claim, "paper", cell, "Table 1", "acc", "%", "a", "b", "better", 0.5, False,
                          engine.WELCH, 3, 3, 2.0, 1.0, 1.0, 0.5, 1.5, 0.01, 0.9, verdict, nan, "", nan, nan, nan, nan,
                          "", "")
     path.parent.mkdir(parents=True, exist_ok=True)

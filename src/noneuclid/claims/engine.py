@@ -15,7 +15,7 @@ The relation is the paper's (claims/data.py): better (superiority), at_least (no
     better     reproduces    the interval lies above 0 (the reason adds "smaller than delta" where it
                              lies below +delta too)
                contradicts   it lies below 0; or it lies inside (-delta, +delta) (two one-sided tests:
-                             no effect as large as delta; the reason gives the paper's difference)
+                             no effect as large as delta; the reason says so)
     at_least   reproduces    it lies above -delta; contradicts: below -delta
     on_par     reproduces    it lies inside (-delta, +delta) (two one-sided tests); contradicts: it lies
                              wholly beyond +delta or -delta
@@ -83,9 +83,9 @@ ZERO_WIDTH = ("zero-width interval (every {}): judged by the exact {} test", {
     WELCH: ("seed of {a} gives the same value, and every seed of {b}", "permutation"),
     PAIRED: ("pair of seeds gives the same difference", "sign"),
     ONE_ARM: ("seed gives the same value", "sign")})  # the reason, by interval; its p: _order_p
-WITHIN_DELTA = "no effect as large as delta: the interval lies inside ±{delta:g}"  # better, contradicted so
-PAPER_DIFFERENCE = "; the paper reports {d:+g}"
-BELOW_DELTA = "smaller than delta ({delta:g})"  # better, reproduced by an effect below its smallest of interest
+# The reason's words where delta decides (its number is the row's delta; the paper's, its paper_a, paper_b):
+WITHIN_DELTA = "no effect as large as delta: the interval lies inside plus or minus delta"  # better, contradicted
+BELOW_DELTA = "smaller than delta"  # better, reproduced by an effect below its smallest of interest
 MAX_SEEDS = 100_000  # seeds_to_decide beyond this is reported as inf
 SHARES_MAX_SEEDS = 1_000  # the same for shares (judge_shares): a difference of two shares of a few seeds
 #                           is at least 1 / (n_a n_b), decided well before
@@ -100,7 +100,6 @@ class Verdict:
     source: str
     metric: str
     unit: str
-    better: str  # which values of the metric are better: lower or higher
     arm_a: str
     arm_b: str
     relation: str
@@ -234,12 +233,9 @@ def _readjusted(row: Verdict, p: float, p_delta: float) -> Verdict:
     verdict = classify(row.difference, p, p_delta, row.relation, row.delta)
     notes = [row.reason] if row.reason else []
     if row.relation == BETTER_RELATION and verdict == CONTRADICTS and not p < ALPHA:
-        sign = 1.0 if row.better == "higher" else -1.0
-        paper = sign * (row.paper_a - (row.mean_b if row.interval == ONE_ARM else row.paper_b))
-        notes.append(WITHIN_DELTA.format(delta=row.delta) + ("" if math.isnan(paper) else
-                                                             PAPER_DIFFERENCE.format(d=paper)))
+        notes.append(WITHIN_DELTA)
     elif row.relation == BETTER_RELATION and verdict == REPRODUCES and row.ci_high < row.delta:
-        notes.append(BELOW_DELTA.format(delta=row.delta))
+        notes.append(BELOW_DELTA)
     return replace(base, verdict=verdict, reason="; ".join(notes))
 
 
@@ -426,7 +422,7 @@ def _row(claim: Claim, cell: Cell, interval: str, n: tuple[int, int], means: tup
     arm_b = cell.arms[1] if len(cell.arms) == 2 else f"bound {cell.bound:g}"
     paper = ", ".join(f"{k} {v:g}" + (f" ± {cell.paper_se[k]:g}" if k in cell.paper_se else "")
                       for k, v in cell.paper.items())
-    return Verdict(claim.id, claim.kind, cell.name, claim.source, claim.metric, claim.unit, claim.better, cell.arms[0], arm_b,
+    return Verdict(claim.id, claim.kind, cell.name, claim.source, claim.metric, claim.unit, cell.arms[0], arm_b,
                    cell.relation, cell.delta, interval == PAIRED, interval, *n, *means, *difference, *p, verdict,
                    seeds, reason, *_paper(cell, cell.arms[0]), *_paper(cell, arm_b), paper, cell.paper_source,
                    runs=tuple(runs))

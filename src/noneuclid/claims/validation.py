@@ -123,22 +123,17 @@ def _one(setting: Setting, rng: random.Random) -> str:
 def _judged(setting: Setting, a: list[float], b: list[float]) -> tuple[float, tuple[str, float, float]]:
     """(the observed difference, (verdict, p_value, p_delta)) by the engine's code."""
     if setting.kind == engine.SHARES:
-        return (sum(a) - sum(b)) / setting.n, _shares(setting, int(sum(a)), int(sum(b)))
+        return (sum(a) - sum(b)) / setting.n, _shares_outcome(setting.relation, setting.n, int(sum(a)), int(sum(b)))
     claim, cell = _cell(setting)
     test = engine.measured(claim, cell, a, b, setting.kind == engine.PAIRED)[0]
     return test.d, engine.decided(cell, test)
 
 
-def _shares(setting: Setting, k_a: int, k_b: int) -> tuple[str, float, float]:
-    """The verdict of shares k_a / n and k_b / n, as engine.judge_shares decides it (once per outcome: the
-    true difference does not enter)."""
-    return _shares_outcome(setting.relation, setting.n, k_a, k_b)
-
-
 @functools.cache
 def _shares_outcome(relation: str, n: int, k_a: int, k_b: int) -> tuple[str, float, float]:
-    setting = Setting(engine.SHARES, relation, n, 0.0)
-    _, cell = _cell(setting)
+    """The verdict of shares k_a / n and k_b / n, as engine.judge_shares decides it (once per outcome: the
+    true difference does not enter)."""
+    _, cell = _cell(Setting(engine.SHARES, relation, n, 0.0))
     p_a, p_b = k_a / n, k_b / n
     return engine.decided(cell, Spread("shares", p_a - p_b, shares=(p_a, n, p_b, n, 1.0)))
 

@@ -23,12 +23,20 @@ def update(docs: Path, folder: Path, paper: str) -> bool:
     """Replace the block of <docs>/<paper>.md with digest(folder, paper), its links relative to that file;
     False when the file, the block or a claims table is missing."""
     report, text = path(docs, paper), digest(folder, paper)
-    start, end = f"<!-- results:{paper}:start -->", f"<!-- results:{paper}:end -->"
-    block, old = re.compile(f"{start}.*?{end}", re.S), report.read_text() if report.exists() else ""
-    if text is None or not block.search(old):
+    if text is None:
         return False
     body = re.sub(r"\]\((?!http)", "](" + os.path.relpath(folder, report.parent) + "/", text)
-    report.write_text(block.sub(lambda _: f"{start}\n{body}\n{end}", old))
+    return _replace_block(report, f"results:{paper}", body)
+
+
+def _replace_block(page: Path, name: str, body: str) -> bool:
+    """Put `body` between the page's markers <!-- name:start --> and <!-- name:end -->; False where the page
+    or its markers are missing."""
+    start, end = f"<!-- {name}:start -->", f"<!-- {name}:end -->"
+    block, old = re.compile(f"{start}.*?{end}", re.S), page.read_text() if page.exists() else ""
+    if not block.search(old):
+        return False
+    page.write_text(block.sub(lambda _: f"{start}\n{body}\n{end}", old))
     return True
 
 
@@ -82,12 +90,7 @@ def status(results: Path) -> str:
 
 def update_status(readme: Path, results: Path) -> bool:
     """Replace the README's status block with status(results); False where the file or its block is missing."""
-    start, end = "<!-- status:start -->", "<!-- status:end -->"
-    block, old = re.compile(f"{start}.*?{end}", re.S), readme.read_text() if readme.exists() else ""
-    if not block.search(old):
-        return False
-    readme.write_text(block.sub(lambda _: f"{start}\n{status(results)}\n{end}", old))
-    return True
+    return _replace_block(readme, "status", status(results))
 
 
 def _markdown(frame: pd.DataFrame) -> str:
