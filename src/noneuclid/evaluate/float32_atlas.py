@@ -1,6 +1,6 @@
 """The float32 safety atlas: for each operation of Ganea et al.'s networks (Mobius addition, matvec,
 exp_0, log_0, distance, the MLR logit, one GRU cell step), in each implementation (ours on the
-Poincare ball and on the hyperboloid, geoopt 0.5.1's PoincareBall and Lorentz), the error of float32
+Poincare ball and on the hyperboloid, geoopt 0.5.1's PoincareBall and Lorentz, hypll 0.1.1's ball), the error of float32
 against float64 at points a hyperbolic distance r from the origin, r = 0, 0.5, ..., 40 (curvature -1),
 and the safe radius: the largest r > 0 of the grid up to which both errors stay below 1e-3.
 
@@ -10,7 +10,8 @@ rounded to float32, so that the atlas counts what each chart loses in holding it
 al. 2023's limits do: the ball's float32 points end at r = ln(2/eps) ~ 17, eps = 2^-24). Binary
 operations take two points at r; matvec a Gaussian M / sqrt(n); the MLR a hyperplane point at r
 (ours on the hyperboloid keeps it in ball coordinates, as its networks' parameters: spaces.Lorentz);
-the GRU a state at r, an input at 1 and biases at 0.5. Errors are the largest over SAMPLES draws:
+the GRU a state at r, an input at 1 and biases at 0.5 (hypll, whose MLR is HNN++'s, takes a hyperplane
+through the point at r along its normal a0, the same family with p parallel to a). Errors are the largest over SAMPLES draws:
   value_error  for a point (addition, matvec, exp_0, the GRU step) the hyperbolic distance between the
                float32 and float64 results (an absolute error, computed in float64); for a number
                (distance, logit) or a tangent vector (log_0), the relative error;
@@ -30,6 +31,7 @@ import pandas as pd
 import torch
 from torch import Tensor
 
+from noneuclid import tables
 from noneuclid.geometry import lorentz as lz
 from noneuclid.geometry import poincare as pb
 from noneuclid.geometry.spaces import Lorentz, PoincareBall
@@ -39,6 +41,7 @@ DIM, SAMPLES, THRESHOLD = 5, 32, 1e-3
 RADII = [i / 2 for i in range(81)]  # 0, 0.5, ..., 40
 OPS = ("mobius_add", "matvec", "expmap0", "logmap0", "dist", "mlr_logit", "gru_step")
 POINT_OPS = ("mobius_add", "matvec", "expmap0", "gru_step")
+CHARTS = {"poincare": "ball", "lorentz": "hyperboloid"}
 
 
 class OursBall:
@@ -193,6 +196,44 @@ class GeooptLorentz(GeooptBall):
         return norm * torch.asinh(self.m.inner(x, x, w) / norm)
 
 
+class HypllBall(GeooptBall):
+    """hypll's Poincare ball (its math functions, curvature 1, its projections included): Mobius addition,
+    exp_0, log_0 and distance its own; matvec and the GRU composed of them; the logit from its HNN++
+    hyperplane distance (Shimizu et al. 2021, eq. 6 as hypll writes it: a hyperplane of normal z through
+    exp_0(r [z]), a point at distance 2r), here with z = a0 and the point at r."""
+
+    implementation = "hypll"
+
+    def __init__(self, hypll_math):
+        self.m, self.c = hypll_math, torch.tensor(1.0, dtype=torch.float64)
+
+    def mobius_add(self, x, y):
+        return self.m.diffgeom.mobius_add(x, y, self.c)
+
+    def matvec(self, M, x):
+        return self.fn_apply(lambda v: v @ M.mT, x)
+
+    def expmap0(self, v):
+        return self.m.diffgeom.expmap0(v, self.c)
+
+    def logmap0(self, x):
+        return self.m.diffgeom.logmap0(x, self.c)
+
+    gate_log0 = logmap0
+
+    def dist(self, x, y):
+        return self.m.diffgeom.dist(x, y, self.c)
+
+    def fn_apply(self, f, x):
+        return self.expmap0(f(self.logmap0(x)))
+
+    def mlr_logit(self, x, p, a0):
+        """x [N, n], a0 [N, n]: sample i's logit for its own hyperplane (the diagonal of hypll's [N, N]);
+        the hyperplane's point at the distance of p from the origin (2 r_hypll = d(0, p))."""
+        offset = self.dist(torch.zeros_like(p), p) / 2
+        return torch.diagonal(self.m.linalg.poincare_hyperplane_dists(x, a0.mT, offset, self.c))
+
+
 def composed_gru(impl, h: Tensor, x: Tensor, W: Tensor, U: Tensor, b: Tensor) -> Tensor:
     """Ganea et al.'s GRU step (eq. 30, nn.recurrent) from an implementation's Mobius operations:
     h, x [N, ...], W, U [3, n, n], b [3, N, ...]."""
@@ -268,13 +309,15 @@ def _worst(errors: Tensor) -> float:
 
 
 def implementations() -> list:
-    """Ours in both charts, and geoopt's PoincareBall and Lorentz where geoopt is installed (the test extra)."""
+    """Ours in both charts, geoopt's PoincareBall and Lorentz and hypll's ball where they are installed (the
+    test extra)."""
     impls = [OursBall(), OursLorentz()]
     try:
         import geoopt
+        import hypll.manifolds.poincare_ball.math as hypll_math
     except ImportError:
         return impls
-    return [*impls, GeooptBall(geoopt), GeooptLorentz(geoopt)]
+    return [*impls, GeooptBall(geoopt), GeooptLorentz(geoopt), HypllBall(hypll_math)]
 
 
 def atlas(radii=RADII) -> pd.DataFrame:
@@ -303,14 +346,25 @@ def safe_radius(table: pd.DataFrame) -> pd.DataFrame:
     return table.groupby(keys, sort=False).apply(radius, include_groups=False).rename("safe_radius").reset_index()
 
 
+def shown(safe: pd.DataFrame) -> pd.DataFrame:
+    """The safe radii as one row per op and a column per implementation and chart ("-": fails at r = 0.5)."""
+    wide = safe.assign(column=safe.implementation + ", " + safe.chart.map(CHARTS))
+    wide = wide.pivot(index="op", columns="column", values="safe_radius").reindex(index=list(OPS))
+    wide = wide.reindex(columns=[f"{i.implementation}, {CHARTS[i.chart]}" for i in implementations()])
+    return tables.shown(wide.reset_index(), dict.fromkeys(wide.columns, "{:g}"))
+
+
 def make(out: Path, radii=RADII) -> list[Path]:
-    """Write float32_atlas.csv, float32_safe_radius.csv and the figure float32_atlas.png/.pdf under out."""
+    """Write float32_atlas.csv, float32_safe_radius.csv (with its wide .md and .tex) and the figure
+    float32_atlas.png/.pdf under out."""
     from noneuclid.figures.geometry import float32_atlas as figure
 
     out.mkdir(parents=True, exist_ok=True)
     table = atlas(radii)
-    paths = [out / "float32_atlas.csv", out / "float32_safe_radius.csv"]
-    table.to_csv(paths[0], index=False, float_format="%.3g")
-    safe_radius(table).to_csv(paths[1], index=False)
+    table.to_csv(out / "float32_atlas.csv", index=False, float_format="%.3g")
+    safe = safe_radius(table)
+    paths = tables.write(out, "float32_safe_radius", safe, shown(safe), "float32 safe radii",
+                         f"The largest r (hyperbolic distance from the origin, curvature -1) up to which an operation's "
+                         f"float32 value and gradient stay within {THRESHOLD:g} of float64's.")
     figure(table, out / "float32_atlas")
-    return [*paths, out / "float32_atlas.png", out / "float32_atlas.pdf"]
+    return [out / "float32_atlas.csv", *paths, out / "float32_atlas.png", out / "float32_atlas.pdf"]

@@ -10,7 +10,7 @@ import pandas as pd
 from noneuclid.figures import plt, save
 
 STYLES = {("ours", "poincare"): ("C0", "-"), ("ours", "lorentz"): ("C1", "-"),
-          ("geoopt", "poincare"): ("C0", ":"), ("geoopt", "lorentz"): ("C1", ":")}
+          ("geoopt", "poincare"): ("C0", ":"), ("geoopt", "lorentz"): ("C1", ":"), ("hypll", "poincare"): ("C2", "-.")}
 
 
 def float32_atlas(table: pd.DataFrame, stem: Path, threshold: float = 1e-3) -> None:
