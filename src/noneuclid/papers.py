@@ -151,7 +151,7 @@ PAPERS = {
     "hnn": Paper(
         title="Ganea et al., Hyperbolic Neural Networks",
         experiments=("table1", "init", "budget", "long", "gru_long", "order", "carry_gaps", "seeds", "same_init",
-                     "compensated", "poincare", "burnin", "table2"),
+                     "compensated", "charts", "poincare", "burnin", "table2"),
         reports=(Report("noneuclid.report.hnn"), Report("noneuclid.report.hnn_table2", page="table2", options=False)),
         tables=("table1", "table2_f1", "table2_embeddings", "table2_claims", "table2_burnin"),
         figures=("fig_prefix10_dev", "fig_table2_boundaries"), stages=HNN, extras=HNN_EXTRAS,
