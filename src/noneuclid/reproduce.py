@@ -31,6 +31,7 @@ from noneuclid.config import jobs
 from noneuclid.data import cifar10, wikitext2, wordnet
 from noneuclid.data.files import DataError, require
 from noneuclid.runs import table as run_table
+from noneuclid.runs.cli_profile import PROFILES
 
 PAPERS = tuple(registry.PAPERS)  # the papers of the suite, in the order they run
 
@@ -159,7 +160,7 @@ def main(argv=None) -> int:
     parser = argparse.ArgumentParser(prog="python -m noneuclid.reproduce", description=__doc__,
                                      formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("papers", nargs="*", default=["all"], choices=["all", *PAPERS])
-    parser.add_argument("--profile", default="cpu", choices=["smoke", "cpu", "paper"])
+    parser.add_argument("--profile", default="cpu", choices=PROFILES)
     argv = sys.argv[1:] if argv is None else list(argv)
     overrides = argv[argv.index("--") + 1:] if "--" in argv else []
     args = parser.parse_args(argv[:argv.index("--")] if "--" in argv else argv)
