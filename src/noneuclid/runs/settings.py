@@ -20,9 +20,10 @@ OFF_WHEN_NULL = ("trainer.converge", "data.natural_mix", "model.offsets")
 # Settings added after runs existed whose default is what those runs computed: left out of the hash
 # while they hold it, likewise.
 OFF_WHEN_DEFAULT = {"model.chart": "poincare"}
-# The version of the settings that configs/train.yaml composes (its settings_version). A change that would rename run folders
-# of earlier versions (a setting added or renamed) raises it, with a step in runs/migrate.py that
-# brings earlier run folders and results up to it: `python -m noneuclid.runs migrate`.
+# The version of the settings that configs/train.yaml composes (its settings_version, held there). A
+# change that would rename run folders of earlier versions (a setting added or renamed) raises it, with a
+# step in runs/migrate.py that brings earlier run folders and results up to it: `python -m noneuclid.runs
+# migrate`.
 SETTINGS_VERSION: int = OmegaConf.load(CONFIG_DIR / "train.yaml").settings_version
 
 
