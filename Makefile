@@ -35,10 +35,9 @@ $(VENV)/.installed: pyproject.toml
 
 setup: $(VENV)/.installed  ## create .venv and install the package (pinned) with its test extra
 
-data: setup  ## fill DATA_DIR (from DATA_MIRROR when given, else download); verifies sha256
-	$(PY) scripts/data.py fetch mnist wikitext2 --data-dir $(DATA_DIR) $(if $(DATA_MIRROR),--mirror $(DATA_MIRROR))
-	$(PY) scripts/data.py fetch cifar10 --data-dir $(if $(DATA_MIRROR),$(GENERATED_DIR),$(DATA_DIR)) $(if $(DATA_MIRROR),--mirror $(DATA_MIRROR))
-	$(PY) scripts/data.py fetch wordnet --data-dir $(GENERATED_DIR) $(if $(WORDNET_DICT),--mirror $(WORDNET_DICT))
+data: setup  ## fill DATA_DIR and GENERATED_DIR with data/registry.py's datasets (DATA_MIRROR or download)
+	$(PY) scripts/data.py fetch --data-dir $(DATA_DIR) --generated-dir $(GENERATED_DIR) \
+		$(if $(DATA_MIRROR),--mirror $(DATA_MIRROR)) $(if $(WORDNET_DICT),--wordnet-dict $(WORDNET_DICT))
 
 test: setup  ## run the test suite on every core (no network, no real datasets needed)
 	$(PY) -m pytest -n auto

@@ -9,6 +9,7 @@ from omegaconf import OmegaConf
 
 from noneuclid.config import CONFIG_DIR, compose, experiment_value, sweep_values
 from noneuclid.papers import PAPERS
+from noneuclid.runs.cli_profile import PROFILES
 from noneuclid.runs.settings import flatten
 
 EXPERIMENTS = [f"{key}/{name}" for key, paper in PAPERS.items() for name in paper.experiments]
@@ -45,7 +46,7 @@ def _scale_keys(experiment: str, profile: str) -> set[str]:
     return {k for f in files if f.exists() for k in flatten(OmegaConf.to_container(OmegaConf.load(f)) or {})}
 
 
-@pytest.mark.parametrize("profile", ["smoke", "cpu", "paper"])
+@pytest.mark.parametrize("profile", PROFILES)
 def test_each_experiment_s_budget_and_who_sets_it(profile):
     """Every registered experiment resolves at every profile. At profile=paper it runs its own settings exactly; at the reduced profiles a setting of
     the experiment changes only where the study's scale file (or the profile) names it."""

@@ -73,3 +73,11 @@ def test_figures_and_evaluations_do_not_import_the_reports(package):
     reaching = {name: sorted(m for m in _imports(tree, set(modules)) if m.startswith("noneuclid.report"))
                 for name, tree in modules.items() if name.startswith(package)}
     assert reaching and not any(reaching.values()), {k: v for k, v in reaching.items() if v}
+
+
+def test_figures_draw_data_and_run_no_model():
+    modules = _modules()
+    running = ("noneuclid.models", "noneuclid.nn")
+    reaching = {name: sorted(m for m in _imports(tree, set(modules)) if m.startswith(running))
+                for name, tree in modules.items() if name.startswith("noneuclid.figures")}
+    assert reaching and not any(reaching.values()), {k: v for k, v in reaching.items() if v}

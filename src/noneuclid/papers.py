@@ -3,8 +3,7 @@
 For each paper: its title; its experiments (configs/experiment/<paper>/<name>.yaml); its reports (each
 a module whose make(runs_dir, profile, out, ...) writes results/<paper>/<profile>/, the Markdown page
 of it that results/index.html shows and the docs link, and whether it takes the report command's
---seeds and training overrides); the tables and figures they write (file stems under
-results/<paper>/<profile>/); the stages of its reproduction, in order (reproduce.py adds the paper's
+--seeds and training overrides); the stages of its reproduction, in order (reproduce.py adds the paper's
 report and the HTML page); and the tables and figures a report draws only when it has what they need
 (the report command names those it leaves out). report/html.py, report/docs.py, report/__main__.py
 and reproduce.py read it.
@@ -66,8 +65,6 @@ class Paper:
     title: str
     experiments: tuple[str, ...]
     reports: tuple[Report, ...]
-    tables: tuple[str, ...]
-    figures: tuple[str, ...]
     stages: tuple[Stage, ...] = ()
     extras: tuple[Extra, ...] = ()
     summarized: tuple[str, ...] = ()  # experiments whose per-epoch curves runs.csv summarizes (train_loss_rebound)
@@ -144,20 +141,15 @@ PHYDI_EXTRAS = (
 PAPERS = {
     "brantner": Paper(
         title="Brantner, Adam on manifolds", experiments=("fig3a", "fig3b", "table2", "section"),
-        reports=(Report("noneuclid.report.brantner"),),
-        tables=("table2", "accuracy", "authors_networks", "authors_curves", "section", "drift_summary",
-                "timing_summary", "timing_gpu_summary"),
-        figures=("fig3a", "fig3b", "drift"), stages=BRANTNER, extras=BRANTNER_EXTRAS),
+        reports=(Report("noneuclid.report.brantner"),), stages=BRANTNER, extras=BRANTNER_EXTRAS),
     "hnn": Paper(
         title="Ganea et al., Hyperbolic Neural Networks",
         experiments=("table1", "init", "budget", "long", "gru_long", "order", "carry_gaps", "seeds", "same_init",
                      "compensated", "charts", "poincare", "burnin", "table2"),
         reports=(Report("noneuclid.report.hnn"), Report("noneuclid.report.hnn_table2", page="table2", options=False)),
-        tables=("table1", "table2_f1", "table2_embeddings", "table2_claims", "table2_burnin"),
-        figures=("fig_prefix10_dev", "fig_table2_boundaries"), stages=HNN, extras=HNN_EXTRAS,
+        stages=HNN, extras=HNN_EXTRAS,
         summarized=("table2",), thin_curves=("train_loss", "test_f1")),
     "phydi": Paper(
         title="PHYDI, hypercomplex networks initialised as identity", experiments=("table1", "table2", "fig4"),
-        reports=(Report("noneuclid.report.phydi"),), tables=("table1", "table2", "fig4", "speed", "compute"),
-        figures=("fig4",), stages=PHYDI, extras=PHYDI_EXTRAS),
+        reports=(Report("noneuclid.report.phydi"),), stages=PHYDI, extras=PHYDI_EXTRAS),
 }

@@ -28,9 +28,9 @@ import torch
 
 from noneuclid import papers as registry
 from noneuclid.config import jobs
-from noneuclid.data import cifar10, wikitext2, wordnet
-from noneuclid.data.files import DataError, require
+from noneuclid.data.registry import missing
 from noneuclid.runs import table as run_table
+from noneuclid.runs.cli_profile import PROFILES
 
 PAPERS = tuple(registry.PAPERS)  # the papers of the suite, in the order they run
 
@@ -47,23 +47,6 @@ class Step:
     needs: list[str] = field(default_factory=list)  # datasets that must be present
 
 
-def _missing(name: str, data_dir: Path, generated_dir: Path) -> str | None:
-    """Why dataset `name` cannot be used, or None when it can. (Where the data root holds only
-    CIFAR-10's materialize.py, `plan` adds a step that writes the batches into generated_dir.)"""
-    try:
-        if name == "mnist":
-            require("mnist", data_dir)
-        elif name == "cifar10":
-            cifar10.verify(data_dir, generated_dir)
-        elif name == "wikitext2":
-            wikitext2.verify(data_dir)
-        elif name == "wordnet":
-            wordnet.require(generated_dir)
-        return None
-    except DataError as e:
-        return str(e)
-
-
 def _conditions(profile: str, data_dir: Path, generated_dir: Path) -> dict[str, tuple[bool, str | None]]:
     """The conditions a Stage can name (`when`): whether each holds, and when it does not, why the
     stage is skipped (None: the stage is left out, as there is nothing to do)."""
@@ -74,9 +57,9 @@ def _conditions(profile: str, data_dir: Path, generated_dir: Path) -> dict[str, 
         "snli_train": (any((data_dir / "snli").glob("*train*")),
                        f"no SNLI training split in {data_dir / 'snli'} "
                        "(python -m noneuclid.data fetch snli --data-dir DATA_DIR)"),
-        "wordnet_to_prepare": (profile != "smoke" and bool(_missing("wordnet", data_dir, generated_dir)), None),
+        "wordnet_to_prepare": (profile != "smoke" and bool(missing("wordnet", data_dir, generated_dir)), None),
         "cifar10_to_write": ((data_dir / "cifar10" / "materialize.py").exists()
-                             and bool(_missing("cifar10", data_dir, generated_dir)), None),
+                             and bool(missing("cifar10", data_dir, generated_dir)), None),
         "gpu": (torch.cuda.is_available(), None),
     }
 
@@ -122,9 +105,9 @@ def execute(steps: list[Step], data_dir: Path, generated_dir: Path) -> None:
         if step.kind == "report" and trained and all(s.status == "skipped" for s in trained):
             step.status, step.reason = "skipped", "nothing of this paper was trained"
             continue
-        missing = [m for m in (_missing(d, data_dir, generated_dir) for d in step.needs) if m]
-        if missing:
-            step.status, step.reason = "skipped", "; ".join(missing)
+        absent = [m for m in (missing(d, data_dir, generated_dir) for d in step.needs) if m]
+        if absent:
+            step.status, step.reason = "skipped", "; ".join(absent)
             continue
         print(f"\n=== {step.paper}: {step.name}\n$ python -m {' '.join(step.args)}", flush=True)
         start = time.perf_counter()
@@ -159,7 +142,7 @@ def main(argv=None) -> int:
     parser = argparse.ArgumentParser(prog="python -m noneuclid.reproduce", description=__doc__,
                                      formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("papers", nargs="*", default=["all"], choices=["all", *PAPERS])
-    parser.add_argument("--profile", default="cpu", choices=["smoke", "cpu", "paper"])
+    parser.add_argument("--profile", default="cpu", choices=PROFILES)
     argv = sys.argv[1:] if argv is None else list(argv)
     overrides = argv[argv.index("--") + 1:] if "--" in argv else []
     args = parser.parse_args(argv[:argv.index("--")] if "--" in argv else argv)

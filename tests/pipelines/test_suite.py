@@ -20,6 +20,7 @@ import torch
 from noneuclid import reproduce
 from noneuclid.report import html
 from noneuclid.runs import RunDir, table as run_table
+from noneuclid.runs.cli_profile import PROFILES
 from noneuclid.train import trainer
 from noneuclid.train.loop import train
 
@@ -293,7 +294,7 @@ def test_experiment_value_reads_the_experiment_then_those_it_extends():
     assert experiment_value("hnn/budget", "no.such.key") is None
 
 
-@pytest.mark.parametrize("profile", ["smoke", "cpu", "paper"])
+@pytest.mark.parametrize("profile", PROFILES)
 def test_an_ablation_s_epochs_hold_at_every_profile(profile):
     """The profile comes after the experiment, but Table 1's epochs at each profile come with its
     experiment (scale/hnn_table1), so the trainer.epochs of an ablation that extends it holds at every

@@ -1,56 +1,51 @@
-"""python -m noneuclid.data fetch|verify NAME... --data-dir DIR [--mirror DIR]"""
+"""python -m noneuclid.data fetch|verify [NAME...] --data-dir DIR [--generated-dir DIR] [--mirror DIR]
+[--wordnet-dict DIR]
+
+Without names: the datasets `make data` fetches (data/registry.py, make_data). With --generated-dir, each
+dataset goes into its own root (registry: root); without it, every one into --data-dir."""
 
 import argparse
 import sys
+from pathlib import Path
 
-from noneuclid.data import cifar10, snli, wikitext2, wordnet
-from noneuclid.data.files import DATASETS, DataError, fetch, require
-
-
-def fetch_one(name: str, data_dir: str, mirror: str | None) -> None:
-    if name == "snli":  # an archive with its own checksum, downloaded whole
-        snli.fetch(data_dir)
-    elif name == "cifar10":  # a mirror's batches or materialize.py, else the official tarball
-        cifar10.fetch(data_dir, mirror)
-    elif name == "wikitext2" and mirror is None:  # the official zip, unpacked to plain .txt
-        wikitext2.fetch(data_dir)
-    elif name == "wordnet":  # an NLTK data root made from a WordNet 3.0 dict folder (Debian's by default)
-        wordnet.fetch(data_dir, mirror)
-    else:
-        fetch(name, data_dir, mirror)
+from noneuclid.data.files import DataError
+from noneuclid.data.registry import SOURCES, source
 
 
-def verify_one(name: str, data_dir: str) -> None:
-    if name == "snli":  # dev and test are checked while read; train may be absent (it is here)
-        for split in ("dev", "test"):
-            snli.load(data_dir, split)
-    elif name == "cifar10":  # python or binary batches, whichever is there
-        cifar10.verify(data_dir)
-    elif name == "wikitext2":  # plain or gzipped
-        wikitext2.verify(data_dir)
-    elif name == "wordnet":
-        wordnet.require(data_dir)
-    else:
-        require(name, data_dir)
+def fetch_one(name: str, args: argparse.Namespace) -> None:
+    """Fetch `name` into its root, from its mirror where one is given."""
+    dataset = source(name)
+    mirror = getattr(args, dataset.mirror)
+    dataset.fetch(_root(args, dataset.root_of(mirror)), mirror)
+
+
+def verify_one(name: str, args: argparse.Namespace) -> None:
+    """Check `name` in its root (DataError where it is not there or not whole)."""
+    source(name).verify(args.data_dir, _root(args, "generated"))
+
+
+def _root(args: argparse.Namespace, root: str) -> Path:
+    """The folder of `root` ("data" or "generated"): --generated-dir where given for the generated root."""
+    return args.generated_dir if root == "generated" and args.generated_dir else args.data_dir
 
 
 def main(argv=None) -> int:
-    names = sorted(DATASETS) + ["snli"]
-    parser = argparse.ArgumentParser(prog="python -m noneuclid.data", description=__doc__)
+    parser = argparse.ArgumentParser(prog="python -m noneuclid.data", description=__doc__,
+                                     formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("action", choices=["fetch", "verify"])
-    parser.add_argument("names", nargs="*", default=sorted(DATASETS), help=f"datasets among {names}")
-    parser.add_argument("--data-dir", required=True)
-    parser.add_argument("--mirror", default=None, help="a local folder with the same layout to copy from "
-                        "(wordnet: any WordNet 3.0 dict folder; default /usr/share/wordnet)")
+    parser.add_argument("names", nargs="*", default=[n for n, s in SOURCES.items() if s.make_data],
+                        help=f"datasets among {sorted(SOURCES)}")
+    parser.add_argument("--data-dir", type=Path, required=True)
+    parser.add_argument("--generated-dir", type=Path, default=None, help="the generated-data root (wordnet; "
+                        "cifar10 written from a mirror); default: --data-dir")
+    parser.add_argument("--mirror", type=Path, default=None, help="a local folder with the data root's layout "
+                        "to copy from")
+    parser.add_argument("--wordnet-dict", type=Path, default=None, help="a WordNet 3.0 dict folder to copy "
+                        "(default /usr/share/wordnet)")
     args = parser.parse_args(argv)
     try:
         for name in args.names:
-            if name not in names:
-                raise DataError(f"unknown dataset {name!r}: choose from {names}")
-            if args.action == "fetch":
-                fetch_one(name, args.data_dir, args.mirror)
-            else:
-                verify_one(name, args.data_dir)
+            (fetch_one if args.action == "fetch" else verify_one)(name, args)
             print(f"{name}: ok")
     except DataError as e:
         print(f"error: {e}", file=sys.stderr)

@@ -42,7 +42,7 @@ FOLDER = f"{ROOT}/corpora/wordnet"     # = files.DATASETS["wordnet"].folder
 DEBIAN_DICT = Path("/usr/share/wordnet")
 INSTALL_HINT = ("apt-get install wordnet-base wordnet-sense-index (Debian/Ubuntu; as root), then: "
                 "python -m noneuclid.data fetch wordnet --data-dir GENERATED_DIR; or pass any WordNet 3.0 "
-                "dict folder with --mirror /path/to/WordNet-3.0/dict")
+                "dict folder with --wordnet-dict /path/to/WordNet-3.0/dict")
 HYPERNYM_POINTERS = ("@", "@i")
 SUBTREES = ("animal.n.01", "group.n.01", "worker.n.01", "mammal.n.01")  # Ganea et al., Table 2
 NOUNS, CLOSURE_EDGES = 82_115, 743_086  # the WordNet 3.0 noun closure's nodes and edges

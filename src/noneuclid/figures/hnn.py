@@ -1,21 +1,20 @@
 """Ganea et al.'s figures: dev accuracy on PREFIX-10 during training (Table 1's runs), and Table 2's
-classifiers in the 2-D Poincare ball (the paper draws none) from the data committed beside it: POINTS (the
-2-D embedding's points to 4 decimals, and for each subtree whether a point lies in it) and WEIGHTS (the
-seed-0 classifiers' weights, one row per number; runs.hnn_table2.export_boundaries). Labels:
-claims/hnn.yaml (reference: labels)."""
+classifiers in the 2-D Poincare ball (the paper draws none) from the data beside it: POINTS (the 2-D
+embedding's points to 4 decimals, and for each subtree whether a point lies in it;
+runs.hnn_table2.export_boundaries) and GRID (the seed-0 classifiers' logit differences on a grid over the
+ball; report.hnn_boundaries). Labels: claims/hnn.yaml (reference: labels)."""
 
 from __future__ import annotations
 
 import textwrap
 from pathlib import Path
 
+import numpy as np
 import pandas as pd
-import torch
 
 from noneuclid import figures, prose
 from noneuclid.claims import data as claims_data
 from noneuclid.data import wordnet
-from noneuclid.models.mlr import GEOMETRIES, PointMLR
 from noneuclid.runs import table as run_table
 
 LABELS = claims_data.load("hnn").labels
@@ -41,30 +40,28 @@ def prefix10_dev(runs: run_table.Runs, names: dict, out: Path, seed: int, title:
             ax.text(0.5, 0.5, prose.fill("hnn", "figure_empty"), transform=ax.transAxes, ha="center")
 
 
-def boundaries(points: pd.DataFrame, weights: pd.DataFrame, out: Path) -> None:
-    """Per subtree, the 2-D ball with its points and each classifier's decision boundary (logit difference 0
-    on a grid); the caption (.md) names each boundary outside the ball (no sign change inside it)."""
-    xy = torch.tensor(points[["x", "y"]].to_numpy())  # [nodes, 2]
-    grid = torch.linspace(-1, 1, 401, dtype=torch.float64)
-    gx, gy = torch.meshgrid(grid, grid, indexing="xy")
-    inside = gx ** 2 + gy ** 2 < 0.999
-    at = torch.stack([gx, gy], -1) * inside[..., None]  # [401, 401, 2]; outside the ball: masked below
+def boundaries(points: pd.DataFrame, grid: pd.DataFrame, out: Path) -> None:
+    """Per subtree, the 2-D ball with its points and each classifier's decision boundary, the zero contour
+    of its column of `grid` (report.hnn_boundaries.GRID: x, y and a logit difference per classifier, NaN
+    outside the ball); the caption (.md) names each boundary outside the ball (no sign change inside it)."""
+    xy = points[["x", "y"]].to_numpy()  # [nodes, 2]
+    gx, gy = (grid.pivot(index="y", columns="x", values=axis).to_numpy() for axis in ("x", "y"))  # [rows, columns]
     fig, axes = figures.plt.subplots(1, len(wordnet.SUBTREES), figsize=(4 * len(wordnet.SUBTREES), 4.4),
                              constrained_layout=True)
     outside = []
     for ax, subtree in zip(axes, wordnet.SUBTREES):
-        pos = torch.tensor(points[subtree].to_numpy() == 1)
+        pos = points[subtree].to_numpy() == 1
         ax.add_patch(figures.plt.Circle((0, 0), 1, fill=False, lw=0.8))
         ax.scatter(*xy[~pos].T, s=0.2, c="0.75", rasterized=True, label="other nouns")
         ax.scatter(*xy[pos].T, s=0.5, c="k", rasterized=True, label="subtree")
-        for geometry in GEOMETRIES:
-            rows = weights[(weights.subtree == subtree) & (weights.geometry == geometry)]
-            if rows.empty:
+        for geometry in CLASSIFIERS:
+            if f"{subtree} {geometry}" not in grid:
                 continue
-            margin = _margin(rows, at).masked_fill(~inside, float("nan"))
-            if not (margin[inside] > 0).any() or not (margin[inside] < 0).any():
+            margin = grid.pivot(index="y", columns="x", values=f"{subtree} {geometry}").to_numpy()
+            inside = margin[~np.isnan(margin)]
+            if not (inside > 0).any() or not (inside < 0).any():
                 outside.append(prose.fill("hnn", "boundary_outside", subtree=subtree, classifier=CLASSIFIERS[geometry],
-                                          side="in" if (margin[inside] > 0).all() else "out of"))
+                                          side="in" if (inside > 0).all() else "out of"))
             else:
                 ax.contour(gx, gy, margin, levels=[0], colors=COLORS[geometry], linewidths=1.2)
             ax.plot([], [], c=COLORS[geometry], label=CLASSIFIERS[geometry])
@@ -75,16 +72,3 @@ def boundaries(points: pd.DataFrame, weights: pd.DataFrame, out: Path) -> None:
     figures.save(fig, out / BOUNDARIES)
     (out / f"{BOUNDARIES}.md").write_text("".join(f"{line}\n" for line in [prose.fill("hnn", "boundaries_image"), "",
                                                                       *outside]))
-
-
-@torch.no_grad()
-def _margin(rows: pd.DataFrame, at: torch.Tensor) -> torch.Tensor:
-    """The classifier of `rows` (one per weight) as its logit difference (subtree - rest) at the points at [..., 2]."""
-    offsets = rows.offsets.iloc[0]
-    model = PointMLR(2, rows.geometry.iloc[0], offsets=None if pd.isna(offsets) else bool(offsets)).double()
-    state = model.state_dict()
-    for name, group in rows.groupby("tensor"):
-        state[name] = torch.tensor(group.sort_values("index").value.to_numpy()).reshape(state[name].shape)
-    model.load_state_dict(state)
-    logits = model(at)
-    return logits[..., 1] - logits[..., 0]

@@ -15,6 +15,7 @@ from pathlib import Path
 
 from noneuclid.papers import PAPERS, Report
 from noneuclid.report import docs, html
+from noneuclid.report.written import recording
 from noneuclid.runs.cli_profile import PROFILES, ProfileError, chosen_profile
 from noneuclid.runs.lookup import seed_list
 
@@ -80,9 +81,9 @@ def _run_report(paper: str, report: Report, args, profile: str, missing_ok: bool
     docs/<paper>.md's digest. missing_ok: a report that finds no runs says so and leaves its results (exit 0)."""
     out = args.out or args.results / paper / profile
     options = {"overrides": args.overrides, **({"seeds": args.seeds} if args.seeds else {})} if report.options else {}
-    before = _stamps(out)
     try:
-        written = importlib.import_module(report.module).make(args.runs, profile, out, **options)
+        with recording() as drawn:
+            written = importlib.import_module(report.module).make(args.runs, profile, out, **options)
     except (FileNotFoundError, ValueError) as e:
         if missing_ok and isinstance(e, FileNotFoundError):
             print(f"{paper}: {e}; its results are left as they are")
@@ -92,7 +93,7 @@ def _run_report(paper: str, report: Report, args, profile: str, missing_ok: bool
     for path in written:
         print(path)
     fill = {"profile": profile, "runs": args.runs, "data": os.environ.get("NONEUCLID_DATA_DIR", "data")}
-    left_out = lacking(paper, report.module, out, before, fill)
+    left_out = lacking(paper, report.module, out, drawn, fill)
     if left_out:
         print(f"{out}: not drawn by {report.module}", *left_out, sep="\n  - ")
     if args.docs:
@@ -100,15 +101,11 @@ def _run_report(paper: str, report: Report, args, profile: str, missing_ok: bool
     return 0
 
 
-def _stamps(out: Path) -> set[tuple[str, int]]:
-    """(name, modification time) of each file in `out`: a file written since has another stamp."""
-    return {(p.name, p.stat().st_mtime_ns) for p in out.glob("*") if p.is_file()}
-
-
-def lacking(paper: str, report: str, out: Path, before: set[tuple[str, int]], fill: dict) -> list[str]:
+def lacking(paper: str, report: str, out: Path, drawn: set[Path], fill: dict) -> list[str]:
     """The paper's Extras of `report` it did not draw into `out`: those without a file there, and those (but an
-    evaluation's) whose files all have their stamps of `before`; each with what it needs and the files left."""
-    written = {name for name, _ in _stamps(out) - before}
+    evaluation's) none of whose files it wrote (`drawn`: report.written's); each with what it needs and the
+    files left."""
+    written = {p.name for p in drawn if p.parent == out.absolute()}
     lines = []
     for extra in (e for e in PAPERS[paper].extras if e.report == report):
         files = sorted(p.name for p in out.glob(f"{extra.stem}.*"))

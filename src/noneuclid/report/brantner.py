@@ -12,8 +12,9 @@ from noneuclid import tables
 from noneuclid.claims import engine, estimates
 from noneuclid.data.brantner_gml import authors_curves, reference_dir
 from noneuclid.figures import brantner as drawn
-from noneuclid.figures.brantner import CLAIMS, SETUPS, UNIFORM_LOSS, text
+from noneuclid.figures.brantner import UNIFORM_LOSS
 from noneuclid.report import brantner_evaluated as evaluated, provenance
+from noneuclid.report.brantner_claims import CLAIMS, SETUPS, text
 from noneuclid.runs import table as run_table
 
 PAPER = CLAIMS.reference  # the paper's epochs, MNIST's training images, Fig. 3a's plateau, the runs of each figure
@@ -134,7 +135,7 @@ def make(runs_dir: Path, profile: str, out: Path, seeds=None, overrides=(),
         raise FileNotFoundError(text("no_runs", runs=runs_dir, profile=profile))
     theirs = authors_curves(reference_dir() if reference is None else reference, SETUPS)  # None: no reference
     for name, setups in PAPER["figures"].items():
-        drawn.fig3(runs, curves, setups, text(name, profile=profile), out / name, theirs)
+        drawn.fig3(runs, curves, {s: SETUPS[s] for s in setups}, text(name, profile=profile), out / name, theirs)
     fig3, md = per_seed[per_seed.setup.isin(SETUPS)], {}
     caption = text("budget", profile=profile, paper_epochs=PAPER["epochs"], commits=run_table.commits(fig3),
                    **_budget(fig3))

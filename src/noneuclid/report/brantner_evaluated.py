@@ -15,7 +15,7 @@ from noneuclid.claims import engine
 from noneuclid.claims.estimates import plus_minus
 from noneuclid.config import compose
 from noneuclid.figures import brantner as drawn
-from noneuclid.figures.brantner import BOUND, OPTIMIZERS, text
+from noneuclid.report.brantner_claims import BOUND, OPTIMIZERS, text
 
 BASE = "adam_euclidean"  # the arm the timings are over
 TIMINGS = {"stiefel_epoch_time_on_par_cpu": ("timing.csv", "cpu"),  # claim -> the file of its timing, the device
@@ -81,7 +81,7 @@ def drift_section(out: Path) -> str:
     YᵀY in one update over the samples) in `out` from its CSVs; their part of summary.md ("" without)."""
     if (ours := read(out, "drift.csv")) is None or (authors := read(out, "drift_authors.csv")) is None:
         return ""
-    drawn.drift(ours, authors, out / "drift")
+    drawn.drift(ours, authors, out / "drift", OPTIMIZERS, BOUND)
     data = (ours[ours.step == ours.step.max()].groupby(["optimizer", "retraction", "section"], sort=False)
             .agg(seeds=("seed", "nunique"), step=("step", "first"), max_dev_mean=("max_dev", "mean"),
                  max_dev_min=("max_dev", "min"), max_dev_max=("max_dev", "max"), median_dev_mean=("median_dev", "mean"))

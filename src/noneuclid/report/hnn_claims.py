@@ -18,8 +18,7 @@ DATASETS = CLAIMS.labels["datasets"]  # data=<name> -> Table 1's column
 CLASSIFIERS = CLAIMS.labels["classifiers"]  # Table 2's: model.geometry -> its column
 ON_PAR_OR_BETTER, GAIN = "table1_hyperbolic_on_par_or_better", "prefix_gain_grows_with_tree_likeness"
 KEYS = ["cfg.data.label", "cfg.model.geometry", "cfg.model.cell"]  # a run's dataset and model
-CHANCE = 0.52  # below this, a balanced 2-class model has learnt nothing yet
-SATURATED = 0.5  # share of sentence states within 1e-3 of the ball's boundary that marks an encoder stuck there
+CHANCE, SATURATED = CLAIMS.numbers["chance"], CLAIMS.numbers["saturated"]  # rules of ours (claims/hnn.yaml, numbers)
 
 
 def model_of(row: str) -> tuple[str, str]:

@@ -25,7 +25,7 @@ from noneuclid.config import compose
 from noneuclid.data import wordnet
 from noneuclid.figures import hnn as drawn
 from noneuclid.models.mlr import GEOMETRIES
-from noneuclid.report import provenance
+from noneuclid.report import hnn_boundaries as boundaries, provenance
 from noneuclid.report.hnn_claims import CLAIMS, CLASSIFIERS
 from noneuclid.runs import hnn_table2 as table2_runs, lookup, table as run_table
 from noneuclid.runs.hnn_table2 import BURNIN, DIMS
@@ -34,11 +34,7 @@ NOT_AVAILABLE = "not available here"
 REFERENCE = CLAIMS.references["nickel_kiela_reconstruction"].values  # dim -> {mean_rank, map}
 READING_NOTE = CLAIMS.references["ganea_table2_reading_note"].values  # subtree -> dim -> the paper's F1 pair
 OUTPERFORMS, LOW_DIMENSIONS = "table2_hyperbolic_mlr_outperforms", "table2_margin_largest_in_low_dimensions"
-# a dimension whose embedding's MAP (all nouns) is below this, or was not evaluated, has its cells
-# "not testable here": Table 2 tests the classifiers only on embeddings that reconstruct the hierarchy
-# a Euclidean MLR whose mean test F1 is further than this (points) from scikit-learn's logistic regression on
-# the same points and splits (table2_reference.csv) has not converged: its cells are not testable here
-REFERENCE_GAP = 1.0
+REFERENCE_GAP = CLAIMS.numbers["reference_gap"]  # F1 points from scikit-learn's beyond which an MLR has not converged
 
 
 def flagged(values: pd.DataFrame, gaps: dict) -> pd.DataFrame:
@@ -236,11 +232,14 @@ def make(runs_dir: Path, profile: str, out: Path, seeds=None, overrides=()) -> l
 
 def _boundaries(values: pd.DataFrame, emb: pd.DataFrame, root: Path, cfg, out: Path) -> str:
     """fig_table2_boundaries.{png,pdf,md} in `out` from its data there, exported first from the run folders
-    under `root` where they are (runs.hnn_table2.export_boundaries); without the data, where `values` have
+    under `root` where they are (runs.hnn_table2.export_boundaries), its grid computed from them
+    (report.hnn_boundaries); without the data, where `values` have
     2-D runs, says so. Returns the figure in words (fig_table2_boundaries.md, kept with it; '' without)."""
     table2_runs.export_boundaries(values, emb, root, cfg, out)
-    if (out / table2_runs.POINTS).is_file() and (out / table2_runs.WEIGHTS).is_file():
-        drawn.boundaries(pd.read_csv(out / table2_runs.POINTS), pd.read_csv(out / table2_runs.WEIGHTS), out)
+    boundaries.write(out)
+    if (out / table2_runs.POINTS).is_file() and (out / boundaries.GRID).is_file():
+        drawn.boundaries(pd.read_csv(out / table2_runs.POINTS), pd.read_csv(out / boundaries.GRID,
+                                                                            float_precision="round_trip"), out)
     elif not values[values.dim == 2].empty:
         print(prose.fill("hnn", "boundaries_not_drawn", stem=out / drawn.BOUNDARIES, points=table2_runs.POINTS,
                          weights=table2_runs.WEIGHTS, root=root))

@@ -18,11 +18,9 @@ from noneuclid.report import provenance
 from noneuclid.report.phydi_fig4 import fig4_rows, fig4_verdicts, threshold_ratio
 from noneuclid.report.phydi_resnet import (IMAGES, PAPER, TABLES, cells, lead_verdicts, not_run, resnet_runs,
                                            resnet_speed, resnet_tables)
-from noneuclid.report.phydi_claims import NUMBERS, fill
+from noneuclid.report.phydi_claims import MODELS, NUMBERS, fill
 from noneuclid.runs import table as run_table
 from noneuclid.runs.phydi import NO_RUNS, evaluated, lm_runs
-
-MODELS = {"phresnet": "PHResNet", "phtransformer": "PHTransformer"}  # cfg.model.name -> the paper's name
 
 
 def make(runs_dir: Path, profile: str, out: Path, seeds=None, overrides=()) -> list[Path]:

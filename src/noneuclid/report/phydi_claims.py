@@ -14,6 +14,7 @@ from noneuclid.claims import data as claims_data
 CLAIMS = claims_data.load("phydi")
 NUMBERS = CLAIMS.numbers  # the levels and reference values the metrics use (claims/phydi.yaml, numbers)
 NAMES = CLAIMS.labels["arms"]  # model.init / model.norm -> the paper's name
+MODELS = CLAIMS.labels["models"]  # cfg.model.name -> the paper's name
 fill = functools.partial(prose.fill, "phydi")  # a section of templates/phydi.md, its fields filled in
 
 

@@ -13,13 +13,14 @@ import pandas as pd
 from noneuclid.claims import engine
 from noneuclid.claims.estimates import compare, estimate, plus_minus
 from noneuclid.report import select
-from noneuclid.report.phydi_claims import CLAIMS, NUMBERS, epochs_to, fill, no_runs
+from noneuclid.report.phydi_claims import CLAIMS, MODELS, NUMBERS, epochs_to, fill, no_runs
 from noneuclid.runs.phydi import with_curves
 
 M1_ACCURACY, IMAGES = NUMBERS["m1_accuracy"], int(NUMBERS["cifar10_train_images"])
 M1_LEVEL = f"{round(100 * M1_ACCURACY)} %"  # as the tables and claims show it
 INITS = ("standard", "wkp", "phydi")
-LABELS = {"standard": "PHResNet{d}", "wkp": "+ WKP", "phydi": "+ PHYDI"}
+RESNET = MODELS["phresnet"]  # the paper's name, e.g. PHResNet18 with its depth
+LABELS = {"standard": RESNET + "{d}", "wkp": "+ WKP", "phydi": "+ PHYDI"}
 TABLES = {"table1": ["model.depth", "model.n"], "table2": ["model.depth", "model.n", "optim.lr"]}  # cell keys
 M2_BEYOND = fill("m2_beyond")
 METRICS = ("m1", "auc", "m2")  # a table's claims: <table>_<metric>
@@ -159,7 +160,7 @@ def lead_verdicts(runs: pd.DataFrame) -> list[engine.Verdict]:
         cell = replace(cell, paper=paper_leads(cell), paper_source="Table 1 (standard's M1 minus PHYDI's)")
         arms = [{init: select.arm_values(runs, {**cell.select[arm], "model.init": init}, "curve")
                  for init in ("standard", "phydi")} for arm in cell.arms]
-        missing = [f"{why} in PHResNet{cell.select[arm]['model.depth']}, n = {cell.where['model.n']}"
+        missing = [f"{why} in {RESNET}{cell.select[arm]['model.depth']}, n = {cell.where['model.n']}"
                    for arm, inits in zip(cell.arms, arms) if (why := no_runs(inits))]
         if missing:
             rows.append(engine.untestable(claim, cell, "; ".join(missing)))
@@ -185,7 +186,7 @@ def not_run(have, paper: dict) -> str:
     missing = [k for k in paper if k not in have]
     if not missing:
         return ""
-    by_n = {n: [f"PHResNet{k[0]}" + (f" (lr {k[2]:g})" if len(k) > 2 else "") for k in missing if k[1] == n]
+    by_n = {n: [f"{RESNET}{k[0]}" + (f" (lr {k[2]:g})" if len(k) > 2 else "") for k in missing if k[1] == n]
             for n in sorted({k[1] for k in missing})}
     return "; ".join(f"n = {n}: {', '.join(names)}" for n, names in by_n.items()) + \
         f" ({len(missing)} of the paper's {len(paper)} cells)"
@@ -195,7 +196,7 @@ def resnet_speed(resnets: pd.DataFrame) -> pd.DataFrame:
     """Per depth and n of the finished runs: the median of their median seconds per epoch, images per second
     (data.train_size; null: all of CIFAR-10's)."""
     done = resnets[resnets.status == "done"]
-    rows = [{"model": f"PHResNet{int(depth)}", "n": int(n), "runs": len(g),
+    rows = [{"model": f"{RESNET}{int(depth)}", "n": int(n), "runs": len(g),
              "threads": ", ".join(str(int(t)) for t in sorted(g["env.torch_threads"].unique())),
              "seconds_per_epoch": g.median_seconds_per_epoch.median(),
              "images_per_second": g["cfg.data.train_size"].fillna(IMAGES).median() / g.median_seconds_per_epoch.median()}

@@ -8,6 +8,8 @@ import json
 import torch
 from omegaconf import DictConfig, OmegaConf
 
+from noneuclid.config import CONFIG_DIR
+
 # Settings that change where or how a run is observed, not what it computes (ablation: where the
 # config.yaml of earlier runs held an ablation's epochs, which their trainer.epochs holds too).
 NOT_SETTINGS = ("paths", "logger", "report", "trainer.progress", "trainer.threads", "trainer.meant_for",
@@ -18,10 +20,11 @@ OFF_WHEN_NULL = ("trainer.converge", "data.natural_mix", "model.offsets")
 # Settings added after runs existed whose default is what those runs computed: left out of the hash
 # while they hold it, likewise.
 OFF_WHEN_DEFAULT = {"model.chart": "poincare"}
-# The version of the settings that configs/train.yaml composes. A change that would rename run folders
-# of earlier versions (a setting added or renamed) raises it, with a step in runs/migrate.py that
-# brings earlier run folders and results up to it: `python -m noneuclid.runs migrate`.
-SETTINGS_VERSION = 2
+# The version of the settings that configs/train.yaml composes (its settings_version, held there). A
+# change that would rename run folders of earlier versions (a setting added or renamed) raises it, with a
+# step in runs/migrate.py that brings earlier run folders and results up to it: `python -m noneuclid.runs
+# migrate`.
+SETTINGS_VERSION: int = OmegaConf.load(CONFIG_DIR / "train.yaml").settings_version
 
 
 def resolve_device(name: str) -> torch.device:
