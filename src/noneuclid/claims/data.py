@@ -31,7 +31,7 @@ Runs:    which runs an arm's values come from, as settings (a config key such as
          key whose value an arm names, e.g. model.init for arms [phydi, wkp]) or arm_where (arm ->
          its settings, for an arm that is not one key's value, e.g. depth152: {model.depth: 152}).
          Where a claim or a cell has any of them, every arm of its cells resolves to settings
-         (Cell.select, read by report/select.py), else the claim's arms select nothing (Cell.select {}).
+         (Cell.select, read by runs/select.py), else the claim's arms select nothing (Cell.select {}).
 """
 
 from __future__ import annotations

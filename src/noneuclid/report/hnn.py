@@ -14,21 +14,28 @@ from pathlib import Path
 import pandas as pd
 
 from noneuclid import prose, tables
+from noneuclid.claims import render
 from noneuclid.claims.estimates import plus_minus, summary
 from noneuclid.config import compose, experiment_value, sweep_values
 from noneuclid.data import snli
 from noneuclid.figures import hnn as drawn
 from noneuclid.report import hnn_claims, provenance
 from noneuclid.report.hnn_claims import DATASETS, ROWS, TABLE1, model_of, seeds_of, selected
-from noneuclid.runs import table as run_table
-from noneuclid.runs.lookup import table1_run_name, table1_seeds
+from noneuclid.runs import select, table as run_table
+from noneuclid.runs.lookup import table1_seeds
 
 
-def run_names(profile: str, seeds, overrides=(), models=tuple(ROWS), datasets=tuple(DATASETS)) -> dict:
-    """(model, dataset, seed) -> the run name, for `models` (ROWS keys) on `datasets` (default: all of
-    Table 1's), the datasets in Table 1's order."""
-    return {(row, data, seed): table1_run_name(profile, row, data, seed, overrides)
-            for row in models for data in DATASETS if data in datasets for seed in seeds}
+def run_names(runs: pd.DataFrame, profile: str, seeds, overrides=(), models=tuple(ROWS), datasets=tuple(DATASETS)) -> dict:
+    """(model, dataset, seed) -> the name of its finished run among `runs` (None where none), the run of
+    `experiment=hnn/table1 variant=hnn/<model> data=<dataset> <overrides>` (runs.select.trained_by), for
+    `models` (ROWS keys) on `datasets` (default: all of Table 1's), the datasets in Table 1's order."""
+    names = {}
+    for row, data in ((row, data) for row in models for data in DATASETS if data in datasets):
+        found = select.trained_by(runs, ["experiment=hnn/table1", f"profile={profile}", f"variant=hnn/{row}",
+                                         f"data={data}", *overrides])
+        by_seed = dict(zip(found["cfg.seed"].astype(int), found.run)) if len(found) else {}
+        names.update({(row, data, seed): by_seed.get(seed) for seed in seeds})
+    return names
 
 
 def table1(finished: pd.DataFrame, names: dict) -> pd.DataFrame:
@@ -88,7 +95,7 @@ def make(runs_dir: Path, profile: str, out: Path, seeds=None, overrides=()) -> l
     hnn/compensated) get a table of its models and datasets only."""
     runs = run_table.Runs(*run_table.load(runs_dir, "hnn", profile, out))
     seeds = seeds or table1_seeds(runs.table)
-    names = run_names(profile, seeds, overrides)
+    names = run_names(runs.table, profile, seeds, overrides)
     trained = runs.finished(names.values())
     if trained.empty:
         raise FileNotFoundError(prose.fill("hnn", "table1_no_runs", out=out, runs_dir=runs_dir, profile=profile))
@@ -96,8 +103,8 @@ def make(runs_dir: Path, profile: str, out: Path, seeds=None, overrides=()) -> l
     experiment = experiments.pop() if len(experiments) == 1 else "hnn/table1"
     if experiment != "hnn/table1":  # runs of a smaller experiment: its models and datasets only
         models = [v.removeprefix("hnn/") for v in sweep_values(experiment, "variant")]
-        names = run_names(profile, seeds, overrides, models, experiment_value(experiment, "stack.data"))
-    finished = runs.finished(sorted(names.values()))
+        names = run_names(runs.table, profile, seeds, overrides, models, experiment_value(experiment, "stack.data"))
+    finished = runs.finished(sorted(filter(None, names.values())))
     snli_missing = not snli.split_files(Path(compose(["experiment=hnn/table1"]).paths.data_dir) / "snli", "train")
     table, title, settings = table1(finished, names), prose.fill("hnn", "table1_title"), _settings(finished)
     shown = shown_table1(table, snli_missing)
@@ -113,7 +120,7 @@ def make(runs_dir: Path, profile: str, out: Path, seeds=None, overrides=()) -> l
         seeds_option=f" --seeds {seeds_text}" if list(seeds) != experiment_value("hnn/table1", "stack.seed") else "",
         counts=_finished_counts(runs, names), seeds=", ".join(map(str, seeds)), settings=settings, table1_title=title,
         snli=prose.fill("hnn", "snli_missing") if snli_missing and any(k[1] == "snli" for k in names) else "",
-        claims=tables.write_claims(out, "claims", provenance.final(
+        claims=render.write(out, "claims", provenance.final(
             hnn_claims.verdicts(finished, {k[1] for k in names}), finished, "hnn")),
         health="".join(f"{line}\n" for line in hnn_claims.health(finished, runs)),
         table1=shown.to_markdown(index=False, disable_numparse=True,  # the paper's digits as printed: 72.10

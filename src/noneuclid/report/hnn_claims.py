@@ -9,8 +9,7 @@ import pandas as pd
 
 from noneuclid import prose
 from noneuclid.claims import data as claims_data, engine
-from noneuclid.report import select
-from noneuclid.runs import table as run_table
+from noneuclid.runs import select, table as run_table
 
 CLAIMS = claims_data.load("hnn")
 ROWS = CLAIMS.labels["models"]  # configs/variant/hnn/<name>.yaml -> Table 1's row

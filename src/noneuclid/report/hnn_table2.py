@@ -19,7 +19,7 @@ from pathlib import Path
 import pandas as pd
 
 from noneuclid import prose, tables
-from noneuclid.claims import engine
+from noneuclid.claims import engine, render
 from noneuclid.claims.estimates import plus_minus, summary
 from noneuclid.config import compose
 from noneuclid.data import wordnet
@@ -27,7 +27,7 @@ from noneuclid.figures import hnn as drawn
 from noneuclid.models.mlr import GEOMETRIES
 from noneuclid.report import provenance
 from noneuclid.report.hnn_claims import CLAIMS, CLASSIFIERS
-from noneuclid.runs import hnn_table2 as table2_runs, lookup, table as run_table
+from noneuclid.runs import hnn_table2 as table2_runs, lookup, select, table as run_table
 from noneuclid.runs.hnn_table2 import BURNIN, DIMS
 
 NOT_AVAILABLE = "not available here"
@@ -203,7 +203,7 @@ def make(runs_dir: Path, profile: str, out: Path, seeds=None, overrides=()) -> l
     `seeds` and `overrides` are ignored (the signature is every report's): Table 2 shows every seed run."""
     e, c = (compose([f"experiment=hnn/{name}", f"profile={profile}"]) for name in ("poincare", "table2"))
     runs, curves = run_table.load(runs_dir, "hnn", profile, out)
-    runs = runs[runs.status == "done"] if len(runs) else runs  # the ended runs
+    runs = select.finished(runs)
     protocols = lookup.table2_protocols(profile)
     every_emb = table2_runs.embeddings(runs, curves, c.data.hierarchy, REFERENCE)
     every_value = table2_runs.f1_values(runs, protocols)
@@ -225,7 +225,7 @@ def make(runs_dir: Path, profile: str, out: Path, seeds=None, overrides=()) -> l
     sections = {stem: tables.section(out, stem, data, display, prose.fill("hnn", f"{stem}_title", **fields),
                                      prose.fill("hnn", f"{stem}_caption", **fields), bold)
                 for stem, (data, display, bold) in parts.items()}
-    claims = tables.write_claims(out, "table2_claims", provenance.final(verdicts(values, emb_map, gaps), runs, "hnn"),
+    claims = render.write(out, "table2_claims", provenance.final(verdicts(values, emb_map, gaps), runs, "hnn"),
                                  prose.fill("hnn", "table2_claims_title", profile=profile))
     figure = _boundaries(values, emb, Path(runs_dir) / "hnn" / profile, c, out)
     page = prose.fill("hnn", "table2_page", profile=profile, made=made, settings=settings(e, protocols), claims=claims,

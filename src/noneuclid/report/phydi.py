@@ -12,6 +12,7 @@ from pathlib import Path
 import pandas as pd
 
 from noneuclid import tables
+from noneuclid.claims import render
 from noneuclid.config import sweep_values
 from noneuclid.figures.phydi import fig4
 from noneuclid.report import provenance
@@ -19,7 +20,7 @@ from noneuclid.report.phydi_fig4 import fig4_rows, fig4_verdicts, threshold_rati
 from noneuclid.report.phydi_resnet import (IMAGES, PAPER, TABLES, cells, lead_verdicts, not_run, resnet_runs,
                                            resnet_speed, resnet_tables)
 from noneuclid.report.phydi_claims import NUMBERS, fill
-from noneuclid.runs import table as run_table
+from noneuclid.runs import select, table as run_table
 from noneuclid.runs.phydi import NO_RUNS, evaluated, lm_runs
 
 MODELS = {"phresnet": "PHResNet", "phtransformer": "PHTransformer"}  # cfg.model.name -> the paper's name
@@ -93,9 +94,9 @@ def _fig4_section(transformers: pd.DataFrame, curves: pd.DataFrame, out: Path, s
 
 
 def _claims(out: Path, stem: str, heading: str, claims: list, runs: pd.DataFrame | None) -> str:
-    """The claims table <stem>_claims written into out (tables.write_claims), with the provenance of the
+    """The claims table <stem>_claims written into out (render.write), with the provenance of the
     `runs` it read; its summary block."""
-    return f"{heading}\n\n{tables.write_claims(out, f'{stem}_claims', provenance.final(claims, runs, 'phydi'))}\n"
+    return f"{heading}\n\n{render.write(out, f'{stem}_claims', provenance.final(claims, runs, 'phydi'))}\n"
 
 
 def _section(out: Path, stem: str, data: pd.DataFrame, formats: dict[str, tuple[str, str]], **fields) -> str:
@@ -108,7 +109,7 @@ def _section(out: Path, stem: str, data: pd.DataFrame, formats: dict[str, tuple[
 
 def compute(runs: pd.DataFrame) -> pd.DataFrame:
     """Per sweep, model and n of the finished runs: runs, training hours in all, median minutes per run."""
-    done = runs[runs.status == "done"]
+    done = select.finished(runs)
     rows = [{"experiment": experiment, "model": f"{MODELS[model]}{int(depth)}", "n": int(n), "runs": len(g),
              "train_hours": g.train_seconds.sum() / 3600, "minutes_per_run": g.train_seconds.median() / 60}
             for (experiment, model, depth, n), g in done.groupby(

@@ -4,7 +4,6 @@ classifier classifies): the config it would have, composed, gives its exact fold
 from __future__ import annotations
 
 import argparse
-import copy
 import functools
 from pathlib import Path
 
@@ -89,20 +88,6 @@ def trained_with(found: pd.DataFrame, protocols: dict[str, dict]) -> pd.Series:
                 same &= have.isna() if value is None else have.eq(value)
             today[runs.index] = same
     return today
-
-
-def table1_run_name(profile: str, row: str, data: str, seed: int, overrides) -> str:
-    """The run (folder) name of Ganea et al.'s Table 1 model `row` (configs/variant/hnn/<row>.yaml) on
-    `data` with `seed` and the training `overrides` (e.g. trainer.dtype=float32)."""
-    cfg = copy.deepcopy(table1_config(profile, row, data, tuple(overrides)))
-    cfg.seed = seed  # what the override seed=<seed> sets: composing once per cell, not per seed, saves 0.1 s each
-    return RunDir(cfg).name
-
-
-@functools.cache
-def table1_config(profile: str, row: str, data: str, overrides: tuple[str, ...]):
-    """The composed config of a Table 1 cell (its seed left to the caller)."""
-    return compose(["experiment=hnn/table1", f"profile={profile}", f"variant=hnn/{row}", f"data={data}", *overrides])
 
 
 def table1_seeds(found) -> tuple[int, ...]:
