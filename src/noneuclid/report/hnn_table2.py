@@ -22,15 +22,14 @@ from noneuclid import prose, tables
 from noneuclid.claims import engine, render
 from noneuclid.claims.estimates import plus_minus, summary
 from noneuclid.config import compose
-from noneuclid.data import wordnet
 from noneuclid.figures import hnn as drawn
-from noneuclid.models.mlr import GEOMETRIES
 from noneuclid.report import provenance
 from noneuclid.report.hnn_claims import CLAIMS, CLASSIFIERS
 from noneuclid.runs import hnn_table2 as table2_runs, lookup, select, table as run_table
-from noneuclid.runs.hnn_table2 import BURNIN, DIMS
+from noneuclid.runs.hnn_table2 import BURNIN, DIMS, GEOMETRIES, SUBTREES
 
 NOT_AVAILABLE = "not available here"
+REFERENCE_CSV = "table2_reference.csv"  # the evaluation's (evaluate.table2_reference), rendered beside Table 2
 REFERENCE = CLAIMS.references["nickel_kiela_reconstruction"].values  # dim -> {mean_rank, map}
 READING_NOTE = CLAIMS.references["ganea_table2_reading_note"].values  # subtree -> dim -> the paper's F1 pair
 OUTPERFORMS, LOW_DIMENSIONS = "table2_hyperbolic_mlr_outperforms", "table2_margin_largest_in_low_dimensions"
@@ -58,7 +57,7 @@ def table2(values: pd.DataFrame, emb_map: dict[int, float], gaps: dict | None = 
     (claims/hnn.yaml, references; else NaN)."""
     rows, why, gaps = [], untestable(emb_map), gaps or {}
     values = flagged(values, gaps)
-    for subtree, dim, geometry in itertools.product(wordnet.SUBTREES, DIMS, GEOMETRIES):
+    for subtree, dim, geometry in itertools.product(SUBTREES, DIMS, GEOMETRIES):
         runs = values[(values.subtree == subtree) & (values.dim == dim) & (values.geometry == geometry)]
         paper = READING_NOTE.get(subtree, {}).get(dim, {})
         rows.append({"subtree": subtree, "dim": dim, "embedding_map": emb_map.get(dim, math.nan),
@@ -153,7 +152,7 @@ def _margins(values: pd.DataFrame, subtree: str, dim: int) -> list[float]:
 
 def settings(e, protocols: dict[str, dict]) -> str:
     """The settings of the profile's embedding config (e) beside the reference code's, and the protocol the
-    classifiers shown were trained with (`protocols`: lookup.table2_protocols; f1_values keeps no other runs)."""
+    classifiers shown were trained with (`protocols`: runs.hnn_table2.protocols; f1_values keeps no other runs)."""
     sampling = {"natural-mix" if p["data.natural_mix"] else "balanced" for p in protocols.values()}
     shown = {name: _setting(protocols, key, default) for name, key, default in (  # template field, config key, if None
         ("epochs", "trainer.epochs", "-"), ("batch", "data.batch_size", "-"), ("lr", "optim.lr", "-"),
@@ -197,6 +196,16 @@ def shown_burnin(data: pd.DataFrame) -> pd.DataFrame:
                                              lambda low, high: "-" if pd.isna(low) else f"[{low:+.3f}, {high:+.3f}]")}))
 
 
+def shown_reference(path: Path) -> pd.DataFrame:
+    """The evaluation's table (table2_reference.csv, `python -m noneuclid.evaluate table2-reference`) in words."""
+    return pd.DataFrame(tables.formatted(pd.read_csv(path), {
+        "subtree": ("subtree", "{}"), "dim": ("dim", "{}"), "classifier": ("classifier", CLASSIFIERS.get),
+        "sampling": ("sampling", "{}"), "seeds": ("seeds", "{}"), "test F1 % (ours)": ("ours_f1", "{:.2f}"),
+        "test F1 % (scikit-learn)": ("reference_f1", "{:.2f}"), "difference": ("difference", "{:+.2f}"),
+        "final train loss (ours)": ("ours_train_loss", "{:.4g}"),
+        "train loss (scikit-learn)": ("reference_train_loss", "{:.4g}")}))
+
+
 def make(runs_dir: Path, profile: str, out: Path, seeds=None, overrides=()) -> list[Path]:
     """Write table2_f1, table2_embeddings, table2_claims, table2_burnin (once the burn-in ablation has
     runs), the page table2.md and, where the run folders are here, fig_table2_boundaries into `out`.
@@ -204,7 +213,7 @@ def make(runs_dir: Path, profile: str, out: Path, seeds=None, overrides=()) -> l
     e, c = (compose([f"experiment=hnn/{name}", f"profile={profile}"]) for name in ("poincare", "table2"))
     runs, curves = run_table.load(runs_dir, "hnn", profile, out)
     runs = select.finished(runs)
-    protocols = lookup.table2_protocols(profile)
+    protocols = table2_runs.protocols(profile)
     every_emb = table2_runs.embeddings(runs, curves, c.data.hierarchy, REFERENCE)
     every_value = table2_runs.f1_values(runs, protocols)
     if every_value.empty and every_emb.empty:
@@ -218,7 +227,8 @@ def make(runs_dir: Path, profile: str, out: Path, seeds=None, overrides=()) -> l
     table = table2(values, emb_map, gaps)
     parts = {  # stem -> (data, shown, bold): the tables written, their titles and captions templates/hnn.md's <stem>_*
         "table2_embeddings": (every_emb, shown_embeddings(every_emb), set()), "table2_f1": (table, *shown_table2(table)),
-        **({"table2_burnin": (burnin, shown_burnin(burnin), set())} if len(burnin) else {})}
+        **({"table2_burnin": (burnin, shown_burnin(burnin), set())} if len(burnin) else {}),
+        **({"table2_reference": (None, shown_reference(out / REFERENCE_CSV), set())} if (out / REFERENCE_CSV).is_file() else {})}
     fields = {"profile": profile, "made": made, "experiment": BURNIN}  # titles', captions'
     if len(burnin):  # the burn-in caption's
         fields.update(hierarchy=burnin.hierarchy[0], dim=burnin.dim[0], epochs=int(burnin.epochs.max()))

@@ -12,13 +12,14 @@ import pandas as pd
 
 from noneuclid.claims import engine
 from noneuclid.claims.estimates import compare, estimate, plus_minus
+from noneuclid.config import sweep_values
 from noneuclid.report.phydi_claims import CLAIMS, NUMBERS, epochs_to, fill, no_runs
 from noneuclid.runs import select
 from noneuclid.runs.phydi import with_curves
 
 M1_ACCURACY, IMAGES = NUMBERS["m1_accuracy"], int(NUMBERS["cifar10_train_images"])
 M1_LEVEL = f"{round(100 * M1_ACCURACY)} %"  # as the tables and claims show it
-INITS = ("standard", "wkp", "phydi")
+INITS = tuple(sweep_values("phydi/table1", "model.init"))  # standard, wkp, phydi: the rows of a cell
 LABELS = {"standard": "PHResNet{d}", "wkp": "+ WKP", "phydi": "+ PHYDI"}
 TABLES = {"table1": ["model.depth", "model.n"], "table2": ["model.depth", "model.n", "optim.lr"]}  # cell keys
 M2_BEYOND = fill("m2_beyond")

@@ -63,33 +63,6 @@ def table2_embeddings(profile: str, cfg, dims) -> dict[int, str]:
     return {dim: embedding_name(profile, dim, data.hierarchy, data.embedding_seed, (), False) for dim in dims}
 
 
-TABLE2_PROTOCOL = ("data.natural_mix", "data.batch_size", "trainer.epochs", "optim.lr", "optim.ball_lr",
-                   "optim.clip_norm", "optim.epoch_lr_factor", "model.offsets", "trainer.converge.patience",
-                   "trainer.converge.tol", "trainer.converge.after")  # what makes a Table 2 run today's
-
-
-def table2_protocols(profile: str) -> dict[str, dict]:
-    """model.geometry -> today's TABLE2_PROTOCOL settings of that classifier at `profile` (its step sizes
-    and form depend on it)."""
-    configs = {g: compose(["experiment=hnn/table2", f"profile={profile}", f"model.geometry={g}"])
-               for g in ("hyperbolic", "euclidean", "euclidean_log0")}
-    return {g: {key: OmegaConf.select(c, key) for key in TABLE2_PROTOCOL} for g, c in configs.items()}
-
-
-def trained_with(found: pd.DataFrame, protocols: dict[str, dict]) -> pd.Series:
-    """Whether each run (a runs.csv row) has every setting of its classifier's protocol (`protocols`:
-    {model.geometry: {key: value}}; None: the key unset); a classifier without a protocol has none."""
-    today = pd.Series(False, index=found.index)
-    for geometry, runs in found.groupby("cfg.model.geometry") if "cfg.model.geometry" in found else ():
-        if geometry in protocols:
-            same = pd.Series(True, index=runs.index)
-            for key, value in protocols[geometry].items():
-                have = runs.get(f"cfg.{key}", pd.Series(None, index=runs.index, dtype=object))
-                same &= have.isna() if value is None else have.eq(value)
-            today[runs.index] = same
-    return today
-
-
 def table1_seeds(found) -> tuple[int, ...]:
     """Table 1's seeds that have runs in `found` (rows of runs.csv; the smoke profile runs seed 0 only),
     else all of Table 1's (0, 1, 2)."""

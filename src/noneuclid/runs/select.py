@@ -37,8 +37,15 @@ def arm_values(runs: pd.DataFrame, selector: Mapping[str, object], column):
 
 
 def chosen(runs: pd.DataFrame, selector: Mapping[str, object]) -> pd.Series:
-    """Per run: whether its settings are the selector's (config key -> value)."""
-    return pd.concat([runs[f"cfg.{k}"] == v for k, v in selector.items()], axis=1).all(axis=1)
+    """Per run: whether its settings are the selector's (config key -> value; None: the key unset or null)."""
+    unset = pd.Series(None, index=runs.index, dtype=object)
+    have = {k: runs[f"cfg.{k}"] if f"cfg.{k}" in runs else unset for k in selector}
+    return pd.concat([have[k].isna() if v is None else have[k] == v for k, v in selector.items()], axis=1).all(axis=1)
+
+
+def any_of(runs: pd.DataFrame, selectors) -> pd.Series:
+    """Per run: whether its settings are those of one of the selectors (`chosen`)."""
+    return pd.concat([pd.Series(False, index=runs.index), *(chosen(runs, s) for s in selectors)], axis=1).any(axis=1)
 
 
 def cell_runs(runs: pd.DataFrame, cell) -> tuple[str, ...]:
