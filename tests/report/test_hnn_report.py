@@ -10,7 +10,7 @@ import pytest
 from omegaconf import OmegaConf
 
 from noneuclid import figures
-from noneuclid.report import hnn, hnn_claims
+from noneuclid.report import hnn, hnn_claims, table_engine
 from noneuclid.report.hnn_claims import GAIN, ON_PAR_OR_BETTER
 from noneuclid.config import compose
 from noneuclid.runs import RunDir, lookup, table as run_table
@@ -39,8 +39,8 @@ def _cell(runs, seeds, model="euclidean_gru") -> tuple[dict, str]:
     """Table 1's PREFIX-10 cell of `model` from the run folders: its row of the data and as shown."""
     found = run_table.Runs(*run_table.ended_runs(runs, "hnn", "smoke"))
     names = hnn.run_names(found.table, "smoke", seeds, DATA, models=(model,), datasets=("prefix10",))
-    table = hnn.table1(found.finished(names.values()), names)
-    return table.iloc[0].to_dict(), hnn.shown_table1(table, snli_missing=True).loc[0, "PREFIX-10% (ours)"]
+    table = table_engine.data("hnn", "table1", found.finished(names.values()), dict.fromkeys(k[:2] for k in names))
+    return table.iloc[0].to_dict(), table_engine.shown("hnn", "table1", table).loc[0, "PREFIX-10% (ours)"]
 
 
 def test_table1_reports_the_seed_with_the_best_dev_accuracy_not_the_best_test(tmp_path):

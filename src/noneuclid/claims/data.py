@@ -47,6 +47,7 @@ DIR = Path(__file__).resolve().parent
 BETTER = ("lower", "higher")
 BETTER_RELATION, ON_PAR, AT_LEAST = RELATIONS = ("better", "on_par", "at_least")
 KINDS = ("paper", "ours")
+TABLES = "_tables"  # <paper>_tables.yaml: the paper's tables (report/table_engine.py), not claims
 CLAIM_KEYS = ({"id", "kind", "claim", "source", "metric", "unit", "better", "relation", "delta", "delta_source", "cells"},
               {"precondition", "note", "learned", "where", "arm_key", "arm_where"})
 LEARNED_KEYS = ({"metric", "better", "within", "source"}, set())
@@ -134,8 +135,8 @@ def _named(items, attr: str, value: str, owner: str, noun: str):
 
 
 def papers() -> list[str]:
-    """The papers that have a claims file."""
-    return sorted(p.stem for p in DIR.glob("*.yaml"))
+    """The papers that have a claims file (<paper>_tables.yaml beside it declares its tables: report/table_engine.py)."""
+    return sorted(p.stem for p in DIR.glob("*.yaml") if not p.stem.endswith(TABLES))
 
 
 @functools.cache

@@ -15,12 +15,11 @@ import pandas as pd
 
 from noneuclid import prose, tables
 from noneuclid.claims import render
-from noneuclid.claims.estimates import plus_minus, summary
 from noneuclid.config import compose, experiment_value, sweep_values
 from noneuclid.data import snli
 from noneuclid.figures import hnn as drawn
-from noneuclid.report import hnn_claims, provenance
-from noneuclid.report.hnn_claims import DATASETS, ROWS, TABLE1, model_of, seeds_of, selected
+from noneuclid.report import hnn_claims, provenance, table_engine
+from noneuclid.report.hnn_claims import DATASETS, ROWS
 from noneuclid.runs import select, table as run_table
 from noneuclid.runs.lookup import table1_seeds
 
@@ -36,33 +35,6 @@ def run_names(runs: pd.DataFrame, profile: str, seeds, overrides=(), models=tupl
         by_seed = dict(zip(found["cfg.seed"].astype(int), found.run)) if len(found) else {}
         names.update({(row, data, seed): by_seed.get(seed) for seed in seeds})
     return names
-
-
-def table1(finished: pd.DataFrame, names: dict) -> pd.DataFrame:
-    """One row per model and dataset of `names` (run_names), from the finished runs among them: test
-    accuracy % at best dev of the seed with the best dev accuracy (`selected`, the lowest seed of those
-    tied), mean, s.d., s.e. and n over the finished seeds, and the paper's (NaN and n = 0 without runs)."""
-    rows = []
-    for row, data in dict.fromkeys(key[:2] for key in names):
-        geometry, cell = model_of(row)
-        seeds = seeds_of(finished, {**TABLE1[data, cell].where, "model.geometry": geometry})
-        best, stats = selected(seeds), summary(seeds.test)  # best: its one seed, none without runs
-        rows.append({"model": ROWS[row], "dataset": DATASETS[data], "selected": best.max(),
-                     "selected_seed": best.index.max(), **{k: stats[k] for k in ("mean", "sd", "se", "n")},
-                     "paper": TABLE1[data, cell].paper[geometry]})
-    return pd.DataFrame(rows)
-
-
-def shown_table1(table: pd.DataFrame, snli_missing: bool) -> pd.DataFrame:
-    """`table1` as the paper's Table 1: per model and dataset ours as 'selected (mean ± s.d., n=n)' or
-    'not run' (SNLI without its training split: '(data missing)') beside the paper's (2 decimals)."""
-    rows = {}
-    for r in table.itertuples(index=False):
-        ours = (f"{r.selected:.2f} ({plus_minus(r.mean, 0 if r.n < 2 else r.sd)}, n={r.n})" if r.n
-                else "not run (data missing)" if r.dataset == DATASETS["snli"] and snli_missing else "not run")
-        rows.setdefault(r.model, {"model": r.model}).update({f"{r.dataset} (ours)": ours,
-                                                              f"{r.dataset} (paper)": f"{r.paper:.2f}"})
-    return pd.DataFrame(list(rows.values()))
 
 
 def _settings(finished: pd.DataFrame) -> str:
@@ -106,8 +78,9 @@ def make(runs_dir: Path, profile: str, out: Path, seeds=None, overrides=()) -> l
         names = run_names(runs.table, profile, seeds, overrides, models, experiment_value(experiment, "stack.data"))
     finished = runs.finished(sorted(filter(None, names.values())))
     snli_missing = not snli.split_files(Path(compose(["experiment=hnn/table1"]).paths.data_dir) / "snli", "train")
-    table, title, settings = table1(finished, names), prose.fill("hnn", "table1_title"), _settings(finished)
-    shown = shown_table1(table, snli_missing)
+    table = table_engine.data("hnn", "table1", finished, dict.fromkeys(key[:2] for key in names))
+    title, settings = prose.fill("hnn", "table1_title"), _settings(finished)
+    shown = table_engine.shown("hnn", "table1", table, {DATASETS["snli"]: "not run (data missing)"} if snli_missing else {})
     tables.write(out, "table1", table, shown, f"Ganea et al., {title}", settings)
     dtypes = sorted(set(finished["cfg.trainer.dtype"]))  # with the profile and overrides: what tells the runs apart
     drawn.prefix10_dev(runs, names, out / "fig_prefix10_dev", seeds[0],

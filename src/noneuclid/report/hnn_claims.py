@@ -9,6 +9,7 @@ import pandas as pd
 
 from noneuclid import prose
 from noneuclid.claims import data as claims_data, engine
+from noneuclid.report import table_engine
 from noneuclid.runs import select, table as run_table
 
 CLAIMS = claims_data.load("hnn")
@@ -21,13 +22,8 @@ CHANCE = 0.52  # below this, a balanced 2-class model has learnt nothing yet
 SATURATED = 0.5  # share of sentence states within 1e-3 of the ball's boundary that marks an encoder stuck there
 
 
-def model_of(row: str) -> tuple[str, str]:
-    """(model.geometry, model.cell) of a ROWS key: 'hyperbolic_gru_eucl_mlr' -> ('hyperbolic_eucl_mlr', 'gru')."""
-    geometry, cell, *mlr = row.split("_")
-    return "_".join([geometry, *mlr]), cell
-
-
-MODELS = {model_of(row): label for row, label in ROWS.items()}  # (model.geometry, model.cell) -> Table 1's row
+MODELS = {(s["model.geometry"], s["model.cell"]): ROWS[row]  # (model.geometry, model.cell) -> Table 1's row
+          for row, s in table_engine.load("hnn")["table1"]["rows"]["settings"].items()}
 TABLE1 = {(c.where["data.label"], c.where["model.cell"]): c  # (dataset, cell kind) -> the Table 1 claim's cell
           for c in CLAIMS[ON_PAR_OR_BETTER].cells}
 
@@ -37,12 +33,6 @@ def seeds_of(finished: pd.DataFrame, selector: dict) -> pd.DataFrame:
     settings are the selector's (a Cell.select arm's: one model on one dataset), indexed by seed in order."""
     found = select.arm_values(finished, selector, ["test_accuracy_at_best_dev", "best_dev_accuracy"])
     return found.set_axis(["test", "dev"], axis=1).assign(test=lambda f: 100 * f.test)
-
-
-def selected(seeds: pd.DataFrame) -> pd.Series:
-    """Test accuracy % of the seed with the best dev accuracy (of those tied, the lowest), as the paper picks,
-    indexed by that seed; empty without runs. `seeds`: seeds_of's."""
-    return seeds.test[seeds.dev == seeds.dev.max()].head(1)
 
 
 def paper_gains(datasets, cell: str) -> dict[str, float]:
