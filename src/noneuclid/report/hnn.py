@@ -40,7 +40,7 @@ def run_names(runs: pd.DataFrame, profile: str, seeds, overrides=(), models=tupl
 def _settings(finished: pd.DataFrame) -> str:
     """The settings the profile reduces (of the PREFIX runs where there are any: SNLI's train_size null
     means all its pairs), and the NaN/inf events over the finished runs."""
-    prefix = finished[finished["cfg.data.label"] != "snli"]
+    prefix = finished[~select.chosen(finished, {"data.label": "snli"})]
     r = (prefix if len(prefix) else finished).iloc[0]
     size, batch = r["cfg.data.train_size"], int(r["cfg.data.batch_size"])
     size = int(size) if size == size else None  # NaN: all pairs

@@ -89,7 +89,7 @@ def health(finished: pd.DataFrame, runs: run_table.Runs) -> list[str]:
     """PREFIX-10 runs below 80 %, runs still at chance when training stopped, and runs at chance whose
     encoders sit on the ball's boundary (templates/hnn.md's health_*)."""
     lines, totals = [], finished.groupby(KEYS).size()  # finished runs per dataset and model
-    p10 = finished[finished["cfg.data.label"] == "prefix10"]
+    p10 = finished[select.chosen(finished, {"data.label": "prefix10"})]
     if len(p10):
         low = p10[p10.test_accuracy_at_best_dev < 0.8].groupby(KEYS).size()
         below = ", ".join(f"{MODELS[key[1:]]}: {n} of {totals[key]}" for key, n in low.items())

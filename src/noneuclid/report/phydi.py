@@ -35,10 +35,10 @@ def make(runs_dir: Path, profile: str, out: Path, seeds=None, overrides=()) -> l
     if runs.empty:
         raise FileNotFoundError(f"no phydi runs under {runs_dir}/phydi/{profile}: run `python -m noneuclid.train "
                                 f"-m experiment=phydi/table1 profile={profile}` (and table2, fig4) first")
-    curves, model = evaluated(curves), runs["cfg.model.name"]
+    curves = evaluated(curves)
     skipped, hours = [], compute(runs)  # the paper's parts and cells with no runs here; training time
-    blocks = (_resnet_section(runs[model == "phresnet"], curves, out, skipped)
-              + _fig4_section(runs[model == "phtransformer"], curves, out, skipped)
+    blocks = (_resnet_section(runs[select.chosen(runs, {"model.name": "phresnet"})], curves, out, skipped)
+              + _fig4_section(runs[select.chosen(runs, {"model.name": "phtransformer"})], curves, out, skipped)
               + [_section(out, "compute", hours, {"train_hours": ("{:.2f}", "training h"),
                                                   "minutes_per_run": ("{:.1f}", "min / run")},
                           runs=hours.runs.sum(), hours=hours.train_hours.sum())])
@@ -57,7 +57,7 @@ def _resnet_section(resnets: pd.DataFrame, curves: pd.DataFrame, out: Path, skip
                    x_fraction=NUMBERS["x_fraction"])
     blocks = []
     for name, keys in TABLES.items():
-        runs, title = resnets[resnets["cfg.experiment_name"] == f"phydi/{name}"], f"Table {name[-1]}"
+        runs, title = resnets[select.chosen(resnets, {"experiment_name": f"phydi/{name}"})], f"Table {name[-1]}"
         scored = resnet_runs(runs, curves, name)
         leads = lead_verdicts(scored) if name == "table1" else []  # a claim over depths, listed without runs too
         if scored.empty:

@@ -57,7 +57,7 @@ def f1_values(runs: pd.DataFrame, protocols: dict | None = None) -> pd.DataFrame
     train_loss_rebound: a step too large for it), and the run name of the embedding it classified. Runs of
     an earlier protocol stay in runs.csv but are not Table 2's; two runs of one cell, seed and embedding
     are an error."""
-    found = runs[runs["cfg.model.name"] == "point_mlr"] if len(runs) else runs
+    found = runs[select.chosen(runs, {"model.name": "point_mlr"})] if len(runs) else runs
     if protocols is not None:  # before the lookups: an earlier protocol's runs are many
         found = trained_with(found, protocols)
     columns = {"cfg.data.subtree": "subtree", "cfg.data.dim": "dim", "cfg.model.geometry": "geometry",
@@ -99,8 +99,8 @@ def embeddings(runs: pd.DataFrame, curves: pd.DataFrame, hierarchy: str, referen
     """One row per finished embedding run of `hierarchy` (not the burn-in ablation's), by dimension and
     batch: its recipe, training minutes, last reconstruction and the reference's (`reference`: dim ->
     {mean_rank, map}; NaN where none)."""
-    found = runs[(runs["cfg.model.name"] == "poincare_embedding") & (runs["cfg.data.hierarchy"] == hierarchy)
-                 & (runs.experiment != BURNIN)] if len(runs) else runs
+    found = runs[select.chosen(runs, {"model.name": "poincare_embedding", "data.hierarchy": hierarchy})
+                 & ~select.chosen(runs, {"experiment_name": BURNIN})] if len(runs) else runs
     if found.empty:
         return pd.DataFrame(columns=list(EMBEDDING_COLUMNS.values()))
     found = last_reconstruction(found, curves).sort_values(["cfg.model.dim", "cfg.data.batch_size"])
@@ -131,7 +131,7 @@ def burnin(runs: pd.DataFrame, curves: pd.DataFrame) -> pd.DataFrame:
     """One row per burn-in of experiment=hnn/burnin (lr factor; negatives by frequency or uniform): the last
     reconstruction's mean rank and MAP, mean and s.e. over seeds, and the 95 % interval of its MAP minus
     the first row's (the reference's burn-in); empty without runs."""
-    found = runs[runs.experiment == BURNIN] if len(runs) else runs
+    found = runs[select.chosen(runs, {"experiment_name": BURNIN})] if len(runs) else runs
     if found.empty:
         return found
     groups = sorted(last_reconstruction(found, curves).groupby(["cfg.optim.burnin_factor", "burnin_negatives"]),
