@@ -146,7 +146,7 @@ def _margins(values: pd.DataFrame, subtree: str, dim: int) -> list[float]:
     if f1.empty or not set(GEOMETRIES) <= set(f1.columns):
         return []
     f1 = 100 * f1.dropna()
-    better = max(("euclidean", "euclidean_log0"), key=lambda g: f1[g].mean())
+    better = max((g for g in GEOMETRIES if g != "hyperbolic"), key=lambda g: f1[g].mean())  # the Euclidean MLRs
     return list(f1["hyperbolic"] - f1[better])
 
 
