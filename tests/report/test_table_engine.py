@@ -34,3 +34,13 @@ def test_a_declared_table_picks_the_seed_the_paper_picks_and_puts_the_papers_num
 
 def test_the_tables_files_are_not_papers():
     assert "hnn_tables" not in claims_data.papers() and "hnn" in claims_data.papers()
+
+
+def test_an_evaluations_table_is_shown_as_declared():
+    data = pd.DataFrame({"subtree": ["animal.n.01"], "dim": [2], "classifier": ["euclidean_log0"], "sampling": ["natural"],
+                         "seeds": [10], "ours_f1": [87.654], "reference_f1": [87.7286], "difference": [-0.0743],
+                         "ours_train_loss": [0.0498198], "reference_train_loss": [0.0495956]})
+    shown = table_engine.displayed("hnn", "table2_reference", data).iloc[0].to_dict()
+    assert shown["classifier"] == claims_data.load("hnn").labels["classifiers"]["euclidean_log0"]
+    assert (shown["dim"], shown["test F1 % (ours)"], shown["difference"], shown["final train loss (ours)"]) == (
+        "2", "87.65", "-0.07", "0.04982")

@@ -23,7 +23,7 @@ from noneuclid.claims import engine, render
 from noneuclid.claims.estimates import plus_minus, summary
 from noneuclid.config import compose
 from noneuclid.figures import hnn as drawn
-from noneuclid.report import provenance
+from noneuclid.report import provenance, table_engine
 from noneuclid.report.hnn_claims import CLAIMS, CLASSIFIERS
 from noneuclid.runs import hnn_table2 as table2_runs, lookup, select, table as run_table
 from noneuclid.runs.hnn_table2 import BURNIN, DIMS, GEOMETRIES, SUBTREES
@@ -196,16 +196,6 @@ def shown_burnin(data: pd.DataFrame) -> pd.DataFrame:
                                              lambda low, high: "-" if pd.isna(low) else f"[{low:+.3f}, {high:+.3f}]")}))
 
 
-def shown_reference(path: Path) -> pd.DataFrame:
-    """The evaluation's table (table2_reference.csv, `python -m noneuclid.evaluate table2-reference`) in words."""
-    return pd.DataFrame(tables.formatted(pd.read_csv(path), {
-        "subtree": ("subtree", "{}"), "dim": ("dim", "{}"), "classifier": ("classifier", CLASSIFIERS.get),
-        "sampling": ("sampling", "{}"), "seeds": ("seeds", "{}"), "test F1 % (ours)": ("ours_f1", "{:.2f}"),
-        "test F1 % (scikit-learn)": ("reference_f1", "{:.2f}"), "difference": ("difference", "{:+.2f}"),
-        "final train loss (ours)": ("ours_train_loss", "{:.4g}"),
-        "train loss (scikit-learn)": ("reference_train_loss", "{:.4g}")}))
-
-
 def make(runs_dir: Path, profile: str, out: Path, seeds=None, overrides=()) -> list[Path]:
     """Write table2_f1, table2_embeddings, table2_claims, table2_burnin (once the burn-in ablation has
     runs), the page table2.md and, where the run folders are here, fig_table2_boundaries into `out`.
@@ -228,7 +218,8 @@ def make(runs_dir: Path, profile: str, out: Path, seeds=None, overrides=()) -> l
     parts = {  # stem -> (data, shown, bold): the tables written, their titles and captions templates/hnn.md's <stem>_*
         "table2_embeddings": (every_emb, shown_embeddings(every_emb), set()), "table2_f1": (table, *shown_table2(table)),
         **({"table2_burnin": (burnin, shown_burnin(burnin), set())} if len(burnin) else {}),
-        **({"table2_reference": (None, shown_reference(out / REFERENCE_CSV), set())} if (out / REFERENCE_CSV).is_file() else {})}
+        **({"table2_reference": (None, table_engine.displayed("hnn", "table2_reference", pd.read_csv(out / REFERENCE_CSV)),
+                                 set())} if (out / REFERENCE_CSV).is_file() else {})}
     fields = {"profile": profile, "made": made, "experiment": BURNIN}  # titles', captions'
     if len(burnin):  # the burn-in caption's
         fields.update(hierarchy=burnin.hierarchy[0], dim=burnin.dim[0], epochs=int(burnin.epochs.max()))

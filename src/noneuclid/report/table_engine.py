@@ -9,6 +9,8 @@ A table:  metric (a column of runs.csv), scale (it times this, e.g. 100 for %), 
           reference labels) and settings (name -> config key -> value: the runs of a row or column).
 The data: one row per row and column (row title, column title, selected and selected_seed with best_by,
 mean, sd, se, n, paper); shown: one row per row, per column '(ours)' and '(paper)'.
+A table of data made elsewhere (an evaluation's CSV) declares only `shown`: each column of the display,
+from a column of the data, as `format` (default '{}') or as a group of `labels`.
 """
 
 from __future__ import annotations
@@ -69,3 +71,10 @@ def shown(paper: str, table: str, data: pd.DataFrame, missing: dict[str, str] | 
         out.setdefault(r[rows], {rows: r[rows]}).update({f"{r[columns]} (ours)": ours,
                                                          f"{r[columns]} (paper)": f"{r['paper']:{fmt}}"})
     return pd.DataFrame(list(out.values()))
+
+
+def displayed(paper: str, table: str, data: pd.DataFrame) -> pd.DataFrame:
+    """`data` in words, column by column as the table's `shown` declares them."""
+    labels, shown = claims_data.load(paper).labels, load(paper)[table]["shown"]
+    return pd.DataFrame({name: [labels[c["labels"]][v] if "labels" in c else c.get("format", "{}").format(v)
+                                for v in data[c["from"]]] for name, c in shown.items()})
