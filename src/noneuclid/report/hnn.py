@@ -24,7 +24,8 @@ from noneuclid.runs import select, table as run_table
 from noneuclid.runs.lookup import table1_seeds
 
 
-def run_names(runs: pd.DataFrame, profile: str, seeds, overrides=(), models=tuple(ROWS), datasets=tuple(DATASETS)) -> dict:
+def run_names(runs: pd.DataFrame, profile: str, seeds, overrides=(), models=tuple(ROWS),
+              datasets=tuple(DATASETS)) -> dict:
     """(model, dataset, seed) -> the name of its finished run among `runs` (None where none), the run of
     `experiment=hnn/table1 variant=hnn/<model> data=<dataset> <overrides>` (runs.select.trained_by), for
     `models` (ROWS keys) on `datasets` (default: all of Table 1's), the datasets in Table 1's order."""
@@ -80,7 +81,8 @@ def make(runs_dir: Path, profile: str, out: Path, seeds=None, overrides=()) -> l
     snli_missing = not snli.split_files(Path(compose(["experiment=hnn/table1"]).paths.data_dir) / "snli", "train")
     table = table_engine.data("hnn", "table1", finished, dict.fromkeys(key[:2] for key in names))
     title, settings = prose.fill("hnn", "table1_title"), _settings(finished)
-    shown = table_engine.shown("hnn", "table1", table, {DATASETS["snli"]: "not run (data missing)"} if snli_missing else {})
+    missing = {DATASETS["snli"]: "not run (data missing)"} if snli_missing else {}
+    shown = table_engine.shown("hnn", "table1", table, missing)
     tables.write(out, "table1", table, shown, f"Ganea et al., {title}", settings)
     dtypes = sorted(set(finished["cfg.trainer.dtype"]))  # with the profile and overrides: what tells the runs apart
     drawn.prefix10_dev(runs, names, out / "fig_prefix10_dev", seeds[0],

@@ -12,6 +12,7 @@ numbers (those are table2_f1.csv's columns).
 
 from __future__ import annotations
 
+import functools
 import itertools
 import math
 from pathlib import Path
@@ -172,30 +173,6 @@ def _setting(protocols: dict[str, dict], key: str, default: str) -> str:
         f"{value} ({', '.join(CLASSIFIERS[g] for g in each if each[g] == value)})" for value in values)
 
 
-def shown_embeddings(emb: pd.DataFrame) -> pd.DataFrame:
-    """The embeddings table in words: our mean rank and MAP beside the reference's (no columns without rows)."""
-    if emb.empty:
-        return pd.DataFrame()
-    return pd.DataFrame(tables.formatted(emb, {
-        "dim": ("dim", "{}"), "epochs": ("epochs", "{}"), "batch x lr": (("batch_size", "lr"), "{} x {:g}"),
-        "burn-in": (("burnin_epochs", "burnin_factor", "burnin_negatives"), "{} epochs at x{:g}, negatives {}"),
-        "Table 2": ("table2", lambda classified: "classified" if classified else "-"),
-        "train minutes": ("train_minutes", "{:.0f}"), "nodes ranked": ("nodes_ranked", "{:,}"),
-        "mean rank": ("mean_rank", "{:.2f}"), "MAP": ("map", "{:.3f}"),
-        "Nickel & Kiela (mean rank / MAP)": (("reference_mean_rank", "reference_map"),
-                                             lambda rank, ap: NOT_AVAILABLE if pd.isna(ap) else f"{rank:g} / {ap:g}")}))
-
-
-def shown_burnin(data: pd.DataFrame) -> pd.DataFrame:
-    """The burn-in table (runs.hnn_table2.burnin) in words: mean ± s.e. (n), the interval of the MAP difference."""
-    return pd.DataFrame(tables.formatted(data, {
-        "burn-in lr": ("burnin_factor", "x{:g}"), "burn-in negatives": ("burnin_negatives", "{}"),
-        "mean rank": (("mean_rank", "mean_rank_se", "seeds"), plus_minus),
-        "MAP": (("map", "map_se", "seeds"), lambda mean, se, n: plus_minus(mean, se, n, ".3f")),
-        "MAP minus the first row's (95 %)": (("map_minus_first_low", "map_minus_first_high"),
-                                             lambda low, high: "-" if pd.isna(low) else f"[{low:+.3f}, {high:+.3f}]")}))
-
-
 def make(runs_dir: Path, profile: str, out: Path, seeds=None, overrides=()) -> list[Path]:
     """Write table2_f1, table2_embeddings, table2_claims, table2_burnin (once the burn-in ablation has
     runs), the page table2.md and, where the run folders are here, fig_table2_boundaries into `out`.
@@ -215,11 +192,13 @@ def make(runs_dir: Path, profile: str, out: Path, seeds=None, overrides=()) -> l
                       commits=run_table.commits(runs[runs.run.isin(set(values.run) | set(emb.run))]))
     gaps, burnin = table2_runs.reference_gaps(out), table2_runs.burnin(runs, curves)
     table = table2(values, emb_map, gaps)
+    display = functools.partial(table_engine.displayed, "hnn")  # a table of hnn_tables.yaml in words
+    reference = pd.read_csv(out / REFERENCE_CSV) if (out / REFERENCE_CSV).is_file() else pd.DataFrame()
     parts = {  # stem -> (data, shown, bold): the tables written, their titles and captions templates/hnn.md's <stem>_*
-        "table2_embeddings": (every_emb, shown_embeddings(every_emb), set()), "table2_f1": (table, *shown_table2(table)),
-        **({"table2_burnin": (burnin, shown_burnin(burnin), set())} if len(burnin) else {}),
-        **({"table2_reference": (None, table_engine.displayed("hnn", "table2_reference", pd.read_csv(out / REFERENCE_CSV)),
-                                 set())} if (out / REFERENCE_CSV).is_file() else {})}
+        "table2_embeddings": (every_emb, display("table2_embeddings", every_emb), set()),
+        "table2_f1": (table, *shown_table2(table)),
+        **({"table2_burnin": (burnin, display("table2_burnin", burnin), set())} if len(burnin) else {}),
+        **({"table2_reference": (None, display("table2_reference", reference), set())} if len(reference) else {})}
     fields = {"profile": profile, "made": made, "experiment": BURNIN}  # titles', captions'
     if len(burnin):  # the burn-in caption's
         fields.update(hierarchy=burnin.hierarchy[0], dim=burnin.dim[0], epochs=int(burnin.epochs.max()))

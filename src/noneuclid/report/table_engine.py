@@ -9,8 +9,10 @@ A table:  metric (a column of runs.csv), scale (it times this, e.g. 100 for %), 
           reference labels) and settings (name -> config key -> value: the runs of a row or column).
 The data: one row per row and column (row title, column title, selected and selected_seed with best_by,
 mean, sd, se, n, paper); shown: one row per row, per column '(ours)' and '(paper)'.
-A table of data made elsewhere (an evaluation's CSV) declares only `shown`: each column of the display,
-from a column of the data, as `format` (default '{}') or as a group of `labels`.
+A table of data made elsewhere (a run reader's frame, an evaluation's CSV) declares only `shown`: each
+column of the display from one or more columns of the data (`from`), as `format` (default '{}'), a group of
+`labels`, `values` (value -> text) or `plus_minus` (mean, spread[, n] to that many decimals); `missing`:
+the text where a value is NaN.
 """
 
 from __future__ import annotations
@@ -74,7 +76,27 @@ def shown(paper: str, table: str, data: pd.DataFrame, missing: dict[str, str] | 
 
 
 def displayed(paper: str, table: str, data: pd.DataFrame) -> pd.DataFrame:
-    """`data` in words, column by column as the table's `shown` declares them."""
-    labels, shown = claims_data.load(paper).labels, load(paper)[table]["shown"]
-    return pd.DataFrame({name: [labels[c["labels"]][v] if "labels" in c else c.get("format", "{}").format(v)
-                                for v in data[c["from"]]] for name, c in shown.items()})
+    """`data` in words, column by column as the table's `shown` declares them (none without rows)."""
+    shown = load(paper)[table]["shown"]
+    if data.empty:
+        return pd.DataFrame()
+    return pd.DataFrame({name: [_text(paper, c, row) for row in zip(*(data[f] for f in _list(c["from"])))]
+                         for name, c in shown.items()})
+
+
+def _text(paper: str, column: dict, values: tuple) -> str:
+    """One cell of a `shown` column from its values: missing (any value NaN), labels, values (value -> text),
+    plus_minus (mean, spread[, n] to that many decimals) or format."""
+    if "missing" in column and any(pd.isna(v) for v in values):
+        return column["missing"]
+    if "labels" in column:
+        return claims_data.load(paper).labels[column["labels"]][values[0]]
+    if "values" in column:
+        return column["values"][values[0]]
+    if "plus_minus" in column:
+        return plus_minus(*values, fmt=f".{column['plus_minus']}f")
+    return column.get("format", "{}").format(*values)
+
+
+def _list(value) -> list:
+    return value if isinstance(value, list) else [value]
