@@ -7,9 +7,6 @@ from pathlib import Path
 
 import pandas as pd
 
-from noneuclid.claims import engine, render
-from noneuclid.claims.render import latex_escape
-
 FLOAT_FORMAT = "%.10g"  # what is read back writes the same bytes
 NUMBER = r"[-+]?[\d,.]+(e[-+]?\d+)?( ± [\d.]+)?( \(n=\d+\))?|-"  # a cell right-aligned in LaTeX
 
@@ -38,16 +35,6 @@ def label(out: Path, stem: str) -> str:
     return f"tab:{out.parent.name}_{stem}"
 
 
-def write_claims(out: Path, stem: str, rows: list[engine.Verdict], title: str | None = None) -> str:
-    """out/<stem>.csv, .md (under `title`, when given) and .tex of the verdicts; returns the Markdown table."""
-    out.mkdir(parents=True, exist_ok=True)
-    md = render.to_markdown(rows)
-    (out / f"{stem}.csv").write_text(render.to_csv(rows))
-    (out / f"{stem}.md").write_text(f"# {title}\n\n{md}" if title else md)
-    (out / f"{stem}.tex").write_text(render.to_latex(rows, label(out, stem)))
-    return md
-
-
 def shown(data: pd.DataFrame, formats: dict[str, str] | None = None, missing: str = "-") -> pd.DataFrame:
     """`data` with the columns of `formats` ({column: "{:.1e}"}) as text, every missing value as `missing`."""
     display = data.astype(object)
@@ -73,10 +60,10 @@ def markdown(shown: pd.DataFrame, bold: set[tuple[int, str]] = frozenset()) -> s
 
 
 def latex(shown: pd.DataFrame, caption: str, label: str, bold: set[tuple[int, str]] = frozenset()) -> str:
-    """render.booktabs of the cells (numbers right, text left), escaped, `bold` in \\textbf."""
+    """booktabs of the cells (numbers right, text left), escaped, `bold` in \\textbf."""
     spec = "".join("r" if shown[c].astype(str).str.fullmatch(NUMBER).all() else "l" for c in shown.columns)
     cells = _cells(shown, bold, lambda text: rf"\textbf{{{text}}}", latex_escape)
-    return render.booktabs(spec, shown.columns, cells.itertuples(index=False), caption, label)
+    return booktabs(spec, shown.columns, cells.itertuples(index=False), caption, label)
 
 
 def _cells(shown: pd.DataFrame, bold, emphasise, escape) -> pd.DataFrame:
@@ -85,3 +72,25 @@ def _cells(shown: pd.DataFrame, bold, emphasise, escape) -> pd.DataFrame:
     for position, column in bold:
         cells.at[position, column] = emphasise(cells.at[position, column])
     return cells
+
+
+def booktabs(spec: str, columns: Iterable[str], rows: Iterable[Iterable[str]], caption: str, label: str) -> str:
+    """A LaTeX table in booktabs rules (column spec `spec`): the column names and caption escaped, the rows'
+    cells as given (already LaTeX), and the label."""
+    lines = [r"\begin{table}", r"\centering", r"\small", rf"\begin{{tabular}}{{{spec}}}", r"\toprule",
+             " & ".join(map(latex_escape, columns)) + r" \\", r"\midrule",
+             *(" & ".join(row) + r" \\" for row in rows),
+             r"\bottomrule", r"\end{tabular}", rf"\caption{{{latex_escape(caption)}}}", rf"\label{{{label}}}",
+             r"\end{table}"]
+    return "\n".join(lines) + "\n"
+
+
+LATEX = {"\\": r"\textbackslash{}", "&": r"\&", "%": r"\%", "$": r"\$", "#": r"\#", "_": r"\_", "{": r"\{",
+         "}": r"\}", "~": r"\textasciitilde{}", "^": r"\textasciicircum{}", "±": r"$\pm$", "≥": r"$\geq$",
+         "≤": r"$\leq$", "≈": r"$\approx$", "×": r"$\times$", "<": r"$<$", ">": r"$>$", "|": r"$|$", "−": "-",
+         "–": "--", "—": "---", "\n": " "}
+
+
+def latex_escape(text: str) -> str:
+    """text with LaTeX's special characters escaped and a few symbols written as LaTeX."""
+    return "".join(LATEX.get(ch, ch) for ch in str(text))

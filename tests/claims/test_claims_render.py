@@ -9,6 +9,7 @@ import math
 
 import pandas as pd
 
+from noneuclid import tables
 from noneuclid.claims import data, engine, render
 
 
@@ -75,7 +76,7 @@ def test_the_legend_names_the_intervals_the_table_uses_and_the_caps_of_the_seed_
     bound = data.load("brantner")["orthonormality_to_machine_precision"]
     exact = engine.judge_exact(bound, bound.cells[0], 1e-6, margin=1e-7)
     assert "rounding bound" in render.legend([exact]) and "searched up to" not in render.legend([exact])
-    assert rf"\caption{{{render.latex_escape(render.legend(rows))}}}" in render.to_latex(rows)
+    assert rf"\caption{{{tables.latex_escape(render.legend(rows))}}}" in render.to_latex(rows)
 
 
 def _paired() -> engine.Verdict:

@@ -447,13 +447,14 @@ def test_fused_batches_train_as_the_autograd_steps(tmp_path):
 def test_burnin_table_puts_the_references_burnin_first_and_compares_with_it():
     """experiment=hnn/burnin's table: one row per burn-in, the last evaluation's mean rank and MAP over
     seeds, the MAP difference to the reference's burn-in (x0.1, 5 by frequency) as a 95 % interval."""
-    from noneuclid.report import hnn_table2
+    from noneuclid.report import table_engine
     from noneuclid.runs import hnn_table2 as table2_runs
     runs, curves = [], []
     for factor, negatives, level in ((0.01, float("nan"), 0.70), (0.1, 5, 0.80)):
         for seed in range(3):
             run = f"r{factor}-{seed}"
-            runs.append({"run": run, "experiment": "hnn/burnin", "cfg.optim.burnin_factor": factor,
+            runs.append({"run": run, "experiment": "hnn/burnin", "cfg.experiment_name": "hnn/burnin",
+                         "cfg.optim.burnin_factor": factor,
                          "cfg.data.hierarchy": "wordnet_mammal", "cfg.model.dim": 2,
                          "cfg.data.burnin_negatives": negatives, "cfg.data.negatives": 50, "epochs": 30})
             curves += [{"run": run, "epoch": e, "reconstruction_mean_rank": 9.0 - e / 10 - seed,
@@ -464,7 +465,8 @@ def test_burnin_table_puts_the_references_burnin_first_and_compares_with_it():
     assert table["map"].tolist() == pytest.approx([0.81, 0.71]) and table.mean_rank.tolist() == pytest.approx([5.0, 5.0])
     assert math.isnan(table.map_minus_first_low[0])
     assert table.map_minus_first_low[1] < -0.1 < table.map_minus_first_high[1] < 0
-    assert hnn_table2.shown_burnin(table)["MAP"].tolist() == ["0.810 ± 0.006 (n=3)", "0.710 ± 0.006 (n=3)"]
+    shown = table_engine.displayed("hnn", "table2_burnin", table)
+    assert shown["MAP"].tolist() == ["0.810 ± 0.006 (n=3)", "0.710 ± 0.006 (n=3)"]
 
 
 def test_chance_level_of_a_classifier_run():

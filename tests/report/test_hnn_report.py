@@ -3,7 +3,6 @@ paper's numbers as the paper prints them, and the figure's title per report."""
 
 from __future__ import annotations
 
-import copy
 import json
 
 import pandas as pd
@@ -11,9 +10,10 @@ import pytest
 from omegaconf import OmegaConf
 
 from noneuclid import figures
-from noneuclid.report import hnn, hnn_claims
+from noneuclid.report import hnn, hnn_claims, table_engine
 from noneuclid.report.hnn_claims import GAIN, ON_PAR_OR_BETTER
-from noneuclid.runs import lookup, table as run_table
+from noneuclid.config import compose
+from noneuclid.runs import RunDir, lookup, table as run_table
 
 DATA = ["data.train_size=128", "data.dev_size=64", "data.test_size=64"]
 
@@ -21,9 +21,10 @@ DATA = ["data.train_size=128", "data.dev_size=64", "data.test_size=64"]
 def _run(runs, row, seed, dev, test, overrides=DATA, data="prefix10"):
     """A finished run folder where the report looks for (row, data, seed): its config, a summary with the
     dev and test accuracy of its best evaluation, one metrics row and DONE."""
-    folder = runs / "hnn" / "smoke" / lookup.table1_run_name("smoke", row, data, seed, overrides)
-    cfg = copy.deepcopy(lookup.table1_config("smoke", row, data, tuple(overrides)))
-    cfg.seed, cfg.experiment_name = seed, "hnn/table1"
+    cfg = compose(["experiment=hnn/table1", "profile=smoke", f"variant=hnn/{row}", f"data={data}", f"seed={seed}",
+                   *overrides])
+    cfg.experiment_name = "hnn/table1"
+    folder = runs / "hnn" / "smoke" / RunDir(cfg).name
     folder.mkdir(parents=True)
     (folder / "config.yaml").write_text(OmegaConf.to_yaml(cfg, resolve=True))
     (folder / "summary.json").write_text(json.dumps({
@@ -37,9 +38,9 @@ def _run(runs, row, seed, dev, test, overrides=DATA, data="prefix10"):
 def _cell(runs, seeds, model="euclidean_gru") -> tuple[dict, str]:
     """Table 1's PREFIX-10 cell of `model` from the run folders: its row of the data and as shown."""
     found = run_table.Runs(*run_table.ended_runs(runs, "hnn", "smoke"))
-    names = hnn.run_names("smoke", seeds, DATA, models=(model,), datasets=("prefix10",))
-    table = hnn.table1(found.finished(names.values()), names)
-    return table.iloc[0].to_dict(), hnn.shown_table1(table, snli_missing=True).loc[0, "PREFIX-10% (ours)"]
+    names = hnn.run_names(found.table, "smoke", seeds, DATA, models=(model,), datasets=("prefix10",))
+    table = table_engine.data("hnn", "table1", found.finished(names.values()), dict.fromkeys(k[:2] for k in names))
+    return table.iloc[0].to_dict(), table_engine.shown("hnn", "table1", table).loc[0, "PREFIX-10% (ours)"]
 
 
 def test_table1_reports_the_seed_with_the_best_dev_accuracy_not_the_best_test(tmp_path):

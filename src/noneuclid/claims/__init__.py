@@ -3,6 +3,7 @@
     <paper>.yaml   the claims of one paper: what it says, where, on which cells and metric, in which
                    relation (better, on par, at least; delta the smallest effect of interest), and the
                    paper's own numbers
+    <paper>_tables.yaml  the paper's tables of settings and one metric (read by report/table_engine.py)
     data.py        loads and validates those files
     engine.py      one verdict per claim cell from our per-seed values of its two arms
     significance.py  the p-values behind the verdicts, and Holm's adjustment over a claim's cells

@@ -31,7 +31,7 @@ Runs:    which runs an arm's values come from, as settings (a config key such as
          key whose value an arm names, e.g. model.init for arms [phydi, wkp]) or arm_where (arm ->
          its settings, for an arm that is not one key's value, e.g. depth152: {model.depth: 152}).
          Where a claim or a cell has any of them, every arm of its cells resolves to settings
-         (Cell.select, read by report/select.py), else the claim's arms select nothing (Cell.select {}).
+         (Cell.select, read by runs/select.py), else the claim's arms select nothing (Cell.select {}).
 """
 
 from __future__ import annotations
@@ -47,6 +47,7 @@ DIR = Path(__file__).resolve().parent
 BETTER = ("lower", "higher")
 BETTER_RELATION, ON_PAR, AT_LEAST = RELATIONS = ("better", "on_par", "at_least")
 KINDS = ("paper", "ours")
+TABLES = "_tables"  # <paper>_tables.yaml: the paper's tables (report/table_engine.py), not claims
 CLAIM_KEYS = ({"id", "kind", "claim", "source", "metric", "unit", "better", "relation", "delta", "delta_source", "cells"},
               {"precondition", "note", "learned", "where", "arm_key", "arm_where"})
 LEARNED_KEYS = ({"metric", "better", "within", "source"}, set())
@@ -134,8 +135,8 @@ def _named(items, attr: str, value: str, owner: str, noun: str):
 
 
 def papers() -> list[str]:
-    """The papers that have a claims file."""
-    return sorted(p.stem for p in DIR.glob("*.yaml"))
+    """The papers that have a claims file (<paper>_tables.yaml beside it declares its tables: report/table_engine.py)."""
+    return sorted(p.stem for p in DIR.glob("*.yaml") if not p.stem.endswith(TABLES))
 
 
 @functools.cache

@@ -7,10 +7,12 @@ from __future__ import annotations
 
 import math
 from dataclasses import asdict, fields
+from pathlib import Path
 from typing import Iterable
 
 import pandas as pd
 
+from noneuclid import tables
 from noneuclid.claims.data import AT_LEAST, ON_PAR
 from noneuclid.claims.engine import (CONSISTENT, EXACT, INCONCLUSIVE, MAX_SEEDS, NOT_TESTABLE, ONE_ARM, PAIRED, SHARES,
                                      SHARES_MAX_SEEDS, WELCH, Verdict)
@@ -79,19 +81,8 @@ def to_latex(rows: Iterable[Verdict], label: str = "tab:claims") -> str:
     """A booktabs table of display(row) per row, every cell escaped for LaTeX, with the legend as caption."""
     rows = list(rows)
     spec = "".join("p{3cm}" if c in ("cell", "verdict", "paper") else "l" for c in DISPLAY_COLUMNS)
-    cells = ([latex_escape(v) for v in display(r).values()] for r in rows)
-    return booktabs(spec, DISPLAY_COLUMNS, cells, legend(rows), label)
-
-
-def booktabs(spec: str, columns: Iterable[str], rows: Iterable[Iterable[str]], caption: str, label: str) -> str:
-    """A LaTeX table in booktabs rules (column spec `spec`): the column names and caption escaped, the rows'
-    cells as given (already LaTeX), and the label."""
-    lines = [r"\begin{table}", r"\centering", r"\small", rf"\begin{{tabular}}{{{spec}}}", r"\toprule",
-             " & ".join(map(latex_escape, columns)) + r" \\", r"\midrule",
-             *(" & ".join(row) + r" \\" for row in rows),
-             r"\bottomrule", r"\end{tabular}", rf"\caption{{{latex_escape(caption)}}}", rf"\label{{{label}}}",
-             r"\end{table}"]
-    return "\n".join(lines) + "\n"
+    cells = ([tables.latex_escape(v) for v in display(r).values()] for r in rows)
+    return tables.booktabs(spec, DISPLAY_COLUMNS, cells, legend(rows), label)
 
 
 def display(row: Verdict) -> dict[str, str]:
@@ -143,12 +134,11 @@ def _number(x: float, sign: str = "") -> str:
     return f"{x:{sign}.3g}"
 
 
-LATEX = {"\\": r"\textbackslash{}", "&": r"\&", "%": r"\%", "$": r"\$", "#": r"\#", "_": r"\_", "{": r"\{",
-         "}": r"\}", "~": r"\textasciitilde{}", "^": r"\textasciicircum{}", "±": r"$\pm$", "≥": r"$\geq$",
-         "≤": r"$\leq$", "≈": r"$\approx$", "×": r"$\times$", "<": r"$<$", ">": r"$>$", "|": r"$|$", "−": "-",
-         "–": "--", "—": "---", "\n": " "}
-
-
-def latex_escape(text: str) -> str:
-    """text with LaTeX's special characters escaped and a few symbols written as LaTeX."""
-    return "".join(LATEX.get(ch, ch) for ch in str(text))
+def write(out: Path, stem: str, rows: list[Verdict], title: str | None = None) -> str:
+    """out/<stem>.csv, .md (under `title`, when given) and .tex of the verdicts; returns the Markdown table."""
+    out.mkdir(parents=True, exist_ok=True)
+    md = to_markdown(rows)
+    (out / f"{stem}.csv").write_text(to_csv(rows))
+    (out / f"{stem}.md").write_text(f"# {title}\n\n{md}" if title else md)
+    (out / f"{stem}.tex").write_text(to_latex(rows, tables.label(out, stem)))
+    return md

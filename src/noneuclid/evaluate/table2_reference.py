@@ -31,24 +31,23 @@ from omegaconf import OmegaConf
 from tqdm import tqdm
 
 from noneuclid.geometry import poincare as pb
-from noneuclid.runs import lookup
+from noneuclid.runs import hnn_table2 as table2_runs, select, table as run_table
 from noneuclid.train import tasks
 from noneuclid.train.tasks.subtrees import f1_score
 
-GEOMETRIES = ("euclidean", "euclidean_log0")
 CELL = ["subtree", "dim", "classifier", "sampling"]  # a row of the file
 
 
 def classifier_runs(runs_dir: Path, profile: str) -> list[Path]:
-    """The finished Euclidean MLR runs (both inputs) of today's protocol (lookup.table2_protocols) under
-    runs_dir/hnn/<profile>."""
-    protocols, folders = lookup.table2_protocols(profile), []
-    for config in sorted((Path(runs_dir) / "hnn" / profile).glob("mlr-euclidean*/config.yaml")):
-        cfg = OmegaConf.load(config)
-        today = protocols[cfg.model.geometry]
-        if (config.parent / "DONE").exists() and all(OmegaConf.select(cfg, k) == v for k, v in today.items()):
-            folders.append(config.parent)
-    return folders
+    """The folders of the finished Euclidean MLR runs (both inputs) of today's protocol
+    (runs.hnn_table2.protocols) under runs_dir/hnn/<profile>."""
+    root = Path(runs_dir) / "hnn" / profile
+    found = select.finished(run_table.runs([root])) if root.is_dir() else pd.DataFrame()
+    if found.empty:
+        return []
+    euclidean = {g: p for g, p in table2_runs.protocols(profile).items() if g.startswith("euclidean")}
+    mlrs = found[select.chosen(found, {"model.name": "point_mlr"})]
+    return [Path(path) for path in table2_runs.trained_with(mlrs, euclidean).path]
 
 
 def reference_f1(folder: Path) -> dict:

@@ -9,16 +9,17 @@ from pathlib import Path
 import pandas as pd
 
 from noneuclid import tables
-from noneuclid.claims import engine, estimates
+from noneuclid.claims import engine, estimates, render
+from noneuclid.config import sweep_values
 from noneuclid.data.brantner_gml import authors_curves, reference_dir
 from noneuclid.figures import brantner as drawn
 from noneuclid.figures.brantner import UNIFORM_LOSS
-from noneuclid.report import brantner_evaluated as evaluated, provenance
+from noneuclid.report import brantner_evaluated as evaluated, provenance, table_engine
 from noneuclid.report.brantner_claims import CLAIMS, SETUPS, text
-from noneuclid.runs import table as run_table
+from noneuclid.runs import select, table as run_table
 
 PAPER = CLAIMS.reference  # the paper's epochs, MNIST's training images, Fig. 3a's plateau, the runs of each figure
-SECTIONS = ("householder", "random")  # experiment=brantner/section: arms section_householder, section_random
+SECTIONS = sweep_values("brantner/section", "optim.section")  # arms section_householder, section_random
 CURVE_EPOCHS = (1, 5, 10, 25)  # where our curves and theirs are compared (and our last epoch)
 ONE_CLASS = PAPER["one_class_share"]  # a model whose top prediction covers more of the test set has collapsed
 DRIFT = "max abs(YᵀY - I) (all epochs)"
@@ -35,8 +36,10 @@ def load(out: Path, profile: str, seeds=None, overrides=()) -> tuple[pd.DataFram
     seeds = sorted({int(s) for s in runs.seed.dropna()}) if seeds is None else seeds
     settings = {**{v: [f"variant=brantner/{v}"] for v in SETUPS},
                 **{f"section_{s}": ["experiment=brantner/section", f"optim.section={s}"] for s in SECTIONS}}
-    per_seed = run_table.labelled(runs, {setup: run_table.names(args, profile, seeds, overrides)
-                                         for setup, args in settings.items()})
+    chosen = {setup: select.trained_by(runs, [*args, f"profile={profile}", *overrides])
+              for setup, args in settings.items()}
+    per_seed = pd.concat([found[found.seed.isin(seeds)].assign(setup=setup) for setup, found in chosen.items()],
+                         ignore_index=True)
     numeric = [c for c in per_seed.select_dtypes("number").columns if not c.startswith(("cfg.", "env."))]
     means = per_seed.groupby("setup")[numeric].mean()
     means["seeds"] = per_seed.groupby("setup").size()
@@ -147,7 +150,7 @@ def make(runs_dir: Path, profile: str, out: Path, seeds=None, overrides=(),
     parts = [text("summary", profile=profile, epochs=int(runs[runs.setup.isin(SETUPS)].epochs.max()),
                   cpus=env.get("env.cpu_count", "?"), torch=env.get("env.torch", "?"),
                   cuda=env["env.cuda"] if isinstance(env.get("env.cuda"), str) and env["env.cuda"] else "none",
-                  claims=tables.write_claims(out, "claims", provenance.final(verdicts(per_seed, out), per_seed, "brantner")),
+                  claims=render.write(out, "claims", provenance.final(verdicts(per_seed, out), per_seed, "brantner")),
                   shows=observations(runs, curves),
                   dashed=text("dashed") if theirs else "", accuracy=md["accuracy"], table2=md["table2"],
                   authors_curves=text("authors_curves", table=md["authors_curves"]) + "\n\n" if theirs else ""), ""]
@@ -163,7 +166,7 @@ def make(runs_dir: Path, profile: str, out: Path, seeds=None, overrides=(),
 
 def section_table(sections: pd.DataFrame) -> tuple[pd.DataFrame, pd.DataFrame]:
     """(data, shown): per section, final training loss and test accuracy % (mean, s.d., s.e. over seeds)
-    and the seeds predicting one class."""
+    and the seeds predicting one class; shown as brantner_tables.yaml declares it."""
     rows = []
     for section in SECTIONS:
         r = sections[sections.setup == f"section_{section}"]
@@ -173,8 +176,4 @@ def section_table(sections: pd.DataFrame) -> tuple[pd.DataFrame, pd.DataFrame]:
         rows.append({"section": section, "seeds": len(r), "epochs": int(r.epochs.max()) if len(r) else 0, **stats,
                      "seeds_predicting_one_class": int((r.final_test_top_class_share > ONE_CLASS).sum())})
     data = pd.DataFrame(rows)
-    return data, data[["section", "seeds", "epochs"]].assign(**tables.formatted(data, {
-        "final train loss": (("final_train_loss_mean", "final_train_loss_se"),
-                             lambda mean, se: estimates.plus_minus(mean, se, fmt=".4f")),
-        "test accuracy %": (("test_accuracy_mean", "test_accuracy_se"), estimates.plus_minus),
-        "seeds predicting one class": ("seeds_predicting_one_class", "{}")}))
+    return data, table_engine.displayed("brantner", "section", data)

@@ -14,54 +14,34 @@ from pathlib import Path
 import pandas as pd
 
 from noneuclid import prose, tables
-from noneuclid.claims.estimates import plus_minus, summary
+from noneuclid.claims import render
 from noneuclid.config import compose, experiment_value, sweep_values
 from noneuclid.data import snli
 from noneuclid.figures import hnn as drawn
-from noneuclid.report import hnn_claims, provenance
-from noneuclid.report.hnn_claims import DATASETS, ROWS, TABLE1, model_of, seeds_of, selected
-from noneuclid.runs import table as run_table
-from noneuclid.runs.lookup import table1_run_name, table1_seeds
+from noneuclid.report import hnn_claims, provenance, table_engine
+from noneuclid.report.hnn_claims import DATASETS, ROWS
+from noneuclid.runs import select, table as run_table
+from noneuclid.runs.lookup import table1_seeds
 
 
-def run_names(profile: str, seeds, overrides=(), models=tuple(ROWS), datasets=tuple(DATASETS)) -> dict:
-    """(model, dataset, seed) -> the run name, for `models` (ROWS keys) on `datasets` (default: all of
-    Table 1's), the datasets in Table 1's order."""
-    return {(row, data, seed): table1_run_name(profile, row, data, seed, overrides)
-            for row in models for data in DATASETS if data in datasets for seed in seeds}
-
-
-def table1(finished: pd.DataFrame, names: dict) -> pd.DataFrame:
-    """One row per model and dataset of `names` (run_names), from the finished runs among them: test
-    accuracy % at best dev of the seed with the best dev accuracy (`selected`, the lowest seed of those
-    tied), mean, s.d., s.e. and n over the finished seeds, and the paper's (NaN and n = 0 without runs)."""
-    rows = []
-    for row, data in dict.fromkeys(key[:2] for key in names):
-        geometry, cell = model_of(row)
-        seeds = seeds_of(finished, {**TABLE1[data, cell].where, "model.geometry": geometry})
-        best, stats = selected(seeds), summary(seeds.test)  # best: its one seed, none without runs
-        rows.append({"model": ROWS[row], "dataset": DATASETS[data], "selected": best.max(),
-                     "selected_seed": best.index.max(), **{k: stats[k] for k in ("mean", "sd", "se", "n")},
-                     "paper": TABLE1[data, cell].paper[geometry]})
-    return pd.DataFrame(rows)
-
-
-def shown_table1(table: pd.DataFrame, snli_missing: bool) -> pd.DataFrame:
-    """`table1` as the paper's Table 1: per model and dataset ours as 'selected (mean ± s.d., n=n)' or
-    'not run' (SNLI without its training split: '(data missing)') beside the paper's (2 decimals)."""
-    rows = {}
-    for r in table.itertuples(index=False):
-        ours = (f"{r.selected:.2f} ({plus_minus(r.mean, 0 if r.n < 2 else r.sd)}, n={r.n})" if r.n
-                else "not run (data missing)" if r.dataset == DATASETS["snli"] and snli_missing else "not run")
-        rows.setdefault(r.model, {"model": r.model}).update({f"{r.dataset} (ours)": ours,
-                                                              f"{r.dataset} (paper)": f"{r.paper:.2f}"})
-    return pd.DataFrame(list(rows.values()))
+def run_names(runs: pd.DataFrame, profile: str, seeds, overrides=(), models=tuple(ROWS),
+              datasets=tuple(DATASETS)) -> dict:
+    """(model, dataset, seed) -> the name of its finished run among `runs` (None where none), the run of
+    `experiment=hnn/table1 variant=hnn/<model> data=<dataset> <overrides>` (runs.select.trained_by), for
+    `models` (ROWS keys) on `datasets` (default: all of Table 1's), the datasets in Table 1's order."""
+    names = {}
+    for row, data in ((row, data) for row in models for data in DATASETS if data in datasets):
+        found = select.trained_by(runs, ["experiment=hnn/table1", f"profile={profile}", f"variant=hnn/{row}",
+                                         f"data={data}", *overrides])
+        by_seed = dict(zip(found["cfg.seed"].astype(int), found.run)) if len(found) else {}
+        names.update({(row, data, seed): by_seed.get(seed) for seed in seeds})
+    return names
 
 
 def _settings(finished: pd.DataFrame) -> str:
     """The settings the profile reduces (of the PREFIX runs where there are any: SNLI's train_size null
     means all its pairs), and the NaN/inf events over the finished runs."""
-    prefix = finished[finished["cfg.data.label"] != "snli"]
+    prefix = finished[~select.chosen(finished, {"data.label": "snli"})]
     r = (prefix if len(prefix) else finished).iloc[0]
     size, batch = r["cfg.data.train_size"], int(r["cfg.data.batch_size"])
     size = int(size) if size == size else None  # NaN: all pairs
@@ -88,7 +68,7 @@ def make(runs_dir: Path, profile: str, out: Path, seeds=None, overrides=()) -> l
     hnn/compensated) get a table of its models and datasets only."""
     runs = run_table.Runs(*run_table.load(runs_dir, "hnn", profile, out))
     seeds = seeds or table1_seeds(runs.table)
-    names = run_names(profile, seeds, overrides)
+    names = run_names(runs.table, profile, seeds, overrides)
     trained = runs.finished(names.values())
     if trained.empty:
         raise FileNotFoundError(prose.fill("hnn", "table1_no_runs", out=out, runs_dir=runs_dir, profile=profile))
@@ -96,11 +76,13 @@ def make(runs_dir: Path, profile: str, out: Path, seeds=None, overrides=()) -> l
     experiment = experiments.pop() if len(experiments) == 1 else "hnn/table1"
     if experiment != "hnn/table1":  # runs of a smaller experiment: its models and datasets only
         models = [v.removeprefix("hnn/") for v in sweep_values(experiment, "variant")]
-        names = run_names(profile, seeds, overrides, models, experiment_value(experiment, "stack.data"))
-    finished = runs.finished(sorted(names.values()))
+        names = run_names(runs.table, profile, seeds, overrides, models, experiment_value(experiment, "stack.data"))
+    finished = runs.finished(sorted(filter(None, names.values())))
     snli_missing = not snli.split_files(Path(compose(["experiment=hnn/table1"]).paths.data_dir) / "snli", "train")
-    table, title, settings = table1(finished, names), prose.fill("hnn", "table1_title"), _settings(finished)
-    shown = shown_table1(table, snli_missing)
+    table = table_engine.data("hnn", "table1", finished, dict.fromkeys(key[:2] for key in names))
+    title, settings = prose.fill("hnn", "table1_title"), _settings(finished)
+    missing = {DATASETS["snli"]: "not run (data missing)"} if snli_missing else {}
+    shown = table_engine.shown("hnn", "table1", table, missing)
     tables.write(out, "table1", table, shown, f"Ganea et al., {title}", settings)
     dtypes = sorted(set(finished["cfg.trainer.dtype"]))  # with the profile and overrides: what tells the runs apart
     drawn.prefix10_dev(runs, names, out / "fig_prefix10_dev", seeds[0],
@@ -113,7 +95,7 @@ def make(runs_dir: Path, profile: str, out: Path, seeds=None, overrides=()) -> l
         seeds_option=f" --seeds {seeds_text}" if list(seeds) != experiment_value("hnn/table1", "stack.seed") else "",
         counts=_finished_counts(runs, names), seeds=", ".join(map(str, seeds)), settings=settings, table1_title=title,
         snli=prose.fill("hnn", "snli_missing") if snli_missing and any(k[1] == "snli" for k in names) else "",
-        claims=tables.write_claims(out, "claims", provenance.final(
+        claims=render.write(out, "claims", provenance.final(
             hnn_claims.verdicts(finished, {k[1] for k in names}), finished, "hnn")),
         health="".join(f"{line}\n" for line in hnn_claims.health(finished, runs)),
         table1=shown.to_markdown(index=False, disable_numparse=True,  # the paper's digits as printed: 72.10

@@ -9,8 +9,8 @@ import pandas as pd
 
 from noneuclid import prose
 from noneuclid.claims import data as claims_data, engine
-from noneuclid.report import select
-from noneuclid.runs import table as run_table
+from noneuclid.report import table_engine
+from noneuclid.runs import select, table as run_table
 
 CLAIMS = claims_data.load("hnn")
 ROWS = CLAIMS.labels["models"]  # configs/variant/hnn/<name>.yaml -> Table 1's row
@@ -21,13 +21,8 @@ KEYS = ["cfg.data.label", "cfg.model.geometry", "cfg.model.cell"]  # a run's dat
 CHANCE, SATURATED = CLAIMS.numbers["chance"], CLAIMS.numbers["saturated"]  # rules of ours (claims/hnn.yaml, numbers)
 
 
-def model_of(row: str) -> tuple[str, str]:
-    """(model.geometry, model.cell) of a ROWS key: 'hyperbolic_gru_eucl_mlr' -> ('hyperbolic_eucl_mlr', 'gru')."""
-    geometry, cell, *mlr = row.split("_")
-    return "_".join([geometry, *mlr]), cell
-
-
-MODELS = {model_of(row): label for row, label in ROWS.items()}  # (model.geometry, model.cell) -> Table 1's row
+MODELS = {(s["model.geometry"], s["model.cell"]): ROWS[row]  # (model.geometry, model.cell) -> Table 1's row
+          for row, s in table_engine.load("hnn")["table1"]["rows"]["settings"].items()}
 TABLE1 = {(c.where["data.label"], c.where["model.cell"]): c  # (dataset, cell kind) -> the Table 1 claim's cell
           for c in CLAIMS[ON_PAR_OR_BETTER].cells}
 
@@ -37,12 +32,6 @@ def seeds_of(finished: pd.DataFrame, selector: dict) -> pd.DataFrame:
     settings are the selector's (a Cell.select arm's: one model on one dataset), indexed by seed in order."""
     found = select.arm_values(finished, selector, ["test_accuracy_at_best_dev", "best_dev_accuracy"])
     return found.set_axis(["test", "dev"], axis=1).assign(test=lambda f: 100 * f.test)
-
-
-def selected(seeds: pd.DataFrame) -> pd.Series:
-    """Test accuracy % of the seed with the best dev accuracy (of those tied, the lowest), as the paper picks,
-    indexed by that seed; empty without runs. `seeds`: seeds_of's."""
-    return seeds.test[seeds.dev == seeds.dev.max()].head(1)
 
 
 def paper_gains(datasets, cell: str) -> dict[str, float]:
@@ -99,7 +88,7 @@ def health(finished: pd.DataFrame, runs: run_table.Runs) -> list[str]:
     """PREFIX-10 runs below 80 %, runs still at chance when training stopped, and runs at chance whose
     encoders sit on the ball's boundary (templates/hnn.md's health_*)."""
     lines, totals = [], finished.groupby(KEYS).size()  # finished runs per dataset and model
-    p10 = finished[finished["cfg.data.label"] == "prefix10"]
+    p10 = finished[select.chosen(finished, {"data.label": "prefix10"})]
     if len(p10):
         low = p10[p10.test_accuracy_at_best_dev < 0.8].groupby(KEYS).size()
         below = ", ".join(f"{MODELS[key[1:]]}: {n} of {totals[key]}" for key, n in low.items())

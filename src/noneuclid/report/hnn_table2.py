@@ -12,6 +12,7 @@ numbers (those are table2_f1.csv's columns).
 
 from __future__ import annotations
 
+import functools
 import itertools
 import math
 from pathlib import Path
@@ -19,18 +20,17 @@ from pathlib import Path
 import pandas as pd
 
 from noneuclid import prose, tables
-from noneuclid.claims import engine
+from noneuclid.claims import engine, render
 from noneuclid.claims.estimates import plus_minus, summary
 from noneuclid.config import compose
-from noneuclid.data import wordnet
 from noneuclid.figures import hnn as drawn
-from noneuclid.models.mlr import GEOMETRIES
-from noneuclid.report import hnn_boundaries as boundaries, provenance
+from noneuclid.report import hnn_boundaries as boundaries, provenance, table_engine
 from noneuclid.report.hnn_claims import CLAIMS, CLASSIFIERS
-from noneuclid.runs import hnn_table2 as table2_runs, lookup, table as run_table
-from noneuclid.runs.hnn_table2 import BURNIN, DIMS
+from noneuclid.runs import hnn_table2 as table2_runs, lookup, select, table as run_table
+from noneuclid.runs.hnn_table2 import BURNIN, DIMS, GEOMETRIES, SUBTREES
 
 NOT_AVAILABLE = "not available here"
+REFERENCE_CSV = "table2_reference.csv"  # the evaluation's (evaluate.table2_reference), rendered beside Table 2
 REFERENCE = CLAIMS.references["nickel_kiela_reconstruction"].values  # dim -> {mean_rank, map}
 READING_NOTE = CLAIMS.references["ganea_table2_reading_note"].values  # subtree -> dim -> the paper's F1 pair
 OUTPERFORMS, LOW_DIMENSIONS = "table2_hyperbolic_mlr_outperforms", "table2_margin_largest_in_low_dimensions"
@@ -54,7 +54,7 @@ def table2(values: pd.DataFrame, emb_map: dict[int, float], gaps: dict | None = 
     (claims/hnn.yaml, references; else NaN)."""
     rows, why, gaps = [], untestable(emb_map), gaps or {}
     values = flagged(values, gaps)
-    for subtree, dim, geometry in itertools.product(wordnet.SUBTREES, DIMS, GEOMETRIES):
+    for subtree, dim, geometry in itertools.product(SUBTREES, DIMS, GEOMETRIES):
         runs = values[(values.subtree == subtree) & (values.dim == dim) & (values.geometry == geometry)]
         paper = READING_NOTE.get(subtree, {}).get(dim, {})
         rows.append({"subtree": subtree, "dim": dim, "embedding_map": emb_map.get(dim, math.nan),
@@ -143,13 +143,13 @@ def _margins(values: pd.DataFrame, subtree: str, dim: int) -> list[float]:
     if f1.empty or not set(GEOMETRIES) <= set(f1.columns):
         return []
     f1 = 100 * f1.dropna()
-    better = max(("euclidean", "euclidean_log0"), key=lambda g: f1[g].mean())
+    better = max((g for g in GEOMETRIES if g != "hyperbolic"), key=lambda g: f1[g].mean())  # the Euclidean MLRs
     return list(f1["hyperbolic"] - f1[better])
 
 
 def settings(e, protocols: dict[str, dict]) -> str:
     """The settings of the profile's embedding config (e) beside the reference code's, and the protocol the
-    classifiers shown were trained with (`protocols`: lookup.table2_protocols; f1_values keeps no other runs)."""
+    classifiers shown were trained with (`protocols`: runs.hnn_table2.protocols; f1_values keeps no other runs)."""
     sampling = {"natural-mix" if p["data.natural_mix"] else "balanced" for p in protocols.values()}
     shown = {name: _setting(protocols, key, default) for name, key, default in (  # template field, config key, if None
         ("epochs", "trainer.epochs", "-"), ("batch", "data.batch_size", "-"), ("lr", "optim.lr", "-"),
@@ -169,38 +169,14 @@ def _setting(protocols: dict[str, dict], key: str, default: str) -> str:
         f"{value} ({', '.join(CLASSIFIERS[g] for g in each if each[g] == value)})" for value in values)
 
 
-def shown_embeddings(emb: pd.DataFrame) -> pd.DataFrame:
-    """The embeddings table in words: our mean rank and MAP beside the reference's (no columns without rows)."""
-    if emb.empty:
-        return pd.DataFrame()
-    return pd.DataFrame(tables.formatted(emb, {
-        "dim": ("dim", "{}"), "epochs": ("epochs", "{}"), "batch x lr": (("batch_size", "lr"), "{} x {:g}"),
-        "burn-in": (("burnin_epochs", "burnin_factor", "burnin_negatives"), "{} epochs at x{:g}, negatives {}"),
-        "Table 2": ("table2", lambda classified: "classified" if classified else "-"),
-        "train minutes": ("train_minutes", "{:.0f}"), "nodes ranked": ("nodes_ranked", "{:,}"),
-        "mean rank": ("mean_rank", "{:.2f}"), "MAP": ("map", "{:.3f}"),
-        "Nickel & Kiela (mean rank / MAP)": (("reference_mean_rank", "reference_map"),
-                                             lambda rank, ap: NOT_AVAILABLE if pd.isna(ap) else f"{rank:g} / {ap:g}")}))
-
-
-def shown_burnin(data: pd.DataFrame) -> pd.DataFrame:
-    """The burn-in table (runs.hnn_table2.burnin) in words: mean ± s.e. (n), the interval of the MAP difference."""
-    return pd.DataFrame(tables.formatted(data, {
-        "burn-in lr": ("burnin_factor", "x{:g}"), "burn-in negatives": ("burnin_negatives", "{}"),
-        "mean rank": (("mean_rank", "mean_rank_se", "seeds"), plus_minus),
-        "MAP": (("map", "map_se", "seeds"), lambda mean, se, n: plus_minus(mean, se, n, ".3f")),
-        "MAP minus the first row's (95 %)": (("map_minus_first_low", "map_minus_first_high"),
-                                             lambda low, high: "-" if pd.isna(low) else f"[{low:+.3f}, {high:+.3f}]")}))
-
-
 def make(runs_dir: Path, profile: str, out: Path, seeds=None, overrides=()) -> list[Path]:
     """Write table2_f1, table2_embeddings, table2_claims, table2_burnin (once the burn-in ablation has
     runs), the page table2.md and, where the run folders are here, fig_table2_boundaries into `out`.
     `seeds` and `overrides` are ignored (the signature is every report's): Table 2 shows every seed run."""
     e, c = (compose([f"experiment=hnn/{name}", f"profile={profile}"]) for name in ("poincare", "table2"))
     runs, curves = run_table.load(runs_dir, "hnn", profile, out)
-    runs = runs[runs.status == "done"] if len(runs) else runs  # the ended runs
-    protocols = lookup.table2_protocols(profile)
+    runs = select.finished(runs)
+    protocols = table2_runs.protocols(profile)
     every_emb = table2_runs.embeddings(runs, curves, c.data.hierarchy, REFERENCE)
     every_value = table2_runs.f1_values(runs, protocols)
     if every_value.empty and every_emb.empty:
@@ -212,16 +188,20 @@ def make(runs_dir: Path, profile: str, out: Path, seeds=None, overrides=()) -> l
                       commits=run_table.commits(runs[runs.run.isin(set(values.run) | set(emb.run))]))
     gaps, burnin = table2_runs.reference_gaps(out), table2_runs.burnin(runs, curves)
     table = table2(values, emb_map, gaps)
+    display = functools.partial(table_engine.displayed, "hnn")  # a table of hnn_tables.yaml in words
+    reference = pd.read_csv(out / REFERENCE_CSV) if (out / REFERENCE_CSV).is_file() else pd.DataFrame()
     parts = {  # stem -> (data, shown, bold): the tables written, their titles and captions templates/hnn.md's <stem>_*
-        "table2_embeddings": (every_emb, shown_embeddings(every_emb), set()), "table2_f1": (table, *shown_table2(table)),
-        **({"table2_burnin": (burnin, shown_burnin(burnin), set())} if len(burnin) else {})}
+        "table2_embeddings": (every_emb, display("table2_embeddings", every_emb), set()),
+        "table2_f1": (table, *shown_table2(table)),
+        **({"table2_burnin": (burnin, display("table2_burnin", burnin), set())} if len(burnin) else {}),
+        **({"table2_reference": (None, display("table2_reference", reference), set())} if len(reference) else {})}
     fields = {"profile": profile, "made": made, "experiment": BURNIN}  # titles', captions'
     if len(burnin):  # the burn-in caption's
         fields.update(hierarchy=burnin.hierarchy[0], dim=burnin.dim[0], epochs=int(burnin.epochs.max()))
     sections = {stem: tables.section(out, stem, data, display, prose.fill("hnn", f"{stem}_title", **fields),
                                      prose.fill("hnn", f"{stem}_caption", **fields), bold)
                 for stem, (data, display, bold) in parts.items()}
-    claims = tables.write_claims(out, "table2_claims", provenance.final(verdicts(values, emb_map, gaps), runs, "hnn"),
+    claims = render.write(out, "table2_claims", provenance.final(verdicts(values, emb_map, gaps), runs, "hnn"),
                                  prose.fill("hnn", "table2_claims_title", profile=profile))
     figure = _boundaries(values, emb, Path(runs_dir) / "hnn" / profile, c, out)
     page = prose.fill("hnn", "table2_page", profile=profile, made=made, settings=settings(e, protocols), claims=claims,

@@ -12,6 +12,7 @@ from pathlib import Path
 import pandas as pd
 
 from noneuclid import tables
+from noneuclid.claims import render
 from noneuclid.config import sweep_values
 from noneuclid.figures.phydi import fig4
 from noneuclid.report import provenance
@@ -19,7 +20,7 @@ from noneuclid.report.phydi_fig4 import fig4_rows, fig4_verdicts, threshold_rati
 from noneuclid.report.phydi_resnet import (IMAGES, PAPER, TABLES, cells, lead_verdicts, not_run, resnet_runs,
                                            resnet_speed, resnet_tables)
 from noneuclid.report.phydi_claims import MODELS, NUMBERS, fill
-from noneuclid.runs import table as run_table
+from noneuclid.runs import select, table as run_table
 from noneuclid.runs.phydi import NO_RUNS, evaluated, lm_runs
 
 
@@ -32,10 +33,10 @@ def make(runs_dir: Path, profile: str, out: Path, seeds=None, overrides=()) -> l
     if runs.empty:
         raise FileNotFoundError(f"no phydi runs under {runs_dir}/phydi/{profile}: run `python -m noneuclid.train "
                                 f"-m experiment=phydi/table1 profile={profile}` (and table2, fig4) first")
-    curves, model = evaluated(curves), runs["cfg.model.name"]
+    curves = evaluated(curves)
     skipped, hours = [], compute(runs)  # the paper's parts and cells with no runs here; training time
-    blocks = (_resnet_section(runs[model == "phresnet"], curves, out, skipped)
-              + _fig4_section(runs[model == "phtransformer"], curves, out, skipped)
+    blocks = (_resnet_section(runs[select.chosen(runs, {"model.name": "phresnet"})], curves, out, skipped)
+              + _fig4_section(runs[select.chosen(runs, {"model.name": "phtransformer"})], curves, out, skipped)
               + [_section(out, "compute", hours, {"train_hours": ("{:.2f}", "training h"),
                                                   "minutes_per_run": ("{:.1f}", "min / run")},
                           runs=hours.runs.sum(), hours=hours.train_hours.sum())])
@@ -54,7 +55,7 @@ def _resnet_section(resnets: pd.DataFrame, curves: pd.DataFrame, out: Path, skip
                    x_fraction=NUMBERS["x_fraction"])
     blocks = []
     for name, keys in TABLES.items():
-        runs, title = resnets[resnets["cfg.experiment_name"] == f"phydi/{name}"], f"Table {name[-1]}"
+        runs, title = resnets[select.chosen(resnets, {"experiment_name": f"phydi/{name}"})], f"Table {name[-1]}"
         scored = resnet_runs(runs, curves, name)
         leads = lead_verdicts(scored) if name == "table1" else []  # a claim over depths, listed without runs too
         if scored.empty:
@@ -91,9 +92,9 @@ def _fig4_section(transformers: pd.DataFrame, curves: pd.DataFrame, out: Path, s
 
 
 def _claims(out: Path, stem: str, heading: str, claims: list, runs: pd.DataFrame | None) -> str:
-    """The claims table <stem>_claims written into out (tables.write_claims), with the provenance of the
+    """The claims table <stem>_claims written into out (render.write), with the provenance of the
     `runs` it read; its summary block."""
-    return f"{heading}\n\n{tables.write_claims(out, f'{stem}_claims', provenance.final(claims, runs, 'phydi'))}\n"
+    return f"{heading}\n\n{render.write(out, f'{stem}_claims', provenance.final(claims, runs, 'phydi'))}\n"
 
 
 def _section(out: Path, stem: str, data: pd.DataFrame, formats: dict[str, tuple[str, str]], **fields) -> str:
@@ -106,7 +107,7 @@ def _section(out: Path, stem: str, data: pd.DataFrame, formats: dict[str, tuple[
 
 def compute(runs: pd.DataFrame) -> pd.DataFrame:
     """Per sweep, model and n of the finished runs: runs, training hours in all, median minutes per run."""
-    done = runs[runs.status == "done"]
+    done = select.finished(runs)
     rows = [{"experiment": experiment, "model": f"{MODELS[model]}{int(depth)}", "n": int(n), "runs": len(g),
              "train_hours": g.train_seconds.sum() / 3600, "minutes_per_run": g.train_seconds.median() / 60}
             for (experiment, model, depth, n), g in done.groupby(

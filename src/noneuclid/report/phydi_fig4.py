@@ -18,8 +18,8 @@ import pandas as pd
 from noneuclid.claims import engine
 from noneuclid.claims.significance import ALPHA
 from noneuclid.claims.estimates import estimate
-from noneuclid.report import select
 from noneuclid.report.phydi_claims import CLAIMS, NAMES, NUMBERS, epochs_to, fill, no_runs
+from noneuclid.runs import select
 from noneuclid.runs.phydi import CELL
 
 METRICS = ("failed", "best_ppl", "epochs_to_ppl", "phydi_lead")

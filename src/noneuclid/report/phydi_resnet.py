@@ -12,13 +12,14 @@ import pandas as pd
 
 from noneuclid.claims import engine
 from noneuclid.claims.estimates import compare, estimate, plus_minus
-from noneuclid.report import select
+from noneuclid.config import sweep_values
 from noneuclid.report.phydi_claims import CLAIMS, MODELS, NUMBERS, epochs_to, fill, no_runs
+from noneuclid.runs import select
 from noneuclid.runs.phydi import with_curves
 
 M1_ACCURACY, IMAGES = NUMBERS["m1_accuracy"], int(NUMBERS["cifar10_train_images"])
 M1_LEVEL = f"{round(100 * M1_ACCURACY)} %"  # as the tables and claims show it
-INITS = ("standard", "wkp", "phydi")
+INITS = tuple(sweep_values("phydi/table1", "model.init"))  # standard, wkp, phydi: the rows of a cell
 RESNET = MODELS["phresnet"]  # the paper's name, e.g. PHResNet18 with its depth
 LABELS = {"standard": RESNET + "{d}", "wkp": "+ WKP", "phydi": "+ PHYDI"}
 TABLES = {"table1": ["model.depth", "model.n"], "table2": ["model.depth", "model.n", "optim.lr"]}  # cell keys
@@ -49,7 +50,7 @@ def resnet_runs(runs: pd.DataFrame, curves: pd.DataFrame, table: str) -> pd.Data
     """The finished runs of the table's sweep, one row each with its settings and validation accuracy by
     epoch (curve), scored."""
     cell = [f"cfg.{k}" for k in TABLES[table]] + ["cfg.model.init"]
-    return scores(with_curves(runs[runs.status == "done"], curves, "val_accuracy", cell), table)
+    return scores(with_curves(select.finished(runs), curves, "val_accuracy", cell), table)
 
 
 def scores(runs: pd.DataFrame, table: str) -> pd.DataFrame:
@@ -195,7 +196,7 @@ def not_run(have, paper: dict) -> str:
 def resnet_speed(resnets: pd.DataFrame) -> pd.DataFrame:
     """Per depth and n of the finished runs: the median of their median seconds per epoch, images per second
     (data.train_size; null: all of CIFAR-10's)."""
-    done = resnets[resnets.status == "done"]
+    done = select.finished(resnets)
     rows = [{"model": f"{RESNET}{int(depth)}", "n": int(n), "runs": len(g),
              "threads": ", ".join(str(int(t)) for t in sorted(g["env.torch_threads"].unique())),
              "seconds_per_epoch": g.median_seconds_per_epoch.median(),

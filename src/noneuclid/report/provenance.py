@@ -17,7 +17,7 @@ import pandas as pd
 
 from noneuclid.claims import data as claims_data, engine, ledger
 from noneuclid.claims.engine import Verdict
-from noneuclid.report import select
+from noneuclid.runs import select
 
 UNKNOWN = "unknown"  # a run's commit that git cannot date here (not in this clone's history)
 

@@ -14,11 +14,17 @@ import torch
 from omegaconf import OmegaConf
 
 from noneuclid.claims.estimates import difference_interval, estimate
+from noneuclid.config import compose, sweep_params
 from noneuclid.data import wordnet
-from noneuclid.runs import lookup
+from noneuclid.runs import lookup, select
 from noneuclid.runs.folder import CSV_COMPRESSION
 
-DIMS = (2, 3, 5, 10)  # Table 2's embedding dimensions
+SWEEP = sweep_params("hnn/table2")  # Table 2's embedding dimensions, subtrees and classifiers (model.geometry)
+DIMS, SUBTREES, GEOMETRIES = (tuple(int(d) for d in SWEEP["data.dim"]), tuple(SWEEP["data.subtree"]),
+                              tuple(SWEEP["model.geometry"]))
+TABLE2_PROTOCOL = ("data.natural_mix", "data.batch_size", "trainer.epochs", "optim.lr", "optim.ball_lr",
+                   "optim.clip_norm", "optim.epoch_lr_factor", "model.offsets", "trainer.converge.patience",
+                   "trainer.converge.tol", "trainer.converge.after")  # what makes a Table 2 run today's
 CELL = ["subtree", "dim", "geometry", "seed", "embedding"]  # a classifier run's cell, seed and embedding
 BURNIN = "hnn/burnin"  # the burn-in ablation's experiment: its embeddings are not Table 2's
 EMBEDDING_COLUMNS = {  # runs.csv -> an embedding's row
@@ -30,17 +36,30 @@ EMBEDDING_COLUMNS = {  # runs.csv -> an embedding's row
 POINTS, WEIGHTS = "fig_table2_boundaries_points.csv.gz", "fig_table2_boundaries_classifiers.csv"  # the figure's data
 
 
+def protocols(profile: str) -> dict[str, dict]:
+    """model.geometry -> today's TABLE2_PROTOCOL settings of that classifier at `profile` (its step sizes
+    and form depend on it)."""
+    configs = {g: compose(["experiment=hnn/table2", f"profile={profile}", f"model.geometry={g}"]) for g in GEOMETRIES}
+    return {g: {key: OmegaConf.select(c, key) for key in TABLE2_PROTOCOL} for g, c in configs.items()}
+
+
+def trained_with(runs: pd.DataFrame, protocols: dict[str, dict]) -> pd.DataFrame:
+    """The runs that have every setting of their classifier's protocol (`protocols`: {model.geometry:
+    {key: value}}, None: the key unset); a classifier without a protocol has none."""
+    return runs[select.any_of(runs, [{"model.geometry": g, **p} for g, p in protocols.items()])]
+
+
 def f1_values(runs: pd.DataFrame, protocols: dict | None = None) -> pd.DataFrame:
     """One row per finished classifier run trained with its classifier's protocol (`protocols`:
-    {model.geometry: {config key: value}}, lookup.table2_protocols; None: every run): subtree, dim,
+    {model.geometry: {config key: value}}, `protocols`; None: every run): subtree, dim,
     geometry, seed, test F1 (last epoch), final training loss, run, its chance level, whether it was
     unstable (its training loss rose to its chance level or above after its lowest one, runs.csv's
     train_loss_rebound: a step too large for it), and the run name of the embedding it classified. Runs of
     an earlier protocol stay in runs.csv but are not Table 2's; two runs of one cell, seed and embedding
     are an error."""
-    found = runs[runs["cfg.model.name"] == "point_mlr"] if len(runs) else runs
+    found = runs[select.chosen(runs, {"model.name": "point_mlr"})] if len(runs) else runs
     if protocols is not None:  # before the lookups: an earlier protocol's runs are many
-        found = found[lookup.trained_with(found, protocols)]
+        found = trained_with(found, protocols)
     columns = {"cfg.data.subtree": "subtree", "cfg.data.dim": "dim", "cfg.model.geometry": "geometry",
                "cfg.seed": "seed", "final_test_f1": "f1", "final_train_loss": "train_loss", "run": "run"}
     if found.empty:
@@ -80,8 +99,8 @@ def embeddings(runs: pd.DataFrame, curves: pd.DataFrame, hierarchy: str, referen
     """One row per finished embedding run of `hierarchy` (not the burn-in ablation's), by dimension and
     batch: its recipe, training minutes, last reconstruction and the reference's (`reference`: dim ->
     {mean_rank, map}; NaN where none)."""
-    found = runs[(runs["cfg.model.name"] == "poincare_embedding") & (runs["cfg.data.hierarchy"] == hierarchy)
-                 & (runs.experiment != BURNIN)] if len(runs) else runs
+    found = runs[select.chosen(runs, {"model.name": "poincare_embedding", "data.hierarchy": hierarchy})
+                 & ~select.chosen(runs, {"experiment_name": BURNIN})] if len(runs) else runs
     if found.empty:
         return pd.DataFrame(columns=list(EMBEDDING_COLUMNS.values()))
     found = last_reconstruction(found, curves).sort_values(["cfg.model.dim", "cfg.data.batch_size"])
@@ -112,7 +131,7 @@ def burnin(runs: pd.DataFrame, curves: pd.DataFrame) -> pd.DataFrame:
     """One row per burn-in of experiment=hnn/burnin (lr factor; negatives by frequency or uniform): the last
     reconstruction's mean rank and MAP, mean and s.e. over seeds, and the 95 % interval of its MAP minus
     the first row's (the reference's burn-in); empty without runs."""
-    found = runs[runs.experiment == BURNIN] if len(runs) else runs
+    found = runs[select.chosen(runs, {"experiment_name": BURNIN})] if len(runs) else runs
     if found.empty:
         return found
     groups = sorted(last_reconstruction(found, curves).groupby(["cfg.optim.burnin_factor", "burnin_negatives"]),

@@ -4,7 +4,6 @@ classifier classifies): the config it would have, composed, gives its exact fold
 from __future__ import annotations
 
 import argparse
-import copy
 import functools
 from pathlib import Path
 
@@ -62,47 +61,6 @@ def table2_embeddings(profile: str, cfg, dims) -> dict[int, str]:
     at `profile`, composed) read in each of `dims` (trained on the CPU, whatever machine reads it)."""
     data = cfg.data
     return {dim: embedding_name(profile, dim, data.hierarchy, data.embedding_seed, (), False) for dim in dims}
-
-
-TABLE2_PROTOCOL = ("data.natural_mix", "data.batch_size", "trainer.epochs", "optim.lr", "optim.ball_lr",
-                   "optim.clip_norm", "optim.epoch_lr_factor", "model.offsets", "trainer.converge.patience",
-                   "trainer.converge.tol", "trainer.converge.after")  # what makes a Table 2 run today's
-
-
-def table2_protocols(profile: str) -> dict[str, dict]:
-    """model.geometry -> today's TABLE2_PROTOCOL settings of that classifier at `profile` (its step sizes
-    and form depend on it)."""
-    configs = {g: compose(["experiment=hnn/table2", f"profile={profile}", f"model.geometry={g}"])
-               for g in ("hyperbolic", "euclidean", "euclidean_log0")}
-    return {g: {key: OmegaConf.select(c, key) for key in TABLE2_PROTOCOL} for g, c in configs.items()}
-
-
-def trained_with(found: pd.DataFrame, protocols: dict[str, dict]) -> pd.Series:
-    """Whether each run (a runs.csv row) has every setting of its classifier's protocol (`protocols`:
-    {model.geometry: {key: value}}; None: the key unset); a classifier without a protocol has none."""
-    today = pd.Series(False, index=found.index)
-    for geometry, runs in found.groupby("cfg.model.geometry") if "cfg.model.geometry" in found else ():
-        if geometry in protocols:
-            same = pd.Series(True, index=runs.index)
-            for key, value in protocols[geometry].items():
-                have = runs.get(f"cfg.{key}", pd.Series(None, index=runs.index, dtype=object))
-                same &= have.isna() if value is None else have.eq(value)
-            today[runs.index] = same
-    return today
-
-
-def table1_run_name(profile: str, row: str, data: str, seed: int, overrides) -> str:
-    """The run (folder) name of Ganea et al.'s Table 1 model `row` (configs/variant/hnn/<row>.yaml) on
-    `data` with `seed` and the training `overrides` (e.g. trainer.dtype=float32)."""
-    cfg = copy.deepcopy(table1_config(profile, row, data, tuple(overrides)))
-    cfg.seed = seed  # what the override seed=<seed> sets: composing once per cell, not per seed, saves 0.1 s each
-    return RunDir(cfg).name
-
-
-@functools.cache
-def table1_config(profile: str, row: str, data: str, overrides: tuple[str, ...]):
-    """The composed config of a Table 1 cell (its seed left to the caller)."""
-    return compose(["experiment=hnn/table1", f"profile={profile}", f"variant=hnn/{row}", f"data={data}", *overrides])
 
 
 def table1_seeds(found) -> tuple[int, ...]:

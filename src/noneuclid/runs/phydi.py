@@ -6,6 +6,7 @@ from __future__ import annotations
 import pandas as pd
 
 from noneuclid.claims import data as claims_data
+from noneuclid.runs import select
 
 CELL = ["cfg.model.n", "cfg.model.depth", "cfg.model.norm"]  # the settings of a Fig. 4 cell and arm
 NO_RUNS = pd.DataFrame(columns=[*CELL, "cfg.seed", "diverged", "curve"])  # lm_runs without runs
@@ -36,7 +37,7 @@ def lm_runs(runs: pd.DataFrame, curves: pd.DataFrame) -> tuple[pd.DataFrame, dic
     """(the finished or diverged runs, one row each with its settings, diverged and validation perplexity
     by epoch (curve; empty for a run that diverged in epoch 1), n -> the unigram perplexity of their data,
     as logged)."""
-    ended, unigram = runs[runs.status.isin(["done", "diverged"])], {}
+    ended, unigram = runs[select.ended_as(runs, (select.FINISHED, select.DIVERGED))], {}
     for (n, depth), group in ended.groupby(["cfg.model.n", "cfg.model.depth"], sort=True):
         u = curves[curves.run.isin(group.run)]["val_unigram_perplexity"].dropna().unique()
         if len(u) != 1:
@@ -46,4 +47,4 @@ def lm_runs(runs: pd.DataFrame, curves: pd.DataFrame) -> tuple[pd.DataFrame, dic
             raise ValueError(f"runs on all of WikiText-2 logged a unigram perplexity {u[0]:.2f}, not the paper's")
         unigram.setdefault(int(n), float(u[0]))
     lm = with_curves(ended, curves, "val_perplexity", CELL)
-    return lm.assign(diverged=lm.status == "diverged"), unigram
+    return lm.assign(diverged=select.ended_as(lm, (select.DIVERGED,))), unigram

@@ -3,8 +3,7 @@
 curves.csv.gz: one row per run and logged evaluation; for the experiments whose curves a paper summarizes
 into runs.csv, papers.Paper.summarized, only their evaluated epochs, in Paper.thin_curves). A run whose
 folder is gone keeps its rows; 10 significant digits, so writing what was read gives the same bytes.
-Reports select runs by the folder names their configs give (`names`), so a run of other settings is
-never mixed in."""
+Reports select runs by their settings (runs.select)."""
 
 from __future__ import annotations
 
@@ -17,9 +16,8 @@ from pathlib import Path
 import pandas as pd
 import yaml
 
-from noneuclid.config import compose
 from noneuclid.papers import PAPERS
-from noneuclid.runs import RunDir, is_held, read_metrics, settings_id
+from noneuclid.runs import is_held, read_metrics, select, settings_id
 from noneuclid.runs.folder import CSV_COMPRESSION
 from noneuclid.runs.settings import flatten
 
@@ -78,7 +76,7 @@ def grouped(table: pd.DataFrame) -> pd.DataFrame:
     rows = []
     keys = ["cfg.study.paper", "cfg.profile.name", "settings", "settings_id"]
     for (paper, profile, settings, sid), g in table.groupby(keys, sort=True):
-        done = g[g.status == "done"]
+        done = select.finished(g)
         row = {"paper": paper, "profile": profile, "settings": settings, "settings_id": sid, "runs": len(g),
                "status": ", ".join(f"{n} {s}" for s, n in g.status.value_counts().sort_index().items()),
                "seeds": ",".join(str(x) for x in sorted(g["cfg.seed"])),
@@ -102,7 +100,7 @@ def ended_runs(runs_dir: Path, paper: str, profile: str) -> tuple[pd.DataFrame, 
     table = runs([root]) if root.is_dir() else pd.DataFrame()
     if table.empty:
         return table, pd.DataFrame()
-    table = table[table.status.isin(["done", "diverged", "failed"])]
+    table = table[select.ended_as(table)]
     table = table.assign(experiment=table["cfg.experiment_name"], seed=table["cfg.seed"],
                          dtype=table["cfg.trainer.dtype"])
     table = table[[c for c in table.columns if not c.startswith(LEFT_OUT)]]
@@ -187,20 +185,6 @@ def load(runs_dir: Path, paper: str, profile: str, out: Path) -> tuple[pd.DataFr
     return read(out)
 
 
-# -- selecting an experiment's finished runs ------------------------------------------------------------
-def names(settings, profile: str, seeds, overrides=()) -> set[str]:
-    """The run folder names `python -m noneuclid.train <settings> profile=<profile> seed=<s> <overrides>`
-    makes for the seeds, composed from the configs."""
-    return {RunDir(compose([*settings, f"profile={profile}", f"seed={seed}", *overrides])).name for seed in seeds}
-
-
-def labelled(table: pd.DataFrame, named: dict[str, set[str]], column: str = "setup") -> pd.DataFrame:
-    """The finished runs of `table` among each label's names, the label in `column` (a run may serve two)."""
-    done = table[table.status == "done"]
-    return pd.concat([done[done.run.isin(runs)].assign(**{column: label}) for label, runs in named.items()],
-                     ignore_index=True)
-
-
 @dataclass(frozen=True)
 class Runs:
     """The per-run data (`load` or `ended_runs`) looked up by run name: finished runs and logged evaluations."""
@@ -212,7 +196,7 @@ class Runs:
         """The rows of the finished runs, indexed by run name."""
         if self.table.empty:
             return pd.DataFrame(columns=["run"]).set_index("run", drop=False)
-        return self.table[self.table.status == "done"].set_index("run", drop=False)
+        return select.finished(self.table).set_index("run", drop=False)
 
     @functools.cached_property
     def _curves(self) -> dict[str, pd.DataFrame]:

@@ -1,0 +1,102 @@
+"""The table engine: a paper's tables as declared in claims/<paper>_tables.yaml, built from its finished runs.
+
+A table:  metric (a column of runs.csv), scale (it times this, e.g. 100 for %), spread (sd or se: beside the
+          mean over seeds), digits (of the numbers shown), optionally best_by (a column: the number shown is
+          the metric of the seed with the best best_by, the lowest of those tied, as a paper picks its run;
+          without it, the mean) and paper ({claim, key}: the paper's number of a row and column is the
+          paper value, named by the settings' `key`, of that claim's cell whose where they have);
+          rows and columns: title (the data's column naming them), labels (a group of the claims file's
+          reference labels) and settings (name -> config key -> value: the runs of a row or column).
+The data: one row per row and column (row title, column title, selected and selected_seed with best_by,
+mean, sd, se, n, paper); shown: one row per row, per column '(ours)' and '(paper)'.
+A table of data made elsewhere (a run reader's frame, an evaluation's CSV) declares only `shown`: each
+column of the display from one or more columns of the data (`from`), as `format` (default '{}'), a group of
+`labels`, `values` (value -> text) or `plus_minus` (mean, spread[, n] to that many decimals); `missing`:
+the text where a value is NaN.
+"""
+
+from __future__ import annotations
+
+import functools
+import math
+
+import pandas as pd
+import yaml
+
+from noneuclid.claims import data as claims_data
+from noneuclid.claims.estimates import plus_minus, summary
+from noneuclid.runs import select
+
+
+@functools.cache
+def load(paper: str) -> dict[str, dict]:
+    """table id -> its declaration in claims/<paper>_tables.yaml."""
+    return yaml.safe_load((claims_data.DIR / f"{paper}_tables.yaml").read_text())["tables"]
+
+
+def data(paper: str, table: str, finished: pd.DataFrame, cells) -> pd.DataFrame:
+    """One row per (row, column) of `cells` (names of the table's rows and columns, in their order): the
+    metric over the finished runs of their settings, and the paper's number."""
+    spec, labels = load(paper)[table], claims_data.load(paper).labels
+    rows, columns = spec["rows"], spec["columns"]
+    out = []
+    for row, column in cells:
+        settings = {**rows["settings"][row], **columns["settings"][column]}
+        found = select.arm_values(finished, settings, [spec["metric"], spec.get("best_by", spec["metric"])])
+        values, by = spec.get("scale", 1) * found.iloc[:, 0], found.iloc[:, 1]
+        best = values[by == by.max()].head(1)  # its one seed, none without runs
+        stats = summary(values)
+        out.append({rows["title"]: labels[rows["labels"]][row], columns["title"]: labels[columns["labels"]][column],
+                    **({"selected": best.max(), "selected_seed": best.index.max()} if "best_by" in spec else {}),
+                    **{k: stats[k] for k in ("mean", "sd", "se", "n")}, "paper": _paper(paper, spec, settings)})
+    return pd.DataFrame(out)
+
+
+def _paper(paper: str, spec: dict, settings: dict) -> float:
+    """The paper's number of these settings: the value of spec's paper claim cell whose where they have."""
+    claim, key = claims_data.load(paper)[spec["paper"]["claim"]], spec["paper"]["key"]
+    cells = [c for c in claim.cells if c.where.items() <= settings.items() and settings[key] in c.paper]
+    return cells[0].paper[settings[key]] if cells else math.nan
+
+
+def shown(paper: str, table: str, data: pd.DataFrame, missing: dict[str, str] | None = None) -> pd.DataFrame:
+    """`data` as the paper's table: per row and column ours ('selected (mean ± spread, n=n)' with best_by,
+    else 'mean ± spread (n=n)'; `missing`: column label -> the text of a cell without runs, else 'not run')
+    beside the paper's."""
+    spec = load(paper)[table]
+    rows, columns, fmt = spec["rows"]["title"], spec["columns"]["title"], f".{spec['digits']}f"
+    out = {}
+    for r in data.to_dict("records"):
+        spread = plus_minus(r["mean"], 0 if r["n"] < 2 else r[spec["spread"]], fmt=fmt)
+        ours = ((f"{r['selected']:{fmt}} ({spread}, n={r['n']})" if "best_by" in spec else f"{spread} (n={r['n']})")
+                if r["n"] else (missing or {}).get(r[columns], "not run"))
+        out.setdefault(r[rows], {rows: r[rows]}).update({f"{r[columns]} (ours)": ours,
+                                                         f"{r[columns]} (paper)": f"{r['paper']:{fmt}}"})
+    return pd.DataFrame(list(out.values()))
+
+
+def displayed(paper: str, table: str, data: pd.DataFrame) -> pd.DataFrame:
+    """`data` in words, column by column as the table's `shown` declares them (none without rows)."""
+    shown = load(paper)[table]["shown"]
+    if data.empty:
+        return pd.DataFrame()
+    return pd.DataFrame({name: [_text(paper, c, row) for row in zip(*(data[f] for f in _list(c["from"])))]
+                         for name, c in shown.items()})
+
+
+def _text(paper: str, column: dict, values: tuple) -> str:
+    """One cell of a `shown` column from its values: missing (any value NaN), labels, values (value -> text),
+    plus_minus (mean, spread[, n] to that many decimals) or format."""
+    if "missing" in column and any(pd.isna(v) for v in values):
+        return column["missing"]
+    if "labels" in column:
+        return claims_data.load(paper).labels[column["labels"]][values[0]]
+    if "values" in column:
+        return column["values"][values[0]]
+    if "plus_minus" in column:
+        return plus_minus(*values, fmt=f".{column['plus_minus']}f")
+    return column.get("format", "{}").format(*values)
+
+
+def _list(value) -> list:
+    return value if isinstance(value, list) else [value]

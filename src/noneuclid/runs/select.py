@@ -1,0 +1,70 @@
+"""Runs selected by their settings, the one way every table, claim, figure and evaluation picks runs from a
+frame of runs (one row per run, its status, settings_id and its settings in columns cfg.<key>, as in
+runs.csv): by settings values (a claims Cell's where and select: config key -> value), or by all the
+settings of a training command (the settings_id its config composes to). "Finished" is defined here."""
+
+from __future__ import annotations
+
+import functools
+from collections.abc import Mapping
+
+import pandas as pd
+from omegaconf import OmegaConf
+
+from noneuclid.config import compose
+from noneuclid.runs.settings import settings_id
+
+# a run that ended (will not train further; its row is kept in runs.csv): finished (trained to its end),
+# diverged (stopped at a non-finite loss) or failed
+FINISHED, DIVERGED, FAILED = ENDED = ("done", "diverged", "failed")
+
+
+def finished(runs: pd.DataFrame) -> pd.DataFrame:
+    """The finished runs of `runs` (those that trained to their end)."""
+    return runs[ended_as(runs, (FINISHED,))] if len(runs) else runs
+
+
+def ended_as(runs: pd.DataFrame, statuses=ENDED) -> pd.Series:
+    """Per run: whether it ended with one of `statuses` (default: any end)."""
+    return runs.status.isin(statuses)
+
+
+def arm_values(runs: pd.DataFrame, selector: Mapping[str, object], column):
+    """seed -> `column` of the runs whose settings are the selector's (config key -> value), by seed; with a
+    list of columns, seed x those columns. An arm of one cell has one run per seed; a selector of fewer
+    settings (a cell's where) may pick several runs of a seed."""
+    return runs.loc[chosen(runs, selector)].set_index("cfg.seed")[column].sort_index(kind="stable")
+
+
+def chosen(runs: pd.DataFrame, selector: Mapping[str, object]) -> pd.Series:
+    """Per run: whether its settings are the selector's (config key -> value; None: the key unset or null)."""
+    unset = pd.Series(None, index=runs.index, dtype=object)
+    have = {k: runs[f"cfg.{k}"] if f"cfg.{k}" in runs else unset for k in selector}
+    return pd.concat([have[k].isna() if v is None else have[k] == v for k, v in selector.items()], axis=1).all(axis=1)
+
+
+def any_of(runs: pd.DataFrame, selectors) -> pd.Series:
+    """Per run: whether its settings are those of one of the selectors (`chosen`)."""
+    return pd.concat([pd.Series(False, index=runs.index), *(chosen(runs, s) for s in selectors)], axis=1).any(axis=1)
+
+
+def cell_runs(runs: pd.DataFrame, cell) -> tuple[str, ...]:
+    """The names of the runs any arm of the cell (a claims Cell) selects by its settings; () where it selects
+    none by settings (Cell.select {}) or `runs` lacks a setting it names."""
+    found = [runs.loc[chosen(runs, selector), "run"]
+             for selector in cell.select.values() if all(f"cfg.{k}" in runs for k in selector)]
+    return tuple(sorted(set(pd.concat(found)))) if found else ()
+
+
+def trained_by(runs: pd.DataFrame, overrides) -> pd.DataFrame:
+    """The finished runs of `runs` whose settings, but the seed, are those `python -m noneuclid.train
+    <overrides>` composes (on a machine with or without a GPU), in their order."""
+    done = finished(runs)
+    return done[done.settings_id.isin(settings_ids(tuple(overrides)))] if len(done) else done
+
+
+@functools.cache
+def settings_ids(overrides: tuple[str, ...]) -> frozenset[str]:
+    """The settings_id of the runs of `python -m noneuclid.train <overrides>`, on the CPU and with a GPU."""
+    c = OmegaConf.to_container(compose(list(overrides)), resolve=True)
+    return frozenset(settings_id(c, cuda) for cuda in (False, True))

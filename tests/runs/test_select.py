@@ -1,0 +1,54 @@
+"""The one run selector (runs/select.py): runs picked by their settings, never by their folder names, and
+"finished" defined in one place."""
+
+from __future__ import annotations
+
+import re
+from pathlib import Path
+
+import pandas as pd
+from omegaconf import OmegaConf
+
+from noneuclid.config import compose
+from noneuclid.runs import select, settings_id
+
+SRC = Path(select.__file__).resolve().parents[1]
+
+
+def _runs() -> pd.DataFrame:
+    return pd.DataFrame({"run": ["a", "b", "c", "d"], "status": ["done", "diverged", "done", "failed"],
+                         "cfg.seed": [0, 0, 1, 2], "cfg.optim.lr": [0.1, 0.1, 0.3, 0.1],
+                         "cfg.optim.clip_norm": [1.0, None, None, None]})
+
+
+def test_finished_and_ended_runs():
+    runs = _runs()
+    assert list(select.finished(runs).run) == ["a", "c"]
+    assert select.ended_as(runs).all() and list(runs[select.ended_as(runs, (select.DIVERGED,))].run) == ["b"]
+    assert select.finished(pd.DataFrame()).empty
+
+
+def test_settings_pick_runs_and_none_means_unset_or_a_setting_the_runs_lack():
+    runs = _runs()
+    assert list(runs[select.chosen(runs, {"optim.lr": 0.1, "optim.clip_norm": None})].run) == ["b", "d"]
+    assert list(runs[select.chosen(runs, {"optim.momentum": None})].run) == ["a", "b", "c", "d"]
+    assert not select.chosen(runs, {"optim.momentum": 0.9}).any()
+    either = select.any_of(runs, [{"optim.lr": 0.3}, {"optim.clip_norm": 1.0}])
+    assert list(runs[either].run) == ["a", "c"] and not select.any_of(runs, []).any()
+    assert list(select.arm_values(runs, {"optim.lr": 0.1}, "run")) == ["a", "b", "d"]
+
+
+def test_a_training_command_picks_the_finished_runs_of_its_settings_whatever_their_seed():
+    cfg = OmegaConf.to_container(compose(["variant=brantner/adam_stiefel", "profile=smoke"]), resolve=True)
+    other = OmegaConf.to_container(compose(["variant=brantner/adam_stiefel", "profile=smoke", "optim.lr=0.5"]),
+                                   resolve=True)
+    runs = pd.DataFrame({"run": ["s0", "s1", "lr", "gpu", "stopped"], "status": ["done"] * 4 + ["stopped"],
+                         "settings_id": [settings_id({**cfg, "seed": 0}, False), settings_id({**cfg, "seed": 1}, False),
+                                         settings_id(other, False), settings_id(cfg, True), settings_id(cfg, False)]})
+    assert list(select.trained_by(runs, ["variant=brantner/adam_stiefel", "profile=smoke"]).run) == ["s0", "s1", "gpu"]
+
+
+def test_finished_is_defined_in_one_place():
+    found = [str(p.relative_to(SRC)) for p in SRC.rglob("*.py")
+             if re.search(r'status == "done"|status\.isin', p.read_text())]
+    assert found == ["runs/select.py"]
