@@ -24,7 +24,6 @@ from noneuclid.train import trainer
 from noneuclid.train.loop import train
 
 
-
 def test_a_run_that_raises_is_marked_failed_and_grouped_with_its_seeds(make_cfg, monkeypatch, tmp_path):
     train(make_cfg("seed=0", "trainer.epochs=1"))
     with monkeypatch.context() as m:
@@ -88,8 +87,9 @@ def test_multirun_with_parallel_and_cluster_launchers(tmp_path, launcher, shared
 
 
 def test_slurm_launcher_config_composes():
-    from noneuclid.config import CONFIG_DIR
     from hydra import compose, initialize_config_dir
+
+    from noneuclid.config import CONFIG_DIR
 
     with initialize_config_dir(str(CONFIG_DIR), version_base="1.3"):
         cfg = compose("train", ["hydra/launcher=slurm"], return_hydra_config=True)

@@ -8,9 +8,9 @@ import pytest
 import torch
 
 from noneuclid.config import compose
+from noneuclid.runs import RunDir
 from noneuclid.train import trainer
 from noneuclid.train.loop import train, train_stacked
-from noneuclid.runs import RunDir
 
 RUNS = [(0, "prefix10"), (1, "prefix30"), (2, "prefix10")]
 

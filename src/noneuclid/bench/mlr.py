@@ -58,7 +58,7 @@ def run(device: torch.device, batch: int = 512, repeats: int = 3, dtype=torch.fl
     for geometry in GEOMETRIES:
         alone = [make_epoch(geometry, [s], nodes, batch, device, dtype) for s in range(runs)]
         stacked = make_epoch(geometry, list(range(runs)), nodes, batch, device, dtype)
-        seconds[geometry] = compare({"alone": lambda: [epoch() for epoch in alone], "stacked": stacked},
+        seconds[geometry] = compare({"alone": lambda alone=alone: [epoch() for epoch in alone], "stacked": stacked},
                                     device, warmup=1, repeats=repeats, clock=time.process_time)
     torch.set_num_threads(threads)
     return {"device": str(device), "batch": batch, "dtype": str(dtype).removeprefix("torch."), "nodes": nodes,
