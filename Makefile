@@ -21,7 +21,7 @@ export NONEUCLID_RUNS_DIR := $(RUNS_DIR)
 export NONEUCLID_GENERATED_DIR := $(GENERATED_DIR)
 export NONEUCLID_JOBS := $(JOBS)
 
-.PHONY: help setup data test test-slow smoke bench reproduce-all reproduce-brantner reproduce-hnn reproduce-phydi tables figures report runs sync clean
+.PHONY: help setup data lint test test-slow test-results smoke bench reproduce-all reproduce-brantner reproduce-hnn reproduce-phydi tables figures report runs sync clean
 
 help:  ## list the targets
 	@grep -E '^[a-z-]+:.*## ' $(MAKEFILE_LIST) | awk -F':.*## ' '{printf "  %-20s %s\n", $$1, $$2}'
@@ -40,11 +40,18 @@ data: setup  ## fill DATA_DIR (from DATA_MIRROR when given, else download); veri
 	$(PY) scripts/data.py fetch cifar10 --data-dir $(if $(DATA_MIRROR),$(GENERATED_DIR),$(DATA_DIR)) $(if $(DATA_MIRROR),--mirror $(DATA_MIRROR))
 	$(PY) scripts/data.py fetch wordnet --data-dir $(GENERATED_DIR) $(if $(WORDNET_DICT),--mirror $(WORDNET_DICT))
 
+lint: setup  ## ruff: the linter and the formatter's check (settings in pyproject.toml)
+	$(PY) -m ruff check .
+	$(PY) -m ruff format --check .
+
 test: setup  ## run the test suite on every core (no network, no real datasets needed)
 	$(PY) -m pytest -n auto
 
 test-slow: setup  ## the long regression tests left out of `make test` (minutes)
 	$(PY) -m pytest -m slow
+
+test-results: setup  ## results/ redrawn byte for byte from the committed per-run data (needs ../shared/data; ~30 s)
+	$(PY) -m pytest -m slow -rs tests/report/test_results.py
 
 smoke: setup  ## every paper's tables and figures at profile=smoke (minutes; the ablations are left to the tests)
 	$(MAKE) reproduce-all PROFILE=smoke
