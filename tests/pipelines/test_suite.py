@@ -72,6 +72,7 @@ def test_reproduce_all_without_data_skips_every_paper_and_still_writes_the_page(
     assert "No results for the smoke profile yet" in (tmp_path / "results" / "index-smoke.html").read_text()
 
 
+@pytest.mark.slow  # a process per job, each importing torch (the basic launcher's sweep: test_trainer.py)
 @pytest.mark.shared_data("mnist")
 @pytest.mark.parametrize("launcher", ["hydra/launcher=joblib hydra.launcher.n_jobs=2", "hydra/launcher=submitit_local"])
 def test_multirun_with_parallel_and_cluster_launchers(tmp_path, launcher, shared_data):

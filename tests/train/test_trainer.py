@@ -218,6 +218,7 @@ def test_wandb_offline_without_key_or_network(make_cfg, monkeypatch, tmp_path):
     assert time.perf_counter() - start < 60
 
 
+@pytest.mark.slow  # the sweep through the CLI also runs in test_a_failing_job_does_not_stop_the_sweep
 @pytest.mark.shared_data("mnist")
 def test_cli_multirun_smoke_on_real_mnist(tmp_path, shared_data):
     """The documented command, end to end: a Hydra multirun over the Fig. 3a sweep."""
@@ -244,6 +245,7 @@ def test_a_failing_job_does_not_stop_the_sweep(tmp_path, shared_data):
     assert len(done) == 1 and done[0].startswith("adam-stiefel-s0-")
 
 
+@pytest.mark.slow  # two training processes (resuming in one process: test_resume_gives_the_same_numbers)
 @pytest.mark.shared_data("mnist")
 def test_kill_9_mid_run_then_same_command_gives_same_numbers(tmp_path, shared_data):
     """SIGKILL a training process after its first checkpoint; the same command resumes and ends with
