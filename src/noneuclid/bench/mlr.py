@@ -71,7 +71,8 @@ def describe(r: dict) -> str:
     k = r["stacked_runs"]
     return "\n".join([
         f"Table 2 classifiers, {r['nodes']} points, batches of {r['batch']} "
-        f"({r['steps_per_epoch']} steps per epoch), {r['dtype']}, {r['device']}, one thread (CPU seconds, medians of interleaved repeats)",
+        f"({r['steps_per_epoch']} steps per epoch), {r['dtype']}, {r['device']}, "
+        "one thread (CPU seconds, medians of interleaved repeats)",
         *(f"  {g:15s}: {k} runs one at a time {s['alone']:6.2f} s, stacked {s['stacked']:6.2f} s per epoch: "
           f"{r['stacked_runs_speedup'][g]:5.2f}x the runs per hour" for g, s in r["epoch_seconds"].items()),
     ])
