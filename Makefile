@@ -21,7 +21,7 @@ export NONEUCLID_RUNS_DIR := $(RUNS_DIR)
 export NONEUCLID_GENERATED_DIR := $(GENERATED_DIR)
 export NONEUCLID_JOBS := $(JOBS)
 
-.PHONY: help setup data test test-slow smoke bench reproduce-all reproduce-brantner reproduce-hnn reproduce-phydi tables figures report runs sync clean
+.PHONY: help setup data lint test test-slow smoke bench reproduce-all reproduce-brantner reproduce-hnn reproduce-phydi tables figures report runs sync clean
 
 help:  ## list the targets
 	@grep -E '^[a-z-]+:.*## ' $(MAKEFILE_LIST) | awk -F':.*## ' '{printf "  %-20s %s\n", $$1, $$2}'
@@ -39,11 +39,15 @@ data: setup  ## fill DATA_DIR and GENERATED_DIR with data/registry.py's datasets
 	$(PY) scripts/data.py fetch --data-dir $(DATA_DIR) --generated-dir $(GENERATED_DIR) \
 		$(if $(DATA_MIRROR),--mirror $(DATA_MIRROR)) $(if $(WORDNET_DICT),--wordnet-dict $(WORDNET_DICT))
 
+lint: setup  ## ruff: the linter and the formatter's check (settings in pyproject.toml)
+	$(PY) -m ruff check .
+	$(PY) -m ruff format --check .
+
 test: setup  ## run the test suite on every core (no network, no real datasets needed)
 	$(PY) -m pytest -n auto
 
-test-slow: setup  ## the long regression tests left out of `make test` (minutes)
-	$(PY) -m pytest -m slow
+test-slow: setup  ## the long tests left out of `make test`, results/ redrawn byte for byte among them (minutes)
+	$(PY) -m pytest -n auto -m slow -rs
 
 smoke: setup  ## every paper's tables and figures at profile=smoke (minutes; the ablations are left to the tests)
 	$(MAKE) reproduce-all PROFILE=smoke

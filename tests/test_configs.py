@@ -48,8 +48,9 @@ def _scale_keys(experiment: str, profile: str) -> set[str]:
 
 @pytest.mark.parametrize("profile", PROFILES)
 def test_each_experiment_s_budget_and_who_sets_it(profile):
-    """Every registered experiment resolves at every profile. At profile=paper it runs its own settings exactly; at the reduced profiles a setting of
-    the experiment changes only where the study's scale file (or the profile) names it."""
+    """Every registered experiment resolves at every profile. At profile=paper it runs its own settings exactly;
+    at the reduced profiles a setting of the experiment changes only where the study's scale file (or the profile)
+    names it."""
     for experiment in EXPERIMENTS:
         cfg = compose([f"experiment={experiment}", f"profile={profile}"], experiment_name=experiment)
         resolved = flatten(OmegaConf.to_container(cfg, resolve=True))

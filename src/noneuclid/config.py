@@ -38,8 +38,7 @@ OmegaConf.register_new_resolver("jobs", jobs, replace=True)
 def compose(overrides: list[str] = (), experiment_name: str = "default") -> DictConfig:
     """The config `python -m noneuclid.train <overrides>` would run (single run, no sweep); also
     from inside a running Hydra app (e.g. for the runs of a stack)."""
-    from hydra import compose as hydra_compose
-    from hydra import initialize_config_dir
+    from hydra import compose as hydra_compose, initialize_config_dir
     from hydra.core.global_hydra import GlobalHydra
 
     if GlobalHydra.instance().is_initialized():

@@ -17,8 +17,7 @@ import pytest
 import torch
 from torch.testing import assert_close
 
-from noneuclid.geometry import lorentz as L
-from noneuclid.geometry import poincare as P
+from noneuclid.geometry import lorentz as L, poincare as P
 from noneuclid.geometry.spaces import Lorentz, PoincareBall
 
 DT = torch.float64

@@ -1,6 +1,6 @@
 """Property tests for the Poincare-ball operations of Ganea, Becigneul, Hofmann, "Hyperbolic Neural Networks".
 
-Notation (the blog post /work/shared/papers/ganea_hyperbolic_neural_networks_blog.txt, generalised to
+Notation (the blog post ../shared/papers/ganea_hyperbolic_neural_networks_blog.txt, generalised to
 curvature -c as in the paper; docs/hnn.md, "Values taken from the paper"):
     D^n_c = {x : c ||x||^2 < 1},  lambda_x = 2 / (1 - c ||x||^2),
     x (+) y  Mobius addition,  r (x) x  Mobius scalar multiplication,  M (x) x  Mobius matrix-vector product,

@@ -224,8 +224,8 @@ def test_retract_needs_no_orthogonality_of_H(kind):
     A, H = _skew(4, 3, 3) * 0.1, torch.randn(4, 12, 3, dtype=DT) * 0.1
     Yn = stiefel.retract(Y, A, H, kind)
     Omega = Y @ A @ Y.mT + H @ Y.mT - Y @ H.mT
-    I = _eye(12)
-    f = torch.linalg.matrix_exp(Omega) if kind == "geodesic" else torch.linalg.solve(I - Omega / 2, I + Omega / 2)
+    eye = _eye(12)
+    f = torch.linalg.matrix_exp(Omega) if kind == "geodesic" else torch.linalg.solve(eye - Omega / 2, eye + Omega / 2)
     assert _maxabs(Yn - f @ Y) <= 1e-13
     assert stiefel.orthonormality_error(Yn).item() <= 1e-13
 
@@ -243,10 +243,10 @@ def test_retract_matches_full_matrix_maps(section, batch, N, n):
     Y = stiefel.random_point(*batch, N=N, n=n, dtype=DT)
     Q = stiefel.Section(Y, section).Q
     A, B = _ghor(*batch, N=N, n=n, norm=0.5)
-    W, lam, I = _full_W(A, B), _lam(Y, Q), _eye(N)
+    W, lam, eye = _full_W(A, B), _lam(Y, Q), _eye(N)
     expected = {
         "geodesic": lam @ torch.linalg.matrix_exp(W)[..., :n],
-        "cayley": lam @ torch.linalg.solve(I - W / 2, I + W / 2)[..., :n],
+        "cayley": lam @ torch.linalg.solve(eye - W / 2, eye + W / 2)[..., :n],
     }
     for kind in KINDS:
         Yn = stiefel.retract(Y, A, Q @ B, kind)
@@ -263,8 +263,8 @@ def test_retract_large_step_stays_orthonormal(kind):
     A, B = _ghor(4, N=12, n=3, norm=30.0)
     Yn = stiefel.retract(Y, A, Q @ B, kind)
     assert stiefel.orthonormality_error(Yn).item() <= 1e-12
-    W, lam, I = _full_W(A, B), _lam(Y, Q), _eye(12)
-    ref = lam @ (torch.linalg.matrix_exp(W) if kind == "geodesic" else torch.linalg.solve(I - W / 2, I + W / 2))[..., :3]
+    W, lam, eye = _full_W(A, B), _lam(Y, Q), _eye(12)
+    ref = lam @ (torch.linalg.matrix_exp(W) if kind == "geodesic" else torch.linalg.solve(eye - W / 2, eye + W / 2))[..., :3]
     assert _maxabs(Yn - ref) <= 1e-9
 
 

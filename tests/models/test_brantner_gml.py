@@ -22,17 +22,17 @@ def _write_gml(path, stiefel: bool, seed: int = 0) -> dict:
     rng = np.random.default_rng(seed)
     mats = {}
     with h5py.File(path, "w") as f:
-        for l in range(DEPTH):
+        for layer in range(DEPTH):
             for proj in ("PQ", "PK", "PV"):
                 for h in range(1, HEADS + 1):
                     P = np.linalg.qr(rng.standard_normal((DIM, DIM // HEADS)))[0].astype(np.float32)
-                    mats[l, proj, h] = P
-                    name = f"L{2 * l + 1}/{proj}/head_{h}"
+                    mats[layer, proj, h] = P
+                    name = f"L{2 * layer + 1}/{proj}/head_{h}"
                     f[name + "/A" if stiefel else name] = P.T
             W = rng.standard_normal((DIM, DIM)).astype(np.float32)
             b = rng.standard_normal(DIM).astype(np.float32)
-            mats[l, "W"], mats[l, "b"] = W, b
-            f[f"L{2 * l + 2}/weight"], f[f"L{2 * l + 2}/bias"] = W.T, b
+            mats[layer, "W"], mats[layer, "b"] = W, b
+            f[f"L{2 * layer + 2}/weight"], f[f"L{2 * layer + 2}/bias"] = W.T, b
         C = rng.standard_normal((CLASSES, DIM)).astype(np.float32)
         mats["C"] = C
         f[f"L{2 * DEPTH + 1}/weight"] = C.T
@@ -44,13 +44,13 @@ def _julia_forward(mats, X: torch.Tensor) -> torch.Tensor:
     heads V softmax(Q^T K / sqrt(N)) (softmax down each column), stacked; X + tanh(W X + b);
     softmax(C x_T) of the last column."""
     t = lambda a: torch.from_numpy(a).double()  # noqa: E731
-    for l in range(DEPTH):
+    for layer in range(DEPTH):
         heads = []
         for h in range(1, HEADS + 1):
-            Q, K, V = (t(mats[l, p, h]).T @ X for p in ("PQ", "PK", "PV"))
+            Q, K, V = (t(mats[layer, p, h]).T @ X for p in ("PQ", "PK", "PV"))
             heads.append(V @ torch.softmax(Q.T @ K / math.sqrt(DIM), dim=0))
         X = torch.cat(heads, dim=0)
-        X = X + torch.tanh(t(mats[l, "W"]) @ X + t(mats[l, "b"])[:, None])
+        X = X + torch.tanh(t(mats[layer, "W"]) @ X + t(mats[layer, "b"])[:, None])
     return torch.softmax(t(mats["C"]) @ X[:, -1], dim=0)
 
 

@@ -328,6 +328,8 @@ def test_euclidean_gru_is_the_gated_update_with_tanh():
     torch.testing.assert_close(gru(x, torch.tensor([3, 3])), h, rtol=1e-12, atol=1e-14)
 
 
+@pytest.mark.slow  # half a minute of compiling on an empty cache (`make test` compiles one small function:
+# test_artanh_keeps_full_relative_precision_eager_and_compiled)
 def test_compiled_encoder_equals_eager():
     """torch.compile of one hyperbolic RNN encoder as the model compiles it (the products of the table's
     rows, the recurrence step looking up its tokens' and keeping ended sequences): states and gradients

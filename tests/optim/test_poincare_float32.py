@@ -237,8 +237,8 @@ def test_float32_hyperbolic_rnn_leaves_chance_on_prefix10(tmp_path):
     0.70 / 0.68 (seed 1, the same curve up to its last evaluation), 0.53 / 0.54 and 0.51 / 0.51 (seeds
     2 and 3, at chance in both). Seed 1 leaves the plateau in both layouts."""
     from noneuclid.config import compose
-    from noneuclid.train import train
     from noneuclid.runs import RunDir
+    from noneuclid.train import train
 
     cfg = compose(["experiment=hnn/table1", "profile=smoke", "variant=hnn/hyperbolic_rnn", "trainer.dtype=float32",
                    "data.train_size=12800", "data.dev_size=1000", "data.test_size=200", "trainer.epochs=20",

@@ -8,13 +8,13 @@ import shutil
 
 import pytest
 import torch
-from data_files import cifar10_batches, write_binary, write
+from data_files import cifar10_batches, write, write_binary
 
 from noneuclid.config import compose
 from noneuclid.data import files
 from noneuclid.report import phydi as report
-from noneuclid.train import train
 from noneuclid.runs import RunDir
+from noneuclid.train import train
 
 
 @pytest.fixture

@@ -25,7 +25,6 @@ from noneuclid.train import trainer
 from noneuclid.train.loop import train
 
 
-
 def test_a_run_that_raises_is_marked_failed_and_grouped_with_its_seeds(make_cfg, monkeypatch, tmp_path):
     train(make_cfg("seed=0", "trainer.epochs=1"))
     with monkeypatch.context() as m:
@@ -74,6 +73,7 @@ def test_reproduce_all_without_data_skips_every_paper_and_still_writes_the_page(
     assert "No results for the smoke profile yet" in (tmp_path / "results" / "index-smoke.html").read_text()
 
 
+@pytest.mark.slow  # a process per job, each importing torch (the basic launcher's sweep: test_trainer.py)
 @pytest.mark.shared_data("mnist")
 @pytest.mark.parametrize("launcher", ["hydra/launcher=joblib hydra.launcher.n_jobs=2", "hydra/launcher=submitit_local"])
 def test_multirun_with_parallel_and_cluster_launchers(tmp_path, launcher, shared_data):
@@ -89,8 +89,9 @@ def test_multirun_with_parallel_and_cluster_launchers(tmp_path, launcher, shared
 
 
 def test_slurm_launcher_config_composes():
-    from noneuclid.config import CONFIG_DIR
     from hydra import compose, initialize_config_dir
+
+    from noneuclid.config import CONFIG_DIR
 
     with initialize_config_dir(str(CONFIG_DIR), version_base="1.3"):
         cfg = compose("train", ["hydra/launcher=slurm"], return_hydra_config=True)

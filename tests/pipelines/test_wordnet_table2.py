@@ -18,11 +18,11 @@ from noneuclid.data import files, wordnet
 from noneuclid.data.files import DataError
 from noneuclid.geometry import poincare as pb
 from noneuclid.models.poincare_embedding import PoincareEmbedding
-from noneuclid.train.tasks.hypernymy import Hypernymy
-from noneuclid.train.loop import train
 from noneuclid.runs import RunDir
 from noneuclid.runs.settings import digest_settings
 from noneuclid.train import tasks
+from noneuclid.train.loop import train
+from noneuclid.train.tasks.hypernymy import Hypernymy
 from noneuclid.train.tasks.subtrees import embedding_overrides, f1_score
 from noneuclid.train.trainer import plateaued
 

@@ -338,6 +338,7 @@ def test_merging_runs_that_leave_a_numeric_setting_null_writes_numbers():
     assert pd.read_csv(io.StringIO(written)).to_csv(index=False, float_format=run_table.FLOAT_FORMAT) == written
 
 
+@pytest.mark.slow  # a subset of test_results.py's byte-for-byte test, which .ci/run runs (make test-slow)
 def test_report_all_redraws_from_the_committed_per_run_data_alone(tmp_path):
     """A clean clone (no run folders): `report all` redraws the PHYDI and Brantner tables and claims from
     results/<paper>/cpu/runs.csv and curves.csv.gz byte for byte, leaves a paper without per-run data

@@ -8,9 +8,9 @@ import pytest
 import torch
 
 from noneuclid.config import compose
+from noneuclid.runs import RunDir
 from noneuclid.train import trainer
 from noneuclid.train.loop import train, train_stacked
-from noneuclid.runs import RunDir
 
 RUNS = [(0, "prefix10"), (1, "prefix30"), (2, "prefix10")]
 
@@ -191,8 +191,10 @@ def _table2(root, seed, subtree, *extra):
                     f"paths.runs_dir={root}", "trainer.progress=false", "trainer.epochs=2", *extra])
 
 
-@pytest.mark.parametrize("natural_mix", ["true", "null"])
-@pytest.mark.parametrize("geometry", ["hyperbolic", "euclidean", "euclidean_log0"])
+@pytest.mark.parametrize("geometry, natural_mix", [  # `make test`: each geometry, each batching; the rest slow
+    ("hyperbolic", "true"), ("euclidean", "null"), ("euclidean_log0", "true"),
+    *(pytest.param(g, m, marks=pytest.mark.slow) for g, m in
+      (("hyperbolic", "null"), ("euclidean", "true"), ("euclidean_log0", "null")))])
 def test_a_stack_of_table2_classifiers_trains_exactly_the_runs_one_by_one(geometry, natural_mix, toy_embedding, tmp_path):
     """Seeds and subtrees side by side: each run's metrics, summary and checkpoint are those of the
     run trained alone. Balanced batches: seed 0 of group.n.01 takes one step more per epoch than the
@@ -263,7 +265,7 @@ def test_a_point_mlr_of_one_run_takes_points_of_any_shape_and_earlier_checkpoint
 TIMING = ("train_seconds", "seconds_per_epoch", "median_seconds_per_epoch", "stacked_runs")  # of the machine
 
 
-@pytest.mark.parametrize("geometry", ["euclidean", "hyperbolic"])
+@pytest.mark.parametrize("geometry", [pytest.param("euclidean", marks=pytest.mark.slow), "hyperbolic"])
 def test_a_converge_run_stops_on_its_own_plateau_as_alone(geometry, toy_embedding, tmp_path):
     """trainer.converge in a stack of three seeds that plateau at different epochs: each run stops at
     its own epoch, with the metrics rows, summary (timing aside), weights and optimizer state it has

@@ -55,7 +55,7 @@ def test_init_dtype_starts_a_float32_run_from_the_float64_runs_weights():
         return models.build_on(cfg.model, torch.device("cpu"), dtype, init_dtype, vocab_size=50)
 
     m64, m32, same = model(torch.float64), model(torch.float32), model(torch.float32, torch.float64)
-    for (name, p64), p32, p in zip(m64.named_parameters(), m32.parameters(), same.parameters(), strict=True):
+    for (name, p64), _p32, p in zip(m64.named_parameters(), m32.parameters(), same.parameters(), strict=True):
         assert p.dtype == torch.float32 and type(p) is type(p64), name
         assert torch.equal(p, p64.float()), name
     assert not torch.equal(m32.embedding, same.embedding)  # drawn in float32: other numbers
@@ -89,7 +89,8 @@ def test_run_held_by_another_process_is_skipped_and_free_once_that_process_is_ki
     holder = subprocess.Popen([sys.executable, "-c", (
         "import fcntl, os, sys, time\n"
         f"fd = os.open({str(run.file('RUNNING'))!r}, os.O_RDWR | os.O_CREAT)\n"
-        "fcntl.flock(fd, fcntl.LOCK_EX); os.write(fd, b'otherhost 123'); print('held', flush=True); time.sleep(60)")],
+        "fcntl.flock(fd, fcntl.LOCK_EX); os.write(fd, b'otherhost 123'); print('held', flush=True); "
+        "time.sleep(60)")],
         stdout=subprocess.PIPE, text=True)
     try:  # another sweep's process trains it: skipped, nothing written
         assert holder.stdout.readline().strip() == "held"
@@ -217,6 +218,7 @@ def test_wandb_offline_without_key_or_network(make_cfg, monkeypatch, tmp_path):
     assert time.perf_counter() - start < 60
 
 
+@pytest.mark.slow  # the sweep through the CLI also runs in test_a_failing_job_does_not_stop_the_sweep
 @pytest.mark.shared_data("mnist")
 def test_cli_multirun_smoke_on_real_mnist(tmp_path, shared_data):
     """The documented command, end to end: a Hydra multirun over the Fig. 3a sweep."""
@@ -243,6 +245,7 @@ def test_a_failing_job_does_not_stop_the_sweep(tmp_path, shared_data):
     assert len(done) == 1 and done[0].startswith("adam-stiefel-s0-")
 
 
+@pytest.mark.slow  # two training processes (resuming in one process: test_resume_gives_the_same_numbers)
 @pytest.mark.shared_data("mnist")
 def test_kill_9_mid_run_then_same_command_gives_same_numbers(tmp_path, shared_data):
     """SIGKILL a training process after its first checkpoint; the same command resumes and ends with
@@ -273,7 +276,10 @@ def test_kill_9_mid_run_then_same_command_gives_same_numbers(tmp_path, shared_da
     subprocess.run(cmd, env=env, check=True, capture_output=True, timeout=300)
     ref = next((tmp_path / "a").rglob("metrics.jsonl")).read_text().splitlines()
     got = (folder / "metrics.jsonl").read_text().splitlines()
-    strip = lambda lines: [{k: v for k, v in json.loads(l).items() if k != "train_seconds"} for l in lines]
+
+    def strip(lines):
+        return [{k: v for k, v in json.loads(line).items() if k != "train_seconds"} for line in lines]
+
     assert strip(got) == strip(ref)
 
 

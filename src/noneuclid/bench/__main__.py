@@ -1,5 +1,7 @@
-"""python -m noneuclid.bench stiefel|hyperbolic|hypercomplex|poincare|mlr|charts [--device cpu|cuda] [--batch N] [--repeats 10] [--json] [--quick]
-python -m noneuclid.bench paper-scale [--device cpu|cuda] [--seconds S] [--only <paper>/<experiment>] (bench/paper_scale.py)
+"""python -m noneuclid.bench stiefel|hyperbolic|hypercomplex|poincare|mlr|charts [--device cpu|cuda] [--batch N]
+    [--repeats 10] [--json] [--quick]
+python -m noneuclid.bench paper-scale [--device cpu|cuda] [--seconds S] [--only <paper>/<experiment>]
+    (bench/paper_scale.py)
 
 Benchmarks print ratios against a baseline measured in the same run (never timed tests).
 """

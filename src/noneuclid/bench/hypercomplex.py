@@ -28,10 +28,10 @@ is not a per-step speed-up and is not timed here.
 
 from __future__ import annotations
 
+import time
+
 import torch
 from torch import nn
-
-import time
 
 from noneuclid.bench.timing import compare
 from noneuclid.data import cifar10

@@ -8,8 +8,8 @@ import ctypes
 import ctypes.util
 import gc
 import time
+from collections.abc import Callable, Iterator
 from pathlib import Path
-from typing import Callable, Iterator
 
 import torch
 

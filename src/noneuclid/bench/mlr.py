@@ -58,7 +58,7 @@ def run(device: torch.device, batch: int = 512, repeats: int = 3, dtype=torch.fl
     for geometry in GEOMETRIES:
         alone = [make_epoch(geometry, [s], nodes, batch, device, dtype) for s in range(runs)]
         stacked = make_epoch(geometry, list(range(runs)), nodes, batch, device, dtype)
-        seconds[geometry] = compare({"alone": lambda: [epoch() for epoch in alone], "stacked": stacked},
+        seconds[geometry] = compare({"alone": lambda alone=alone: [epoch() for epoch in alone], "stacked": stacked},
                                     device, warmup=1, repeats=repeats, clock=time.process_time)
     torch.set_num_threads(threads)
     return {"device": str(device), "batch": batch, "dtype": str(dtype).removeprefix("torch."), "nodes": nodes,
@@ -70,8 +70,9 @@ def run(device: torch.device, batch: int = 512, repeats: int = 3, dtype=torch.fl
 def describe(r: dict) -> str:
     k = r["stacked_runs"]
     return "\n".join([
-        f"Table 2 classifiers, {r['nodes']} points, batches of {r['batch']} ({r['steps_per_epoch']} steps per epoch), "
-        f"{r['dtype']}, {r['device']}, one thread (CPU seconds, medians of interleaved repeats)",
+        f"Table 2 classifiers, {r['nodes']} points, batches of {r['batch']} "
+        f"({r['steps_per_epoch']} steps per epoch), {r['dtype']}, {r['device']}, "
+        "one thread (CPU seconds, medians of interleaved repeats)",
         *(f"  {g:15s}: {k} runs one at a time {s['alone']:6.2f} s, stacked {s['stacked']:6.2f} s per epoch: "
           f"{r['stacked_runs_speedup'][g]:5.2f}x the runs per hour" for g, s in r["epoch_seconds"].items()),
     ])

@@ -30,7 +30,8 @@ def markdown(frame: pd.DataFrame) -> str:
     shown = tables.shown(frame[list(SHOWN)], formats, missing="")
     total = totals(frame)
     sums = tables.shown(total, {"sweep_hours": "{:,.1f}", "runs": "{:d}"})
-    return f"{tables.markdown(shown)}\n\nPer paper (runs shared by two experiments counted once):\n\n{tables.markdown(sums)}"
+    per_paper = "Per paper (runs shared by two experiments counted once):"
+    return f"{tables.markdown(shown)}\n\n{per_paper}\n\n{tables.markdown(sums)}"
 
 
 def _read(path: Path) -> pd.DataFrame:

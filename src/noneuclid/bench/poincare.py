@@ -120,7 +120,8 @@ def describe(r: dict) -> str:
     return "\n".join([
         f"Poincare embeddings, WordNet nouns ({r['nodes']:,} nodes, {r['edges']:,} edges), {r['dim']}-D, "
         f"{r['negatives']} negatives, {r['dtype']}, one thread unless said (scaled to an epoch):",
-        f"  fused steps, batches of 50:       {r['fused_seconds_per_epoch']:8.1f} s per epoch  (the cpu profile's trainer)",
+        f"  fused steps, batches of 50:       {r['fused_seconds_per_epoch']:8.1f} s per epoch  "
+        "(the cpu profile's trainer)",
         f"  fused steps, 2 threads:           {r['fused_2_threads_seconds_per_epoch']:8.1f} s per epoch  "
         "(the next negatives drawn meanwhile)",
         f"  autograd, batches of 50:          {r['autograd_50_seconds_per_epoch']:8.1f} s per epoch  "

@@ -44,8 +44,8 @@ Learned (a claim's key `learned`, for claims that compare gains across datasets 
 is judged only where every model it involves has learned the task. The caller gives each model's
 values of `learned.metric` (as the paper selects them: e.g. its best of 3 runs by dev accuracy) and the
 paper's value for it; a model whose mean falls more than `within` behind the paper's value (or that has
-no values) makes the cell not testable here, the reason naming the model and its value. A gain that moves because one model failed to learn says
-nothing about the claim.
+no values) makes the cell not testable here, the reason naming the model and its value. A gain that moves
+because one model failed to learn says nothing about the claim.
 
 Shares (judge_shares: a 0/1 outcome per seed, such as "the run diverged"): d = s (p_a - p_b); its
 interval squares and adds the exact (Clopper-Pearson) 95 % intervals [l, u] of each share, as
@@ -68,8 +68,8 @@ from __future__ import annotations
 import itertools
 import math
 import statistics
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, replace
-from typing import Mapping, Sequence
 
 from noneuclid.claims.data import AT_LEAST, BETTER_RELATION, ON_PAR, Cell, Claim
 from noneuclid.claims.significance import ALPHA, Spread, holm, newcombe

@@ -6,16 +6,27 @@ estimates (CAPS); LEGEND names them all."""
 from __future__ import annotations
 
 import math
+from collections.abc import Iterable
 from dataclasses import asdict, fields
 from pathlib import Path
-from typing import Iterable
 
 import pandas as pd
 
 from noneuclid import tables
 from noneuclid.claims.data import AT_LEAST, ON_PAR
-from noneuclid.claims.engine import (CONSISTENT, EXACT, INCONCLUSIVE, MAX_SEEDS, NOT_TESTABLE, ONE_ARM, PAIRED, SHARES,
-                                     SHARES_MAX_SEEDS, WELCH, Verdict)
+from noneuclid.claims.engine import (
+    CONSISTENT,
+    EXACT,
+    INCONCLUSIVE,
+    MAX_SEEDS,
+    NOT_TESTABLE,
+    ONE_ARM,
+    PAIRED,
+    SHARES,
+    SHARES_MAX_SEEDS,
+    WELCH,
+    Verdict,
+)
 
 LEGEND_TEMPLATE = (
     "Difference: ours, in the paper's direction (> 0 is what the paper says of the first arm), with its 95 % "

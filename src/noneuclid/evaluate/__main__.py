@@ -15,7 +15,7 @@ from noneuclid.evaluate import authors_networks, drift, engine_validation, float
 from noneuclid.runs.lookup import seed_list
 
 
-def main(argv=None) -> int:
+def _parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(prog="python -m noneuclid.evaluate", description=__doc__)
     parser.add_argument("what", choices=["authors-networks", "drift", "timing", "table2-reference", "engine-validation",
                                          "float32-atlas"])
@@ -28,7 +28,8 @@ def main(argv=None) -> int:
                              "results/hnn/<profile> (table2-reference), results/engine (engine-validation), "
                              "results/geometry (float32-atlas)")
     parser.add_argument("--train-images", type=int, default=None,
-                        help="authors-networks: the training loss over the first N training images (default: all 60,000)")
+                        help="authors-networks: the training loss over the first N training images "
+                             "(default: all 60,000)")
     parser.add_argument("--steps", type=int, default=None,
                         help="drift: optimizer steps (default: the paper profile's epochs x batches per epoch); "
                              "timing: training steps per timed block (default: one epoch)")
@@ -40,27 +41,36 @@ def main(argv=None) -> int:
                         help="drift: seeds per retraction (default: geodesic=0-2 cayley=0)")
     parser.add_argument("overrides", nargs="*", help="drift: the optimizers' overrides (default: "
                         "optim.section=householder); timing: the arms' training overrides")
+    return parser
+
+
+def _evaluate(args: argparse.Namespace) -> list:
+    """Runs the evaluation args.what; the files it wrote."""
+    if args.what == "authors-networks":
+        return authors_networks.make(reference_dir(args.data), args.data,
+                                     args.out or Path("results") / "brantner" / args.profile, args.train_images)
+    if args.what == "drift":
+        out = args.out or Path("results") / "brantner" / args.profile
+        seeds = dict(args.drift_seeds or drift.SEEDS.items())
+        return drift.make(reference_dir(args.data), args.data, out, args.steps, seeds=seeds,
+                          overrides=args.overrides or drift.SECTION)
+    if args.what == "timing":
+        return timing.make(args.profile, args.out or Path("results") / "brantner" / args.profile, args.repeats,
+                           args.steps, args.threads, args.overrides, args.device)
+    if args.what == "engine-validation":
+        return engine_validation.make(args.out or engine_validation.OUT)
+    if args.what == "float32-atlas":
+        return float32_atlas.make(args.out or Path("results") / "geometry")
+    return [table2_reference.make(args.runs, args.profile, args.out or Path("results") / "hnn" / args.profile)]
+
+
+def main(argv=None) -> int:
+    parser = _parser()
     args = parser.parse_intermixed_args(argv)
     if args.device == "cuda" and not torch.cuda.is_available():
         parser.error("--device cuda: torch sees no CUDA GPU on this machine")
     try:
-        if args.what == "authors-networks":
-            written = authors_networks.make(reference_dir(args.data), args.data,
-                                            args.out or Path("results") / "brantner" / args.profile, args.train_images)
-        elif args.what == "drift":
-            out = args.out or Path("results") / "brantner" / args.profile
-            seeds = dict(args.drift_seeds or drift.SEEDS.items())
-            written = drift.make(reference_dir(args.data), args.data, out, args.steps, seeds=seeds,
-                                 overrides=args.overrides or drift.SECTION)
-        elif args.what == "timing":
-            written = timing.make(args.profile, args.out or Path("results") / "brantner" / args.profile, args.repeats,
-                                  args.steps, args.threads, args.overrides, args.device)
-        elif args.what == "engine-validation":
-            written = engine_validation.make(args.out or engine_validation.OUT)
-        elif args.what == "float32-atlas":
-            written = float32_atlas.make(args.out or Path("results") / "geometry")
-        else:
-            written = [table2_reference.make(args.runs, args.profile, args.out or Path("results") / "hnn" / args.profile)]
+        written = _evaluate(args)
     except FileNotFoundError as e:
         print(f"error: {e}", file=sys.stderr)
         return 1

@@ -32,8 +32,7 @@ import torch
 from torch import Tensor
 
 from noneuclid import tables
-from noneuclid.geometry import lorentz as lz
-from noneuclid.geometry import poincare as pb
+from noneuclid.geometry import lorentz as lz, poincare as pb
 from noneuclid.geometry.spaces import Lorentz, PoincareBall
 from noneuclid.nn.recurrent import gru_step, matvec
 

@@ -11,8 +11,8 @@ does; data.natural_mix runs are weighted as they come. The hyperbolic MLR has no
 
 Writes (merges into) table2_reference.csv: subtree, dim, classifier, sampling (balanced batches or
 the natural mix), seeds, ours_f1 and reference_f1 (means over the same seeds, F1 in %), difference
-(ours - reference), and the training losses (means over the seeds): ours (the last epoch's, as logged) and the reference's at its
-optimum (the lowest there is), so that a row whose F1 differs where the optimum is flat shows whether
+(ours - reference), and the training losses (means over the seeds): ours (the last epoch's, as logged) and the
+reference's at its optimum (the lowest there is), so that a row whose F1 differs where the optimum is flat shows whether
 ours reached it. A cell whose runs are found replaces its row, unless they are fewer than the row's
 seeds; the file's other rows stay, so that rerunning some cells (one classifier's new protocol, say)
 needs only their runs.

@@ -20,7 +20,7 @@ boundary (mobius_add, mobius_add_gap, dist and logmap are written with the gaps 
 
 from __future__ import annotations
 
-from typing import Callable
+from collections.abc import Callable
 
 import torch
 from torch import Tensor

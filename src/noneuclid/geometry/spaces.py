@@ -15,8 +15,7 @@ import math
 import torch
 from torch import Tensor
 
-from noneuclid.geometry import lorentz as lz
-from noneuclid.geometry import poincare as pb
+from noneuclid.geometry import lorentz as lz, poincare as pb
 
 CHARTS = ("poincare", "lorentz")
 
@@ -244,7 +243,8 @@ class Lorentz:
         return lz.from_ball_space(p, self.c, self.dim)
 
     def _radius(self, ball_norm: float) -> float:
-        """||x_s|| of the points at the ball's norm ball_norm/sqrt(c): sinh(2 artanh t)/sqrt(c) = 2t/(sqrt(c)(1 - t^2))."""
+        """||x_s|| of the points at the ball's norm ball_norm/sqrt(c):
+        sinh(2 artanh t)/sqrt(c) = 2t/(sqrt(c)(1 - t^2))."""
         return 2 * ball_norm / (self.c ** 0.5 * (1 - ball_norm ** 2))
 
     def project(self, x: Tensor, snap: float = 0.0) -> Tensor:
@@ -325,7 +325,8 @@ def space(hyperbolic: bool, c: float = 1.0, project_results: bool = False, carry
         raise ValueError(f"model.chart must be one of {CHARTS}, got {chart!r}")
     if not hyperbolic:
         if chart != "poincare":
-            raise ValueError("model.chart chooses the chart of hyperbolic space: leave it poincare for a Euclidean model")
+            raise ValueError(
+                "model.chart chooses the chart of hyperbolic space: leave it poincare for a Euclidean model")
         return Euclidean()
     if chart == "lorentz":
         return Lorentz(c, project_results=project_results)

@@ -32,8 +32,7 @@ import torch
 from torch import Tensor, nn
 from torch.nn import functional as F
 
-from noneuclid.geometry import poincare as pb
-from noneuclid.geometry import spaces
+from noneuclid.geometry import poincare as pb, spaces
 from noneuclid.nn.hyperbolic import HyperbolicMLR, glorot
 from noneuclid.nn.parameters import PoincareParameter, with_copy_dims
 from noneuclid.nn.recurrent import Recurrent, matvec

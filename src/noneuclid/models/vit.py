@@ -69,11 +69,11 @@ def load_gml(path) -> PatchViT:
             return torch.from_numpy(node["A"][()] if isinstance(node, h5py.Group) else node[()])
 
         with torch.no_grad():
-            for l, (attention, feed_forward) in enumerate(model.blocks):
+            for layer, (attention, feed_forward) in enumerate(model.blocks):
                 for i, proj in enumerate(("PQ", "PK", "PV")):  # weight[i, h] is head h's 49 x 7 P
                     attention.weight[i] = torch.stack(
-                        [array(f"L{2 * l + 1}/{proj}/head_{h + 1}").T for h in range(heads)])
-                feed_forward.linear.weight.copy_(array(f"L{2 * l + 2}/weight").T)
-                feed_forward.linear.bias.copy_(array(f"L{2 * l + 2}/bias"))
+                        [array(f"L{2 * layer + 1}/{proj}/head_{h + 1}").T for h in range(heads)])
+                feed_forward.linear.weight.copy_(array(f"L{2 * layer + 2}/weight").T)
+                feed_forward.linear.bias.copy_(array(f"L{2 * layer + 2}/bias"))
             model.classifier.weight.copy_(array(f"L{2 * depth + 1}/weight").T)
     return model.eval()

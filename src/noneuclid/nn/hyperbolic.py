@@ -12,8 +12,7 @@ import math
 import torch
 from torch import Tensor, nn
 
-from noneuclid.geometry import poincare as pb
-from noneuclid.geometry import spaces
+from noneuclid.geometry import poincare as pb, spaces
 from noneuclid.nn.parameters import PoincareParameter, with_copy_dims
 
 

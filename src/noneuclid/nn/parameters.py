@@ -6,8 +6,7 @@ from __future__ import annotations
 import torch
 from torch import nn
 
-from noneuclid.geometry import poincare as pb
-from noneuclid.geometry import stiefel
+from noneuclid.geometry import poincare as pb, stiefel
 
 
 class StiefelParameter(nn.Parameter):

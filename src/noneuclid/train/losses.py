@@ -6,8 +6,8 @@ from batch sums: `loss(probs, y) = finish(per_example(probs, y).mean())`.
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass
-from typing import Callable
 
 import torch
 import torch.nn.functional as F

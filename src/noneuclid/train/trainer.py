@@ -21,8 +21,8 @@ from omegaconf import DictConfig
 from tqdm import tqdm
 
 from noneuclid import models, optim
-from noneuclid.train import loggers, stacking, tasks
 from noneuclid.runs import RunDir, atomic_write, resolve_device
+from noneuclid.train import loggers, stacking, tasks
 from noneuclid.train.summary import constraint_errors, summarise
 
 log = logging.getLogger("noneuclid")

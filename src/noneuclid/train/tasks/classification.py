@@ -27,7 +27,7 @@ class Classification:
         self.batch_size, self.loss_fn, self.seed = batch_size, LOSSES[loss], seed
         self.eval_batch_size = eval_batch_size
 
-    def to(self, device, dtype) -> "Classification":
+    def to(self, device, dtype) -> Classification:
         self.splits = {k: (x.to(device, dtype), y.to(device)) for k, (x, y) in self.splits.items()}
         return self
 

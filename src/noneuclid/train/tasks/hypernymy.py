@@ -61,7 +61,7 @@ class Hypernymy:
             rows = rows[torch.randperm(len(rows), generator=torch.Generator().manual_seed(0))[:eval_nodes]].sort().values
         self.eval_rows, self.device = rows, torch.device("cpu")
 
-    def to(self, device, dtype) -> "Hypernymy":
+    def to(self, device, dtype) -> Hypernymy:
         """Evaluation on `device`; the batches are drawn on the CPU (a compiled loop) and moved there."""
         self.device = torch.device(device)
         self.ancestors, self.eval_rows = self.ancestors.to(device), self.eval_rows.to(device)

@@ -29,7 +29,7 @@ class LanguageModel:
         self.unigram = {s: wikitext2.unigram_perplexity(self.streams["train"].reshape(-1), self.streams[s][1:].reshape(-1),
                                                         corpus.words) for s in self.eval_splits}
 
-    def to(self, device, dtype) -> "LanguageModel":
+    def to(self, device, dtype) -> LanguageModel:
         self.streams = {k: v.to(device) for k, v in self.streams.items()}
         return self
 

@@ -30,7 +30,7 @@ class SentencePairs:
         self.batch_size, self.seeds, self.runs, self.fixed_batches = batch_size, [seed], 1, fixed_batches
         self.model_kwargs = {"vocab_size": vocab_size}
 
-    def to(self, device, dtype) -> "SentencePairs":
+    def to(self, device, dtype) -> SentencePairs:
         self.splits = {k: tuple(t.to(device) for t in v) for k, v in self.splits.items()}
         return self
 

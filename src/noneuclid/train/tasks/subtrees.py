@@ -93,7 +93,7 @@ class SubtreeRuns:
         self.tasks, self.runs, first = run_tasks, len(run_tasks), run_tasks[0]
         self.eval_splits, self.model_kwargs, self.loss_fn = first.eval_splits, {}, first.loss_fn
 
-    def to(self, device, dtype) -> "SubtreeRuns":
+    def to(self, device, dtype) -> SubtreeRuns:
         for task in self.tasks:
             task.to(device, dtype)
         return self
