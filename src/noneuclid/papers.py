@@ -146,7 +146,8 @@ PAPERS = {
         title="Ganea et al., Hyperbolic Neural Networks",
         experiments=("table1", "init", "budget", "long", "gru_long", "order", "carry_gaps", "seeds", "same_init",
                      "compensated", "charts", "poincare", "burnin", "table2"),
-        reports=(Report("noneuclid.report.hnn"), Report("noneuclid.report.hnn_table2", page="table2", options=False)),
+        reports=(Report("noneuclid.report.hnn"), Report("noneuclid.report.hnn_table2", page="table2", options=False),
+                 Report("noneuclid.report.hnn_charts", page="charts", options=False)),
         stages=HNN, extras=HNN_EXTRAS,
         summarized=("table2",), thin_curves=("train_loss", "test_f1")),
     "phydi": Paper(

@@ -34,14 +34,15 @@ def load(paper: str) -> dict[str, dict]:
     return yaml.safe_load((claims_data.DIR / f"{paper}_tables.yaml").read_text())["tables"]
 
 
-def data(paper: str, table: str, finished: pd.DataFrame, cells) -> pd.DataFrame:
+def data(paper: str, table: str, finished: pd.DataFrame, cells, where=None) -> pd.DataFrame:
     """One row per (row, column) of `cells` (names of the table's rows and columns, in their order): the
-    metric over the finished runs of their settings, and the paper's number."""
+    metric over the finished runs of their settings (and of `where`: config key -> value, e.g. one dataset
+    of a table drawn per dataset), and the paper's number."""
     spec, labels = load(paper)[table], claims_data.load(paper).labels
     rows, columns = spec["rows"], spec["columns"]
     out = []
     for row, column in cells:
-        settings = {**rows["settings"][row], **columns["settings"][column]}
+        settings = {**(where or {}), **rows["settings"][row], **columns["settings"][column]}
         found = select.arm_values(finished, settings, [spec["metric"], spec.get("best_by", spec["metric"])])
         values, by = spec.get("scale", 1) * found.iloc[:, 0], found.iloc[:, 1]
         best = values[by == by.max()].head(1)  # its one seed, none without runs

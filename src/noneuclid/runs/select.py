@@ -12,7 +12,7 @@ import pandas as pd
 from omegaconf import OmegaConf
 
 from noneuclid.config import compose
-from noneuclid.runs.settings import settings_id
+from noneuclid.runs.settings import OFF_WHEN_DEFAULT, settings_id
 
 # a run that ended (will not train further; its row is kept in runs.csv): finished (trained to its end),
 # diverged (stopped at a non-finite loss) or failed
@@ -37,9 +37,12 @@ def arm_values(runs: pd.DataFrame, selector: Mapping[str, object], column):
 
 
 def chosen(runs: pd.DataFrame, selector: Mapping[str, object]) -> pd.Series:
-    """Per run: whether its settings are the selector's (config key -> value; None: the key unset or null)."""
+    """Per run: whether its settings are the selector's (config key -> value; None: the key unset or null). A
+    setting added after runs existed with the default those runs computed (runs.settings.OFF_WHEN_DEFAULT)
+    reads that default where a run lacks it."""
     unset = pd.Series(None, index=runs.index, dtype=object)
     have = {k: runs[f"cfg.{k}"] if f"cfg.{k}" in runs else unset for k in selector}
+    have = {k: v.fillna(OFF_WHEN_DEFAULT[k]) if k in OFF_WHEN_DEFAULT else v for k, v in have.items()}
     return pd.concat([have[k].isna() if v is None else have[k] == v for k, v in selector.items()], axis=1).all(axis=1)
 
 
