@@ -56,7 +56,7 @@ def tiny_mnist(tmp_path, monkeypatch) -> Path:
         images = rng.integers(0, 40, (count, 28, 28))
         for k in range(count):  # a class-dependent bright square: learnable in a few steps
             r, c = divmod(int(labels[k]), 4)
-            images[k, 7 * r: 7 * r + 7, 7 * c: 7 * c + 7] = 255
+            images[k, 7 * r : 7 * r + 7, 7 * c : 7 * c + 7] = 255
         write_idx(folder / f"{prefix}-images-idx3-ubyte.gz", images)
         write_idx(folder / f"{prefix}-labels-idx1-ubyte.gz", labels)
     sums = {p.name: files.sha256sum(p) for p in folder.iterdir()}
@@ -67,11 +67,20 @@ def tiny_mnist(tmp_path, monkeypatch) -> Path:
 @pytest.fixture
 def make_cfg(tiny_mnist, tmp_path):
     """compose() for a smoke-sized run on the tiny data, with run folders under tmp_path/runs."""
+
     def make(*overrides: str, runs_dir: Path | None = None):
-        return compose([
-            "profile=smoke", f"paths.data_dir={tiny_mnist}", f"paths.runs_dir={runs_dir or tmp_path / 'runs'}",
-            "model.depth=2", "trainer.progress=false", "trainer.threads=1", *overrides,
-        ])
+        return compose(
+            [
+                "profile=smoke",
+                f"paths.data_dir={tiny_mnist}",
+                f"paths.runs_dir={runs_dir or tmp_path / 'runs'}",
+                "model.depth=2",
+                "trainer.progress=false",
+                "trainer.threads=1",
+                *overrides,
+            ]
+        )
+
     return make
 
 

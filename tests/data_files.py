@@ -9,15 +9,23 @@ import numpy as np
 
 from noneuclid.data import files, wikitext2
 
-PER_BATCH = {"data_batch_1": 3, "data_batch_2": 2, "data_batch_3": 3, "data_batch_4": 1, "data_batch_5": 2,
-             "test_batch": 10}
+PER_BATCH = {
+    "data_batch_1": 3,
+    "data_batch_2": 2,
+    "data_batch_3": 3,
+    "data_batch_4": 1,
+    "data_batch_5": 2,
+    "test_batch": 10,
+}
 
 
 def cifar10_batches(seed=0):
     """A few random images and labels per official batch name."""
     rng = np.random.default_rng(seed)
-    return {b: (rng.integers(0, 256, (k, 3072), dtype=np.uint8), rng.integers(0, 10, k).tolist())
-            for b, k in PER_BATCH.items()}
+    return {
+        b: (rng.integers(0, 256, (k, 3072), dtype=np.uint8), rng.integers(0, 10, k).tolist())
+        for b, k in PER_BATCH.items()
+    }
 
 
 def write_python(root, batches):
@@ -25,8 +33,12 @@ def write_python(root, batches):
     folder = root / "cifar10" / "cifar-10-batches-py"
     folder.mkdir(parents=True)
     for name, (data, labels) in batches.items():
-        d = {b"batch_label": name.encode(), b"labels": labels, b"data": data,
-             b"filenames": [f"img_{i}.png".encode() for i in range(len(labels))]}
+        d = {
+            b"batch_label": name.encode(),
+            b"labels": labels,
+            b"data": data,
+            b"filenames": [f"img_{i}.png".encode() for i in range(len(labels))],
+        }
         (folder / name).write_bytes(pickle.dumps(d, protocol=2))
     return {name: hashlib.md5((folder / name).read_bytes()).hexdigest() for name in batches}
 
@@ -42,8 +54,8 @@ def write_binary(root, batches):
 
 
 TEXT = {
-    "train": " = Valkyria Chronicles = \n\n The game 's \"story\" began ( in 2011 ) ; it was <unk> .\n"
-             " the game , the story : the end ! the @-@ end ?\n",
+    "train": ' = Valkyria Chronicles = \n\n The game \'s "story" began ( in 2011 ) ; it was <unk> .\n'
+    " the game , the story : the end ! the @-@ end ?\n",
     "valid": " The new game was <unk> , unseen words map to <unk> .\n",
     "test": " the end .\n",
 }

@@ -19,8 +19,11 @@ def _own_settings(experiment: str) -> dict:
     """The dotted settings configs/experiment/<experiment>.yaml sets itself (not its defaults list, its
     Hydra sweep, nor interpolations)."""
     own = OmegaConf.to_container(OmegaConf.load(CONFIG_DIR / "experiment" / f"{experiment}.yaml"))
-    return {k: v for k, v in flatten(own).items()
-            if not k.startswith(("defaults", "hydra")) and not (isinstance(v, str) and "${" in v)}
+    return {
+        k: v
+        for k, v in flatten(own).items()
+        if not k.startswith(("defaults", "hydra")) and not (isinstance(v, str) and "${" in v)
+    }
 
 
 def _scales(experiment: str) -> set[str]:
@@ -32,7 +35,7 @@ def _scales(experiment: str) -> set[str]:
         if isinstance(entry, str) and entry.startswith("/experiment/"):
             groups |= _scales(entry.removeprefix("/experiment/"))
         elif not isinstance(entry, str):
-            (key, value), = entry.items()
+            ((key, value),) = entry.items()
             study = value if key == "override /study" else study
             groups |= {key.removeprefix("/scale/")} if key.startswith("/scale/") else set()
     return groups | {study or "brantner"}
@@ -55,8 +58,10 @@ def test_each_experiment_s_budget_and_who_sets_it(profile):
         cfg = compose([f"experiment={experiment}", f"profile={profile}"], experiment_name=experiment)
         resolved = flatten(OmegaConf.to_container(cfg, resolve=True))
         seeds = sweep_values(experiment, "seed") or experiment_value(experiment, "stack.seed") or [resolved["seed"]]
-        print(f"{experiment:22s} {profile:6s} epochs {resolved['trainer.epochs']!s:>4}  "
-              f"train_size {resolved.get('data.train_size')!s:>6}  seeds {','.join(map(str, seeds))}")
+        print(
+            f"{experiment:22s} {profile:6s} epochs {resolved['trainer.epochs']!s:>4}  "
+            f"train_size {resolved.get('data.train_size')!s:>6}  seeds {','.join(map(str, seeds))}"
+        )
         changed = {k for k, v in _own_settings(experiment).items() if k in resolved and resolved[k] != v}
         declared = set() if profile == "paper" else _scale_keys(experiment, profile)
         assert changed <= declared, f"{experiment} at profile={profile}: {sorted(changed - declared)} overridden"

@@ -42,7 +42,7 @@ def test_no_import_circles():
         state[name] = "open"
         for other in sorted(graph[name]):
             if state.get(other) == "open":
-                circles.append(" -> ".join([*path[path.index(other):], other]))
+                circles.append(" -> ".join([*path[path.index(other) :], other]))
             elif other not in state:
                 visit(other, [*path, other])
         state[name] = "done"
@@ -55,29 +55,41 @@ def test_no_import_circles():
 
 def test_reports_do_not_import_the_trainer():
     modules = _modules()
-    reaching = {name: sorted(m for m in _imports(tree, set(modules)) if m.startswith("noneuclid.train"))
-                for name, tree in modules.items() if name.startswith(("noneuclid.report", "noneuclid.figures"))}
+    reaching = {
+        name: sorted(m for m in _imports(tree, set(modules)) if m.startswith("noneuclid.train"))
+        for name, tree in modules.items()
+        if name.startswith(("noneuclid.report", "noneuclid.figures"))
+    }
     assert not any(reaching.values()), {k: v for k, v in reaching.items() if v}
 
 
 def test_no_function_longer_than_60_lines():
-    long = [f"{name}.{node.name}: {node.end_lineno - node.lineno + 1} lines"
-            for name, tree in _modules().items() for node in ast.walk(tree)
-            if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)) and node.end_lineno - node.lineno >= 60]
+    long = [
+        f"{name}.{node.name}: {node.end_lineno - node.lineno + 1} lines"
+        for name, tree in _modules().items()
+        for node in ast.walk(tree)
+        if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)) and node.end_lineno - node.lineno >= 60
+    ]
     assert not long, long
 
 
 @pytest.mark.parametrize("package", ["noneuclid.figures", "noneuclid.evaluate"])
 def test_figures_and_evaluations_do_not_import_the_reports(package):
     modules = _modules()
-    reaching = {name: sorted(m for m in _imports(tree, set(modules)) if m.startswith("noneuclid.report"))
-                for name, tree in modules.items() if name.startswith(package)}
+    reaching = {
+        name: sorted(m for m in _imports(tree, set(modules)) if m.startswith("noneuclid.report"))
+        for name, tree in modules.items()
+        if name.startswith(package)
+    }
     assert reaching and not any(reaching.values()), {k: v for k, v in reaching.items() if v}
 
 
 def test_figures_draw_data_and_run_no_model():
     modules = _modules()
     running = ("noneuclid.models", "noneuclid.nn")
-    reaching = {name: sorted(m for m in _imports(tree, set(modules)) if m.startswith(running))
-                for name, tree in modules.items() if name.startswith("noneuclid.figures")}
+    reaching = {
+        name: sorted(m for m in _imports(tree, set(modules)) if m.startswith(running))
+        for name, tree in modules.items()
+        if name.startswith("noneuclid.figures")
+    }
     assert reaching and not any(reaching.values()), {k: v for k, v in reaching.items() if v}

@@ -15,8 +15,10 @@ OmegaConf.register_new_resolver("pick", lambda flag, yes, no: yes if flag else n
 # ${choose:key,{a: x, b: y}} -> the value of key in the table (e.g. epochs per model.cell); a table of
 # its own (a: {k: v}) is a config node, read as the others are (cfg.trainer.converge.patience)
 OmegaConf.register_new_resolver(
-    "choose", lambda key, table: OmegaConf.create(table[key]) if isinstance(table[key], dict) else table[key],
-    replace=True)
+    "choose",
+    lambda key, table: OmegaConf.create(table[key]) if isinstance(table[key], dict) else table[key],
+    replace=True,
+)
 
 
 def jobs() -> int:
@@ -26,8 +28,9 @@ def jobs() -> int:
     if not value:
         return len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else os.cpu_count() or 1
     if not value.isdigit() or int(value) < 1:
-        raise ValueError(f"NONEUCLID_JOBS={value!r}: give a whole number of parallel jobs, 1 or more "
-                         "(or unset it for one per core)")
+        raise ValueError(
+            f"NONEUCLID_JOBS={value!r}: give a whole number of parallel jobs, 1 or more (or unset it for one per core)"
+        )
     return int(value)
 
 
@@ -59,8 +62,10 @@ def stacked_runs(overrides: list[str], stack: dict, experiment_name: str = "defa
     base = [o for o in overrides if not o.lstrip("+~").startswith("stack")]
     keys = list(stack)
     combos = itertools.product(*(stack[k] for k in keys))
-    return [compose([*base, *(f"{k}={v}" for k, v in zip(keys, values)), "stack=null"], experiment_name)
-            for values in combos]
+    return [
+        compose([*base, *(f"{k}={v}" for k, v in zip(keys, values)), "stack=null"], experiment_name)
+        for values in combos
+    ]
 
 
 def sweep_values(experiment: str, key: str) -> list[str]:

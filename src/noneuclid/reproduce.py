@@ -39,9 +39,9 @@ PAPERS = tuple(registry.PAPERS)  # the papers of the suite, in the order they ru
 class Step:
     paper: str
     name: str
-    args: list[str]                       # after `python -m`
-    kind: str = "train"                   # train | data | report
-    status: str = "pending"               # ran | failed | skipped
+    args: list[str]  # after `python -m`
+    kind: str = "train"  # train | data | report
+    status: str = "pending"  # ran | failed | skipped
     reason: str = ""
     seconds: float = 0.0
     needs: list[str] = field(default_factory=list)  # datasets that must be present
@@ -52,26 +52,35 @@ def _conditions(profile: str, data_dir: Path, generated_dir: Path) -> dict[str, 
     stage is skipped (None: the stage is left out, as there is nothing to do)."""
     reference = data_dir / "reference" / "brantner_gml"
     return {
-        "authors_networks": ((reference / "mnist_metadata.h5").is_file(),
-                             f"no authors' networks in {reference} (see its README in ../shared/data)"),
-        "snli_train": (any((data_dir / "snli").glob("*train*")),
-                       f"no SNLI training split in {data_dir / 'snli'} "
-                       "(python -m noneuclid.data fetch snli --data-dir DATA_DIR)"),
+        "authors_networks": (
+            (reference / "mnist_metadata.h5").is_file(),
+            f"no authors' networks in {reference} (see its README in ../shared/data)",
+        ),
+        "snli_train": (
+            any((data_dir / "snli").glob("*train*")),
+            f"no SNLI training split in {data_dir / 'snli'} (python -m noneuclid.data fetch snli --data-dir DATA_DIR)",
+        ),
         "wordnet_to_prepare": (profile != "smoke" and bool(missing("wordnet", data_dir, generated_dir)), None),
-        "cifar10_to_write": ((data_dir / "cifar10" / "materialize.py").exists()
-                             and bool(missing("cifar10", data_dir, generated_dir)), None),
+        "cifar10_to_write": (
+            (data_dir / "cifar10" / "materialize.py").exists() and bool(missing("cifar10", data_dir, generated_dir)),
+            None,
+        ),
         "gpu": (torch.cuda.is_available(), None),
     }
 
 
-def plan(papers, profile: str, data_dir: Path, generated_dir: Path, runs_dir: Path,
-         overrides: list[str] = ()) -> list[Step]:
+def plan(
+    papers, profile: str, data_dir: Path, generated_dir: Path, runs_dir: Path, overrides: list[str] = ()
+) -> list[Step]:
     """The steps of each paper, in order: the stages of its registry entry (papers.PAPERS; at the smoke
     profile, which shows every kind of step once, not the ablations), its report, then the HTML page."""
     train = ["noneuclid.train", "-m", f"profile={profile}", "trainer.progress=false", *overrides]
     # cpu: one process per core (or $NONEUCLID_JOBS), torch at one thread each (the cpu profiles' budgets assume it)
-    per_core = ([] if profile != "cpu" or any(o.startswith("hydra/launcher") for o in overrides)
-                else ["hydra/launcher=joblib", f"hydra.launcher.n_jobs={jobs()}", "trainer.threads=1"])
+    per_core = (
+        []
+        if profile != "cpu" or any(o.startswith("hydra/launcher") for o in overrides)
+        else ["hydra/launcher=joblib", f"hydra.launcher.n_jobs={jobs()}", "trainer.threads=1"]
+    )
     conditions = _conditions(profile, data_dir, generated_dir)
     values = {"runs": runs_dir, "profile": profile, "data": data_dir, "generated": generated_dir}
     steps: list[Step] = []
@@ -89,10 +98,22 @@ def plan(papers, profile: str, data_dir: Path, generated_dir: Path, runs_dir: Pa
                 args = train + (per_core if stage.per_core else []) + args
             needs = [n for n in stage.needs if not (n == "wordnet" and profile == "smoke")]
             steps.append(Step(paper, stage.name, args, stage.kind, needs=needs))
-        steps.append(Step(paper, "report", ["noneuclid.report", paper, "--runs", str(runs_dir), "--profile", profile],
-                          kind="report"))
-    steps.append(Step("all", "HTML report", ["noneuclid.report", "html", "--runs", str(runs_dir), "--profile", profile],
-                      kind="report"))
+        steps.append(
+            Step(
+                paper,
+                "report",
+                ["noneuclid.report", paper, "--runs", str(runs_dir), "--profile", profile],
+                kind="report",
+            )
+        )
+    steps.append(
+        Step(
+            "all",
+            "HTML report",
+            ["noneuclid.report", "html", "--runs", str(runs_dir), "--profile", profile],
+            kind="report",
+        )
+    )
     return steps
 
 
@@ -139,13 +160,14 @@ def summary(steps: list[Step], runs_dir: Path, profile: str) -> str:
 
 
 def main(argv=None) -> int:
-    parser = argparse.ArgumentParser(prog="python -m noneuclid.reproduce", description=__doc__,
-                                     formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser = argparse.ArgumentParser(
+        prog="python -m noneuclid.reproduce", description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter
+    )
     parser.add_argument("papers", nargs="*", default=["all"], choices=["all", *PAPERS])
     parser.add_argument("--profile", default="cpu", choices=PROFILES)
     argv = sys.argv[1:] if argv is None else list(argv)
-    overrides = argv[argv.index("--") + 1:] if "--" in argv else []
-    args = parser.parse_args(argv[:argv.index("--")] if "--" in argv else argv)
+    overrides = argv[argv.index("--") + 1 :] if "--" in argv else []
+    args = parser.parse_args(argv[: argv.index("--")] if "--" in argv else argv)
     papers = PAPERS if "all" in args.papers else tuple(dict.fromkeys(args.papers))
     data_dir = Path(os.environ.get("NONEUCLID_DATA_DIR", "data"))
     generated_dir = Path(os.environ.get("NONEUCLID_GENERATED_DIR", "data/generated"))

@@ -3,6 +3,7 @@ as Markdown and as LaTeX (booktabs), with the caption and the best cells in bold
 
 from __future__ import annotations
 
+from collections.abc import Iterable
 from pathlib import Path
 
 import pandas as pd
@@ -11,8 +12,15 @@ FLOAT_FORMAT = "%.10g"  # what is read back writes the same bytes
 NUMBER = r"[-+]?[\d,.]+(e[-+]?\d+)?( ± [\d.]+)?( \(n=\d+\))?|-"  # a cell right-aligned in LaTeX
 
 
-def write(out: Path, stem: str, data: pd.DataFrame | None, shown: pd.DataFrame, title: str, caption: str,
-          bold: set[tuple[int, str]] = frozenset()) -> list[Path]:
+def write(
+    out: Path,
+    stem: str,
+    data: pd.DataFrame | None,
+    shown: pd.DataFrame,
+    title: str,
+    caption: str,
+    bold: set[tuple[int, str]] = frozenset(),
+) -> list[Path]:
     """out/<stem>.csv (data; None: left as it is), .md and .tex (shown, the (row, column) cells of `bold` in
     bold); returns the paths written."""
     out.mkdir(parents=True, exist_ok=True)
@@ -23,8 +31,15 @@ def write(out: Path, stem: str, data: pd.DataFrame | None, shown: pd.DataFrame, 
     return [out / f"{stem}.{ext}" for ext in ("csv", "md", "tex") if ext != "csv" or data is not None]
 
 
-def section(out: Path, stem: str, data: pd.DataFrame | None, shown: pd.DataFrame, title: str, caption: str,
-            bold: set[tuple[int, str]] = frozenset()) -> str:
+def section(
+    out: Path,
+    stem: str,
+    data: pd.DataFrame | None,
+    shown: pd.DataFrame,
+    title: str,
+    caption: str,
+    bold: set[tuple[int, str]] = frozenset(),
+) -> str:
     """`write` the table, and return it as a section of a summary page (heading, caption, table)."""
     write(out, stem, data, shown, title, caption, bold)
     return f"## {title}\n\n{caption}\n\n{markdown(shown, bold)}\n"
@@ -77,18 +92,48 @@ def _cells(shown: pd.DataFrame, bold, emphasise, escape) -> pd.DataFrame:
 def booktabs(spec: str, columns: Iterable[str], rows: Iterable[Iterable[str]], caption: str, label: str) -> str:
     """A LaTeX table in booktabs rules (column spec `spec`): the column names and caption escaped, the rows'
     cells as given (already LaTeX), and the label."""
-    lines = [r"\begin{table}", r"\centering", r"\small", rf"\begin{{tabular}}{{{spec}}}", r"\toprule",
-             " & ".join(map(latex_escape, columns)) + r" \\", r"\midrule",
-             *(" & ".join(row) + r" \\" for row in rows),
-             r"\bottomrule", r"\end{tabular}", rf"\caption{{{latex_escape(caption)}}}", rf"\label{{{label}}}",
-             r"\end{table}"]
+    lines = [
+        r"\begin{table}",
+        r"\centering",
+        r"\small",
+        rf"\begin{{tabular}}{{{spec}}}",
+        r"\toprule",
+        " & ".join(map(latex_escape, columns)) + r" \\",
+        r"\midrule",
+        *(" & ".join(row) + r" \\" for row in rows),
+        r"\bottomrule",
+        r"\end{tabular}",
+        rf"\caption{{{latex_escape(caption)}}}",
+        rf"\label{{{label}}}",
+        r"\end{table}",
+    ]
     return "\n".join(lines) + "\n"
 
 
-LATEX = {"\\": r"\textbackslash{}", "&": r"\&", "%": r"\%", "$": r"\$", "#": r"\#", "_": r"\_", "{": r"\{",
-         "}": r"\}", "~": r"\textasciitilde{}", "^": r"\textasciicircum{}", "±": r"$\pm$", "≥": r"$\geq$",
-         "≤": r"$\leq$", "≈": r"$\approx$", "×": r"$\times$", "<": r"$<$", ">": r"$>$", "|": r"$|$", "−": "-",
-         "–": "--", "—": "---", "\n": " "}
+LATEX = {
+    "\\": r"\textbackslash{}",
+    "&": r"\&",
+    "%": r"\%",
+    "$": r"\$",
+    "#": r"\#",
+    "_": r"\_",
+    "{": r"\{",
+    "}": r"\}",
+    "~": r"\textasciitilde{}",
+    "^": r"\textasciicircum{}",
+    "±": r"$\pm$",
+    "≥": r"$\geq$",
+    "≤": r"$\leq$",
+    "≈": r"$\approx$",
+    "×": r"$\times$",
+    "<": r"$<$",
+    ">": r"$>$",
+    "|": r"$|$",
+    "−": "-",
+    "–": "--",
+    "—": "---",
+    "\n": " ",
+}
 
 
 def latex_escape(text: str) -> str:

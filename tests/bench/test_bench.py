@@ -18,11 +18,27 @@ def _bench_json(capsys, *args: str) -> dict:
     return json.loads(capsys.readouterr().out)
 
 
-@pytest.mark.parametrize("name, args, keys", [
-    ("stiefel", ["--batch", "8"], {"train_step_ratio", "optimizer_speedup_vs_geoopt", "geotorch_train_step_ratio",
-                                   "optimizer_speedup_vs_geoopt_random", "optimizer_speedup_vs_geoopt_cayley"}),
-    ("hyperbolic", ["--batch", "4", "--quick"], {"train_step_ratio", "stacked_runs_speedup", "project_results_cost"}),
-])
+@pytest.mark.parametrize(
+    "name, args, keys",
+    [
+        (
+            "stiefel",
+            ["--batch", "8"],
+            {
+                "train_step_ratio",
+                "optimizer_speedup_vs_geoopt",
+                "geotorch_train_step_ratio",
+                "optimizer_speedup_vs_geoopt_random",
+                "optimizer_speedup_vs_geoopt_cayley",
+            },
+        ),
+        (
+            "hyperbolic",
+            ["--batch", "4", "--quick"],
+            {"train_step_ratio", "stacked_runs_speedup", "project_results_cost"},
+        ),
+    ],
+)
 def test_benchmark_json_keys(name, args, keys, capsys):
     pytest.importorskip("geoopt")
     if name == "stiefel":

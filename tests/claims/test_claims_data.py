@@ -14,15 +14,35 @@ import yaml
 from noneuclid.claims import data
 
 REQUIRED = {
-    "brantner": {"stiefel_adam_below_euclidean", "stiefel_adam_beats_momentum_and_gd",
-                 "orthonormality_to_machine_precision", "stiefel_epoch_time_on_par_cpu",
-                 "euclidean_adam_stuck_at_plateau", "stiefel_trains_without_normalization"},
-    "hnn": {"table1_hyperbolic_on_par_or_better", "prefix_gain_grows_with_tree_likeness",
-            "table2_hyperbolic_mlr_outperforms", "table2_margin_largest_in_low_dimensions"},
-    "phydi": {"table1_m1", "table1_auc", "table1_m2", "table2_m1", "table2_auc", "table2_m2",
-              "fig4_convergence_depends_on_n", "fig4_prenorm_stabler", "fig4_postnorm_diverges_with_depth",
-              "fig4_phydi_lead_grows_with_depth", "fig4_phydi_robust_deep", "table1_lead_grows_with_depth",
-              "fig4_phydi_robust_small"},
+    "brantner": {
+        "stiefel_adam_below_euclidean",
+        "stiefel_adam_beats_momentum_and_gd",
+        "orthonormality_to_machine_precision",
+        "stiefel_epoch_time_on_par_cpu",
+        "euclidean_adam_stuck_at_plateau",
+        "stiefel_trains_without_normalization",
+    },
+    "hnn": {
+        "table1_hyperbolic_on_par_or_better",
+        "prefix_gain_grows_with_tree_likeness",
+        "table2_hyperbolic_mlr_outperforms",
+        "table2_margin_largest_in_low_dimensions",
+    },
+    "phydi": {
+        "table1_m1",
+        "table1_auc",
+        "table1_m2",
+        "table2_m1",
+        "table2_auc",
+        "table2_m2",
+        "fig4_convergence_depends_on_n",
+        "fig4_prenorm_stabler",
+        "fig4_postnorm_diverges_with_depth",
+        "fig4_phydi_lead_grows_with_depth",
+        "fig4_phydi_robust_deep",
+        "table1_lead_grows_with_depth",
+        "fig4_phydi_robust_small",
+    },
 }
 
 
@@ -43,13 +63,22 @@ def test_paper_values_that_are_differences_are_derived_from_the_paper_cells():
     """The paper's M1 leads (PHYDI) and hyperbolic gains (Ganea et al.) are not written again in the claims
     files: the reports derive them from the Table 1 cells, as the paper's printed numbers give them."""
     from noneuclid.report import hnn_claims, phydi_resnet
+
     leads = data.load("phydi")["table1_lead_grows_with_depth"]
     assert phydi_resnet.paper_leads(leads.cells[0]) == {"depth152": 26.34, "depth18": 0.0}  # n = 2: 32.67 - 6.33
     assert phydi_resnet.paper_leads(leads.cells[2]) == {"depth152": 17.34, "depth18": -0.75}  # n = 4
-    assert hnn_claims.paper_gains(["prefix10", "prefix30"], "rnn") == {"prefix10": 7.29, "prefix30": 6.12}  # 96.91 - 89.62
+    assert hnn_claims.paper_gains(["prefix10", "prefix30"], "rnn") == {
+        "prefix10": 7.29,
+        "prefix30": 6.12,
+    }  # 96.91 - 89.62
     assert hnn_claims.paper_gains(["prefix30", "prefix50"], "gru") == {"prefix30": 2.0, "prefix50": 1.83}
-    packed = [c.paper_source for p in data.papers() for claim in data.load(p).claims for c in claim.cells
-              if re.search(r"\d+\.\d+ - \d+\.\d+", c.paper_source or "")]
+    packed = [
+        c.paper_source
+        for p in data.papers()
+        for claim in data.load(p).claims
+        for c in claim.cells
+        if re.search(r"\d+\.\d+ - \d+\.\d+", c.paper_source or "")
+    ]
     assert packed == []
 
 
@@ -88,7 +117,7 @@ PAPERS = Path(__file__).resolve().parents[3] / "shared" / "papers"
 def _paper_rows(text: str, table_head: str) -> list[list[str]]:
     """The rows of the Markdown table after the line `table_head` in a paper text, split into cells."""
     lines = text.split(table_head, 1)[1].splitlines()[2:]
-    rows = lines[:next((i for i, line in enumerate(lines) if not line.startswith("|")), len(lines))]
+    rows = lines[: next((i for i, line in enumerate(lines) if not line.startswith("|")), len(lines))]
     return [[c.strip() for c in line.strip(" |").split("|")] for line in rows]
 
 
@@ -100,7 +129,10 @@ def test_phydi_tables_are_the_papers_text():
 
     text = (PAPERS / "phydi_hypercomplex_identity_init.txt").read_text()
     inits = {"+ WKP": "wkp", "+ PHYDI": "phydi"}
-    for head, table in (("| Model | M1 | M2 | |", PAPER["table1"]), ("| Model | btc-sz | lr | M1 | M2 | |", PAPER["table2"])):
+    for head, table in (
+        ("| Model | M1 | M2 | |", PAPER["table1"]),
+        ("| Model | btc-sz | lr | M1 | M2 | |", PAPER["table2"]),
+    ):
         read, depth = {}, None
         for model, n, *rest, m1, m2 in _paper_rows(text, head):
             depth = int(re.search(r"PHResNet(\d+)", model)[1]) if "PHResNet" in model else depth
@@ -133,8 +165,19 @@ def test_phydi_directions_are_the_papers_own_ordering():
 DROP = object()  # a key to leave out
 GOOD_CELL = {"cell": "x", "arms": ["a", "b"], "paper": {"a": 1.0}, "paper_source": "Table 1"}
 LEARNED = {"metric": "test accuracy %", "better": "higher", "within": 10, "source": "ours"}
-GOOD_CLAIM = {"id": "c", "kind": "paper", "claim": "a beats b", "source": "Table 1", "metric": "m", "unit": "%",
-              "better": "higher", "relation": "better", "delta": 1.0, "delta_source": "ours", "cells": [GOOD_CELL]}
+GOOD_CLAIM = {
+    "id": "c",
+    "kind": "paper",
+    "claim": "a beats b",
+    "source": "Table 1",
+    "metric": "m",
+    "unit": "%",
+    "better": "higher",
+    "relation": "better",
+    "delta": 1.0,
+    "delta_source": "ours",
+    "cells": [GOOD_CELL],
+}
 
 
 def _write(tmp_path, claim=None, cells=None, name="toy", **top):
@@ -151,56 +194,92 @@ def test_a_good_file_loads(tmp_path):
     claims = data.load_file(_write(tmp_path))
     cell = claims["c"].cell("x")
     assert (cell.arms, cell.relation, cell.delta, cell.paper) == (("a", "b"), "better", 1.0, {"a": 1.0})
-    on_par = data.load_file(_write(tmp_path, {**GOOD_CLAIM, "relation": "on_par", "delta": 0.5},
-                                   cells=[GOOD_CELL, {**GOOD_CELL, "cell": "y", "relation": "at_least", "delta": 2}]))
+    on_par = data.load_file(
+        _write(
+            tmp_path,
+            {**GOOD_CLAIM, "relation": "on_par", "delta": 0.5},
+            cells=[GOOD_CELL, {**GOOD_CELL, "cell": "y", "relation": "at_least", "delta": 2}],
+        )
+    )
     assert [(c.relation, c.delta) for c in on_par["c"].cells] == [("on_par", 0.5), ("at_least", 2.0)]
     assert (claims["c"].kind, claims["c"].delta_source) == ("paper", "ours")
-    assert not cell.paired and data.load_file(_write(tmp_path, cells=[{**GOOD_CELL, "paired": True}]))["c"].cells[0].paired
+    assert (
+        not cell.paired and data.load_file(_write(tmp_path, cells=[{**GOOD_CELL, "paired": True}]))["c"].cells[0].paired
+    )
     with pytest.raises(KeyError, match="no claim 'd'"):
         claims["d"]
     assert claims["c"].learned is None
     gains = data.load_file(_write(tmp_path, {**GOOD_CLAIM, "learned": LEARNED}))["c"]
     assert gains.learned == data.Learned("test accuracy %", "higher", 10.0, "ours")
     assert (cell.where, cell.select) == ({}, {})  # a claim without a run selector selects nothing
-    selected = data.load_file(_write(tmp_path, {**GOOD_CLAIM, "where": {"model.name": "m"}, "arm_key": "model.init",
-                                                "arm_where": {"b": {"model.depth": 2}}},
-                                     cells=[{**GOOD_CELL, "where": {"model.n": 3}}]))["c"].cells[0]
+    selected = data.load_file(
+        _write(
+            tmp_path,
+            {
+                **GOOD_CLAIM,
+                "where": {"model.name": "m"},
+                "arm_key": "model.init",
+                "arm_where": {"b": {"model.depth": 2}},
+            },
+            cells=[{**GOOD_CELL, "where": {"model.n": 3}}],
+        )
+    )["c"].cells[0]
     assert selected.where == {"model.name": "m", "model.n": 3}
-    assert selected.select == {"a": {"model.name": "m", "model.n": 3, "model.init": "a"},
-                               "b": {"model.name": "m", "model.n": 3, "model.depth": 2}}
+    assert selected.select == {
+        "a": {"model.name": "m", "model.n": 3, "model.init": "a"},
+        "b": {"model.name": "m", "model.n": 3, "model.depth": 2},
+    }
 
 
-@pytest.mark.parametrize("claim, cells, message", [
-    ({"unit": DROP}, None, "claim 'c': missing key 'unit'"),
-    ({"unit": " "}, None, "claim 'c': key 'unit' must be a non-empty string"),
-    ({"better": "more"}, None, "claim 'c': key 'better' must be one of"),
-    ({"delta": DROP}, None, "claim 'c': missing key 'delta'"),
-    ({"delta": 0}, None, "claim 'c': key 'delta' must be > 0"),
-    ({"delta_source": DROP}, None, "claim 'c': missing key 'delta_source'"),
-    ({"kind": "theirs"}, None, "claim 'c': key 'kind' must be one of"),
-    ({"relation": "equal"}, None, "claim 'c': key 'relation' must be one of"),
-    ({}, [{**GOOD_CELL, "delta": -1}], "claim 'c', cell 'x': key 'delta' must be > 0"),
-    ({"tolerance": 1}, None, "claim 'c': unknown key 'tolerance'"),
-    ({"extra": 1}, None, "claim 'c': unknown key 'extra'"),
-    ({}, [{"arms": ["a", "b"]}], "claim 'c', cell '?': missing key 'cell'"),
-    ({}, [{"cell": "x", "arms": ["a", "b"], "paper": {"a": 1}}], "cell 'x': missing key 'paper_source'"),
-    ({}, [{"cell": "x", "arms": ["a", "b"], "paper": {"a": "1.0"}, "paper_source": "T"}], "key 'a' must be a finite"),
-    ({}, [{"cell": "x", "arms": ["a"]}], "one arm and key 'bound'"),
-    ({}, [{"cell": "x", "arms": ["a"], "bound": 1.0}], "cell 'x': missing key 'bound_source'"),
-    ({}, [{"cell": "x", "arms": ["a", "a"]}], "one or two distinct names"),
-    ({}, [GOOD_CELL, GOOD_CELL], "cell 'x' appears more than once"),
-    ({}, [], "key 'cells' must be a non-empty list"),
-    ({}, [{**GOOD_CELL, "paired": "yes"}], "cell 'x': key 'paired' is true or false"),
-    ({"learned": {**LEARNED, "within": -1}}, None, "claim 'c', learned: key 'within' must be >= 0"),
-    ({"learned": {**LEARNED, "better": "up"}}, None, "claim 'c', learned: key 'better' must be one of"),
-    ({"learned": {k: v for k, v in LEARNED.items() if k != "source"}}, None, "learned: missing key 'source'"),
-    ({"learned": {**LEARNED, "points": 3}}, None, "claim 'c', learned: unknown key 'points'"),
-    ({"arm_key": "model.init"}, [{**GOOD_CELL, "where": {"model.n": [2]}}],
-     "claim 'c', cell 'x': key 'where' must map config keys to values"),
-    ({"where": {"model.n": 2}}, [{**GOOD_CELL, "where": {"model.n": 3}}], "cell 'x': key 'where' repeats the claim's"),
-    ({"arm_where": {"a": {"model.depth": 2}}}, None, "claim 'c', cell 'x': arm 'b' selects no runs"),
-    ({"arm_key": "model.init", "arm_where": {"z": {}}}, None, "claim 'c': key 'arm_where' names ['z'], an arm of no cell"),
-])
+@pytest.mark.parametrize(
+    "claim, cells, message",
+    [
+        ({"unit": DROP}, None, "claim 'c': missing key 'unit'"),
+        ({"unit": " "}, None, "claim 'c': key 'unit' must be a non-empty string"),
+        ({"better": "more"}, None, "claim 'c': key 'better' must be one of"),
+        ({"delta": DROP}, None, "claim 'c': missing key 'delta'"),
+        ({"delta": 0}, None, "claim 'c': key 'delta' must be > 0"),
+        ({"delta_source": DROP}, None, "claim 'c': missing key 'delta_source'"),
+        ({"kind": "theirs"}, None, "claim 'c': key 'kind' must be one of"),
+        ({"relation": "equal"}, None, "claim 'c': key 'relation' must be one of"),
+        ({}, [{**GOOD_CELL, "delta": -1}], "claim 'c', cell 'x': key 'delta' must be > 0"),
+        ({"tolerance": 1}, None, "claim 'c': unknown key 'tolerance'"),
+        ({"extra": 1}, None, "claim 'c': unknown key 'extra'"),
+        ({}, [{"arms": ["a", "b"]}], "claim 'c', cell '?': missing key 'cell'"),
+        ({}, [{"cell": "x", "arms": ["a", "b"], "paper": {"a": 1}}], "cell 'x': missing key 'paper_source'"),
+        (
+            {},
+            [{"cell": "x", "arms": ["a", "b"], "paper": {"a": "1.0"}, "paper_source": "T"}],
+            "key 'a' must be a finite",
+        ),
+        ({}, [{"cell": "x", "arms": ["a"]}], "one arm and key 'bound'"),
+        ({}, [{"cell": "x", "arms": ["a"], "bound": 1.0}], "cell 'x': missing key 'bound_source'"),
+        ({}, [{"cell": "x", "arms": ["a", "a"]}], "one or two distinct names"),
+        ({}, [GOOD_CELL, GOOD_CELL], "cell 'x' appears more than once"),
+        ({}, [], "key 'cells' must be a non-empty list"),
+        ({}, [{**GOOD_CELL, "paired": "yes"}], "cell 'x': key 'paired' is true or false"),
+        ({"learned": {**LEARNED, "within": -1}}, None, "claim 'c', learned: key 'within' must be >= 0"),
+        ({"learned": {**LEARNED, "better": "up"}}, None, "claim 'c', learned: key 'better' must be one of"),
+        ({"learned": {k: v for k, v in LEARNED.items() if k != "source"}}, None, "learned: missing key 'source'"),
+        ({"learned": {**LEARNED, "points": 3}}, None, "claim 'c', learned: unknown key 'points'"),
+        (
+            {"arm_key": "model.init"},
+            [{**GOOD_CELL, "where": {"model.n": [2]}}],
+            "claim 'c', cell 'x': key 'where' must map config keys to values",
+        ),
+        (
+            {"where": {"model.n": 2}},
+            [{**GOOD_CELL, "where": {"model.n": 3}}],
+            "cell 'x': key 'where' repeats the claim's",
+        ),
+        ({"arm_where": {"a": {"model.depth": 2}}}, None, "claim 'c', cell 'x': arm 'b' selects no runs"),
+        (
+            {"arm_key": "model.init", "arm_where": {"z": {}}},
+            None,
+            "claim 'c': key 'arm_where' names ['z'], an arm of no cell",
+        ),
+    ],
+)
 def test_a_broken_claim_names_the_file_the_claim_the_cell_and_the_key(tmp_path, claim, cells, message):
     claim = {k: v for k, v in {**GOOD_CLAIM, **claim}.items() if v is not DROP}
     path = _write(tmp_path, claim, cells)
@@ -212,9 +291,15 @@ def test_a_broken_claim_names_the_file_the_claim_the_cell_and_the_key(tmp_path, 
 def test_labels_and_references_load_and_a_broken_one_is_named(tmp_path):
     """A file's reference block: labels (group -> name -> label) and references (another paper's numbers
     with their source)."""
-    claims = data.load_file(_write(tmp_path, reference={
-        "labels": {"models": {"m": "Model M"}},
-        "references": {"r": {"source": "their Table 1", "values": {5: {"map": 0.8}}}}}))
+    claims = data.load_file(
+        _write(
+            tmp_path,
+            reference={
+                "labels": {"models": {"m": "Model M"}},
+                "references": {"r": {"source": "their Table 1", "values": {5: {"map": 0.8}}}},
+            },
+        )
+    )
     assert claims.labels == {"models": {"m": "Model M"}}
     assert claims.references["r"] == data.Reference("their Table 1", {5: {"map": 0.8}})
     with pytest.raises(data.ClaimsError, match=r"toy.yaml: reference: labels 'models': key 'm' must be a non-empty"):
@@ -238,7 +323,9 @@ def test_a_broken_file_names_itself(tmp_path):
         data.load("nonexistent")
 
 
-@pytest.mark.skipif(not (PAPERS / "ganea_hyperbolic_neural_networks_blog.txt").exists(), reason="needs ../shared/papers")
+@pytest.mark.skipif(
+    not (PAPERS / "ganea_hyperbolic_neural_networks_blog.txt").exists(), reason="needs ../shared/papers"
+)
 def test_hnn_claims_quote_the_papers_text():
     """The words each Ganea et al. claim quotes are the stored paper text's (Table 1's numbers are not in
     that text, a blog post of the paper: test_hnn_table1_grid_is_complete_and_the_gains_use_it checks them

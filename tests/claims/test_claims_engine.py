@@ -19,10 +19,21 @@ T2, T4 = 4.302652729749464, 2.776445105197799  # t_{0.975, 2} and t_{0.975, 4} i
 TINY = 1e-9  # a delta no interval here lies within: superiority decided by its sign alone
 
 
-def _claim(better: str = "higher", relation: str = "better", delta: float = TINY, arms=("a", "b"),
-           bound: float | None = None) -> Claim:
-    cell = Cell("cell", tuple(arms), relation, delta, {"a": 1.0, "M2": 3.0}, {"a": 0.5}, "Table 1", bound,
-                "ours" if bound is not None else "", "")
+def _claim(
+    better: str = "higher", relation: str = "better", delta: float = TINY, arms=("a", "b"), bound: float | None = None
+) -> Claim:
+    cell = Cell(
+        "cell",
+        tuple(arms),
+        relation,
+        delta,
+        {"a": 1.0, "M2": 3.0},
+        {"a": 0.5},
+        "Table 1",
+        bound,
+        "ours" if bound is not None else "",
+        "",
+    )
     return Claim("c", "paper", "a beats b", "Table 1", "accuracy", "%", better, "ours", "", "", (cell,))
 
 
@@ -140,18 +151,26 @@ def test_judged_judges_the_arms_or_names_why_not():
 
 
 def test_every_verdict_is_one_of_the_five():
-    cases = [([10, 11, 12], [5, 6, 7]), ([5, 6, 7], [10, 11, 12]), ([6, 7, 8], [5, 6, 7]), ([5, 6, 7], [6, 7, 8]),
-             ([1], [1, 2])]
+    cases = [
+        ([10, 11, 12], [5, 6, 7]),
+        ([5, 6, 7], [10, 11, 12]),
+        ([6, 7, 8], [5, 6, 7]),
+        ([5, 6, 7], [6, 7, 8]),
+        ([1], [1, 2]),
+    ]
     assert {_judge(a, b).verdict for a, b in cases} == set(engine.VERDICTS)
 
 
-@pytest.mark.parametrize("a, b, verdict", [
-    ([1, 1], [0, 0], engine.CONSISTENT),  # every seed against none: not decided from 2 seeds per arm ...
-    ([1, 1, 1], [0, 0, 0], engine.CONSISTENT),  # ... nor 3 (Fisher's exact p = 0.1) ...
-    ([1] * 4, [0] * 4, engine.REPRODUCES),  # ... but from 4 (p = 0.029)
-    ([0] * 4, [1] * 4, engine.CONTRADICTS),
-    ([0, 0, 0], [0, 0, 0], engine.INCONCLUSIVE),  # no seed differs: no number of seeds decides
-])
+@pytest.mark.parametrize(
+    "a, b, verdict",
+    [
+        ([1, 1], [0, 0], engine.CONSISTENT),  # every seed against none: not decided from 2 seeds per arm ...
+        ([1, 1, 1], [0, 0, 0], engine.CONSISTENT),  # ... nor 3 (Fisher's exact p = 0.1) ...
+        ([1] * 4, [0] * 4, engine.REPRODUCES),  # ... but from 4 (p = 0.029)
+        ([0] * 4, [1] * 4, engine.CONTRADICTS),
+        ([0, 0, 0], [0, 0, 0], engine.INCONCLUSIVE),  # no seed differs: no number of seeds decides
+    ],
+)
 def test_shares_of_a_yes_no_outcome_are_judged_with_exact_intervals(a, b, verdict):
     """A 0/1 outcome per seed (the run diverged): no zero-width t-interval when no seed varies."""
     claim = _claim()
@@ -161,7 +180,7 @@ def test_shares_of_a_yes_no_outcome_are_judged_with_exact_intervals(a, b, verdic
     assert row.seeds_to_decide == seeds if seeds else math.isnan(row.seeds_to_decide)
     lower = engine.judge_shares(_claim(better="lower"), _claim(better="lower").cells[0], b, a)
     assert lower.verdict == verdict  # the same cell with the outcome counted the other way
-    assert significance.clopper_pearson(1.0, 2)[0] == pytest.approx(0.025 ** 0.5)  # k = n: lower bound (alpha/2)^(1/n)
+    assert significance.clopper_pearson(1.0, 2)[0] == pytest.approx(0.025**0.5)  # k = n: lower bound (alpha/2)^(1/n)
     with pytest.raises(ValueError, match="0/1 values"):
         engine.judge_shares(claim, claim.cells[0], [0.5, 1], [0, 0])
 
@@ -175,20 +194,23 @@ def test_each_row_names_its_interval():
     assert _judge([1], [1, 2]).interval == ""  # not testable: no interval
 
 
-@pytest.mark.parametrize("a, b, kwargs, verdict, seeds, p", [
-    # one arm against a bound, lower is better: the sign test, 2 / 2^n
-    ([1.49e-6] * 2, (), dict(better="lower", arms=("a",), bound=1.19e-5), engine.CONSISTENT, 6, 0.5),
-    ([1.49e-6] * 6, (), dict(better="lower", arms=("a",), bound=1.19e-5), engine.REPRODUCES, math.nan, 2 / 64),
-    ([9.0] * 5, (), dict(arms=("a",), bound=10.0), engine.INCONCLUSIVE, 6, 2 / 32),
-    # two arms each constant: the permutation test, 2 / C(n_a + n_b, n_a)
-    ([7.0] * 3, [6.0] * 3, {}, engine.CONSISTENT, 4, 0.1),
-    ([6.0] * 3, [7.0] * 3, {}, engine.INCONCLUSIVE, 4, 0.1),
-    ([7.0] * 4, [6.0] * 4, {}, engine.REPRODUCES, math.nan, 2 / 70),
-    ([6.0] * 4, [7.0] * 5, {}, engine.CONTRADICTS, math.nan, 2 / 126),
-    ([6.0] * 3, [6.5] * 3, dict(relation="at_least", delta=1.0), engine.CONSISTENT, 4, 0.1),  # above -1
-    # paired seeds with the same difference: the sign test
-    ([10.0, 20.0, 30.0], [9.0, 19.0, 29.0], dict(paired=True), engine.CONSISTENT, 6, 0.25),
-])
+@pytest.mark.parametrize(
+    "a, b, kwargs, verdict, seeds, p",
+    [
+        # one arm against a bound, lower is better: the sign test, 2 / 2^n
+        ([1.49e-6] * 2, (), dict(better="lower", arms=("a",), bound=1.19e-5), engine.CONSISTENT, 6, 0.5),
+        ([1.49e-6] * 6, (), dict(better="lower", arms=("a",), bound=1.19e-5), engine.REPRODUCES, math.nan, 2 / 64),
+        ([9.0] * 5, (), dict(arms=("a",), bound=10.0), engine.INCONCLUSIVE, 6, 2 / 32),
+        # two arms each constant: the permutation test, 2 / C(n_a + n_b, n_a)
+        ([7.0] * 3, [6.0] * 3, {}, engine.CONSISTENT, 4, 0.1),
+        ([6.0] * 3, [7.0] * 3, {}, engine.INCONCLUSIVE, 4, 0.1),
+        ([7.0] * 4, [6.0] * 4, {}, engine.REPRODUCES, math.nan, 2 / 70),
+        ([6.0] * 4, [7.0] * 5, {}, engine.CONTRADICTS, math.nan, 2 / 126),
+        ([6.0] * 3, [6.5] * 3, dict(relation="at_least", delta=1.0), engine.CONSISTENT, 4, 0.1),  # above -1
+        # paired seeds with the same difference: the sign test
+        ([10.0, 20.0, 30.0], [9.0, 19.0, 29.0], dict(paired=True), engine.CONSISTENT, 6, 0.25),
+    ],
+)
 def test_a_zero_width_interval_is_judged_by_the_exact_test_of_the_order_it_shows(a, b, kwargs, verdict, seeds, p):
     """Every seed gives the same value: the t-interval [d, d] would read as decided at any d; the exact
     test of the seeds' complete order decides instead, and the reason says so."""
@@ -211,21 +233,49 @@ def test_a_zero_width_tie_and_one_varying_seed():
 def _gain_claim(within: float = 10.0) -> Claim:
     """A gain of a hyperbolic over a Euclidean model on PREFIX-10 against PREFIX-30, with the precondition
     that each of the four models is within `within` points of the paper's accuracy."""
-    cell = Cell("RNN, PREFIX-10 vs PREFIX-30", ("prefix10", "prefix30"), "better", TINY,
-                {"prefix10": 7.29, "prefix30": 6.12}, {}, "Table 1", None, "", "")
+    cell = Cell(
+        "RNN, PREFIX-10 vs PREFIX-30",
+        ("prefix10", "prefix30"),
+        "better",
+        TINY,
+        {"prefix10": 7.29, "prefix30": 6.12},
+        {},
+        "Table 1",
+        None,
+        "",
+        "",
+    )
     learned = Learned("test accuracy %", "higher", within, "ours")
-    return Claim("gain", "paper", "the gain grows", "Table 1", "hyperbolic_gain", "points", "higher", "ours", "", "",
-                 (cell,), learned)
+    return Claim(
+        "gain",
+        "paper",
+        "the gain grows",
+        "Table 1",
+        "hyperbolic_gain",
+        "points",
+        "higher",
+        "ours",
+        "",
+        "",
+        (cell,),
+        learned,
+    )
 
 
-PAPER_ACCURACY = {"PREFIX-10, hyperbolic": 96.91, "PREFIX-10, euclidean": 89.62, "PREFIX-30, hyperbolic": 87.83,
-                  "PREFIX-30, euclidean": 81.71}
+PAPER_ACCURACY = {
+    "PREFIX-10, hyperbolic": 96.91,
+    "PREFIX-10, euclidean": 89.62,
+    "PREFIX-30, hyperbolic": 87.83,
+    "PREFIX-30, euclidean": 81.71,
+}
 
 
 def _models(model: str = "", shift: float = 0.0) -> dict:
     """Each model at the paper's accuracy (+- 0.3 over three seeds), `model` moved by `shift` points."""
-    return {name: ([paper + (shift if name == model else 0.0) + e for e in (-0.3, 0.0, 0.3)], paper)
-            for name, paper in PAPER_ACCURACY.items()}
+    return {
+        name: ([paper + (shift if name == model else 0.0) + e for e in (-0.3, 0.0, 0.3)], paper)
+        for name, paper in PAPER_ACCURACY.items()
+    }
 
 
 def test_a_gain_is_not_testable_where_a_model_has_not_learned_the_task():
@@ -236,8 +286,10 @@ def test_a_gain_is_not_testable_where_a_model_has_not_learned_the_task():
     assert learned.verdict == engine.REPRODUCES
     under = engine.judge(claim, cell, *gains, models=_models("PREFIX-30, hyperbolic", -20.0))
     assert under.verdict == engine.NOT_TESTABLE and (under.n_a, under.n_b) == (3, 3)
-    assert under.reason == ("not every model learned the task (test accuracy %: the mean over seeds more than "
-                            "the claim's learned.within under the paper's): PREFIX-30, hyperbolic")
+    assert under.reason == (
+        "not every model learned the task (test accuracy %: the mean over seeds more than "
+        "the claim's learned.within under the paper's): PREFIX-30, hyperbolic"
+    )
     assert engine.judge(claim, cell, *gains, models=_models("PREFIX-30, hyperbolic", -9.0)).verdict == engine.REPRODUCES
     assert engine.judge(claim, cell, *gains, models=_models("PREFIX-10, euclidean", +20.0)).verdict == engine.REPRODUCES
     empty = engine.judge(claim, cell, *gains, models={**_models(), "PREFIX-10, euclidean": ([], 89.62)})

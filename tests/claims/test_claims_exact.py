@@ -16,8 +16,10 @@ def _claim(arms=("a",), bound: float | None = 1.0) -> Claim:
     return Claim("c", "paper", "a stays below the bound", "Sec. 4", "error", "abs", "lower", "ours", "", "", (cell,))
 
 
-@pytest.mark.parametrize("value, verdict", [(0.5, engine.REPRODUCES), (1.5, engine.CONTRADICTS),
-                                            (0.95, engine.CONSISTENT), (1.05, engine.INCONCLUSIVE)])
+@pytest.mark.parametrize(
+    "value, verdict",
+    [(0.5, engine.REPRODUCES), (1.5, engine.CONTRADICTS), (0.95, engine.CONSISTENT), (1.05, engine.INCONCLUSIVE)],
+)
 def test_an_exact_value_is_decided_beyond_its_rounding_margin(value, verdict):
     claim = _claim()
     v = engine.judge_exact(claim, claim.cells[0], value, margin=0.1)

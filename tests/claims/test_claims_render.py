@@ -17,18 +17,37 @@ def _rows() -> list[engine.Verdict]:
     claims = data.load("brantner")
     below, cpu = claims["stiefel_adam_below_euclidean"], claims["stiefel_epoch_time_on_par_cpu"]
     ortho = claims["orthonormality_to_machine_precision"]
-    return [engine.judge(below, below.cells[0], [0.30, 0.35, 0.28], [1.34, 1.3436, 1.35]),
-            engine.judge(cpu, cpu.cells[0], [1.05, 1.20, 0.98], [1.0, 0.97, 1.03]),
-            engine.judge(ortho, ortho.cells[0], [1e-6, 2e-6, 3e-6]),
-            engine.untestable(cpu, cpu.cells[1], "no runs of momentum_stiefel | here")]
+    return [
+        engine.judge(below, below.cells[0], [0.30, 0.35, 0.28], [1.34, 1.3436, 1.35]),
+        engine.judge(cpu, cpu.cells[0], [1.05, 1.20, 0.98], [1.0, 0.97, 1.03]),
+        engine.judge(ortho, ortho.cells[0], [1e-6, 2e-6, 3e-6]),
+        engine.untestable(cpu, cpu.cells[1], "no runs of momentum_stiefel | here"),
+    ]
 
 
 def test_csv_has_one_number_per_column():
     rows = _rows()
     table = pd.read_csv(io.StringIO(render.to_csv(rows)))
     assert list(table.columns) == render.CSV_COLUMNS and len(table) == 4 and "paper" not in table
-    numeric = ["delta", "n_a", "n_b", "mean_a", "mean_b", "difference", "ci_low", "ci_high", "p_value", "p_delta",
-               "seeds_to_decide", "paper_a", "paper_se_a", "paper_b", "paper_se_b", "p_adjusted", "cpu_hours"]
+    numeric = [
+        "delta",
+        "n_a",
+        "n_b",
+        "mean_a",
+        "mean_b",
+        "difference",
+        "ci_low",
+        "ci_high",
+        "p_value",
+        "p_delta",
+        "seeds_to_decide",
+        "paper_a",
+        "paper_se_a",
+        "paper_b",
+        "paper_se_b",
+        "p_adjusted",
+        "cpu_hours",
+    ]
     assert all(pd.api.types.is_numeric_dtype(table[c]) for c in numeric)
     assert table.verdict.tolist() == ["reproduces", "consistent", "reproduces", "not testable here"]
     assert table.seeds_to_decide[1] == rows[1].seeds_to_decide == 98
@@ -51,11 +70,14 @@ def test_markdown_says_the_verdicts_in_words_with_the_legend():
     same = engine.judge(claim, claim.cells[0], [1, 1, 1], [1, 1, 1])  # d = 0: only "within delta" can decide
     assert render.display(same)["verdict"] == (
         "inconclusive (zero-width interval (every seed of adam_stiefel gives the same value, and every seed of "
-        "adam_euclidean): judged by the exact permutation test; ~4 seeds per arm would decide)")
+        "adam_euclidean): judged by the exact permutation test; ~4 seeds per arm would decide)"
+    )
     tiny_delta = dataclasses.replace(claim, cells=(dataclasses.replace(claim.cells[0], delta=1e-9),))
     tiny = engine.judge(tiny_delta, tiny_delta.cells[0], [1, 2, 3], [1.000001, 2.000001, 3.000001])
     assert render.display(tiny)["verdict"] == "consistent (more than 100,000 seeds per arm would be needed)"
-    on_boundary = dataclasses.replace(claim, cells=(dataclasses.replace(claim.cells[0], relation="at_least", delta=0.5),))
+    on_boundary = dataclasses.replace(
+        claim, cells=(dataclasses.replace(claim.cells[0], relation="at_least", delta=0.5),)
+    )
     at = engine.judge(on_boundary, on_boundary.cells[0], [2.0, 3.0, 4.0], [1.5, 2.5, 3.5])  # d = -0.5 = -delta
     assert render.display(at)["verdict"].endswith("no number of seeds would decide: the difference lies on a boundary)")
     shares = engine.judge_shares(tiny_delta, tiny_delta.cells[0], [1] + [0] * 99, [1] * 2 + [0] * 98)  # lower better
@@ -90,7 +112,8 @@ def test_a_zero_width_interval_says_so():
     assert row.ci_low == row.ci_high == row.difference > 0
     assert render.display(row)["verdict"] == (
         "consistent (zero-width interval (every seed gives the same value): judged by the exact sign test; ~6 "
-        "seeds per arm would decide)")
+        "seeds per arm would decide)"
+    )
 
 
 def test_rows_read_back_from_the_csv_display_as_written_and_legend_names_every_interval():
@@ -98,8 +121,10 @@ def test_rows_read_back_from_the_csv_display_as_written_and_legend_names_every_i
     as nan) and shows LEGEND, which names every interval and both caps."""
     rows = _rows()
     table = pd.read_csv(io.StringIO(render.to_csv(rows)))
-    back = [engine.Verdict(**{k: row[k] for k in render.CSV_COLUMNS}, paper=r.paper)
-            for r, (_, row) in zip(rows, table.iterrows())]
+    back = [
+        engine.Verdict(**{k: row[k] for k in render.CSV_COLUMNS}, paper=r.paper)
+        for r, (_, row) in zip(rows, table.iterrows())
+    ]
     assert math.isnan(back[0].reason)
     assert [render.display(r)["verdict"] for r in back] == [render.display(r)["verdict"] for r in rows]
     assert all(text in render.LEGEND for text in render.INTERVALS.values()) and "{" not in render.LEGEND

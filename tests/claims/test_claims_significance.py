@@ -16,8 +16,19 @@ from noneuclid.claims.data import Cell, Claim
 
 def _claim(relation: str = "better", delta: float = 1.0, cells: int = 1, paper=None) -> Claim:
     cell = Cell("cell", ("a", "b"), relation, delta, paper or {}, {}, "Table 1" if paper else "", None, "", "")
-    return Claim("c", "paper", "a beats b", "Table 1", "accuracy", "%", "higher", "ours", "", "",
-                 tuple(dataclasses.replace(cell, name=f"cell {i}") for i in range(cells)))
+    return Claim(
+        "c",
+        "paper",
+        "a beats b",
+        "Table 1",
+        "accuracy",
+        "%",
+        "higher",
+        "ours",
+        "",
+        "",
+        tuple(dataclasses.replace(cell, name=f"cell {i}") for i in range(cells)),
+    )
 
 
 def _judge(a, b, **kwargs) -> engine.Verdict:
@@ -49,8 +60,15 @@ def test_equivalence_reproduces_inside_delta_and_contradicts_beyond_it():
     assert behind.verdict == engine.INCONCLUSIVE
 
 
-@pytest.mark.parametrize("a, b", [([10, 11, 12], [5, 6, 7]), ([6, 7, 8], [5, 6, 7]), ([6.0, 6.5, 7.4], [6, 6.6, 7]),
-                                  ([1, 2, 3, 4, 5], [2, 3, 4.5, 5, 6])])
+@pytest.mark.parametrize(
+    "a, b",
+    [
+        ([10, 11, 12], [5, 6, 7]),
+        ([6, 7, 8], [5, 6, 7]),
+        ([6.0, 6.5, 7.4], [6, 6.6, 7]),
+        ([1, 2, 3, 4, 5], [2, 3, 4.5, 5, 6]),
+    ],
+)
 @pytest.mark.parametrize("relation", ["better", "at_least", "on_par"])
 def test_each_p_value_decides_where_the_interval_decides(a, b, relation):
     row = _judge(a, b, relation=relation, delta=0.7)

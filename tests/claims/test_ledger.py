@@ -17,10 +17,11 @@ def test_the_hash_follows_the_rule_not_the_prose():
     same = dataclasses.replace(claim, text="other words", note="a note", delta_source="elsewhere", kind="ours")
     assert ledger.rule_hash(same) == ledger.rule_hash(claim)
     first = claim.cells[0]
-    for changed in (dataclasses.replace(claim, cells=(dataclasses.replace(first, delta=2.0), *claim.cells[1:])),
-                    dataclasses.replace(claim, cells=claim.cells[:-1]),
-                    dataclasses.replace(claim, cells=(dataclasses.replace(claim.cells[0], relation="on_par"),
-                                                      *claim.cells[1:]))):
+    for changed in (
+        dataclasses.replace(claim, cells=(dataclasses.replace(first, delta=2.0), *claim.cells[1:])),
+        dataclasses.replace(claim, cells=claim.cells[:-1]),
+        dataclasses.replace(claim, cells=(dataclasses.replace(claim.cells[0], relation="on_par"), *claim.cells[1:])),
+    ):
         assert ledger.rule_hash(changed) != ledger.rule_hash(claim)
 
 
@@ -33,7 +34,8 @@ def test_register_appends_new_rules_with_the_commit_and_date(tmp_path, monkeypat
     assert ledger.register(["brantner"], path, now) == []  # nothing new
     claim = data.load("brantner").claims[0]
     assert ledger.registration("brantner", claim, ledger.read(path)) == ledger.Registration(
-        "abc123def456", "2026-11-29T03:00:00Z")
+        "abc123def456", "2026-11-29T03:00:00Z"
+    )
     answers["status"] = " M src/noneuclid/claims/brantner.yaml"
     with pytest.raises(RuntimeError, match="commit the claims files first"):
         ledger.register(["brantner"], path, now)
@@ -50,6 +52,7 @@ def test_every_shipped_rule_is_registered(paper):
     """A rule changed in a claims file must be registered (python -m noneuclid.claims register) before the
     report can date it against its runs."""
     registered = ledger.read()
-    missing = [c.id for c in data.load(paper).claims
-               if ledger.registration(paper, c, registered).commit == ledger.UNREGISTERED]
+    missing = [
+        c.id for c in data.load(paper).claims if ledger.registration(paper, c, registered).commit == ledger.UNREGISTERED
+    ]
     assert missing == [], f"register them: python -m noneuclid.claims register {paper}"

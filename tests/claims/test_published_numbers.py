@@ -38,8 +38,11 @@ def code_numbers(path: Path) -> set[float]:
     """The numeric literals of a Python file's code (not its comments or strings)."""
     tokens = tokenize.generate_tokens(io.StringIO(path.read_text()).readline)
     literals = [t.string.replace("_", "") for t in tokens if t.type == tokenize.NUMBER]
-    return {float(s) if s[:2].lower() not in ("0o", "0x", "0b") else float(int(s, 0)) for s in literals
-            if not s.lower().endswith("j")}
+    return {
+        float(s) if s[:2].lower() not in ("0o", "0x", "0b") else float(int(s, 0))
+        for s in literals
+        if not s.lower().endswith("j")
+    }
 
 
 def test_no_published_number_is_written_in_python():

@@ -44,7 +44,7 @@ def test_fractional_df_leaves_two_and_a_half_percent_in_each_tail(df):
 
 def test_the_normal_limit_and_the_table_of_textbooks():
     assert NORMAL975 == pytest.approx(1.959963984540054, rel=1e-15) and t975(math.inf) == NORMAL975
-    assert t975(1e6) == pytest.approx(NORMAL975 * (1 + (NORMAL975 ** 2 + 1) / 4e6), rel=1e-9)  # Cornish-Fisher
+    assert t975(1e6) == pytest.approx(NORMAL975 * (1 + (NORMAL975**2 + 1) / 4e6), rel=1e-9)  # Cornish-Fisher
     table = {3: 3.182, 5: 2.571, 10: 2.228, 30: 2.042, 120: 1.980}
     assert all(round(t975(df), 3) == v for df, v in table.items())
     with pytest.raises(ValueError, match="> 0"):

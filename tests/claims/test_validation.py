@@ -37,9 +37,12 @@ def _t_power(kind: str, n: int, difference: float) -> tuple[float, float]:
 def _shares_power(relation: str, n: int, difference: float) -> float:
     """The exact probability that a shares cell reproduces: the binomial outcomes weighted by their chance."""
     p_a, p_b = 0.5 + difference / 2, 0.5 - difference / 2
-    return sum(stats.binom.pmf(k_a, n, p_a) * stats.binom.pmf(k_b, n, p_b)
-               for k_a in range(n + 1) for k_b in range(n + 1)
-               if validation._shares_outcome(relation, n, k_a, k_b)[0] == engine.REPRODUCES)
+    return sum(
+        stats.binom.pmf(k_a, n, p_a) * stats.binom.pmf(k_b, n, p_b)
+        for k_a in range(n + 1)
+        for k_b in range(n + 1)
+        if validation._shares_outcome(relation, n, k_a, k_b)[0] == engine.REPRODUCES
+    )
 
 
 def _expected(row) -> tuple[float, float]:
@@ -65,8 +68,10 @@ def test_the_committed_validation_holds_the_type_one_rate_and_the_power():
     for row in single[(single.relation == "better") & (single.difference_in_delta == 2)].itertuples():
         assert _within(row.rate_reproduces, _expected(row), row.cells), row
     families = rows[rows.family > 1]
-    assert len(families) and (families.rate_decided_falsely <= 0.05 + families.apply(
-        lambda r: _mc(0.05, r.cells), axis=1)).all()
+    assert (
+        len(families)
+        and (families.rate_decided_falsely <= 0.05 + families.apply(lambda r: _mc(0.05, r.cells), axis=1)).all()
+    )
     assert (single.rate_decided_falsely <= 0.05 + single.apply(lambda r: _mc(0.05, r.cells), axis=1)).all()
 
 

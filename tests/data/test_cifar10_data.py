@@ -16,7 +16,9 @@ def tiny(tmp_path, monkeypatch):
     py_root, bin_root = tmp_path / "py", tmp_path / "bin"
     for name, md5 in write_python(py_root, batches).items():
         monkeypatch.setitem(cifar10.PY_MD5, name, md5)
-    monkeypatch.setitem(files.DATASETS, "cifar10", files.Dataset(folder="cifar10", sha256=write_binary(bin_root, batches)))
+    monkeypatch.setitem(
+        files.DATASETS, "cifar10", files.Dataset(folder="cifar10", sha256=write_binary(bin_root, batches))
+    )
     return py_root, bin_root, batches
 
 
@@ -129,6 +131,7 @@ def test_load_normalises_every_split(tiny):
 
 def test_cli_verifies_and_fetches_from_a_mirror(tiny, tmp_path, capsys):
     from noneuclid.data.__main__ import main
+
     _, bin_root, _ = tiny
     dest = tmp_path / "dest"
     assert main(["fetch", "cifar10", "--data-dir", str(dest), "--mirror", str(bin_root)]) == 0
@@ -144,6 +147,9 @@ def test_real_data_from_the_shared_sprites(tmp_path, shared_data):
     assert cifar10.fetch(tmp_path, mirror=shared_data).name == "cifar-10-batches-bin"  # md5 + sha256 checked
     s = cifar10.splits(tmp_path)
     assert {k: tuple(v[0].shape) for k, v in s.items()} == {
-        "train": (50_000, 3, 32, 32), "val": (2000, 3, 32, 32), "test": (8000, 3, 32, 32)}
+        "train": (50_000, 3, 32, 32),
+        "val": (2000, 3, 32, 32),
+        "test": (8000, 3, 32, 32),
+    }
     assert torch.bincount(s["train"][1]).tolist() == [5000] * 10
     assert s["train"][1][:10].tolist() == [6, 9, 9, 4, 1, 1, 2, 7, 8, 3]

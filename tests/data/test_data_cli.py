@@ -19,18 +19,45 @@ def test_errors_are_reported_with_exit_code_1(tmp_path, capsys):
 
 def test_reproduce_names_the_fix_for_an_unknown_dataset(tmp_path):
     from noneuclid.data.registry import missing
+
     assert "add its row to noneuclid/data/registry.py" in missing("cifar100", tmp_path, tmp_path)
     assert "missing data file" in missing("mnist", tmp_path, tmp_path)
 
 
 def test_without_names_fetch_takes_every_dataset_of_make_data_each_into_its_root(tmp_path, monkeypatch, capsys):
     from noneuclid.data import registry
+
     fetched = []
     for name, row in registry.SOURCES.items():
-        monkeypatch.setitem(registry.SOURCES, name, registry.Source(
-            lambda root, mirror, name=name: fetched.append((name, root.name, mirror and mirror.name)),
-            row.verify, row.root, row.mirrored_root, row.mirror, row.make_data))
-    assert main(["fetch", "--data-dir", str(tmp_path / "data"), "--generated-dir", str(tmp_path / "generated"),
-                 "--mirror", str(tmp_path / "mirror")]) == 0
-    assert fetched == [("mnist", "data", "mirror"), ("cifar10", "generated", "mirror"),
-                       ("wikitext2", "data", "mirror"), ("wordnet", "generated", None)]
+        monkeypatch.setitem(
+            registry.SOURCES,
+            name,
+            registry.Source(
+                lambda root, mirror, name=name: fetched.append((name, root.name, mirror and mirror.name)),
+                row.verify,
+                row.root,
+                row.mirrored_root,
+                row.mirror,
+                row.make_data,
+            ),
+        )
+    assert (
+        main(
+            [
+                "fetch",
+                "--data-dir",
+                str(tmp_path / "data"),
+                "--generated-dir",
+                str(tmp_path / "generated"),
+                "--mirror",
+                str(tmp_path / "mirror"),
+            ]
+        )
+        == 0
+    )
+    assert fetched == [
+        ("mnist", "data", "mirror"),
+        ("cifar10", "generated", "mirror"),
+        ("wikitext2", "data", "mirror"),
+        ("wordnet", "generated", None),
+    ]

@@ -54,9 +54,11 @@ def test_paired_order_holds_the_same_examples_each_first_sentences_pairs_side_by
     shuffled, paired = prefix.make_split(10, 400, 4), prefix.make_split(10, 400, 4, paired=True)
     assert sorted(map(str, zip(*shuffled))) == sorted(map(str, zip(*paired)))
     first, _, labels = paired
-    assert all(first[k] == first[k + 1] and labels[k: k + 2] == [1, 0] for k in range(0, 400, 2))
+    assert all(first[k] == first[k + 1] and labels[k : k + 2] == [1, 0] for k in range(0, 400, 2))
     assert prefix.split_file(tmp_path, 10, "train", 400, paired=True) != prefix.split_file(tmp_path, 10, "train", 400)
-    assert prefix.load(tmp_path, 10, "train", 400, paired=True) == prefix.make_split(10, 400, prefix.SPLITS["train"][1], True)
+    assert prefix.load(tmp_path, 10, "train", 400, paired=True) == prefix.make_split(
+        10, 400, prefix.SPLITS["train"][1], True
+    )
 
 
 def test_original_order_trains_fixed_batches_of_consecutive_pairs_in_a_shuffled_order():
@@ -66,6 +68,7 @@ def test_original_order_trains_fixed_batches_of_consecutive_pairs_in_a_shuffled_
     import torch
 
     from noneuclid.train.tasks.batching import shuffled as _shuffled
+
     epochs = [_shuffled(10, 4, seed=3, epoch=e, device="cpu", fixed=True) for e in range(4)]
     for batches in epochs:
         assert sorted(tuple(b.tolist()) for b in batches) == [(0, 1, 2, 3), (4, 5, 6, 7), (8, 9, 0, 1)]

@@ -7,10 +7,17 @@ import pytest
 
 from noneuclid.data import DataError, snli
 
-ROWS = [("entailment", "A man, in a hat.", "A MAN is outside!"), ("neutral", "Dogs run.", "Two dogs"),
-        ("contradiction", "It's 3 cats", "no cats"), ("-", "unclear", "pair")]
-EXPECTED = ([["a", "man", "in", "a", "hat"], ["dogs", "run"], ["it", "s", "cats"]],
-            [["a", "man", "is", "outside"], ["two", "dogs"], ["no", "cats"]], [1, 0, 0])
+ROWS = [
+    ("entailment", "A man, in a hat.", "A MAN is outside!"),
+    ("neutral", "Dogs run.", "Two dogs"),
+    ("contradiction", "It's 3 cats", "no cats"),
+    ("-", "unclear", "pair"),
+]
+EXPECTED = (
+    [["a", "man", "in", "a", "hat"], ["dogs", "run"], ["it", "s", "cats"]],
+    [["a", "man", "is", "outside"], ["two", "dogs"], ["no", "cats"]],
+    [1, 0, 0],
+)
 
 
 def test_official_txt_format(tmp_path):
@@ -40,8 +47,9 @@ def test_parquet_export(tmp_path):
     folder = tmp_path / "snli"
     folder.mkdir()
     labels = {"entailment": 0, "neutral": 1, "contradiction": 2, "-": -1}
-    pd.DataFrame({"premise": [r[1] for r in ROWS], "hypothesis": [r[2] for r in ROWS],
-                  "label": [labels[r[0]] for r in ROWS]}).to_parquet(folder / "validation-00000-of-00001.parquet")
+    pd.DataFrame(
+        {"premise": [r[1] for r in ROWS], "hypothesis": [r[2] for r in ROWS], "label": [labels[r[0]] for r in ROWS]}
+    ).to_parquet(folder / "validation-00000-of-00001.parquet")
     (folder / "validation-00000-of-00001.parquet").rename(folder / "dev-00000-of-00001.parquet")
     assert snli.load(tmp_path, "dev") == EXPECTED
 

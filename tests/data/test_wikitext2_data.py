@@ -11,9 +11,35 @@ from noneuclid.data import DataError, wikitext2
 
 
 def test_basic_english_tokenizer():
-    assert wikitext2.tokenize("The game 's \"story\" began (in 2011); it was <unk>.\n") == [
-        "the", "game", "'", "s", "story", "began", "(", "in", "2011", ")", "it", "was", "<unk>", "."]
-    assert wikitext2.tokenize(" 3 @,@ 000 @-@ a : b ! c ? ") == ["3", "@", ",", "@", "000", "@-@", "a", "b", "!", "c", "?"]
+    assert wikitext2.tokenize('The game \'s "story" began (in 2011); it was <unk>.\n') == [
+        "the",
+        "game",
+        "'",
+        "s",
+        "story",
+        "began",
+        "(",
+        "in",
+        "2011",
+        ")",
+        "it",
+        "was",
+        "<unk>",
+        ".",
+    ]
+    assert wikitext2.tokenize(" 3 @,@ 000 @-@ a : b ! c ? ") == [
+        "3",
+        "@",
+        ",",
+        "@",
+        "000",
+        "@-@",
+        "a",
+        "b",
+        "!",
+        "c",
+        "?",
+    ]
     assert wikitext2.tokenize(" \n") == []
 
 
@@ -22,20 +48,39 @@ def test_vocabulary_order_is_torchtexts():
     assert words == ["<unk>", "a", "b", "c", "d"]  # '<unk>' first, then count desc, ties by code point
     # max_tokens keeps the first max_tokens - 1 of that order, '<unk>' included, then puts '<unk>' first
     assert wikitext2.build_vocab(["b", "a", "<unk>", "c", "a", "b", "<unk>", "<unk>", "d"], max_tokens=4) == [
-        "<unk>", "a", "b"]
+        "<unk>",
+        "a",
+        "b",
+    ]
     assert wikitext2.build_vocab(["x", "y", "y"], max_tokens=3) == ["<unk>", "y", "x"]
 
 
 @pytest.mark.parametrize("gz", [(), ("train", "valid", "test"), ("train",)])
 def test_plain_and_gzip_read_alike(tmp_path, monkeypatch, gz):
     c = wikitext2.load(write(tmp_path, monkeypatch, gz))
-    assert c.itos[:6] == ["<unk>", "the", "=", "end", "game", "story"] and c.padding == 0 and c.vocab_size == c.words == len(c.itos)
+    assert (
+        c.itos[:6] == ["<unk>", "the", "=", "end", "game", "story"]
+        and c.padding == 0
+        and c.vocab_size == c.words == len(c.itos)
+    )
     decoded = [c.itos[i] for i in c.train.tolist()]
     assert decoded == wikitext2._tokens(TEXT["train"])  # the whole split, lines concatenated, no <eos>
     assert decoded[:8] == ["=", "valkyria", "chronicles", "=", "the", "game", "'", "s"]
     # words unseen in train are <unk> (id 0)
-    assert [c.itos[i] for i in c.valid] == ["the", "<unk>", "game", "was", "<unk>", ",", "<unk>", "<unk>", "<unk>",
-                                            "<unk>", "<unk>", "."]
+    assert [c.itos[i] for i in c.valid] == [
+        "the",
+        "<unk>",
+        "game",
+        "was",
+        "<unk>",
+        ",",
+        "<unk>",
+        "<unk>",
+        "<unk>",
+        "<unk>",
+        "<unk>",
+        ".",
+    ]
     assert c.test.tolist() == [c.itos.index("the"), c.itos.index("end"), c.itos.index(".")]
     assert all(t.dtype == torch.int64 and t.dim() == 1 for t in (c.train, c.valid, c.test))
 
@@ -53,7 +98,7 @@ def test_vocabulary_padded_to_a_multiple_of_n(tmp_path, monkeypatch, n):
     c = wikitext2.load(tmp_path, multiple_of=n)
     assert c.vocab_size % n == 0 and c.vocab_size - c.padding == c.words == base.words
     assert 0 <= c.padding < n and c.itos[: c.words] == base.itos
-    assert c.itos[c.words:] == [f"<pad{k}>" for k in range(c.padding)]
+    assert c.itos[c.words :] == [f"<pad{k}>" for k in range(c.padding)]
     for split in ("train", "valid", "test"):  # padding ids never occur; the data does not change
         assert torch.equal(getattr(c, split), getattr(base, split))
         assert int(getattr(c, split).max()) < c.words
@@ -99,6 +144,7 @@ def test_missing_file_says_how_to_fetch(tmp_path, monkeypatch):
 def test_cli_fetches_from_a_mirror_and_verifies(tmp_path, monkeypatch, capsys):
     from noneuclid.data import files
     from noneuclid.data.__main__ import main
+
     mirror = write(tmp_path / "mirror", monkeypatch, gz=("train", "valid", "test"))
     sums = {p.name: files.sha256sum(p) for p in (mirror / "wikitext-2").iterdir()}
     monkeypatch.setitem(files.DATASETS, "wikitext2", files.Dataset(folder="wikitext-2", sha256=sums))

@@ -69,8 +69,13 @@ def test_gradient_shares_are_unbiased_for_the_batches():
 
 
 def test_grid_labels_every_optimizer_and_retraction_with_the_section_it_ran():
-    norms = pd.DataFrame([{"optimizer": o, "projection": j, "batches": 4, "grad_norm": 0.1, "mean_norm": 0.05}
-                          for o in drift.OPTIMIZERS for j in range(2)])
+    norms = pd.DataFrame(
+        [
+            {"optimizer": o, "projection": j, "batches": 4, "grad_norm": 0.1, "mean_norm": 0.05}
+            for o in drift.OPTIMIZERS
+            for j in range(2)
+        ]
+    )
     out = drift.grid(norms, 2, 1, {"geodesic": (0, 1), "cayley": (0,)}, drift.SECTION)
     assert list(out.columns) == drift.COLUMNS and set(out.section) == {"householder"}
     assert len(out) == len(drift.OPTIMIZERS) * 3 * 3  # (2 + 1 seeds) x 3 records

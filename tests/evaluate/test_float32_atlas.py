@@ -28,7 +28,15 @@ def test_atlas_rows_and_the_charts_known_limits():
 
 
 def test_safe_radius_is_the_last_radius_before_the_first_failure():
-    rows = pd.DataFrame({"op": "dist", "implementation": "ours", "chart": "lorentz", "r": [0.0, 0.5, 1.0, 1.5, 2.0],
-                         "value_error": [1.0, 1e-7, math.nan, 2e-3, 1e-7], "grad_error": 1e-7})
+    rows = pd.DataFrame(
+        {
+            "op": "dist",
+            "implementation": "ours",
+            "chart": "lorentz",
+            "r": [0.0, 0.5, 1.0, 1.5, 2.0],
+            "value_error": [1.0, 1e-7, math.nan, 2e-3, 1e-7],
+            "grad_error": 1e-7,
+        }
+    )
     assert atlas.safe_radius(rows).safe_radius.item() == 1.0  # r = 0 left out, nan skipped, 1.5 fails
     assert math.isnan(atlas.safe_radius(rows.assign(grad_error=1.0)).safe_radius.item())

@@ -39,6 +39,7 @@ def test_the_papers_update_is_our_retraction_in_float64(kind):
 def test_one_step_reports_every_update_and_complement():
     table = paper_step.one_step(P=3, draws=2, lr=1e-3, N=N, n=n)
     assert len(table) == 4 and set(table.samples) == {6}
-    assert set(zip(table["update"], table.complement)) == {(u, c) for u in paper_step.UPDATES
-                                                           for c in paper_step.COMPLEMENTS}
+    assert set(zip(table["update"], table.complement)) == {
+        (u, c) for u in paper_step.UPDATES for c in paper_step.COMPLEMENTS
+    }
     assert (table.median_change <= table.max_change).all() and (table.max_change < 1e-3).all()

@@ -34,8 +34,18 @@ def test_the_reference_fits_each_euclidean_run_on_its_own_points_and_split(runs,
     assert len(found) == 4  # today's protocol only, and not the hyperbolic MLR
     assert all("offsets: true" in (folder / "config.yaml").read_text() for folder in found)
     written = pd.read_csv(table2_reference.make(runs, "smoke", tmp_path))
-    assert list(written.columns) == ["subtree", "dim", "classifier", "sampling", "seeds", "ours_f1", "reference_f1",
-                                     "difference", "ours_train_loss", "reference_train_loss"]
+    assert list(written.columns) == [
+        "subtree",
+        "dim",
+        "classifier",
+        "sampling",
+        "seeds",
+        "ours_f1",
+        "reference_f1",
+        "difference",
+        "ours_train_loss",
+        "reference_train_loss",
+    ]
     assert list(written.classifier) == ["euclidean", "euclidean_log0"] and set(written.seeds) == {2}
     assert written.reference_f1.between(0, 100).all()
     assert (written.difference == written.ours_f1 - written.reference_f1).all()

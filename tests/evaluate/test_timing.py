@@ -14,10 +14,16 @@ def test_the_four_arms_are_timed_in_interleaved_rounds(tiny_mnist, tmp_path):
     overrides = [f"paths.data_dir={tiny_mnist}", "model.depth=1"]
     task, built = timing.arms("smoke", overrides)
     assert list(built) == list(SETUPS)
-    kinds = {arm: (type(opt), any(isinstance(p, StiefelParameter) for p in model.parameters()))
-             for arm, (model, opt) in built.items()}
-    assert kinds == {"adam_euclidean": (ManifoldAdam, False), "adam_stiefel": (ManifoldAdam, True),
-                     "gd_stiefel": (ManifoldGD, True), "momentum_stiefel": (ManifoldMomentum, True)}
+    kinds = {
+        arm: (type(opt), any(isinstance(p, StiefelParameter) for p in model.parameters()))
+        for arm, (model, opt) in built.items()
+    }
+    assert kinds == {
+        "adam_euclidean": (ManifoldAdam, False),
+        "adam_stiefel": (ManifoldAdam, True),
+        "gd_stiefel": (ManifoldGD, True),
+        "momentum_stiefel": (ManifoldMomentum, True),
+    }
     written = timing.make("smoke", tmp_path, repeats=2, steps=1, overrides=overrides)
     table = pd.read_csv(written[0])
     assert written == [tmp_path / "timing.csv"]  # --device cuda writes timing_gpu.csv
@@ -29,9 +35,10 @@ def test_the_four_arms_are_timed_in_interleaved_rounds(tiny_mnist, tmp_path):
 
 def test_a_block_is_the_first_steps_of_an_epoch(tiny_mnist, make_cfg):
     from noneuclid.train import tasks
+
     task = tasks.build(make_cfg())
     first = timing.FirstSteps(task, 2)
     assert first.steps_per_epoch() == 2 and first.batch_size == task.batch_size
     blocks, epoch = list(first.batches(3)), list(task.batches(3))
     assert len(blocks) == 2 and all((a[0] == b[0]).all() for a, b in zip(blocks, epoch))
-    assert timing.FirstSteps(task, 10 ** 6).steps_per_epoch() == task.steps_per_epoch()
+    assert timing.FirstSteps(task, 10**6).steps_per_epoch() == task.steps_per_epoch()

@@ -30,7 +30,7 @@ def _tangent0(c: float, shape=SHAPE, radius: float = R, dtype=DT) -> torch.Tenso
     """Vectors of the ball's tangent space at 0 (Euclidean coordinates) of Riemannian norm up to
     radius/sqrt(c) (the ball's metric at 0 is 2 I): exp_0 of them lies up to radius/sqrt(c) from 0."""
     u = torch.randn(*shape, dtype=dtype)
-    return u / u.norm(dim=-1, keepdim=True) * torch.rand(*shape[:-1], 1, dtype=dtype) * radius / (2 * c ** 0.5)
+    return u / u.norm(dim=-1, keepdim=True) * torch.rand(*shape[:-1], 1, dtype=dtype) * radius / (2 * c**0.5)
 
 
 def _ball(c: float, shape=SHAPE, radius: float = R) -> torch.Tensor:
@@ -48,7 +48,7 @@ def _assert_same_points(x: torch.Tensor, y: torch.Tensor, c: float, tol: float =
 def _on_sheet_error(x: torch.Tensor, c: float) -> float:
     """max |c <x, x>_L + 1| / (c x_0^2): the sheet's equation relative to its terms."""
     x0 = L.split(x)[0]
-    return float(((c * L.inner(x, x) + 1) / (c * x0 ** 2)).abs().max())
+    return float(((c * L.inner(x, x) + 1) / (c * x0**2)).abs().max())
 
 
 @pytest.fixture(autouse=True)
@@ -131,7 +131,7 @@ def test_close_points_keep_their_distance_in_float32(c):
     """arcosh near 1 is stable: d = 1e-3 between points at distance 0 and 5 from o, float32 against float64."""
     p = _ball(c, radius=5.0)
     q = P.expmap(p, 1e-3 / P.conformal_factor(p, c) * torch.nn.functional.normalize(torch.randn_like(p), dim=-1), c)
-    for p_, q_ in ((p, q), (torch.zeros_like(p), P.expmap0(torch.full_like(p, 1e-3 / 2 / 5 ** 0.5), c))):
+    for p_, q_ in ((p, q), (torch.zeros_like(p), P.expmap0(torch.full_like(p, 1e-3 / 2 / 5**0.5), c))):
         x, y = L.from_ball(p_, c), L.from_ball(q_, c)
         exact = L.dist(x, y, c)
         assert_close(L.dist(x.float(), y.float(), c).double(), exact, rtol=1e-3, atol=0)

@@ -36,13 +36,13 @@ def _unit(*shape: int, dtype=DT) -> torch.Tensor:
 
 def _points(c: float, shape=SHAPE, max_frac: float = 0.9, dtype=DT) -> torch.Tensor:
     """Random points with sqrt(c) ||x|| uniform in [0, max_frac)."""
-    radius = max_frac * torch.rand(*shape[:-1], 1, dtype=dtype) / c ** 0.5
+    radius = max_frac * torch.rand(*shape[:-1], 1, dtype=dtype) / c**0.5
     return _unit(*shape, dtype=dtype) * radius
 
 
 def _boundary_points(c: float, shape=SHAPE, eps: float = 1e-5, dtype=DT) -> torch.Tensor:
     """Random points at norm (1 - eps) / sqrt(c) up to rounding (eps = 1e-5: the float64 projection radius)."""
-    return _unit(*shape, dtype=dtype) * ((1 - eps) / c ** 0.5)
+    return _unit(*shape, dtype=dtype) * ((1 - eps) / c**0.5)
 
 
 def _sqnorm(x: torch.Tensor) -> torch.Tensor:
@@ -52,7 +52,7 @@ def _sqnorm(x: torch.Tensor) -> torch.Tensor:
 def _closed_form_dist(x: torch.Tensor, y: torch.Tensor, c: float) -> torch.Tensor:
     """The blog's d(x, y) = arccosh(1 + 2c||x-y||^2 / ((1 - c||x||^2)(1 - c||y||^2))) / sqrt(c)."""
     arg = 1 + 2 * c * (x - y).pow(2).sum(-1) / ((1 - c * x.pow(2).sum(-1)) * (1 - c * y.pow(2).sum(-1)))
-    return torch.acosh(arg) / c ** 0.5
+    return torch.acosh(arg) / c**0.5
 
 
 def _tight(a, b, tol: float = 1e-12) -> None:
@@ -91,7 +91,7 @@ def test_mobius_add_left_cancellation(c):
 @pytest.mark.parametrize("c", CS)
 def test_mobius_add_boundary_is_infinity(c):
     """||x|| = 1/sqrt(c) implies x (+) y = x (the border of the ball is infinity)."""
-    x = _unit(*SHAPE) / c ** 0.5
+    x = _unit(*SHAPE) / c**0.5
     y = _points(c)
     _tight(P.mobius_add(x, y, c), x)
 
@@ -159,8 +159,8 @@ def test_scalar_mul_is_exp0_r_log0(c):
 def test_matvec_matrix_associativity(c):
     """(M M') (x) x = M (x) (M' (x) x)."""
     x = _points(c)
-    M = torch.randn(4, 6, dtype=DT) / 6 ** 0.5
-    Mp = torch.randn(6, N, dtype=DT) / N ** 0.5
+    M = torch.randn(4, 6, dtype=DT) / 6**0.5
+    Mp = torch.randn(6, N, dtype=DT) / N**0.5
     _tight(P.mobius_matvec(M @ Mp, x, c), P.mobius_matvec(M, P.mobius_matvec(Mp, x, c), c), 1e-10)
 
 
@@ -168,7 +168,7 @@ def test_matvec_matrix_associativity(c):
 def test_matvec_scalar_compatibility(c):
     """M (x) (r (x) x) = (r M) (x) x = r (x) (M (x) x)."""
     x = _points(c)
-    M = torch.randn(4, N, dtype=DT) / N ** 0.5
+    M = torch.randn(4, N, dtype=DT) / N**0.5
     r = 1.7
     a = P.mobius_matvec(M, P.mobius_scalar_mul(r, x, c), c)
     _tight(a, P.mobius_matvec(r * M, x, c), 1e-10)
@@ -210,7 +210,7 @@ def test_matvec_zero_image_gives_zero(c):
     # x in the kernel of M: M = [[1, -1, 0, 0, 0]], x = (a, a, 0, 0, 0) gives M x = a - a = 0 exactly
     K = torch.tensor([[1.0, -1.0, 0.0, 0.0, 0.0]], dtype=DT)
     xk = torch.zeros(SHAPE, dtype=DT)
-    xk[..., :2] = 0.3 * torch.rand(*SHAPE[:-1], 1, dtype=DT) / c ** 0.5
+    xk[..., :2] = 0.3 * torch.rand(*SHAPE[:-1], 1, dtype=DT) / c**0.5
     xk.requires_grad_(True)
     out = P.mobius_matvec(K, xk, c)
     assert torch.equal(out, torch.zeros(*SHAPE[:-1], 1, dtype=DT))
@@ -241,7 +241,7 @@ def test_geodesic_distance_is_linear_in_t(c):
 
 def _tangent(x: torch.Tensor, c: float, max_dist: float = 3.0) -> torch.Tensor:
     """Tangent vectors at x whose geodesic length lambda_x ||v|| (times sqrt(c)) is uniform in [0, max_dist)."""
-    length = max_dist * torch.rand(*x.shape[:-1], 1, dtype=x.dtype) / c ** 0.5
+    length = max_dist * torch.rand(*x.shape[:-1], 1, dtype=x.dtype) / c**0.5
     return _unit(*x.shape, dtype=x.dtype) * length / P.conformal_factor(x, c)
 
 
@@ -330,9 +330,9 @@ def test_dist_matches_closed_form_near_boundary(c):
     # geoopt computes the same expression and has the same errors (see test_dist_close_pairs_near_boundary_precise
     # for the precision defect). The bound is 16 eps (1 + 1/D) propagated through artanh; the largest measured
     # error/bound over 200 seeds x 3 curvatures is 0.28.
-    u = torch.tanh(c ** 0.5 * ref / 2)
-    D = 1 - 2 * c * (x * y).sum(-1) + c ** 2 * x.pow(2).sum(-1) * y.pow(2).sum(-1)
-    bound = 1e-10 * ref + (2 / c ** 0.5) * 16 * torch.finfo(DT).eps * (1 + 1 / D) / (1 - u * u)
+    u = torch.tanh(c**0.5 * ref / 2)
+    D = 1 - 2 * c * (x * y).sum(-1) + c**2 * x.pow(2).sum(-1) * y.pow(2).sum(-1)
+    bound = 1e-10 * ref + (2 / c**0.5) * 16 * torch.finfo(DT).eps * (1 + 1 / D) / (1 - u * u)
     assert ((d - ref).abs() <= bound).all(), ((d - ref).abs() / bound).max()
 
 
@@ -377,7 +377,7 @@ def test_project(c, dtype):
     eps = 1e-5 in every dtype (float32 computes the same model as float64)."""
     eps = P.BALL_EPS
     assert eps == 1e-5
-    max_norm = (1 - eps) / c ** 0.5
+    max_norm = (1 - eps) / c**0.5
     inside = _points(c, dtype=dtype, max_frac=1 - 2 * eps)
     outside = _unit(*SHAPE, dtype=dtype) * (max_norm * (1 + 2 * eps + 2 * torch.rand(*SHAPE[:-1], 1, dtype=dtype)))
     assert torch.equal(P.project(inside, c), inside)
@@ -467,8 +467,13 @@ def test_geoopt_agreement_logmap_dist(c):
     xb = _boundary_points(c)
     x = torch.cat([_points(c), xb, xb, torch.zeros_like(xb)], 0)
     y = torch.cat([_points(c), torch.zeros_like(xb), P.expmap(xb, _tangent(xb, c), c), xb], 0)
-    ok = torch.cat([torch.ones(len(_points(c)) + len(xb), dtype=torch.bool),  # where geoopt is accurate
-                    torch.zeros(len(xb), dtype=torch.bool), torch.ones(len(xb), dtype=torch.bool)])
+    ok = torch.cat(
+        [
+            torch.ones(len(_points(c)) + len(xb), dtype=torch.bool),  # where geoopt is accurate
+            torch.zeros(len(xb), dtype=torch.bool),
+            torch.ones(len(xb), dtype=torch.bool),
+        ]
+    )
     assert_close(P.logmap(x, y, c)[ok], ball.logmap(x, y)[ok], rtol=1e-10, atol=1e-10)
     assert_close(P.dist(x, y, c)[ok], ball.dist(x, y)[ok], rtol=1e-10, atol=1e-10)
 
@@ -483,14 +488,14 @@ def test_geoopt_dist_saturates_far_near_boundary(c):
     ball, c = _geoopt_ball(c)
     e1 = torch.zeros(N, dtype=DT)
     e1[0] = 1.0
-    x = (1 - 1e-5) / c ** 0.5 * e1
+    x = (1 - 1e-5) / c**0.5 * e1
     y = -x  # opposite points: d = 4 artanh(1 - 1e-5)/sqrt(c) ~ 24.4/sqrt(c)
-    cap = 2 * math.atanh(1 - 1e-7) / c ** 0.5
+    cap = 2 * math.atanh(1 - 1e-7) / c**0.5
     assert_close(ball.dist(x, y), torch.tensor(cap, dtype=DT), rtol=1e-9, atol=0)
     d = P.dist(x, y, c)
-    assert_close(d, torch.tensor(4 * math.atanh(1 - 1e-5) / c ** 0.5, dtype=DT), rtol=1e-6, atol=0)
+    assert_close(d, torch.tensor(4 * math.atanh(1 - 1e-5) / c**0.5, dtype=DT), rtol=1e-6, atol=0)
     assert_close(d, _closed_form_dist(x, y, c), rtol=1e-6, atol=0)
-    assert d > cap + 7 / c ** 0.5
+    assert d > cap + 7 / c**0.5
 
 
 # -- float32 near the boundary --------------------------------------------------------------------
@@ -501,9 +506,9 @@ def test_float32_near_boundary_is_finite_and_projects_inside(c):
     """float32 operations on points up to norm (1 - 1e-3)/sqrt(c) give no NaN/inf, and project lands strictly inside."""
     f32 = torch.float32
     shape = (8, 16, N)
-    x = _unit(*shape, dtype=f32) * ((1 - 1e-3 * torch.rand(*shape[:-1], 1, dtype=f32)) / c ** 0.5)
-    x[0] = _unit(*shape[1:], dtype=f32) * ((1 - 1e-3) / c ** 0.5)
-    y = _unit(*shape, dtype=f32) * ((1 - 1e-3 * torch.rand(*shape[:-1], 1, dtype=f32)) / c ** 0.5)
+    x = _unit(*shape, dtype=f32) * ((1 - 1e-3 * torch.rand(*shape[:-1], 1, dtype=f32)) / c**0.5)
+    x[0] = _unit(*shape[1:], dtype=f32) * ((1 - 1e-3) / c**0.5)
+    y = _unit(*shape, dtype=f32) * ((1 - 1e-3 * torch.rand(*shape[:-1], 1, dtype=f32)) / c**0.5)
     y[1] = -x[1]  # antipodal pairs: the smallest mobius_add denominators
     y[2] = x[2]
     v = 10 * torch.randn(shape, dtype=f32)
@@ -534,7 +539,7 @@ def test_float32_near_boundary_is_finite_and_projects_inside(c):
         p = P.project(t, c)
         assert torch.isfinite(p).all(), name
         assert (c * p.double().pow(2).sum(-1) < 1).all(), name
-        assert (c ** 0.5 * p.norm(dim=-1) < 1).all(), name
+        assert (c**0.5 * p.norm(dim=-1) < 1).all(), name
 
 
 # -- bad curvature ----------------------------------------------------------------------------------
@@ -568,9 +573,7 @@ BAD_C = {
 
 
 @pytest.mark.parametrize("bad", list(BAD_C), ids=list(BAD_C))
-@pytest.mark.parametrize(
-    "fn", list(PUBLIC)
-)
+@pytest.mark.parametrize("fn", list(PUBLIC))
 def test_bad_curvature_raises(fn, bad):
     """Every public function that takes c raises ValueError for c <= 0 (scalar or any tensor entry) and NaN."""
     with pytest.raises(ValueError):
@@ -596,9 +599,7 @@ TENSOR_C_OPS = {
 }
 
 
-@pytest.mark.parametrize(
-    "op", list(TENSOR_C_OPS)
-)
+@pytest.mark.parametrize("op", list(TENSOR_C_OPS))
 def test_tensor_curvature_broadcasts_like_points(op):
     """A tensor c of shape [..., 1] (broadcastable to the points) gives, slice by slice, the float-c result."""
     cs = torch.tensor(CS + (0.7,), dtype=DT).view(4, 1, 1)
@@ -617,14 +618,13 @@ def test_every_operation_along_dim_minus_2_is_the_operation_on_the_transpose(c):
     """The batch-last layout of the recurrent layers: points [..., n, batch] with dim=-2 give exactly
     the results of [..., batch, n] with the default dim=-1, transposed."""
     x, y, v = _points(c), _points(c), 0.7 * torch.randn(SHAPE, dtype=DT)
-    x[0, 0] = _unit(N) * (1 - 1e-7) / c ** 0.5  # one point beyond the projection margin
+    x[0, 0] = _unit(N) * (1 - 1e-7) / c**0.5  # one point beyond the projection margin
     M = torch.randn(N, N, dtype=DT)
     T = lambda t: t.mT  # noqa: E731  [..., n, batch] <-> [..., batch, n]
     ops = {
         "mobius_add": lambda d, a, b, w: P.mobius_add(a, b, c, dim=d),
         "mobius_scalar_mul": lambda d, a, b, w: P.mobius_scalar_mul(0.7, a, c, dim=d),
-        "mobius_matvec_result": lambda d, a, b, w: P.mobius_matvec_result(
-            a @ M.mT if d == -1 else M @ a, a, c, dim=d),
+        "mobius_matvec_result": lambda d, a, b, w: P.mobius_matvec_result(a @ M.mT if d == -1 else M @ a, a, c, dim=d),
         "project": lambda d, a, b, w: P.project(a, c, dim=d),
         "conformal_factor": lambda d, a, b, w: P.conformal_factor(a, c, dim=d),
         "expmap": lambda d, a, b, w: P.expmap(a, w, c, dim=d),
@@ -642,7 +642,7 @@ def test_every_operation_along_dim_minus_2_is_the_operation_on_the_transpose(c):
 def test_artanh_keeps_full_relative_precision_eager_and_compiled():
     """artanh(x) ~ x + x^3/3 for tiny x, also under torch.compile (whose CPU atanh was 11 % off at 1e-15)."""
     x = torch.tensor([1e-15, 1e-12, 1e-9, 1e-6, 1e-3], dtype=DT)
-    exact = x + x ** 3 / 3 + x ** 5 / 5
+    exact = x + x**3 / 3 + x**5 / 5
     for fn in (P._artanh, torch.compile(P._artanh, dynamic=False)):
         torch.testing.assert_close(fn(x), exact, rtol=1e-15, atol=0)
 
@@ -657,14 +657,18 @@ def test_carried_gaps_are_the_gaps_of_the_results(c):
     keeps digits)."""
     g = torch.Generator().manual_seed(5)
     d = torch.randn(64, 5, dtype=torch.float64, generator=g)
-    x = d / d.norm(dim=-1, keepdim=True) * torch.rand(64, 1, dtype=torch.float64, generator=g) * 0.999 / c ** 0.5
+    x = d / d.norm(dim=-1, keepdim=True) * torch.rand(64, 1, dtype=torch.float64, generator=g) * 0.999 / c**0.5
     mx = x @ (torch.randn(5, 5, dtype=torch.float64, generator=g) / 2).mT
     y, gap_y = P.mobius_matvec_result_and_gap(mx, x, c)
     assert torch.equal(y, P.mobius_matvec_result(mx, x, c))
     assert_close(gap_y, P.gap(y, c), rtol=1e-9, atol=1e-12)
     v = P.expmap0(torch.randn(64, 5, dtype=torch.float64, generator=g) / 2, c)
-    assert_close(P.mobius_add_gap(y, v, c, gap_x=gap_y, gap_y=P.gap(v, c)),
-                               P.gap(P.mobius_add(y, v, c), c), rtol=1e-9, atol=1e-12)
+    assert_close(
+        P.mobius_add_gap(y, v, c, gap_x=gap_y, gap_y=P.gap(v, c)),
+        P.gap(P.mobius_add(y, v, c), c),
+        rtol=1e-9,
+        atol=1e-12,
+    )
     assert_close(P.logmap0(y, c, gap_y=gap_y), P.logmap0(y, c), rtol=1e-9, atol=1e-12)
 
 
@@ -674,9 +678,9 @@ def test_project_with_gap_puts_points_below_the_margin_on_it():
     c = 2.0
     d = torch.nn.functional.normalize(torch.randn(3, 5, dtype=torch.float64), dim=-1)
     gaps = torch.tensor([[1e-7], [P.MARGIN_GAP * (1 + P.GAP_SNAP / 2)], [0.3]], dtype=torch.float64)
-    x = d * (1 - gaps).sqrt() / c ** 0.5
+    x = d * (1 - gaps).sqrt() / c**0.5
     y, gap_y = P.project_with_gap(x, gaps, c)
-    radius = (1 - P.BALL_EPS) / c ** 0.5
+    radius = (1 - P.BALL_EPS) / c**0.5
     assert_close(y.norm(dim=-1)[:2], torch.full((2,), radius, dtype=torch.float64))
     assert torch.equal(y[2], x[2]) and float(gap_y[2]) == 0.3
     assert bool((gap_y[:2] == P.MARGIN_GAP).all())
@@ -687,6 +691,7 @@ def test_gru_with_carried_gaps_is_the_same_model_in_float64():
     projection's snap bands (which the two place differently: see poincare.project_with_gap)."""
     from noneuclid.geometry.spaces import PoincareBall
     from noneuclid.nn.recurrent import Recurrent
+
     torch.manual_seed(0)
     x = P.expmap0(0.3 * torch.randn(4, 7, 5, dtype=torch.float64), 1.0)  # [batch, time, input]
     lengths = torch.tensor([7, 3, 5, 1])

@@ -264,7 +264,10 @@ def test_retract_large_step_stays_orthonormal(kind):
     Yn = stiefel.retract(Y, A, Q @ B, kind)
     assert stiefel.orthonormality_error(Yn).item() <= 1e-12
     W, lam, eye = _full_W(A, B), _lam(Y, Q), _eye(12)
-    ref = lam @ (torch.linalg.matrix_exp(W) if kind == "geodesic" else torch.linalg.solve(eye - W / 2, eye + W / 2))[..., :3]
+    ref = (
+        lam
+        @ (torch.linalg.matrix_exp(W) if kind == "geodesic" else torch.linalg.solve(eye - W / 2, eye + W / 2))[..., :3]
+    )
     assert _maxabs(Yn - ref) <= 1e-9
 
 
@@ -344,8 +347,10 @@ def test_geodesic_has_constant_canonical_speed():
     h = 1e-5
     for t in torch.linspace(0.0, 3.0, 7, dtype=DT).tolist():
         Yt = stiefel.retract(Y, t * A, t * (Q @ B), "geodesic")
-        dY = (stiefel.retract(Y, (t + h) * A, (t + h) * (Q @ B), "geodesic")
-              - stiefel.retract(Y, (t - h) * A, (t - h) * (Q @ B), "geodesic")) / (2 * h)
+        dY = (
+            stiefel.retract(Y, (t + h) * A, (t + h) * (Q @ B), "geodesic")
+            - stiefel.retract(Y, (t - h) * A, (t - h) * (Q @ B), "geodesic")
+        ) / (2 * h)
         assert _maxabs(Yt.mT @ dY + dY.mT @ Yt) <= 1e-6  # velocity tangent at Y(t)
         assert _maxabs(_canonical_sqnorm(Yt, dY) - speed0) <= 1e-6, t
 

@@ -62,7 +62,9 @@ def test_relative_frobenius_loss_of_constant_outputs():
     probs = torch.softmax(torch.randn(7, 10, dtype=torch.float64), -1)
     y = torch.randint(0, 10, (7,))
     onehot = torch.nn.functional.one_hot(y, 10).double()
-    assert loss(probs, y).item() == pytest.approx((torch.linalg.norm(probs - onehot) / torch.linalg.norm(onehot)).item())
+    assert loss(probs, y).item() == pytest.approx(
+        (torch.linalg.norm(probs - onehot) / torch.linalg.norm(onehot)).item()
+    )
 
 
 def test_patches_are_row_major_7x7_blocks():

@@ -34,8 +34,12 @@ def test_sentence_pair_model_is_the_same_function_in_both_charts(cell, geometry,
         ball.b.copy_(torch.randn_like(ball.b) * 0.3)
     lorentz.load_state_dict(ball.state_dict())
     g = torch.Generator().manual_seed(1)
-    batch = (torch.randint(1, 20, (2, 8, 6), generator=g), torch.randint(1, 7, (2, 8), generator=g),
-             torch.randint(1, 20, (2, 8, 7), generator=g), torch.randint(1, 8, (2, 8), generator=g))
+    batch = (
+        torch.randint(1, 20, (2, 8, 6), generator=g),
+        torch.randint(1, 7, (2, 8), generator=g),
+        torch.randint(1, 20, (2, 8, 7), generator=g),
+        torch.randint(1, 8, (2, 8), generator=g),
+    )
     out_ball, out_lorentz = ball(*batch), lorentz(*batch)
     _assert_same(out_lorentz, out_ball, 1e-9)
     out_ball.sum().backward()
@@ -47,12 +51,15 @@ def test_sentence_pair_model_is_the_same_function_in_both_charts(cell, geometry,
 @pytest.mark.parametrize("c", [1.0, 0.5])
 def test_point_mlr_is_the_same_function_in_both_charts(c):
     torch.manual_seed(0)
-    ball, lorentz = PointMLR(5, "hyperbolic", runs=3, c=c).to(DT), PointMLR(5, "hyperbolic", runs=3, c=c, chart="lorentz").to(DT)
+    ball, lorentz = (
+        PointMLR(5, "hyperbolic", runs=3, c=c).to(DT),
+        PointMLR(5, "hyperbolic", runs=3, c=c, chart="lorentz").to(DT),
+    )
     with torch.no_grad():
-        ball.mlr.p.copy_(torch.randn_like(ball.mlr.p) * 0.1 / c ** 0.5)
+        ball.mlr.p.copy_(torch.randn_like(ball.mlr.p) * 0.1 / c**0.5)
     lorentz.load_state_dict(ball.state_dict())
     u = torch.nn.functional.normalize(torch.randn(3, 50, 5, dtype=DT), dim=-1)
-    x = torch.tanh(torch.rand(3, 50, 1, dtype=DT) * 5) * u / c ** 0.5  # up to distance 10/sqrt(c) from 0
+    x = torch.tanh(torch.rand(3, 50, 1, dtype=DT) * 5) * u / c**0.5  # up to distance 10/sqrt(c) from 0
     out_ball, out_lorentz = ball(x), lorentz(x)
     _assert_same(out_lorentz, out_ball, 1e-10)
     out_ball.sum().backward()

@@ -103,11 +103,14 @@ def test_width_mult_keeps_channels_divisible_by_n():
     assert model.head.in_features == 4 * 3 * round(516 * 0.1 / 3)
 
 
-@pytest.mark.parametrize("kwargs, message", [
-    ({"depth": 34, "n": 2, "init": "phydi"}, r"unknown depth 34.*\[18, 50, 152\]"),
-    ({"depth": 18, "n": 5, "init": "phydi"}, r"unknown n 5.*\[2, 3, 4\]"),
-    ({"depth": 18, "n": 2, "init": "rezero"}, r"unknown init 'rezero'.*phydi"),
-])
+@pytest.mark.parametrize(
+    "kwargs, message",
+    [
+        ({"depth": 34, "n": 2, "init": "phydi"}, r"unknown depth 34.*\[18, 50, 152\]"),
+        ({"depth": 18, "n": 5, "init": "phydi"}, r"unknown n 5.*\[2, 3, 4\]"),
+        ({"depth": 18, "n": 2, "init": "rezero"}, r"unknown init 'rezero'.*phydi"),
+    ],
+)
 def test_phresnet_refuses_unknown_settings(kwargs, message):
     with pytest.raises(ValueError, match=message):
         PHResNet(**kwargs)
@@ -163,8 +166,11 @@ def test_phydi_transformer_is_embedding_to_head_at_init():
 
 
 def test_phtransformer_refuses_a_vocabulary_not_divisible_by_n():
-    with pytest.raises(ValueError, match=r"vocab_size=33278 is not divisible by n=4: pad the vocabulary to a "
-                                         r"multiple of n \(33280 tokens\)"):
+    with pytest.raises(
+        ValueError,
+        match=r"vocab_size=33278 is not divisible by n=4: pad the vocabulary to a "
+        r"multiple of n \(33280 tokens\)",
+    ):
         PHTransformer(33278, 2, 4, "phydi")
     with pytest.raises(ValueError, match="unknown norm 'gpt2'"):
         PHTransformer(32, 2, 4, "gpt2")
@@ -196,6 +202,8 @@ def test_48_layer_phydi_transformer_trains_without_nan():
 
 def test_models_are_registered_for_configs():
     resnet = models.build({"name": "phresnet", "depth": 18, "n": 2, "init": "phydi", "width_mult": TINY})
-    lm = models.build({"name": "phtransformer", "depth": 2, "n": 2, "norm": "pre", "d_model": 16, "d_ff": 32,
-                       "heads": 4}, vocab_size=16)
+    lm = models.build(
+        {"name": "phtransformer", "depth": 2, "n": 2, "norm": "pre", "d_model": 16, "d_ff": 32, "heads": 4},
+        vocab_size=16,
+    )
     assert isinstance(resnet, PHResNet) and isinstance(lm, PHTransformer)

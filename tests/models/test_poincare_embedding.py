@@ -74,7 +74,7 @@ def test_sgd_steps_equal_the_autograd_steps_batch_by_batch():
                 terms[fused].append(model.sgd_steps(idx, keep, 16, lr=20.0))
                 continue
             for start in range(0, len(idx), 16):
-                loss = model.loss_terms(idx[start: start + 16], keep[start: start + 16])
+                loss = model.loss_terms(idx[start : start + 16], keep[start : start + 16])
                 terms[fused].append(loss.detach())
                 optimizer.zero_grad(set_to_none=True)
                 loss.mean().backward()
@@ -107,8 +107,10 @@ def test_burnin_draws_by_frequency_then_uniformly():
 def test_without_burnin_negatives_the_burnin_draws_as_after():
     """burnin_negatives=None: the draws of the runs trained before the reference's burn-in sampling."""
     h = wordnet.toy(depth=3, branching=3)
-    batches = [next(iter(Hypernymy(h.edges, h.size, negatives=10, batch_size=16, seed=0, burnin_epochs=b).batches(0)))
-               for b in (0, 5)]
+    batches = [
+        next(iter(Hypernymy(h.edges, h.size, negatives=10, batch_size=16, seed=0, burnin_epochs=b).batches(0)))
+        for b in (0, 5)
+    ]
     assert all(torch.equal(a, b) for a, b in zip(*batches))
 
 

@@ -37,8 +37,12 @@ def test_mobius_linear_tends_to_affine_map():
 def test_pointwise_nonlinearity_is_exp0_f_log0_and_tends_to_f():
     """phi^(x)(x) = exp_0(phi(log_0(x))) on the ball, phi(x) in R^n, and the former tends to the latter as c -> 0."""
     x = _ball_points(6, 4)
-    torch.testing.assert_close(PoincareBall(0.7).pointwise(torch.tanh, x),
-                               pb.expmap0(torch.tanh(pb.logmap0(x, 0.7)), 0.7), rtol=1e-12, atol=1e-14)
+    torch.testing.assert_close(
+        PoincareBall(0.7).pointwise(torch.tanh, x),
+        pb.expmap0(torch.tanh(pb.logmap0(x, 0.7)), 0.7),
+        rtol=1e-12,
+        atol=1e-14,
+    )
     torch.testing.assert_close(Euclidean().pointwise(torch.tanh, x), torch.tanh(x), rtol=0, atol=0)
     torch.testing.assert_close(PoincareBall(TINY_C).pointwise(torch.tanh, x), torch.tanh(x), rtol=1e-8, atol=1e-12)
 
@@ -163,12 +167,12 @@ def test_mlr_projecting_results_is_the_original_codes_mlr_of_the_projected_diffe
     c = 0.7
     mlr = HyperbolicMLR(5, 3, c=c, project_results=True).double()
     with torch.no_grad():
-        mlr.p.copy_(_ball_points(3, 5, radius=0.6 / c ** 0.5))
-    x = torch.cat([pb.project(torch.randn(16, 5, dtype=DT) * 5, c), _ball_points(16, 5, radius=0.5 / c ** 0.5)])
+        mlr.p.copy_(_ball_points(3, 5, radius=0.6 / c**0.5))
+    x = torch.cat([pb.project(torch.randn(16, 5, dtype=DT) * 5, c), _ball_points(16, 5, radius=0.5 / c**0.5)])
     y = pb.project(pb.mobius_add(-mlr.p, x[:, None], c), c, snap=pb.PROJECT_SNAP)  # [32, 3, 5]
     a = mlr.a0
     lam = 2 / (1 - c * y.pow(2).sum(-1))
-    expected = 2 * a.norm(dim=-1) / c ** 0.5 * torch.asinh(c ** 0.5 * (y * a / a.norm(dim=-1, keepdim=True)).sum(-1) * lam)
+    expected = 2 * a.norm(dim=-1) / c**0.5 * torch.asinh(c**0.5 * (y * a / a.norm(dim=-1, keepdim=True)).sum(-1) * lam)
     torch.testing.assert_close(mlr(x), expected, rtol=1e-9, atol=1e-9)
     plain = HyperbolicMLR(5, 3, c=c).double()
     plain.load_state_dict(mlr.state_dict())
@@ -185,7 +189,7 @@ def test_poincare_parameter_keeps_c_through_copies():
 @pytest.mark.parametrize("c", [1.0, 0.3])
 def test_rsgd_step_is_the_exponential_map_of_the_rescaled_gradient(c):
     torch.manual_seed(7)
-    x0 = _ball_points(4, 3, radius=0.7 / c ** 0.5)
+    x0 = _ball_points(4, 3, radius=0.7 / c**0.5)
     p = PoincareParameter(x0.clone(), c)
     g = torch.randn(4, 3, dtype=DT)
     p.grad = g.clone()
@@ -216,7 +220,7 @@ def test_rsgd_leaves_rows_with_zero_gradient_exactly_in_place(dtype, compensated
 @pytest.mark.parametrize("c", [1.0, 0.3])
 def test_compensated_rsgd_step_is_the_plain_step_in_float64(c):
     torch.manual_seed(7)
-    x0 = _ball_points(4, 3, radius=0.99 / c ** 0.5)
+    x0 = _ball_points(4, 3, radius=0.99 / c**0.5)
     g = torch.randn(4, 3, dtype=DT)
     p, q = PoincareParameter(x0.clone(), c), PoincareParameter(x0.clone(), c)
     p.grad, q.grad = g.clone(), g.clone()
@@ -336,8 +340,9 @@ def test_compiled_encoder_equals_eager():
     (table and weights) agree with the eager encoder in float64 (two encoders side by side, batch 4, up
     to 5 tokens, inputs up to norm 0.75). The whole model: test_compiled_model_equals_eager (slow)."""
     torch.manual_seed(8)
-    encoders = [Recurrent("rnn", 3, 3, PoincareBall(1.0), copies=(1, 2), compile=flag).double()
-                for flag in (False, True)]
+    encoders = [
+        Recurrent("rnn", 3, 3, PoincareBall(1.0), copies=(1, 2), compile=flag).double() for flag in (False, True)
+    ]
     encoders[1].load_state_dict(encoders[0].state_dict())
     table = _ball_points(1, 7, 3, radius=0.75)
     tables = [table.clone().requires_grad_() for _ in encoders]
@@ -356,8 +361,10 @@ def test_compiled_model_equals_eager():
     gradients agree with the eager model in float64 (batch 4, 20 tokens)."""
     torch.manual_seed(8)
     # embeddings up to norm ~0.75 (x50 the paper's init): states well inside and near the boundary
-    models = [SentencePairModel(101, "gru", "hyperbolic", compile=flag, embedding_init_scale=50.0).double()
-              for flag in (False, True)]
+    models = [
+        SentencePairModel(101, "gru", "hyperbolic", compile=flag, embedding_init_scale=50.0).double()
+        for flag in (False, True)
+    ]
     models[1].load_state_dict(models[0].state_dict())
     tokens1, tokens2 = torch.randint(1, 101, (2, 1, 4, 20))
     lengths1, lengths2 = torch.randint(1, 21, (2, 1, 4))

@@ -50,8 +50,9 @@ def test_phm_linear_is_the_kronecker_sum(n, in_features, out_features, kron_weig
 
 
 @pytest.mark.parametrize("kron_weights", [False, True])
-@pytest.mark.parametrize("n, cin, cout, k, stride, padding", [(2, 4, 6, 3, 1, 1), (3, 3, 6, 3, 2, 1),
-                                                              (4, 8, 4, 1, 2, 0)])
+@pytest.mark.parametrize(
+    "n, cin, cout, k, stride, padding", [(2, 4, 6, 3, 1, 1), (3, 3, 6, 3, 2, 1), (4, 8, 4, 1, 2, 0)]
+)
 def test_ph_conv_is_the_kronecker_sum_at_every_tap(n, cin, cout, k, stride, padding, kron_weights):
     layer = PHConv2d(cin, cout, k, n, stride=stride, padding=padding, bias=True, kron_weights=kron_weights)
     layer = _randomise_kron_weights(layer.double())
@@ -101,26 +102,44 @@ def test_parameter_counts_are_about_one_nth_of_the_real_layer():
     rows = []
     for name, make_real, make_ph, k, cin, cout in [
         ("conv3x3 64->64", lambda: nn.Conv2d(64, 64, 3, bias=False), lambda n: PHConv2d(64, 64, 3, n), 3, 64, 64),
-        ("conv3x3 516->516", lambda: nn.Conv2d(516, 516, 3, bias=False), lambda n: PHConv2d(516, 516, 3, n),
-         3, 516, 516),
-        ("linear 128->256", lambda: nn.Linear(128, 256, bias=False), lambda n: PHMLinear(128, 256, n, bias=False),
-         1, 128, 256),
+        (
+            "conv3x3 516->516",
+            lambda: nn.Conv2d(516, 516, 3, bias=False),
+            lambda n: PHConv2d(516, 516, 3, n),
+            3,
+            516,
+            516,
+        ),
+        (
+            "linear 128->256",
+            lambda: nn.Linear(128, 256, bias=False),
+            lambda n: PHMLinear(128, 256, n, bias=False),
+            1,
+            128,
+            256,
+        ),
     ]:
         real = _count(make_real())
         for n in (2, 3, 4):
             if cin % n or cout % n:
                 continue
             ph = _count(make_ph(n))
-            assert ph == n ** 3 + cout * cin * k * k // n
+            assert ph == n**3 + cout * cin * k * k // n
             assert abs(ph / real - 1 / n) < 0.01
             rows.append(f"{name:18s} n={n}  real {real:8d}  PH {ph:8d}  ratio {ph / real:.4f}  (1/n = {1 / n:.4f})")
     print("\n" + "\n".join(rows))
 
 
-@pytest.mark.parametrize("make", [
-    lambda: PHMLinear(6, 4, 4), lambda: PHMLinear(8, 6, 4), lambda: PHConv2d(4, 6, 3, 3),
-    lambda: PHMEmbedding(10, 8, 4), lambda: PHMLinear(4, 4, 0),
-])
+@pytest.mark.parametrize(
+    "make",
+    [
+        lambda: PHMLinear(6, 4, 4),
+        lambda: PHMLinear(8, 6, 4),
+        lambda: PHConv2d(4, 6, 3, 3),
+        lambda: PHMEmbedding(10, 8, 4),
+        lambda: PHMLinear(4, 4, 0),
+    ],
+)
 def test_sizes_not_divisible_by_n_are_refused(make):
     with pytest.raises(ValueError, match="divisible by n|positive integer"):
         make()

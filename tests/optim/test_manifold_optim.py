@@ -66,9 +66,14 @@ def _stiefel(*batch: int, N: int, n: int) -> StiefelParameter:
 # -- vector-space case: Algorithm 1 reduces to torch's optimizers ----------------------------------
 
 
-@pytest.mark.parametrize("lr, betas, eps", [(1e-3, (0.9, 0.99), 3e-7),  # paper Table 1
-                                            (1e-2, (0.9, 0.999), 1e-8),  # torch defaults, larger lr
-                                            (3e-2, (0.5, 0.9), 1e-4)])
+@pytest.mark.parametrize(
+    "lr, betas, eps",
+    [
+        (1e-3, (0.9, 0.99), 3e-7),  # paper Table 1
+        (1e-2, (0.9, 0.999), 1e-8),  # torch defaults, larger lr
+        (3e-2, (0.5, 0.9), 1e-4),
+    ],
+)
 def test_adam_vector_space_equals_torch_adam(lr, betas, eps):
     """Eq. (5)-(6) with identity lift / additive retraction and eps added after the root equal
     torch.optim.Adam (bias-corrected caches M1 = m_t/(1-b1^t), M2 = v_t/(1-b2^t)); also when some
@@ -272,8 +277,12 @@ class _Mixed(nn.Module):
 
 
 def _mixed_values():
-    return [torch.randn(5, 3, dtype=DT), _stiefel(2, N=10, n=4).detach(), _stiefel(2, N=10, n=4).detach(),
-            _stiefel(N=12, n=5).detach()]
+    return [
+        torch.randn(5, 3, dtype=DT),
+        _stiefel(2, N=10, n=4).detach(),
+        _stiefel(2, N=10, n=4).detach(),
+        _stiefel(N=12, n=5).detach(),
+    ]
 
 
 @pytest.mark.parametrize("opt_name", ["adam", "momentum", "gd"])
@@ -382,8 +391,9 @@ def test_param_groups_with_different_options():
     vals = [_stiefel(2, N=8, n=3).detach(), _stiefel(2, N=8, n=3).detach()]
     a, b = _params(vals, StiefelParameter), _params(vals, StiefelParameter)
     grads = _grad_sequence([v.shape for v in vals], 10)
-    opt = ManifoldAdam([{"params": [a[0]]}, {"params": [a[1]], "retraction": "cayley", "lr": 3e-2}],
-                       lr=1e-2, section="householder")
+    opt = ManifoldAdam(
+        [{"params": [a[0]]}, {"params": [a[1]], "retraction": "cayley", "lr": 3e-2}], lr=1e-2, section="householder"
+    )
     _run(opt, a, grads)
     _run(ManifoldAdam([b[0]], lr=1e-2, section="householder"), [b[0]], [[g[0]] for g in grads])
     _run(ManifoldAdam([b[1]], lr=3e-2, retraction="cayley", section="householder"), [b[1]], [[g[1]] for g in grads])
@@ -397,26 +407,45 @@ def _p():
     return [nn.Parameter(torch.zeros(3, dtype=DT))]
 
 
-@pytest.mark.parametrize("make", [
-    lambda: ManifoldAdam(_p(), lr=0.0),
-    lambda: ManifoldAdam(_p(), lr=-1e-3),
-    lambda: ManifoldGD(_p(), lr=0.0),
-    lambda: ManifoldMomentum(_p(), lr=-1.0),
-    lambda: ManifoldAdam(_p(), retraction="exp"),
-    lambda: ManifoldGD(_p(), retraction="qr"),
-    lambda: ManifoldAdam(_p(), section="svd"),
-    lambda: ManifoldMomentum(_p(), section="polar"),
-    lambda: ManifoldAdam(_p(), betas=(1.0, 0.99)),
-    lambda: ManifoldAdam(_p(), betas=(0.9, 1.0)),
-    lambda: ManifoldAdam(_p(), betas=(-0.1, 0.99)),
-    lambda: ManifoldMomentum(_p(), alpha=1.0),
-    lambda: ManifoldMomentum(_p(), alpha=-0.5),
-    lambda: StiefelParameter(torch.zeros(3, 5, dtype=DT)),  # N < n
-    lambda: StiefelParameter(torch.zeros(2, 4, 7, dtype=DT)),  # N < n, batched
-    lambda: StiefelParameter(torch.zeros(5, dtype=DT)),  # not a matrix
-], ids=["adam-lr0", "adam-lr-neg", "gd-lr0", "mom-lr-neg", "adam-retr", "gd-retr", "adam-section",
-        "mom-section", "beta1=1", "beta2=1", "beta1<0", "alpha=1", "alpha<0", "stiefel-N<n",
-        "stiefel-batched-N<n", "stiefel-1d"])
+@pytest.mark.parametrize(
+    "make",
+    [
+        lambda: ManifoldAdam(_p(), lr=0.0),
+        lambda: ManifoldAdam(_p(), lr=-1e-3),
+        lambda: ManifoldGD(_p(), lr=0.0),
+        lambda: ManifoldMomentum(_p(), lr=-1.0),
+        lambda: ManifoldAdam(_p(), retraction="exp"),
+        lambda: ManifoldGD(_p(), retraction="qr"),
+        lambda: ManifoldAdam(_p(), section="svd"),
+        lambda: ManifoldMomentum(_p(), section="polar"),
+        lambda: ManifoldAdam(_p(), betas=(1.0, 0.99)),
+        lambda: ManifoldAdam(_p(), betas=(0.9, 1.0)),
+        lambda: ManifoldAdam(_p(), betas=(-0.1, 0.99)),
+        lambda: ManifoldMomentum(_p(), alpha=1.0),
+        lambda: ManifoldMomentum(_p(), alpha=-0.5),
+        lambda: StiefelParameter(torch.zeros(3, 5, dtype=DT)),  # N < n
+        lambda: StiefelParameter(torch.zeros(2, 4, 7, dtype=DT)),  # N < n, batched
+        lambda: StiefelParameter(torch.zeros(5, dtype=DT)),  # not a matrix
+    ],
+    ids=[
+        "adam-lr0",
+        "adam-lr-neg",
+        "gd-lr0",
+        "mom-lr-neg",
+        "adam-retr",
+        "gd-retr",
+        "adam-section",
+        "mom-section",
+        "beta1=1",
+        "beta2=1",
+        "beta1<0",
+        "alpha=1",
+        "alpha<0",
+        "stiefel-N<n",
+        "stiefel-batched-N<n",
+        "stiefel-1d",
+    ],
+)
 def test_bad_input_raises_value_error(make):
     with pytest.raises(ValueError):
         make()
@@ -454,6 +483,7 @@ def test_householder_section_is_the_default_and_deterministic():
     """optim.section defaults to householder (any lambda with lambda(Y)E = Y is valid): two optimizers
     from the same point and gradients take identical steps; optim.section=random still draws."""
     from noneuclid.config import compose
+
     for name in ("adam", "gd", "momentum"):
         assert compose([f"optim={name}"]).optim.section == "householder"
     start, grad = StiefelParameter.random(3, N=9, n=3).detach(), torch.randn(3, 9, 3)

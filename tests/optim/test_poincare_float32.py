@@ -38,7 +38,7 @@ def _unit(n: int, gen) -> torch.Tensor:
 def _points(c: float, gen) -> torch.Tensor:
     """[len(RADII) * ROWS, N] float32 points at each radius of RADII (in units of 1/sqrt(c))."""
     radius = torch.tensor(RADII, dtype=torch.float64).repeat_interleave(ROWS)[:, None]
-    return P.project((_unit(len(radius), gen) * radius / c ** 0.5).float(), c)
+    return P.project((_unit(len(radius), gen) * radius / c**0.5).float(), c)
 
 
 def _inputs(c: float):
@@ -48,8 +48,10 @@ def _inputs(c: float):
     x = _points(c, gen)
     n = len(x)
     y = _points(c, gen)[torch.randperm(n, generator=gen)]
-    offset = 1e-4 / c ** 0.5 * torch.randn(n, N, dtype=torch.float64, generator=gen)
-    near = P.project((x.double() * (1 + 1e-3 * torch.randn(n, 1, dtype=torch.float64, generator=gen)) + offset).float(), c)
+    offset = 1e-4 / c**0.5 * torch.randn(n, N, dtype=torch.float64, generator=gen)
+    near = P.project(
+        (x.double() * (1 + 1e-3 * torch.randn(n, 1, dtype=torch.float64, generator=gen)) + offset).float(), c
+    )
     v = (_unit(n, gen) * torch.logspace(-15, 1.3, n, dtype=torch.float64)[:, None]).float()
     r = (4 * torch.rand(n, 1, dtype=torch.float64, generator=gen) - 2).float()
     M = torch.randn(3, N, dtype=torch.float64, generator=gen).float()
@@ -111,11 +113,12 @@ def test_float32_close_to_float64(name, c):
         g, r = _rows(g, n), _rows(r, n)
         k = kappa if len(r) == n else kappa.max().reshape(1)
         err = (g - r).norm(dim=-1)
-        bound = K * EPS32 * (k * r.norm(dim=-1) + max(1.0, c ** -0.5))
+        bound = K * EPS32 * (k * r.norm(dim=-1) + max(1.0, c**-0.5))
         worst = int((err / bound).argmax())
         assert bool((err <= bound).all()), (
             f"{name}, c = {c}: float32 {what} off by {err[worst]:.3g} (bound {bound[worst]:.3g}) at row {worst}, "
-            f"radius {RADII[min(worst // ROWS, len(RADII) - 1)]}")
+            f"radius {RADII[min(worst // ROWS, len(RADII) - 1)]}"
+        )
 
 
 @pytest.mark.parametrize("c", CS)
@@ -124,8 +127,8 @@ def test_mobius_add_gap_keeps_its_relative_precision_at_the_boundary(c):
     spacing of 1. mobius_add_gap gets it to the relative error of g_x g_y itself (float32 knows each
     g to eps32 / g); 1 minus the norm of the float32 sum gets 0 or garbage."""
     gen = torch.Generator().manual_seed(3)
-    x = P.project((_unit(64, gen) / c ** 0.5).float(), c)
-    y = P.project((_unit(64, gen) / c ** 0.5).float(), c)
+    x = P.project((_unit(64, gen) / c**0.5).float(), c)
+    y = P.project((_unit(64, gen) / c**0.5).float(), c)
     exact = P.mobius_add_gap(-x.double(), y.double(), c)
     kappa = sum(1 / (1 - c * t.double().pow(2).sum(-1, keepdim=True)) for t in (x, y))
     relative = (P.mobius_add_gap(-x, y, c).double() - exact).abs() / exact
@@ -146,7 +149,7 @@ def test_margin_is_the_same_in_every_dtype():
 def test_boundary_share():
     """The share of points x [..., n, dim] with 1 - sqrt(c)||x|| < tol, per leading index."""
     c = 4.0
-    radii = torch.tensor([0.0, 0.5, 1 - 2e-3, 1 - 5e-4, 1 - 1e-5]) / c ** 0.5
+    radii = torch.tensor([0.0, 0.5, 1 - 2e-3, 1 - 5e-4, 1 - 1e-5]) / c**0.5
     x = torch.stack([radii, torch.zeros(5)], -1)  # [5, 2]
     assert float(P.boundary_share(x, c)) == pytest.approx(2 / 5)
     assert float(P.boundary_share(x, c, tol=3e-3)) == pytest.approx(3 / 5)
@@ -217,7 +220,12 @@ def test_saturated_ffnn_is_float32_exact_only_with_every_result_projected(projec
     with torch.no_grad():
         model64.encoders.W.mul_(3.0)
         model64.W.mul_(3.0)
-        for ball_weight, scale in ((model64.embedding, 1.0), (model64.b, 0.3), (model64.b_d, 0.3), (model64.mlr.p, 0.3)):
+        for ball_weight, scale in (
+            (model64.embedding, 1.0),
+            (model64.b, 0.3),
+            (model64.b_d, 0.3),
+            (model64.mlr.p, 0.3),
+        ):
             ball_weight.copy_(P.project(scale * torch.randn_like(ball_weight), 1.0))  # as after training
     _, errors = _both_dtypes(model64, task, next(iter(task.batches(0))))
     if project_results:
@@ -240,10 +248,25 @@ def test_float32_hyperbolic_rnn_leaves_chance_on_prefix10(tmp_path):
     from noneuclid.runs import RunDir
     from noneuclid.train import train
 
-    cfg = compose(["experiment=hnn/table1", "profile=smoke", "variant=hnn/hyperbolic_rnn", "trainer.dtype=float32",
-                   "data.train_size=12800", "data.dev_size=1000", "data.test_size=200", "trainer.epochs=20",
-                   "trainer.eval_every_steps=0", "trainer.threads=1", "seed=1", f"paths.runs_dir={tmp_path}/runs",
-                   f"paths.generated_dir={tmp_path}/gen", "trainer.progress=false"], experiment_name="hnn/table1")
+    cfg = compose(
+        [
+            "experiment=hnn/table1",
+            "profile=smoke",
+            "variant=hnn/hyperbolic_rnn",
+            "trainer.dtype=float32",
+            "data.train_size=12800",
+            "data.dev_size=1000",
+            "data.test_size=200",
+            "trainer.epochs=20",
+            "trainer.eval_every_steps=0",
+            "trainer.threads=1",
+            "seed=1",
+            f"paths.runs_dir={tmp_path}/runs",
+            f"paths.generated_dir={tmp_path}/gen",
+            "trainer.progress=false",
+        ],
+        experiment_name="hnn/table1",
+    )
     train(cfg)
     dev = [row["dev_accuracy"] for row in RunDir(cfg).metrics() if "dev_accuracy" in row]
     assert max(dev[:5]) < 0.56, "at the plateau first (else the test no longer tests leaving it)"
@@ -260,11 +283,12 @@ def test_log0_of_the_projection_is_exact_in_float32():
     d = torch.randn(256, 5, generator=g, dtype=torch.float64)
     d = d / d.norm(dim=-1, keepdim=True)
     c = 2.0
-    y = d * (1 + 1e-3 * torch.rand(256, 1, generator=g, dtype=torch.float64)) / c ** 0.5  # beyond the margin
-    inside = d * torch.rand(256, 1, generator=g, dtype=torch.float64) / c ** 0.5
+    y = d * (1 + 1e-3 * torch.rand(256, 1, generator=g, dtype=torch.float64)) / c**0.5  # beyond the margin
+    inside = d * torch.rand(256, 1, generator=g, dtype=torch.float64) / c**0.5
     for points in (y, inside):
-        torch.testing.assert_close(P.logmap0(points, c, project=True), P.logmap0(P.project(points, c), c),
-                                   rtol=1e-9, atol=1e-12)
+        torch.testing.assert_close(
+            P.logmap0(points, c, project=True), P.logmap0(P.project(points, c), c), rtol=1e-9, atol=1e-12
+        )
     norms = P.logmap0(y.float(), c, project=True).norm(dim=-1)
     assert float(norms.max() - norms.min()) < 1e-5 * float(norms.max())
     through_project = P.logmap0(P.project(y.float(), c), c).norm(dim=-1)
@@ -276,14 +300,15 @@ def _gate_inputs(c: float):
     (sqrt(c)||x|| <= 0.9, whose own gap float32 knows well), a stretching M that puts M (x) x beyond
     the margin for some rows, near it for others; u and b moderate points."""
     g = torch.Generator().manual_seed(1)
-    x = _unit(256, g) * 0.9 * torch.rand(256, 1, dtype=torch.float64, generator=g) / c ** 0.5
+    x = _unit(256, g) * 0.9 * torch.rand(256, 1, dtype=torch.float64, generator=g) / c**0.5
     mx = x * torch.logspace(0, 1.5, 256, dtype=torch.float64)[:, None]  # ||Mx|| / ||x|| from 1 to 30
-    u, b = (P.expmap0(s * torch.randn(256, N, dtype=torch.float64, generator=g) / c ** 0.5, c) for s in (0.5, 0.1))
+    u, b = (P.expmap0(s * torch.randn(256, N, dtype=torch.float64, generator=g) / c**0.5, c) for s in (0.5, 0.1))
     return mx, x, u, b
 
 
 def _gate_log0(carry_gaps: bool, c: float, dtype) -> torch.Tensor:
     from noneuclid.geometry.spaces import PoincareBall
+
     ball = PoincareBall(c, project_results=True, carry_gaps=carry_gaps)
     return ball.affine_log0(*(t.to(dtype) for t in _gate_inputs(c))).double()
 

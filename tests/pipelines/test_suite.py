@@ -38,16 +38,20 @@ def test_a_run_that_raises_is_marked_failed_and_grouped_with_its_seeds(make_cfg,
     assert len(table) == 1  # one setting, two seeds
     row = table.iloc[0]
     assert (row.runs, row.status, row.seeds) == (2, "1 done, 1 failed", "0,1")
-    assert row["final_test_accuracy mean"] == pytest.approx(RunDir(make_cfg("seed=0", "trainer.epochs=1")).summary()["final_test_accuracy"])
+    assert row["final_test_accuracy mean"] == pytest.approx(
+        RunDir(make_cfg("seed=0", "trainer.epochs=1")).summary()["final_test_accuracy"]
+    )
 
     train(failing)  # the same command again: a new attempt clears the marker
     assert not RunDir(failing).file("FAILED").exists() and RunDir(failing).done
 
 
 def test_reproduce_goes_on_after_a_failed_step_and_exits_nonzero():
-    steps = [reproduce.Step("x", "fails", ["noneuclid.no_such_module"]),
-             reproduce.Step("x", "needs data", ["noneuclid.report", "--help"], needs=["mnist"]),
-             reproduce.Step("y", "runs", ["json.tool", "--help"])]  # any module that exits 0; this one starts at once
+    steps = [
+        reproduce.Step("x", "fails", ["noneuclid.no_such_module"]),
+        reproduce.Step("x", "needs data", ["noneuclid.report", "--help"], needs=["mnist"]),
+        reproduce.Step("y", "runs", ["json.tool", "--help"]),
+    ]  # any module that exits 0; this one starts at once
     reproduce.execute(steps, data_dir=Path("/nonexistent"), generated_dir=Path("/nonexistent"))
     assert [s.status for s in steps] == ["failed", "skipped", "ran"]
     assert "missing data file" in steps[1].reason and "make data" in steps[1].reason
@@ -79,10 +83,22 @@ def test_reproduce_all_without_data_skips_every_paper_and_still_writes_the_page(
 def test_multirun_with_parallel_and_cluster_launchers(tmp_path, launcher, shared_data):
     """The Fig. 3a sweep through joblib (parallel jobs here) and submitit (its local executor stands
     in for Slurm): the same deterministic run folders as the basic launcher, all finished."""
-    env = dict(os.environ, NONEUCLID_DATA_DIR=str(shared_data), NONEUCLID_RUNS_DIR=str(tmp_path / "runs"),
-               OMP_NUM_THREADS="1")
-    cmd = [sys.executable, "-m", "noneuclid.train", "-m", "experiment=brantner/fig3a", "profile=smoke",
-           "model.depth=1", "data.train_size=256", "trainer.epochs=1", "trainer.progress=false", *launcher.split()]
+    env = dict(
+        os.environ, NONEUCLID_DATA_DIR=str(shared_data), NONEUCLID_RUNS_DIR=str(tmp_path / "runs"), OMP_NUM_THREADS="1"
+    )
+    cmd = [
+        sys.executable,
+        "-m",
+        "noneuclid.train",
+        "-m",
+        "experiment=brantner/fig3a",
+        "profile=smoke",
+        "model.depth=1",
+        "data.train_size=256",
+        "trainer.epochs=1",
+        "trainer.progress=false",
+        *launcher.split(),
+    ]
     subprocess.run(cmd, check=True, env=env, capture_output=True, timeout=300)
     done = sorted(p.parent.name.rsplit("-", 1)[0] for p in (tmp_path / "runs").rglob("DONE"))
     assert done == ["adam-euclidean-s0", "adam-stiefel-s0"]
@@ -103,6 +119,7 @@ def _table1_with_hydra(*overrides: str):
     from hydra import compose, initialize_config_dir
 
     from noneuclid.config import CONFIG_DIR
+
     with initialize_config_dir(str(CONFIG_DIR), version_base="1.3"):
         return compose("train", ["experiment=hnn/table1", "profile=smoke", *overrides], return_hydra_config=True)
 
@@ -131,14 +148,16 @@ def test_parallel_jobs_default_to_the_cores_and_leave_the_run_names_alone(monkey
     assert _table1_with_hydra().hydra.launcher.n_jobs == 7 and run_name(_table1_with_hydra()) == alone
     cfg = _table1_with_hydra("hydra.launcher.n_jobs=3")
     assert cfg.hydra.launcher.n_jobs == 3 and run_name(cfg) == alone
-    assert "hydra.launcher.n_jobs=7" in next(s.args for s in reproduce.plan(["phydi"], "cpu", *[Path("x")] * 3)
-                                             if s.name == "train table1")
+    assert "hydra.launcher.n_jobs=7" in next(
+        s.args for s in reproduce.plan(["phydi"], "cpu", *[Path("x")] * 3) if s.name == "train table1"
+    )
     monkeypatch.setenv("NONEUCLID_JOBS", "two")
     with pytest.raises(ValueError, match="whole number of parallel jobs"):
         jobs()
 
 
 # -- the HTML report in a browser -------------------------------------------------------------------
+
 
 def _chromium() -> str:
     """Chromium's path, else skip (`.ci/run` installs Debian's package; `apt-get install chromium`)."""
@@ -149,15 +168,23 @@ def _chromium() -> str:
 
 
 FIGURE_RGB = (200, 30, 30)
-HEADLESS = ["--headless", "--no-sandbox", "--disable-gpu", "--disable-background-networking", "--no-first-run",
-            "--hide-scrollbars"]
+HEADLESS = [
+    "--headless",
+    "--no-sandbox",
+    "--disable-gpu",
+    "--disable-background-networking",
+    "--no-first-run",
+    "--hide-scrollbars",
+]
 PAGE = Path(__file__).resolve().parents[2] / "results" / "index.html"  # the committed page
 REPRODUCES_RGB = (102, 187, 106)  # index.css: .verdict-reproduces
-PROBE = ('<base href="{base}"><script>addEventListener("load", () => {{ const b = document.body.dataset, '
-         'chip = document.querySelector(".legend .verdict-contradicts"); '
-         'b.width = [document.documentElement, document.body].map(e => e.scrollWidth + "/" + e.clientWidth); chip.click(); '
-         'b.hidden = document.querySelectorAll("tr[hidden]").length + "/" + '
-         'document.querySelectorAll("td.verdict-contradicts").length; }})</script>')  # widths, then a click's rows
+PROBE = (
+    '<base href="{base}"><script>addEventListener("load", () => {{ const b = document.body.dataset, '
+    'chip = document.querySelector(".legend .verdict-contradicts"); '
+    'b.width = [document.documentElement, document.body].map(e => e.scrollWidth + "/" + e.clientWidth); chip.click(); '
+    'b.hidden = document.querySelectorAll("tr[hidden]").length + "/" + '
+    'document.querySelectorAll("td.verdict-contradicts").length; }})</script>'
+)  # widths, then a click's rows
 
 
 def _results_and_runs(tmp_path) -> tuple[Path, Path]:
@@ -171,7 +198,8 @@ def _results_and_runs(tmp_path) -> tuple[Path, Path]:
     (folder / "summary.md").write_text(
         "# PHYDI\n\nMade by `python -m noneuclid.report phydi --profile cpu`.\n\n## Table 1\n\n"
         "What reproduces:\n- PHYDI ahead\n\n"
-        "| model | M1 (ours) | M1 (paper) |\n|:--|--:|--:|\n| PHResNet18 | 5.0 | 4.33 |\n\n![fig4](fig4.png)\n")
+        "| model | M1 (ours) | M1 (paper) |\n|:--|--:|--:|\n| PHResNet18 | 5.0 | 4.33 |\n\n![fig4](fig4.png)\n"
+    )
     _write_run(folder, "phresnet18-n4-phydi-b64-lr0.1-s0-0123abcd", "3.11")
     return tmp_path / "results", folder
 
@@ -179,9 +207,11 @@ def _results_and_runs(tmp_path) -> tuple[Path, Path]:
 def _write_run(folder: Path, run: str, python: str) -> None:
     """runs.csv and curves.csv.gz of one finished run (replacing any there)."""
     pd.DataFrame([{"run": run, "status": "done", "seed": 0, "env.python": python, "env.torch": "2.13.0+cpu"}]).to_csv(
-        folder / "runs.csv", index=False)
-    pd.DataFrame([{"run": run, "epoch": e, "step": 10 * e, "train_loss": 2 / e, "val_accuracy": 0.1 * e}
-                  for e in range(1, 6)]).to_csv(folder / "curves.csv.gz", index=False)
+        folder / "runs.csv", index=False
+    )
+    pd.DataFrame(
+        [{"run": run, "epoch": e, "step": 10 * e, "train_loss": 2 / e, "val_accuracy": 0.1 * e} for e in range(1, 6)]
+    ).to_csv(folder / "curves.csv.gz", index=False)
 
 
 def test_html_report_lists_tables_figures_commands_curves_and_environment(tmp_path):
@@ -216,11 +246,14 @@ def test_html_report_shows_ganea_table2_and_its_figure(tmp_path):
     results, _ = _results_and_runs(tmp_path)
     folder = results / "hnn" / "cpu"
     folder.mkdir(parents=True)
-    (folder / "summary.md").write_text("# Ganea et al.: our runs\n\n## Table 1\n\n| model | ours |\n|:--|--:|\n"
-                                       "| fully hyperbolic GRU | 95.26 |\n")
-    (folder / "table2.md").write_text("# Ganea et al., Table 2: hyperbolic vs Euclidean MLR\n\n## Table 2: test F1 %\n\n"
-                                      "| subtree | dim |\n|:--|--:|\n| mammal.n.01 | 2 |\n\n"
-                                      "![decision boundaries in the 2-D ball](fig_table2_boundaries.png)\n")
+    (folder / "summary.md").write_text(
+        "# Ganea et al.: our runs\n\n## Table 1\n\n| model | ours |\n|:--|--:|\n| fully hyperbolic GRU | 95.26 |\n"
+    )
+    (folder / "table2.md").write_text(
+        "# Ganea et al., Table 2: hyperbolic vs Euclidean MLR\n\n## Table 2: test F1 %\n\n"
+        "| subtree | dim |\n|:--|--:|\n| mammal.n.01 | 2 |\n\n"
+        "![decision boundaries in the 2-D ball](fig_table2_boundaries.png)\n"
+    )
     Image.new("RGB", (40, 20), FIGURE_RGB).save(folder / "fig_table2_boundaries.png")
     page = html.make("cpu", results).read_text()
     assert ">fully hyperbolic GRU</td>" in page and ">mammal.n.01</td>" in page
@@ -235,8 +268,12 @@ def test_html_report_renders_in_headless_chromium(tmp_path):
     results, _ = _results_and_runs(tmp_path)
     page = html.make("cpu", results)
     shot = tmp_path / "shot.png"
-    subprocess.run([browser, *HEADLESS, f"--screenshot={shot}", "--window-size=1200,2000", page.resolve().as_uri()],
-                   check=True, capture_output=True, timeout=120)
+    subprocess.run(
+        [browser, *HEADLESS, f"--screenshot={shot}", "--window-size=1200,2000", page.resolve().as_uri()],
+        check=True,
+        capture_output=True,
+        timeout=120,
+    )
     pixels = np.asarray(Image.open(shot).convert("RGB"))  # [height, width, 3]
     figure = int((pixels == FIGURE_RGB).all(-1).sum())
     header_cells = int((pixels == (238, 238, 238)).all(-1).sum())  # the table's <th> background
@@ -253,22 +290,32 @@ def test_the_committed_page_fits_1400_px_and_its_first_screen_shows_the_verdicts
     browser = _chromium()
     probe = tmp_path / "index.html"
     probe.write_text(PAGE.read_text().replace("<head>", "<head>" + PROBE.format(base=PAGE.parent.as_uri() + "/"), 1))
-    dom = subprocess.run([browser, *HEADLESS, "--window-size=1400,1000", "--virtual-time-budget=5000", "--dump-dom",
-                          probe.as_uri()], check=True, capture_output=True, text=True, timeout=120).stdout
+    dom = subprocess.run(
+        [browser, *HEADLESS, "--window-size=1400,1000", "--virtual-time-budget=5000", "--dump-dom", probe.as_uri()],
+        check=True,
+        capture_output=True,
+        text=True,
+        timeout=120,
+    ).stdout
     scroll, client, body_scroll, body = map(int, re.search(r'data-width="(\d+)/(\d+),(\d+)/(\d+)"', dom).groups())
     assert scroll <= client == 1400, f"the page is {scroll} px wide in a 1400-px window"
     assert body_scroll <= body, f"the page's content is {body_scroll} px wide in its {body}-px column"
     hidden, contradicting = map(int, re.search(r'data-hidden="(\d+)/(\d+)"', dom).groups())
     assert hidden == contradicting > 0
     shot = tmp_path / "top.png"
-    subprocess.run([browser, *HEADLESS, f"--screenshot={shot}", "--window-size=1400,1000", PAGE.as_uri()],
-                   check=True, capture_output=True, timeout=120)
+    subprocess.run(
+        [browser, *HEADLESS, f"--screenshot={shot}", "--window-size=1400,1000", PAGE.as_uri()],
+        check=True,
+        capture_output=True,
+        timeout=120,
+    )
     pixels = np.asarray(Image.open(shot).convert("RGB"))  # [1000, 1400, 3]
     assert int((pixels == REPRODUCES_RGB).all(-1).sum()) > 2000, "no verdict bar on the first screen"
 
 
 def test_sweep_values_reads_the_experiment_then_those_it_extends():
     from noneuclid.config import sweep_values
+
     assert sweep_values("hnn/long", "variant") == ["hnn/euclidean_rnn", "hnn/hyperbolic_rnn"]  # its own
     assert len(sweep_values("hnn/order", "variant")) == 6  # hnn/table1's six models
 
@@ -279,16 +326,19 @@ def test_brantner_sweeps_three_seeds_and_the_smoke_profile_one():
     from hydra import compose as hydra_compose, initialize_config_dir
 
     from noneuclid.config import CONFIG_DIR
+
     with initialize_config_dir(str(CONFIG_DIR), version_base=None):
         for experiment in ("fig3a", "fig3b", "table2"):
             for profile, seeds in (("cpu", "0,1,2"), ("paper", "0,1,2"), ("smoke", "0")):
-                cfg = hydra_compose("train", [f"experiment=brantner/{experiment}", f"profile={profile}"],
-                                    return_hydra_config=True)
+                cfg = hydra_compose(
+                    "train", [f"experiment=brantner/{experiment}", f"profile={profile}"], return_hydra_config=True
+                )
                 assert str(cfg.hydra.sweeper.params.seed) == seeds, (experiment, profile)
 
 
 def test_experiment_value_reads_the_experiment_then_those_it_extends():
     from noneuclid.config import experiment_value
+
     assert experiment_value("hnn/seeds", "stack.seed") == list(range(3, 18))  # its own
     assert experiment_value("hnn/budget", "stack.seed") == [0, 1, 2]  # hnn/table1's
     assert experiment_value("hnn/budget", "stack.data") == ["prefix10"]
@@ -301,6 +351,7 @@ def test_an_ablation_s_epochs_hold_at_every_profile(profile):
     experiment (scale/hnn_table1), so the trainer.epochs of an ablation that extends it holds at every
     profile; Table 1 keeps the profile's."""
     from noneuclid.config import compose
+
     for experiment, epochs in (("hnn/long", 90), ("hnn/budget", 10), ("hnn/gru_long", 150), ("hnn/init", 10)):
         assert compose([f"experiment={experiment}", f"profile={profile}"]).trainer.epochs == epochs
     table1 = compose(["experiment=hnn/table1", f"profile={profile}", "variant=hnn/hyperbolic_rnn"]).trainer.epochs
@@ -312,6 +363,7 @@ def test_the_reproduce_plan_is_the_registry_s_stages(tmp_path):
     condition fails is skipped with its reason and keeps its kind (a report is not a training step); the
     GPU timing only where there is a GPU."""
     from noneuclid import papers
+
     steps = reproduce.plan(reproduce.PAPERS, "cpu", tmp_path, tmp_path, tmp_path)
     left_out = {"wordnet_to_prepare", "cifar10_to_write", *(() if torch.cuda.is_available() else ("gpu",))}
     for paper, entry in papers.PAPERS.items():
@@ -326,12 +378,19 @@ def test_the_reproduce_plan_is_the_registry_s_stages(tmp_path):
 
 def test_the_smoke_plan_leaves_the_ablations_out(tmp_path):
     from noneuclid import papers
+
     names = {s.name for s in reproduce.plan(reproduce.PAPERS, "smoke", tmp_path, tmp_path, tmp_path)}
     ablations = {st.name for entry in papers.PAPERS.values() for st in entry.stages if st.ablation}
     assert ablations and not names & ablations and {"train Table 1", "train Table 2", "report"} <= names
     data = tmp_path / "data"  # the authors' networks present: at smoke their training loss is over a slice
     (data / "reference" / "brantner_gml").mkdir(parents=True)
     (data / "reference" / "brantner_gml" / "mnist_metadata.h5").touch()
-    authors = [next(s for s in reproduce.plan(["brantner"], profile, data, tmp_path, tmp_path)
-                    if s.name == "evaluate the authors' networks") for profile in ("smoke", "cpu")]
+    authors = [
+        next(
+            s
+            for s in reproduce.plan(["brantner"], profile, data, tmp_path, tmp_path)
+            if s.name == "evaluate the authors' networks"
+        )
+        for profile in ("smoke", "cpu")
+    ]
     assert authors[0].args[-2:] == ["--train-images", "4096"] and "--train-images" not in authors[1].args

@@ -58,16 +58,20 @@ def dict_dir(tmp_path) -> Path:
 
 def test_parse_names_and_pointers(dict_dir):
     names, hyper, inst = wordnet.parse_nouns(dict_dir)
-    assert names == ["entity.n.01", "organism.n.01", "animal.n.01", "dog.n.01", "rover.n.01", "fido.n.01",
-                     "dog.n.02"]
+    assert names == ["entity.n.01", "organism.n.01", "animal.n.01", "dog.n.01", "rover.n.01", "fido.n.01", "dog.n.02"]
     assert hyper[4] == [1] and inst[4] == [3] and inst[5] == [4] and hyper[6] == [5]
 
 
 def test_closure_follows_instance_then_hypernym_paths_only(dict_dir):
     names, hyper, inst = wordnet.parse_nouns(dict_dir)
     edges = {(names[u], names[a]) for u, a in wordnet.closure(hyper, inst).tolist()}
-    assert {a for u, a in edges if u == "fido.n.01"} == {"rover.n.01", "dog.n.01", "animal.n.01",
-                                                         "organism.n.01", "entity.n.01"}
+    assert {a for u, a in edges if u == "fido.n.01"} == {
+        "rover.n.01",
+        "dog.n.01",
+        "animal.n.01",
+        "organism.n.01",
+        "entity.n.01",
+    }
     assert {a for u, a in edges if u == "dog.n.02"} == {"fido.n.01"}  # @ then @i: not followed
     assert not any(u == a for u, a in edges)
 
@@ -183,21 +187,32 @@ def test_smoke_embedding_three_classifiers_and_report(tmp_path):
     """The smoke profile end to end on the toy tree: embedding, the three classifiers, F1, report."""
     from noneuclid.report import hnn_table2
     from noneuclid.runs.hnn_table2 import POINTS, WEIGHTS
+
     common = ["profile=smoke", f"paths.runs_dir={tmp_path / 'runs'}", "trainer.progress=false"]
     emb = train(compose(["experiment=hnn/poincare", "model.dim=2", *common]))
     assert emb["epochs"] == 3 and emb["nonfinite_events"] == 0
     f1 = {}
     for geometry in ("hyperbolic", "euclidean", "euclidean_log0"):
-        s = train(compose(["experiment=hnn/table2", f"model.geometry={geometry}", "data.dim=2",
-                           "data.subtree=group.n.01", *common]))
+        s = train(
+            compose(
+                [
+                    "experiment=hnn/table2",
+                    f"model.geometry={geometry}",
+                    "data.dim=2",
+                    "data.subtree=group.n.01",
+                    *common,
+                ]
+            )
+        )
         f1[geometry] = s["final_test_f1"]
     assert all(0.0 <= v <= 1.0 for v in f1.values())
     with pytest.raises(FileNotFoundError, match="experiment=hnn/poincare"):  # no 3-D embedding was trained
         train(compose(["experiment=hnn/table2", "data.dim=3", *common]))
     out = tmp_path / "out"
     written = {p.name for p in hnn_table2.make(tmp_path / "runs", "smoke", out)}
-    assert {f"{stem}.{ext}" for stem in ("table2_f1", "table2_embeddings", "table2_claims")
-            for ext in ("csv", "md", "tex")} | {"table2.md"} <= written
+    assert {
+        f"{stem}.{ext}" for stem in ("table2_f1", "table2_embeddings", "table2_claims") for ext in ("csv", "md", "tex")
+    } | {"table2.md"} <= written
     assert (out / "fig_table2_boundaries.png").is_file() and "not available here" in (out / "table2.md").read_text()
     assert "{" not in (out / "table2.md").read_text().split("## Poincare")[0]  # the settings, formatted
     assert r"\begin{tabular}" in (out / "table2_f1.tex").read_text()
@@ -226,7 +241,9 @@ def test_natural_batches_prior_decision_convergence_and_provenance(tmp_path):
     prior = float(y.double().mean())
     assert balanced.prior_shift == pytest.approx(math.log(prior / (1 - prior)))
     assert balanced.provenance["chance_train_loss"] == pytest.approx(math.log(2))  # the loss of a constant 1/2
-    assert task.provenance["chance_train_loss"] == pytest.approx(-prior * math.log(prior) - (1 - prior) * math.log(1 - prior))
+    assert task.provenance["chance_train_loss"] == pytest.approx(
+        -prior * math.log(prior) - (1 - prior) * math.log(1 - prior)
+    )
     s = train(compose([*natural, "trainer.epochs=200", "trainer.converge={patience: 2, tol: 0.5}"]))
     assert s["converged"] and s["epochs"] == 3 and s["embedding_run"] == emb.name  # 2 epochs within 50 %
     assert {"final_test_f1", "final_test_f1_prior", "chance_train_loss"} <= set(s)
@@ -244,13 +261,19 @@ def test_plateaued():
 def test_an_off_switch_leaves_run_names_as_they_were():
     """trainer.converge and data.natural_mix at null are left out of the settings hash (runs from before
     them keep their names); set, they name other runs."""
-    c = OmegaConf.to_container(compose(["experiment=hnn/table2", "profile=smoke", "data.natural_mix=null"]),
-                               resolve=True)
-    without = {**c, "trainer": {k: v for k, v in c["trainer"].items() if k != "converge"},
-               "data": {k: v for k, v in c["data"].items() if k != "natural_mix"}}
+    c = OmegaConf.to_container(
+        compose(["experiment=hnn/table2", "profile=smoke", "data.natural_mix=null"]), resolve=True
+    )
+    without = {
+        **c,
+        "trainer": {k: v for k, v in c["trainer"].items() if k != "converge"},
+        "data": {k: v for k, v in c["data"].items() if k != "natural_mix"},
+    }
     assert digest_settings(c, "cpu") == digest_settings(without, "cpu")
-    for on in ({**c, "trainer": {**c["trainer"], "converge": {"patience": 5, "tol": 1e-4}}},
-               {**c, "data": {**c["data"], "natural_mix": True}}):
+    for on in (
+        {**c, "trainer": {**c["trainer"], "converge": {"patience": 5, "tol": 1e-4}}},
+        {**c, "data": {**c["data"], "natural_mix": True}},
+    ):
         assert digest_settings(on, "cpu") != digest_settings(c, "cpu")
 
 
@@ -260,9 +283,11 @@ def test_paper_profiles_compose():
     cfg = compose(["experiment=hnn/table2", "profile=paper"])
     assert cfg.data.hierarchy == "wordnet" and cfg.model.dim == cfg.data.dim
     # fixed on the pilot cells, at every profile but smoke
-    protocol = {"hyperbolic": ((0.1, 0.03, 1.0, None), (300, 0.99, None)),
-                "euclidean": ((10.0, 0.01, None, True), (3000, 0.995, {"patience": 100, "tol": 1e-4, "after": 1000})),
-                "euclidean_log0": ((0.3, 0.01, None, True), (3000, 0.995, {"patience": 100, "tol": 1e-4, "after": 1000}))}
+    protocol = {
+        "hyperbolic": ((0.1, 0.03, 1.0, None), (300, 0.99, None)),
+        "euclidean": ((10.0, 0.01, None, True), (3000, 0.995, {"patience": 100, "tol": 1e-4, "after": 1000})),
+        "euclidean_log0": ((0.3, 0.01, None, True), (3000, 0.995, {"patience": 100, "tol": 1e-4, "after": 1000})),
+    }
     for profile, (geometry, (steps, budget)) in itertools.product(("cpu", "paper"), protocol.items()):
         cfg = compose(["experiment=hnn/table2", f"profile={profile}", f"model.geometry={geometry}"])
         converge = cfg.trainer.converge and OmegaConf.to_container(cfg.trainer.converge)
@@ -275,6 +300,7 @@ def test_paper_profiles_compose():
 
 def test_a_table2_job_stacks_the_seeds_of_its_cell_in_the_folders_they_have_alone():
     from noneuclid.config import stacked_runs
+
     for profile, seeds in (("cpu", list(range(10))), ("paper", list(range(10))), ("smoke", [0])):
         overrides = ["experiment=hnn/table2", f"profile={profile}", "data.dim=5", "data.natural_mix=true"]
         cfg = compose(overrides)
@@ -287,9 +313,11 @@ def _generated_dir() -> Path:
     return Path(os.environ.get("NONEUCLID_GENERATED_DIR", "data/generated"))
 
 
-@pytest.mark.skipif(not (wordnet.DEBIAN_DICT / "data.noun").is_file()
-                    and not (_generated_dir() / wordnet.FOLDER / "data.noun").is_file(),
-                    reason="WordNet 3.0 is not installed (apt-get install wordnet-base wordnet-sense-index)")
+@pytest.mark.skipif(
+    not (wordnet.DEBIAN_DICT / "data.noun").is_file()
+    and not (_generated_dir() / wordnet.FOLDER / "data.noun").is_file(),
+    reason="WordNet 3.0 is not installed (apt-get install wordnet-base wordnet-sense-index)",
+)
 def test_real_noun_closure_sizes():
     gen = _generated_dir()
     try:
@@ -305,6 +333,7 @@ def test_real_noun_closure_sizes():
 
 def test_reproduce_runs_table2_after_table1(tmp_path):
     from noneuclid import reproduce
+
     steps = [s.name for s in reproduce.plan(["hnn"], "smoke", tmp_path, tmp_path, tmp_path) if s.paper == "hnn"]
     assert steps.index("train Table 1") < steps.index("train Table 2 embeddings") < steps.index("train Table 2")
     assert steps.index("train Table 2") < steps.index("report")  # `report hnn`: Table 1 and Table 2
@@ -313,6 +342,7 @@ def test_reproduce_runs_table2_after_table1(tmp_path):
 def test_paper_registry_names_every_experiment_config():
     from noneuclid.config import CONFIG_DIR
     from noneuclid.papers import PAPERS
+
     for key, paper in PAPERS.items():
         assert {p.stem for p in (CONFIG_DIR / "experiment" / key).glob("*.yaml")} == set(paper.experiments)
 
@@ -322,10 +352,23 @@ def test_table2_cells_need_a_finished_embedding():
     claims; the others are judged by the claims engine, whatever their embedding's MAP (no level of ours)."""
     from noneuclid.claims import engine
     from noneuclid.report import hnn_table2
-    rows = [{"subtree": s, "dim": d, "geometry": g, "seed": k, "f1": f1 + 0.01 * k, "train_loss": 0.3,
-             "chance_loss": math.log(2), "run": f"r{d}{k}{g}"}
-            for s in wordnet.SUBTREES for d in (2, 5) for k in (0, 1, 2)
-            for g, f1 in (("hyperbolic", 0.9), ("euclidean", 0.8), ("euclidean_log0", 0.7))]
+
+    rows = [
+        {
+            "subtree": s,
+            "dim": d,
+            "geometry": g,
+            "seed": k,
+            "f1": f1 + 0.01 * k,
+            "train_loss": 0.3,
+            "chance_loss": math.log(2),
+            "run": f"r{d}{k}{g}",
+        }
+        for s in wordnet.SUBTREES
+        for d in (2, 5)
+        for k in (0, 1, 2)
+        for g, f1 in (("hyperbolic", 0.9), ("euclidean", 0.8), ("euclidean_log0", 0.7))
+    ]
     values = pd.DataFrame(rows)
     emb_map = {2: 0.2, 5: 0.8}
     table = hnn_table2.table2(values, emb_map).set_index(["subtree", "dim", "classifier"])
@@ -338,7 +381,11 @@ def test_table2_cells_need_a_finished_embedding():
     shown, bold = hnn_table2.shown_table2(hnn_table2.table2(values, emb_map))
     row = shown[(shown.subtree == first) & (shown.dim == "5")].index[0]
     assert shown.at[row, "hyperbolic MLR"] == "91.00 ± 0.58 (n=3)" and (row, "hyperbolic MLR") in bold
-    values.loc[(values.subtree == first) & (values.dim == 5) & (values.geometry == "euclidean"), "train_loss"] = [0.3, 0.7, 0.9]
+    values.loc[(values.subtree == first) & (values.dim == 5) & (values.geometry == "euclidean"), "train_loss"] = [
+        0.3,
+        0.7,
+        0.9,
+    ]
     shown, _ = hnn_table2.shown_table2(hnn_table2.table2(values, emb_map))
     assert shown.at[row, "Euclidean MLR"] == "81.00 ± 0.58 (n=3), 2 not learned"  # at or above ln 2
     verdicts = {(v.claim, v.cell): v for v in hnn_table2.verdicts(values, emb_map)}
@@ -354,16 +401,33 @@ def test_a_lead_across_dimensions_is_judged_only_where_every_classifier_learned(
     one of them is not."""
     from noneuclid.claims import engine
     from noneuclid.report import hnn_table2
-    rows = [{"subtree": s, "dim": d, "geometry": g, "seed": k, "f1": f1 + 0.01 * k - 0.001 * d * (g == "hyperbolic"),
-             "train_loss": 0.3, "chance_loss": math.log(2), "run": f"r{d}{k}{g}"}
-            for s in wordnet.SUBTREES for d in (3, 10) for k in (0, 1, 2)
-            for g, f1 in (("hyperbolic", 0.9), ("euclidean", 0.8), ("euclidean_log0", 0.7))]
+
+    rows = [
+        {
+            "subtree": s,
+            "dim": d,
+            "geometry": g,
+            "seed": k,
+            "f1": f1 + 0.01 * k - 0.001 * d * (g == "hyperbolic"),
+            "train_loss": 0.3,
+            "chance_loss": math.log(2),
+            "run": f"r{d}{k}{g}",
+        }
+        for s in wordnet.SUBTREES
+        for d in (3, 10)
+        for k in (0, 1, 2)
+        for g, f1 in (("hyperbolic", 0.9), ("euclidean", 0.8), ("euclidean_log0", 0.7))
+    ]
     values = pd.DataFrame(rows)
     cell = (hnn_table2.LOW_DIMENSIONS, f"{wordnet.SUBTREES[0]}, 3-D vs 10-D")
     learned = {(v.claim, v.cell): v for v in hnn_table2.verdicts(values, {3: 0.8, 10: 0.8})}[cell]
     assert learned.verdict != engine.NOT_TESTABLE
-    one = (values.subtree == wordnet.SUBTREES[0]) & (values.dim == 10) & (values.geometry == "hyperbolic") \
+    one = (
+        (values.subtree == wordnet.SUBTREES[0])
+        & (values.dim == 10)
+        & (values.geometry == "hyperbolic")
         & (values.seed == 1)
+    )
     values.loc[one, "train_loss"] = 0.9
     failed = {(v.claim, v.cell): v for v in hnn_table2.verdicts(values, {3: 0.8, 10: 0.8})}[cell]
     assert failed.verdict == engine.NOT_TESTABLE and failed.reason.endswith("): 10-D hyperbolic MLR seed 1")
@@ -374,15 +438,27 @@ def test_a_lead_across_dimensions_is_judged_only_where_every_classifier_learned(
     learned = {(v.claim, v.cell): v for v in hnn_table2.verdicts(values, {3: 0.8, 10: 0.8})}[cell]
     assert learned.verdict != engine.NOT_TESTABLE
 
+
 def test_two_runs_of_one_table2_cell_and_seed_are_an_error():
     """Two classifier runs of one cell, seed and embedding would be averaged as more seeds; each row
     names the embedding it classified (its summary's embedding_run; for a run from before that was
     logged, as the subtree task finds it); only runs of today's protocol are Table 2's."""
     from noneuclid.runs import hnn_table2 as table2_runs
-    row = {"cfg.model.name": "point_mlr", "cfg.data.subtree": "group.n.01", "cfg.data.dim": 5,
-           "cfg.model.geometry": "hyperbolic", "cfg.seed": 0, "final_test_f1": 0.5, "final_train_loss": 0.3, "cfg.profile.name": "cpu",
-           "cfg.data.hierarchy": "wordnet", "cfg.data.embedding_seed": 0, "cfg.trainer.device": "auto",
-           "cfg.data.embedding_overrides": "[]"}
+
+    row = {
+        "cfg.model.name": "point_mlr",
+        "cfg.data.subtree": "group.n.01",
+        "cfg.data.dim": 5,
+        "cfg.model.geometry": "hyperbolic",
+        "cfg.seed": 0,
+        "final_test_f1": 0.5,
+        "final_train_loss": 0.3,
+        "cfg.profile.name": "cpu",
+        "cfg.data.hierarchy": "wordnet",
+        "cfg.data.embedding_seed": 0,
+        "cfg.trainer.device": "auto",
+        "cfg.data.embedding_overrides": "[]",
+    }
     runs = pd.DataFrame([{**row, "run": "old"}, {**row, "run": "new"}, {**row, "cfg.seed": 1, "run": "seed1"}])
     with pytest.raises(ValueError, match="old, new; drop the stale rows"):
         table2_runs.f1_values(runs)
@@ -390,15 +466,24 @@ def test_two_runs_of_one_table2_cell_and_seed_are_an_error():
     assert list(values.run) == ["new", "seed1"]
     assert set(values.embedding) == {RunDir(compose(["experiment=hnn/poincare", "profile=cpu", "model.dim=5"])).name}
     other = table2_runs.f1_values(runs.assign(**{"cfg.data.embedding_overrides": "['data.batch_size=1024']"}).iloc[:1])
-    assert other.embedding[0] == RunDir(compose(["experiment=hnn/poincare", "profile=cpu", "model.dim=5",
-                                                 "data.batch_size=1024"])).name
+    assert (
+        other.embedding[0]
+        == RunDir(compose(["experiment=hnn/poincare", "profile=cpu", "model.dim=5", "data.batch_size=1024"])).name
+    )
     logged = table2_runs.f1_values(runs.assign(embedding_run="poincare-logged").iloc[:1])
     assert logged.embedding[0] == "poincare-logged"  # the summary's name wins over today's configs
-    today = runs.assign(**{"cfg.trainer.epochs": [1, 300, 300], "cfg.data.natural_mix": [None, True, True],
-                           "chance_train_loss": [None, 0.07, 0.07]})
+    today = runs.assign(
+        **{
+            "cfg.trainer.epochs": [1, 300, 300],
+            "cfg.data.natural_mix": [None, True, True],
+            "chance_train_loss": [None, 0.07, 0.07],
+        }
+    )
     protocol = {"hyperbolic": {"trainer.epochs": 300, "data.natural_mix": True}}
     assert list(table2_runs.f1_values(today, protocol).run) == ["new", "seed1"]  # today's protocol only
-    assert list(table2_runs.f1_values(today.iloc[[0, 2]], protocol).run) == ["seed1"]  # an earlier one's alone: left out
+    assert list(table2_runs.f1_values(today.iloc[[0, 2]], protocol).run) == [
+        "seed1"
+    ]  # an earlier one's alone: left out
     assert table2_runs.f1_values(today, {"euclidean": protocol["hyperbolic"]}).empty  # each classifier its own protocol
 
 
@@ -406,23 +491,28 @@ def test_table2_classifies_the_profiles_own_embedding_where_it_has_finished():
     """A rule fixed before the runs: in each dimension, the classifiers of the embedding the profile
     trains; where it has not finished, those of the (one) earlier recipe's embedding."""
     from noneuclid.runs import hnn_table2 as table2_runs
+
     values = pd.DataFrame({"dim": [5, 5, 10], "embedding": ["own5", "old5", "old10"], "f1": [0.1, 0.2, 0.3]})
     emb = pd.DataFrame({"dim": [5, 5, 10], "run": ["own5", "old5", "old10"]})
     chosen, shown = table2_runs.classified(values, emb, {5: "own5", 10: "own10"})
     assert list(chosen.embedding) == ["own5", "old10"] and list(shown.run) == ["own5", "old10"]
     two = pd.concat([values, pd.DataFrame({"dim": [10], "embedding": ["older10"], "f1": [0.4]})])
     with pytest.raises(ValueError, match="several 10-D embeddings"):
-        table2_runs.classified(two, pd.concat([emb, pd.DataFrame({"dim": [10], "run": ["older10"]})]),
-                               {5: "own5", 10: "own10"})
+        table2_runs.classified(
+            two, pd.concat([emb, pd.DataFrame({"dim": [10], "run": ["older10"]})]), {5: "own5", 10: "own10"}
+        )
 
 
 def test_the_embedding_trains_on_the_cpu_and_a_gpu_machine_reads_it():
     """model.sparse's compiled loop is CPU code: the embedding's experiment names the CPU, and a classifier
     on a GPU machine reads the embedding a CPU machine trains (the same run name)."""
     from noneuclid.runs import lookup
+
     cfg = compose(["experiment=hnn/poincare", "profile=cpu"])
     assert cfg.trainer.device == "cpu" and cfg.model.sparse
-    assert lookup.embedding_name("cpu", 5, "wordnet", 0, (), False) == lookup.embedding_name("cpu", 5, "wordnet", 0, (), True)
+    assert lookup.embedding_name("cpu", 5, "wordnet", 0, (), False) == lookup.embedding_name(
+        "cpu", 5, "wordnet", 0, (), True
+    )
     classifier = compose(["experiment=hnn/table2", "profile=cpu", "trainer.device=cuda"])
     assert not any(o.startswith("trainer.device") for o in embedding_overrides(classifier))
 
@@ -440,8 +530,11 @@ def test_fused_batches_train_as_the_autograd_steps(tmp_path):
         points.append(torch.load(folder / "checkpoint.pt")["model"]["weight"])
     assert torch.allclose(points[0], points[1], rtol=0, atol=1e-12)
     with pytest.raises(ValueError, match="optim.retraction=true"):
-        train(compose([*common, f"paths.runs_dir={tmp_path / 'expmap'}", "data.fused_batches=4",
-                       "optim.retraction=false"]))
+        train(
+            compose(
+                [*common, f"paths.runs_dir={tmp_path / 'expmap'}", "data.fused_batches=4", "optim.retraction=false"]
+            )
+        )
 
 
 def test_burnin_table_puts_the_references_burnin_first_and_compares_with_it():
@@ -449,20 +542,39 @@ def test_burnin_table_puts_the_references_burnin_first_and_compares_with_it():
     seeds, the MAP difference to the reference's burn-in (x0.1, 5 by frequency) as a 95 % interval."""
     from noneuclid.report import table_engine
     from noneuclid.runs import hnn_table2 as table2_runs
+
     runs, curves = [], []
     for factor, negatives, level in ((0.01, float("nan"), 0.70), (0.1, 5, 0.80)):
         for seed in range(3):
             run = f"r{factor}-{seed}"
-            runs.append({"run": run, "experiment": "hnn/burnin", "cfg.experiment_name": "hnn/burnin",
-                         "cfg.optim.burnin_factor": factor,
-                         "cfg.data.hierarchy": "wordnet_mammal", "cfg.model.dim": 2,
-                         "cfg.data.burnin_negatives": negatives, "cfg.data.negatives": 50, "epochs": 30})
-            curves += [{"run": run, "epoch": e, "reconstruction_mean_rank": 9.0 - e / 10 - seed,
-                        "reconstruction_map": level + seed / 100 - (30 - e) / 100} for e in (10, 30)]
+            runs.append(
+                {
+                    "run": run,
+                    "experiment": "hnn/burnin",
+                    "cfg.experiment_name": "hnn/burnin",
+                    "cfg.optim.burnin_factor": factor,
+                    "cfg.data.hierarchy": "wordnet_mammal",
+                    "cfg.model.dim": 2,
+                    "cfg.data.burnin_negatives": negatives,
+                    "cfg.data.negatives": 50,
+                    "epochs": 30,
+                }
+            )
+            curves += [
+                {
+                    "run": run,
+                    "epoch": e,
+                    "reconstruction_mean_rank": 9.0 - e / 10 - seed,
+                    "reconstruction_map": level + seed / 100 - (30 - e) / 100,
+                }
+                for e in (10, 30)
+            ]
             curves.append({"run": run, "epoch": 31, "reconstruction_mean_rank": None, "reconstruction_map": None})
     table = table2_runs.burnin(pd.DataFrame(runs), pd.DataFrame(curves))
     assert list(table.burnin_negatives) == ["5 by frequency", "50 uniform"] and list(table.seeds) == [3, 3]
-    assert table["map"].tolist() == pytest.approx([0.81, 0.71]) and table.mean_rank.tolist() == pytest.approx([5.0, 5.0])
+    assert table["map"].tolist() == pytest.approx([0.81, 0.71]) and table.mean_rank.tolist() == pytest.approx(
+        [5.0, 5.0]
+    )
     assert math.isnan(table.map_minus_first_low[0])
     assert table.map_minus_first_low[1] < -0.1 < table.map_minus_first_high[1] < 0
     shown = table_engine.displayed("hnn", "table2_burnin", table)
@@ -473,6 +585,7 @@ def test_chance_level_of_a_classifier_run():
     """The summary's chance_train_loss where logged; ln 2 for a balanced run from before it was logged;
     a natural-mix run without it is an error (its chance level depends on the subtree)."""
     from noneuclid.runs import hnn_table2 as table2_runs
+
     found = pd.DataFrame({"chance_train_loss": [0.07, math.nan], "cfg.data.natural_mix": [True, None]})
     assert table2_runs.chance_losses(found).tolist() == [0.07, pytest.approx(math.log(2))]
     with pytest.raises(ValueError, match="without chance_train_loss"):
@@ -483,6 +596,7 @@ def test_table2_step_sizes_decay_per_epoch_for_both_optimizers():
     """optim.epoch_lr_factor scales Adam's step (a'_k) and Riemannian SGD's (p_k) after every epoch."""
     from noneuclid import optim
     from noneuclid.models.mlr import PointMLR
+
     cfg = compose(["experiment=hnn/table2", "profile=cpu"])
     opt = optim.build(cfg.optim, list(PointMLR(5, "hyperbolic").named_parameters()))
     before = sorted(g["lr"] for g in opt.param_groups)
@@ -497,20 +611,57 @@ def test_a_table2_cell_needs_converged_euclidean_classifiers_and_a_subtree_found
     from noneuclid.claims import engine
     from noneuclid.report import hnn_table2
     from noneuclid.runs.hnn_table2 import reference_gaps
+
     first = wordnet.SUBTREES[0]
-    rows = [{"subtree": first, "dim": dim, "geometry": g, "seed": s, "f1": f1, "train_loss": 0.01, "chance_loss": 0.07,
-             "run": f"{g}{dim}{s}", "embedding": "e"}
-            for dim in (3, 10) for s in range(3) for g, f1 in (("hyperbolic", 0.9), ("euclidean", 0.5),
-                                                               ("euclidean_log0", 0.0 if dim == 3 else 0.8))]
+    rows = [
+        {
+            "subtree": first,
+            "dim": dim,
+            "geometry": g,
+            "seed": s,
+            "f1": f1,
+            "train_loss": 0.01,
+            "chance_loss": 0.07,
+            "run": f"{g}{dim}{s}",
+            "embedding": "e",
+        }
+        for dim in (3, 10)
+        for s in range(3)
+        for g, f1 in (("hyperbolic", 0.9), ("euclidean", 0.5), ("euclidean_log0", 0.0 if dim == 3 else 0.8))
+    ]
     values, emb_map = pd.DataFrame(rows), {3: 0.8, 10: 0.8}
-    pd.DataFrame([{"subtree": first, "dim": 3, "classifier": "euclidean", "sampling": "natural", "seeds": 3,
-                   "ours_f1": 50.0, "reference_f1": 97.0, "difference": -47.0},
-                  {"subtree": first, "dim": 3, "classifier": "euclidean_log0", "sampling": "natural", "seeds": 3,
-                   "ours_f1": 0.0, "reference_f1": 0.5, "difference": -0.5}]).to_csv(tmp_path / "table2_reference.csv")
+    pd.DataFrame(
+        [
+            {
+                "subtree": first,
+                "dim": 3,
+                "classifier": "euclidean",
+                "sampling": "natural",
+                "seeds": 3,
+                "ours_f1": 50.0,
+                "reference_f1": 97.0,
+                "difference": -47.0,
+            },
+            {
+                "subtree": first,
+                "dim": 3,
+                "classifier": "euclidean_log0",
+                "sampling": "natural",
+                "seeds": 3,
+                "ours_f1": 0.0,
+                "reference_f1": 0.5,
+                "difference": -0.5,
+            },
+        ]
+    ).to_csv(tmp_path / "table2_reference.csv")
     gaps = reference_gaps(tmp_path)
     v = {(v.claim, v.cell): v for v in hnn_table2.verdicts(values, emb_map, gaps)}
     off = v[(hnn_table2.OUTPERFORMS, f"{first}, 3-D, vs euclidean")]
-    assert off.verdict == engine.NOT_TESTABLE and off.reason.startswith("not converged") and "3-D Euclidean MLR" in off.reason
+    assert (
+        off.verdict == engine.NOT_TESTABLE
+        and off.reason.startswith("not converged")
+        and "3-D Euclidean MLR" in off.reason
+    )
     assert v[(hnn_table2.OUTPERFORMS, f"{first}, 3-D, vs euclidean_log0")].verdict != engine.NOT_TESTABLE  # within
     assert v[(hnn_table2.LOW_DIMENSIONS, f"{first}, 3-D vs 10-D")].reason.startswith("not converged")
     assert v[(hnn_table2.OUTPERFORMS, f"{first}, 10-D, vs euclidean")].verdict != engine.NOT_TESTABLE  # no reference
@@ -520,7 +671,8 @@ def test_a_table2_cell_needs_converged_euclidean_classifiers_and_a_subtree_found
     assert shown.loc[shown.dim == "3", "Euclidean MLR"].iloc[0].endswith(", not converged")
     values.loc[values.dim == 3, "f1"] = 0.0  # no classifier predicts the subtree
     none = {(v.claim, v.cell): v for v in hnn_table2.verdicts(values, emb_map)}[
-        (hnn_table2.OUTPERFORMS, f"{first}, 3-D, vs euclidean_log0")]
+        (hnn_table2.OUTPERFORMS, f"{first}, 3-D, vs euclidean_log0")
+    ]
     assert none.verdict == engine.NOT_TESTABLE and none.reason.startswith("neither classifier predicts the subtree")
 
 
@@ -530,13 +682,33 @@ def test_a_run_whose_loss_rose_to_its_chance_level_after_its_best_epoch_is_unsta
     from noneuclid.claims import engine
     from noneuclid.report import hnn_table2
     from noneuclid.runs import hnn_table2 as table2_runs, table as run_table
+
     first = wordnet.SUBTREES[0]
-    runs = pd.DataFrame([{"cfg.model.name": "point_mlr", "cfg.data.subtree": first, "cfg.data.dim": 3, "cfg.model.geometry": g,
-                          "cfg.seed": s, "final_test_f1": f1, "final_train_loss": 0.01, "chance_train_loss": 0.07,
-                          "run": f"{g}{s}", "embedding_run": "e"}
-                         for s in range(4) for g, f1 in (("hyperbolic", 0.9), ("euclidean", 0.5), ("euclidean_log0", 0.5))])
-    curves = pd.DataFrame([{"run": run, "epoch": e, "train_loss": loss} for run in runs.run
-                           for e, loss in enumerate((0.5, 0.01, 0.2 if run == "hyperbolic1" else 0.01, 0.01), 1)])
+    runs = pd.DataFrame(
+        [
+            {
+                "cfg.model.name": "point_mlr",
+                "cfg.data.subtree": first,
+                "cfg.data.dim": 3,
+                "cfg.model.geometry": g,
+                "cfg.seed": s,
+                "final_test_f1": f1,
+                "final_train_loss": 0.01,
+                "chance_train_loss": 0.07,
+                "run": f"{g}{s}",
+                "embedding_run": "e",
+            }
+            for s in range(4)
+            for g, f1 in (("hyperbolic", 0.9), ("euclidean", 0.5), ("euclidean_log0", 0.5))
+        ]
+    )
+    curves = pd.DataFrame(
+        [
+            {"run": run, "epoch": e, "train_loss": loss}
+            for run in runs.run
+            for e, loss in enumerate((0.5, 0.01, 0.2 if run == "hyperbolic1" else 0.01, 0.01), 1)
+        ]
+    )
     values = table2_runs.f1_values(runs.assign(train_loss_rebound=runs.run.map(run_table.rebound(curves))))
     assert list(values[values.unstable].run) == ["hyperbolic1"]
     v = {(v.claim, v.cell): v for v in hnn_table2.verdicts(values, {3: 0.8})}

@@ -13,14 +13,35 @@ PAPER_STEPS = 15_000
 
 
 def _drift_csvs(out, last_step=PAPER_STEPS, ours=2e-6, theirs=(6e-3, 4e-4, 2e-4)):
-    rows = [{"optimizer": o, "retraction": r, "section": "householder", "seed": s, "step": t,
-             "max_dev": ours * (1 + s / 10) * t / last_step + 4e-8, "median_dev": 2e-8}
-            for o in ("adam", "momentum", "gd") for r, seeds in (("geodesic", (0, 1, 2)), ("cayley", (0,)))
-            for s in seeds for t in (0, last_step // 2, last_step)]
+    rows = [
+        {
+            "optimizer": o,
+            "retraction": r,
+            "section": "householder",
+            "seed": s,
+            "step": t,
+            "max_dev": ours * (1 + s / 10) * t / last_step + 4e-8,
+            "median_dev": 2e-8,
+        }
+        for o in ("adam", "momentum", "gd")
+        for r, seeds in (("geodesic", (0, 1, 2)), ("cayley", (0,)))
+        for s in seeds
+        for t in (0, last_step // 2, last_step)
+    ]
     pd.DataFrame(rows).to_csv(out / "drift.csv", index=False)
-    pd.DataFrame([{"optimizer": o, "file": f"mnist_nn{k}.h5", "projections": 336, "step": PAPER_STEPS, "max_dev": v,
-                   "median_dev": 1e-6} for (o, k), v in zip((("adam", 2), ("momentum", 4), ("gd", 3)), theirs)]
-                 ).to_csv(out / "drift_authors.csv", index=False)
+    pd.DataFrame(
+        [
+            {
+                "optimizer": o,
+                "file": f"mnist_nn{k}.h5",
+                "projections": 336,
+                "step": PAPER_STEPS,
+                "max_dev": v,
+                "median_dev": 1e-6,
+            }
+            for (o, k), v in zip((("adam", 2), ("momentum", 4), ("gd", 3)), theirs)
+        ]
+    ).to_csv(out / "drift_authors.csv", index=False)
 
 
 def _rows(out) -> dict:
@@ -36,7 +57,7 @@ def test_drift_cells_judge_our_seeds_and_the_authors_networks_exactly(tmp_path):
     theirs = rows[("orthonormality_to_machine_precision", "Adam + Stiefel, the authors' network (500 epochs)")]
     assert theirs.verdict == engine.CONTRADICTS and theirs.n_a == 1 and theirs.mean_a == 6e-3
     assert theirs.ci_high - theirs.difference == pytest.approx(evaluated.float32_rounding(49))
-    assert evaluated.float32_rounding(49) == pytest.approx(49 * 2.0 ** -24, rel=1e-5)
+    assert evaluated.float32_rounding(49) == pytest.approx(49 * 2.0**-24, rel=1e-5)
 
 
 def test_drift_cells_need_the_papers_number_of_steps_and_the_csvs(tmp_path):
@@ -60,11 +81,27 @@ def test_drift_figure_and_table_are_drawn_from_the_csvs(tmp_path):
 
 
 def _timing_csv(out, slower=1.02, rounds=4, device="cpu", name="timing.csv"):
-    rows = [{"arm": arm, "repeat": r, "steps": 30, "steps_per_epoch": 30, "seconds": 30 * t,
-             "seconds_per_step": t, "threads": 1, "device": device, "processor": "x86_64" if device == "cpu" else "H200"}
-            for r in range(rounds) for arm, base in (("adam_euclidean", 2.0), ("adam_stiefel", 2.0 * slower),
-                                                     ("momentum_stiefel", 1.9), ("gd_stiefel", 2.5))
-            for t in [base * (1 + 0.05 * (-1) ** r)]]  # the load of a round slows every arm alike
+    rows = [
+        {
+            "arm": arm,
+            "repeat": r,
+            "steps": 30,
+            "steps_per_epoch": 30,
+            "seconds": 30 * t,
+            "seconds_per_step": t,
+            "threads": 1,
+            "device": device,
+            "processor": "x86_64" if device == "cpu" else "H200",
+        }
+        for r in range(rounds)
+        for arm, base in (
+            ("adam_euclidean", 2.0),
+            ("adam_stiefel", 2.0 * slower),
+            ("momentum_stiefel", 1.9),
+            ("gd_stiefel", 2.5),
+        )
+        for t in [base * (1 + 0.05 * (-1) ** r)]
+    ]  # the load of a round slows every arm alike
     pd.DataFrame(rows).to_csv(out / name, index=False)
 
 

@@ -57,8 +57,15 @@ def test_relative_links_and_anchors_resolve(page):
 
 
 # The ML Reproducibility Challenge's order of a reproduction report.
-SECTIONS = ["## Scope and claims", "## The claims table", "## Method and deviations", "## Results",
-            "## What was easy, what was hard", "## Compute", "## How to rerun at paper scale"]
+SECTIONS = [
+    "## Scope and claims",
+    "## The claims table",
+    "## Method and deviations",
+    "## Results",
+    "## What was easy, what was hard",
+    "## Compute",
+    "## How to rerun at paper scale",
+]
 
 
 @pytest.mark.parametrize("paper", sorted(papers.PAPERS))
@@ -76,8 +83,11 @@ def test_each_report_is_short_in_the_report_order_and_states_the_current_result(
     assert len(text.splitlines()) <= 300
     headings = [line for line in text.splitlines() if line.startswith("## ")]
     assert headings == SECTIONS
-    assert text.index("## The claims table") < text.index(f"<!-- results:{paper}:start -->") < text.index(
-        "## Method and deviations")
+    assert (
+        text.index("## The claims table")
+        < text.index(f"<!-- results:{paper}:start -->")
+        < text.index("## Method and deviations")
+    )
     assert not re.search(r"this machine|earlier machine|\bsession", text, flags=re.I)
     assert (ROOT / "docs" / f"{paper}-notes.md").is_file() and f"({paper}-notes.md" in text
 
@@ -86,12 +96,15 @@ def test_readme_status_has_one_line_per_paper_linking_its_report():
     """The hand-written status rows (one per paper, at most 400 characters) beside the generated block that
     counts every paper's verdicts (report.docs.status)."""
     readme = (ROOT / "README.md").read_text()
-    status = readme[readme.index("## Status"):]
-    status = status[:status.index("\n## ", 1)]
-    block = status[status.index("<!-- status:start -->"):status.index("<!-- status:end -->")]
+    status = readme[readme.index("## Status") :]
+    status = status[: status.index("\n## ", 1)]
+    block = status[status.index("<!-- status:start -->") : status.index("<!-- status:end -->")]
     assert all(f"| {paper} " in block for paper in papers.PAPERS) and "| paper " in block
-    rows = [line for line in status.replace(block, "").splitlines()
-            if line.startswith("| ") and not line.startswith(("| paper", "| ---"))]
+    rows = [
+        line
+        for line in status.replace(block, "").splitlines()
+        if line.startswith("| ") and not line.startswith(("| paper", "| ---"))
+    ]
     assert len(rows) == len(papers.PAPERS) and all(len(row) <= 400 for row in rows)
     for paper in papers.PAPERS:
         assert sum(f"(docs/{paper}.md)" in row for row in rows) == 1

@@ -21,9 +21,13 @@ def _classifier(geometry: str, offsets: bool | None) -> tuple[PointMLR, pd.DataF
     model = PointMLR(2, geometry, offsets=offsets).double()
     for p in model.parameters():
         p.data.normal_(0, 0.3)
-    return model, pd.DataFrame([{"subtree": "animal.n.01", "geometry": geometry, "offsets": offsets, "tensor": name,
-                                 "index": i, "value": v}
-                                for name, w in model.state_dict().items() for i, v in enumerate(w.flatten().tolist())])
+    return model, pd.DataFrame(
+        [
+            {"subtree": "animal.n.01", "geometry": geometry, "offsets": offsets, "tensor": name, "index": i, "value": v}
+            for name, w in model.state_dict().items()
+            for i, v in enumerate(w.flatten().tolist())
+        ]
+    )
 
 
 @pytest.mark.parametrize("geometry,offsets", [("hyperbolic", None), ("euclidean", True), ("euclidean_log0", True)])
@@ -31,19 +35,25 @@ def test_a_classifier_rebuilt_from_its_rows_gives_its_margin(geometry, offsets):
     model, rows = _classifier(geometry, offsets)
     at = 0.9 * torch.rand(5, 7, 2, dtype=torch.float64) - 0.45  # [5, 7, 2] inside the ball
     logits = model(at)
-    torch.testing.assert_close(hnn_boundaries._margin(rows.sample(frac=1, random_state=0), at),  # any row order
-                               logits[..., 1] - logits[..., 0])
+    torch.testing.assert_close(
+        hnn_boundaries._margin(rows.sample(frac=1, random_state=0), at),  # any row order
+        logits[..., 1] - logits[..., 0],
+    )
 
 
 def test_the_grid_keeps_every_value_the_zero_contour_reads():
     _, rows = _classifier("hyperbolic", None)
     axis = torch.linspace(-1, 1, hnn_boundaries.SIZE, dtype=torch.float64)
     gx, gy = torch.meshgrid(axis, axis, indexing="xy")
-    inside = gx ** 2 + gy ** 2 < 0.999
+    inside = gx**2 + gy**2 < 0.999
     full = hnn_boundaries._margin(rows, torch.stack([gx, gy], -1) * inside[..., None]).masked_fill(~inside, np.nan)
     grid = hnn_boundaries.grid(rows).pivot(index="y", columns="x", values="animal.n.01 hyperbolic").to_numpy()
     assert np.isin(grid[np.isfinite(grid)], [-1.0, 1.0]).mean() > 0.9  # mostly signs alone
-    lines = [contourpy.contour_generator(gx.numpy(), gy.numpy(), np.ma.masked_invalid(z), name="mpl2014",
-                                         corner_mask=True).lines(0.0) for z in (full.numpy(), grid)]
+    lines = [
+        contourpy.contour_generator(
+            gx.numpy(), gy.numpy(), np.ma.masked_invalid(z), name="mpl2014", corner_mask=True
+        ).lines(0.0)
+        for z in (full.numpy(), grid)
+    ]
     assert len(lines[0]) > 0 and len(lines[0]) == len(lines[1])
     assert all(np.array_equal(a, b) for a, b in zip(*lines))

@@ -10,9 +10,9 @@ import pytest
 from omegaconf import OmegaConf
 
 from noneuclid import figures
+from noneuclid.config import compose
 from noneuclid.report import hnn, hnn_claims, table_engine
 from noneuclid.report.hnn_claims import GAIN, ON_PAR_OR_BETTER
-from noneuclid.config import compose
 from noneuclid.runs import RunDir, lookup, table as run_table
 
 DATA = ["data.train_size=128", "data.dev_size=64", "data.test_size=64"]
@@ -21,17 +21,26 @@ DATA = ["data.train_size=128", "data.dev_size=64", "data.test_size=64"]
 def _run(runs, row, seed, dev, test, overrides=DATA, data="prefix10"):
     """A finished run folder where the report looks for (row, data, seed): its config, a summary with the
     dev and test accuracy of its best evaluation, one metrics row and DONE."""
-    cfg = compose(["experiment=hnn/table1", "profile=smoke", f"variant=hnn/{row}", f"data={data}", f"seed={seed}",
-                   *overrides])
+    cfg = compose(
+        ["experiment=hnn/table1", "profile=smoke", f"variant=hnn/{row}", f"data={data}", f"seed={seed}", *overrides]
+    )
     cfg.experiment_name = "hnn/table1"
     folder = runs / "hnn" / "smoke" / RunDir(cfg).name
     folder.mkdir(parents=True)
     (folder / "config.yaml").write_text(OmegaConf.to_yaml(cfg, resolve=True))
-    (folder / "summary.json").write_text(json.dumps({
-        "best_dev_accuracy": dev, "test_accuracy_at_best_dev": test, "final_test_accuracy": test,
-        "nonfinite_events": 0}))
-    (folder / "metrics.jsonl").write_text(json.dumps({"epoch": 1, "step": 2, "train_loss": 0.5, "dev_accuracy": dev,
-                                                      "test_accuracy": test}) + "\n")
+    (folder / "summary.json").write_text(
+        json.dumps(
+            {
+                "best_dev_accuracy": dev,
+                "test_accuracy_at_best_dev": test,
+                "final_test_accuracy": test,
+                "nonfinite_events": 0,
+            }
+        )
+    )
+    (folder / "metrics.jsonl").write_text(
+        json.dumps({"epoch": 1, "step": 2, "train_loss": 0.5, "dev_accuracy": dev, "test_accuracy": test}) + "\n"
+    )
     (folder / "DONE").write_text("")
 
 
@@ -50,7 +59,7 @@ def test_table1_reports_the_seed_with_the_best_dev_accuracy_not_the_best_test(tm
         _run(tmp_path, "euclidean_gru", seed, dev, test)
     row, shown = _cell(tmp_path, (0, 1, 2))
     assert (row["selected"], row["selected_seed"], row["n"]) == (85.0, 1, 3) and shown == "85.00 (87.33 ± 8.74, n=3)"
-    assert row["mean"] == pytest.approx(87.33, abs=0.01) and row["se"] == pytest.approx(row["sd"] / 3 ** 0.5)
+    assert row["mean"] == pytest.approx(87.33, abs=0.01) and row["se"] == pytest.approx(row["sd"] / 3**0.5)
 
 
 def test_table1_breaks_a_tie_on_dev_accuracy_by_the_lowest_seed(tmp_path):
@@ -88,12 +97,25 @@ def test_table1_gives_the_papers_numbers_with_the_digits_it_prints(tmp_path):
 
 def test_the_claims_table_judges_each_cell_by_the_engine():
     """PREFIX-50 RNN with two seeds a side: the paper's hyperbolic + Eucl. MLR against the Euclidean RNN,
-    consistent with on par or better, not decided by two seeds; cells without runs are not testable, SNLI's saying why."""
+    consistent with on par or better, not decided by two seeds; cells without runs are not testable, SNLI's
+    saying why."""
     from noneuclid.claims import engine
+
     acc = {"euclidean": (60.0, 61.0), "hyperbolic_eucl_mlr": (62.0, 63.0), "hyperbolic": (50.0, 51.0)}
-    finished = pd.DataFrame([{"cfg.data.label": "prefix50", "cfg.model.cell": "rnn", "cfg.model.geometry": g,
-                              "cfg.seed": k, "test_accuracy_at_best_dev": a / 100, "best_dev_accuracy": a / 100}
-                             for g, accs in acc.items() for k, a in enumerate(accs)])
+    finished = pd.DataFrame(
+        [
+            {
+                "cfg.data.label": "prefix50",
+                "cfg.model.cell": "rnn",
+                "cfg.model.geometry": g,
+                "cfg.seed": k,
+                "test_accuracy_at_best_dev": a / 100,
+                "best_dev_accuracy": a / 100,
+            }
+            for g, accs in acc.items()
+            for k, a in enumerate(accs)
+        ]
+    )
     rows = {(v.claim, v.cell): v for v in hnn_claims.verdicts(finished)}
     cell = rows[(ON_PAR_OR_BETTER, "PREFIX-50, RNN")]
     assert (cell.arm_a, cell.arm_b, cell.mean_a, cell.mean_b) == ("hyperbolic_eucl_mlr", "euclidean", 62.5, 60.5)
@@ -104,17 +126,34 @@ def test_the_claims_table_judges_each_cell_by_the_engine():
     assert rows[(GAIN, "RNN, PREFIX-30 vs PREFIX-50")].verdict == engine.NOT_TESTABLE
 
 
-@pytest.mark.parametrize("hyperbolic_50, testable", [((76.0, 76.1, 76.2), True), ((55.6, 55.7, 55.8), False),
-                                                     ((76.0, 50.0, 50.0), False), ((76.0, 70.0, 70.0), True)])
+@pytest.mark.parametrize(
+    "hyperbolic_50, testable",
+    [((76.0, 76.1, 76.2), True), ((55.6, 55.7, 55.8), False), ((76.0, 50.0, 50.0), False), ((76.0, 70.0, 70.0), True)],
+)
 def test_a_gain_is_judged_only_where_every_model_of_the_cell_learned(hyperbolic_50, testable):
     """GRU, PREFIX-30 against PREFIX-50: a gain that shrinks because the hyperbolic GRU + Eucl. MLR did
     not learn PREFIX-50 (the mean of the seeds its gains are judged on more than 10 points under the paper's
     76.87) is not evidence for the conjecture; one learned seed does not make the two that failed count."""
-    acc = {("prefix30", "hyperbolic_eucl_mlr"): (88.5, 88.6, 88.7), ("prefix30", "euclidean"): (86.5,) * 3,
-           ("prefix50", "hyperbolic_eucl_mlr"): hyperbolic_50, ("prefix50", "euclidean"): (75.0,) * 3}
-    finished = pd.DataFrame([{"cfg.data.label": data, "cfg.model.cell": "gru", "cfg.model.geometry": geometry,
-                              "cfg.seed": k, "test_accuracy_at_best_dev": a / 100, "best_dev_accuracy": a / 100}
-                             for (data, geometry), accs in acc.items() for k, a in enumerate(accs)])
+    acc = {
+        ("prefix30", "hyperbolic_eucl_mlr"): (88.5, 88.6, 88.7),
+        ("prefix30", "euclidean"): (86.5,) * 3,
+        ("prefix50", "hyperbolic_eucl_mlr"): hyperbolic_50,
+        ("prefix50", "euclidean"): (75.0,) * 3,
+    }
+    finished = pd.DataFrame(
+        [
+            {
+                "cfg.data.label": data,
+                "cfg.model.cell": "gru",
+                "cfg.model.geometry": geometry,
+                "cfg.seed": k,
+                "test_accuracy_at_best_dev": a / 100,
+                "best_dev_accuracy": a / 100,
+            }
+            for (data, geometry), accs in acc.items()
+            for k, a in enumerate(accs)
+        ]
+    )
     row = {(v.claim, v.cell): v for v in hnn_claims.verdicts(finished)}[(GAIN, "GRU, PREFIX-30 vs PREFIX-50")]
     assert (row.verdict != "not testable here") == testable
     if hyperbolic_50 == (76.0, 76.1, 76.2):
@@ -132,13 +171,15 @@ def _titles(runs, out, overrides, monkeypatch) -> list[str]:
     return titles
 
 
-@pytest.mark.parametrize("overrides, says", [([], "float64"), (["trainer.dtype=float32"], "float32"),
-                                             (["data.order=shuffled"], "data.order=shuffled")])
+@pytest.mark.parametrize(
+    "overrides, says",
+    [([], "float64"), (["trainer.dtype=float32"], "float32"), (["data.order=shuffled"], "data.order=shuffled")],
+)
 def test_the_dev_accuracy_figure_says_which_runs_it_draws(tmp_path, monkeypatch, overrides, says):
     """Each results folder (cpu, cpu-float32, cpu-shuffled, ...) has its own fig_prefix10_dev: its title
     names the dtype and the overrides that select the folder's runs."""
     _run(tmp_path / "runs", "euclidean_gru", 0, 0.9, 0.8, overrides=[*DATA, *overrides])
-    title, = _titles(tmp_path / "runs", tmp_path / "results", [*DATA, *overrides], monkeypatch)
+    (title,) = _titles(tmp_path / "runs", tmp_path / "results", [*DATA, *overrides], monkeypatch)
     title = title.replace("\n", " ")
     assert title.startswith("PREFIX-10%: dev accuracy (seed 0)") and says in title and "smoke profile" in title
     assert ("float32" in title) == ("trainer.dtype=float32" in overrides)

@@ -26,23 +26,37 @@ def test_a_long_curve_keeps_one_point_per_two_pixels_and_its_ends():
 
 def test_each_verdict_has_its_class_and_the_style_sheet_colours_it():
     classes = [html_summary.verdict_class(v) for v in VERDICTS]
-    assert classes == ["verdict-reproduces", "verdict-consistent", "verdict-inconclusive", "verdict-contradicts",
-                       "verdict-not-testable"]
+    assert classes == [
+        "verdict-reproduces",
+        "verdict-consistent",
+        "verdict-inconclusive",
+        "verdict-contradicts",
+        "verdict-not-testable",
+    ]
     assert all(re.search(rf"\.{c} {{ background: #", STYLE.read_text()) for c in classes)
 
 
 def test_the_summary_counts_the_papers_cells_and_ours_and_links_each_claim(tmp_path):
-    rows = [("stiefel_adam_below_euclidean", "paper", "reproduces"), ("stiefel_adam_below_euclidean", "paper",
-                                                                       "contradicts"),
-            ("stiefel_epoch_time_on_par_cpu", "paper", "reproduces"), ("random_section_trains_lower", "ours",
-                                                                        "not testable here")]
-    pd.DataFrame(rows, columns=["claim", "kind", "verdict"]).assign(hardware="CPU (2 cores)", reason=[
-        "", "", "", "a precondition <fails>"]).to_csv(tmp_path / "claims.csv", index=False)
+    rows = [
+        ("stiefel_adam_below_euclidean", "paper", "reproduces"),
+        ("stiefel_adam_below_euclidean", "paper", "contradicts"),
+        ("stiefel_epoch_time_on_par_cpu", "paper", "reproduces"),
+        ("random_section_trains_lower", "ours", "not testable here"),
+    ]
+    pd.DataFrame(rows, columns=["claim", "kind", "verdict"]).assign(
+        hardware="CPU (2 cores)", reason=["", "", "", "a precondition <fails>"]
+    ).to_csv(tmp_path / "claims.csv", index=False)
     runs = pd.DataFrame({"run": ["a", "b"], "train_seconds": [3600.0, 1800.0]})
     (tmp_path / "bench").mkdir()
-    pd.DataFrame({"paper": ["brantner", "brantner", "hnn"], "device": "cpu", "sweep_hours": [10.0, 10.0, 5.0],
-                  "runs": 3, "same_runs_as": ["", "brantner/fig3a", ""]}).to_csv(
-        tmp_path / "bench" / "paper_scale_cpu.csv", index=False)
+    pd.DataFrame(
+        {
+            "paper": ["brantner", "brantner", "hnn"],
+            "device": "cpu",
+            "sweep_hours": [10.0, 10.0, 5.0],
+            "runs": 3,
+            "same_runs_as": ["", "brantner/fig3a", ""],
+        }
+    ).to_csv(tmp_path / "bench" / "paper_scale_cpu.csv", index=False)
     summary = html_summary.summary("brantner", tmp_path, runs, tmp_path / "bench")
     assert summary.startswith('<div class="summary">')
     assert "our 2 runs trained for 1.5 hours in all (CPU (2 cores);" in summary
@@ -59,23 +73,40 @@ def test_the_summary_counts_the_papers_cells_and_ours_and_links_each_claim(tmp_p
 
 
 def test_claims_tables_move_the_papers_column_beside_ours():
-    page = html_tables.to_html("| claim | ours | p | verdict | paper |\n|:--|:--|:--|:--|:--|\n| a | 1 | 0.5 | "
-                               "reproduces | 2 |\n", "hnn", set())
-    assert re.findall(r"<t[hd][^>]*>([^<]*)</t[hd]>", page) == ["claim", "ours", "paper", "p", "verdict",
-                                                                 "a", "1", "2", "0.5", "reproduces"]
+    page = html_tables.to_html(
+        "| claim | ours | p | verdict | paper |\n|:--|:--|:--|:--|:--|\n| a | 1 | 0.5 | reproduces | 2 |\n",
+        "hnn",
+        set(),
+    )
+    assert re.findall(r"<t[hd][^>]*>([^<]*)</t[hd]>", page) == [
+        "claim",
+        "ours",
+        "paper",
+        "p",
+        "verdict",
+        "a",
+        "1",
+        "2",
+        "0.5",
+        "reproduces",
+    ]
 
 
 def test_claims_tables_colour_verdicts_fold_long_reasons_and_anchor_each_claims_first_row():
     long = "not testable here: the precondition fails because every seed of the model diverged"
-    text = ("| claim | verdict |\n|:--|:--|\n| a | reproduces [rule after runs] |\n| a | inconclusive |\n"
-            f"| b | {long} |\n\n| model | verdict |\n|:--|:--|\n| x | reproduces |\n")
+    text = (
+        "| claim | verdict |\n|:--|:--|\n| a | reproduces [rule after runs] |\n| a | inconclusive |\n"
+        f"| b | {long} |\n\n| model | verdict |\n|:--|:--|\n| x | reproduces |\n"
+    )
     anchored = {"b"}  # b's first row is on an earlier page
     page = html_tables.to_html(text, "hnn", anchored)
     assert '<tr id="claim-hnn-a">' in page and page.count("id=") == 1 and anchored == {"a", "b"}
     assert 'class="verdict-reproduces" style="text-align: left;">reproduces [rule after runs]</td>' in page
     assert 'class="verdict-inconclusive" style="text-align: left;">inconclusive</td>' in page
-    assert ('class="verdict-not-testable" style="text-align: left;"><details><summary>not testable here</summary>'
-            'the precondition fails' in page)
+    assert (
+        'class="verdict-not-testable" style="text-align: left;"><details><summary>not testable here</summary>'
+        "the precondition fails" in page
+    )
     assert '<td style="text-align: left;">reproduces</td>' in page  # a table without a claim column: as it was
 
 
@@ -87,5 +118,5 @@ def test_the_committed_page_opens_each_paper_with_its_summary_and_styles_every_v
     assert used == {html_summary.verdict_class(v) for v in VERDICTS}
     assert all(f".{c} {{" in page for c in used)
     assert set(re.findall(r'href="#(claim-[^"]+)"', page)) <= set(re.findall(r'id="(claim-[^"]+)"', page))
-    assert page.count("<svg") == page.count('class="curve"') and "<details class=\"runs\">" in page
+    assert page.count("<svg") == page.count('class="curve"') and '<details class="runs">' in page
     assert not re.search(r'(src|href)="(https?:)?//|<link|@import', page)  # it reads nothing from a network

@@ -18,10 +18,18 @@ HEAD = subprocess.run(["git", "-C", str(data.DIR), "rev-parse", "HEAD"], capture
 
 
 def _runs(commit: str = HEAD) -> pd.DataFrame:
-    return pd.DataFrame({"run": ["r0", "r1", "r2"], "train_seconds": [3600.0, 1800.0, 900.0],
-                         "env.git_commit": [commit] * 3, "env.cpu_count": [2, 2, 16], "env.cuda": [None, None, None],
-                         "cfg.data.label": ["prefix10"] * 3, "cfg.model.cell": ["rnn"] * 3,
-                         "cfg.model.geometry": ["hyperbolic", "euclidean", "hyperbolic_eucl_mlr"]})
+    return pd.DataFrame(
+        {
+            "run": ["r0", "r1", "r2"],
+            "train_seconds": [3600.0, 1800.0, 900.0],
+            "env.git_commit": [commit] * 3,
+            "env.cpu_count": [2, 2, 16],
+            "env.cuda": [None, None, None],
+            "cfg.data.label": ["prefix10"] * 3,
+            "cfg.model.cell": ["rnn"] * 3,
+            "cfg.model.geometry": ["hyperbolic", "euclidean", "hyperbolic_eucl_mlr"],
+        }
+    )
 
 
 def _row(runs=()) -> engine.Verdict:
@@ -31,8 +39,9 @@ def _row(runs=()) -> engine.Verdict:
 
 def _registered(monkeypatch, date: str) -> None:
     claim = CLAIMS["table1_hyperbolic_on_par_or_better"]
-    monkeypatch.setattr(ledger, "read", lambda path=None: {
-        ("hnn", claim.id, ledger.rule_hash(claim)): ledger.Registration("abc", date)})
+    monkeypatch.setattr(
+        ledger, "read", lambda path=None: {("hnn", claim.id, ledger.rule_hash(claim)): ledger.Registration("abc", date)}
+    )
 
 
 def test_named_runs_give_hours_machines_and_date(monkeypatch):
@@ -64,14 +73,16 @@ def test_a_rule_registered_after_its_runs_or_not_datable_is_flagged(monkeypatch)
     _registered(monkeypatch, "2000-01-01T00:00:00Z")
     unknown = provenance.stamped([_row(["r0"])], _runs("0" * 40), "hnn")[0]
     assert unknown.runs_until == provenance.UNKNOWN and unknown.rule_after_runs is True
-    first = subprocess.run(["git", "-C", str(data.DIR), "rev-list", "--max-parents=0", "HEAD"], capture_output=True,
-                           text=True).stdout.split()[0]
+    first = subprocess.run(
+        ["git", "-C", str(data.DIR), "rev-list", "--max-parents=0", "HEAD"], capture_output=True, text=True
+    ).stdout.split()[0]
     old_and_new = _runs().assign(**{"env.git_commit": [first, HEAD, HEAD]})
     registered = provenance._commit_date(HEAD)
     _registered(monkeypatch, registered)  # registered with the newest run: after the oldest
     mixed = provenance.stamped([_row(["r0", "r1"])], old_and_new, "hnn")[0]
     assert mixed.runs_until == registered and mixed.rule_after_runs is True
-    untested = engine.untestable(CLAIMS["table1_hyperbolic_on_par_or_better"],
-                                 CLAIMS["table1_hyperbolic_on_par_or_better"].cells[3], "no runs")
+    untested = engine.untestable(
+        CLAIMS["table1_hyperbolic_on_par_or_better"], CLAIMS["table1_hyperbolic_on_par_or_better"].cells[3], "no runs"
+    )
     (row,) = provenance.stamped([untested], None, "hnn")
     assert row.rule_after_runs is False and math.isnan(row.cpu_hours) and row.hardware == ""

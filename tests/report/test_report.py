@@ -34,9 +34,23 @@ def test_run_table_reads_every_run_folder(four_runs):
 def test_brantner_results_are_written(four_runs, tmp_path):
     out = tmp_path / "results"
     brantner.make(four_runs, "smoke", out, overrides=["model.depth=1"])
-    for name in ("fig3a.png", "fig3a.pdf", "fig3b.png", "fig3b.pdf", "table2.csv", "table2.md", "table2.tex",
-                 "accuracy.csv", "accuracy.md", "accuracy.tex", "summary.md", "claims.csv", "claims.md", "claims.tex",
-                 "runs.csv"):
+    for name in (
+        "fig3a.png",
+        "fig3a.pdf",
+        "fig3b.png",
+        "fig3b.pdf",
+        "table2.csv",
+        "table2.md",
+        "table2.tex",
+        "accuracy.csv",
+        "accuracy.md",
+        "accuracy.tex",
+        "summary.md",
+        "claims.csv",
+        "claims.md",
+        "claims.tex",
+        "runs.csv",
+    ):
         assert (out / name).stat().st_size > 0, name
     # every table says its budget against the paper's and where its numbers come from
     assert "epochs of the paper's 500" in (out / "accuracy.md").read_text()
@@ -54,12 +68,24 @@ def test_brantner_results_are_written(four_runs, tmp_path):
 def _runs_and_curves() -> tuple[pd.DataFrame, pd.DataFrame]:
     """One finished run per setup as brantner.load gives them (Euclidean Adam collapsed on class 8), and
     their training curves."""
-    runs = pd.DataFrame([{"setup": s, "epochs": 2, "seeds": 1, "median_seconds_per_epoch": 1.0 + i,
-                          "final_test_accuracy": 0.0974 if s == "adam_euclidean" else 0.5,
-                          "final_train_loss": 1.3436 - 0.3 * i, "final_test_top_class": 8,
-                          "final_test_top_class_share": 1.0 if s == "adam_euclidean" else 0.2,
-                          "one_class_seeds": int(s == "adam_euclidean"), "one_class_classes": "8" * (s == "adam_euclidean"),
-                          "max_orthonormality_error": 1e-15} for i, s in enumerate(VARIANTS)])
+    runs = pd.DataFrame(
+        [
+            {
+                "setup": s,
+                "epochs": 2,
+                "seeds": 1,
+                "median_seconds_per_epoch": 1.0 + i,
+                "final_test_accuracy": 0.0974 if s == "adam_euclidean" else 0.5,
+                "final_train_loss": 1.3436 - 0.3 * i,
+                "final_test_top_class": 8,
+                "final_test_top_class_share": 1.0 if s == "adam_euclidean" else 0.2,
+                "one_class_seeds": int(s == "adam_euclidean"),
+                "one_class_classes": "8" * (s == "adam_euclidean"),
+                "max_orthonormality_error": 1e-15,
+            }
+            for i, s in enumerate(VARIANTS)
+        ]
+    )
     curves = pd.DataFrame([{"setup": s, "epoch": e, "train_loss": 1.4 - 0.1 * e} for s in VARIANTS for e in (1, 2)])
     return runs, curves
 
@@ -81,6 +107,7 @@ def test_the_authors_run_is_labelled_theirs_and_the_papers_numbers_carry_their_t
 def test_runs_with_other_settings_are_not_mixed_in(four_runs, make_cfg, tmp_path):
     train(make_cfg("variant=brantner/adam_stiefel", "model.depth=1", "optim.lr=0.5"))
     from noneuclid.runs import table as run_table
+
     run_table.export(four_runs, "brantner", "smoke", tmp_path / "out")
     runs, _, _ = brantner.load(tmp_path / "out", "smoke", overrides=["model.depth=1"])
     # at smoke the section experiment's random arm is Adam + Stiefel itself: the same run serves both
@@ -94,15 +121,27 @@ def test_brantner_claims_are_judged_by_the_engine_over_seeds():
     Momentum within the seeds' spread and far inside the claim's delta contradicts it (no effect as large as
     the paper's), never 'reproduces'."""
     from noneuclid.claims import engine
+
     loss = {"adam_euclidean": 1.34, "adam_stiefel": 0.70, "momentum_stiefel": 0.71, "gd_stiefel": 0.90}
-    per_seed = pd.DataFrame([{"setup": s, "seed": k, "final_train_loss": v + 0.05 * (k - 1) * (-1) ** i,
-                              "max_orthonormality_error": 1e-7 * (1 + k)}
-                             for i, (s, v) in enumerate(loss.items()) for k in range(3)])
+    per_seed = pd.DataFrame(
+        [
+            {
+                "setup": s,
+                "seed": k,
+                "final_train_loss": v + 0.05 * (k - 1) * (-1) ** i,
+                "max_orthonormality_error": 1e-7 * (1 + k),
+            }
+            for i, (s, v) in enumerate(loss.items())
+            for k in range(3)
+        ]
+    )
     rows = {(v.claim, v.cell): v for v in brantner.verdicts(per_seed)}
     assert rows[("stiefel_adam_below_euclidean", "MNIST, 16 blocks")].verdict == engine.REPRODUCES
     momentum = rows[("stiefel_adam_beats_momentum_and_gd", "Adam vs Momentum, Stiefel")]
     assert momentum.verdict == engine.CONTRADICTS and momentum.p_value > 0.05 and momentum.p_delta < 0.05
-    assert rows[("orthonormality_to_machine_precision", "Adam + Stiefel, our training runs")].verdict == engine.REPRODUCES
+    assert (
+        rows[("orthonormality_to_machine_precision", "Adam + Stiefel, our training runs")].verdict == engine.REPRODUCES
+    )
     gpu = rows[("stiefel_epoch_time_gap_gpu", "GPU, Adam vs Adam + Stiefel")]
     assert gpu.verdict == engine.NOT_TESTABLE and "timing_gpu.csv" in gpu.reason and "--device cuda" in gpu.reason
     cpu = rows[("stiefel_epoch_time_on_par_cpu", "CPU, Adam + Stiefel vs Adam")]  # no timing.csv given
@@ -116,6 +155,7 @@ def test_report_without_runs_says_what_to_run(tmp_path):
 
 def test_report_seeds_take_lists_and_ranges():
     from noneuclid.runs.lookup import seed_list
+
     assert seed_list("0,2,5-7") == [0, 2, 5, 6, 7] and seed_list("3") == [3]
     with pytest.raises(Exception, match="ranges a-b"):
         seed_list("0-x")
@@ -124,16 +164,47 @@ def test_report_seeds_take_lists_and_ranges():
 def _claims_csv(path, claim="c", verdict=engine.REPRODUCES, cell="a cell"):
     """A claims table of one cell, as the reports write it (claims.render)."""
     from noneuclid.claims import render
+
     nan = float("nan")
-    row = engine.Verdict(claim, "paper", cell, "Table 1", "acc", "%", "a", "b", "better", 0.5, False,
-                         engine.WELCH, 3, 3, 2.0, 1.0, 1.0, 0.5, 1.5, 0.01, 0.9, verdict, nan, "", nan, nan, nan, nan,
-                         "", "")
+    row = engine.Verdict(
+        claim,
+        "paper",
+        cell,
+        "Table 1",
+        "acc",
+        "%",
+        "a",
+        "b",
+        "better",
+        0.5,
+        False,
+        engine.WELCH,
+        3,
+        3,
+        2.0,
+        1.0,
+        1.0,
+        0.5,
+        1.5,
+        0.01,
+        0.9,
+        verdict,
+        nan,
+        "",
+        nan,
+        nan,
+        nan,
+        nan,
+        "",
+        "",
+    )
     path.parent.mkdir(parents=True, exist_ok=True)
     path.write_text(render.to_csv([row]))
 
 
 def test_docs_block_is_the_claims_digest_with_links_relative_to_the_report(tmp_path):
     from noneuclid.report import docs
+
     folder = tmp_path / "results" / "hnn" / "cpu"
     _claims_csv(folder / "claims.csv", "table1_hyperbolic_on_par_or_better")
     _claims_csv(folder / "table2_claims.csv", "table2_hyperbolic_mlr_outperforms", engine.INCONCLUSIVE)
@@ -155,6 +226,7 @@ def test_docs_block_is_the_claims_digest_with_links_relative_to_the_report(tmp_p
 
 def test_docs_block_stays_where_the_results_have_no_claims_table(tmp_path):
     from noneuclid.report import docs
+
     folder = tmp_path / "results" / "brantner" / "cpu"
     folder.mkdir(parents=True)
     (folder / "summary.md").write_text("# Title\n")
@@ -167,6 +239,7 @@ def test_docs_block_stays_where_the_results_have_no_claims_table(tmp_path):
 
 def test_docs_update_leaves_a_report_without_the_block_or_a_missing_report_alone(tmp_path):
     from noneuclid.report import docs
+
     folder = tmp_path / "results" / "phydi" / "cpu"
     _claims_csv(folder / "table1_claims.csv")
     (tmp_path / "docs").mkdir()
@@ -186,12 +259,20 @@ def test_report_command_refreshes_the_papers_docs_block_when_asked_but_not_for_s
         return [out / "table1_claims.csv"]
 
     from noneuclid.report import phydi
+
     monkeypatch.setattr(phydi, "make", make)
     (tmp_path / "docs").mkdir()
     md = tmp_path / "docs" / "phydi.md"
     md.write_text("<!-- results:phydi:start -->\nSTALE\n<!-- results:phydi:end -->\n")
-    common = ["phydi", "--runs", str(tmp_path / "runs"), "--results", str(tmp_path / "results"),
-              "--docs-dir", str(tmp_path / "docs")]
+    common = [
+        "phydi",
+        "--runs",
+        str(tmp_path / "runs"),
+        "--results",
+        str(tmp_path / "results"),
+        "--docs-dir",
+        str(tmp_path / "docs"),
+    ]
     assert cli.main([*common, "--profile", "smoke", "--docs"]) == 0
     assert "STALE" in md.read_text()
     assert cli.main([*common, "--profile", "cpu"]) == 0  # not asked to
@@ -212,8 +293,18 @@ def test_table2_report_refreshes_the_hnn_digest(monkeypatch, tmp_path):
     md = tmp_path / "docs" / "hnn.md"
     md.write_text("<!-- results:hnn:start -->\nSTALE\n<!-- results:hnn:end -->\n")
     from noneuclid.report.__main__ import main
-    common = ["hnn", "table2", "--runs", str(tmp_path / "runs"), "--results", str(tmp_path / "results"),
-              "--docs", "--docs-dir", str(tmp_path / "docs")]
+
+    common = [
+        "hnn",
+        "table2",
+        "--runs",
+        str(tmp_path / "runs"),
+        "--results",
+        str(tmp_path / "results"),
+        "--docs",
+        "--docs-dir",
+        str(tmp_path / "docs"),
+    ]
     assert main([*common, "--profile", "smoke"]) == 0
     assert "STALE" in md.read_text()
     assert main([*common, "--profile", "cpu"]) == 0
@@ -225,6 +316,7 @@ def _authors_metadata(folder, epochs: int = 500):
     """A tiny mnist_metadata.h5 as the authors store it: loss_array<k> (one value per epoch), accuracy_score<k>."""
     import h5py
     import numpy as np
+
     folder.mkdir(parents=True)
     curves = {k: np.linspace(1.0, 0.1 * k, epochs) for k in range(1, 5)}
     with h5py.File(folder / "mnist_metadata.h5", "w") as f:
@@ -272,6 +364,7 @@ def test_student_t_intervals_of_a_mean_and_of_a_difference():
     import math
 
     from noneuclid.claims.estimates import Estimate, difference_interval, t975
+
     # t at the exact (fractional) degrees of freedom (scipy.stats.t.ppf(0.975, df) for the values)
     assert math.isclose(t975(2), 4.302652729749464) and math.isclose(t975(2.9), 3.245438062433112)
     assert math.isclose(t975(34), 2.0322445093177186) and math.isclose(t975(math.inf), 1.959963984540054)
@@ -291,12 +384,15 @@ def test_run_table_is_merged_and_rewritten_byte_identical(four_runs, tmp_path):
     import shutil
 
     from noneuclid.runs import table as run_table
+
     out = tmp_path / "results"
     written = run_table.export(four_runs, "brantner", "smoke", out)
     assert [p.name for p in written] == ["runs.csv", "curves.csv.gz"]
     runs = pd.read_csv(out / "runs.csv")
     assert len(runs) == 4 and list(runs.columns[:6]) == run_table.LEADING
-    assert {"final_train_loss", "env.git_commit", "env.torch", "env.torch_threads", "cfg.optim.name"} <= set(runs.columns)
+    assert {"final_train_loss", "env.git_commit", "env.torch", "env.torch_threads", "cfg.optim.name"} <= set(
+        runs.columns
+    )
     assert not any(c.startswith("cfg.paths.") for c in runs.columns)
     assert len(pd.read_csv(out / "curves.csv.gz")) == 4 * 2
     first = {name: (out / name).read_bytes() for name in ("runs.csv", "curves.csv.gz")}
@@ -311,25 +407,39 @@ def test_summarized_curves_keep_their_evaluated_epochs_and_give_their_rebound():
     after the lowest, from every epoch) and keep, in curves.csv.gz, their evaluated epochs only, in the
     chosen columns, to 6 significant digits; the other experiments' curves stay whole."""
     from noneuclid.runs import table as run_table
+
     runs = pd.DataFrame({"run": ["a", "b", "c"], "experiment": ["hnn/table2", "hnn/table2", "hnn/table1"]})
-    curves = pd.DataFrame({"run": ["a"] * 3 + ["b"] * 2 + ["c"] * 2, "step": range(7), "epoch": [1, 2, 3, 1, 2, 1, 2],
-                           "train_loss": [0.5, 0.1, 0.3, 0.5, 0.2123456789, 0.4, 0.3],
-                           "train_seconds": [1.0] * 7, "test_f1": [None, 0.9, 0.8, None, 0.95, None, 0.5],
-                           "test_loss": [None, 0.2, 0.3, None, 0.1, None, 0.6]})
+    curves = pd.DataFrame(
+        {
+            "run": ["a"] * 3 + ["b"] * 2 + ["c"] * 2,
+            "step": range(7),
+            "epoch": [1, 2, 3, 1, 2, 1, 2],
+            "train_loss": [0.5, 0.1, 0.3, 0.5, 0.2123456789, 0.4, 0.3],
+            "train_seconds": [1.0] * 7,
+            "test_f1": [None, 0.9, 0.8, None, 0.95, None, 0.5],
+            "test_loss": [None, 0.2, 0.3, None, 0.1, None, 0.6],
+        }
+    )
     table, kept = run_table.summarized(runs, curves, ["hnn/table2"], ("train_loss", "test_f1"))
-    assert table.set_index("run").train_loss_rebound.to_dict() == pytest.approx({"a": 0.3, "b": float("nan"), "c": float("nan")},
-                                                                                nan_ok=True)
+    assert table.set_index("run").train_loss_rebound.to_dict() == pytest.approx(
+        {"a": 0.3, "b": float("nan"), "c": float("nan")}, nan_ok=True
+    )
     whole, thin = kept[kept.run == "c"], kept[kept.run != "c"]
     pd.testing.assert_frame_equal(whole.reset_index(drop=True), curves[curves.run == "c"].reset_index(drop=True))
     assert thin.dropna(axis=1, how="all").to_dict("list") == {
-        "run": ["a", "a", "b"], "step": [1, 2, 4], "epoch": [2, 3, 2], "train_loss": [0.1, 0.3, 0.212346],
-        "test_f1": [0.9, 0.8, 0.95]}
+        "run": ["a", "a", "b"],
+        "step": [1, 2, 4],
+        "epoch": [2, 3, 2],
+        "train_loss": [0.1, 0.3, 0.212346],
+        "test_f1": [0.9, 0.8, 0.95],
+    }
 
 
 def test_merging_runs_that_leave_a_numeric_setting_null_writes_numbers():
     """A float column of the committed runs merged with new runs where that setting is null stays a column of
     numbers, so the merged runs.csv writes the same bytes when read and written again."""
     from noneuclid.runs import table as run_table
+
     old = pd.DataFrame({"run": ["a"], "cfg.trainer.eval_every_steps": [2000.0]})
     new = pd.DataFrame({"run": ["b"], "cfg.trainer.eval_every_steps": [None]})
     table = run_table.merged(old, new, ["run"])
@@ -348,19 +458,23 @@ def test_report_all_redraws_from_the_committed_per_run_data_alone(tmp_path):
     from pathlib import Path
 
     from noneuclid.report.__main__ import main
+
     committed = Path(__file__).resolve().parents[2] / "results"
     results = tmp_path / "results"
     for paper in ("phydi", "brantner"):
         shutil.copytree(committed / paper / "cpu", results / paper / "cpu")
     args = ["--runs", str(tmp_path / "no-runs"), "--profile", "cpu", "--results", str(results)]
     assert main(["all", *args]) == 0
-    tables = {"phydi": ("table1", "table2", "table1_claims", "table2_claims", "fig4_claims", "speed", "compute"),
-              "brantner": ("claims", "table2", "accuracy")}
+    tables = {
+        "phydi": ("table1", "table2", "table1_claims", "table2_claims", "fig4_claims", "speed", "compute"),
+        "brantner": ("claims", "table2", "accuracy"),
+    }
     for paper, names in tables.items():
         for name in names:
             for ext in ("csv", "md", "tex"):
-                assert (results / paper / "cpu" / f"{name}.{ext}").read_bytes() == \
-                    (committed / paper / "cpu" / f"{name}.{ext}").read_bytes(), f"{paper}/{name}.{ext}"
+                assert (results / paper / "cpu" / f"{name}.{ext}").read_bytes() == (
+                    committed / paper / "cpu" / f"{name}.{ext}"
+                ).read_bytes(), f"{paper}/{name}.{ext}"
     assert (results / "index.html").is_file()
     assert main(["hnn", "nosuch", *args]) == 2
 
@@ -368,6 +482,7 @@ def test_report_all_redraws_from_the_committed_per_run_data_alone(tmp_path):
 def test_an_unknown_report_part_writes_nothing(tmp_path, capsys, monkeypatch):
     """The part is checked before the runs are exported: a typo leaves results/ as it was."""
     from noneuclid.report import __main__ as cli
+
     exported = []
     monkeypatch.setattr(run_table, "export", lambda *a: exported.append(a) or [])
     assert cli.main(["hnn", "nosuch", "--runs", str(tmp_path / "runs"), "--results", str(tmp_path / "results")]) == 2
@@ -380,7 +495,8 @@ def _files(root) -> dict[str, bytes]:
 
 
 def test_report_command_after_a_smoke_run_writes_its_profile_only_and_names_what_it_left_out(
-        four_runs, tmp_path, monkeypatch, capsys):
+    four_runs, tmp_path, monkeypatch, capsys
+):
     """`python -m noneuclid.report brantner` after smoke runs, in a checkout with the committed cpu results:
     reports the smoke profile (the one with finished run folders), changes nothing but
     results/brantner/smoke/ (docs/ and the README untouched), and names each table it left out with what
@@ -390,6 +506,7 @@ def test_report_command_after_a_smoke_run_writes_its_profile_only_and_names_what
     from pathlib import Path
 
     from noneuclid.report.__main__ import main
+
     repo, checkout = Path(__file__).resolve().parents[2], tmp_path / "checkout"
     shutil.copytree(repo / "results" / "brantner" / "cpu", checkout / "results" / "brantner" / "cpu")
     shutil.copytree(repo / "docs", checkout / "docs")
@@ -420,6 +537,7 @@ def test_report_profile_is_the_one_whose_runs_are_there_else_it_stops_naming_the
 
     from noneuclid.report.__main__ import main
     from noneuclid.runs.cli_profile import ProfileError, chosen_profile
+
     runs, results = tmp_path / "runs", tmp_path / "results"
     args = Namespace(profile=None, runs=runs, results=results)
     with pytest.raises(ProfileError, match="no finished runs of brantner under .* --profile"):
@@ -443,6 +561,7 @@ def test_report_profile_is_the_one_whose_runs_are_there_else_it_stops_naming_the
 def test_the_report_command_only_reports(capsys):
     """Exporting the per-run data and tabling run folders are `python -m noneuclid.runs export|table`."""
     from noneuclid.report.__main__ import main
+
     for argv in (["export", "brantner"], ["runs", "runs"]):
         with pytest.raises(SystemExit):
             main(argv)
@@ -451,6 +570,7 @@ def test_the_report_command_only_reports(capsys):
 
 def test_every_table_a_report_may_leave_out_is_one_of_its_papers():
     from noneuclid.papers import PAPERS
+
     for paper in PAPERS.values():
         for extra in paper.extras:
             assert extra.report in {r.module for r in paper.reports}, extra
@@ -462,8 +582,8 @@ def test_summary_gives_the_t_interval_of_per_seed_values_and_plus_minus_shows_it
 
     s = summary(pd.Series([1.0, 2.0, 3.0]), "f1_")
     assert (s["n"], s["f1_mean"], s["f1_sd"]) == (3, 2.0, 1.0)
-    assert s["f1_se"] == pytest.approx(1 / 3 ** 0.5)
-    assert s["f1_ci_high"] - s["f1_mean"] == pytest.approx(4.302652729749464 / 3 ** 0.5)  # t_{0.975, 2} se
+    assert s["f1_se"] == pytest.approx(1 / 3**0.5)
+    assert s["f1_ci_high"] - s["f1_mean"] == pytest.approx(4.302652729749464 / 3**0.5)  # t_{0.975, 2} se
     one = summary([5.0])
     assert one["n"] == 1 and one["mean"] == 5.0 and all(math.isnan(one[k]) for k in ("sd", "se", "ci_low"))
     assert plus_minus(2.0, one["se"], 1) == "2.00 (n=1)" and plus_minus(2.0, 0.5, 3, ".3f") == "2.000 ± 0.500 (n=3)"
@@ -471,5 +591,6 @@ def test_summary_gives_the_t_interval_of_per_seed_values_and_plus_minus_shows_it
 
 def test_commits_names_runs_made_outside_git():
     from noneuclid.runs import table as run_table
+
     runs = pd.DataFrame({"env.git_commit": [None, "abcdef1234", "abcdef1299"]})
     assert run_table.commits(runs) == "abcdef1, no commit" and run_table.commits(runs.iloc[:0]) == "-"

@@ -22,9 +22,21 @@ IDENTIFIER = r"[0-9a-f]{7,40}"  # settings ids and commits: text, even those tha
 # What the reports read in results/<paper>/<profile>/ and do not write without run folders: the per-run
 # data, what `python -m noneuclid.evaluate` writes there (from the authors' networks or the runs'
 # checkpoints), and the boundary figure's data (the 2-D embedding's points, its classifiers' weights).
-INPUTS = {*run_table.FILES, "authors_networks.csv", "authors_networks.md", "authors_networks.tex",
-          "drift.csv", "drift_authors.csv", "drift_gradients.csv", "drift_one_step.csv", "timing.csv", "timing_gpu.csv",
-          "table2_reference.csv", POINTS, WEIGHTS}
+INPUTS = {
+    *run_table.FILES,
+    "authors_networks.csv",
+    "authors_networks.md",
+    "authors_networks.tex",
+    "drift.csv",
+    "drift_authors.csv",
+    "drift_gradients.csv",
+    "drift_one_step.csv",
+    "timing.csv",
+    "timing_gpu.csv",
+    "table2_reference.csv",
+    POINTS,
+    WEIGHTS,
+}
 
 
 def mixed_columns(table: pd.DataFrame) -> dict[str, list[str]]:
@@ -46,9 +58,17 @@ def mixed_columns(table: pd.DataFrame) -> dict[str, list[str]]:
 
 
 def test_mixed_columns_finds_numbers_kept_as_text():
-    table = pd.DataFrame({"model": ["a", "b"], "mean": [1.5, 2.0], "dash": ["1.5e-06", "-"],
-                          "packed": ["84.68 (84.49 ± 0.47, n=3)", "not run"], "share": ["0/3", "3/3"],
-                          "id": ["2df41089", "12345678"], "words": ["yes, class 8", "no"]})
+    table = pd.DataFrame(
+        {
+            "model": ["a", "b"],
+            "mean": [1.5, 2.0],
+            "dash": ["1.5e-06", "-"],
+            "packed": ["84.68 (84.49 ± 0.47, n=3)", "not run"],
+            "share": ["0/3", "3/3"],
+            "id": ["2df41089", "12345678"],
+            "words": ["yes, class 8", "no"],
+        }
+    )
     assert set(mixed_columns(table)) == {"dash", "packed", "share"}
 
 
@@ -80,6 +100,7 @@ def test_report_all_brings_back_every_derived_file_byte_for_byte(tmp_path, monke
     """A fresh clone without run folders: with every derived table and figure deleted, `report all`
     brings each one back, byte for byte (the figures too: no dates or versions in them)."""
     from noneuclid.report.__main__ import main
+
     monkeypatch.setenv("NONEUCLID_DATA_DIR", str(shared_data))
     results = tmp_path / "results"
     shutil.copytree(RESULTS, results)
@@ -87,13 +108,33 @@ def test_report_all_brings_back_every_derived_file_byte_for_byte(tmp_path, monke
     for path in gone:
         path.unlink()
     (tmp_path / "docs").mkdir()
-    assert main(["all", "--runs", str(tmp_path / "no-runs"), "--results", str(results), "--profile", "cpu",
-                 "--docs", "--docs-dir", str(tmp_path / "docs")]) == 0
+    assert (
+        main(
+            [
+                "all",
+                "--runs",
+                str(tmp_path / "no-runs"),
+                "--results",
+                str(results),
+                "--profile",
+                "cpu",
+                "--docs",
+                "--docs-dir",
+                str(tmp_path / "docs"),
+            ]
+        )
+        == 0
+    )
     assert "not drawn by" not in capsys.readouterr().out  # nothing left out: the boundary figure from its data
     if (RESULTS / "hnn" / "paper" / "runs.csv").is_file():  # Table 1 at the paper's budget (make report does this too)
-        assert main(["hnn", "hnn", "--runs", str(tmp_path / "no-runs"), "--results", str(results),
-                     "--profile", "paper"]) == 0
+        assert (
+            main(["hnn", "hnn", "--runs", str(tmp_path / "no-runs"), "--results", str(results), "--profile", "paper"])
+            == 0
+        )
     missing = [str(p.relative_to(results)) for p in gone if not p.is_file()]
-    differ = [str(p.relative_to(results)) for p in gone
-              if p.is_file() and p.read_bytes() != (RESULTS / p.relative_to(results)).read_bytes()]
+    differ = [
+        str(p.relative_to(results))
+        for p in gone
+        if p.is_file() and p.read_bytes() != (RESULTS / p.relative_to(results)).read_bytes()
+    ]
     assert (missing, differ) == ([], [])

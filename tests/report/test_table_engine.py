@@ -13,8 +13,16 @@ from noneuclid.report import table_engine
 
 
 def _runs(dev, test, geometry="euclidean", cell="gru", label="prefix10") -> pd.DataFrame:
-    return pd.DataFrame({"cfg.model.geometry": geometry, "cfg.model.cell": cell, "cfg.data.label": label,
-                         "cfg.seed": range(len(dev)), "best_dev_accuracy": dev, "test_accuracy_at_best_dev": test})
+    return pd.DataFrame(
+        {
+            "cfg.model.geometry": geometry,
+            "cfg.model.cell": cell,
+            "cfg.data.label": label,
+            "cfg.seed": range(len(dev)),
+            "best_dev_accuracy": dev,
+            "test_accuracy_at_best_dev": test,
+        }
+    )
 
 
 def test_a_declared_table_picks_the_seed_the_paper_picks_and_puts_the_papers_number_beside_it():
@@ -24,8 +32,11 @@ def test_a_declared_table_picks_the_seed_the_paper_picks_and_puts_the_papers_num
     first, empty = table.iloc[0], table.iloc[1]
     assert (first.selected, first.selected_seed, first.n) == (81.0, 1, 3)  # tied at 0.95: the lower seed
     assert first["mean"] == pytest.approx(83.0) and first.model == "fully Euclidean GRU"
-    cell = next(c for c in claims_data.load("hnn")["table1_hyperbolic_on_par_or_better"].cells
-                if c.where == {"data.label": "prefix10", "model.cell": "gru"})
+    cell = next(
+        c
+        for c in claims_data.load("hnn")["table1_hyperbolic_on_par_or_better"].cells
+        if c.where == {"data.label": "prefix10", "model.cell": "gru"}
+    )
     assert first.paper == cell.paper["euclidean"] and empty.paper == cell.paper["hyperbolic"]
     assert empty.n == 0 and math.isnan(empty.selected)
     shown = table_engine.shown("hnn", "table1", table, {"PREFIX-10%": "not run (data missing)"})
@@ -38,22 +49,49 @@ def test_the_tables_files_are_not_papers():
 
 
 def test_an_evaluations_table_is_shown_as_declared():
-    data = pd.DataFrame({"subtree": ["animal.n.01"], "dim": [2], "classifier": ["euclidean_log0"],
-                         "sampling": ["natural"],
-                         "seeds": [10], "ours_f1": [87.654], "reference_f1": [87.7286], "difference": [-0.0743],
-                         "ours_train_loss": [0.0498198], "reference_train_loss": [0.0495956]})
+    data = pd.DataFrame(
+        {
+            "subtree": ["animal.n.01"],
+            "dim": [2],
+            "classifier": ["euclidean_log0"],
+            "sampling": ["natural"],
+            "seeds": [10],
+            "ours_f1": [87.654],
+            "reference_f1": [87.7286],
+            "difference": [-0.0743],
+            "ours_train_loss": [0.0498198],
+            "reference_train_loss": [0.0495956],
+        }
+    )
     shown = table_engine.displayed("hnn", "table2_reference", data).iloc[0].to_dict()
     assert shown["classifier"] == claims_data.load("hnn").labels["classifiers"]["euclidean_log0"]
     assert (shown["dim"], shown["test F1 % (ours)"], shown["difference"], shown["final train loss (ours)"]) == (
-        "2", "87.65", "-0.07", "0.04982")
+        "2",
+        "87.65",
+        "-0.07",
+        "0.04982",
+    )
 
 
 def test_a_declared_display_says_missing_values_and_maps_values_to_words():
-    emb = pd.DataFrame({"dim": [5, 2], "epochs": [10, 10], "batch_size": [50, 50], "lr": [1.0, 1.0],
-                        "burnin_epochs": [20, 20], "burnin_factor": [0.1, 0.1], "burnin_negatives": ["5 uniform"] * 2,
-                        "table2": [True, False], "train_minutes": [1.4, 2.6], "nodes_ranked": [82115, 1000],
-                        "mean_rank": [4.9, 9.0], "map": [0.8, 0.5], "reference_mean_rank": [4.9, math.nan],
-                        "reference_map": [0.823, math.nan]})
+    emb = pd.DataFrame(
+        {
+            "dim": [5, 2],
+            "epochs": [10, 10],
+            "batch_size": [50, 50],
+            "lr": [1.0, 1.0],
+            "burnin_epochs": [20, 20],
+            "burnin_factor": [0.1, 0.1],
+            "burnin_negatives": ["5 uniform"] * 2,
+            "table2": [True, False],
+            "train_minutes": [1.4, 2.6],
+            "nodes_ranked": [82115, 1000],
+            "mean_rank": [4.9, 9.0],
+            "map": [0.8, 0.5],
+            "reference_mean_rank": [4.9, math.nan],
+            "reference_map": [0.823, math.nan],
+        }
+    )
     shown = table_engine.displayed("hnn", "table2_embeddings", emb)
     assert list(shown["Table 2"]) == ["classified", "-"] and list(shown["nodes ranked"]) == ["82,115", "1,000"]
     assert list(shown["Nickel & Kiela (mean rank / MAP)"]) == ["4.9 / 0.823", "not available here"]

@@ -17,8 +17,17 @@ from noneuclid.runs.migrate import MIGRATED_FROM, STEPS, _parsed, earlier_hash, 
 
 # The fully Euclidean GRU on PREFIX-10 (seed 0, cpu profile) with the settings of Table 1's first runs,
 # trained on the CPU (a run's name holds its device); version 1 named its folder ...-fcdd3342.
-ARGS = ["experiment=hnn/table1", "profile=cpu", "variant=hnn/euclidean_gru", "data=prefix10", "seed=0",
-        "model.clip_per_tensor=false", "model.project_results=false", "data.order=shuffled", "trainer.device=cpu"]
+ARGS = [
+    "experiment=hnn/table1",
+    "profile=cpu",
+    "variant=hnn/euclidean_gru",
+    "data=prefix10",
+    "seed=0",
+    "model.clip_per_tensor=false",
+    "model.project_results=false",
+    "data.order=shuffled",
+    "trainer.device=cpu",
+]
 EARLIER = "euclidean-gru-prefix10-s0-fcdd3342"
 
 

@@ -16,9 +16,15 @@ SRC = Path(select.__file__).resolve().parents[1]
 
 
 def _runs() -> pd.DataFrame:
-    return pd.DataFrame({"run": ["a", "b", "c", "d"], "status": ["done", "diverged", "done", "failed"],
-                         "cfg.seed": [0, 0, 1, 2], "cfg.optim.lr": [0.1, 0.1, 0.3, 0.1],
-                         "cfg.optim.clip_norm": [1.0, None, None, None]})
+    return pd.DataFrame(
+        {
+            "run": ["a", "b", "c", "d"],
+            "status": ["done", "diverged", "done", "failed"],
+            "cfg.seed": [0, 0, 1, 2],
+            "cfg.optim.lr": [0.1, 0.1, 0.3, 0.1],
+            "cfg.optim.clip_norm": [1.0, None, None, None],
+        }
+    )
 
 
 def test_finished_and_ended_runs():
@@ -40,15 +46,27 @@ def test_settings_pick_runs_and_none_means_unset_or_a_setting_the_runs_lack():
 
 def test_a_training_command_picks_the_finished_runs_of_its_settings_whatever_their_seed():
     cfg = OmegaConf.to_container(compose(["variant=brantner/adam_stiefel", "profile=smoke"]), resolve=True)
-    other = OmegaConf.to_container(compose(["variant=brantner/adam_stiefel", "profile=smoke", "optim.lr=0.5"]),
-                                   resolve=True)
-    runs = pd.DataFrame({"run": ["s0", "s1", "lr", "gpu", "stopped"], "status": ["done"] * 4 + ["stopped"],
-                         "settings_id": [settings_id({**cfg, "seed": 0}, False), settings_id({**cfg, "seed": 1}, False),
-                                         settings_id(other, False), settings_id(cfg, True), settings_id(cfg, False)]})
+    other = OmegaConf.to_container(
+        compose(["variant=brantner/adam_stiefel", "profile=smoke", "optim.lr=0.5"]), resolve=True
+    )
+    runs = pd.DataFrame(
+        {
+            "run": ["s0", "s1", "lr", "gpu", "stopped"],
+            "status": ["done"] * 4 + ["stopped"],
+            "settings_id": [
+                settings_id({**cfg, "seed": 0}, False),
+                settings_id({**cfg, "seed": 1}, False),
+                settings_id(other, False),
+                settings_id(cfg, True),
+                settings_id(cfg, False),
+            ],
+        }
+    )
     assert list(select.trained_by(runs, ["variant=brantner/adam_stiefel", "profile=smoke"]).run) == ["s0", "s1", "gpu"]
 
 
 def test_finished_is_defined_in_one_place():
-    found = [str(p.relative_to(SRC)) for p in SRC.rglob("*.py")
-             if re.search(r'status == "done"|status\.isin', p.read_text())]
+    found = [
+        str(p.relative_to(SRC)) for p in SRC.rglob("*.py") if re.search(r'status == "done"|status\.isin', p.read_text())
+    ]
     assert found == ["runs/select.py"]

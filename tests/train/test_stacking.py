@@ -17,9 +17,20 @@ RUNS = [(0, "prefix10"), (1, "prefix30"), (2, "prefix10")]
 
 def _cfg(root, seed, data, variant="hyperbolic_gru", *extra, epochs=2):
     """A smoke run of hnn/table1; `extra` overrides (those of keys set here replace them)."""
-    base = ["experiment=hnn/table1", "profile=smoke", f"variant=hnn/{variant}", f"seed={seed}", f"data={data}",
-            f"paths.runs_dir={root}/runs", f"paths.generated_dir={root}/gen", "trainer.progress=false",
-            f"trainer.epochs={epochs}", "data.train_size=128", "data.dev_size=64", "data.test_size=64"]
+    base = [
+        "experiment=hnn/table1",
+        "profile=smoke",
+        f"variant=hnn/{variant}",
+        f"seed={seed}",
+        f"data={data}",
+        f"paths.runs_dir={root}/runs",
+        f"paths.generated_dir={root}/gen",
+        "trainer.progress=false",
+        f"trainer.epochs={epochs}",
+        "data.train_size=128",
+        "data.dev_size=64",
+        "data.test_size=64",
+    ]
     replaced = {e.split("=")[0] for e in extra}
     return compose([*(b for b in base if b.split("=")[0] not in replaced), *extra], experiment_name="hnn/table1")
 
@@ -34,12 +45,18 @@ def _same(stacked: list[dict], alone: list[dict]) -> bool:
     if not torch.cuda.is_available():
         return stacked == alone
     return len(stacked) == len(alone) and all(
-        a.keys() == b.keys() and all(a[k] == pytest.approx(b[k], rel=1e-9) for k in a) for a, b in zip(stacked, alone))
+        a.keys() == b.keys() and all(a[k] == pytest.approx(b[k], rel=1e-9) for k in a) for a, b in zip(stacked, alone)
+    )
 
 
-@pytest.mark.parametrize("variant, extra", [("euclidean_gru", ("data.order=original", "data.train_size=160")),
-                                            ("hyperbolic_rnn", ()),
-                                            ("hyperbolic_rnn_eucl_mlr", ("optim.compensated=true",))])
+@pytest.mark.parametrize(
+    "variant, extra",
+    [
+        ("euclidean_gru", ("data.order=original", "data.train_size=160")),
+        ("hyperbolic_rnn", ()),
+        ("hyperbolic_rnn_eucl_mlr", ("optim.compensated=true",)),
+    ],
+)
 def test_a_stack_trains_exactly_the_runs_one_by_one(variant, extra, tmp_path):
     alone = [train(_cfg(tmp_path / "a", s, d, variant, *extra)) for s, d in RUNS]
     cfgs = [_cfg(tmp_path / "b", s, d, variant, *extra) for s, d in RUNS]
@@ -116,13 +133,22 @@ def test_runs_that_differ_in_more_than_seed_and_data_are_refused(tmp_path):
 
 def test_stack_config_trains_every_combination(tmp_path):
     from noneuclid.config import stacked_runs
-    cfgs = stacked_runs([f"paths.runs_dir={tmp_path}", "experiment=hnn/table1"], {"seed": [0, 1], "data": ["prefix10", "prefix50"]})
-    assert [(c.seed, c.data.label) for c in cfgs] == [(0, "prefix10"), (0, "prefix50"), (1, "prefix10"), (1, "prefix50")]
+
+    cfgs = stacked_runs(
+        [f"paths.runs_dir={tmp_path}", "experiment=hnn/table1"], {"seed": [0, 1], "data": ["prefix10", "prefix50"]}
+    )
+    assert [(c.seed, c.data.label) for c in cfgs] == [
+        (0, "prefix10"),
+        (0, "prefix50"),
+        (1, "prefix10"),
+        (1, "prefix50"),
+    ]
     assert all(c.stack is None for c in cfgs)
 
 
 def test_a_finite_gradient_whose_norm_overflows_is_finite_alone_as_in_a_stack():
     from noneuclid.train.stacking import finite_runs
+
     model = torch.nn.Linear(2, 3).float()
     model.weight.grad = torch.full((3, 2), 3e38)  # finite; its 2-norm overflows float32
     model.bias.grad = torch.zeros(3)
@@ -135,6 +161,7 @@ def test_a_finite_gradient_whose_norm_overflows_is_finite_alone_as_in_a_stack():
 def test_gradient_clipping_acts_per_copy():
     from noneuclid.nn.parameters import with_copy_dims
     from noneuclid.optim.composite import CompositeOptimizer
+
     p = with_copy_dims(torch.nn.Parameter(torch.zeros(2, 3, 4, dtype=torch.float64)), 2)
     p.grad = torch.randn(2, 3, 4, dtype=torch.float64) * 10
     p.grad[0, 0] = 0.01
@@ -149,6 +176,7 @@ def test_sentence_pair_weights_are_clipped_per_tensor_of_the_original_code(geome
     each clipped to norm 1 on its own; clip_per_tensor=false (earlier runs) clips them together."""
     from noneuclid.models.sentence_pair import SentencePairModel
     from noneuclid.optim.composite import CompositeOptimizer
+
     for per_tensor in (True, False):
         model = SentencePairModel(10, geometry=geometry, runs=3, clip_per_tensor=per_tensor).double()
         weights = [model.W, *model.mlr.parameters()]  # [runs, 2 (W1, W2) or classes, ...]
@@ -165,10 +193,26 @@ def test_sentence_pair_weights_are_clipped_per_tensor_of_the_original_code(geome
 def test_snli_end_to_end_on_a_slice_of_dev(tmp_path, shared_data):
     """SNLI's training split cannot be had here: the SNLI path (real files, vocabulary, stack of
     seeds) runs end to end with a slice of dev as the training split."""
-    cfgs = [compose(["experiment=hnn/table1", "profile=smoke", "variant=hnn/hyperbolic_gru", "data=snli",
-                     f"seed={s}", f"paths.data_dir={shared_data}", f"paths.runs_dir={tmp_path}", "data.train_split=dev",
-                     "data.train_size=256", "data.dev_size=256", "data.test_size=256", "trainer.progress=false"],
-                    experiment_name="hnn/table1") for s in (0, 1)]
+    cfgs = [
+        compose(
+            [
+                "experiment=hnn/table1",
+                "profile=smoke",
+                "variant=hnn/hyperbolic_gru",
+                "data=snli",
+                f"seed={s}",
+                f"paths.data_dir={shared_data}",
+                f"paths.runs_dir={tmp_path}",
+                "data.train_split=dev",
+                "data.train_size=256",
+                "data.dev_size=256",
+                "data.test_size=256",
+                "trainer.progress=false",
+            ],
+            experiment_name="hnn/table1",
+        )
+        for s in (0, 1)
+    ]
     summaries = train_stacked(cfgs)
     assert all(s["nonfinite_events"] == 0 and 0 <= s["test_accuracy_at_best_dev"] <= 1 for s in summaries)
 
@@ -180,27 +224,58 @@ TABLE2_RUNS = [(0, "group.n.01"), (1, "group.n.01"), (2, "animal.n.01")]
 def toy_embedding(tmp_path_factory):
     """A runs folder holding the smoke profile's 2-D embedding of the toy hierarchy (seconds)."""
     root = tmp_path_factory.mktemp("table2")
-    train(compose(["experiment=hnn/poincare", "model.dim=2", "profile=smoke", f"paths.runs_dir={root}",
-                   "trainer.progress=false"]))
+    train(
+        compose(
+            [
+                "experiment=hnn/poincare",
+                "model.dim=2",
+                "profile=smoke",
+                f"paths.runs_dir={root}",
+                "trainer.progress=false",
+            ]
+        )
+    )
     return root
 
 
 def _table2(root, seed, subtree, *extra):
     """A smoke run of hnn/table2 (2-D, 2 epochs) in its own copy of the runs folder `root`."""
-    return compose(["experiment=hnn/table2", "profile=smoke", "data.dim=2", f"seed={seed}", f"data.subtree={subtree}",
-                    f"paths.runs_dir={root}", "trainer.progress=false", "trainer.epochs=2", *extra])
+    return compose(
+        [
+            "experiment=hnn/table2",
+            "profile=smoke",
+            "data.dim=2",
+            f"seed={seed}",
+            f"data.subtree={subtree}",
+            f"paths.runs_dir={root}",
+            "trainer.progress=false",
+            "trainer.epochs=2",
+            *extra,
+        ]
+    )
 
 
-@pytest.mark.parametrize("geometry, natural_mix", [  # `make test`: each geometry, each batching; the rest slow
-    ("hyperbolic", "true"), ("euclidean", "null"), ("euclidean_log0", "true"),
-    *(pytest.param(g, m, marks=pytest.mark.slow) for g, m in
-      (("hyperbolic", "null"), ("euclidean", "true"), ("euclidean_log0", "null")))])
-def test_a_stack_of_table2_classifiers_trains_exactly_the_runs_one_by_one(geometry, natural_mix, toy_embedding, tmp_path):
+@pytest.mark.parametrize(
+    "geometry, natural_mix",
+    [  # `make test`: each geometry, each batching; the rest slow
+        ("hyperbolic", "true"),
+        ("euclidean", "null"),
+        ("euclidean_log0", "true"),
+        *(
+            pytest.param(g, m, marks=pytest.mark.slow)
+            for g, m in (("hyperbolic", "null"), ("euclidean", "true"), ("euclidean_log0", "null"))
+        ),
+    ],
+)
+def test_a_stack_of_table2_classifiers_trains_exactly_the_runs_one_by_one(
+    geometry, natural_mix, toy_embedding, tmp_path
+):
     """Seeds and subtrees side by side: each run's metrics, summary and checkpoint are those of the
     run trained alone. Balanced batches: seed 0 of group.n.01 takes one step more per epoch than the
     others (more training negatives) and trains alone; the other two stack, the shorter last batch
     of animal.n.01 padded."""
     import shutil
+
     for name in ("alone", "stacked"):
         shutil.copytree(toy_embedding, tmp_path / name)
     extra = (f"model.geometry={geometry}", f"data.natural_mix={natural_mix}")
@@ -224,11 +299,18 @@ def test_a_stack_of_table2_classifiers_trains_exactly_the_runs_one_by_one(geomet
 def test_table2_runs_that_cannot_stack_are_refused(toy_embedding):
     from noneuclid.train import tasks
     from noneuclid.train.tasks.classification import Classification
+
     with pytest.raises(ValueError, match=r"may differ only in.*these differ: \['model'\]"):
-        trainer.stacking.check_stackable([_table2(toy_embedding, 0, "group.n.01"),
-                                          _table2(toy_embedding, 1, "group.n.01", "model.geometry=euclidean")])
-    run_tasks = [tasks.build(_table2(toy_embedding, s, "group.n.01", f"data.natural_mix={m}"))
-                 for s, m in ((0, "true"), (1, "null"))]
+        trainer.stacking.check_stackable(
+            [
+                _table2(toy_embedding, 0, "group.n.01"),
+                _table2(toy_embedding, 1, "group.n.01", "model.geometry=euclidean"),
+            ]
+        )
+    run_tasks = [
+        tasks.build(_table2(toy_embedding, s, "group.n.01", f"data.natural_mix={m}"))
+        for s, m in ((0, "true"), (1, "null"))
+    ]
     with pytest.raises(ValueError, match="same data.natural_mix"):
         tasks.stack(run_tasks)
     with pytest.raises(ValueError, match="one kind"):
@@ -246,6 +328,7 @@ def test_a_point_mlr_of_one_run_takes_points_of_any_shape_and_earlier_checkpoint
     Euclidean ones), takes x [..., dim], and loads a checkpoint without the runs dimension."""
     from noneuclid.geometry import poincare as pb
     from noneuclid.models.mlr import PointMLR
+
     x = torch.rand(4, 6, 3, dtype=torch.float64) * 0.3
     for geometry in ("hyperbolic", "euclidean", "euclidean_log0"):
         torch.manual_seed(1)
@@ -261,7 +344,6 @@ def test_a_point_mlr_of_one_run_takes_points_of_any_shape_and_earlier_checkpoint
         assert model(x).shape == (4, 6, 2) and torch.equal(model(x[0][None]), model(x[0])[None])
 
 
-
 TIMING = ("train_seconds", "seconds_per_epoch", "median_seconds_per_epoch", "stacked_runs")  # of the machine
 
 
@@ -271,9 +353,14 @@ def test_a_converge_run_stops_on_its_own_plateau_as_alone(geometry, toy_embeddin
     its own epoch, with the metrics rows, summary (timing aside), weights and optimizer state it has
     trained alone, while its stack mates go on."""
     import shutil
+
     for name in ("alone", "stacked"):
         shutil.copytree(toy_embedding, tmp_path / name)
-    extra = (f"model.geometry={geometry}", "trainer.epochs=100", "trainer.converge={patience: 5, tol: 1.0e-3, after: 0}")
+    extra = (
+        f"model.geometry={geometry}",
+        "trainer.epochs=100",
+        "trainer.converge={patience: 5, tol: 1.0e-3, after: 0}",
+    )
     seeds = (0, 1, 2)
     alone = [train(_table2(tmp_path / "alone", s, "group.n.01", *extra)) for s in seeds]
     cfgs = [_table2(tmp_path / "stacked", s, "group.n.01", *extra) for s in seeds]
@@ -282,7 +369,9 @@ def test_a_converge_run_stops_on_its_own_plateau_as_alone(geometry, toy_embeddin
     for cfg, a, b in zip(cfgs, alone, stacked):
         single = RunDir(_table2(tmp_path / "alone", cfg.seed, "group.n.01", *extra))
         assert b["epochs"] == a["epochs"] and b["own_plateau"] and a["own_plateau"]
-        assert _same([{k: v for k, v in b.items() if k not in TIMING}], [{k: v for k, v in a.items() if k not in TIMING}])
+        assert _same(
+            [{k: v for k, v in b.items() if k not in TIMING}], [{k: v for k, v in a.items() if k not in TIMING}]
+        )
         assert _same(_metrics(cfg), [{k: v for k, v in r.items() if k != "train_seconds"} for r in single.metrics()])
         ends = [torch.load(r.file("checkpoint.pt"), weights_only=False) for r in (single, RunDir(cfg))]
         assert ends[0]["epochs_done"] == ends[1]["epochs_done"] == a["epochs"]
@@ -292,7 +381,9 @@ def test_a_converge_run_stops_on_its_own_plateau_as_alone(geometry, toy_embeddin
     for name in ("DONE", "summary.json"):  # killed after its last checkpoint: resumed, it ends there
         RunDir(cfgs[0]).file(name).unlink()
     again = train(cfgs[0])
-    assert {k: v for k, v in again.items() if k not in TIMING} == {k: v for k, v in stacked[0].items() if k not in TIMING}
+    assert {k: v for k, v in again.items() if k not in TIMING} == {
+        k: v for k, v in stacked[0].items() if k not in TIMING
+    }
 
 
 def _leaves(state, prefix="") -> dict:

@@ -48,6 +48,7 @@ def test_init_dtype_starts_a_float32_run_from_the_float64_runs_weights():
     draws them in float64 and casts: the float64 run's initial weights, as float32 weights of the
     same kinds (ball-valued ones stay PoincareParameters), and a float32 model."""
     from noneuclid.config import compose
+
     cfg = compose(["experiment=hnn/table1", "variant=hnn/hyperbolic_rnn", "model.compile=false"])
 
     def model(dtype, init_dtype=None):
@@ -86,12 +87,20 @@ def test_run_held_by_another_process_is_skipped_and_free_once_that_process_is_ki
     cfg = make_cfg()
     run = RunDir(cfg)
     run.path.mkdir(parents=True)
-    holder = subprocess.Popen([sys.executable, "-c", (
-        "import fcntl, os, sys, time\n"
-        f"fd = os.open({str(run.file('RUNNING'))!r}, os.O_RDWR | os.O_CREAT)\n"
-        "fcntl.flock(fd, fcntl.LOCK_EX); os.write(fd, b'otherhost 123'); print('held', flush=True); "
-        "time.sleep(60)")],
-        stdout=subprocess.PIPE, text=True)
+    holder = subprocess.Popen(
+        [
+            sys.executable,
+            "-c",
+            (
+                "import fcntl, os, sys, time\n"
+                f"fd = os.open({str(run.file('RUNNING'))!r}, os.O_RDWR | os.O_CREAT)\n"
+                "fcntl.flock(fd, fcntl.LOCK_EX); os.write(fd, b'otherhost 123'); print('held', flush=True); "
+                "time.sleep(60)"
+            ),
+        ],
+        stdout=subprocess.PIPE,
+        text=True,
+    )
     try:  # another sweep's process trains it: skipped, nothing written
         assert holder.stdout.readline().strip() == "held"
         assert train(cfg) == {"trained_by": "otherhost 123"}
@@ -222,10 +231,19 @@ def test_wandb_offline_without_key_or_network(make_cfg, monkeypatch, tmp_path):
 @pytest.mark.shared_data("mnist")
 def test_cli_multirun_smoke_on_real_mnist(tmp_path, shared_data):
     """The documented command, end to end: a Hydra multirun over the Fig. 3a sweep."""
-    env = dict(os.environ, NONEUCLID_DATA_DIR=str(shared_data), NONEUCLID_RUNS_DIR=str(tmp_path / "runs"),
-               OMP_NUM_THREADS="1")
-    cmd = [sys.executable, "-m", "noneuclid.train", "-m", "experiment=brantner/fig3a", "profile=smoke",
-           "model.depth=2", "trainer.progress=false"]
+    env = dict(
+        os.environ, NONEUCLID_DATA_DIR=str(shared_data), NONEUCLID_RUNS_DIR=str(tmp_path / "runs"), OMP_NUM_THREADS="1"
+    )
+    cmd = [
+        sys.executable,
+        "-m",
+        "noneuclid.train",
+        "-m",
+        "experiment=brantner/fig3a",
+        "profile=smoke",
+        "model.depth=2",
+        "trainer.progress=false",
+    ]
     subprocess.run(cmd, check=True, env=env, capture_output=True, timeout=300)
     done = sorted(p.parent.name for p in (tmp_path / "runs" / "brantner" / "smoke").glob("*/DONE"))
     assert [d.rsplit("-", 1)[0] for d in done] == ["adam-euclidean-s0", "adam-stiefel-s0"]
@@ -234,10 +252,20 @@ def test_cli_multirun_smoke_on_real_mnist(tmp_path, shared_data):
 @pytest.mark.shared_data("mnist")
 def test_a_failing_job_does_not_stop_the_sweep(tmp_path, shared_data):
     """The Euclidean job gets an invalid setting and fails; the Stiefel job still runs; exit code 1."""
-    env = dict(os.environ, NONEUCLID_DATA_DIR=str(shared_data), NONEUCLID_RUNS_DIR=str(tmp_path / "runs"),
-               OMP_NUM_THREADS="1")
-    cmd = [sys.executable, "-m", "noneuclid.train", "-m", "experiment=brantner/fig3a", "profile=smoke",
-           "model.depth=1", "trainer.progress=false", "model.euclidean_init=bogus"]
+    env = dict(
+        os.environ, NONEUCLID_DATA_DIR=str(shared_data), NONEUCLID_RUNS_DIR=str(tmp_path / "runs"), OMP_NUM_THREADS="1"
+    )
+    cmd = [
+        sys.executable,
+        "-m",
+        "noneuclid.train",
+        "-m",
+        "experiment=brantner/fig3a",
+        "profile=smoke",
+        "model.depth=1",
+        "trainer.progress=false",
+        "model.euclidean_init=bogus",
+    ]
     proc = subprocess.run(cmd, env=env, capture_output=True, text=True, timeout=300)
     assert proc.returncode != 0
     assert "model.euclidean_init must be 'glorot' or 'stiefel'" in proc.stderr
@@ -254,11 +282,19 @@ def test_kill_9_mid_run_then_same_command_gives_same_numbers(tmp_path, shared_da
     import time
 
     def command(runs):
-        env = dict(os.environ, NONEUCLID_DATA_DIR=str(shared_data), NONEUCLID_RUNS_DIR=str(runs),
-                   OMP_NUM_THREADS="1")
-        cmd = [sys.executable, "-m", "noneuclid.train", "variant=brantner/adam_stiefel", "profile=smoke",
-               "model.depth=2", "trainer.epochs=6", "data.train_size=1024", "trainer.deterministic=true",
-               "trainer.progress=false"]
+        env = dict(os.environ, NONEUCLID_DATA_DIR=str(shared_data), NONEUCLID_RUNS_DIR=str(runs), OMP_NUM_THREADS="1")
+        cmd = [
+            sys.executable,
+            "-m",
+            "noneuclid.train",
+            "variant=brantner/adam_stiefel",
+            "profile=smoke",
+            "model.depth=2",
+            "trainer.epochs=6",
+            "data.train_size=1024",
+            "trainer.deterministic=true",
+            "trainer.progress=false",
+        ]
         return cmd, env
 
     cmd, env = command(tmp_path / "a")
@@ -305,7 +341,7 @@ def test_nonfinite_gradient_skips_the_update_and_is_counted():
     calls = []
     model.weight.register_hook(lambda g: g * float("nan") if calls.append(1) or len(calls) == 2 else g)
     before = model.weight.detach().clone()
-    row, = trainer.train_epoch(model, torch.optim.SGD(model.parameters(), lr=0.1), Task(), 0, tqdm(disable=True))
+    (row,) = trainer.train_epoch(model, torch.optim.SGD(model.parameters(), lr=0.1), Task(), 0, tqdm(disable=True))
     assert row["nonfinite_steps"] == 1
     assert torch.isfinite(model.weight).all()
     torch.testing.assert_close(model.weight.detach(), before - 2 * 0.1 * torch.ones(1, 2))
@@ -316,6 +352,7 @@ def test_constraint_errors_come_from_the_manifold_parameters_a_model_has():
     largest |Y^T Y - I| of them under their constraint's name."""
     from noneuclid.nn import StiefelParameter
     from noneuclid.train.summary import constraint_errors
+
     assert constraint_errors(torch.nn.Linear(3, 2)) == {}
     model = torch.nn.Module()
     model.a = StiefelParameter.random(N=5, n=3, dtype=torch.float64)

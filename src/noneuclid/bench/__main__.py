@@ -15,8 +15,14 @@ import torch
 
 from noneuclid.bench import charts, hyperbolic, hypercomplex, mlr, paper_scale, poincare, stiefel
 
-BENCHMARKS = {"stiefel": stiefel, "hyperbolic": hyperbolic, "hypercomplex": hypercomplex, "poincare": poincare,
-              "mlr": mlr, "charts": charts}
+BENCHMARKS = {
+    "stiefel": stiefel,
+    "hyperbolic": hyperbolic,
+    "hypercomplex": hypercomplex,
+    "poincare": poincare,
+    "mlr": mlr,
+    "charts": charts,
+}
 
 
 def main(argv=None) -> None:
@@ -29,8 +35,11 @@ def main(argv=None) -> None:
     parser.add_argument("--batch", type=int, default=None, help="default: the paper's (2048 ViT, 64 HNN, 64 PHYDI)")
     parser.add_argument("--repeats", type=int, default=10)
     parser.add_argument("--json", action="store_true", help="print one JSON object instead of a table")
-    parser.add_argument("--quick", action="store_true", help="the smallest case, without torch.compile (a smoke run; "
-                        "the benchmarks whose run() takes quick)")
+    parser.add_argument(
+        "--quick",
+        action="store_true",
+        help="the smallest case, without torch.compile (a smoke run; the benchmarks whose run() takes quick)",
+    )
     args = parser.parse_args(argv)
     bench = BENCHMARKS[args.name]
     kwargs = {"batch": args.batch} if args.batch else {}

@@ -49,14 +49,19 @@ class PlainBlock(nn.Module):
 
     def __init__(self, cin: int, planes: int, stride: int, kind: str):
         super().__init__()
-        convs = {"basic": [(cin, planes, 3, stride), (planes, planes, 3, 1)],
-                 "bottleneck": [(cin, planes, 1, 1), (planes, planes, 3, stride), (planes, 4 * planes, 1, 1)]}[kind]
+        convs = {
+            "basic": [(cin, planes, 3, stride), (planes, planes, 3, 1)],
+            "bottleneck": [(cin, planes, 1, 1), (planes, planes, 3, stride), (planes, 4 * planes, 1, 1)],
+        }[kind]
         layers = []
         for i, (a, b, k, s) in enumerate(convs):
             layers += [nn.ReLU()] * bool(i) + [nn.Conv2d(a, b, k, s, k // 2, bias=False), nn.BatchNorm2d(b)]
         self.branch, out = nn.Sequential(*layers), convs[-1][1]
-        self.shortcut = nn.Identity() if stride == 1 and cin == out else nn.Sequential(
-            nn.Conv2d(cin, out, 1, stride, bias=False), nn.BatchNorm2d(out))
+        self.shortcut = (
+            nn.Identity()
+            if stride == 1 and cin == out
+            else nn.Sequential(nn.Conv2d(cin, out, 1, stride, bias=False), nn.BatchNorm2d(out))
+        )
 
     def forward(self, x: Tensor) -> Tensor:
         return F.relu(self.shortcut(x) + self.branch(x))
@@ -136,6 +141,7 @@ def _phtransformer(cfg, batch, runs, data):
         inputs, target = b[0], b[1]
         logits = model(inputs.T).transpose(0, 1)  # [seq, columns, vocab], the order of target
         return F.cross_entropy(logits.reshape(len(target), -1), target)
+
     return model, torch.optim.Adagrad(model.parameters(), lr=cfg.optim.lr), loss
 
 
@@ -146,6 +152,7 @@ def _sentence_pair(cfg, batch, runs, data):
     def loss(b):
         t1, l1, t2, l2, y = b  # [runs, batch, ...]
         return sum(F.cross_entropy(run(t1[r], l1[r], t2[r], l2[r]), y[r]) for r, run in enumerate(model))
+
     return model, torch.optim.Adam(model.parameters(), lr=cfg.optim.lr), loss
 
 
@@ -156,6 +163,7 @@ def _poincare_embedding(cfg, batch, runs, data):
         idx, keep = b[0], b[1]  # [edges, 2 + k] (u, v, drawn nodes), [edges, 1 + k]
         d = (model(idx[:, :1]) - model(idx[:, 1:])).pow(2).sum(-1)  # [edges, 1 + k]
         return (torch.logsumexp((-d).masked_fill(~keep, float("-inf")), 1) + d[:, 0]).mean()
+
     return model, torch.optim.SGD(model.parameters(), lr=cfg.optim.lr), loss
 
 
@@ -166,11 +174,18 @@ def _point_mlr(cfg, batch, runs, data):
     def loss(b):
         x, y = (b[0], b[1]) if b[0].dim() == 3 else (b[0][None], b[1][None])
         return sum(F.cross_entropy(run(x[r]), y[r]) for r, run in enumerate(model))
+
     return model, torch.optim.Adam(model.parameters(), lr=cfg.optim.lr), loss
 
 
-BASELINES = {"vit": _vit, "phresnet": _phresnet, "phtransformer": _phtransformer, "sentence_pair": _sentence_pair,
-             "poincare_embedding": _poincare_embedding, "point_mlr": _point_mlr}
+BASELINES = {
+    "vit": _vit,
+    "phresnet": _phresnet,
+    "phtransformer": _phtransformer,
+    "sentence_pair": _sentence_pair,
+    "poincare_embedding": _poincare_embedding,
+    "point_mlr": _point_mlr,
+}
 
 
 def build(cfg, batch: tuple, runs: int, device, dtype, **data):
@@ -188,4 +203,5 @@ def build(cfg, batch: tuple, runs: int, device, dtype, **data):
         if clip:
             nn.utils.clip_grad_norm_(model.parameters(), clip)
         optimizer.step()
+
     return step

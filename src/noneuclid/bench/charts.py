@@ -25,24 +25,46 @@ def run(device: torch.device, batch: int = 64, repeats: int = 10, dtype=torch.fl
     threads = torch.get_num_threads()
     torch.set_num_threads(1)  # as the sweeps run: one process per core
     clock = time.process_time if device.type == "cpu" else time.perf_counter  # CPU seconds: robust to a busy machine
-    gru = compare({chart: hyperbolic.make_step("hyperbolic", device, dtype, batch, compile=not quick, chart=chart)
-                   for chart in CHARTS}, device, repeats=repeats, clock=clock)
-    classifier = compare({chart: mlr.make_epoch("hyperbolic", [0], nodes, 512, device, dtype, chart=chart)
-                          for chart in CHARTS}, device, warmup=1, repeats=max(3, repeats // 3), clock=clock)
+    gru = compare(
+        {
+            chart: hyperbolic.make_step("hyperbolic", device, dtype, batch, compile=not quick, chart=chart)
+            for chart in CHARTS
+        },
+        device,
+        repeats=repeats,
+        clock=clock,
+    )
+    classifier = compare(
+        {chart: mlr.make_epoch("hyperbolic", [0], nodes, 512, device, dtype, chart=chart) for chart in CHARTS},
+        device,
+        warmup=1,
+        repeats=max(3, repeats // 3),
+        clock=clock,
+    )
     torch.set_num_threads(threads)
-    return {"device": str(device), "batch": batch, "dtype": str(dtype).removeprefix("torch."),
-            "compiled": not quick, "mlr_nodes": nodes, "gru_step_seconds": gru, "mlr_epoch_seconds": classifier,
-            "gru_ratio": gru["lorentz"] / gru["poincare"], "mlr_ratio": classifier["lorentz"] / classifier["poincare"]}
+    return {
+        "device": str(device),
+        "batch": batch,
+        "dtype": str(dtype).removeprefix("torch."),
+        "compiled": not quick,
+        "mlr_nodes": nodes,
+        "gru_step_seconds": gru,
+        "mlr_epoch_seconds": classifier,
+        "gru_ratio": gru["lorentz"] / gru["poincare"],
+        "mlr_ratio": classifier["lorentz"] / classifier["poincare"],
+    }
 
 
 def describe(r: dict) -> str:
     g, m = r["gru_step_seconds"], r["mlr_epoch_seconds"]
-    return "\n".join([
-        f"Lorentz chart over the Poincare ball, {r['dtype']}, {r['device']} (medians of interleaved repeats; "
-        "CPU seconds of the process on a CPU)",
-        f"  GRU sentence pair, train step, batch {r['batch']}, one thread "
-        f"({'compiled' if r['compiled'] else 'eager: --quick'}): poincare {g['poincare'] * 1e3:7.1f} ms, "
-        f"lorentz {g['lorentz'] * 1e3:7.1f} ms, ratio {r['gru_ratio']:5.2f}",
-        f"  hyperbolic MLR, epoch of {r['mlr_nodes']} points, one thread: "
-        f"poincare {m['poincare']:6.2f} s, lorentz {m['lorentz']:6.2f} s, ratio {r['mlr_ratio']:5.2f}",
-    ])
+    return "\n".join(
+        [
+            f"Lorentz chart over the Poincare ball, {r['dtype']}, {r['device']} (medians of interleaved repeats; "
+            "CPU seconds of the process on a CPU)",
+            f"  GRU sentence pair, train step, batch {r['batch']}, one thread "
+            f"({'compiled' if r['compiled'] else 'eager: --quick'}): poincare {g['poincare'] * 1e3:7.1f} ms, "
+            f"lorentz {g['lorentz'] * 1e3:7.1f} ms, ratio {r['gru_ratio']:5.2f}",
+            f"  hyperbolic MLR, epoch of {r['mlr_nodes']} points, one thread: "
+            f"poincare {m['poincare']:6.2f} s, lorentz {m['lorentz']:6.2f} s, ratio {r['mlr_ratio']:5.2f}",
+        ]
+    )

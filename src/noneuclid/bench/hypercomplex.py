@@ -38,8 +38,10 @@ from noneuclid.data import cifar10
 from noneuclid.models.phresnet import PHResNet
 from noneuclid.nn import PHConv2d, PHMLinear
 
-CONV_STAGES = {(2, 4): ((64, 32), (128, 16), (256, 8), (512, 4)),  # n -> (channels, side) per stage
-               (3,): ((60, 32), (120, 16), (240, 8), (516, 4))}
+CONV_STAGES = {
+    (2, 4): ((64, 32), (128, 16), (256, 8), (512, 4)),  # n -> (channels, side) per stage
+    (3,): ((60, 32), (120, 16), (240, 8), (516, 4)),
+}
 BPTT = 35
 VOCAB = 28784
 LINEAR_SHAPES = ((128, 128), (128, 256), (256, 128), (128, VOCAB))
@@ -67,6 +69,7 @@ def _step(layer: nn.Module, x: torch.Tensor, grad: torch.Tensor):
         layer.zero_grad(set_to_none=True)
         x.grad = None
         layer(x).backward(grad)
+
     return step
 
 
@@ -80,8 +83,9 @@ TRAIN_DEPTHS, TRAIN_WIDTH, TRAIN_BATCH = (18, 50, 152), 0.125, 64
 TRAIN_VARIANTS = ("baseline", "uint8", "channels_last", "compile")
 
 
-def _training_step(depth: int, variant: str, images: torch.Tensor, labels: torch.Tensor, width: float,
-                   device: torch.device):
+def _training_step(
+    depth: int, variant: str, images: torch.Tensor, labels: torch.Tensor, width: float, device: torch.device
+):
     """A closure doing one training step of PHResNet<depth> (n = 4, PHYDI) the `variant` way on a fixed
     batch, and its one-off set-up seconds (compilation: the first steps)."""
     torch.manual_seed(0)
@@ -96,19 +100,34 @@ def _training_step(depth: int, variant: str, images: torch.Tensor, labels: torch
         opt.zero_grad(set_to_none=True)
         loss.backward()
         opt.step()
+
     start = time.perf_counter()
     step()  # compiles for `compile`
     return step, time.perf_counter() - start  # wall time: compilation runs in worker processes too
 
 
-def training_throughput(device: torch.device, batch: int = TRAIN_BATCH, repeats: int = 10,
-                        depths=TRAIN_DEPTHS, variants=TRAIN_VARIANTS, width: float = TRAIN_WIDTH) -> dict:
+def training_throughput(
+    device: torch.device,
+    batch: int = TRAIN_BATCH,
+    repeats: int = 10,
+    depths=TRAIN_DEPTHS,
+    variants=TRAIN_VARIANTS,
+    width: float = TRAIN_WIDTH,
+) -> dict:
     """{'images_per_s': {R<depth>: {variant: images/s}}, 'speedup': {R<depth>: best / baseline},
     'best': {R<depth>: variant}, 'compile_seconds': {R<depth>: s}} (see the module doc)."""
     g = torch.Generator().manual_seed(0)
     images = torch.randint(0, 256, (batch, 3, 32, 32), dtype=torch.uint8, generator=g).to(device)
     labels = torch.randint(0, 10, (batch,), generator=g).to(device)
-    out = {"width_mult": width, "batch": batch, "clock": "process" if _clock(device) is time.process_time else "wall", "images_per_s": {}, "speedup": {}, "best": {}, "compile_seconds": {}}
+    out = {
+        "width_mult": width,
+        "batch": batch,
+        "clock": "process" if _clock(device) is time.process_time else "wall",
+        "images_per_s": {},
+        "speedup": {},
+        "best": {},
+        "compile_seconds": {},
+    }
     for depth in depths:
         steps, setup = {}, {}
         for v in variants:
@@ -127,28 +146,44 @@ def training_throughput(device: torch.device, batch: int = TRAIN_BATCH, repeats:
 def run(device: torch.device, batch: int = 64, repeats: int = 10, quick: bool = False) -> dict:
     """The PH layer ratios and the PHResNet training throughput; quick: PHResNet18 without compile only
     (a smoke run of the code)."""
-    training = training_throughput(device, batch, repeats,
-                                   depths=(18,) if quick else TRAIN_DEPTHS,
-                                   variants=TRAIN_VARIANTS[:-1] if quick else TRAIN_VARIANTS)
+    training = training_throughput(
+        device,
+        batch,
+        repeats,
+        depths=(18,) if quick else TRAIN_DEPTHS,
+        variants=TRAIN_VARIANTS[:-1] if quick else TRAIN_VARIANTS,
+    )
     torch.manual_seed(0)
     seconds, ratios = {}, {}
     for label, kind, cin, cout, in_shape, out_shape, ns in _cases(batch):
         x = torch.randn(in_shape, device=device, requires_grad=True)
         grad = torch.randn(out_shape, device=device)
-        steps = {name: _step(_layer(kind, cin, cout, n).to(device), x, grad)
-                 for name, n in [("real", None), *((f"n={n}", n) for n in ns)]}
+        steps = {
+            name: _step(_layer(kind, cin, cout, n).to(device), x, grad)
+            for name, n in [("real", None), *((f"n={n}", n) for n in ns)]
+        }
         t = compare(steps, device, repeats=repeats)
         seconds[label] = t
         ratios.update({f"{label} {name}": t[name] / t["real"] for name in t if name != "real"})
     worst = max(ratios, key=ratios.get)
-    return {"device": str(device), "batch": batch, "tokens_per_batch": batch * BPTT, "seconds": seconds,
-            "ratios": ratios, "worst_ratio": ratios[worst], "worst_case": worst,
-            "targets": {"worst_ratio": "<= 1.3 on CPU"}, "training": training}
+    return {
+        "device": str(device),
+        "batch": batch,
+        "tokens_per_batch": batch * BPTT,
+        "seconds": seconds,
+        "ratios": ratios,
+        "worst_ratio": ratios[worst],
+        "worst_case": worst,
+        "targets": {"worst_ratio": "<= 1.3 on CPU"},
+        "training": training,
+    }
 
 
 def describe(r: dict) -> str:
-    title = (f"PH layers over real layers, forward + backward, batch {r['batch']} ({r['tokens_per_batch']} tokens "
-             f"for the linear maps), {r['device']} (medians of interleaved repeats)")
+    title = (
+        f"PH layers over real layers, forward + backward, batch {r['batch']} ({r['tokens_per_batch']} tokens "
+        f"for the linear maps), {r['device']} (medians of interleaved repeats)"
+    )
     lines = [title, f"  {'shape':26s} {'real ms':>9s}   PH / real"]
     for label, t in r["seconds"].items():
         ph = "   ".join(f"{name} {t[name] / t['real']:5.2f}" for name in t if name != "real")
@@ -157,7 +192,10 @@ def describe(r: dict) -> str:
     t = r["training"]
     lines.append(f"PHResNet training steps (n = 4, PHYDI, width x{t['width_mult']}, batch {t['batch']}), images/s:")
     for depth, ips in t["images_per_s"].items():
-        lines.append(f"  {depth:6s} " + "   ".join(f"{v} {x:7.1f}" for v, x in ips.items())
-                     + f"   best {t['best'][depth]} x{t['speedup'][depth]:.2f}"
-                     + (f" (compile {t['compile_seconds'][depth]:.0f} s once)" if depth in t["compile_seconds"] else ""))
+        lines.append(
+            f"  {depth:6s} "
+            + "   ".join(f"{v} {x:7.1f}" for v, x in ips.items())
+            + f"   best {t['best'][depth]} x{t['speedup'][depth]:.2f}"
+            + (f" (compile {t['compile_seconds'][depth]:.0f} s once)" if depth in t["compile_seconds"] else "")
+        )
     return "\n".join(lines)

@@ -93,6 +93,11 @@ def measure(ours: Meter, baseline: Callable[[], Meter], seconds: float, min_step
         for meter in (ours, base):
             if not meter.done(seconds, min_steps):
                 meter.tick()
-    return {"steps_per_s": ours.steps_per_s, "baseline_steps_per_s": base.steps_per_s,
-            "data_wait_share": ours.data_wait_share, "steps": ours.steps, "baseline_steps": base.steps,
-            "peak_mem_gib": peak}
+    return {
+        "steps_per_s": ours.steps_per_s,
+        "baseline_steps_per_s": base.steps_per_s,
+        "data_wait_share": ours.data_wait_share,
+        "steps": ours.steps,
+        "baseline_steps": base.steps,
+        "peak_mem_gib": peak,
+    }

@@ -44,16 +44,48 @@ from noneuclid.train import tasks
 from noneuclid.train.trainer import build_task_and_model, train_step
 
 # experiment -> the swept key whose values are its models (a row each); its other keys count the jobs
-ROWS = {"brantner/fig3a": "variant", "brantner/fig3b": "variant", "brantner/table2": "variant",
-        "hnn/table1": "variant", "hnn/poincare": "model.dim", "hnn/table2": "model.geometry",
-        "phydi/table1": "model.depth", "phydi/table2": "variant", "phydi/fig4": "model.depth"}
+ROWS = {
+    "brantner/fig3a": "variant",
+    "brantner/fig3b": "variant",
+    "brantner/table2": "variant",
+    "hnn/table1": "variant",
+    "hnn/poincare": "model.dim",
+    "hnn/table2": "model.geometry",
+    "phydi/table1": "model.depth",
+    "phydi/table2": "variant",
+    "phydi/fig4": "model.depth",
+}
 # data that takes long to build at full size (PREFIX: 500K generated pairs per run, padded in Python):
 # (overrides it is timed with, its full training examples); a step costs the same on fewer examples
-SUBSETS = {"prefix": (("data.train_size=6400", "data.dev_size=100", "data.test_size=100"),
-                      lambda cfg: cfg.data.train_size or prefix.SPLITS["train"][0])}
-COLUMNS = ["paper", "experiment", "model", "device", "data", "samples_per_s", "baseline_samples_per_s", "ratio",
-           "peak_mem_gib", "data_wait_share", "sweep_hours", "runs", "stacked", "jobs", "epochs", "steps_per_epoch",
-           "steps_per_s", "steps_timed", "baseline_steps_timed", "same_runs_as", "note"]
+SUBSETS = {
+    "prefix": (
+        ("data.train_size=6400", "data.dev_size=100", "data.test_size=100"),
+        lambda cfg: cfg.data.train_size or prefix.SPLITS["train"][0],
+    )
+}
+COLUMNS = [
+    "paper",
+    "experiment",
+    "model",
+    "device",
+    "data",
+    "samples_per_s",
+    "baseline_samples_per_s",
+    "ratio",
+    "peak_mem_gib",
+    "data_wait_share",
+    "sweep_hours",
+    "runs",
+    "stacked",
+    "jobs",
+    "epochs",
+    "steps_per_epoch",
+    "steps_per_s",
+    "steps_timed",
+    "baseline_steps_timed",
+    "same_runs_as",
+    "note",
+]
 
 
 def rows(experiments=tuple(ROWS)) -> list[tuple[str, str, str]]:
@@ -65,6 +97,7 @@ def configs(experiment: str, overrides: list[str], device: str) -> tuple[list, s
     """The configs of the runs of one job (the stack's runs, or the one run), composed with `overrides`
     and, where the experiment leaves trainer.device at auto, trainer.device=device; and a note."""
     from omegaconf import OmegaConf
+
     cfg, notes = compose(overrides, experiment), []
     if cfg.trainer.device == "auto":
         overrides = [*overrides, f"trainer.device={device}"]
@@ -73,8 +106,10 @@ def configs(experiment: str, overrides: list[str], device: str) -> tuple[list, s
     if cfg.data.name in SUBSETS:
         subset, full = SUBSETS[cfg.data.name]
         overrides = [*overrides, *subset]
-        notes.append(f"timed on the first {subset[0].split('=')[1]} training examples of each run; "
-                     f"an epoch counted at {full(cfg)}")
+        notes.append(
+            f"timed on the first {subset[0].split('=')[1]} training examples of each run; "
+            f"an epoch counted at {full(cfg)}"
+        )
     cfg = compose(overrides, experiment)
     cfgs = stacked_runs(overrides, OmegaConf.to_container(cfg.stack), experiment) if cfg.stack else [cfg]
     return cfgs, "; ".join(notes)
@@ -128,16 +163,28 @@ def _time_job(cfgs: list, seconds: float) -> dict:
     epoch, skipped = cfg.optim.get("burnin_epochs", 0), torch.zeros(len(cfgs), dtype=torch.long)
     batches = _endless(task, epoch)  # after the burn-in: the steps of most epochs
     first = next(batches)
-    ours = Meter(lambda b: train_step(model, optimizer, task, b, epoch, 0, skipped), itertools.chain([first], batches),
-                 device)
-    result = measure(ours, lambda: Meter(baselines.build(cfg, first, len(cfgs), device, dtype, **task.model_kwargs),
-                                         itertools.repeat(first), device), seconds)
-    return {**result, "device": str(device), "samples": _examples(task, first, len(cfgs)),
-            "data": "synthetic" if "synthetic" in sources else "real", "steps_per_epoch": task.steps_per_epoch()}
+    ours = Meter(
+        lambda b: train_step(model, optimizer, task, b, epoch, 0, skipped), itertools.chain([first], batches), device
+    )
+    result = measure(
+        ours,
+        lambda: Meter(
+            baselines.build(cfg, first, len(cfgs), device, dtype, **task.model_kwargs), itertools.repeat(first), device
+        ),
+        seconds,
+    )
+    return {
+        **result,
+        "device": str(device),
+        "samples": _examples(task, first, len(cfgs)),
+        "data": "synthetic" if "synthetic" in sources else "real",
+        "steps_per_epoch": task.steps_per_epoch(),
+    }
 
 
-def row(experiment: str, key: str, value: str, device: str, seconds: float, profile: str = "paper",
-        overrides=()) -> dict:
+def row(
+    experiment: str, key: str, value: str, device: str, seconds: float, profile: str = "paper", overrides=()
+) -> dict:
     """One row of the table (see the module doc)."""
     base = [f"experiment={experiment}", f"profile={profile}", f"{key}={value}", *overrides]
     cfgs, note = configs(experiment, base, device)
@@ -148,16 +195,35 @@ def row(experiment: str, key: str, value: str, device: str, seconds: float, prof
     jobs = math.prod(len(v) for k, v in sweep_params(experiment).items() if k != key)
     epochs = cfg.trainer.epochs
     if cfg.trainer.get("converge"):
-        note = "; ".join(filter(None, [note, f"epochs at most (stops on convergence, not before "
-                                             f"{cfg.trainer.converge.get('after', 0)})"]))
-    return {"paper": cfg.study.paper, "experiment": experiment, "model": cfg.study.run_name.rsplit("-s", 1)[0],
-            "device": t["device"], "data": t["data"], "samples_per_s": t["samples"] * t["steps_per_s"],
-            "baseline_samples_per_s": t["samples"] * t["baseline_steps_per_s"],
-            "ratio": t["baseline_steps_per_s"] / t["steps_per_s"], "peak_mem_gib": t["peak_mem_gib"],
-            "data_wait_share": t["data_wait_share"], "sweep_hours": jobs * epochs * steps / t["steps_per_s"] / 3600,
-            "runs": jobs * len(cfgs), "stacked": len(cfgs), "jobs": jobs, "epochs": epochs, "steps_per_epoch": steps,
-            "steps_per_s": t["steps_per_s"], "steps_timed": t["steps"], "baseline_steps_timed": t["baseline_steps"],
-            "same_runs_as": "", "note": note}
+        note = "; ".join(
+            filter(
+                None,
+                [note, f"epochs at most (stops on convergence, not before {cfg.trainer.converge.get('after', 0)})"],
+            )
+        )
+    return {
+        "paper": cfg.study.paper,
+        "experiment": experiment,
+        "model": cfg.study.run_name.rsplit("-s", 1)[0],
+        "device": t["device"],
+        "data": t["data"],
+        "samples_per_s": t["samples"] * t["steps_per_s"],
+        "baseline_samples_per_s": t["samples"] * t["baseline_steps_per_s"],
+        "ratio": t["baseline_steps_per_s"] / t["steps_per_s"],
+        "peak_mem_gib": t["peak_mem_gib"],
+        "data_wait_share": t["data_wait_share"],
+        "sweep_hours": jobs * epochs * steps / t["steps_per_s"] / 3600,
+        "runs": jobs * len(cfgs),
+        "stacked": len(cfgs),
+        "jobs": jobs,
+        "epochs": epochs,
+        "steps_per_epoch": steps,
+        "steps_per_s": t["steps_per_s"],
+        "steps_timed": t["steps"],
+        "baseline_steps_timed": t["baseline_steps"],
+        "same_runs_as": "",
+        "note": note,
+    }
 
 
 def table(experiments, device: str, seconds: float, profile: str = "paper", overrides=(), log=print) -> pd.DataFrame:
@@ -177,6 +243,7 @@ def table(experiments, device: str, seconds: float, profile: str = "paper", over
 def _settings(experiment: str, overrides: list[str]) -> str:
     """The composed config of a run as text, without the experiment's name."""
     from omegaconf import OmegaConf
+
     cfg = compose([f"experiment={experiment}", *overrides], experiment)
     cfg.experiment_name = ""
     return OmegaConf.to_yaml(cfg, resolve=True)
@@ -191,14 +258,26 @@ def main(argv=None) -> None:
 
     parser = argparse.ArgumentParser(prog="python -m noneuclid.bench paper-scale", description=__doc__.split("\n\n")[0])
     parser.add_argument("--device", default="cuda" if torch.cuda.is_available() else "cpu")
-    parser.add_argument("--seconds", type=float, default=3.0, help="timed per row, each of ours and the baseline "
-                        "(after a warm-up step; at least 2 steps each)")
+    parser.add_argument(
+        "--seconds",
+        type=float,
+        default=3.0,
+        help="timed per row, each of ours and the baseline (after a warm-up step; at least 2 steps each)",
+    )
     parser.add_argument("--only", action="append", choices=sorted(ROWS), help="these experiments only (repeatable)")
     parser.add_argument("--profile", default="paper", help="another profile: a smaller check of the machinery")
-    parser.add_argument("--out", type=Path, help="the CSV to write (default, when every experiment is timed at "
-                        "profile=paper: results/bench/paper_scale_<device>.csv)")
-    parser.add_argument("--docs", type=Path, help="only write the tables of results/bench/paper_scale_*.csv into "
-                        "this Markdown file (docs/benchmarks.md), between its paper-scale markers")
+    parser.add_argument(
+        "--out",
+        type=Path,
+        help="the CSV to write (default, when every experiment is timed at "
+        "profile=paper: results/bench/paper_scale_<device>.csv)",
+    )
+    parser.add_argument(
+        "--docs",
+        type=Path,
+        help="only write the tables of results/bench/paper_scale_*.csv into "
+        "this Markdown file (docs/benchmarks.md), between its paper-scale markers",
+    )
     parser.add_argument("overrides", nargs="*", help="config overrides for every row (e.g. paths.data_dir=...)")
     args = parser.parse_args(argv)
     if args.docs:

@@ -11,17 +11,34 @@ import pandas as pd
 from noneuclid import tables
 
 START, END = "<!-- bench:paper_scale:start -->", "<!-- bench:paper_scale:end -->"
-SHOWN = {"paper": None, "experiment": None, "model": None, "device": None, "data": None,
-         "samples_per_s": "{:,.1f}", "baseline_samples_per_s": "{:,.1f}", "ratio": "{:.2f}", "peak_mem_gib": "{:.2f}",
-         "data_wait_share": "{:.1%}", "sweep_hours": "{:,.1f}", "runs": "{:d}", "stacked": "{:d}",
-         "epochs": "{:d}", "same_runs_as": None, "note": None}
+SHOWN = {
+    "paper": None,
+    "experiment": None,
+    "model": None,
+    "device": None,
+    "data": None,
+    "samples_per_s": "{:,.1f}",
+    "baseline_samples_per_s": "{:,.1f}",
+    "ratio": "{:.2f}",
+    "peak_mem_gib": "{:.2f}",
+    "data_wait_share": "{:.1%}",
+    "sweep_hours": "{:,.1f}",
+    "runs": "{:d}",
+    "stacked": "{:d}",
+    "epochs": "{:d}",
+    "same_runs_as": None,
+    "note": None,
+}
 
 
 def totals(frame: pd.DataFrame) -> pd.DataFrame:
     """Per paper and device: the sweep hours of every experiment, runs shared with an earlier row counted once."""
     own = frame[frame.same_runs_as.fillna("").astype(str) == ""]
-    return own.groupby(["paper", "device"], sort=False).agg(sweep_hours=("sweep_hours", "sum"),
-                                                            runs=("runs", "sum")).reset_index()
+    return (
+        own.groupby(["paper", "device"], sort=False)
+        .agg(sweep_hours=("sweep_hours", "sum"), runs=("runs", "sum"))
+        .reset_index()
+    )
 
 
 def markdown(frame: pd.DataFrame) -> str:

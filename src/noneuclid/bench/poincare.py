@@ -81,6 +81,7 @@ def _gensim_seconds_per_edge(hierarchy, edges: int) -> float:
     edge of one epoch over the first `edges` edges of a fixed shuffle."""
     import numpy as np
     from gensim.models.poincare import PoincareModel
+
     pick = torch.randperm(len(hierarchy.edges), generator=torch.Generator().manual_seed(0))[:edges]
     relations = [(str(u), str(v)) for u, v in hierarchy.edges[pick].tolist()]
     model = PoincareModel(relations, size=10, negative=50, burn_in=0, dtype=np.float64, seed=0)
@@ -97,15 +98,24 @@ def run(device, repeats: int = 10, batch: int = 1024, quick: bool = False) -> di
     hierarchy = wordnet.load("wordnet", os.environ.get("NONEUCLID_GENERATED_DIR", "data/generated"))
     edges, steps = len(hierarchy.edges), 5 if quick else 3 * repeats
     epoch_steps = -(-edges // batch)
-    result = {"edges": edges, "nodes": hierarchy.size, "dim": 10, "negatives": 50, "batch": batch,
-              "dtype": "float64", "steps_timed": steps}
+    result = {
+        "edges": edges,
+        "nodes": hierarchy.size,
+        "dim": 10,
+        "negatives": 50,
+        "batch": batch,
+        "dtype": "float64",
+        "steps_timed": steps,
+    }
     result["fused_seconds_per_epoch"] = edges * _fused_seconds_per_edge(hierarchy, 2 if quick else repeats)
-    result["fused_2_threads_seconds_per_epoch"] = edges * _fused_seconds_per_edge(hierarchy, 2 if quick else repeats,
-                                                                                  threads=2)
+    result["fused_2_threads_seconds_per_epoch"] = edges * _fused_seconds_per_edge(
+        hierarchy, 2 if quick else repeats, threads=2
+    )
     result["autograd_50_seconds_per_epoch"] = -(-edges // 50) * _seconds_per_step(hierarchy, True, 50, 20 * steps, 1)
     for threads in (1, 2):
         result[f"seconds_per_epoch_{threads}_threads"] = epoch_steps * _seconds_per_step(
-            hierarchy, True, batch, steps, threads)
+            hierarchy, True, batch, steps, threads
+        )
     torch.set_num_threads(1)
     result["dense_seconds_per_epoch"] = epoch_steps * _seconds_per_step(hierarchy, False, batch, max(steps // 5, 2), 1)
     result["gensim_seconds_per_epoch"] = edges * _gensim_seconds_per_edge(hierarchy, 2000 if quick else 20_000)
@@ -117,19 +127,21 @@ def run(device, repeats: int = 10, batch: int = 1024, quick: bool = False) -> di
 
 
 def describe(r: dict) -> str:
-    return "\n".join([
-        f"Poincare embeddings, WordNet nouns ({r['nodes']:,} nodes, {r['edges']:,} edges), {r['dim']}-D, "
-        f"{r['negatives']} negatives, {r['dtype']}, one thread unless said (scaled to an epoch):",
-        f"  fused steps, batches of 50:       {r['fused_seconds_per_epoch']:8.1f} s per epoch  "
-        "(the cpu profile's trainer)",
-        f"  fused steps, 2 threads:           {r['fused_2_threads_seconds_per_epoch']:8.1f} s per epoch  "
-        "(the next negatives drawn meanwhile)",
-        f"  autograd, batches of 50:          {r['autograd_50_seconds_per_epoch']:8.1f} s per epoch  "
-        f"({r['autograd_50_ratio']:.1f}x the fused steps)",
-        f"  autograd, batches of {r['batch']}:        {r['seconds_per_epoch_1_threads']:8.1f} s per epoch",
-        f"  autograd, batches of {r['batch']}, 2 threads: {r['seconds_per_epoch_2_threads']:4.1f} s per epoch",
-        f"  dense (autograd), batches of {r['batch']}: {r['dense_seconds_per_epoch']:6.1f} s per epoch  "
-        f"(sparse is {r['dense_speedup']:.1f}x faster)",
-        f"  gensim PoincareModel, batches of 50: {r['gensim_seconds_per_epoch']:6.1f} s per epoch  "
-        f"(gensim_speedup {r['gensim_speedup']:.1f}, against the fused steps)",
-    ])
+    return "\n".join(
+        [
+            f"Poincare embeddings, WordNet nouns ({r['nodes']:,} nodes, {r['edges']:,} edges), {r['dim']}-D, "
+            f"{r['negatives']} negatives, {r['dtype']}, one thread unless said (scaled to an epoch):",
+            f"  fused steps, batches of 50:       {r['fused_seconds_per_epoch']:8.1f} s per epoch  "
+            "(the cpu profile's trainer)",
+            f"  fused steps, 2 threads:           {r['fused_2_threads_seconds_per_epoch']:8.1f} s per epoch  "
+            "(the next negatives drawn meanwhile)",
+            f"  autograd, batches of 50:          {r['autograd_50_seconds_per_epoch']:8.1f} s per epoch  "
+            f"({r['autograd_50_ratio']:.1f}x the fused steps)",
+            f"  autograd, batches of {r['batch']}:        {r['seconds_per_epoch_1_threads']:8.1f} s per epoch",
+            f"  autograd, batches of {r['batch']}, 2 threads: {r['seconds_per_epoch_2_threads']:4.1f} s per epoch",
+            f"  dense (autograd), batches of {r['batch']}: {r['dense_seconds_per_epoch']:6.1f} s per epoch  "
+            f"(sparse is {r['dense_speedup']:.1f}x faster)",
+            f"  gensim PoincareModel, batches of 50: {r['gensim_seconds_per_epoch']:6.1f} s per epoch  "
+            f"(gensim_speedup {r['gensim_speedup']:.1f}, against the fused steps)",
+        ]
+    )

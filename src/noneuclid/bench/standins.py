@@ -51,8 +51,9 @@ def wordnet_subtree(cfg) -> SubtreeClassification:
     x = torch.randn(wordnet.NOUNS, d.dim, generator=g, dtype=torch.float64)
     x = x / (1 + x.norm(dim=-1, keepdim=True))  # inside the unit ball
     y = (torch.rand(wordnet.NOUNS, generator=g) < POSITIVE_SHARE).long()
-    return SubtreeClassification(x, y, wordnet.split(wordnet.NOUNS, cfg.seed, d.test_fraction), d.batch_size,
-                                 cfg.seed, bool(d.natural_mix))
+    return SubtreeClassification(
+        x, y, wordnet.split(wordnet.NOUNS, cfg.seed, d.test_fraction), d.batch_size, cfg.seed, bool(d.natural_mix)
+    )
 
 
 STANDINS = {"wordnet_nouns": wordnet_nouns, "wordnet_subtree": wordnet_subtree}

@@ -24,8 +24,12 @@ from noneuclid.train.losses import LOSSES
 
 ADAM = dict(lr=1e-3, betas=(0.9, 0.99), eps=3e-7)
 # ManifoldAdam settings timed in the optimizer step: name -> (section, retraction); the first is the default
-VARIANTS = {"noneuclid": ("householder", "geodesic"), "noneuclid_random": ("random", "geodesic"),
-            "noneuclid_cayley": ("householder", "cayley"), "noneuclid_random_cayley": ("random", "cayley")}
+VARIANTS = {
+    "noneuclid": ("householder", "geodesic"),
+    "noneuclid_random": ("random", "geodesic"),
+    "noneuclid_cayley": ("householder", "cayley"),
+    "noneuclid_random_cayley": ("random", "cayley"),
+}
 
 
 def _geotorch_vit(device) -> PatchViT:
@@ -54,10 +58,18 @@ def train_step_times(device, batch: int, repeats: int) -> dict[str, float]:
             opt.zero_grad(set_to_none=True)
             loss_fn(model(x), y).backward()
             opt.step()
+
         return step
 
-    return compare({"euclidean_adam": make_step("euclidean"), "stiefel_adam": make_step("stiefel"),
-                    "geotorch_adam": make_step("geotorch")}, device, repeats=repeats)
+    return compare(
+        {
+            "euclidean_adam": make_step("euclidean"),
+            "stiefel_adam": make_step("stiefel"),
+            "geotorch_adam": make_step("geotorch"),
+        },
+        device,
+        repeats=repeats,
+    )
 
 
 def optimizer_step_times(device, repeats: int) -> dict[str, float]:
@@ -75,8 +87,10 @@ def optimizer_step_times(device, repeats: int) -> dict[str, float]:
             p.grad = g.clone()
         return ps
 
-    steps = {name: ManifoldAdam(params(StiefelParameter), **ADAM, section=section, retraction=retraction).step
-             for name, (section, retraction) in VARIANTS.items()}
+    steps = {
+        name: ManifoldAdam(params(StiefelParameter), **ADAM, section=section, retraction=retraction).step
+        for name, (section, retraction) in VARIANTS.items()
+    }
     theirs = params(geoopt.ManifoldParameter, manifold=geoopt.CanonicalStiefel())
     steps["geoopt"] = geoopt.optim.RiemannianAdam(theirs, **ADAM).step
     return compare(steps, device, repeats=repeats)
@@ -94,10 +108,12 @@ def run(device: torch.device, batch: int = 2048, repeats: int = 10) -> dict:
         "optimizer_step_seconds": opt,
         "optimizer_variants": {name: dict(zip(("section", "retraction"), v)) for name, v in VARIANTS.items()},
         "optimizer_speedup_vs_geoopt": opt["geoopt"] / opt["noneuclid"],
-        **{f"optimizer_speedup_vs_geoopt_{name.removeprefix('noneuclid_')}": opt["geoopt"] / opt[name]
-           for name in VARIANTS if name != "noneuclid"},
-        "targets": {"train_step_ratio": "<= 1.10 on CPU, <= 1.25 on GPU",
-                    "optimizer_speedup_vs_geoopt": ">= 3"},
+        **{
+            f"optimizer_speedup_vs_geoopt_{name.removeprefix('noneuclid_')}": opt["geoopt"] / opt[name]
+            for name in VARIANTS
+            if name != "noneuclid"
+        },
+        "targets": {"train_step_ratio": "<= 1.10 on CPU, <= 1.25 on GPU", "optimizer_speedup_vs_geoopt": ">= 3"},
     }
 
 
@@ -116,7 +132,9 @@ def describe(r: dict) -> str:
     for name, (section, retraction) in VARIANTS.items():
         key = "optimizer_speedup_vs_geoopt" + ("" if name == "noneuclid" else "_" + name.removeprefix("noneuclid_"))
         default = "  (default; target >= 3)" if name == "noneuclid" else ""
-        lines.append(f"    ours, {section:11} section, {retraction:8}: {o[name] * 1e3:7.2f} ms, "
-                     f"speed-up over geoopt {r[key]:5.2f}x{default}")
+        lines.append(
+            f"    ours, {section:11} section, {retraction:8}: {o[name] * 1e3:7.2f} ms, "
+            f"speed-up over geoopt {r[key]:5.2f}x{default}"
+        )
     lines.append(f"    geoopt RiemannianAdam                : {o['geoopt'] * 1e3:7.2f} ms")
     return "\n".join(lines)

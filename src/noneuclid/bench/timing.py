@@ -14,8 +14,13 @@ def _sync(device: torch.device) -> None:
         torch.cuda.synchronize()
 
 
-def compare(fns: dict[str, Callable[[], None]], device: torch.device, warmup: int = 2,
-            repeats: int = 10, clock: Callable[[], float] = time.perf_counter) -> dict[str, float]:
+def compare(
+    fns: dict[str, Callable[[], None]],
+    device: torch.device,
+    warmup: int = 2,
+    repeats: int = 10,
+    clock: Callable[[], float] = time.perf_counter,
+) -> dict[str, float]:
     """Median seconds per call of each function, measured round-robin so that load changes on the
     machine hit every candidate alike. clock=time.process_time counts this process's CPU seconds
     instead of wall time: on a busy CPU-only machine with torch at one thread, about the wall time

@@ -48,12 +48,27 @@ BETTER = ("lower", "higher")
 BETTER_RELATION, ON_PAR, AT_LEAST = RELATIONS = ("better", "on_par", "at_least")
 KINDS = ("paper", "ours")
 TABLES = "_tables"  # <paper>_tables.yaml: the paper's tables (report/table_engine.py), not claims
-CLAIM_KEYS = ({"id", "kind", "claim", "source", "metric", "unit", "better", "relation", "delta", "delta_source", "cells"},
-              {"precondition", "note", "learned", "where", "arm_key", "arm_where"})
+CLAIM_KEYS = (
+    {"id", "kind", "claim", "source", "metric", "unit", "better", "relation", "delta", "delta_source", "cells"},
+    {"precondition", "note", "learned", "where", "arm_key", "arm_where"},
+)
 LEARNED_KEYS = ({"metric", "better", "within", "source"}, set())
 NUMBER_KEYS = ({"value", "source"}, set())
-CELL_KEYS = ({"cell", "arms"}, {"paper", "paper_source", "paper_se", "relation", "delta", "bound", "bound_source",
-                                "precondition", "paired", "where"})
+CELL_KEYS = (
+    {"cell", "arms"},
+    {
+        "paper",
+        "paper_source",
+        "paper_se",
+        "relation",
+        "delta",
+        "bound",
+        "bound_source",
+        "precondition",
+        "paired",
+        "where",
+    },
+)
 
 
 class ClaimsError(ValueError):
@@ -80,6 +95,7 @@ class Cell:
 @dataclass(frozen=True)
 class Learned:
     """The precondition of a claim on gains: each model within `within` of the paper's value (module doc)."""
+
     metric: str
     better: str
     within: float
@@ -108,6 +124,7 @@ class Claim:
 @dataclass(frozen=True)
 class Reference:
     """Another paper's published numbers, reported beside ours: values (a key -> its numbers) and their source."""
+
     source: str
     values: dict
 
@@ -135,7 +152,8 @@ def _named(items, attr: str, value: str, owner: str, noun: str):
 
 
 def papers() -> list[str]:
-    """The papers that have a claims file (<paper>_tables.yaml beside it declares its tables: report/table_engine.py)."""
+    """The papers that have a claims file (<paper>_tables.yaml beside it declares its tables:
+    report/table_engine.py)."""
     return sorted(p.stem for p in DIR.glob("*.yaml") if not p.stem.endswith(TABLES))
 
 
@@ -166,9 +184,15 @@ def load_file(path: Path) -> Claims:
     if not isinstance(reference, dict):
         raise ClaimsError(f"{where}: key 'reference' must be a mapping, not {reference!r}")
     inside = f"{where}: reference"
-    return Claims(_text(data, "paper", where), _text(data, "title", where), claims, reference,
-                  _named_numbers(reference, inside), _labels(reference, inside),
-                  {name: _reference(raw, f"{inside}, {name!r}") for name, raw in reference.get("references", {}).items()})
+    return Claims(
+        _text(data, "paper", where),
+        _text(data, "title", where),
+        claims,
+        reference,
+        _named_numbers(reference, inside),
+        _labels(reference, inside),
+        {name: _reference(raw, f"{inside}, {name!r}") for name, raw in reference.get("references", {}).items()},
+    )
 
 
 def _named_numbers(reference: dict, where: str) -> dict[str, float]:
@@ -187,7 +211,9 @@ def _labels(reference: dict, where: str) -> dict[str, dict[str, str]]:
     labels = reference.get("labels", {})
     if not isinstance(labels, dict) or not all(isinstance(g, dict) for g in labels.values()):
         raise ClaimsError(f"{where}: key 'labels' must map groups to mappings of names to labels, not {labels!r}")
-    return {group: {str(k): _text(names, k, f"{where}: labels {group!r}") for k in names} for group, names in labels.items()}
+    return {
+        group: {str(k): _text(names, k, f"{where}: labels {group!r}") for k in names} for group, names in labels.items()
+    }
 
 
 def _reference(raw, where: str) -> Reference:
@@ -202,25 +228,36 @@ def _claim(raw, file_where: str) -> Claim:
     _keys(raw, CLAIM_KEYS, where)
     better, relation = _choice(raw, "better", BETTER, where), _choice(raw, "relation", RELATIONS, where)
     delta, runs = _delta(raw, where), _runs(raw, where)
-    cells = tuple(_cell(c, relation, delta, runs, f"{where}, cell {_name(c, 'cell')!r}")
-                  for c in _list(raw, "cells", where))
+    cells = tuple(
+        _cell(c, relation, delta, runs, f"{where}, cell {_name(c, 'cell')!r}") for c in _list(raw, "cells", where)
+    )
     unused = sorted(set(runs.arm_where) - {arm for c in cells for arm in c.arms})
     if unused:
         raise ClaimsError(f"{where}: key 'arm_where' names {unused}, an arm of no cell")
     _unique([c.name for c in cells], "cell", where)
-    return Claim(_text(raw, "id", where), _choice(raw, "kind", KINDS, where), _text(raw, "claim", where),
-                 _text(raw, "source", where), _text(raw, "metric", where), _text(raw, "unit", where), better,
-                 _text(raw, "delta_source", where), _optional_text(raw, "precondition", where),
-                 _optional_text(raw, "note", where), cells,
-                 _learned(raw["learned"], where) if "learned" in raw else None)
+    return Claim(
+        _text(raw, "id", where),
+        _choice(raw, "kind", KINDS, where),
+        _text(raw, "claim", where),
+        _text(raw, "source", where),
+        _text(raw, "metric", where),
+        _text(raw, "unit", where),
+        better,
+        _text(raw, "delta_source", where),
+        _optional_text(raw, "precondition", where),
+        _optional_text(raw, "note", where),
+        cells,
+        _learned(raw["learned"], where) if "learned" in raw else None,
+    )
 
 
 def _delta(raw: dict, where: str) -> float:
     """The smallest effect of interest: a finite number > 0."""
     delta = _number(raw, "delta", where)
     if delta <= 0:
-        raise ClaimsError(f"{where}: key 'delta' must be > 0 (the smallest effect of interest, in the metric's "
-                          f"units), not {delta}")
+        raise ClaimsError(
+            f"{where}: key 'delta' must be > 0 (the smallest effect of interest, in the metric's units), not {delta}"
+        )
     return delta
 
 
@@ -230,8 +267,9 @@ def _learned(raw, claim_where: str) -> Learned:
     within = _number(raw, "within", where)
     if within < 0:
         raise ClaimsError(f"{where}: key 'within' must be >= 0 (in the units of its metric), not {within}")
-    return Learned(_text(raw, "metric", where), _choice(raw, "better", BETTER, where), within,
-                   _text(raw, "source", where))
+    return Learned(
+        _text(raw, "metric", where), _choice(raw, "better", BETTER, where), within, _text(raw, "source", where)
+    )
 
 
 def _cell(raw, claim_relation: str, claim_delta: float, runs: Runs, where: str) -> Cell:
@@ -252,15 +290,26 @@ def _cell(raw, claim_relation: str, claim_delta: float, runs: Runs, where: str) 
     paired = raw.get("paired", False)
     if not isinstance(paired, bool) or (paired and len(arms) != 2):
         raise ClaimsError(f"{where}: key 'paired' is true or false, and true only for a cell of two arms")
-    return Cell(_text(raw, "cell", where), tuple(arms), relation, delta, paper,
-                paper_se, _optional_text(raw, "paper_source", where), bound,
-                _text(raw, "bound_source", where) if bound is not None else "", _optional_text(raw, "precondition", where),
-                paired, *_selected(raw, arms, runs, where))
+    return Cell(
+        _text(raw, "cell", where),
+        tuple(arms),
+        relation,
+        delta,
+        paper,
+        paper_se,
+        _optional_text(raw, "paper_source", where),
+        bound,
+        _text(raw, "bound_source", where) if bound is not None else "",
+        _optional_text(raw, "precondition", where),
+        paired,
+        *_selected(raw, arms, runs, where),
+    )
 
 
 @dataclass(frozen=True)
 class Runs:
     """A claim's run selector as written (module doc): where, arm_key ('' for none) and arm_where."""
+
     where: dict
     arm_key: str
     arm_where: dict[str, dict]
@@ -271,8 +320,11 @@ def _runs(raw: dict, where: str) -> Runs:
     arm_where = raw.get("arm_where", {})
     if not isinstance(arm_where, dict):
         raise ClaimsError(f"{where}: key 'arm_where' must map arms to settings, not {arm_where!r}")
-    return Runs(_settings(raw, "where", where), _optional_text(raw, "arm_key", where),
-                {arm: _settings(arm_where, arm, f"{where}, arm_where") for arm in arm_where})
+    return Runs(
+        _settings(raw, "where", where),
+        _optional_text(raw, "arm_key", where),
+        {arm: _settings(arm_where, arm, f"{where}, arm_where") for arm in arm_where},
+    )
 
 
 def _selected(raw: dict, arms: list[str], runs: Runs, where: str) -> tuple[dict, dict[str, dict]]:
@@ -286,8 +338,10 @@ def _selected(raw: dict, arms: list[str], runs: Runs, where: str) -> tuple[dict,
         return {}, {}
     unresolved = [arm for arm in arms if arm not in runs.arm_where and not runs.arm_key]
     if unresolved:
-        raise ClaimsError(f"{where}: arm {unresolved[0]!r} selects no runs: name it in the claim's 'arm_where' "
-                          "or give the claim an 'arm_key'")
+        raise ClaimsError(
+            f"{where}: arm {unresolved[0]!r} selects no runs: name it in the claim's 'arm_where' "
+            "or give the claim an 'arm_key'"
+        )
     return shared, {arm: {**shared, **runs.arm_where.get(arm, {runs.arm_key: arm})} for arm in arms}
 
 
@@ -295,7 +349,8 @@ def _settings(raw: dict, key: str, where: str) -> dict:
     """An optional mapping config key (such as model.depth) -> a number, text or true/false."""
     value = raw.get(key, {})
     if not isinstance(value, dict) or not all(
-            isinstance(k, str) and k and isinstance(v, (str, int, float, bool)) for k, v in value.items()):
+        isinstance(k, str) and k and isinstance(v, (str, int, float, bool)) for k, v in value.items()
+    ):
         raise ClaimsError(f"{where}: key {key!r} must map config keys to values, not {value!r}")
     return value
 

@@ -76,13 +76,27 @@ from noneuclid.claims.significance import ALPHA, Spread, holm, newcombe
 from noneuclid.claims.student import t975, welch_df
 
 VERDICTS = REPRODUCES, CONSISTENT, INCONCLUSIVE, CONTRADICTS, NOT_TESTABLE = (
-    "reproduces", "consistent", "inconclusive", "contradicts", "not testable here")
+    "reproduces",
+    "consistent",
+    "inconclusive",
+    "contradicts",
+    "not testable here",
+)
 INTERVALS = WELCH, PAIRED, ONE_ARM, SHARES, EXACT = (
-    "Welch", "paired", "one-arm", "shares", "exact")  # Verdict.interval
-ZERO_WIDTH = ("zero-width interval (every {}): judged by the exact {} test", {
-    WELCH: ("seed of {a} gives the same value, and every seed of {b}", "permutation"),
-    PAIRED: ("pair of seeds gives the same difference", "sign"),
-    ONE_ARM: ("seed gives the same value", "sign")})  # the reason, by interval; its p: _order_p
+    "Welch",
+    "paired",
+    "one-arm",
+    "shares",
+    "exact",
+)  # Verdict.interval
+ZERO_WIDTH = (
+    "zero-width interval (every {}): judged by the exact {} test",
+    {
+        WELCH: ("seed of {a} gives the same value, and every seed of {b}", "permutation"),
+        PAIRED: ("pair of seeds gives the same difference", "sign"),
+        ONE_ARM: ("seed gives the same value", "sign"),
+    },
+)  # the reason, by interval; its p: _order_p
 # The reason's words where delta decides (its number is the row's delta; the paper's, its paper_a, paper_b):
 WITHIN_DELTA = "no effect as large as delta: the interval lies inside plus or minus delta"  # better, contradicted
 BELOW_DELTA = "smaller than delta"  # better, reproduced by an effect below its smallest of interest
@@ -94,6 +108,7 @@ SHARES_MAX_SEEDS = 1_000  # the same for shares (judge_shares): a difference of 
 @dataclass(frozen=True)
 class Verdict:
     """One row of the claims table: a cell's numbers and its verdict (nan where there is no number)."""
+
     claim: str
     kind: str
     cell: str
@@ -138,8 +153,15 @@ class Verdict:
     hardware: str = ""  # and the machines they trained on
 
 
-def judge(claim: Claim, cell: Cell, a: Sequence[float], b: Sequence[float] = (), paired: bool = False,
-          models: Mapping[str, tuple[Sequence[float], float]] | None = None, runs: Sequence[str] = ()) -> Verdict:
+def judge(
+    claim: Claim,
+    cell: Cell,
+    a: Sequence[float],
+    b: Sequence[float] = (),
+    paired: bool = False,
+    models: Mapping[str, tuple[Sequence[float], float]] | None = None,
+    runs: Sequence[str] = (),
+) -> Verdict:
     """The verdict of one cell from the per-seed values of arm a and arm b (of a alone for a one-arm
     cell); paired: a[i] and b[i] come from the same seed; models: for a claim with `learned`, each model
     the cell involves -> (its per-seed values, the paper's value) (see the module doc); runs: the names of
@@ -160,13 +182,25 @@ def judge(claim: Claim, cell: Cell, a: Sequence[float], b: Sequence[float] = (),
     verdict, p, p_delta = decided(cell, test)
     seeds = math.nan
     if verdict in (CONSISTENT, INCONCLUSIVE):
-        seeds = (_order_seeds(cell, d, interval, n_min) if test.kind == "order" else _t_seeds(cell, d, spread, n_min))
-    return _row(claim, cell, interval, (len(a), len(b)), (mean_a, mean_b), (d, d - half, d + half), (p, p_delta),
-                verdict, seeds, reason, runs)
+        seeds = _order_seeds(cell, d, interval, n_min) if test.kind == "order" else _t_seeds(cell, d, spread, n_min)
+    return _row(
+        claim,
+        cell,
+        interval,
+        (len(a), len(b)),
+        (mean_a, mean_b),
+        (d, d - half, d + half),
+        (p, p_delta),
+        verdict,
+        seeds,
+        reason,
+        runs,
+    )
 
 
-def measured(claim: Claim, cell: Cell, a: list[float], b: list[float], paired: bool = False
-             ) -> tuple[Spread, str, float | tuple[float, float]]:
+def measured(
+    claim: Claim, cell: Cell, a: list[float], b: list[float], paired: bool = False
+) -> tuple[Spread, str, float | tuple[float, float]]:
     """(what the difference's tests read, the interval's name, the per-seed spread: s_D, or (s_a, s_b) for
     Welch) of checked per-seed values with >= 2 seeds an arm (module doc)."""
     sign = 1.0 if claim.better == "higher" else -1.0
@@ -239,8 +273,15 @@ def _readjusted(row: Verdict, p: float, p_delta: float) -> Verdict:
     return replace(base, verdict=verdict, reason="; ".join(notes))
 
 
-def judged(claim: Claim, cell: Cell, arms: Sequence[Sequence[float] | str], reason: str = "", shares: bool = False,
-           models: Mapping[str, tuple[Sequence[float], float]] | None = None, runs: Sequence[str] = ()) -> Verdict:
+def judged(
+    claim: Claim,
+    cell: Cell,
+    arms: Sequence[Sequence[float] | str],
+    reason: str = "",
+    shares: bool = False,
+    models: Mapping[str, tuple[Sequence[float], float]] | None = None,
+    runs: Sequence[str] = (),
+) -> Verdict:
     """judge (judge_shares where `shares`) of the arms' per-seed values, or 'not testable here' (with the
     arms' seed counts) where a reason is given: an arm given as text is why it has no values (such texts
     joined by '; '), else `reason` where it is non-empty."""
@@ -252,9 +293,14 @@ def judged(claim: Claim, cell: Cell, arms: Sequence[Sequence[float] | str], reas
     return judge(claim, cell, *arms, models=models, runs=runs)
 
 
-def judge_shares(claim: Claim, cell: Cell, a: Sequence[float], b: Sequence[float],
-                 models: Mapping[str, tuple[Sequence[float], float]] | None = None,
-                 runs: Sequence[str] = ()) -> Verdict:
+def judge_shares(
+    claim: Claim,
+    cell: Cell,
+    a: Sequence[float],
+    b: Sequence[float],
+    models: Mapping[str, tuple[Sequence[float], float]] | None = None,
+    runs: Sequence[str] = (),
+) -> Verdict:
     """The verdict of a two-arm cell whose per-seed values are 0 or 1, by the interval of the difference
     of the two shares; models as for judge (see the module doc)."""
     where = f"claim {claim.id!r}, cell {cell.name!r}"
@@ -272,8 +318,9 @@ def judge_shares(claim: Claim, cell: Cell, a: Sequence[float], b: Sequence[float
     seeds = math.nan
     if verdict in (CONSISTENT, INCONCLUSIVE):
         seeds = _shares_seeds(cell, (p_a, p_b, sign), min(len(a), len(b)))
-    return _row(claim, cell, SHARES, (len(a), len(b)), (p_a, p_b), (d, low, high), (p, p_delta), verdict, seeds, "",
-                runs)
+    return _row(
+        claim, cell, SHARES, (len(a), len(b)), (p_a, p_b), (d, low, high), (p, p_delta), verdict, seeds, "", runs
+    )
 
 
 def _zero_width_reason(cell: Cell, interval: str) -> str:
@@ -304,7 +351,7 @@ def _t_seeds(cell: Cell, d: float, spread: float | tuple[float, float], n: int) 
 def _order_p(interval: str, n_a: int, n_b: int) -> float:
     """The two-sided p of the exact test of a complete order: sign test of n_a seeds (paired, one-arm), or
     permutation test of n_a seeds against n_b (Welch)."""
-    return 2 / math.comb(n_a + n_b, n_a) if interval == WELCH else 2 / 2 ** n_a
+    return 2 / math.comb(n_a + n_b, n_a) if interval == WELCH else 2 / 2**n_a
 
 
 def _not_learned(claim: Claim, models: Mapping[str, tuple[Sequence[float], float]] | None, where: str) -> str:
@@ -317,8 +364,10 @@ def _not_learned(claim: Claim, models: Mapping[str, tuple[Sequence[float], float
             raise ValueError(f"{where}: models given, but the claim has no key 'learned' to hold them to")
         return ""
     if not models:
-        raise ValueError(f"{where}: the claim is judged only where every model learned (its key "
-                         f"'learned'): pass each model's per-seed values and the paper's value for it")
+        raise ValueError(
+            f"{where}: the claim is judged only where every model learned (its key "
+            f"'learned'): pass each model's per-seed values and the paper's value for it"
+        )
     sign = 1.0 if rule.better == "higher" else -1.0
     failed = []
     for name, (values, paper) in models.items():
@@ -327,8 +376,10 @@ def _not_learned(claim: Claim, models: Mapping[str, tuple[Sequence[float], float
             failed.append(name if values else f"{name} (no runs)")
     if not failed:
         return ""
-    return (f"not every model learned the task ({rule.metric}: the mean over seeds more than the claim's "
-            f"learned.within {'under' if sign > 0 else 'over'} the paper's): " + "; ".join(failed))
+    return (
+        f"not every model learned the task ({rule.metric}: the mean over seeds more than the claim's "
+        f"learned.within {'under' if sign > 0 else 'over'} the paper's): " + "; ".join(failed)
+    )
 
 
 def _few(cell: Cell, a: list[float], b: list[float]) -> str:
@@ -379,6 +430,7 @@ def seeds_to_decide(gap: float, spread: float | tuple[float, float], at_least: i
     distance of the observed difference from a test's boundary: t_{0.975,n-1} s_D / sqrt(n) for paired or
     one-arm values (spread = s_D), Welch's with n in each arm for two (spread = (s_a, s_b)). inf when
     gap = 0 or more than MAX_SEEDS would be needed. The half-width falls as n grows, so bisection finds it."""
+
     def half(n: int) -> float:
         return _paired_half(spread, n) if isinstance(spread, float) else _welch_half(spread[0], n, spread[1], n)
 
@@ -400,7 +452,7 @@ def _paired_half(spread: float, n: int) -> float:
 
 def _welch_half(s_a: float, n_a: int, s_b: float, n_b: int) -> float:
     """Welch's half-width t_{0.975, df} sqrt(s_a^2/n_a + s_b^2/n_b), df by Welch-Satterthwaite."""
-    va, vb = s_a ** 2 / n_a, s_b ** 2 / n_b
+    va, vb = s_a**2 / n_a, s_b**2 / n_b
     return t975(welch_df(va, n_a, vb, n_b)) * math.sqrt(va + vb)
 
 
@@ -408,24 +460,59 @@ def _values(values: Sequence[float], where: str, arm: str) -> list[float]:
     out = [float(v) for v in values]
     bad = [v for v in out if not math.isfinite(v)]
     if bad:
-        raise ValueError(f"{where}: {len(bad)} of the {len(out)} values of {arm} are "
-                         f"not finite ({bad[0]}); a run that never reached the metric's level or diverged makes "
-                         f"the cell 'not testable here' (engine.untestable with the reason), or needs another metric")
+        raise ValueError(
+            f"{where}: {len(bad)} of the {len(out)} values of {arm} are "
+            f"not finite ({bad[0]}); a run that never reached the metric's level or diverged makes "
+            f"the cell 'not testable here' (engine.untestable with the reason), or needs another metric"
+        )
     return out
 
 
-def _row(claim: Claim, cell: Cell, interval: str, n: tuple[int, int], means: tuple[float, float],
-         difference: tuple[float, float, float], p: tuple[float, float], verdict: str, seeds: float, reason: str,
-         runs: Sequence[str]) -> Verdict:
+def _row(
+    claim: Claim,
+    cell: Cell,
+    interval: str,
+    n: tuple[int, int],
+    means: tuple[float, float],
+    difference: tuple[float, float, float],
+    p: tuple[float, float],
+    verdict: str,
+    seeds: float,
+    reason: str,
+    runs: Sequence[str],
+) -> Verdict:
     """The row of one cell: n = (n_a, n_b), means = (mean_a, mean_b), difference = (d, ci_low, ci_high),
     p = (p_value, p_delta)."""
     arm_b = cell.arms[1] if len(cell.arms) == 2 else f"bound {cell.bound:g}"
-    paper = ", ".join(f"{k} {v:g}" + (f" ± {cell.paper_se[k]:g}" if k in cell.paper_se else "")
-                      for k, v in cell.paper.items())
-    return Verdict(claim.id, claim.kind, cell.name, claim.source, claim.metric, claim.unit, cell.arms[0], arm_b,
-                   cell.relation, cell.delta, interval == PAIRED, interval, *n, *means, *difference, *p, verdict,
-                   seeds, reason, *_paper(cell, cell.arms[0]), *_paper(cell, arm_b), paper, cell.paper_source,
-                   runs=tuple(runs))
+    paper = ", ".join(
+        f"{k} {v:g}" + (f" ± {cell.paper_se[k]:g}" if k in cell.paper_se else "") for k, v in cell.paper.items()
+    )
+    return Verdict(
+        claim.id,
+        claim.kind,
+        cell.name,
+        claim.source,
+        claim.metric,
+        claim.unit,
+        cell.arms[0],
+        arm_b,
+        cell.relation,
+        cell.delta,
+        interval == PAIRED,
+        interval,
+        *n,
+        *means,
+        *difference,
+        *p,
+        verdict,
+        seeds,
+        reason,
+        *_paper(cell, cell.arms[0]),
+        *_paper(cell, arm_b),
+        paper,
+        cell.paper_source,
+        runs=tuple(runs),
+    )
 
 
 def _paper(cell: Cell, arm: str) -> tuple[float, float]:
@@ -445,5 +532,16 @@ def judge_exact(claim: Claim, cell: Cell, value: float, margin: float, runs: Seq
     sign = 1.0 if claim.better == "higher" else -1.0
     d = sign * (value - cell.bound) + 0.0
     verdict, p, p_delta = decided(cell, Spread("exact", d, margin=margin))
-    return _row(claim, cell, EXACT, (1, 0), (value, cell.bound), (d, d - margin, d + margin), (p, p_delta), verdict,
-                math.nan, "", runs)
+    return _row(
+        claim,
+        cell,
+        EXACT,
+        (1, 0),
+        (value, cell.bound),
+        (d, d - margin, d + margin),
+        (p, p_delta),
+        verdict,
+        math.nan,
+        "",
+        runs,
+    )

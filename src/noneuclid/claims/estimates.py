@@ -15,6 +15,7 @@ from noneuclid.claims.student import t975, welch_df
 @dataclass(frozen=True)
 class Estimate:
     """mean +- standard error over `count` values (inf when a value is inf: not reached / diverged)."""
+
     mean: float
     se: float
     count: int
@@ -38,8 +39,19 @@ def summary(values, prefix: str = "") -> dict[str, float]:
     s = pd.Series(values, dtype=float)
     n, mean, se = len(s), s.mean(), s.sem()
     half = t975(n - 1) * se if n > 1 else math.nan
-    return {"n": n, **{prefix + k: v for k, v in (("mean", mean), ("sd", s.std(ddof=1)), ("se", se),
-                                                   ("ci_low", mean - half), ("ci_high", mean + half))}}
+    return {
+        "n": n,
+        **{
+            prefix + k: v
+            for k, v in (
+                ("mean", mean),
+                ("sd", s.std(ddof=1)),
+                ("se", se),
+                ("ci_low", mean - half),
+                ("ci_high", mean + half),
+            )
+        },
+    }
 
 
 def plus_minus(mean: float, spread: float, n: int | None = None, fmt: str = ".2f") -> str:
@@ -52,7 +64,7 @@ def difference_interval(a: Estimate, b: Estimate) -> tuple[float, float]:
     """mean_a - mean_b +- t975(df) sqrt(se_a^2 + se_b^2), df by Welch-Satterthwaite; nan below 2 values."""
     if min(a.count, b.count) < 2:
         return math.nan, math.nan
-    va, vb = a.se ** 2, b.se ** 2
+    va, vb = a.se**2, b.se**2
     half = t975(max(welch_df(va, a.count, vb, b.count), 1)) * math.sqrt(va + vb)
     return a.mean - b.mean - half, a.mean - b.mean + half
 
@@ -66,4 +78,3 @@ def compare(a: Estimate, b: Estimate, lower_is_better: bool = True) -> str:
     if abs(gap) <= math.hypot(a.se, b.se):
         return "tie"
     return "better" if (gap < 0) == lower_is_better else "worse"
-

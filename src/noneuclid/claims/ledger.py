@@ -72,12 +72,18 @@ def register(papers: list[str], path: Path = LEDGER, now: datetime.datetime | No
     claims files must be committed (so that the commit holds the rule). Returns the rows appended."""
     dirty = _git("status", "--porcelain", "--", *(str(data.DIR / f"{p}.yaml") for p in papers)).strip()
     if dirty:
-        raise RuntimeError(f"commit the claims files first (a rule is registered with the commit that holds it):\n{dirty}")
+        raise RuntimeError(
+            f"commit the claims files first (a rule is registered with the commit that holds it):\n{dirty}"
+        )
     commit = _git("rev-parse", "--short=12", "HEAD").strip()
     stamp = (now or datetime.datetime.now(datetime.timezone.utc)).strftime("%Y-%m-%dT%H:%M:%SZ")
     known = read(path)
-    new = [{"paper": p, "claim": c.id, "rule_hash": rule_hash(c), "commit": commit, "registered": stamp}
-           for p in papers for c in data.load(p).claims if (p, c.id, rule_hash(c)) not in known]
+    new = [
+        {"paper": p, "claim": c.id, "rule_hash": rule_hash(c), "commit": commit, "registered": stamp}
+        for p in papers
+        for c in data.load(p).claims
+        if (p, c.id, rule_hash(c)) not in known
+    ]
     fresh = not path.is_file()
     with path.open("a", newline="") as f:
         writer = csv.DictWriter(f, COLUMNS, lineterminator="\n")

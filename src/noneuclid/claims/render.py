@@ -42,20 +42,37 @@ LEGEND_TEMPLATE = (
     "same value, the interval has zero width and the exact test of the order the seeds show decides instead "
     "(the sign test, p = 2 / 2^n_a; for two arms the permutation test, p = 2 / C(n_a + n_b, n_a)). not testable "
     "here: a stated precondition fails (the reason is given). rule after runs: the claim's rule was registered "
-    "after the newest of its runs.")
+    "after the newest of its runs."
+)
 INTERVALS = {  # engine.INTERVALS in words, for the legend
     WELCH: "Welch's t-interval (unequal variances; t at the Welch-Satterthwaite degrees of freedom, fractional)",
     PAIRED: "Student's t-interval of the per-seed differences where the seeds are paired (n - 1 degrees of freedom)",
     ONE_ARM: "against a bound, Student's t-interval of the per-seed values (n - 1 degrees of freedom)",
-    SHARES: ("for shares of seeds (such as runs that failed), the exact Clopper-Pearson interval of each share, "
-             "squared and added as in Newcombe's interval for a difference of shares"),
-    EXACT: ("for one exact value of a fixed artifact (such as the authors' stored network), the value plus or "
-            "minus its floating-point rounding bound"),
+    SHARES: (
+        "for shares of seeds (such as runs that failed), the exact Clopper-Pearson interval of each share, "
+        "squared and added as in Newcombe's interval for a difference of shares"
+    ),
+    EXACT: (
+        "for one exact value of a fixed artifact (such as the authors' stored network), the value plus or "
+        "minus its floating-point rounding bound"
+    ),
 }
 CAPS = f"searched up to {MAX_SEEDS:,} seeds per arm", f"up to {SHARES_MAX_SEEDS:,} for shares"  # t-intervals, shares
 CSV_COLUMNS = [f.name for f in fields(Verdict) if f.name not in ("paper", "label", "runs")]  # text repeats, names
-DISPLAY_COLUMNS = ["claim", "cell", "source", "metric", "arms", "relation", "n", "ours", "difference [95 % interval]",
-                   "p", "verdict", "paper"]
+DISPLAY_COLUMNS = [
+    "claim",
+    "cell",
+    "source",
+    "metric",
+    "arms",
+    "relation",
+    "n",
+    "ours",
+    "difference [95 % interval]",
+    "p",
+    "verdict",
+    "paper",
+]
 RELATIONS = {ON_PAR: "on par within ±{:g}", AT_LEAST: "at least, down to -{:g}"}  # else: better (delta)
 
 
@@ -73,8 +90,9 @@ def legend(rows: Iterable[Verdict] = ()) -> str:
     their seeds-to-decide estimates."""
     used = {r.interval for r in rows} & set(INTERVALS) or set(INTERVALS)
     caps = [CAPS[0]] * bool(used - {SHARES, EXACT}) + [CAPS[1]] * (SHARES in used)
-    return LEGEND_TEMPLATE.format(intervals="; ".join(INTERVALS[i] for i in INTERVALS if i in used),
-                                  caps="; ".join(caps))
+    return LEGEND_TEMPLATE.format(
+        intervals="; ".join(INTERVALS[i] for i in INTERVALS if i in used), caps="; ".join(caps)
+    )
 
 
 LEGEND = legend()  # every interval: for a page that gathers several claims tables
@@ -83,8 +101,9 @@ LEGEND = legend()  # every interval: for a page that gathers several claims tabl
 def to_markdown(rows: Iterable[Verdict]) -> str:
     """A Markdown table of display(row) per row ('|' escaped), then the legend."""
     rows = list(rows)
-    table = pd.DataFrame([{k: v.replace("|", r"\|") for k, v in display(r).items()} for r in rows],
-                         columns=DISPLAY_COLUMNS)
+    table = pd.DataFrame(
+        [{k: v.replace("|", r"\|") for k, v in display(r).items()} for r in rows], columns=DISPLAY_COLUMNS
+    )
     return table.to_markdown(index=False) + "\n\n" + legend(rows) + "\n"
 
 
@@ -100,13 +119,19 @@ def display(row: Verdict) -> dict[str, str]:
     """One row in words and rounded numbers (DISPLAY_COLUMNS)."""
     tested = row.verdict != NOT_TESTABLE
     return {
-        "claim": row.claim, "cell": row.cell, "source": row.source, "metric": row.label or row.metric,
+        "claim": row.claim,
+        "cell": row.cell,
+        "source": row.source,
+        "metric": row.label or row.metric,
         "arms": f"{row.arm_a} vs {row.arm_b}",
         "relation": RELATIONS.get(row.relation, "better (delta {:g})").format(row.delta),
         "n": f"{row.n_a} pairs" if row.paired else f"{row.n_a}" + (f" + {row.n_b}" if row.n_b else ""),
         "ours": f"{_number(row.mean_a)} vs {_number(row.mean_b)}" if tested else "",
-        "difference [95 % interval]": (f"{_number(row.difference, '+')} [{_number(row.ci_low, '+')}, "
-                                       f"{_number(row.ci_high, '+')}]") if tested else "",
+        "difference [95 % interval]": (
+            f"{_number(row.difference, '+')} [{_number(row.ci_low, '+')}, {_number(row.ci_high, '+')}]"
+        )
+        if tested
+        else "",
         "p": f"{_p(row.p_adjusted)}, {_p(row.p_value)}" if tested else "",
         "verdict": _verdict(row),
         "paper": f"{row.paper} ({row.paper_source})" if row.paper else "",
@@ -119,8 +144,11 @@ def _verdict(row: Verdict) -> str:
         return f"{row.verdict}: {row.reason}{flag}"
     reason = row.reason if isinstance(row.reason, str) else ""  # a row read back from a CSV has nan for ""
     unadjusted = row.verdict_unadjusted if isinstance(row.verdict_unadjusted, str) else ""
-    notes = ([reason] if reason else []) + (_seeds(row) if row.verdict in (CONSISTENT, INCONCLUSIVE) else []) + (
-        [f"{unadjusted} before the adjustment"] if unadjusted and unadjusted != row.verdict else [])
+    notes = (
+        ([reason] if reason else [])
+        + (_seeds(row) if row.verdict in (CONSISTENT, INCONCLUSIVE) else [])
+        + ([f"{unadjusted} before the adjustment"] if unadjusted and unadjusted != row.verdict else [])
+    )
     return (f"{row.verdict} ({'; '.join(notes)})" if notes else row.verdict) + flag
 
 

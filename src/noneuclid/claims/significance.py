@@ -39,6 +39,7 @@ class Spread:
     """What a cell's difference d (paper's direction) and its interval rest on. kind: 't' (se, df), 'order'
     (every seed the same: the exact order test's p, `order_p`), 'shares' (p_a, n_a, p_b, n_b, sign) or
     'exact' (margin)."""
+
     kind: str
     d: float
     se: float = math.nan

@@ -41,7 +41,7 @@ def welch_df(var_a: float, n_a: int, var_b: float, n_b: int) -> float:
     """Welch-Satterthwaite's degrees of freedom of a difference of two means, var_a and var_b the
     variances of the means (s^2 / n): (var_a + var_b)^2 / (var_a^2 / (n_a - 1) + var_b^2 / (n_b - 1)),
     inf where both are 0."""
-    return (var_a + var_b) ** 2 / (var_a ** 2 / (n_a - 1) + var_b ** 2 / (n_b - 1)) if var_a + var_b > 0 else math.inf
+    return (var_a + var_b) ** 2 / (var_a**2 / (n_a - 1) + var_b**2 / (n_b - 1)) if var_a + var_b > 0 else math.inf
 
 
 def upper_tail(t: float, df: float) -> float:
@@ -77,8 +77,10 @@ def _fraction(a: float, b: float, x: float) -> float:
     c, d = 1.0, 1 / guard(1 - (a + b) * x / (a + 1))
     h = d
     for m in range(1, STEPS):
-        for numerator in (m * (b - m) * x / ((a + 2 * m - 1) * (a + 2 * m)),
-                          -(a + m) * (a + b + m) * x / ((a + 2 * m) * (a + 2 * m + 1))):
+        for numerator in (
+            m * (b - m) * x / ((a + 2 * m - 1) * (a + 2 * m)),
+            -(a + m) * (a + b + m) * x / ((a + 2 * m) * (a + 2 * m + 1)),
+        ):
             d, c = 1 / guard(1 + numerator * d), guard(1 + numerator / c)
             h *= d * c
         if abs(d * c - 1) < EPS:

@@ -40,8 +40,18 @@ T_DELTA, SHARE_DELTA = 1.0, 0.25
 CELLS = {BETTER_RELATION: 2_000, ON_PAR: 1_000, AT_LEAST: 1_000}  # cells per (kind, n, difference)
 FAMILY, FAMILIES = 8, 1_000  # cells of one simulated claim, claims simulated
 KINDS = (engine.WELCH, engine.PAIRED, engine.ONE_ARM, engine.SHARES)
-COLUMNS = ["kind", "relation", "n", "family", "delta", "true_difference", "difference_in_delta", "cells",
-           *(f"rate_{v.replace(' ', '_')}" for v in engine.VERDICTS[:4]), "rate_decided_falsely"]
+COLUMNS = [
+    "kind",
+    "relation",
+    "n",
+    "family",
+    "delta",
+    "true_difference",
+    "difference_in_delta",
+    "cells",
+    *(f"rate_{v.replace(' ', '_')}" for v in engine.VERDICTS[:4]),
+    "rate_decided_falsely",
+]
 
 
 @dataclass(frozen=True)
@@ -74,10 +84,18 @@ def _row(setting: Setting, verdicts: list[str], family: int) -> dict:
     delta = SHARE_DELTA if setting.kind == engine.SHARES else T_DELTA
     counts = {v: verdicts.count(v) / len(verdicts) for v in engine.VERDICTS[:4]}
     wrong = sum(_false(v, setting) for v in verdicts) / len(verdicts)
-    return {"kind": setting.kind, "relation": setting.relation, "n": setting.n, "family": family, "delta": delta,
-            "true_difference": setting.difference * delta, "difference_in_delta": setting.difference,
-            "cells": len(verdicts), **{f"rate_{v.replace(' ', '_')}": r for v, r in counts.items()},
-            "rate_decided_falsely": wrong}
+    return {
+        "kind": setting.kind,
+        "relation": setting.relation,
+        "n": setting.n,
+        "family": family,
+        "delta": delta,
+        "true_difference": setting.difference * delta,
+        "difference_in_delta": setting.difference,
+        "cells": len(verdicts),
+        **{f"rate_{v.replace(' ', '_')}": r for v, r in counts.items()},
+        "rate_decided_falsely": wrong,
+    }
 
 
 def _false(verdict: str, setting: Setting) -> bool:
@@ -104,8 +122,10 @@ def _draw(setting: Setting, rng: random.Random) -> tuple[list[float], list[float
     """Per-seed values of arm a and arm b of one simulated cell (module doc)."""
     n, d = setting.n, setting.difference * (SHARE_DELTA if setting.kind == engine.SHARES else T_DELTA)
     if setting.kind == engine.SHARES:
-        return ([float(rng.random() < 0.5 + d / 2) for _ in range(n)],
-                [float(rng.random() < 0.5 - d / 2) for _ in range(n)])
+        return (
+            [float(rng.random() < 0.5 + d / 2) for _ in range(n)],
+            [float(rng.random() < 0.5 - d / 2) for _ in range(n)],
+        )
     if setting.kind == engine.ONE_ARM:
         return [rng.gauss(d, 1.0) for _ in range(n)], []
     if setting.kind == engine.PAIRED:
@@ -144,7 +164,9 @@ def _family(setting: Setting, rng: random.Random) -> list[str]:
     judged = [_judged(setting, *_draw(setting, rng)) for _ in range(FAMILY)]
     differences = [d for d, _ in judged]
     ps, ps_delta = (holm([p[i] for _, p in judged]) for i in (1, 2))
-    return [engine.classify(d, p, p_delta, setting.relation, T_DELTA) for d, p, p_delta in zip(differences, ps, ps_delta)]
+    return [
+        engine.classify(d, p, p_delta, setting.relation, T_DELTA) for d, p, p_delta in zip(differences, ps, ps_delta)
+    ]
 
 
 def _worst(family: list[str], setting: Setting) -> str:

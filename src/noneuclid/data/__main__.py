@@ -30,18 +30,29 @@ def _root(args: argparse.Namespace, root: str) -> Path:
 
 
 def main(argv=None) -> int:
-    parser = argparse.ArgumentParser(prog="python -m noneuclid.data", description=__doc__,
-                                     formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser = argparse.ArgumentParser(
+        prog="python -m noneuclid.data", description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter
+    )
     parser.add_argument("action", choices=["fetch", "verify"])
-    parser.add_argument("names", nargs="*", default=[n for n, s in SOURCES.items() if s.make_data],
-                        help=f"datasets among {sorted(SOURCES)}")
+    parser.add_argument(
+        "names",
+        nargs="*",
+        default=[n for n, s in SOURCES.items() if s.make_data],
+        help=f"datasets among {sorted(SOURCES)}",
+    )
     parser.add_argument("--data-dir", type=Path, required=True)
-    parser.add_argument("--generated-dir", type=Path, default=None, help="the generated-data root (wordnet; "
-                        "cifar10 written from a mirror); default: --data-dir")
-    parser.add_argument("--mirror", type=Path, default=None, help="a local folder with the data root's layout "
-                        "to copy from")
-    parser.add_argument("--wordnet-dict", type=Path, default=None, help="a WordNet 3.0 dict folder to copy "
-                        "(default /usr/share/wordnet)")
+    parser.add_argument(
+        "--generated-dir",
+        type=Path,
+        default=None,
+        help="the generated-data root (wordnet; cifar10 written from a mirror); default: --data-dir",
+    )
+    parser.add_argument(
+        "--mirror", type=Path, default=None, help="a local folder with the data root's layout to copy from"
+    )
+    parser.add_argument(
+        "--wordnet-dict", type=Path, default=None, help="a WordNet 3.0 dict folder to copy (default /usr/share/wordnet)"
+    )
     args = parser.parse_args(argv)
     try:
         for name in args.names:

@@ -24,8 +24,13 @@ def authors_metadata(reference: Path, setups: dict[str, dict]) -> dict[str, dict
     import h5py
 
     with h5py.File(reference / METADATA, "r") as f:
-        return {setup: {"curve": np.asarray(f[f"loss_array{ref['gml']}"][()], dtype=float),
-                        "accuracy": float(f[f"accuracy_score{ref['gml']}"][()])} for setup, ref in setups.items()}
+        return {
+            setup: {
+                "curve": np.asarray(f[f"loss_array{ref['gml']}"][()], dtype=float),
+                "accuracy": float(f[f"accuracy_score{ref['gml']}"][()]),
+            }
+            for setup, ref in setups.items()
+        }
 
 
 def authors_curves(reference: Path, setups: dict[str, dict]) -> dict[str, np.ndarray] | None:

@@ -76,9 +76,11 @@ Split = tuple[Tensor, Tensor]  # images [count, C, 32, 32], int64 labels [count]
 
 def _check(path: Path, actual: str, expected: str, kind: str) -> None:
     if actual != expected:
-        raise DataError(f"corrupt data file {path}: {kind} {actual}, expected {expected}. Delete the "
-                        f"{path.parent.name} folder and get CIFAR-10 again (python -m noneuclid.data fetch "
-                        f"cifar10 --data-dir {path.parents[2]})")
+        raise DataError(
+            f"corrupt data file {path}: {kind} {actual}, expected {expected}. Delete the "
+            f"{path.parent.name} folder and get CIFAR-10 again (python -m noneuclid.data fetch "
+            f"cifar10 --data-dir {path.parents[2]})"
+        )
 
 
 def read_python_batch(path: Path) -> tuple[np.ndarray, np.ndarray]:
@@ -120,12 +122,16 @@ def find(data_dir, generated_dir=None) -> Path:
     if script.is_file():  # a shared/data style copy: lossless sprites plus the script that rebuilds the files
         how = f"{sys.executable} {script} {out}"
         if generated_dir is None:
-            how += (f"  (if {data_root} is read-only, write DIR/cifar10 for a writable DIR instead and pass DIR "
-                    f"as generated_dir, e.g. paths.generated_dir)")
+            how += (
+                f"  (if {data_root} is read-only, write DIR/cifar10 for a writable DIR instead and pass DIR "
+                f"as generated_dir, e.g. paths.generated_dir)"
+            )
     else:
-        how = (f"python -m noneuclid.data fetch cifar10 --data-dir {data_root} (downloads {URL}, md5 {TAR_MD5}, "
-               f"and extracts {PY_DIR}/ into {data_root / FOLDER}; or do that by hand), or from a copy of "
-               f"shared/data: python -m noneuclid.data fetch cifar10 --data-dir {data_root} --mirror SHARED_DATA")
+        how = (
+            f"python -m noneuclid.data fetch cifar10 --data-dir {data_root} (downloads {URL}, md5 {TAR_MD5}, "
+            f"and extracts {PY_DIR}/ into {data_root / FOLDER}; or do that by hand), or from a copy of "
+            f"shared/data: python -m noneuclid.data fetch cifar10 --data-dir {data_root} --mirror SHARED_DATA"
+        )
     raise DataError(f"missing CIFAR-10: none of {tried} holds all of {', '.join(BATCHES)}. Get it with: {how}")
 
 
@@ -139,7 +145,9 @@ def load_uint8(data_dir, generated_dir=None) -> tuple[Split, Split]:
     return tuple((torch.from_numpy(x), torch.from_numpy(y)) for x, y in (train, parts[-1]))
 
 
-def val_test_split(count: int = 10_000, fraction: float = VAL_FRACTION, seed: int = SPLIT_SEED) -> tuple[Tensor, Tensor]:
+def val_test_split(
+    count: int = 10_000, fraction: float = VAL_FRACTION, seed: int = SPLIT_SEED
+) -> tuple[Tensor, Tensor]:
     """(validation indices, test indices), each sorted: the first round(fraction * count) of a fixed
     permutation, and the rest."""
     perm = np.random.default_rng(seed).permutation(count)
@@ -161,7 +169,7 @@ def normalize(images: Tensor, zero_channel: bool = False) -> Tensor:
     out = torch.empty(count, channels + zero_channel, h, w, dtype=torch.float32, device=images.device)
     if zero_channel:
         out[:, 0] = 0
-    x = out[:, int(zero_channel):]
+    x = out[:, int(zero_channel) :]
     x.copy_(images).div_(255)
     mean = torch.tensor(MEAN, device=x.device).view(1, 3, 1, 1)
     std = torch.tensor(STD, device=x.device).view(1, 3, 1, 1)
@@ -224,8 +232,10 @@ def fetch(data_dir, mirror=None) -> Path:
         with urllib.request.urlopen(URL, timeout=300) as r:
             blob = r.read()
     except OSError as e:
-        raise DataError(f"could not download {URL}: {e}. Offline? Use a copy of shared/data: "
-                        f"python -m noneuclid.data fetch cifar10 --data-dir {data_dir} --mirror PATH") from e
+        raise DataError(
+            f"could not download {URL}: {e}. Offline? Use a copy of shared/data: "
+            f"python -m noneuclid.data fetch cifar10 --data-dir {data_dir} --mirror PATH"
+        ) from e
     if hashlib.md5(blob).hexdigest() != TAR_MD5:
         raise DataError(f"{URL} does not match md5 {TAR_MD5}; the download is corrupt")
     (dest / PY_DIR).mkdir(exist_ok=True)

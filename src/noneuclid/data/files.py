@@ -120,8 +120,10 @@ def require(name: str, data_dir: str | os.PathLike, files: list[str] | None = No
             raise DataError(f"missing data file {path} (dataset {name!r}). Fetch it with: {hint}")
         actual = sha256sum(path)
         if actual != expected:
-            raise DataError(f"corrupt data file {path}: sha256 {actual}, expected {expected}. "
-                            f"Delete it and fetch it again with: {hint}")
+            raise DataError(
+                f"corrupt data file {path}: sha256 {actual}, expected {expected}. "
+                f"Delete it and fetch it again with: {hint}"
+            )
     return folder
 
 
@@ -155,5 +157,8 @@ def _download(ds: Dataset, fname: str, dest: Path) -> None:
             return
         except OSError as e:  # URLError is an OSError
             errors.append(f"{base + fname}: {e}")
-    raise DataError(f"could not download {fname}; tried:\n  " + "\n  ".join(errors) +
-                    "\nOffline? Copy the files from a mirror: make data DATA_MIRROR=/path/to/mirror")
+    raise DataError(
+        f"could not download {fname}; tried:\n  "
+        + "\n  ".join(errors)
+        + "\nOffline? Copy the files from a mirror: make data DATA_MIRROR=/path/to/mirror"
+    )

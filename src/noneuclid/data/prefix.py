@@ -26,8 +26,9 @@ MAX_LEN = 20
 SPLITS = {"train": (500_000, 1), "dev": (10_000, 2), "test": (10_000, 3)}
 
 
-def make_split(percent: int, size: int, seed: int,
-               paired: bool = False) -> tuple[list[list[int]], list[list[int]], list[int]]:
+def make_split(
+    percent: int, size: int, seed: int, paired: bool = False
+) -> tuple[list[list[int]], list[list[int]], list[int]]:
     """`size` examples (size must be even) as (first sentences, second sentences, labels); shuffled,
     or with paired=True each first sentence's positive and negative pair side by side."""
     if size % 2:

@@ -21,6 +21,7 @@ class Source:
     what to run, where it is not here or not whole. root: where it is fetched with the others ("data" or
     "generated"; mirrored_root: where, when copied from a mirror); mirror: the fetch command's option that
     names its mirror; make_data: `make data` fetches it."""
+
     fetch: Callable[[Path, Path | None], object]
     verify: Callable[[Path, Path], object]
     root: str = "data"
@@ -48,12 +49,18 @@ def _snli_dev_and_test(data_dir: Path, generated_dir: Path) -> None:
 
 
 SOURCES = {
-    "mnist": Source(lambda root, mirror: files.fetch("mnist", root, mirror),
-                    lambda data_dir, generated_dir: files.require("mnist", data_dir)),
+    "mnist": Source(
+        lambda root, mirror: files.fetch("mnist", root, mirror),
+        lambda data_dir, generated_dir: files.require("mnist", data_dir),
+    ),
     "cifar10": Source(cifar10.fetch, cifar10.verify, mirrored_root="generated"),  # a mirror's images: batches written
     "wikitext2": Source(_wikitext2, lambda data_dir, generated_dir: wikitext2.verify(data_dir)),
-    "wordnet": Source(wordnet.fetch, lambda data_dir, generated_dir: wordnet.require(generated_dir), root="generated",
-                      mirror="wordnet_dict"),  # a WordNet 3.0 dict folder, Debian's by default
+    "wordnet": Source(
+        wordnet.fetch,
+        lambda data_dir, generated_dir: wordnet.require(generated_dir),
+        root="generated",
+        mirror="wordnet_dict",
+    ),  # a WordNet 3.0 dict folder, Debian's by default
     "snli": Source(lambda root, mirror: snli.fetch(root), _snli_dev_and_test, make_data=False),  # a large archive
 }
 
@@ -61,8 +68,10 @@ SOURCES = {
 def source(name: str) -> Source:
     """The dataset `name`'s row; an unknown name is a DataError that says where to add it."""
     if name not in SOURCES:
-        raise DataError(f"unknown dataset {name!r}: choose from {sorted(SOURCES)}, or add its row to "
-                        "noneuclid/data/registry.py (SOURCES) with its loader under noneuclid/data/")
+        raise DataError(
+            f"unknown dataset {name!r}: choose from {sorted(SOURCES)}, or add its row to "
+            "noneuclid/data/registry.py (SOURCES) with its loader under noneuclid/data/"
+        )
     return SOURCES[name]
 
 

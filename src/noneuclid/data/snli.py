@@ -25,8 +25,11 @@ from noneuclid.data.files import DataError
 
 URL = "https://nlp.stanford.edu/projects/snli/snli_1.0.zip"
 ZIP_MD5 = "981c3df556bbaea3f17f752456d0088c"
-JSONL_MD5 = {"train": "ff0cea1eb2dd6d4cec2d5698f6f66ee5", "dev": "b23798a0751d9a3dccac16a232496ca5",
-             "test": "2392a35de49893c84b08fb92de6fc5e4"}
+JSONL_MD5 = {
+    "train": "ff0cea1eb2dd6d4cec2d5698f6f66ee5",
+    "dev": "b23798a0751d9a3dccac16a232496ca5",
+    "test": "2392a35de49893c84b08fb92de6fc5e4",
+}
 HF_LABELS = {0: "entailment", 1: "neutral", 2: "contradiction"}
 
 
@@ -57,8 +60,10 @@ def _triples(split: str, folder: Path):
         if (folder / name).is_file():
             path = folder / name
             if _md5(path) != JSONL_MD5[split]:
-                raise DataError(f"corrupt data file {path}: its content's md5 is not {JSONL_MD5[split]}. "
-                                f"Fetch SNLI again: python -m noneuclid.data fetch snli --data-dir {folder.parent}")
+                raise DataError(
+                    f"corrupt data file {path}: its content's md5 is not {JSONL_MD5[split]}. "
+                    f"Fetch SNLI again: python -m noneuclid.data fetch snli --data-dir {folder.parent}"
+                )
             with _open_text(path) as f:
                 for line in f:
                     d = json.loads(line)
@@ -76,16 +81,18 @@ def _triples(split: str, folder: Path):
     parquet = sorted(folder.glob(f"{split}-*.parquet"))
     if parquet:
         import pandas as pd
+
         for part in parquet:
             df = pd.read_parquet(part)
             for p, h, y in zip(df.premise, df.hypothesis, df.label):
                 yield HF_LABELS.get(int(y), "-"), p, h
         return
-    hint = ("SNLI's training split is not on this machine (see ../shared/data/README.md); "
-            if split == "train" else "")
-    raise DataError(f"missing data file {folder}/snli_1.0_{split}.jsonl (or .txt, .jsonl.gz, or the "
-                    f"Hugging Face {split}-*.parquet). {hint}Fetch it with: "
-                    f"python -m noneuclid.data fetch snli --data-dir {folder.parent} (needs a network)")
+    hint = "SNLI's training split is not on this machine (see ../shared/data/README.md); " if split == "train" else ""
+    raise DataError(
+        f"missing data file {folder}/snli_1.0_{split}.jsonl (or .txt, .jsonl.gz, or the "
+        f"Hugging Face {split}-*.parquet). {hint}Fetch it with: "
+        f"python -m noneuclid.data fetch snli --data-dir {folder.parent} (needs a network)"
+    )
 
 
 def load(data_dir, split: str) -> tuple[list[list[str]], list[list[str]], list[int]]:
@@ -113,6 +120,9 @@ def fetch(data_dir) -> Path:
         raise DataError(f"{URL} does not match md5 {ZIP_MD5}; the download is corrupt")
     with zipfile.ZipFile(io.BytesIO(blob)) as z:
         for split in JSONL_MD5:
-            with z.open(f"snli_1.0/snli_1.0_{split}.jsonl") as src, open(folder / f"snli_1.0_{split}.jsonl", "wb") as dst:
+            with (
+                z.open(f"snli_1.0/snli_1.0_{split}.jsonl") as src,
+                open(folder / f"snli_1.0_{split}.jsonl", "wb") as dst,
+            ):
                 shutil.copyfileobj(src, dst)
     return folder

@@ -59,9 +59,23 @@ CONTENT_SHA256 = {  # of the uncompressed files
     "test": "d790b833ef8cf03a90db7bf1271b7520b83c45ce07ba3c1a9699df81e239eca0",
 }
 
-_RULES = [(re.compile(p), r) for p, r in [
-    (r"\'", " '  "), (r"\"", ""), (r"\.", " . "), (r"<br \/>", " "), (r",", " , "), (r"\(", " ( "),
-    (r"\)", " ) "), (r"\!", " ! "), (r"\?", " ? "), (r"\;", " "), (r"\:", " "), (r"\s+", " ")]]
+_RULES = [
+    (re.compile(p), r)
+    for p, r in [
+        (r"\'", " '  "),
+        (r"\"", ""),
+        (r"\.", " . "),
+        (r"<br \/>", " "),
+        (r",", " , "),
+        (r"\(", " ( "),
+        (r"\)", " ) "),
+        (r"\!", " ! "),
+        (r"\?", " ? "),
+        (r"\;", " "),
+        (r"\:", " "),
+        (r"\s+", " "),
+    ]
+]
 
 
 def tokenize(line: str) -> list[str]:
@@ -73,8 +87,10 @@ def tokenize(line: str) -> list[str]:
 
 
 def _fix_hint(data_dir) -> str:
-    return (f"python -m noneuclid.data fetch wikitext2 --data-dir {data_dir} (downloads {ZIP_URL}), or from a "
-            f"copy of shared/data: python -m noneuclid.data fetch wikitext2 --data-dir {data_dir} --mirror PATH")
+    return (
+        f"python -m noneuclid.data fetch wikitext2 --data-dir {data_dir} (downloads {ZIP_URL}), or from a "
+        f"copy of shared/data: python -m noneuclid.data fetch wikitext2 --data-dir {data_dir} --mirror PATH"
+    )
 
 
 def read_split(data_dir, split: str) -> str:
@@ -85,11 +101,15 @@ def read_split(data_dir, split: str) -> str:
             raw = gzip.decompress(path.read_bytes()) if path.suffix == ".gz" else path.read_bytes()
             actual = hashlib.sha256(raw).hexdigest()
             if actual != CONTENT_SHA256[split]:
-                raise DataError(f"corrupt data file {path}: content sha256 {actual}, expected "
-                                f"{CONTENT_SHA256[split]}. Delete it and fetch it again: {_fix_hint(data_dir)}")
+                raise DataError(
+                    f"corrupt data file {path}: content sha256 {actual}, expected "
+                    f"{CONTENT_SHA256[split]}. Delete it and fetch it again: {_fix_hint(data_dir)}"
+                )
             return raw.decode("utf-8")
-    raise DataError(f"missing data file {folder / split}.txt (or {split}.txt.gz), the official "
-                    f"wiki.{split}.tokens renamed. Fetch it with: {_fix_hint(data_dir)}")
+    raise DataError(
+        f"missing data file {folder / split}.txt (or {split}.txt.gz), the official "
+        f"wiki.{split}.tokens renamed. Fetch it with: {_fix_hint(data_dir)}"
+    )
 
 
 def _tokens(text: str) -> list[str]:
@@ -141,12 +161,18 @@ def load(data_dir, multiple_of: int = 1, max_tokens: int | None = None) -> Corpu
 def truncated(corpus: Corpus, train_tokens: int | None = None, eval_tokens: int | None = None) -> Corpus:
     """The corpus with only the first train_tokens of train and eval_tokens of valid and test (None:
     all); the vocabulary stays the one built from the whole training split (a reduced profile)."""
+
     def head(stream: Tensor, k: int | None) -> Tensor:
         if k is not None and not 0 < k:
             raise ValueError(f"token counts must be positive or null, got {k}")
         return stream if k is None else stream[:k]
-    return replace(corpus, train=head(corpus.train, train_tokens), valid=head(corpus.valid, eval_tokens),
-                   test=head(corpus.test, eval_tokens))
+
+    return replace(
+        corpus,
+        train=head(corpus.train, train_tokens),
+        valid=head(corpus.valid, eval_tokens),
+        test=head(corpus.test, eval_tokens),
+    )
 
 
 def unigram_perplexity(train: Tensor, evaluated: Tensor, words: int) -> float:
@@ -177,7 +203,7 @@ def get_batch(source: Tensor, i: int, bptt: int = 35) -> tuple[Tensor, Tensor]:
     seq_len = min(bptt, source.size(0) - 1 - i)
     if i < 0 or seq_len < 1:
         raise IndexError(f"row {i} has no next row to predict (source has {source.size(0)} rows)")
-    return source[i: i + seq_len], source[i + 1: i + 1 + seq_len].reshape(-1)
+    return source[i : i + seq_len], source[i + 1 : i + 1 + seq_len].reshape(-1)
 
 
 def verify(data_dir) -> Path:
@@ -205,8 +231,10 @@ def fetch(data_dir) -> Path:
                 with urllib.request.urlopen(RAW_URL.format(split=s), timeout=300) as r:
                     texts[s] = r.read()
         except OSError as e2:
-            raise DataError(f"could not download WikiText-2: {e}; {e2}. Offline? Copy it from shared/data: "
-                            f"python -m noneuclid.data fetch wikitext2 --data-dir {data_dir} --mirror PATH") from e2
+            raise DataError(
+                f"could not download WikiText-2: {e}; {e2}. Offline? Copy it from shared/data: "
+                f"python -m noneuclid.data fetch wikitext2 --data-dir {data_dir} --mirror PATH"
+            ) from e2
     for s, blob in texts.items():
         if hashlib.sha256(blob).hexdigest() != CONTENT_SHA256[s]:
             raise DataError(f"the downloaded {s} split does not match sha256 {CONTENT_SHA256[s]}")

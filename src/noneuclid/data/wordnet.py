@@ -37,12 +37,14 @@ from torch import Tensor
 from noneuclid.data import files
 from noneuclid.data.files import DataError
 
-ROOT = "nltk_data"                     # the NLTK data root, under generated_dir
-FOLDER = f"{ROOT}/corpora/wordnet"     # = files.DATASETS["wordnet"].folder
+ROOT = "nltk_data"  # the NLTK data root, under generated_dir
+FOLDER = f"{ROOT}/corpora/wordnet"  # = files.DATASETS["wordnet"].folder
 DEBIAN_DICT = Path("/usr/share/wordnet")
-INSTALL_HINT = ("apt-get install wordnet-base wordnet-sense-index (Debian/Ubuntu; as root), then: "
-                "python -m noneuclid.data fetch wordnet --data-dir GENERATED_DIR; or pass any WordNet 3.0 "
-                "dict folder with --wordnet-dict /path/to/WordNet-3.0/dict")
+INSTALL_HINT = (
+    "apt-get install wordnet-base wordnet-sense-index (Debian/Ubuntu; as root), then: "
+    "python -m noneuclid.data fetch wordnet --data-dir GENERATED_DIR; or pass any WordNet 3.0 "
+    "dict folder with --wordnet-dict /path/to/WordNet-3.0/dict"
+)
 HYPERNYM_POINTERS = ("@", "@i")
 SUBTREES = ("animal.n.01", "group.n.01", "worker.n.01", "mammal.n.01")  # Ganea et al., Table 2
 NOUNS, CLOSURE_EDGES = 82_115, 743_086  # the WordNet 3.0 noun closure's nodes and edges
@@ -82,8 +84,9 @@ def fetch(generated_dir, mirror=None) -> Path:
         if name == "lexnames" or ((dest / name).is_file() and files.sha256sum(dest / name) == expected[name]):
             continue
         if not (source / name).is_file():
-            raise DataError(f"{source} lacks {name} (index.sense is in Debian's wordnet-sense-index). "
-                            f"Install with: {INSTALL_HINT}")
+            raise DataError(
+                f"{source} lacks {name} (index.sense is in Debian's wordnet-sense-index). Install with: {INSTALL_HINT}"
+            )
         tmp = files.temporary_sibling(dest / name)
         shutil.copyfile(source / name, tmp)
         os.replace(tmp, dest / name)
@@ -104,12 +107,15 @@ def require(generated_dir) -> Path:
     """The prepared corpora/wordnet folder, after checking every file's sha256 (DataError says what to run)."""
     root = Path(generated_dir)
     if not (root / FOLDER / "data.noun").is_file():
-        raise DataError(f"WordNet 3.0 is not prepared in {root / FOLDER}. Run: make data, or "
-                        f"python -m noneuclid.data fetch wordnet --data-dir {root} (needs {INSTALL_HINT})")
+        raise DataError(
+            f"WordNet 3.0 is not prepared in {root / FOLDER}. Run: make data, or "
+            f"python -m noneuclid.data fetch wordnet --data-dir {root} (needs {INSTALL_HINT})"
+        )
     return files.require("wordnet", root)
 
 
 # -- parsing ---------------------------------------------------------------------------------------------
+
 
 def _lines(path: Path):
     with open(path, encoding="utf-8") as f:
@@ -134,7 +140,7 @@ def parse_nouns(dict_dir) -> tuple[list[str], list[list[int]], list[list[int]]]:
     for line in _lines(dict_dir / "index.noun"):
         fields = line.split()
         count = int(fields[2])
-        senses[fields[0]] = [int(o) for o in fields[len(fields) - count:]]
+        senses[fields[0]] = [int(o) for o in fields[len(fields) - count :]]
     names = [f"{lemma}.n.{senses[lemma].index(off) + 1:02d}" for lemma, off in zip(first_lemma, offsets)]
     node = {off: i for i, off in enumerate(offsets)}
     return names, *([[node[o] for sym, o in ptrs if sym == symbol] for ptrs in pointers] for symbol in ("@", "@i"))
@@ -166,8 +172,11 @@ def closure(hypernyms: list[list[int]], instance_hypernyms: list[list[int]] | No
     are the nodes reached by a path of instance-hypernym steps followed by hypernym steps (@i* @*).
     """
     plain = _ancestors(hypernyms)
-    full = plain if instance_hypernyms is None else [
-        a | plain[u] for u, a in enumerate(_ancestors(instance_hypernyms, plain))]
+    full = (
+        plain
+        if instance_hypernyms is None
+        else [a | plain[u] for u, a in enumerate(_ancestors(instance_hypernyms, plain))]
+    )
     pairs = [(u, a) for u in range(len(full)) for a in sorted(full[u])]
     return np.array(pairs, dtype=np.int64).reshape(-1, 2)
 
@@ -175,6 +184,7 @@ def closure(hypernyms: list[list[int]], instance_hypernyms: list[list[int]] | No
 @dataclass
 class Hierarchy:
     """Node names [nodes] and the closure's (node, ancestor) edges [edges, 2]."""
+
     names: list[str]
     edges: Tensor
 
@@ -190,8 +200,7 @@ class Hierarchy:
         mask[self.edges[self.edges[:, 1] == self.names.index(root), 0]] = True
         return mask
 
-
-    def restricted(self, root: str) -> "Hierarchy":
+    def restricted(self, root: str) -> Hierarchy:
         """The closure of `root` and its descendants (e.g. the mammal closure of Nickel & Kiela)."""
         keep = self.descendants(root)
         keep[self.names.index(root)] = True

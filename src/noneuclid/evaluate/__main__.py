@@ -17,46 +17,89 @@ from noneuclid.runs.lookup import seed_list
 
 def _parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(prog="python -m noneuclid.evaluate", description=__doc__)
-    parser.add_argument("what", choices=["authors-networks", "drift", "timing", "table2-reference", "engine-validation",
-                                         "float32-atlas"])
-    parser.add_argument("--data", type=Path, default=Path(os.environ.get("NONEUCLID_DATA_DIR", "data")),
-                        help="authors-networks, drift: the data root with mnist/ and reference/brantner_gml/")
+    parser.add_argument(
+        "what",
+        choices=["authors-networks", "drift", "timing", "table2-reference", "engine-validation", "float32-atlas"],
+    )
+    parser.add_argument(
+        "--data",
+        type=Path,
+        default=Path(os.environ.get("NONEUCLID_DATA_DIR", "data")),
+        help="authors-networks, drift: the data root with mnist/ and reference/brantner_gml/",
+    )
     parser.add_argument("--runs", type=Path, default=Path(os.environ.get("NONEUCLID_RUNS_DIR", "runs")))
     parser.add_argument("--profile", default="cpu")
-    parser.add_argument("--out", type=Path, default=None,
-                        help="default: results/brantner/<profile> (authors-networks, drift, timing), "
-                             "results/hnn/<profile> (table2-reference), results/engine (engine-validation), "
-                             "results/geometry (float32-atlas)")
-    parser.add_argument("--train-images", type=int, default=None,
-                        help="authors-networks: the training loss over the first N training images "
-                             "(default: all 60,000)")
-    parser.add_argument("--steps", type=int, default=None,
-                        help="drift: optimizer steps (default: the paper profile's epochs x batches per epoch); "
-                             "timing: training steps per timed block (default: one epoch)")
+    parser.add_argument(
+        "--out",
+        type=Path,
+        default=None,
+        help="default: results/brantner/<profile> (authors-networks, drift, timing), "
+        "results/hnn/<profile> (table2-reference), results/engine (engine-validation), "
+        "results/geometry (float32-atlas)",
+    )
+    parser.add_argument(
+        "--train-images",
+        type=int,
+        default=None,
+        help="authors-networks: the training loss over the first N training images (default: all 60,000)",
+    )
+    parser.add_argument(
+        "--steps",
+        type=int,
+        default=None,
+        help="drift: optimizer steps (default: the paper profile's epochs x batches per epoch); "
+        "timing: training steps per timed block (default: one epoch)",
+    )
     parser.add_argument("--repeats", type=int, default=5, help="timing: interleaved rounds (one block per arm each)")
     parser.add_argument("--threads", type=int, default=1, help="timing: torch threads")
-    parser.add_argument("--device", choices=sorted(timing.FILES), default="cpu",
-                        help="timing: where to time (cuda writes timing_gpu.csv)")
-    parser.add_argument("--drift-seeds", nargs="+", type=retraction_seeds, default=None, metavar="RETRACTION=SEEDS",
-                        help="drift: seeds per retraction (default: geodesic=0-2 cayley=0)")
-    parser.add_argument("overrides", nargs="*", help="drift: the optimizers' overrides (default: "
-                        "optim.section=householder); timing: the arms' training overrides")
+    parser.add_argument(
+        "--device",
+        choices=sorted(timing.FILES),
+        default="cpu",
+        help="timing: where to time (cuda writes timing_gpu.csv)",
+    )
+    parser.add_argument(
+        "--drift-seeds",
+        nargs="+",
+        type=retraction_seeds,
+        default=None,
+        metavar="RETRACTION=SEEDS",
+        help="drift: seeds per retraction (default: geodesic=0-2 cayley=0)",
+    )
+    parser.add_argument(
+        "overrides",
+        nargs="*",
+        help="drift: the optimizers' overrides (default: "
+        "optim.section=householder); timing: the arms' training overrides",
+    )
     return parser
 
 
 def _evaluate(args: argparse.Namespace) -> list:
     """Runs the evaluation args.what; the files it wrote."""
     if args.what == "authors-networks":
-        return authors_networks.make(reference_dir(args.data), args.data,
-                                     args.out or Path("results") / "brantner" / args.profile, args.train_images)
+        return authors_networks.make(
+            reference_dir(args.data),
+            args.data,
+            args.out or Path("results") / "brantner" / args.profile,
+            args.train_images,
+        )
     if args.what == "drift":
         out = args.out or Path("results") / "brantner" / args.profile
         seeds = dict(args.drift_seeds or drift.SEEDS.items())
-        return drift.make(reference_dir(args.data), args.data, out, args.steps, seeds=seeds,
-                          overrides=args.overrides or drift.SECTION)
+        return drift.make(
+            reference_dir(args.data), args.data, out, args.steps, seeds=seeds, overrides=args.overrides or drift.SECTION
+        )
     if args.what == "timing":
-        return timing.make(args.profile, args.out or Path("results") / "brantner" / args.profile, args.repeats,
-                           args.steps, args.threads, args.overrides, args.device)
+        return timing.make(
+            args.profile,
+            args.out or Path("results") / "brantner" / args.profile,
+            args.repeats,
+            args.steps,
+            args.threads,
+            args.overrides,
+            args.device,
+        )
     if args.what == "engine-validation":
         return engine_validation.make(args.out or engine_validation.OUT)
     if args.what == "float32-atlas":

@@ -73,8 +73,18 @@ def gradient_shares(grad_norm: torch.Tensor, mean_norm: torch.Tensor, batches: i
     return a2.sqrt(), (1 - a2).sqrt()
 
 
-def simulate(optim_cfg, grad_norm: torch.Tensor, mean_norm: torch.Tensor, batches: int, steps: int, every: int,
-             seeds, N: int, n: int, dtype=torch.float32) -> pd.DataFrame:
+def simulate(
+    optim_cfg,
+    grad_norm: torch.Tensor,
+    mean_norm: torch.Tensor,
+    batches: int,
+    steps: int,
+    every: int,
+    seeds,
+    N: int,
+    n: int,
+    dtype=torch.float32,
+) -> pd.DataFrame:
     """The optimizer of optim_cfg on P = len(grad_norm) points of St(N, n) per seed for `steps` steps with
     the gradients of the module doc (grad_norm, mean_norm [P] from K = `batches` batches); columns step,
     seed, max_dev, median_dev (one row per record and seed)."""
@@ -98,8 +108,14 @@ def simulate(optim_cfg, grad_norm: torch.Tensor, mean_norm: torch.Tensor, batche
 
 def _record(step: int, seeds, param: torch.Tensor) -> pd.DataFrame:
     dev = deviations(param.detach())  # [S, P]
-    return pd.DataFrame({"step": step, "seed": list(seeds), "max_dev": dev.amax(-1).numpy(),
-                         "median_dev": dev.quantile(0.5, dim=-1).numpy()})
+    return pd.DataFrame(
+        {
+            "step": step,
+            "seed": list(seeds),
+            "max_dev": dev.amax(-1).numpy(),
+            "median_dev": dev.quantile(0.5, dim=-1).numpy(),
+        }
+    )
 
 
 def paper_steps(data_dir: Path) -> int:
@@ -116,10 +132,19 @@ def authors_drift(reference: Path, step: int) -> pd.DataFrame:
     for name in OPTIMIZERS:
         file = f"mnist_nn{SETUPS[f'{name}_stiefel']['gml']}.h5"
         model = load_gml(reference / file)
-        dev = torch.cat([deviations(p.detach()).flatten() for p in model.parameters()
-                         if isinstance(p, StiefelParameter)])  # [P]
-        rows.append({"optimizer": name, "file": file, "projections": len(dev), "step": step,
-                     "max_dev": float(dev.max()), "median_dev": float(dev.quantile(0.5))})
+        dev = torch.cat(
+            [deviations(p.detach()).flatten() for p in model.parameters() if isinstance(p, StiefelParameter)]
+        )  # [P]
+        rows.append(
+            {
+                "optimizer": name,
+                "file": file,
+                "projections": len(dev),
+                "step": step,
+                "max_dev": float(dev.max()),
+                "median_dev": float(dev.quantile(0.5)),
+            }
+        )
     return pd.DataFrame(rows)
 
 
@@ -132,14 +157,30 @@ def grid(norms: pd.DataFrame, steps: int, every: int, seeds: dict, overrides=())
         g, m = (torch.tensor(recorded[c].to_numpy()) for c in ("grad_norm", "mean_norm"))
         for retraction, retraction_seeds in seeds.items():
             cfg = paper_config(name, [*overrides, f"optim.retraction={retraction}"])
-            run = simulate(cfg.optim, g, m, int(recorded.batches.iloc[0]), steps, every, retraction_seeds,
-                           cfg.model.dim, cfg.model.dim // cfg.model.heads)
+            run = simulate(
+                cfg.optim,
+                g,
+                m,
+                int(recorded.batches.iloc[0]),
+                steps,
+                every,
+                retraction_seeds,
+                cfg.model.dim,
+                cfg.model.dim // cfg.model.heads,
+            )
             frames.append(run.assign(optimizer=name, retraction=retraction, section=cfg.optim.section))
     return pd.concat(frames, ignore_index=True)[COLUMNS]
 
 
-def make(reference: Path, data_dir: Path, out: Path, steps: int | None = None, every: int = 250,
-         seeds: dict = SEEDS, overrides=SECTION) -> list[Path]:
+def make(
+    reference: Path,
+    data_dir: Path,
+    out: Path,
+    steps: int | None = None,
+    every: int = 250,
+    seeds: dict = SEEDS,
+    overrides=SECTION,
+) -> list[Path]:
     """drift_gradients.csv (gradient_norms.record), drift.csv (grid), drift_authors.csv (authors_drift) and
     drift_one_step.csv (one_step) in `out`. steps: default paper_steps. overrides: the paper's runs draw
     Algorithm 2's random section at every step; by default the simulation uses the householder
@@ -163,5 +204,6 @@ def one_step(projections: int, draws: int = 10) -> pd.DataFrame:
     comes from (drift_one_step.csv)."""
     cfg = paper_config()
     N, n = cfg.model.dim, cfg.model.dim // cfg.model.heads
-    return pd.concat([paper_step.one_step(projections, draws, cfg.optim.lr, N, n, kind) for kind in SEEDS],
-                     ignore_index=True)
+    return pd.concat(
+        [paper_step.one_step(projections, draws, cfg.optim.lr, N, n, kind) for kind in SEEDS], ignore_index=True
+    )

@@ -11,7 +11,8 @@ al. 2023's limits do: the ball's float32 points end at r = ln(2/eps) ~ 17, eps =
 operations take two points at r; matvec a Gaussian M / sqrt(n); the MLR a hyperplane point at r
 (ours on the hyperboloid keeps it in ball coordinates, as its networks' parameters: spaces.Lorentz);
 the GRU a state at r, an input at 1 and biases at 0.5 (hypll, whose MLR is HNN++'s, takes a hyperplane
-through the point at r along its normal a0, the same family with p parallel to a). Errors are the largest over SAMPLES draws:
+through the point at r along its normal a0, the same family with p parallel to a). Errors are the largest
+over SAMPLES draws:
   value_error  for a point (addition, matvec, exp_0, the GRU step) the hyperbolic distance between the
                float32 and float64 results (an absolute error, computed in float64); for a number
                (distance, logit) or a tangent vector (log_0), the relative error;
@@ -111,7 +112,12 @@ class GeooptBall:
     """geoopt's PoincareBall(c = 1), its operations' own projections included; the GRU composed of them."""
 
     implementation, chart = "geoopt", "poincare"
-    point, tangent0, hyperplane_point, point_dist = OursBall.point, OursBall.tangent0, OursBall.point, OursBall.point_dist
+    point, tangent0, hyperplane_point, point_dist = (
+        OursBall.point,
+        OursBall.tangent0,
+        OursBall.point,
+        OursBall.point_dist,
+    )
 
     def __init__(self, geoopt):
         self.m = geoopt.PoincareBall(c=1.0)
@@ -236,8 +242,10 @@ class HypllBall(GeooptBall):
 def composed_gru(impl, h: Tensor, x: Tensor, W: Tensor, U: Tensor, b: Tensor) -> Tensor:
     """Ganea et al.'s GRU step (eq. 30, nn.recurrent) from an implementation's Mobius operations:
     h, x [N, ...], W, U [3, n, n], b [3, N, ...]."""
+
     def affine(g: int, wh: Tensor) -> Tensor:  # (W_g (x) h) (+) (U_g (x) x) (+) b_g
         return impl.mobius_add(impl.mobius_add(wh, impl.matvec(U[g], x)), b[g])
+
     r = torch.sigmoid(impl.gate_log0(affine(0, impl.matvec(W[0], h))))
     z = torch.sigmoid(impl.gate_log0(affine(1, impl.matvec(W[1], h))))
     cand = affine(2, impl.fn_apply(lambda v: (r * v) @ W[2].mT, h))
@@ -253,17 +261,26 @@ def inputs(impl, op: str, r: float, seed: int) -> dict[str, Tensor]:
     """The float64 inputs of `op` at radius r, the same draws for every implementation."""
     g = torch.Generator().manual_seed(seed)
     u1, u2, u3 = _directions(g, SAMPLES), _directions(g, SAMPLES), _directions(g, 3, SAMPLES)
-    weights = torch.randn(3, DIM, DIM, generator=g, dtype=torch.float64) / DIM ** 0.5
-    return {"mobius_add": lambda: {"x": impl.point(u1, r), "y": impl.point(u2, r)},
-            "matvec": lambda: {"M": weights[0], "x": impl.point(u1, r)},
-            "expmap0": lambda: {"v": impl.tangent0(u1, r)},
-            "logmap0": lambda: {"x": impl.point(u1, r)},
-            "dist": lambda: {"x": impl.point(u1, r), "y": impl.point(u2, r)},
-            "mlr_logit": lambda: {"x": impl.point(u1, r), "p": impl.hyperplane_point(u2, r),
-                                  "a0": torch.randn(SAMPLES, DIM, generator=g, dtype=torch.float64)},
-            "gru_step": lambda: {"h": impl.point(u1, r), "x": impl.point(u2, 1.0), "W": weights,
-                                 "U": torch.randn(3, DIM, DIM, generator=g, dtype=torch.float64) / DIM ** 0.5,
-                                 "b": impl.point(u3, 0.5)}}[op]()
+    weights = torch.randn(3, DIM, DIM, generator=g, dtype=torch.float64) / DIM**0.5
+    return {
+        "mobius_add": lambda: {"x": impl.point(u1, r), "y": impl.point(u2, r)},
+        "matvec": lambda: {"M": weights[0], "x": impl.point(u1, r)},
+        "expmap0": lambda: {"v": impl.tangent0(u1, r)},
+        "logmap0": lambda: {"x": impl.point(u1, r)},
+        "dist": lambda: {"x": impl.point(u1, r), "y": impl.point(u2, r)},
+        "mlr_logit": lambda: {
+            "x": impl.point(u1, r),
+            "p": impl.hyperplane_point(u2, r),
+            "a0": torch.randn(SAMPLES, DIM, generator=g, dtype=torch.float64),
+        },
+        "gru_step": lambda: {
+            "h": impl.point(u1, r),
+            "x": impl.point(u2, 1.0),
+            "W": weights,
+            "U": torch.randn(3, DIM, DIM, generator=g, dtype=torch.float64) / DIM**0.5,
+            "b": impl.point(u3, 0.5),
+        },
+    }[op]()
 
 
 def _evaluate(impl, op: str, args: dict[str, Tensor], dtype, readout: Tensor | None) -> tuple[Tensor, list[Tensor]]:
@@ -326,8 +343,16 @@ def atlas(radii=RADII) -> pd.DataFrame:
         for impl in implementations():
             for j, r in enumerate(radii):
                 value, grad = errors(impl, op, r, seed=1000 * i + j)
-                rows.append({"op": op, "implementation": impl.implementation, "chart": impl.chart, "r": r,
-                             "value_error": value, "grad_error": grad})
+                rows.append(
+                    {
+                        "op": op,
+                        "implementation": impl.implementation,
+                        "chart": impl.chart,
+                        "r": r,
+                        "value_error": value,
+                        "grad_error": grad,
+                    }
+                )
     return pd.DataFrame(rows)
 
 
@@ -336,11 +361,13 @@ def safe_radius(table: pd.DataFrame) -> pd.DataFrame:
     THRESHOLD (undefined errors skipped; nan when the first r > 0 fails). r = 0 is left out: there every
     point is the origin, where the gradient of a norm is a convention (geoopt's log_0 has gradient 0 at
     the origin in float32 and the identity in float64)."""
+
     def radius(rows: pd.DataFrame) -> float:
         rows = rows[rows.r > 0].sort_values("r")
         bad = (rows.value_error >= THRESHOLD) | (rows.grad_error >= THRESHOLD)
         safe = rows.r[~bad.cumsum().astype(bool)]
         return float(safe.max()) if len(safe) else math.nan
+
     keys = ["op", "implementation", "chart"]
     return table.groupby(keys, sort=False).apply(radius, include_groups=False).rename("safe_radius").reset_index()
 
@@ -362,8 +389,14 @@ def make(out: Path, radii=RADII) -> list[Path]:
     table = atlas(radii)
     table.to_csv(out / "float32_atlas.csv", index=False, float_format="%.3g")
     safe = safe_radius(table)
-    paths = tables.write(out, "float32_safe_radius", safe, shown(safe), "float32 safe radii",
-                         f"The largest r (hyperbolic distance from the origin, curvature -1) up to which an operation's "
-                         f"float32 value and gradient stay within {THRESHOLD:g} of float64's.")
+    paths = tables.write(
+        out,
+        "float32_safe_radius",
+        safe,
+        shown(safe),
+        "float32 safe radii",
+        f"The largest r (hyperbolic distance from the origin, curvature -1) up to which an operation's "
+        f"float32 value and gradient stay within {THRESHOLD:g} of float64's.",
+    )
     figure(table, out / "float32_atlas")
     return [out / "float32_atlas.csv", *paths, out / "float32_atlas.png", out / "float32_atlas.pdf"]

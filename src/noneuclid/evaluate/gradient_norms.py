@@ -64,8 +64,15 @@ def record(reference: Path, data_dir: Path, batches: int = 4, seed: int = 0) -> 
     frames = []
     for optimizer, model in networks(reference, seed).items():
         G = torch.stack([projection_gradients(model, x[i], y[i], loss) for i in index]).double()  # [K, P, N, n]
-        frames.append(pd.DataFrame({
-            "optimizer": optimizer, "projection": range(G.shape[1]), "batches": batches,
-            "grad_norm": G.square().sum((-2, -1)).mean(0).sqrt().numpy(),
-            "mean_norm": torch.linalg.matrix_norm(G.mean(0)).numpy()}))
+        frames.append(
+            pd.DataFrame(
+                {
+                    "optimizer": optimizer,
+                    "projection": range(G.shape[1]),
+                    "batches": batches,
+                    "grad_norm": G.square().sum((-2, -1)).mean(0).sqrt().numpy(),
+                    "mean_norm": torch.linalg.matrix_norm(G.mean(0)).numpy(),
+                }
+            )
+        )
     return pd.concat(frames, ignore_index=True)

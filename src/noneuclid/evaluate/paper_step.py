@@ -59,7 +59,16 @@ def one_step(P: int, draws: int, lr: float, N: int, n: int, kind: str = "geodesi
         updates = {UPDATES[0]: stiefel.retract(Y, A, Q @ B, kind), UPDATES[1]: paper_update(Y, Q, A, B, kind)}
         for update, Y_new in updates.items():
             change = gram_change(Y, Y_new).flatten()
-            rows.append({"update": update, "complement": complement, "retraction": kind, "lr": lr,
-                         "samples": len(change), "median_change": float(change.quantile(0.5)),
-                         "q99_change": float(change.quantile(0.99)), "max_change": float(change.max())})
+            rows.append(
+                {
+                    "update": update,
+                    "complement": complement,
+                    "retraction": kind,
+                    "lr": lr,
+                    "samples": len(change),
+                    "median_change": float(change.quantile(0.5)),
+                    "q99_change": float(change.quantile(0.99)),
+                    "max_change": float(change.max()),
+                }
+            )
     return pd.DataFrame(rows)

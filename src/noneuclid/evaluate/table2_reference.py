@@ -65,20 +65,28 @@ def reference_f1(folder: Path) -> dict:
     model.fit(x.double().numpy(), y.numpy())
     pred, train_probabilities = model.predict(x_test.double().numpy()), model.predict_proba(x.double().numpy())
     summary = json.loads((folder / "summary.json").read_text())
-    return {"subtree": cfg.data.subtree, "dim": cfg.data.dim, "classifier": cfg.model.geometry,
-            "sampling": "natural" if cfg.data.natural_mix else "balanced", "seed": cfg.seed,
-            "ours_f1": 100 * summary["final_test_f1"],
-            "reference_f1": 100 * f1_score(torch.from_numpy(pred), y_test),
-            "ours_train_loss": summary["final_train_loss"],
-            "reference_train_loss": log_loss(y.numpy(), train_probabilities, sample_weight=_weights(y, weight))}
+    return {
+        "subtree": cfg.data.subtree,
+        "dim": cfg.data.dim,
+        "classifier": cfg.model.geometry,
+        "sampling": "natural" if cfg.data.natural_mix else "balanced",
+        "seed": cfg.seed,
+        "ours_f1": 100 * summary["final_test_f1"],
+        "reference_f1": 100 * f1_score(torch.from_numpy(pred), y_test),
+        "ours_train_loss": summary["final_train_loss"],
+        "reference_train_loss": log_loss(y.numpy(), train_probabilities, sample_weight=_weights(y, weight)),
+    }
 
 
 def table(rows: list[dict]) -> pd.DataFrame:
     """Per subtree, dim, classifier and sampling: the seeds, the mean F1 of ours and the reference's, their
     difference and the mean training losses."""
     runs, keys = pd.DataFrame(rows), CELL
-    out = runs.groupby(keys).agg(seeds=("seed", "size"), ours_f1=("ours_f1", "mean"),
-                                 reference_f1=("reference_f1", "mean")).reset_index()
+    out = (
+        runs.groupby(keys)
+        .agg(seeds=("seed", "size"), ours_f1=("ours_f1", "mean"), reference_f1=("reference_f1", "mean"))
+        .reset_index()
+    )
     out["difference"] = out.ours_f1 - out.reference_f1
     losses = runs.groupby(keys)[["ours_train_loss", "reference_train_loss"]].mean().reset_index()
     return out.merge(losses, on=keys)
@@ -108,16 +116,21 @@ def make(runs_dir: Path, profile: str, out: Path) -> Path:
     the file's other cells kept (merged)."""
     folders = classifier_runs(runs_dir, profile)
     if not folders:
-        raise FileNotFoundError(f"no finished Euclidean MLR runs under {Path(runs_dir) / 'hnn' / profile}: "
-                                f"train them first (python -m noneuclid.train -m experiment=hnn/table2 "
-                                f"profile={profile})")
+        raise FileNotFoundError(
+            f"no finished Euclidean MLR runs under {Path(runs_dir) / 'hnn' / profile}: "
+            f"train them first (python -m noneuclid.train -m experiment=hnn/table2 "
+            f"profile={profile})"
+        )
     rows = [reference_f1(folder) for folder in tqdm(folders, desc="scikit-learn references", unit="run")]
     out.mkdir(parents=True, exist_ok=True)
     path, new = out / "table2_reference.csv", table(rows)
     if path.is_file():
         new, partial = merged(pd.read_csv(path), new)
         for r in partial.itertuples():
-            print(f"kept {path.name}'s row of {r.subtree} {r.dim}-D {r.classifier}: {r.seeds} of its seeds' runs "
-                  f"are here, fewer than the row's", file=sys.stderr)
+            print(
+                f"kept {path.name}'s row of {r.subtree} {r.dim}-D {r.classifier}: {r.seeds} of its seeds' runs "
+                f"are here, fewer than the row's",
+                file=sys.stderr,
+            )
     new.to_csv(path, index=False, float_format="%.10g")
     return path

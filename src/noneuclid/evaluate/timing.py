@@ -79,19 +79,38 @@ def time_arms(task, built: dict, repeats: int, steps: int | None, warmup: int = 
     for model, optimizer in built.values():
         train_epoch(model, optimizer, FirstSteps(task, warmup), 0, quiet)
     device = next(next(iter(built.values()))[0].parameters()).device
-    processor = torch.cuda.get_device_name(device) if device.type == "cuda" else platform.processor() or platform.machine()
+    processor = (
+        torch.cuda.get_device_name(device) if device.type == "cuda" else platform.processor() or platform.machine()
+    )
     rows = []
     for repeat in range(repeats):
         for arm, (model, optimizer) in built.items():
             seconds = train_epoch(model, optimizer, timed, repeat, quiet)[0]["train_seconds"]
-            rows.append({"arm": arm, "repeat": repeat, "steps": timed.steps, "steps_per_epoch": task.steps_per_epoch(),
-                         "seconds": seconds, "seconds_per_step": seconds / timed.steps,
-                         "threads": torch.get_num_threads(), "device": device.type, "processor": processor})
+            rows.append(
+                {
+                    "arm": arm,
+                    "repeat": repeat,
+                    "steps": timed.steps,
+                    "steps_per_epoch": task.steps_per_epoch(),
+                    "seconds": seconds,
+                    "seconds_per_step": seconds / timed.steps,
+                    "threads": torch.get_num_threads(),
+                    "device": device.type,
+                    "processor": processor,
+                }
+            )
     return pd.DataFrame(rows, columns=COLUMNS)
 
 
-def make(profile: str, out: Path, repeats: int = 5, steps: int | None = None, threads: int = 1,
-         overrides=(), device: str = "cpu") -> list[Path]:
+def make(
+    profile: str,
+    out: Path,
+    repeats: int = 5,
+    steps: int | None = None,
+    threads: int = 1,
+    overrides=(),
+    device: str = "cpu",
+) -> list[Path]:
     """out/timing.csv (out/timing_gpu.csv with device="cuda") from time_arms on `threads` torch threads."""
     torch.set_num_threads(threads)
     task, built = arms(profile, overrides, device)

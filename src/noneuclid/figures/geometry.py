@@ -9,8 +9,13 @@ import pandas as pd
 
 from noneuclid.figures import plt, save
 
-STYLES = {("ours", "poincare"): ("C0", "-"), ("ours", "lorentz"): ("C1", "-"),
-          ("geoopt", "poincare"): ("C0", ":"), ("geoopt", "lorentz"): ("C1", ":"), ("hypll", "poincare"): ("C2", "-.")}
+STYLES = {
+    ("ours", "poincare"): ("C0", "-"),
+    ("ours", "lorentz"): ("C1", "-"),
+    ("geoopt", "poincare"): ("C0", ":"),
+    ("geoopt", "lorentz"): ("C1", ":"),
+    ("hypll", "poincare"): ("C2", "-."),
+}
 
 
 def float32_atlas(table: pd.DataFrame, stem: Path, threshold: float = 1e-3) -> None:
@@ -26,7 +31,7 @@ def float32_atlas(table: pd.DataFrame, stem: Path, threshold: float = 1e-3) -> N
         ax.axhline(threshold, color="grey", linestyle="--", linewidth=0.8)
         ax.set_title(op, fontsize=9)
     axes.flat[0].set_ylim(1e-9, 1e4)
-    for ax in axes.flat[len(ops):]:
+    for ax in axes.flat[len(ops) :]:
         ax.axis("off")
     axes.flat[0].legend(fontsize=7)
     for ax in axes[-1]:

@@ -46,8 +46,9 @@ def boundaries(points: pd.DataFrame, grid: pd.DataFrame, out: Path) -> None:
     outside the ball); the caption (.md) names each boundary outside the ball (no sign change inside it)."""
     xy = points[["x", "y"]].to_numpy()  # [nodes, 2]
     gx, gy = (grid.pivot(index="y", columns="x", values=axis).to_numpy() for axis in ("x", "y"))  # [rows, columns]
-    fig, axes = figures.plt.subplots(1, len(wordnet.SUBTREES), figsize=(4 * len(wordnet.SUBTREES), 4.4),
-                             constrained_layout=True)
+    fig, axes = figures.plt.subplots(
+        1, len(wordnet.SUBTREES), figsize=(4 * len(wordnet.SUBTREES), 4.4), constrained_layout=True
+    )
     outside = []
     for ax, subtree in zip(axes, wordnet.SUBTREES):
         pos = points[subtree].to_numpy() == 1
@@ -60,8 +61,15 @@ def boundaries(points: pd.DataFrame, grid: pd.DataFrame, out: Path) -> None:
             margin = grid.pivot(index="y", columns="x", values=f"{subtree} {geometry}").to_numpy()
             inside = margin[~np.isnan(margin)]
             if not (inside > 0).any() or not (inside < 0).any():
-                outside.append(prose.fill("hnn", "boundary_outside", subtree=subtree, classifier=CLASSIFIERS[geometry],
-                                          side="in" if (inside > 0).all() else "out of"))
+                outside.append(
+                    prose.fill(
+                        "hnn",
+                        "boundary_outside",
+                        subtree=subtree,
+                        classifier=CLASSIFIERS[geometry],
+                        side="in" if (inside > 0).all() else "out of",
+                    )
+                )
             else:
                 ax.contour(gx, gy, margin, levels=[0], colors=COLORS[geometry], linewidths=1.2)
             ax.plot([], [], c=COLORS[geometry], label=CLASSIFIERS[geometry])
@@ -70,5 +78,6 @@ def boundaries(points: pd.DataFrame, grid: pd.DataFrame, out: Path) -> None:
         ax.legend(fontsize=6, loc="lower left", markerscale=8)
     fig.suptitle(prose.fill("hnn", "boundaries_title"), fontsize=9)
     figures.save(fig, out / BOUNDARIES)
-    (out / f"{BOUNDARIES}.md").write_text("".join(f"{line}\n" for line in [prose.fill("hnn", "boundaries_image"), "",
-                                                                      *outside]))
+    (out / f"{BOUNDARIES}.md").write_text(
+        "".join(f"{line}\n" for line in [prose.fill("hnn", "boundaries_image"), "", *outside])
+    )

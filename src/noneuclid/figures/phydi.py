@@ -36,25 +36,32 @@ def fig4(rows: pd.DataFrame, out: Path) -> None:
         ax.scatter(g.depth[slow], [ceiling - 0.35] * slow.sum(), marker="v", s=40, facecolors="none", edgecolors=colour)
         for depth, y, k, total in zip(g.depth, first, reached, g.seeds):
             if 0 < k < total:
-                ax.annotate(f"{k}/{total}", (depth, y), xytext=(4, 4), textcoords="offset points", fontsize=7,
-                            color=colour)
+                ax.annotate(
+                    f"{k}/{total}", (depth, y), xytext=(4, 4), textcoords="offset points", fontsize=7, color=colour
+                )
         finite = g[g["best val ppl mean"] < math.inf]
-        bx.errorbar(finite.depth, finite["best val ppl mean"], yerr=finite["best val ppl se"], marker="o",
-                    capsize=2, **look)
-    levels = rows.drop_duplicates("unigram ppl U")  # U, T and T_r: once where every n has the same U
-    for _, row in levels.iterrows():
-        tag, u, t = f", n={row.n}" if len(levels) > 1 else "", row["unigram ppl U"], row["T"]
-        bx.axhline(u, color="black", lw=0.8, ls="--", label=f"unigram U = {u:.0f}{tag}")
-        bx.axhline(t, color="grey", lw=0.8, ls=":", label=f"T = {NUMBERS['fig4_perplexity']:.0f} U / U_paper = {t:.0f}{tag}")
-        if name == "T_r":
-            bx.axhline(row["T_r"], color="grey", lw=0.8, ls="-.", label=f"T_r = {row['T_r']:.0f}{tag}")
-    ax.set(xscale="log", xlabel="layers", ylabel=f"epochs to validation perplexity <= {name}",
-           ylim=(0, ceiling + 0.5), title=f"at {ceiling}: x a seed failed (diverged or stuck), v a seed was slow;\n"
-                                          "k/N: seeds that reached the threshold")
+        bx.errorbar(
+            finite.depth, finite["best val ppl mean"], yerr=finite["best val ppl se"], marker="o", capsize=2, **look
+        )
+    _levels(bx, rows, name)
+    ax.set(
+        xscale="log",
+        xlabel="layers",
+        ylabel=f"epochs to validation perplexity <= {name}",
+        ylim=(0, ceiling + 0.5),
+        title=f"at {ceiling}: x a seed failed (diverged or stuck), v a seed was slow;\n"
+        "k/N: seeds that reached the threshold",
+    )
     ax.yaxis.set_major_locator(MaxNLocator(integer=True))
     if (rows[f"seeds reached {name}"] == 0).all():  # say so, not just a flat line of x
-        ax.text(0.5, 0.45, f"no run reached {name} = {rows[name].min():.1f}\nin {ceiling - 1} epochs",
-                transform=ax.transAxes, ha="center", va="center")
+        ax.text(
+            0.5,
+            0.45,
+            f"no run reached {name} = {rows[name].min():.1f}\nin {ceiling - 1} epochs",
+            transform=ax.transAxes,
+            ha="center",
+            va="center",
+        )
     bx.set(xscale="log", yscale="log", xlabel="layers", ylabel="best validation perplexity")
     for a in (ax, bx):  # the depths themselves as ticks, not log-scale powers of ten
         a.set_xticks(sorted(rows.depth.unique()), [str(d) for d in sorted(rows.depth.unique())])
@@ -63,3 +70,16 @@ def fig4(rows: pd.DataFrame, out: Path) -> None:
     bx.legend(fontsize=6)
     fig.tight_layout()
     figures.save(fig, out)
+
+
+def _levels(bx, rows: pd.DataFrame, name: str) -> None:
+    """U, T and T_r as horizontal lines of the right panel: once where every n has the same U."""
+    levels = rows.drop_duplicates("unigram ppl U")
+    for _, row in levels.iterrows():
+        tag, u, t = f", n={row.n}" if len(levels) > 1 else "", row["unigram ppl U"], row["T"]
+        bx.axhline(u, color="black", lw=0.8, ls="--", label=f"unigram U = {u:.0f}{tag}")
+        bx.axhline(
+            t, color="grey", lw=0.8, ls=":", label=f"T = {NUMBERS['fig4_perplexity']:.0f} U / U_paper = {t:.0f}{tag}"
+        )
+        if name == "T_r":
+            bx.axhline(row["T_r"], color="grey", lw=0.8, ls="-.", label=f"T_r = {row['T_r']:.0f}{tag}")

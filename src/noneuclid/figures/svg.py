@@ -13,12 +13,14 @@ def curve_svg(points: dict[str, list[tuple[float, float]]], width: int = 250, he
         y0, y1 = min(ys), max(ys)
         coords = " ".join(
             f"{(x - x0) / ((x1 - x0) or 1) * (width - 4) + 2:.1f},"
-            f"{height - 2 - (y - y0) / ((y1 - y0) or 1) * (height - 4):.1f}" for x, y in pts)
+            f"{height - 2 - (y - y0) / ((y1 - y0) or 1) * (height - 4):.1f}"
+            for x, y in pts
+        )
         lines.append(f'<polyline class="{cls}" fill="none" stroke-width="1.5" points="{coords}"/>')
     return f'<svg width="{width}" height="{height}" viewBox="0 0 {width} {height}">{"".join(lines)}</svg>'
 
 
 def _thinned(pts: list, most: int) -> list:
     """Every k-th point of pts, k the smallest step that keeps at most `most`, and the last point."""
-    kept = pts[::-(-len(pts) // most)]
+    kept = pts[:: -(-len(pts) // most)]
     return kept if kept[-1] == pts[-1] else kept + pts[-1:]

@@ -67,7 +67,7 @@ def lift(xs: Tensor, c, dim: int = -1) -> Tensor:
 def origin(n: int, c, dtype=None, device=None) -> Tensor:
     """o = (1/sqrt(c), 0, ..., 0) [n + 1]."""
     o = torch.zeros(n + 1, dtype=dtype, device=device)
-    o[0] = 1 / c ** 0.5
+    o[0] = 1 / c**0.5
     return o
 
 
@@ -109,7 +109,7 @@ def tangent_norm(x: Tensor, u: Tensor, c, dim: int = -1) -> Tensor:
 
 def _alpha(x0: Tensor, c) -> Tensor:
     """1 + sqrt(c) x_0 (= lambda_p^c, the conformal factor of the ball point p that x is)."""
-    return 1 + c ** 0.5 * x0
+    return 1 + c**0.5 * x0
 
 
 def _half_dist_sinh(x0: Tensor, xs: Tensor, y0: Tensor, ys: Tensor, c, dim: int = -1) -> Tensor:
@@ -119,7 +119,7 @@ def _half_dist_sinh(x0: Tensor, xs: Tensor, y0: Tensor, ys: Tensor, c, dim: int 
     loses only what the points' coordinates do not know (close points far out); the hyperboloid's
     a_y x_s - a_x y_s would cancel O(e^((r_x + r_y - d)/2)) of its digits for points at r_x, r_y from o."""
     ax, ay = _alpha(x0, c), _alpha(y0, c)
-    return c ** 0.5 / 2 * (xs / ax - ys / ay).norm(dim=dim, keepdim=True) * (ax * ay).sqrt()
+    return c**0.5 / 2 * (xs / ax - ys / ay).norm(dim=dim, keepdim=True) * (ax * ay).sqrt()
 
 
 def _half_dist_sinh2(x0: Tensor, xs: Tensor, y0: Tensor, ys: Tensor, c, dim: int = -1) -> Tensor:
@@ -133,13 +133,13 @@ def dist(x: Tensor, y: Tensor, c, dim: int = -1) -> Tensor:
     2/sqrt(c) asinh(sinh(sqrt(c) d/2)) (`_half_dist_sinh`): arcosh(1 + t) at t = 2 sinh^2(sqrt(c) d/2)
     without forming 1 + t. Shape [...]."""
     check_curvature(c)
-    return (2 / c ** 0.5 * torch.asinh(_half_dist_sinh(*split(x, dim), *split(y, dim), c, dim))).squeeze(dim)
+    return (2 / c**0.5 * torch.asinh(_half_dist_sinh(*split(x, dim), *split(y, dim), c, dim))).squeeze(dim)
 
 
 def dist_space(xs: Tensor, ys: Tensor, c, dim: int = -1) -> Tensor:
     """dist of the points with space coordinates x_s, y_s [..., n] (time coordinates from them), [..., 1]."""
     hs = _half_dist_sinh(time(xs, c, dim), xs, time(ys, c, dim), ys, c, dim)
-    return 2 / c ** 0.5 * torch.asinh(hs)
+    return 2 / c**0.5 * torch.asinh(hs)
 
 
 def dist0(x: Tensor, c, dim: int = -1) -> Tensor:
@@ -149,7 +149,7 @@ def dist0(x: Tensor, c, dim: int = -1) -> Tensor:
 
 def dist0_space(xs: Tensor, c, dim: int = -1) -> Tensor:
     """d_c(o, x) from x's space coordinates [..., n]: asinh(sqrt(c) ||x_s||)/sqrt(c), [..., 1]."""
-    return torch.asinh(c ** 0.5 * xs.norm(dim=dim, keepdim=True)) / c ** 0.5
+    return torch.asinh(c**0.5 * xs.norm(dim=dim, keepdim=True)) / c**0.5
 
 
 def expmap0(v: Tensor, c, dim: int = -1) -> Tensor:
@@ -161,7 +161,7 @@ def expmap0(v: Tensor, c, dim: int = -1) -> Tensor:
 def expmap0_space(vs: Tensor, c, dim: int = -1) -> Tensor:
     """The space coordinates of exp_o((0, v_s)): sinh(sqrt(c)||v_s||) v_s/(sqrt(c)||v_s||), [..., n]."""
     check_curvature(c)
-    sc, v_norm = c ** 0.5, _norm(vs, dim)
+    sc, v_norm = c**0.5, _norm(vs, dim)
     return torch.sinh((sc * v_norm).clamp_max(MAX_ARG)) * vs / (sc * v_norm)
 
 
@@ -175,7 +175,7 @@ def logmap0_space(xs: Tensor, c, dim: int = -1) -> Tensor:
     """The space coordinates of log_o(x) from x's: asinh(sqrt(c)||x_s||) x_s/(sqrt(c)||x_s||), the norm
     clamped away from 0 (the map's gradient at o is then the identity, as poincare.logmap0's)."""
     check_curvature(c)
-    sc_norm = c ** 0.5 * _norm(xs, dim)
+    sc_norm = c**0.5 * _norm(xs, dim)
     return torch.asinh(sc_norm) / sc_norm * xs
 
 
@@ -186,7 +186,7 @@ def transport0(x: Tensor, v: Tensor, c, dim: int = -1) -> Tensor:
     x0, xs = split(x, dim)
     vs = split(v, dim)[1]
     xv = _dot(xs, vs, dim)
-    return torch.cat([c ** 0.5 * xv, vs + c * xv / _alpha(x0, c) * xs], dim)
+    return torch.cat([c**0.5 * xv, vs + c * xv / _alpha(x0, c) * xs], dim)
 
 
 def transport0_back(x: Tensor, u: Tensor, c, dim: int = -1) -> Tensor:
@@ -194,7 +194,7 @@ def transport0_back(x: Tensor, u: Tensor, c, dim: int = -1) -> Tensor:
     check_curvature(c)
     x0, xs = split(x, dim)
     u0, us = split(u, dim)
-    return torch.cat([torch.zeros_like(u0), us - c ** 0.5 * u0 / _alpha(x0, c) * xs], dim)
+    return torch.cat([torch.zeros_like(u0), us - c**0.5 * u0 / _alpha(x0, c) * xs], dim)
 
 
 def transport(x: Tensor, y: Tensor, u: Tensor, c, dim: int = -1) -> Tensor:
@@ -211,7 +211,7 @@ def _translate(x0: Tensor, xs: Tensor, y0: Tensor, ys: Tensor, c, dim: int = -1)
     """The space coordinates of x (+)_c y (see translate) from the coordinates of x and y, [..., n]."""
     ax = _alpha(x0, c)
     t = 2 * _half_dist_sinh2(x0, -xs, y0, ys, c, dim)
-    ay_ax = c ** 0.5 * _dot(ys - xs, ys + xs, dim) / (x0 + y0)  # a_y - a_x
+    ay_ax = c**0.5 * _dot(ys - xs, ys + xs, dim) / (x0 + y0)  # a_y - a_x
     k_minus_1 = (ay_ax + t) / ax
     near = k_minus_1.abs() < 0.5
     return torch.where(near, (xs + ys) + xs * k_minus_1, ys + xs * ((ax + ay_ax + t) / ax))

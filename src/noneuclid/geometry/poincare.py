@@ -82,7 +82,7 @@ def project(x: Tensor, c, dim: int = -1, snap: float = 0.0) -> Tensor:
     float32 and float64 would differ there by the whole radial gradient. With snap = PROJECT_SNAP
     (16 float32 spacings) such points are projected again, in every dtype."""
     check_curvature(c)
-    max_norm = (1 - BALL_EPS) / c ** 0.5
+    max_norm = (1 - BALL_EPS) / c**0.5
     norm = _norm(x, dim)
     return torch.where(norm > max_norm * (1 - snap), x / norm * max_norm, x)
 
@@ -94,12 +94,13 @@ def project_with_gap(x: Tensor, gap_x: Tensor, c, dim: int = -1) -> tuple[Tensor
     on the margin moved by a rounding error alone stays on it) at a 60th of its width in the gap
     (PROJECT_SNAP = 1e-6 of the norm is 5 % of the margin's gap: log_0 there jumps by 0.025)."""
     on = gap_x < MARGIN_GAP * (1 + GAP_SNAP)
-    max_norm = (1 - BALL_EPS) / c ** 0.5
+    max_norm = (1 - BALL_EPS) / c**0.5
     return torch.where(on, x / _norm(x, dim) * max_norm, x), torch.where(on, torch.full_like(gap_x, MARGIN_GAP), gap_x)
 
 
-def mobius_add(x: Tensor, y: Tensor, c, dim: int = -1, gap_x: Tensor | None = None,
-               gap_y: Tensor | None = None) -> Tensor:
+def mobius_add(
+    x: Tensor, y: Tensor, c, dim: int = -1, gap_x: Tensor | None = None, gap_y: Tensor | None = None
+) -> Tensor:
     """x (+)_c y = ((1 + 2c<x,y> + c||y||^2) x + (1 - c||x||^2) y) / (1 + 2c<x,y> + c^2 ||x||^2 ||y||^2)
 
     evaluated as (g_x (x + y) + c||x + y||^2 x) / (c||x + y||^2 + g_x g_y) with g = 1 - c||.||^2: the
@@ -122,8 +123,9 @@ def _gaps(x: Tensor, y: Tensor, c, dim: int, gap_x: Tensor | None, gap_y: Tensor
     return (gap(x, c, dim) if gap_x is None else gap_x), (gap(y, c, dim) if gap_y is None else gap_y)
 
 
-def mobius_add_gap(x: Tensor, y: Tensor, c, dim: int = -1, gap_x: Tensor | None = None,
-                   gap_y: Tensor | None = None) -> Tensor:
+def mobius_add_gap(
+    x: Tensor, y: Tensor, c, dim: int = -1, gap_x: Tensor | None = None, gap_y: Tensor | None = None
+) -> Tensor:
     """1 - c||x (+)_c y||^2 = g_x g_y / (c||x + y||^2 + g_x g_y), g = 1 - c||.||^2 ([..., 1]): the
     denominator is mobius_add's. Subtracting c||x (+)_c y||^2 from 1 cancels near the boundary: for
     x and y both there and apart, the gap is about g_x g_y (1e-10 at the margin), below float32's
@@ -137,7 +139,7 @@ def mobius_add_gap(x: Tensor, y: Tensor, c, dim: int = -1, gap_x: Tensor | None 
 def mobius_scalar_mul(r, x: Tensor, c, dim: int = -1) -> Tensor:
     """r (x)_c x = tanh(r artanh(sqrt(c) ||x||)) x / (sqrt(c) ||x||)."""
     check_curvature(c)
-    sc, norm = c ** 0.5, _norm(x, dim)
+    sc, norm = c**0.5, _norm(x, dim)
     return _tanh(r * _artanh(sc * norm)) * x / (sc * norm)
 
 
@@ -155,14 +157,15 @@ def mobius_matvec_result(mx: Tensor, x: Tensor, c, dim: int = -1) -> Tensor:
     return mobius_matvec_result_and_gap(mx, x, c, dim, with_gap=False)[0]
 
 
-def mobius_matvec_result_and_gap(mx: Tensor, x: Tensor, c, dim: int = -1,
-                                 with_gap: bool = True) -> tuple[Tensor, Tensor | None]:
+def mobius_matvec_result_and_gap(
+    mx: Tensor, x: Tensor, c, dim: int = -1, with_gap: bool = True
+) -> tuple[Tensor, Tensor | None]:
     """(M (x)_c x, its gap 1 - c||M (x)_c x||^2) from mx = M x. M (x)_c x = tanh(a) Mx / (sqrt(c)||Mx||)
     with a = ||Mx||/||x|| artanh(sqrt(c)||x||), so its gap is 1 / cosh^2(a), to full relative
     precision; from the result's coordinates float32 knows it to 6e-8 absolute only: 0.3 % of the
     margin's gap 2e-5, where a stretching W (x) h lands. with_gap=False: the gap is None."""
     check_curvature(c)
-    sc = c ** 0.5
+    sc = c**0.5
     x_norm, mx_norm = _norm(x, dim), _norm(mx, dim)
     a = mx_norm / x_norm * _artanh(sc * x_norm)
     res = _tanh(a) * mx / (mx_norm * sc)
@@ -172,7 +175,7 @@ def mobius_matvec_result_and_gap(mx: Tensor, x: Tensor, c, dim: int = -1,
 
 def _expmap_summand(x: Tensor, v: Tensor, c, dim: int = -1) -> Tensor:
     """y = tanh(sqrt(c) lambda_x ||v|| / 2) v / (sqrt(c) ||v||), so that exp_x(v) = x (+)_c y."""
-    sc, v_norm = c ** 0.5, _norm(v, dim)
+    sc, v_norm = c**0.5, _norm(v, dim)
     return _tanh(sc * conformal_factor(x, c, dim) * v_norm / 2) * v / (sc * v_norm)
 
 
@@ -204,20 +207,20 @@ def _half_dist(x: Tensor, y: Tensor, c, dim: int = -1) -> Tensor:
     and for close pairs ||-x (+) y|| cancels O(1) terms. ||x - y|| has gradient 0 (not NaN) at x = y.
     """
     gaps = gap(x, c, dim) * gap(y, c, dim)
-    return torch.asinh(c ** 0.5 * (x - y).norm(dim=dim, keepdim=True) / gaps.clamp_min(MIN_NORM).sqrt())
+    return torch.asinh(c**0.5 * (x - y).norm(dim=dim, keepdim=True) / gaps.clamp_min(MIN_NORM).sqrt())
 
 
 def logmap(x: Tensor, y: Tensor, c, dim: int = -1) -> Tensor:
     """log_x(y) = 2 / (sqrt(c) lambda_x) artanh(sqrt(c) ||-x (+)_c y||) (-x (+)_c y) / ||-x (+)_c y||."""
     check_curvature(c)
     u = mobius_add(-x, y, c, dim)
-    return 2 / (c ** 0.5 * conformal_factor(x, c, dim)) * _half_dist(x, y, c, dim) * u / _norm(u, dim)
+    return 2 / (c**0.5 * conformal_factor(x, c, dim)) * _half_dist(x, y, c, dim) * u / _norm(u, dim)
 
 
 def expmap0(v: Tensor, c, dim: int = -1) -> Tensor:
     """exp_0(v) = tanh(sqrt(c) ||v||) v / (sqrt(c) ||v||)."""
     check_curvature(c)
-    sc, v_norm = c ** 0.5, _norm(v, dim)
+    sc, v_norm = c**0.5, _norm(v, dim)
     return _tanh(sc * v_norm) * v / (sc * v_norm)
 
 
@@ -233,7 +236,7 @@ def logmap0(y: Tensor, c, dim: int = -1, project: bool = False, gap_y: Tensor | 
     (since gap = (1 - n)(1 + n)): the precision of the gap, not of 1 - n recomputed from y. A point
     just inside the margin (gap 2.2e-5) has float32 coordinates that fix 1 - n to 0.3 % only."""
     check_curvature(c)
-    sc, y_norm = c ** 0.5, _norm(y, dim)
+    sc, y_norm = c**0.5, _norm(y, dim)
     scaled = (sc * y_norm).clamp_max(1 - BALL_EPS) if project else sc * y_norm
     artanh = _artanh(scaled)
     if gap_y is not None:
@@ -245,7 +248,7 @@ def logmap0(y: Tensor, c, dim: int = -1, project: bool = False, gap_y: Tensor | 
 def dist(x: Tensor, y: Tensor, c, dim: int = -1) -> Tensor:
     """d_c(x, y) = 2 / sqrt(c) artanh(sqrt(c) ||-x (+)_c y||), shape [...] (evaluated by _half_dist)."""
     check_curvature(c)
-    return (2 / c ** 0.5 * _half_dist(x, y, c, dim)).squeeze(dim)
+    return (2 / c**0.5 * _half_dist(x, y, c, dim)).squeeze(dim)
 
 
 def mobius_pointwise(f: Callable[[Tensor], Tensor], x: Tensor, c, dim: int = -1) -> Tensor:
@@ -264,4 +267,4 @@ def boundary_share(x: Tensor, c, tol: float = 1e-3) -> Tensor:
     """The share of the points x [..., points, coordinates] with 1 - sqrt(c)||x|| < tol, [...] (a saturation health
     metric for hidden states: a recurrence whose states sit at the boundary has no radial gradient)."""
     check_curvature(c)
-    return (1 - c ** 0.5 * x.norm(dim=-1) < tol).to(x.dtype).mean(-1)
+    return (1 - c**0.5 * x.norm(dim=-1) < tol).to(x.dtype).mean(-1)

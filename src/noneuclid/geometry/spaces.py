@@ -136,7 +136,7 @@ class PoincareBall:
         """d_c(x, y)^2, keeping `dim`."""
         d = pb.dist(x, y, self.c, self.dim)
         if self.project_results:
-            d = d.clamp_max(2 / self.c ** 0.5 * math.atanh(1 - pb.BALL_EPS))
+            d = d.clamp_max(2 / self.c**0.5 * math.atanh(1 - pb.BALL_EPS))
         return d.pow(2).unsqueeze(self.dim)
 
     def project(self, x: Tensor) -> Tensor:
@@ -169,8 +169,9 @@ class PoincareBall:
         y, gap_y = self._result_and_gap(*pb.mobius_matvec_result_and_gap(mx, x, c, dim))
         for v in (u, b):
             gap_v = pb.gap(v, c, dim)
-            y, gap_y = self._result_and_gap(pb.mobius_add(y, v, c, dim, gap_y, gap_v),
-                                            pb.mobius_add_gap(y, v, c, dim, gap_y, gap_v))
+            y, gap_y = self._result_and_gap(
+                pb.mobius_add(y, v, c, dim, gap_y, gap_v), pb.mobius_add_gap(y, v, c, dim, gap_y, gap_v)
+            )
         return pb.logmap0(y, c, dim, project=True, gap_y=gap_y)
 
     def _result_and_gap(self, y: Tensor, gap_y: Tensor) -> tuple[Tensor, Tensor]:
@@ -185,7 +186,7 @@ class PoincareBall:
             logit = lambda_p ||a|| / sqrt(c) * asinh(2 sqrt(c) <-p (+) x, a> / ((1 - c ||-p (+) x||^2) ||a||))
         with a = (1 - c ||p||^2) a0 (transport0). With project_results, -p (+) x is projected (its gap
         then at least the margin's), as the original code's tf_mob_add."""
-        c, sc = self.c, self.c ** 0.5
+        c, sc = self.c, self.c**0.5
         a = pb.transport0(p, a0, c)
         diff = pb.mobius_add(-p, x, c)
         gap = pb.mobius_add_gap(-p, x, c).squeeze(-1)  # 1 - c||-p (+) x||^2, no cancellation
@@ -245,7 +246,7 @@ class Lorentz:
     def _radius(self, ball_norm: float) -> float:
         """||x_s|| of the points at the ball's norm ball_norm/sqrt(c):
         sinh(2 artanh t)/sqrt(c) = 2t/(sqrt(c)(1 - t^2))."""
-        return 2 * ball_norm / (self.c ** 0.5 * (1 - ball_norm ** 2))
+        return 2 * ball_norm / (self.c**0.5 * (1 - ball_norm**2))
 
     def project(self, x: Tensor, snap: float = 0.0) -> Tensor:
         """Points beyond the ball's projection radius, or within its relative `snap` inside (poincare.project),
@@ -270,7 +271,7 @@ class Lorentz:
 
     def matvec_result(self, mx: Tensor, x: Tensor) -> Tensor:
         """M (x) x = exp_0(M log_0 x) from mx = M x_s: M log_0 x = d(o, x)/||x_s|| mx; 0 where mx = 0."""
-        sc_norm = self.c ** 0.5 * x.norm(dim=self.dim, keepdim=True).clamp_min(pb.MIN_NORM)
+        sc_norm = self.c**0.5 * x.norm(dim=self.dim, keepdim=True).clamp_min(pb.MIN_NORM)
         res = lz.expmap0_space(torch.asinh(sc_norm) / sc_norm * mx, self.c, self.dim)
         return self._result(torch.where((mx == 0).all(self.dim, keepdim=True), torch.zeros_like(res), res))
 
@@ -278,7 +279,7 @@ class Lorentz:
         """d_c(x, y)^2, keeping `dim`."""
         d = lz.dist_space(x, y, self.c, self.dim)
         if self.project_results:
-            d = d.clamp_max(2 / self.c ** 0.5 * math.atanh(1 - pb.BALL_EPS))
+            d = d.clamp_max(2 / self.c**0.5 * math.atanh(1 - pb.BALL_EPS))
         return d.pow(2)
 
     def expmap0(self, v: Tensor) -> Tensor:
@@ -291,7 +292,7 @@ class Lorentz:
         v = lz.logmap0_space(x, self.c, self.dim) / 2
         if not project:
             return v
-        max_norm = math.atanh(1 - pb.BALL_EPS) / self.c ** 0.5  # the projection's radius R/2
+        max_norm = math.atanh(1 - pb.BALL_EPS) / self.c**0.5  # the projection's radius R/2
         norm = v.norm(dim=self.dim, keepdim=True).clamp_min(pb.MIN_NORM)
         return torch.where(norm > max_norm, v / norm * max_norm, v)
 
@@ -313,12 +314,13 @@ class Lorentz:
         formed without cancellation (lorentz.translate), where <x, w>_L itself cancels O(cosh^2 d(o, p))."""
         diff = self._result(lz.translate_space(-self.from_ball(p), x, self.c, self.dim))
         a_norm = a0.norm(dim=-1).clamp_min(pb.MIN_NORM)
-        sc = self.c ** 0.5
+        sc = self.c**0.5
         return 2 * a_norm / sc * torch.asinh(sc * (diff * a0).sum(-1) / a_norm)
 
 
-def space(hyperbolic: bool, c: float = 1.0, project_results: bool = False, carry_gaps: bool = False,
-          chart: str = "poincare") -> Euclidean | PoincareBall | Lorentz:
+def space(
+    hyperbolic: bool, c: float = 1.0, project_results: bool = False, carry_gaps: bool = False, chart: str = "poincare"
+) -> Euclidean | PoincareBall | Lorentz:
     """The Euclidean space, or hyperbolic space of curvature -c in `chart`: "poincare" (the ball) or
     "lorentz" (the hyperboloid; carry_gaps is the ball's alone)."""
     if chart not in CHARTS:
@@ -326,7 +328,8 @@ def space(hyperbolic: bool, c: float = 1.0, project_results: bool = False, carry
     if not hyperbolic:
         if chart != "poincare":
             raise ValueError(
-                "model.chart chooses the chart of hyperbolic space: leave it poincare for a Euclidean model")
+                "model.chart chooses the chart of hyperbolic space: leave it poincare for a Euclidean model"
+            )
         return Euclidean()
     if chart == "lorentz":
         return Lorentz(c, project_results=project_results)

@@ -52,11 +52,12 @@ class Section:
         if kind == "random":  # explicit, as two batched matmuls apply it faster than its reflectors
             m = Y.shape[-2] - self.n
             self.rotation = torch.linalg.qr(
-                torch.randn(*Y.shape[:-2], m, m, dtype=Y.dtype, device=Y.device, generator=generator)).Q
+                torch.randn(*Y.shape[:-2], m, m, dtype=Y.dtype, device=Y.device, generator=generator)
+            ).Q
 
     def coords(self, X: Tensor) -> Tensor:
         """Q^T X = O^T (H^T X)[n:]: [..., N, k] -> [..., N - n, k]."""
-        C = torch.ormqr(*self.householder, X, left=True, transpose=True)[..., self.n:, :]
+        C = torch.ormqr(*self.householder, X, left=True, transpose=True)[..., self.n :, :]
         return C if self.rotation is None else self.rotation.mT @ C
 
     def embed(self, B: Tensor) -> Tensor:

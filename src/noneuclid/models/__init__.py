@@ -9,8 +9,14 @@ from noneuclid.models.poincare_embedding import PoincareEmbedding
 from noneuclid.models.sentence_pair import SentencePairModel
 from noneuclid.models.vit import PatchViT
 
-MODELS = {"vit": PatchViT, "sentence_pair": SentencePairModel, "phresnet": PHResNet, "phtransformer": PHTransformer,
-          "poincare_embedding": PoincareEmbedding, "point_mlr": PointMLR}
+MODELS = {
+    "vit": PatchViT,
+    "sentence_pair": SentencePairModel,
+    "phresnet": PHResNet,
+    "phtransformer": PHTransformer,
+    "poincare_embedding": PoincareEmbedding,
+    "point_mlr": PointMLR,
+}
 
 
 def build(cfg, **data_info):

@@ -57,8 +57,16 @@ class PointMLR(nn.Module):
     -> [..., classes]. chart: the hyperbolic MLR's, "poincare" (the ball) or "lorentz" (the points
     carried to the hyperboloid by the isometry, see spaces.Lorentz.hyperplane_logits)."""
 
-    def __init__(self, dim: int, geometry: str, classes: int = 2, c: float = 1.0, runs: int = 1,
-                 offsets: bool | None = None, chart: str = "poincare"):
+    def __init__(
+        self,
+        dim: int,
+        geometry: str,
+        classes: int = 2,
+        c: float = 1.0,
+        runs: int = 1,
+        offsets: bool | None = None,
+        chart: str = "poincare",
+    ):
         super().__init__()
         if geometry not in GEOMETRIES:
             raise ValueError(f"unknown geometry {geometry!r}: choose model.geometry= one of {GEOMETRIES}")
@@ -67,8 +75,13 @@ class PointMLR(nn.Module):
         if geometry != "hyperbolic" and chart != "poincare":
             raise ValueError("model.chart chooses the hyperbolic MLR's chart: leave it poincare for the Euclidean MLRs")
         self.geometry, self.c, self.runs = geometry, c, runs
-        self.mlr = (HyperbolicMLR(dim, classes, c, copies=(runs,), chart=chart) if geometry == "hyperbolic"
-                    else RunsOffsetLinear(dim, classes, runs) if offsets else RunsLinear(dim, classes, runs))
+        self.mlr = (
+            HyperbolicMLR(dim, classes, c, copies=(runs,), chart=chart)
+            if geometry == "hyperbolic"
+            else RunsOffsetLinear(dim, classes, runs)
+            if offsets
+            else RunsLinear(dim, classes, runs)
+        )
 
     def forward(self, x: Tensor) -> Tensor:
         if self.runs == 1:

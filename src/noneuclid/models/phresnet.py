@@ -56,8 +56,11 @@ class PHBlock(nn.Module):
             layers += [PHConv2d(cin, cout, k, n, stride=s, padding=k // 2, kron_weights=kron), nn.BatchNorm2d(cout)]
         self.branch = nn.Sequential(*layers)
         out = convs[-1][1]
-        self.shortcut = nn.Identity() if stride == 1 and in_planes == out else nn.Sequential(
-            PHConv2d(in_planes, out, 1, n, stride=stride, kron_weights=kron), nn.BatchNorm2d(out))
+        self.shortcut = (
+            nn.Identity()
+            if stride == 1 and in_planes == out
+            else nn.Sequential(PHConv2d(in_planes, out, 1, n, stride=stride, kron_weights=kron), nn.BatchNorm2d(out))
+        )
         self.gate = ResidualGate() if init == "phydi" else None
 
     def forward(self, x: Tensor) -> Tensor:
@@ -76,8 +79,9 @@ class PHResNet(nn.Module):
     `python -m noneuclid.bench hypercomplex`).
     """
 
-    def __init__(self, depth: int, n: int, init: str, num_classes: int = 10, width_mult: float = 1.0,
-                 channels_last: bool = False):
+    def __init__(
+        self, depth: int, n: int, init: str, num_classes: int = 10, width_mult: float = 1.0, channels_last: bool = False
+    ):
         super().__init__()
         _choice("depth", depth, STAGES)
         _choice("n", n, WIDTHS)
@@ -89,7 +93,9 @@ class PHResNet(nn.Module):
         self.in_channels = IN_CHANNELS[n]
         self.stem = nn.Sequential(
             PHConv2d(self.in_channels, widths[0], 3, n, padding=1, kron_weights=init == "wkp"),
-            nn.BatchNorm2d(widths[0]), nn.ReLU())
+            nn.BatchNorm2d(widths[0]),
+            nn.ReLU(),
+        )
         stages, in_planes = [], widths[0]
         for i, (planes, count) in enumerate(zip(widths, blocks)):
             stage = []
@@ -103,8 +109,10 @@ class PHResNet(nn.Module):
 
     def forward(self, x: Tensor) -> Tensor:
         if x.shape[1] != self.in_channels:
-            raise ValueError(f"this PHResNet takes {self.in_channels} input channels (n=3: RGB; n=2, 4: a zero "
-                             f"channel prepended to RGB), got {x.shape[1]}")
+            raise ValueError(
+                f"this PHResNet takes {self.in_channels} input channels (n=3: RGB; n=2, 4: a zero "
+                f"channel prepended to RGB), got {x.shape[1]}"
+            )
         if self.channels_last:  # the convolutions' outputs (and so every later activation) follow the input
             x = x.contiguous(memory_format=torch.channels_last)
         features = self.stages(self.stem(x))  # [batch, channels, H/8, W/8]

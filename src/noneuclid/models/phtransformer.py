@@ -63,7 +63,8 @@ class PHMSelfAttention(nn.Module):
         batch, seq, d = x.shape
         q, k, v = self.qkv(x).view(batch, seq, 3, self.heads, d // self.heads).permute(2, 0, 3, 1, 4)
         y = functional.scaled_dot_product_attention(  # q, k, v, y: [batch, heads, seq, d / heads]
-            q, k, v, dropout_p=self.dropout if self.training else 0.0, is_causal=True)
+            q, k, v, dropout_p=self.dropout if self.training else 0.0, is_causal=True
+        )
         return self.out(y.transpose(1, 2).reshape(batch, seq, d))
 
 
@@ -98,13 +99,23 @@ class PHTransformerLayer(nn.Module):
 class PHTransformer(nn.Module):
     """Causal PH language model: token ids [batch, seq] -> logits [batch, seq, vocab_size]."""
 
-    def __init__(self, vocab_size: int, depth: int, n: int, norm: str, d_model: int = 128, d_ff: int = 256,
-                 heads: int = 8, dropout: float = 0.1):
+    def __init__(
+        self,
+        vocab_size: int,
+        depth: int,
+        n: int,
+        norm: str,
+        d_model: int = 128,
+        d_ff: int = 256,
+        heads: int = 8,
+        dropout: float = 0.1,
+    ):
         super().__init__()
         if norm not in NORMS:
             raise ValueError(f"unknown norm {norm!r}: use one of {sorted(NORMS)}")
-        check_divisible(n, f"pad the vocabulary to a multiple of n ({n * math.ceil(vocab_size / n)} tokens)",
-                        vocab_size=vocab_size)
+        check_divisible(
+            n, f"pad the vocabulary to a multiple of n ({n * math.ceil(vocab_size / n)} tokens)", vocab_size=vocab_size
+        )
         check_divisible(n, d_model=d_model, d_ff=d_ff)
         self.d_model = d_model
         self.embedding = PHMEmbedding(vocab_size, d_model, n)

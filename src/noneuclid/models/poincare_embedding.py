@@ -40,8 +40,10 @@ class PoincareEmbedding(nn.Module):
             d = self(idx[:, 0], idx[:, 1:])
             return torch.logsumexp((-d).masked_fill(~keep, float("-inf")), 1) + d[:, 0]
         if self.weight.device.type != "cpu":
-            raise ValueError("model.sparse=true runs on the CPU (a compiled loop); set model.sparse=false on "
-                             f"{self.weight.device.type}")
+            raise ValueError(
+                "model.sparse=true runs on the CPU (a compiled loop); set model.sparse=false on "
+                f"{self.weight.device.type}"
+            )
         return _SparseNegativeSampling.apply(self.weight, idx, keep, self.c)
 
     @torch.no_grad()
@@ -54,9 +56,10 @@ class PoincareEmbedding(nn.Module):
         if self.weight.device.type != "cpu":
             raise ValueError(f"sgd_steps runs on the CPU (a compiled loop), not on {self.weight.device.type}")
         terms = torch.empty(idx.shape[0], dtype=self.weight.dtype)
-        max_norm = (1 - pb.BALL_EPS) / self.c ** 0.5  # pb.project's
-        _sgd_steps(self.weight.detach().numpy(), idx.numpy(), keep.numpy(), batch_size, lr, self.c, max_norm,
-                   terms.numpy())
+        max_norm = (1 - pb.BALL_EPS) / self.c**0.5  # pb.project's
+        _sgd_steps(
+            self.weight.detach().numpy(), idx.numpy(), keep.numpy(), batch_size, lr, self.c, max_norm, terms.numpy()
+        )
         return terms
 
     @torch.no_grad()

@@ -46,7 +46,7 @@ def _embedding_init(runs: int, vocab: int, dim: int, scale: float = 1.0) -> Tens
     Riemannian SGD, then plateau at chance for thousands of batches; experiment=hnn/init measures that).
     The caller projects the draw into the ball for the hyperbolic models (at scale 100 many points lie
     outside it)."""
-    m = scale * (3 * 0.001 ** 2 / (2 * dim)) ** (1 / 3)
+    m = scale * (3 * 0.001**2 / (2 * dim)) ** (1 / 3)
     return torch.empty(runs, vocab, dim).uniform_(-m, m)
 
 
@@ -64,10 +64,22 @@ class EuclideanMLR(nn.Module):
 
 
 class SentencePairModel(nn.Module):
-    def __init__(self, vocab_size: int, cell: str = "gru", geometry: str = "hyperbolic", dim: int = 5,
-                 c: float = 1.0, classes: int = 2, compile: bool = False, runs: int = 1,
-                 embedding_init_scale: float = 1.0, clip_per_tensor: bool = True, project_results: bool = True,
-                 carry_gaps: bool = False, chart: str = "poincare"):
+    def __init__(
+        self,
+        vocab_size: int,
+        cell: str = "gru",
+        geometry: str = "hyperbolic",
+        dim: int = 5,
+        c: float = 1.0,
+        classes: int = 2,
+        compile: bool = False,
+        runs: int = 1,
+        embedding_init_scale: float = 1.0,
+        clip_per_tensor: bool = True,
+        project_results: bool = True,
+        carry_gaps: bool = False,
+        chart: str = "poincare",
+    ):
         super().__init__()
         if geometry not in GEOMETRIES:
             raise ValueError(f"model.geometry must be one of {GEOMETRIES}, got {geometry!r}")
@@ -80,23 +92,31 @@ class SentencePairModel(nn.Module):
         if self.space.hyperbolic:  # a large init scale draws points outside the ball: onto its edge
             embedding = pb.project(embedding, c)
         self.embedding = with_copy_dims(ball(embedding), 1)
-        self.encoders = Recurrent(cell, dim, dim, self.space, "id" if self.space.hyperbolic else "tanh",
-                                  copies=(runs, 2), compile=compile)
+        self.encoders = Recurrent(
+            cell, dim, dim, self.space, "id" if self.space.hyperbolic else "tanh", copies=(runs, 2), compile=compile
+        )
         self.W = with_copy_dims(nn.Parameter(glorot(runs, 2, dim, dim)), 1 + clip_per_tensor)  # W1, W2 of the FFNN
         self.b = with_copy_dims(ball(torch.zeros(runs, dim)), 1)
         self.b_d = with_copy_dims(ball(torch.zeros(runs, dim)), 1)
-        self.classify = torch.compile(self._classify, dynamic=False) if compile else self._classify  # fuses its small ops
+        self.classify = (
+            torch.compile(self._classify, dynamic=False) if compile else self._classify
+        )  # fuses its small ops
         if geometry == "hyperbolic":
-            self.mlr = HyperbolicMLR(dim, classes, c, copies=(runs,), per_class=clip_per_tensor,
-                                     project_results=project_results, chart=chart)
+            self.mlr = HyperbolicMLR(
+                dim, classes, c, copies=(runs,), per_class=clip_per_tensor, project_results=project_results, chart=chart
+            )
         else:
             self.mlr = EuclideanMLR(dim, classes, runs, per_class=clip_per_tensor)
 
     def encode(self, tokens1: Tensor, lengths1: Tensor, tokens2: Tensor, lengths2: Tensor) -> tuple[Tensor, Tensor]:
         """The hidden state of each sentence at its true length, ([runs, batch, dim], [runs, batch, dim])."""
         steps = max(tokens1.shape[-1], tokens2.shape[-1])
-        tokens = torch.stack([F.pad(t, (0, steps - t.shape[-1])) for t in (tokens1, tokens2)], 1)  # [runs, 2, batch, time]
-        states = self.encoders.forward_tokens(self.space.from_ball(self.embedding), tokens, torch.stack([lengths1, lengths2], 1))
+        tokens = torch.stack(
+            [F.pad(t, (0, steps - t.shape[-1])) for t in (tokens1, tokens2)], 1
+        )  # [runs, 2, batch, time]
+        states = self.encoders.forward_tokens(
+            self.space.from_ball(self.embedding), tokens, torch.stack([lengths1, lengths2], 1)
+        )
         return states.unbind(1)
 
     def forward(self, tokens1: Tensor, lengths1: Tensor, tokens2: Tensor, lengths2: Tensor) -> Tensor:

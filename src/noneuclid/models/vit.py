@@ -28,13 +28,22 @@ class PatchViT(nn.Module):
     token. There is no embedding, positional encoding, class token, LayerNorm or attention skip.
     """
 
-    def __init__(self, dim: int = 49, depth: int = 16, heads: int = 7, num_classes: int = 10,
-                 stiefel: bool = False, euclidean_init: str = "glorot"):
+    def __init__(
+        self,
+        dim: int = 49,
+        depth: int = 16,
+        heads: int = 7,
+        num_classes: int = 10,
+        stiefel: bool = False,
+        euclidean_init: str = "glorot",
+    ):
         super().__init__()
-        self.blocks = nn.Sequential(*[
-            nn.Sequential(MultiHeadAttention(dim, heads, stiefel, euclidean_init), FeedForward(dim))
-            for _ in range(depth)
-        ])
+        self.blocks = nn.Sequential(
+            *[
+                nn.Sequential(MultiHeadAttention(dim, heads, stiefel, euclidean_init), FeedForward(dim))
+                for _ in range(depth)
+            ]
+        )
         self.classifier = nn.Linear(dim, num_classes, bias=False)
         nn.init.xavier_uniform_(self.classifier.weight)
 
@@ -72,7 +81,8 @@ def load_gml(path) -> PatchViT:
             for layer, (attention, feed_forward) in enumerate(model.blocks):
                 for i, proj in enumerate(("PQ", "PK", "PV")):  # weight[i, h] is head h's 49 x 7 P
                     attention.weight[i] = torch.stack(
-                        [array(f"L{2 * layer + 1}/{proj}/head_{h + 1}").T for h in range(heads)])
+                        [array(f"L{2 * layer + 1}/{proj}/head_{h + 1}").T for h in range(heads)]
+                    )
                 feed_forward.linear.weight.copy_(array(f"L{2 * layer + 2}/weight").T)
                 feed_forward.linear.bias.copy_(array(f"L{2 * layer + 2}/bias"))
             model.classifier.weight.copy_(array(f"L{2 * depth + 1}/weight").T)

@@ -5,5 +5,14 @@ from noneuclid.nn.hypercomplex import PHConv2d, PHMEmbedding, PHMLinear, Residua
 from noneuclid.nn.parameters import PoincareParameter, StiefelParameter
 from noneuclid.nn.recurrent import Recurrent
 
-__all__ = ["HyperbolicMLR", "MobiusLinear", "PHConv2d", "PHMEmbedding",
-           "PHMLinear", "PoincareParameter", "Recurrent", "ResidualGate", "StiefelParameter"]
+__all__ = [
+    "HyperbolicMLR",
+    "MobiusLinear",
+    "PHConv2d",
+    "PHMEmbedding",
+    "PHMLinear",
+    "PoincareParameter",
+    "Recurrent",
+    "ResidualGate",
+    "StiefelParameter",
+]

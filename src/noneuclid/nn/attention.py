@@ -27,8 +27,10 @@ class MultiHeadAttention(nn.Module):
     def __init__(self, dim: int, heads: int, stiefel: bool, euclidean_init: str = "glorot"):
         super().__init__()
         if dim % heads:
-            raise ValueError(f"model.heads={heads} must divide the token dimension {dim}: "
-                             f"choose one of {[h for h in range(1, dim + 1) if dim % h == 0]}")
+            raise ValueError(
+                f"model.heads={heads} must divide the token dimension {dim}: "
+                f"choose one of {[h for h in range(1, dim + 1) if dim % h == 0]}"
+            )
         self.dim, self.heads, self.head_dim = dim, heads, dim // heads
         shape = (3, heads, dim, self.head_dim)
         if stiefel:

@@ -53,12 +53,19 @@ class HyperbolicMLR(nn.Module):
     margin's), as the original code's tf_mob_add (see spaces.PoincareBall).
     """
 
-    def __init__(self, dim: int, classes: int, c: float = 1.0, copies: tuple[int, ...] = (), per_class: bool = True,
-                 project_results: bool = False, chart: str = "poincare"):
+    def __init__(
+        self,
+        dim: int,
+        classes: int,
+        c: float = 1.0,
+        copies: tuple[int, ...] = (),
+        per_class: bool = True,
+        project_results: bool = False,
+        chart: str = "poincare",
+    ):
         super().__init__()
         self.space = spaces.space(True, c, project_results, chart=chart)
-        self.p = with_copy_dims(PoincareParameter(torch.zeros(*copies, classes, dim), c),
-                                len(copies) + per_class)
+        self.p = with_copy_dims(PoincareParameter(torch.zeros(*copies, classes, dim), c), len(copies) + per_class)
         self.a0 = with_copy_dims(nn.Parameter(glorot(*copies, classes, dim)), len(copies) + per_class)
 
     def forward(self, x: Tensor) -> Tensor:

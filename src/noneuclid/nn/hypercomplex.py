@@ -77,8 +77,10 @@ class _PHWeight(nn.Module):
             self.register_parameter("bias", None)
 
     def extra_repr(self) -> str:
-        return (f"in_features={self.in_features}, out_features={self.out_features}, n={self.n}, "
-                f"bias={self.bias is not None}, kron_weights={self.w is not None}")
+        return (
+            f"in_features={self.in_features}, out_features={self.out_features}, n={self.n}, "
+            f"bias={self.bias is not None}, kron_weights={self.w is not None}"
+        )
 
 
 class PHMLinear(_PHWeight):
@@ -95,11 +97,20 @@ class PHMLinear(_PHWeight):
 class PHConv2d(_PHWeight):
     """2-D convolution with the PH weight W [out, in, k, k]; x [batch, in, H, W] -> [batch, out, H', W']."""
 
-    def __init__(self, in_channels: int, out_channels: int, kernel_size: int, n: int, stride: int = 1,
-                 padding: int = 0, bias: bool = False, kron_weights: bool = False):
+    def __init__(
+        self,
+        in_channels: int,
+        out_channels: int,
+        kernel_size: int,
+        n: int,
+        stride: int = 1,
+        padding: int = 0,
+        bias: bool = False,
+        kron_weights: bool = False,
+    ):
         super().__init__(out_channels, in_channels, n, (kernel_size, kernel_size), kron_weights)
         self.kernel_size, self.stride, self.padding = kernel_size, stride, padding
-        self._init_bias(bias, in_channels * kernel_size ** 2)
+        self._init_bias(bias, in_channels * kernel_size**2)
 
     def forward(self, x: Tensor) -> Tensor:
         return functional.conv2d(x, self.weight, self.bias, self.stride, self.padding)

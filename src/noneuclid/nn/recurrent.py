@@ -53,6 +53,7 @@ def matvec(W: Tensor, x: Tensor, dim: int = -1) -> Tensor:
 # The steps below take the batch-last layout: `space` has dim -2, states h are [..., hidden, batch],
 # per-gate tensors [..., gates, hidden, batch], W [..., gates, hidden, hidden], b [..., gates, hidden, 1].
 
+
 def _affine(space, wh: Tensor, h: Tensor, u: Tensor, b: Tensor) -> Tensor:
     """(W (x) h) (+) (U (x) x) (+) b per gate, from wh = W h, h, u = U (x) x and b; projected only if
     the space projects every result (else the caller projects it: the RNN and the GRU's candidate by
@@ -122,10 +123,12 @@ def masked_step(cell: str, space, act, compile: bool):
     small operations). u is the step's input products [*copies, gates, hidden, batch], or with token
     ids tokens [*copies, batch] the products of every table row [*copies, gates, hidden, rows], from
     which the step looks up its tokens' (inside the compiled graph: no products per token in memory)."""
+
     def step(u, h, keep_going, W, b, tokens=None):
         if tokens is not None:  # u[..., k] <- u[..., tokens[k]], for every gate and hidden unit
             u = u.gather(-1, tokens[..., None, None, :].expand(*u.shape[:-1], tokens.shape[-1]))
         return torch.where(keep_going, STEPS[cell](space, act, u, h, W, b), h)
+
     return compiled(("step", cell, *space.key(), act), step) if compile else step
 
 
@@ -139,8 +142,16 @@ class Recurrent(nn.Module):
     (forward_tokens); the recurrence is one (compiled) call per step, in the batch-last layout.
     """
 
-    def __init__(self, cell: str, input_size: int, hidden_size: int, space: Euclidean | PoincareBall | Lorentz,
-                 nonlinearity: str = "id", copies: tuple[int, ...] = (), compile: bool = False):
+    def __init__(
+        self,
+        cell: str,
+        input_size: int,
+        hidden_size: int,
+        space: Euclidean | PoincareBall | Lorentz,
+        nonlinearity: str = "id",
+        copies: tuple[int, ...] = (),
+        compile: bool = False,
+    ):
         super().__init__()
         if cell not in STEPS:
             raise ValueError(f"unknown cell {cell!r}: use one of {sorted(STEPS)}")
@@ -148,9 +159,11 @@ class Recurrent(nn.Module):
             raise ValueError(f"unknown nonlinearity {nonlinearity!r}: use one of {sorted(ACTIVATIONS)}")
         batch_last = space.along(-2)
         self.step = masked_step(cell, batch_last, ACTIVATIONS[nonlinearity], compile)
+
         def on_space(fn):  # fn with the batch-last space bound, compiled once per process and space if asked
             bound = functools.partial(fn, batch_last)
             return compiled((fn.__name__, *space.key()), bound) if compile else bound
+
         self.inputs, self.row_inputs = on_space(input_products), on_space(row_products)
         self.space = space
         gates, copies = GATES[cell], tuple(copies)
@@ -183,7 +196,10 @@ class Recurrent(nn.Module):
         table's rows u [*copies, gates, hidden, rows], looked up by token at each step."""
         if bool((lengths < 1).any()):
             raise ValueError("every sequence needs at least one token (got a length < 1)")
-        W, b = self.W, self.space.from_ball(self.b).unsqueeze(-1)  # b broadcast over the batch: [*copies, gates, hidden, 1]
+        W, b = (
+            self.W,
+            self.space.from_ball(self.b).unsqueeze(-1),
+        )  # b broadcast over the batch: [*copies, gates, hidden, 1]
         if tokens is None:  # each step's products u_t, no lookup
             copies, (time, batch) = u.shape[:-4], (u.shape[-4], u.shape[-1])
             steps = zip(u.unbind(-4), itertools.repeat(None))

@@ -13,12 +13,28 @@ from noneuclid.optim.manifold import (
 )
 from noneuclid.optim.rsgd import RiemannianSGD
 
-__all__ = ["OPTIMIZERS", "CompositeOptimizer", "ManifoldAdam", "ManifoldGD", "ManifoldMomentum",
-           "ManifoldOptimizer", "RiemannianSGD", "build", "end_epoch"]
+__all__ = [
+    "OPTIMIZERS",
+    "CompositeOptimizer",
+    "ManifoldAdam",
+    "ManifoldGD",
+    "ManifoldMomentum",
+    "ManifoldOptimizer",
+    "RiemannianSGD",
+    "build",
+    "end_epoch",
+]
 
 
-def adam_rsgd(named_params, lr: float, betas, embedding_lr: float, ball_lr: float,
-              clip_norm: float | None = None, compensated: bool = False) -> CompositeOptimizer:
+def adam_rsgd(
+    named_params,
+    lr: float,
+    betas,
+    embedding_lr: float,
+    ball_lr: float,
+    clip_norm: float | None = None,
+    compensated: bool = False,
+) -> CompositeOptimizer:
     """Ganea et al.'s recipe: Adam (lr) for every Euclidean weight, the word embeddings of the
     Euclidean models included (the original code's `eucl_vars`); Riemannian SGD for ball-valued
     weights: the word embeddings (embedding_lr) and the others (ball_lr), compensated or not (see
@@ -40,14 +56,16 @@ def adam_rsgd(named_params, lr: float, betas, embedding_lr: float, ball_lr: floa
     return CompositeOptimizer(opts, clip_norm)
 
 
-def rsgd(named_params, lr: float, burnin_epochs: int = 0, burnin_factor: float = 0.1,
-         retraction: bool = False) -> RiemannianSGD:
+def rsgd(
+    named_params, lr: float, burnin_epochs: int = 0, burnin_factor: float = 0.1, retraction: bool = False
+) -> RiemannianSGD:
     """Riemannian SGD for every parameter (Nickel & Kiela's Poincare embeddings), at lr * burnin_factor
     for the first burnin_epochs epochs (their burn-in phase), then at lr (switched by end_epoch; the
     countdown is kept in the optimizer's state_dict, so a resumed run continues it); retraction: their
     update x - lr grad_R instead of the exponential map (see RiemannianSGD)."""
-    optimizer = RiemannianSGD([p for _, p in named_params], lr=lr * (burnin_factor if burnin_epochs else 1.0),
-                              retraction=retraction)
+    optimizer = RiemannianSGD(
+        [p for _, p in named_params], lr=lr * (burnin_factor if burnin_epochs else 1.0), retraction=retraction
+    )
     for group in optimizer.param_groups:
         group.update(burnin_epochs_left=burnin_epochs, full_lr=lr)
     return optimizer
@@ -68,8 +86,10 @@ def build(cfg, named_params):
     if name == "rsgd":
         return rsgd(named_params, **kwargs)
     if name not in OPTIMIZERS and name not in TORCH_OPTIMIZERS:
-        raise ValueError(f"unknown optimizer {name!r}: choose optim= one of "
-                         f"{sorted([*OPTIMIZERS, *TORCH_OPTIMIZERS, 'adam_rsgd', 'rsgd'])}")
+        raise ValueError(
+            f"unknown optimizer {name!r}: choose optim= one of "
+            f"{sorted([*OPTIMIZERS, *TORCH_OPTIMIZERS, 'adam_rsgd', 'rsgd'])}"
+        )
     optimizer = {**OPTIMIZERS, **TORCH_OPTIMIZERS}[name](params, **kwargs)
     if cfg.get("clip_total_norm") is not None:
         return CompositeOptimizer([optimizer], clip_total_norm=cfg["clip_total_norm"])

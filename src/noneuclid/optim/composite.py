@@ -19,8 +19,12 @@ class CompositeOptimizer:
     (torch.nn.utils.clip_grad_norm_; PHYDI's transformers: 0.5).
     """
 
-    def __init__(self, optimizers: list[torch.optim.Optimizer], clip_norm: float | None = None,
-                 clip_total_norm: float | None = None):
+    def __init__(
+        self,
+        optimizers: list[torch.optim.Optimizer],
+        clip_norm: float | None = None,
+        clip_total_norm: float | None = None,
+    ):
         self.optimizers, self.clip_norm, self.clip_total_norm = optimizers, clip_norm, clip_total_norm
 
     @property

@@ -58,8 +58,9 @@ class ManifoldOptimizer(torch.optim.Optimizer):
             raise ValueError(f"learning rate must be positive, got {group['lr']}")
 
     # -- the two steps that differ between GD, Momentum and Adam (on lists of tensors) --------------
-    def update_and_velocity(self, grads: list[Tensor], caches: dict[str, list[Tensor]],
-                            steps: list[int], group: dict) -> list[Tensor]:
+    def update_and_velocity(
+        self, grads: list[Tensor], caches: dict[str, list[Tensor]], steps: list[int], group: dict
+    ) -> list[Tensor]:
         raise NotImplementedError
 
     # -- Algorithm 1 -------------------------------------------------------------------------------
@@ -96,8 +97,7 @@ class ManifoldOptimizer(torch.optim.Optimizer):
         """Vector-space case: B = gradient, retraction = addition."""
         steps = self._advance(params)
         caches = {
-            name: [self.state[p].setdefault(name, torch.zeros_like(p)) for p in params]
-            for name in self.cache_names
+            name: [self.state[p].setdefault(name, torch.zeros_like(p)) for p in params] for name in self.cache_names
         }
         velocity = self.update_and_velocity([p.grad for p in params], caches, steps, group)
         torch._foreach_add_(params, velocity)
@@ -110,8 +110,10 @@ class ManifoldOptimizer(torch.optim.Optimizer):
         section = stiefel.Section(Y, group["section"])
         A, B = stiefel.lift_gradient(Y, section, G)  # rgrad and lift: [P, ..., n, n], [P, ..., N-n, n]
         caches = {
-            name: [self._stacked_state(params, f"{name}_A", A.shape[1:]),
-                   self._stacked_state(params, f"{name}_B", B.shape[1:])]
+            name: [
+                self._stacked_state(params, f"{name}_A", A.shape[1:]),
+                self._stacked_state(params, f"{name}_B", B.shape[1:]),
+            ]
             for name in self.cache_names
         }
         WA, WB = self.update_and_velocity([A, B], caches, [steps[0]] * 2, group)  # one step count for both
@@ -127,9 +129,7 @@ class ManifoldOptimizer(torch.optim.Optimizer):
         if buf is not None and all(self.state[p].get(key) is v for p, v in zip(params, views)):
             return buf
         ref = params[0]
-        buf = torch.stack([
-            self.state[p][key] if key in self.state[p] else ref.new_zeros(shape) for p in params
-        ])
+        buf = torch.stack([self.state[p][key] if key in self.state[p] else ref.new_zeros(shape) for p in params])
         views = buf.unbind(0)
         for p, view in zip(params, views):
             self.state[p][key] = view
@@ -167,20 +167,26 @@ class ManifoldMomentum(ManifoldOptimizer):
 class ManifoldAdam(ManifoldOptimizer):
     """Adam with the bias-corrected caches of eq. (5), elementwise on g^hor:
 
-        M1 <- (b1 - b1^t)/(1 - b1^t) M1 + (1 - b1)/(1 - b1^t) B
-        M2 <- (b2 - b2^t)/(1 - b2^t) M2 + (1 - b2)/(1 - b2^t) B * B
-        W   = -eta M1 / sqrt(M2 + delta)   (eq. 6, eps_inside_sqrt=True, the paper's text)
-        W   = -eta M1 / (sqrt(M2) + delta) (eps_inside_sqrt=False: torch.optim.Adam, the authors' code)
+    M1 <- (b1 - b1^t)/(1 - b1^t) M1 + (1 - b1)/(1 - b1^t) B
+    M2 <- (b2 - b2^t)/(1 - b2^t) M2 + (1 - b2)/(1 - b2^t) B * B
+    W   = -eta M1 / sqrt(M2 + delta)   (eq. 6, eps_inside_sqrt=True, the paper's text)
+    W   = -eta M1 / (sqrt(M2) + delta) (eps_inside_sqrt=False: torch.optim.Adam, the authors' code)
     """
 
     cache_names = ("first_moment", "second_moment")
 
-    def __init__(self, params, lr: float = 1e-3, betas: tuple[float, float] = (0.9, 0.99),
-                 eps: float = 3e-7, eps_inside_sqrt: bool = True, **kwargs):
+    def __init__(
+        self,
+        params,
+        lr: float = 1e-3,
+        betas: tuple[float, float] = (0.9, 0.99),
+        eps: float = 3e-7,
+        eps_inside_sqrt: bool = True,
+        **kwargs,
+    ):
         if not all(0.0 <= b < 1.0 for b in betas):
             raise ValueError(f"betas must lie in [0, 1), got {betas}")
-        super().__init__(params, dict(lr=lr, betas=tuple(betas), eps=eps,
-                                      eps_inside_sqrt=eps_inside_sqrt), **kwargs)
+        super().__init__(params, dict(lr=lr, betas=tuple(betas), eps=eps, eps_inside_sqrt=eps_inside_sqrt), **kwargs)
 
     def update_and_velocity(self, grads, caches, steps, group):
         (b1, b2), lr, eps = group["betas"], group["lr"], group["eps"]

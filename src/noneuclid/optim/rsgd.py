@@ -86,8 +86,14 @@ def _sparse_step(p: PoincareParameter, lr: float, retraction: bool) -> None:
     sum first (coalesce)."""
     if retraction and p.device.type == "cpu":
         grad = p.grad
-        retract_rows(p.detach().numpy(), grad._indices()[0].numpy(), grad._values().numpy(), lr, p.c,
-                      (1 - pb.BALL_EPS) / p.c ** 0.5)
+        retract_rows(
+            p.detach().numpy(),
+            grad._indices()[0].numpy(),
+            grad._values().numpy(),
+            lr,
+            p.c,
+            (1 - pb.BALL_EPS) / p.c**0.5,
+        )
         return
     grad = p.grad.coalesce()
     rows, values = grad.indices()[0], grad.values()

@@ -33,8 +33,11 @@ def main(argv=None) -> int:
         print(f"error: {e}", file=sys.stderr)
         return 2
     reported = [] if args.paper == "html" else papers
-    codes = [_run_report(paper, report, args, profile, missing_ok=args.paper == "all")
-             for paper in reported for report in _parts(paper, args.part)]
+    codes = [
+        _run_report(paper, report, args, profile, missing_ok=args.paper == "all")
+        for paper in reported
+        for report in _parts(paper, args.part)
+    ]
     if args.paper not in PAPERS:
         print(html.make(profile, args.results))
     readme = args.docs_dir.parent / "README.md"
@@ -45,8 +48,9 @@ def main(argv=None) -> int:
 
 def _arguments(argv: list[str]) -> argparse.Namespace:
     """The command line parsed; a first override in the place of the part is taken as an override."""
-    parser = argparse.ArgumentParser(prog="python -m noneuclid.report", description=__doc__,
-                                     formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser = argparse.ArgumentParser(
+        prog="python -m noneuclid.report", description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter
+    )
     parser.add_argument("--runs", type=Path, default=Path(os.environ.get("NONEUCLID_RUNS_DIR", "runs")))
     parser.add_argument("--profile", choices=PROFILES, default=None)
     parser.add_argument("--results", type=Path, default=Path("results"))
@@ -72,8 +76,9 @@ def _part_name(paper: str, report: str) -> str:
 
 def _parts(paper: str, part: str | None) -> list[Report]:
     """The paper's reports that `part` names (None: all of them)."""
-    return [r for r in PAPERS[paper].reports
-            if part in (None, _part_name(paper, r.module), r.module.rsplit(".", 1)[-1])]
+    return [
+        r for r in PAPERS[paper].reports if part in (None, _part_name(paper, r.module), r.module.rsplit(".", 1)[-1])
+    ]
 
 
 def _run_report(paper: str, report: Report, args, profile: str, missing_ok: bool) -> int:

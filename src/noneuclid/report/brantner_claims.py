@@ -11,7 +11,10 @@ from noneuclid.claims import data as claims_data
 
 CLAIMS = claims_data.load("brantner")
 SETUPS = CLAIMS.reference["setups"]  # the paper's four runs -> label, colour, Table 2's minutes, the authors' run
-OPTIMIZERS = {name.removesuffix("_stiefel"): {**setup, "label": setup["label"].removesuffix(" + Stiefel")}
-              for name, setup in SETUPS.items() if name.endswith("_stiefel")}  # adam, momentum, gd
+OPTIMIZERS = {
+    name.removesuffix("_stiefel"): {**setup, "label": setup["label"].removesuffix(" + Stiefel")}
+    for name, setup in SETUPS.items()
+    if name.endswith("_stiefel")
+}  # adam, momentum, gd
 BOUND = next(c.bound for c in CLAIMS["orthonormality_to_machine_precision"].cells if c.arms[0].startswith("drift_"))
 text = functools.partial(prose.fill, "brantner")  # a section of templates/brantner.md, its fields filled in

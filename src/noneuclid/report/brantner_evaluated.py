@@ -18,8 +18,10 @@ from noneuclid.figures import brantner as drawn
 from noneuclid.report.brantner_claims import BOUND, OPTIMIZERS, text
 
 BASE = "adam_euclidean"  # the arm the timings are over
-TIMINGS = {"stiefel_epoch_time_on_par_cpu": ("timing.csv", "cpu"),  # claim -> the file of its timing, the device
-           "stiefel_epoch_time_gap_gpu": ("timing_gpu.csv", "cuda")}
+TIMINGS = {
+    "stiefel_epoch_time_on_par_cpu": ("timing.csv", "cpu"),  # claim -> the file of its timing, the device
+    "stiefel_epoch_time_gap_gpu": ("timing_gpu.csv", "cuda"),
+}
 
 
 def read(out: Path | None, name: str) -> pd.DataFrame | None:
@@ -54,9 +56,19 @@ def timing_verdict(claim, cell, out: Path | None) -> engine.Verdict:
         return engine.untestable(claim, cell, text(f"no_timing_{device}"))
     one_setting = set(timing.device) == {device} and timing.processor.nunique() == 1 and timing.threads.nunique() == 1
     if not one_setting or not {*cell.arms, BASE} <= set(timing.arm):
-        return engine.untestable(claim, cell, text(
-            "timing_setting", precondition=claim.precondition, file=name, arms=sorted(set(timing.arm)),
-            devices=sorted(set(timing.device)), processors=sorted(set(timing.processor)), threads=sorted(set(timing.threads))))
+        return engine.untestable(
+            claim,
+            cell,
+            text(
+                "timing_setting",
+                precondition=claim.precondition,
+                file=name,
+                arms=sorted(set(timing.arm)),
+                devices=sorted(set(timing.device)),
+                processors=sorted(set(timing.processor)),
+                threads=sorted(set(timing.threads)),
+            ),
+        )
     per_round = timing.pivot(index="repeat", columns="arm", values="seconds_per_step")  # round x arm
     a, b = (list(per_round[arm] / per_round[BASE].mean()) for arm in cell.arms)
     return engine.judge(claim, cell, a, b, paired=cell.paired)
@@ -82,29 +94,65 @@ def drift_section(out: Path) -> str:
     if (ours := read(out, "drift.csv")) is None or (authors := read(out, "drift_authors.csv")) is None:
         return ""
     drawn.drift(ours, authors, out / "drift", OPTIMIZERS, BOUND)
-    data = (ours[ours.step == ours.step.max()].groupby(["optimizer", "retraction", "section"], sort=False)
-            .agg(seeds=("seed", "nunique"), step=("step", "first"), max_dev_mean=("max_dev", "mean"),
-                 max_dev_min=("max_dev", "min"), max_dev_max=("max_dev", "max"), median_dev_mean=("median_dev", "mean"))
-            .reset_index().merge(authors[["optimizer", "max_dev", "median_dev"]].rename(
-                columns={"max_dev": "authors_max_dev", "median_dev": "authors_median_dev"}), on="optimizer")
-            .assign(bound=BOUND))
+    data = (
+        ours[ours.step == ours.step.max()]
+        .groupby(["optimizer", "retraction", "section"], sort=False)
+        .agg(
+            seeds=("seed", "nunique"),
+            step=("step", "first"),
+            max_dev_mean=("max_dev", "mean"),
+            max_dev_min=("max_dev", "min"),
+            max_dev_max=("max_dev", "max"),
+            median_dev_mean=("median_dev", "mean"),
+        )
+        .reset_index()
+        .merge(
+            authors[["optimizer", "max_dev", "median_dev"]].rename(
+                columns={"max_dev": "authors_max_dev", "median_dev": "authors_median_dev"}
+            ),
+            on="optimizer",
+        )
+        .assign(bound=BOUND)
+    )
     shown = data[["optimizer", "retraction", "section", "seeds"]].assign(
-        optimizer=[OPTIMIZERS[o]["label"] for o in data.optimizer], **tables.formatted(data, {
-            "step": ("step", "{:,}"),
-            "max (ours)": (("max_dev_mean", "max_dev_min", "max_dev_max", "seeds"),
-                           lambda m, lo, hi, seeds: f"{m:.2e} [{lo:.2e}, {hi:.2e}]" if seeds > 1 else f"{m:.2e}"),
-            "median (ours)": ("median_dev_mean", "{:.2e}"), "max (authors)": ("authors_max_dev", "{:.2e}"),
-            "median (authors)": ("authors_median_dev", "{:.2e}"), "bound": ("bound", "{:.2e}")}))
+        optimizer=[OPTIMIZERS[o]["label"] for o in data.optimizer],
+        **tables.formatted(
+            data,
+            {
+                "step": ("step", "{:,}"),
+                "max (ours)": (
+                    ("max_dev_mean", "max_dev_min", "max_dev_max", "seeds"),
+                    lambda m, lo, hi, seeds: f"{m:.2e} [{lo:.2e}, {hi:.2e}]" if seeds > 1 else f"{m:.2e}",
+                ),
+                "median (ours)": ("median_dev_mean", "{:.2e}"),
+                "max (authors)": ("authors_max_dev", "{:.2e}"),
+                "median (authors)": ("authors_median_dev", "{:.2e}"),
+                "bound": ("bound", "{:.2e}"),
+            },
+        ),
+    )
     caption = text("drift_caption", projections=authors.projections.iloc[0], steps=ours.step.max())
     section = tables.section(out, "drift_summary", data, shown, text("drift_title"), caption)
-    section += "\n![drift](drift.png)\n"
+    return section + "\n![drift](drift.png)\n" + _one_step_section(out)
+
+
+def _one_step_section(out: Path) -> str:
+    """drift_one_step (the change of YᵀY in one update over the samples) in `out` from its CSV, with a leading
+    newline ("" without)."""
     if (steps := read(out, "drift_one_step.csv")) is None:
-        return section
-    shown = steps[["update", "complement", "retraction"]].assign(**tables.formatted(steps, {
-        "median": ("median_change", "{:.1e}"), "99th percentile": ("q99_change", "{:.1e}"),
-        "max": ("max_change", "{:.1e}")}))
+        return ""
+    shown = steps[["update", "complement", "retraction"]].assign(
+        **tables.formatted(
+            steps,
+            {
+                "median": ("median_change", "{:.1e}"),
+                "99th percentile": ("q99_change", "{:.1e}"),
+                "max": ("max_change", "{:.1e}"),
+            },
+        )
+    )
     caption = text("one_step_caption", samples=steps.samples.iloc[0], lr=steps.lr.iloc[0])
-    return section + "\n" + tables.section(out, "drift_one_step", None, shown, text("one_step_title"), caption)
+    return "\n" + tables.section(out, "drift_one_step", None, shown, text("one_step_title"), caption)
 
 
 def timing_section(out: Path) -> str:
@@ -115,17 +163,45 @@ def timing_section(out: Path) -> str:
     for claim, (name, device) in TIMINGS.items():
         if (timing := read(out, name)) is None:
             continue
-        data = (timing.groupby("arm", sort=False)
-                .agg(rounds=("repeat", "nunique"), steps=("steps", "first"), steps_per_epoch=("steps_per_epoch", "first"),
-                     seconds_per_step_mean=("seconds_per_step", "mean"), seconds_per_step_sd=("seconds_per_step", "std"))
-                .reset_index())
-        data = data.assign(seconds_per_epoch=data.seconds_per_step_mean * data.steps_per_epoch,
-                           ratio_to_base=data.seconds_per_step_mean / data.set_index("arm").seconds_per_step_mean[BASE])
-        shown = data[["arm", "rounds"]].assign(**{"steps per block": data.steps}, **tables.formatted(data, {
-            "s / step": (("seconds_per_step_mean", "seconds_per_step_sd"), lambda m, sd: plus_minus(m, sd, fmt=".3f")),
-            "s / epoch": ("seconds_per_epoch", "{:.1f}"), f"ratio to {BASE}": ("ratio_to_base", "{:.3f}")}))
-        caption = text(f"timing_caption_{device}", rounds=timing.repeat.nunique(), threads=timing.threads.iloc[0],
-                       processor=timing.processor.iloc[0], claim=claim)
-        parts.append(tables.section(out, name.removesuffix(".csv") + "_summary", data, shown,
-                                    text(f"timing_title_{device}"), caption))
+        data = (
+            timing.groupby("arm", sort=False)
+            .agg(
+                rounds=("repeat", "nunique"),
+                steps=("steps", "first"),
+                steps_per_epoch=("steps_per_epoch", "first"),
+                seconds_per_step_mean=("seconds_per_step", "mean"),
+                seconds_per_step_sd=("seconds_per_step", "std"),
+            )
+            .reset_index()
+        )
+        data = data.assign(
+            seconds_per_epoch=data.seconds_per_step_mean * data.steps_per_epoch,
+            ratio_to_base=data.seconds_per_step_mean / data.set_index("arm").seconds_per_step_mean[BASE],
+        )
+        shown = data[["arm", "rounds"]].assign(
+            **{"steps per block": data.steps},
+            **tables.formatted(
+                data,
+                {
+                    "s / step": (
+                        ("seconds_per_step_mean", "seconds_per_step_sd"),
+                        lambda m, sd: plus_minus(m, sd, fmt=".3f"),
+                    ),
+                    "s / epoch": ("seconds_per_epoch", "{:.1f}"),
+                    f"ratio to {BASE}": ("ratio_to_base", "{:.3f}"),
+                },
+            ),
+        )
+        caption = text(
+            f"timing_caption_{device}",
+            rounds=timing.repeat.nunique(),
+            threads=timing.threads.iloc[0],
+            processor=timing.processor.iloc[0],
+            claim=claim,
+        )
+        parts.append(
+            tables.section(
+                out, name.removesuffix(".csv") + "_summary", data, shown, text(f"timing_title_{device}"), caption
+            )
+        )
     return "\n".join(parts)

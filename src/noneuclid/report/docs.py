@@ -43,18 +43,26 @@ def _replace_block(page: Path, name: str, body: str) -> bool:
 def digest(folder: Path, paper: str) -> str | None:
     """Markdown: each claim (in the paper's words) with its cells counted by verdict, every decided cell
     (reproduces or contradicts), the legend and links to the full tables and pages; None without tables."""
-    files = sorted(Path(folder).glob("*claims.csv"),  # claims.csv, then table*_claims.csv, then the others
-                   key=lambda p: (p.name != "claims.csv", not p.name.startswith("table"), p.name))
+    files = sorted(
+        Path(folder).glob("*claims.csv"),  # claims.csv, then table*_claims.csv, then the others
+        key=lambda p: (p.name != "claims.csv", not p.name.startswith("table"), p.name),
+    )
     if not files:
         return None
     rows = pd.concat([pd.read_csv(f) for f in files], ignore_index=True)
     texts = {c.id: c.text for c in data.load(paper).claims}
-    counts = [_tally(cells, claim, texts.get(claim, ""), cells.source.iloc[0])
-              for claim, cells in rows.groupby("claim", sort=False)]
-    counts += [_tally(cells, f"all of {'the paper' if kind == 'paper' else 'ours'}", "", "")
-               for kind, cells in rows.groupby("kind", sort=True)]
-    decided = [display(Verdict(**{k: row[k] for k in CSV_COLUMNS}, paper=""))
-               for _, row in rows[rows.verdict.isin([REPRODUCES, CONTRADICTS])].iterrows()]
+    counts = [
+        _tally(cells, claim, texts.get(claim, ""), cells.source.iloc[0])
+        for claim, cells in rows.groupby("claim", sort=False)
+    ]
+    counts += [
+        _tally(cells, f"all of {'the paper' if kind == 'paper' else 'ours'}", "", "")
+        for kind, cells in rows.groupby("kind", sort=True)
+    ]
+    decided = [
+        display(Verdict(**{k: row[k] for k in CSV_COLUMNS}, paper=""))
+        for _, row in rows[rows.verdict.isin([REPRODUCES, CONTRADICTS])].iterrows()
+    ]
     columns = ["claim", "cell", "arms", "relation", "ours", "difference [95 % interval]", "verdict"]
     links = ", ".join(f"[{f.name[:-4]}.md]({f.name[:-4]}.md)" for f in files)
     parts = [prose.fill("digest", "intro", profile=Path(folder).name, key=paper), _markdown(pd.DataFrame(counts))]
@@ -69,9 +77,15 @@ def _tally(cells: pd.DataFrame, claim: str, says: str, source: str) -> dict:
     """A row of the digest: the claim, whose it is (kind), its cells and how many have each verdict (at the
     adjusted level), and how many of them were judged by a rule registered after their runs."""
     tally = cells.verdict.value_counts()
-    return {"claim": claim, "kind": "/".join(sorted(set(cells.kind))), "the paper says": says, "source": source,
-            "cells": len(cells), **{v: int(tally.get(v, 0)) for v in VERDICTS},
-            "rule after runs": int(cells.rule_after_runs.astype(bool).sum())}
+    return {
+        "claim": claim,
+        "kind": "/".join(sorted(set(cells.kind))),
+        "the paper says": says,
+        "source": source,
+        "cells": len(cells),
+        **{v: int(tally.get(v, 0)) for v in VERDICTS},
+        "rule after runs": int(cells.rule_after_runs.astype(bool).sum()),
+    }
 
 
 def status(results: Path) -> str:
@@ -83,8 +97,16 @@ def status(results: Path) -> str:
         for kind, group in cells.groupby("kind", sort=True):
             tally = group.verdict.value_counts()
             decided = int(tally.get(REPRODUCES, 0) + tally.get(CONTRADICTS, 0))
-            rows.append({"paper": folder.parent.name, "profile": folder.name, "claims": kind, "cells": len(group),
-                         **{v: int(tally.get(v, 0)) for v in VERDICTS}, "decided": f"{decided / len(group):.0%}"})
+            rows.append(
+                {
+                    "paper": folder.parent.name,
+                    "profile": folder.name,
+                    "claims": kind,
+                    "cells": len(group),
+                    **{v: int(tally.get(v, 0)) for v in VERDICTS},
+                    "decided": f"{decided / len(group):.0%}",
+                }
+            )
     return _markdown(pd.DataFrame(rows))
 
 

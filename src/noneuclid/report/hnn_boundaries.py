@@ -24,14 +24,15 @@ def write(out: Path) -> None:
     """GRID in `out` from WEIGHTS there (nothing without them)."""
     if (out / WEIGHTS).is_file():
         grid(pd.read_csv(out / WEIGHTS)).to_csv(
-            out / GRID, index=False, float_format="%.17g", compression=CSV_COMPRESSION)
+            out / GRID, index=False, float_format="%.17g", compression=CSV_COMPRESSION
+        )
 
 
 def grid(weights: pd.DataFrame) -> pd.DataFrame:
     """The GRID table of the classifiers of `weights` (WEIGHTS' rows), in their order."""
     axis = torch.linspace(-1, 1, SIZE, dtype=torch.float64)
     gx, gy = torch.meshgrid(axis, axis, indexing="xy")  # [SIZE, SIZE] each: row y, column x
-    inside = gx ** 2 + gy ** 2 < 0.999
+    inside = gx**2 + gy**2 < 0.999
     at = torch.stack([gx, gy], -1) * inside[..., None]  # [SIZE, SIZE, 2]; outside the ball: masked below
     columns = {"x": gx.flatten().numpy(), "y": gy.flatten().numpy()}
     for (subtree, geometry), rows in weights.groupby(["subtree", "geometry"], sort=False):
@@ -59,7 +60,11 @@ def _at_sign_changes(margin: np.ndarray) -> np.ndarray:
     corners = (above[:-1, :-1], above[1:, :-1], above[:-1, 1:], above[1:, 1:])  # each [SIZE - 1, SIZE - 1]
     mixed = ~((corners[0] == corners[1]) & (corners[0] == corners[2]) & (corners[0] == corners[3]))
     kept = np.zeros_like(above)
-    for rows, cols in ((slice(None, -1), slice(None, -1)), (slice(1, None), slice(None, -1)),
-                       (slice(None, -1), slice(1, None)), (slice(1, None), slice(1, None))):
+    for rows, cols in (
+        (slice(None, -1), slice(None, -1)),
+        (slice(1, None), slice(None, -1)),
+        (slice(None, -1), slice(1, None)),
+        (slice(1, None), slice(1, None)),
+    ):
         kept[rows, cols] |= mixed
     return kept

@@ -25,10 +25,23 @@ METRIC = "test_accuracy_at_best_dev"
 def charted(runs: pd.DataFrame, profile: str) -> pd.DataFrame:
     """The finished runs of the experiment's settings at `profile` (its ball in float64: Table 1's runs), of
     its seeds."""
-    found = [select.trained_by(runs, [f"experiment={EXPERIMENT}", f"profile={profile}", f"variant={variant}",
-                                      f"data={data}", f"model.chart={chart}", f"trainer.dtype={dtype}"])
-             for variant in sweep_values(EXPERIMENT, "variant") for data in experiment_value(EXPERIMENT, "stack.data")
-             for chart in sweep_values(EXPERIMENT, "model.chart") for dtype in sweep_values(EXPERIMENT, "trainer.dtype")]
+    found = [
+        select.trained_by(
+            runs,
+            [
+                f"experiment={EXPERIMENT}",
+                f"profile={profile}",
+                f"variant={variant}",
+                f"data={data}",
+                f"model.chart={chart}",
+                f"trainer.dtype={dtype}",
+            ],
+        )
+        for variant in sweep_values(EXPERIMENT, "variant")
+        for data in experiment_value(EXPERIMENT, "stack.data")
+        for chart in sweep_values(EXPERIMENT, "model.chart")
+        for dtype in sweep_values(EXPERIMENT, "trainer.dtype")
+    ]
     found = pd.concat(found)
     return found[found["cfg.seed"].isin(experiment_value(EXPERIMENT, "stack.seed"))]
 
@@ -41,8 +54,15 @@ def table(finished: pd.DataFrame) -> pd.DataFrame:
     for data in experiment_value(EXPERIMENT, "stack.data"):
         where = {"data.label": data}
         part = table_engine.data("hnn", TABLE, finished, [(r, c) for r in rows for c in columns], where)
-        nonfinite = [int((finished.loc[select.chosen(finished, {**where, **rows[r], **columns[c]}),
-                                       "nonfinite_events"] > 0).sum()) for r in rows for c in columns]
+        nonfinite = [
+            int(
+                (
+                    finished.loc[select.chosen(finished, {**where, **rows[r], **columns[c]}), "nonfinite_events"] > 0
+                ).sum()
+            )
+            for r in rows
+            for c in columns
+        ]
         part.insert(0, "dataset", DATASETS[data])
         parts.append(part.assign(nonfinite_runs=nonfinite))
     return pd.concat(parts, ignore_index=True)
@@ -51,13 +71,18 @@ def table(finished: pd.DataFrame) -> pd.DataFrame:
 def shown(data: pd.DataFrame) -> pd.DataFrame:
     """One row per dataset and model: per chart and precision 'best (mean ± s.e., n=n[, k non-finite])', and
     the paper's number (the ball in float64)."""
+
     def cell(r) -> str:
         if not r.n:
             return "not run"
         spread = plus_minus(r["mean"], r.se if r.n > 1 else 0, fmt=".2f")
-        return f"{r.selected:.2f} ({spread}, n={r.n}" + (f", {r.nonfinite_runs} non-finite)" if r.nonfinite_runs else ")")
-    wide = data.assign(text=data.apply(cell, axis=1)).pivot_table(
-        index=["dataset", "model", "paper"], columns="chart", values="text", aggfunc="first", sort=False)
+        return f"{r.selected:.2f} ({spread}, n={r.n}" + (
+            f", {r.nonfinite_runs} non-finite)" if r.nonfinite_runs else ")"
+        )
+
+    wide = data.assign(text=data.apply(cell, axis=1), paper=[f"{p:.2f}" for p in data.paper]).pivot_table(
+        index=["dataset", "model", "paper"], columns="chart", values="text", aggfunc="first", sort=False
+    )
     return wide.reset_index().rename(columns={"paper": "paper (ball, float64)"})
 
 
@@ -87,6 +112,9 @@ def make(runs_dir: Path, profile: str, out: Path, seeds=None, overrides=()) -> l
     title = prose.fill("hnn", "charts_title")
     section = tables.section(out, TABLE, data, shown(data), title, prose.fill("hnn", "charts_caption"))
     claims = render.write(out, "charts_claims", provenance.final(verdicts(finished), finished, "hnn"))
-    (out / "charts.md").write_text(prose.fill("hnn", "charts_page", profile=profile, table=section, claims=claims) + "\n")
+    (out / "charts.md").write_text(
+        prose.fill("hnn", "charts_page", profile=profile, table=section, claims=claims) + "\n"
+    )
     return [out / f"{stem}.{ext}" for stem in (TABLE, "charts_claims") for ext in ("csv", "md", "tex")] + [
-        out / "charts.md"]
+        out / "charts.md"
+    ]

@@ -21,10 +21,14 @@ KEYS = ["cfg.data.label", "cfg.model.geometry", "cfg.model.cell"]  # a run's dat
 CHANCE, SATURATED = CLAIMS.numbers["chance"], CLAIMS.numbers["saturated"]  # rules of ours (claims/hnn.yaml, numbers)
 
 
-MODELS = {(s["model.geometry"], s["model.cell"]): ROWS[row]  # (model.geometry, model.cell) -> Table 1's row
-          for row, s in table_engine.load("hnn")["table1"]["rows"]["settings"].items()}
-TABLE1 = {(c.where["data.label"], c.where["model.cell"]): c  # (dataset, cell kind) -> the Table 1 claim's cell
-          for c in CLAIMS[ON_PAR_OR_BETTER].cells}
+MODELS = {
+    (s["model.geometry"], s["model.cell"]): ROWS[row]  # (model.geometry, model.cell) -> Table 1's row
+    for row, s in table_engine.load("hnn")["table1"]["rows"]["settings"].items()
+}
+TABLE1 = {
+    (c.where["data.label"], c.where["model.cell"]): c  # (dataset, cell kind) -> the Table 1 claim's cell
+    for c in CLAIMS[ON_PAR_OR_BETTER].cells
+}
 
 
 def seeds_of(finished: pd.DataFrame, selector: dict) -> pd.DataFrame:
@@ -47,8 +51,13 @@ def verdicts(finished: pd.DataFrame, datasets=tuple(DATASETS)) -> list[engine.Ve
     against another's, judged where each model of the cell learned (`learned`: its seed with the best dev
     accuracy against the paper's). Not testable: a cell without runs or whose models all stayed at chance."""
     table1, gain = CLAIMS[ON_PAR_OR_BETTER], CLAIMS[GAIN]
-    rows = [engine.judged(table1, cell, [seeds_of(finished, cell.select[g]).test for g in cell.arms],
-                          _untestable(finished, cell)) for cell in table1.cells if cell.where["data.label"] in datasets]
+    rows = [
+        engine.judged(
+            table1, cell, [seeds_of(finished, cell.select[g]).test for g in cell.arms], _untestable(finished, cell)
+        )
+        for cell in table1.cells
+        if cell.where["data.label"] in datasets
+    ]
     return rows + [_gain_verdict(gain, cell, finished) for cell in gain.cells if set(cell.arms) <= set(datasets)]
 
 
@@ -65,8 +74,12 @@ def _gain_verdict(claim: claims_data.Claim, cell: claims_data.Cell, finished: pd
         hyperbolic, euclidean = arms.values()
         gain = (hyperbolic.test - euclidean.test).dropna()
         gains.append(gain.tolist())
-        learned.update({f"{DATASETS[data]} {MODELS[g, kind]}": (seeds.test.loc[gain.index].tolist(), table1.paper[g])
-                        for g, seeds in arms.items()})  # the seeds the gain is judged on
+        learned.update(
+            {
+                f"{DATASETS[data]} {MODELS[g, kind]}": (seeds.test.loc[gain.index].tolist(), table1.paper[g])
+                for g, seeds in arms.items()
+            }
+        )  # the seeds the gain is judged on
     why = "; ".join(filter(None, (_untestable(finished, table1) for table1 in cells)))
     return engine.judged(claim, cell, gains, why, models=learned)
 
@@ -77,8 +90,9 @@ def _untestable(finished: pd.DataFrame, cell: claims_data.Cell) -> str:
     tests = 100 * select.arm_values(finished, cell.where, "test_accuracy_at_best_dev")
     name = f"{DATASETS[cell.where['data.label']]} {cell.where['model.cell'].upper()}"
     if tests.empty:
-        return prose.fill("hnn", "precondition" if cell.precondition else "no_runs",
-                          precondition=cell.precondition, cell=name)
+        return prose.fill(
+            "hnn", "precondition" if cell.precondition else "no_runs", precondition=cell.precondition, cell=name
+        )
     if tests.max() < 100 * CHANCE:
         return prose.fill("hnn", "at_chance", cell=name)
     return ""
@@ -92,16 +106,33 @@ def health(finished: pd.DataFrame, runs: run_table.Runs) -> list[str]:
     if len(p10):
         low = p10[p10.test_accuracy_at_best_dev < 0.8].groupby(KEYS).size()
         below = ", ".join(f"{MODELS[key[1:]]}: {n} of {totals[key]}" for key, n in low.items())
-        lines.append(prose.fill("hnn", "health_prefix10", reached=len(p10) - low.sum(), runs=len(p10))
-                     + (prose.fill("hnn", "health_below", below=below) if below else "."))
+        lines.append(
+            prose.fill("hnn", "health_prefix10", reached=len(p10) - low.sum(), runs=len(p10))
+            + (prose.fill("hnn", "health_below", below=below) if below else ".")
+        )
     at_chance = finished[finished.final_test_accuracy < CHANCE].groupby(KEYS).size()
     if len(at_chance):
-        lines.append(prose.fill("hnn", "health_chance", chance=100 * CHANCE, runs=", ".join(
-            f"{DATASETS[key[0]]} {MODELS[key[1:]]} {n} of {totals[key]}" for key, n in at_chance.items())))
-    last = {name: next((r for r in reversed(runs.metrics(name)) if "test_boundary_share_s1" in r), None)
-            for name in finished.run}
-    stuck = [name for name, r in last.items() if r and r["test_accuracy"] < CHANCE
-             and max(r["test_boundary_share_s1"], r["test_boundary_share_s2"]) > SATURATED]
+        lines.append(
+            prose.fill(
+                "hnn",
+                "health_chance",
+                chance=100 * CHANCE,
+                runs=", ".join(
+                    f"{DATASETS[key[0]]} {MODELS[key[1:]]} {n} of {totals[key]}" for key, n in at_chance.items()
+                ),
+            )
+        )
+    last = {
+        name: next((r for r in reversed(runs.metrics(name)) if "test_boundary_share_s1" in r), None)
+        for name in finished.run
+    }
+    stuck = [
+        name
+        for name, r in last.items()
+        if r
+        and r["test_accuracy"] < CHANCE
+        and max(r["test_boundary_share_s1"], r["test_boundary_share_s2"]) > SATURATED
+    ]
     if stuck:
         lines.append(prose.fill("hnn", "health_saturated", share=SATURATED, runs=", ".join(stuck)))
     return lines

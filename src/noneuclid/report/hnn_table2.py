@@ -42,8 +42,11 @@ def flagged(values: pd.DataFrame, gaps: dict) -> pd.DataFrame:
     at or above its chance level, the loss of a constant guess on its batches: ln 2 on balanced ones),
     unconverged (its Euclidean MLR further than REFERENCE_GAP from scikit-learn's: `gaps`), unstable."""
     gap = [abs(gaps.get(cell, 0.0)) > REFERENCE_GAP for cell in zip(values.subtree, values.dim, values.geometry)]
-    return values.assign(not_learned=values.train_loss >= values.chance_loss, unconverged=pd.Series(gap, values.index, bool),
-                         unstable=values.get("unstable", False))
+    return values.assign(
+        not_learned=values.train_loss >= values.chance_loss,
+        unconverged=pd.Series(gap, values.index, bool),
+        unstable=values.get("unstable", False),
+    )
 
 
 def table2(values: pd.DataFrame, emb_map: dict[int, float], gaps: dict | None = None) -> pd.DataFrame:
@@ -57,11 +60,21 @@ def table2(values: pd.DataFrame, emb_map: dict[int, float], gaps: dict | None = 
     for subtree, dim, geometry in itertools.product(SUBTREES, DIMS, GEOMETRIES):
         runs = values[(values.subtree == subtree) & (values.dim == dim) & (values.geometry == geometry)]
         paper = READING_NOTE.get(subtree, {}).get(dim, {})
-        rows.append({"subtree": subtree, "dim": dim, "embedding_map": emb_map.get(dim, math.nan),
-                     "classifier": geometry, **summary(100 * runs.f1, "f1_"), "train_loss_max": runs.train_loss.max(),
-                     "not_learned": int(runs.not_learned.sum()), "unstable": int(runs.unstable.sum()),
-                     "reference_difference": gaps.get((subtree, dim, geometry), math.nan), "not_testable": why[dim],
-                     **{f"paper_{k}_f1": paper.get(k, math.nan) for k in ("hyperbolic", "euclidean")}})
+        rows.append(
+            {
+                "subtree": subtree,
+                "dim": dim,
+                "embedding_map": emb_map.get(dim, math.nan),
+                "classifier": geometry,
+                **summary(100 * runs.f1, "f1_"),
+                "train_loss_max": runs.train_loss.max(),
+                "not_learned": int(runs.not_learned.sum()),
+                "unstable": int(runs.unstable.sum()),
+                "reference_difference": gaps.get((subtree, dim, geometry), math.nan),
+                "not_testable": why[dim],
+                **{f"paper_{k}_f1": paper.get(k, math.nan) for k in ("hyperbolic", "euclidean")},
+            }
+        )
     return pd.DataFrame(rows)
 
 
@@ -71,18 +84,32 @@ def shown_table2(table: pd.DataFrame) -> tuple[pd.DataFrame, set]:
     rows, bold = [], set()
     for (subtree, dim), cell in table.groupby(["subtree", "dim"], sort=False):
         first = cell.iloc[0]
-        row = {"subtree": subtree, "dim": str(dim),
-               "embedding MAP": "-" if pd.isna(first.embedding_map) else f"{first.embedding_map:.3f}"}
+        row = {
+            "subtree": subtree,
+            "dim": str(dim),
+            "embedding MAP": "-" if pd.isna(first.embedding_map) else f"{first.embedding_map:.3f}",
+        }
         for r in cell.itertuples():
             notes = [f"{n} {what}" for what, n in (("not learned", r.not_learned), ("unstable", r.unstable)) if n]
             notes += ["not converged"] if abs(r.reference_difference) > REFERENCE_GAP else []
-            row[CLASSIFIERS[r.classifier]] = ("not testable here" if r.not_testable else "not run" if r.n == 0
-                                              else ", ".join([plus_minus(r.f1_mean, r.f1_se, r.n), *notes]))
+            row[CLASSIFIERS[r.classifier]] = (
+                "not testable here"
+                if r.not_testable
+                else "not run"
+                if r.n == 0
+                else ", ".join([plus_minus(r.f1_mean, r.f1_se, r.n), *notes])
+            )
         tested = cell[(cell.n > 0) & (cell.not_testable == "")]
         if len(tested) > 1:
             bold.add((len(rows), CLASSIFIERS[tested.loc[tested.f1_mean.idxmax(), "classifier"]]))
-        rows.append({**row, "paper": NOT_AVAILABLE if pd.isna(first.paper_hyperbolic_f1) else
-                     f"{first.paper_hyperbolic_f1:g} vs {first.paper_euclidean_f1:g} (reading note)"})
+        rows.append(
+            {
+                **row,
+                "paper": NOT_AVAILABLE
+                if pd.isna(first.paper_hyperbolic_f1)
+                else f"{first.paper_hyperbolic_f1:g} vs {first.paper_euclidean_f1:g} (reading note)",
+            }
+        )
     return pd.DataFrame(rows), bold
 
 
@@ -99,8 +126,10 @@ def _flagged_reason(values: pd.DataFrame, subtree: str, dims, geometries, flags)
     cell = values[(values.subtree == subtree) & values.dim.isin(dims) & values.geometry.isin(geometries)]
     for flag in flags if len(cell) else ():
         hit = cell[cell[flag].astype(bool)].sort_values(["dim", "geometry", "seed"])
-        named = dict.fromkeys(f"{r.dim}-D {CLASSIFIERS[r.geometry]}" + (f" seed {r.seed}" if flag == "not_learned" else "")
-                              for r in hit.itertuples())
+        named = dict.fromkeys(
+            f"{r.dim}-D {CLASSIFIERS[r.geometry]}" + (f" seed {r.seed}" if flag == "not_learned" else "")
+            for r in hit.itertuples()
+        )
         if named:
             return prose.fill("hnn", flag, runs=", ".join(named))
     return ""
@@ -123,16 +152,33 @@ def verdicts(values: pd.DataFrame, emb_map: dict[int, float], gaps: dict | None 
         read = values[(values.subtree == subtree) & (values.dim == dim) & values.geometry.isin(cell.arms)]
         arms = [100 * read[read.geometry == g].f1.to_numpy() for g in cell.arms]
         none_found = prose.fill("hnn", "none_found") if all(len(a) and not a.any() for a in arms) else ""
-        rows.append(engine.judged(claim, cell, arms, why[dim] or _flagged_reason(
-            values, subtree, [dim], cell.arms, ("unconverged", "unstable")) or none_found or _too_few(arms),
-            runs=list(read.run)))
+        rows.append(
+            engine.judged(
+                claim,
+                cell,
+                arms,
+                why[dim]
+                or _flagged_reason(values, subtree, [dim], cell.arms, ("unconverged", "unstable"))
+                or none_found
+                or _too_few(arms),
+                runs=list(read.run),
+            )
+        )
     claim = CLAIMS[LOW_DIMENSIONS]
     for cell in claim.cells:
         subtree, dims = cell.name.split(", ")[0], [int(arm.removeprefix("d")) for arm in cell.arms]
         arms = [_margins(values, subtree, dim) for dim in dims]
-        rows.append(engine.judged(claim, cell, arms, "; ".join(f"{d}-D: {why[d]}" for d in dims if why[d]) or _flagged_reason(
-            values, subtree, dims, GEOMETRIES, ("not_learned", "unconverged", "unstable")) or _too_few(arms),
-            runs=list(values[(values.subtree == subtree) & values.dim.isin(dims)].run)))
+        rows.append(
+            engine.judged(
+                claim,
+                cell,
+                arms,
+                "; ".join(f"{d}-D: {why[d]}" for d in dims if why[d])
+                or _flagged_reason(values, subtree, dims, GEOMETRIES, ("not_learned", "unconverged", "unstable"))
+                or _too_few(arms),
+                runs=list(values[(values.subtree == subtree) & values.dim.isin(dims)].run),
+            )
+        )
     return rows
 
 
@@ -151,22 +197,42 @@ def settings(e, protocols: dict[str, dict]) -> str:
     """The settings of the profile's embedding config (e) beside the reference code's, and the protocol the
     classifiers shown were trained with (`protocols`: runs.hnn_table2.protocols; f1_values keeps no other runs)."""
     sampling = {"natural-mix" if p["data.natural_mix"] else "balanced" for p in protocols.values()}
-    shown = {name: _setting(protocols, key, default) for name, key, default in (  # template field, config key, if None
-        ("epochs", "trainer.epochs", "-"), ("batch", "data.batch_size", "-"), ("lr", "optim.lr", "-"),
-        ("ball_lr", "optim.ball_lr", "-"), ("clip", "optim.clip_norm", "none"), ("decay", "optim.epoch_lr_factor", "1"))}
-    return prose.fill("hnn", "table2_settings", negatives=e.data.negatives, dtype=e.trainer.dtype, **shown,
-                      nodes=e.data.eval_nodes or "all", code=CLAIMS.references["nickel_kiela_code"].values,
-                      sampling=" and ".join(sorted(sampling)))
+    shown = {
+        name: _setting(protocols, key, default)
+        for name, key, default in (  # template field, config key, if None
+            ("epochs", "trainer.epochs", "-"),
+            ("batch", "data.batch_size", "-"),
+            ("lr", "optim.lr", "-"),
+            ("ball_lr", "optim.ball_lr", "-"),
+            ("clip", "optim.clip_norm", "none"),
+            ("decay", "optim.epoch_lr_factor", "1"),
+        )
+    }
+    return prose.fill(
+        "hnn",
+        "table2_settings",
+        negatives=e.data.negatives,
+        dtype=e.trainer.dtype,
+        **shown,
+        nodes=e.data.eval_nodes or "all",
+        code=CLAIMS.references["nickel_kiela_code"].values,
+        sampling=" and ".join(sorted(sampling)),
+    )
 
 
 def _setting(protocols: dict[str, dict], key: str, default: str) -> str:
     """The classifiers' setting `key` as text (`default` where None); where they differ, each value with
     its classifiers: "0.3 (Euclidean MLR, ...), 0.1 (hyperbolic MLR)"."""
-    each = {g: default if p[key] is None else f"{p[key]:g}" if isinstance(p[key], float) else str(p[key])
-            for g, p in sorted(protocols.items())}
+    each = {
+        g: default if p[key] is None else f"{p[key]:g}" if isinstance(p[key], float) else str(p[key])
+        for g, p in sorted(protocols.items())
+    }
     values = list(dict.fromkeys(each.values()))
-    return values[0] if len(values) == 1 else ", ".join(
-        f"{value} ({', '.join(CLASSIFIERS[g] for g in each if each[g] == value)})" for value in values)
+    return (
+        values[0]
+        if len(values) == 1
+        else ", ".join(f"{value} ({', '.join(CLASSIFIERS[g] for g in each if each[g] == value)})" for value in values)
+    )
 
 
 def make(runs_dir: Path, profile: str, out: Path, seeds=None, overrides=()) -> list[Path]:
@@ -183,9 +249,15 @@ def make(runs_dir: Path, profile: str, out: Path, seeds=None, overrides=()) -> l
         raise FileNotFoundError(prose.fill("hnn", "table2_no_runs", out=out, runs_dir=runs_dir, profile=profile))
     values, emb = table2_runs.classified(every_value, every_emb, lookup.table2_embeddings(profile, c, DIMS))
     every_emb["table2"], emb_map = every_emb.run.isin(emb.run), dict(zip(emb.dim, emb["map"]))
-    made = prose.fill("hnn", "table2_made", profile=profile, classifiers=len(values), embeddings=len(emb),
-                      seeds=", ".join(map(str, sorted(values.seed.unique()))) or "-",
-                      commits=run_table.commits(runs[runs.run.isin(set(values.run) | set(emb.run))]))
+    made = prose.fill(
+        "hnn",
+        "table2_made",
+        profile=profile,
+        classifiers=len(values),
+        embeddings=len(emb),
+        seeds=", ".join(map(str, sorted(values.seed.unique()))) or "-",
+        commits=run_table.commits(runs[runs.run.isin(set(values.run) | set(emb.run))]),
+    )
     gaps, burnin = table2_runs.reference_gaps(out), table2_runs.burnin(runs, curves)
     table = table2(values, emb_map, gaps)
     display = functools.partial(table_engine.displayed, "hnn")  # a table of hnn_tables.yaml in words
@@ -194,20 +266,50 @@ def make(runs_dir: Path, profile: str, out: Path, seeds=None, overrides=()) -> l
         "table2_embeddings": (every_emb, display("table2_embeddings", every_emb), set()),
         "table2_f1": (table, *shown_table2(table)),
         **({"table2_burnin": (burnin, display("table2_burnin", burnin), set())} if len(burnin) else {}),
-        **({"table2_reference": (None, display("table2_reference", reference), set())} if len(reference) else {})}
-    fields = {"profile": profile, "made": made, "experiment": BURNIN}  # titles', captions'
-    if len(burnin):  # the burn-in caption's
-        fields.update(hierarchy=burnin.hierarchy[0], dim=burnin.dim[0], epochs=int(burnin.epochs.max()))
-    sections = {stem: tables.section(out, stem, data, display, prose.fill("hnn", f"{stem}_title", **fields),
-                                     prose.fill("hnn", f"{stem}_caption", **fields), bold)
-                for stem, (data, display, bold) in parts.items()}
-    claims = render.write(out, "table2_claims", provenance.final(verdicts(values, emb_map, gaps), runs, "hnn"),
-                                 prose.fill("hnn", "table2_claims_title", profile=profile))
+        **({"table2_reference": (None, display("table2_reference", reference), set())} if len(reference) else {}),
+    }
+    sections = _sections(out, parts, {"profile": profile, "made": made, "experiment": BURNIN}, burnin)
+    claims = render.write(
+        out,
+        "table2_claims",
+        provenance.final(verdicts(values, emb_map, gaps), runs, "hnn"),
+        prose.fill("hnn", "table2_claims_title", profile=profile),
+    )
     figure = _boundaries(values, emb, Path(runs_dir) / "hnn" / profile, c, out)
-    page = prose.fill("hnn", "table2_page", profile=profile, made=made, settings=settings(e, protocols), claims=claims,
-                      embeddings=tables.markdown(parts["table2_embeddings"][1]), f1=tables.markdown(*parts["table2_f1"][1:]))
+    page = prose.fill(
+        "hnn",
+        "table2_page",
+        profile=profile,
+        made=made,
+        settings=settings(e, protocols),
+        claims=claims,
+        embeddings=tables.markdown(parts["table2_embeddings"][1]),
+        f1=tables.markdown(*parts["table2_f1"][1:]),
+    )
     (out / "table2.md").write_text("\n".join([page, "", *filter(None, [figure, sections.get("table2_burnin", "")])]))
-    return [*(out / f"{stem}.{ext}" for stem in (*parts, "table2_claims") for ext in ("csv", "md", "tex")), out / "table2.md"]
+    return [
+        *(out / f"{stem}.{ext}" for stem in (*parts, "table2_claims") for ext in ("csv", "md", "tex")),
+        out / "table2.md",
+    ]
+
+
+def _sections(out: Path, parts: dict, fields: dict, burnin: pd.DataFrame) -> dict[str, str]:
+    """stem -> the section of each table of `parts` (stem -> (data, shown, bold)) written into `out`, its title
+    and caption templates/hnn.md's <stem>_title and _caption filled with `fields` (and the burn-in's)."""
+    if len(burnin):  # the burn-in caption's
+        fields = {**fields, "hierarchy": burnin.hierarchy[0], "dim": burnin.dim[0], "epochs": int(burnin.epochs.max())}
+    return {
+        stem: tables.section(
+            out,
+            stem,
+            data,
+            display,
+            prose.fill("hnn", f"{stem}_title", **fields),
+            prose.fill("hnn", f"{stem}_caption", **fields),
+            bold,
+        )
+        for stem, (data, display, bold) in parts.items()
+    }
 
 
 def _boundaries(values: pd.DataFrame, emb: pd.DataFrame, root: Path, cfg, out: Path) -> str:
@@ -218,10 +320,19 @@ def _boundaries(values: pd.DataFrame, emb: pd.DataFrame, root: Path, cfg, out: P
     table2_runs.export_boundaries(values, emb, root, cfg, out)
     boundaries.write(out)
     if (out / table2_runs.POINTS).is_file() and (out / boundaries.GRID).is_file():
-        drawn.boundaries(pd.read_csv(out / table2_runs.POINTS), pd.read_csv(out / boundaries.GRID,
-                                                                            float_precision="round_trip"), out)
+        drawn.boundaries(
+            pd.read_csv(out / table2_runs.POINTS), pd.read_csv(out / boundaries.GRID, float_precision="round_trip"), out
+        )
     elif not values[values.dim == 2].empty:
-        print(prose.fill("hnn", "boundaries_not_drawn", stem=out / drawn.BOUNDARIES, points=table2_runs.POINTS,
-                         weights=table2_runs.WEIGHTS, root=root))
+        print(
+            prose.fill(
+                "hnn",
+                "boundaries_not_drawn",
+                stem=out / drawn.BOUNDARIES,
+                points=table2_runs.POINTS,
+                weights=table2_runs.WEIGHTS,
+                root=root,
+            )
+        )
     caption = out / "fig_table2_boundaries.md"
     return caption.read_text() if caption.is_file() else ""

@@ -39,12 +39,18 @@ def run_curve(run: pd.Series, rows: pd.DataFrame) -> str:
     """One run's small plot from its rows of curves.csv.gz: training loss and its evaluation metric."""
     name = next((m for m in EVAL_METRICS if m in rows and rows[m].notna().any()), None)
     curves = {"loss": ("train loss", _finite(rows, "train_loss")), "eval": (name, _finite(rows, name))}
-    caption = [f"<b>{html.escape(run.run)}</b> ({html.escape(str(run.status))})",
-               *(f'<span class="{cls}">{label}</span> {pts[0][1]:.4g} &rarr; {pts[-1][1]:.4g}'
-                 for cls, (label, pts) in curves.items() if pts)]
+    caption = [
+        f"<b>{html.escape(run.run)}</b> ({html.escape(str(run.status))})",
+        *(
+            f'<span class="{cls}">{label}</span> {pts[0][1]:.4g} &rarr; {pts[-1][1]:.4g}'
+            for cls, (label, pts) in curves.items()
+            if pts
+        ),
+    ]
     plot = {cls: pts for cls, (_, pts) in curves.items() if len(pts) > 1}
-    return (f'<div class="curve">{curve_svg(plot) if plot else "(fewer than two points)"}'
-            f'<br>{"<br>".join(caption)}</div>')
+    return (
+        f'<div class="curve">{curve_svg(plot) if plot else "(fewer than two points)"}<br>{"<br>".join(caption)}</div>'
+    )
 
 
 def environment(runs: pd.DataFrame) -> str:
@@ -53,8 +59,10 @@ def environment(runs: pd.DataFrame) -> str:
     columns = [f"env.{k}" for k in ENV_KEYS]
     if not any(c in runs for c in columns):
         return ""
-    counts = Counter(tuple("None" if pd.isna(v) else str(v) for v in row)
-                     for row in runs.reindex(columns=columns).itertuples(index=False))
+    counts = Counter(
+        tuple("None" if pd.isna(v) else str(v) for v in row)
+        for row in runs.reindex(columns=columns).itertuples(index=False)
+    )
     rows = [("th", (*ENV_KEYS, "runs")), *(("td", (*key, str(n))) for key, n in counts.items())]
     table = "".join(f"<tr>{''.join(f'<{tag}>{html.escape(v)}</{tag}>' for v in cells)}</tr>" for tag, cells in rows)
     return f"<h3>Environment of the runs</h3><table>{table}</table>"
@@ -84,10 +92,14 @@ def paper_section(paper: str, profile: str, results: Path) -> str:
     unlogged = len(runs) - len(logged)
     fill = functools.partial(prose.fill, "index", key=paper, profile=profile, unlogged=unlogged)
     anchored = set()
-    parts = [f'<h2 id="{paper}">{PAPERS[paper].title}</h2>', html_summary.summary(paper, results / paper / profile, runs, results / "bench"),
-             *([page_html(page, results, anchored) for page in pages] or [fill("missing")]),
-             fill("curves", runs=len(logged), drawn=drawn) if drawn else "<p>No per-run data.</p>",
-             fill("unlogged") if unlogged else "", environment(runs)]
+    parts = [
+        f'<h2 id="{paper}">{PAPERS[paper].title}</h2>',
+        html_summary.summary(paper, results / paper / profile, runs, results / "bench"),
+        *([page_html(page, results, anchored) for page in pages] or [fill("missing")]),
+        fill("curves", runs=len(logged), drawn=drawn) if drawn else "<p>No per-run data.</p>",
+        fill("unlogged") if unlogged else "",
+        environment(runs),
+    ]
     return "\n".join(part for part in parts if part)
 
 
@@ -97,7 +109,17 @@ def make(profile: str, results: Path) -> Path:
     out = results / ("index.html" if profile == "cpu" else f"index-{profile}.html")
     toc = " · ".join(f'<a href="#{key}">{paper.title}</a>' for key, paper in PAPERS.items())
     sections = "\n".join(paper_section(key, profile, results) for key in PAPERS)
-    out.write_text(prose.fill("index", "page", profile=profile, style=STYLE.read_text(),
-                              results=html.escape(results.name), toc=toc, legend=html_summary.legend(),
-                              sections=sections, script=SCRIPT.read_text()))
+    out.write_text(
+        prose.fill(
+            "index",
+            "page",
+            profile=profile,
+            style=STYLE.read_text(),
+            results=html.escape(results.name),
+            toc=toc,
+            legend=html_summary.legend(),
+            sections=sections,
+            script=SCRIPT.read_text(),
+        )
+    )
     return out

@@ -55,9 +55,17 @@ def claim_line(paper: str, claim: str, cells: pd.DataFrame) -> str:
     found = claims_data.load(paper)[claim]
     reasons = cells.reason[cells.verdict == NOT_TESTABLE].dropna().unique()
     why = prose.fill("index", "summary_untested", reasons="".join(f"<li>{html.escape(r)}</li>" for r in reasons))
-    return prose.fill("index", "summary_claim", anchor=claim_anchor(paper, claim), claim=html.escape(claim),
-                      kind=found.kind, text=html.escape(found.text), cells=len(cells), bar=bar(cells.verdict),
-                      why=why if len(reasons) else "")
+    return prose.fill(
+        "index",
+        "summary_claim",
+        anchor=claim_anchor(paper, claim),
+        claim=html.escape(claim),
+        kind=found.kind,
+        text=html.escape(found.text),
+        cells=len(cells),
+        bar=bar(cells.verdict),
+        why=why if len(reasons) else "",
+    )
 
 
 def budget(paper: str, runs: pd.DataFrame, hardware: pd.Series, bench: Path) -> str:
@@ -67,12 +75,20 @@ def budget(paper: str, runs: pd.DataFrame, hardware: pd.Series, bench: Path) -> 
     if "train_seconds" not in runs:
         return ""
     machines = sorted({m for found in hardware.dropna() for m in str(found).split("; ")})
-    scale = [prose.fill("index", "summary_scale", hours=row.sweep_hours, runs=row.runs, device=row.device,
-                        file=path.name)
-             for path in sorted(bench.glob("paper_scale_*.csv"))
-             for row in totals(pd.read_csv(path)).itertuples() if row.paper == paper]
-    return prose.fill("index", "summary_budget", runs=len(runs), hours=runs.train_seconds.sum() / 3600,
-                      hardware=", ".join(machines), scale="".join(scale))
+    scale = [
+        prose.fill("index", "summary_scale", hours=row.sweep_hours, runs=row.runs, device=row.device, file=path.name)
+        for path in sorted(bench.glob("paper_scale_*.csv"))
+        for row in totals(pd.read_csv(path)).itertuples()
+        if row.paper == paper
+    ]
+    return prose.fill(
+        "index",
+        "summary_budget",
+        runs=len(runs),
+        hours=runs.train_seconds.sum() / 3600,
+        hardware=", ".join(machines),
+        scale="".join(scale),
+    )
 
 
 def summary(paper: str, folder: Path, runs: pd.DataFrame, bench: Path) -> str:
@@ -81,10 +97,18 @@ def summary(paper: str, folder: Path, runs: pd.DataFrame, bench: Path) -> str:
     cells = read(folder)
     if cells.empty:
         return ""
-    kinds = [prose.fill("index", f"summary_{kind}", cells=len(rows), claims=rows.claim.nunique(), bar=bar(rows.verdict))
-             for kind in KINDS if len(rows := cells[cells.kind == kind])]
+    kinds = [
+        prose.fill("index", f"summary_{kind}", cells=len(rows), claims=rows.claim.nunique(), bar=bar(rows.verdict))
+        for kind in KINDS
+        if len(rows := cells[cells.kind == kind])
+    ]
     known = [c.id for c in claims_data.load(paper).claims]  # the claims file's order; one it lacks: claim_line says so
     order = sorted(cells.claim.unique(), key=lambda claim: known.index(claim) if claim in known else len(known))
     lines = [claim_line(paper, claim, cells[cells.claim == claim]) for claim in order]
-    return prose.fill("index", "summary", kinds="".join(kinds), budget=budget(paper, runs, cells.hardware, bench),
-                      claims="".join(lines))
+    return prose.fill(
+        "index",
+        "summary",
+        kinds="".join(kinds),
+        budget=budget(paper, runs, cells.hardware, bench),
+        claims="".join(lines),
+    )

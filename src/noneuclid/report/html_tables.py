@@ -24,7 +24,7 @@ def fold(cell: etree.Element) -> None:
     if verdict is None:
         return
     cell.set("class", verdict_class(verdict))
-    reason = text[len(verdict):].lstrip(": ")
+    reason = text[len(verdict) :].lstrip(": ")
     if len(reason) > FOLD and not len(cell):
         cell.text = None
         details = etree.SubElement(cell, "details")

@@ -16,10 +16,19 @@ from noneuclid.claims import render
 from noneuclid.config import sweep_values
 from noneuclid.figures.phydi import fig4
 from noneuclid.report import provenance
-from noneuclid.report.phydi_fig4 import fig4_rows, fig4_verdicts, threshold_ratio
-from noneuclid.report.phydi_resnet import (IMAGES, PAPER, TABLES, cells, lead_verdicts, not_run, resnet_runs,
-                                           resnet_speed, resnet_tables)
 from noneuclid.report.phydi_claims import MODELS, NUMBERS, fill
+from noneuclid.report.phydi_fig4 import fig4_rows, fig4_verdicts, threshold_ratio
+from noneuclid.report.phydi_resnet import (
+    IMAGES,
+    PAPER,
+    TABLES,
+    cells,
+    lead_verdicts,
+    not_run,
+    resnet_runs,
+    resnet_speed,
+    resnet_tables,
+)
 from noneuclid.runs import select, table as run_table
 from noneuclid.runs.phydi import NO_RUNS, evaluated, lm_runs
 
@@ -31,15 +40,26 @@ def make(runs_dir: Path, profile: str, out: Path, seeds=None, overrides=()) -> l
         raise ValueError("the phydi report reads every run under runs/phydi/<profile>: drop --seeds and overrides")
     runs, curves = run_table.load(runs_dir, "phydi", profile, out)
     if runs.empty:
-        raise FileNotFoundError(f"no phydi runs under {runs_dir}/phydi/{profile}: run `python -m noneuclid.train "
-                                f"-m experiment=phydi/table1 profile={profile}` (and table2, fig4) first")
+        raise FileNotFoundError(
+            f"no phydi runs under {runs_dir}/phydi/{profile}: run `python -m noneuclid.train "
+            f"-m experiment=phydi/table1 profile={profile}` (and table2, fig4) first"
+        )
     curves = evaluated(curves)
     skipped, hours = [], compute(runs)  # the paper's parts and cells with no runs here; training time
-    blocks = (_resnet_section(runs[select.chosen(runs, {"model.name": "phresnet"})], curves, out, skipped)
-              + _fig4_section(runs[select.chosen(runs, {"model.name": "phtransformer"})], curves, out, skipped)
-              + [_section(out, "compute", hours, {"train_hours": ("{:.2f}", "training h"),
-                                                  "minutes_per_run": ("{:.1f}", "min / run")},
-                          runs=hours.runs.sum(), hours=hours.train_hours.sum())])
+    blocks = (
+        _resnet_section(runs[select.chosen(runs, {"model.name": "phresnet"})], curves, out, skipped)
+        + _fig4_section(runs[select.chosen(runs, {"model.name": "phtransformer"})], curves, out, skipped)
+        + [
+            _section(
+                out,
+                "compute",
+                hours,
+                {"train_hours": ("{:.2f}", "training h"), "minutes_per_run": ("{:.1f}", "min / run")},
+                runs=hours.runs.sum(),
+                hours=hours.train_hours.sum(),
+            )
+        ]
+    )
     skips = [fill("skipped", skipped="; ".join(skipped)) + "\n"] if skipped else []
     (out / "summary.md").write_text("\n".join([fill("summary", profile=profile) + "\n", *skips, *blocks]))
     return sorted(out.iterdir())
@@ -51,8 +71,11 @@ def _resnet_section(resnets: pd.DataFrame, curves: pd.DataFrame, out: Path, skip
     if resnets.empty:
         skipped.append(fill("no_runs", title="Tables 1-2"))
         return []
-    caption = fill("table_caption", settings=_reductions(resnets, "resnet_reductions", images=IMAGES),
-                   x_fraction=NUMBERS["x_fraction"])
+    caption = fill(
+        "table_caption",
+        settings=_reductions(resnets, "resnet_reductions", images=IMAGES),
+        x_fraction=NUMBERS["x_fraction"],
+    )
     blocks = []
     for name, keys in TABLES.items():
         runs, title = resnets[select.chosen(resnets, {"experiment_name": f"phydi/{name}"})], f"Table {name[-1]}"
@@ -62,14 +85,24 @@ def _resnet_section(resnets: pd.DataFrame, curves: pd.DataFrame, out: Path, skip
             skipped.append(fill("no_runs", title=title))
             blocks.append(_claims(out, name, f"## {skipped[-1]}", leads, None) if leads else f"## {skipped[-1]}\n")
             continue
-        images = {k: int(g["cfg.data.train_size"].fillna(IMAGES).max()) for k, g in runs.groupby([f"cfg.{k}" for k in keys])}
+        images = {
+            k: int(g["cfg.data.train_size"].fillna(IMAGES).max()) for k, g in runs.groupby([f"cfg.{k}" for k in keys])
+        }
         numbers, shown, claims = resnet_tables(scored, name, images)
         missing = not_run(cells(scored, name), PAPER[name])
         skipped += [f"{title}: {missing}"] * bool(missing)
-        blocks += [_claims(out, name, fill("claims_heading", title=title), claims + leads, scored),
-                   tables.section(out, name, numbers, shown, fill("table_title", title=title), caption)]
-    return blocks + [_section(out, "speed", resnet_speed(resnets), {"seconds_per_epoch": ("{:.1f}", "s / epoch"),
-                                                                   "images_per_second": ("{:.0f}", "images / s")})]
+        blocks += [
+            _claims(out, name, fill("claims_heading", title=title), claims + leads, scored),
+            tables.section(out, name, numbers, shown, fill("table_title", title=title), caption),
+        ]
+    return blocks + [
+        _section(
+            out,
+            "speed",
+            resnet_speed(resnets),
+            {"seconds_per_epoch": ("{:.1f}", "s / epoch"), "images_per_second": ("{:.0f}", "images / s")},
+        )
+    ]
 
 
 def _fig4_section(transformers: pd.DataFrame, curves: pd.DataFrame, out: Path, skipped: list) -> list[str]:
@@ -85,10 +118,17 @@ def _fig4_section(transformers: pd.DataFrame, curves: pd.DataFrame, out: Path, s
     fig4(rows, out / "fig4")
     data = rows.drop(columns=[c for c in rows if c.endswith("(ours)") or c.startswith("reached ")])
     shown = rows.drop(columns=[c for c in rows if c.endswith((" mean", " se")) or c.startswith("seeds reached ")])
-    caption = fill("fig4_caption", settings=_reductions(transformers, "fig4_reductions"),
-                   perplexity=NUMBERS["fig4_perplexity"], paper_unigram=NUMBERS["paper_unigram_perplexity"])
-    return [_claims(out, "fig4", fill("claims_heading", title="Fig. 4"), fig4_verdicts(lm, unigram, ratio), lm),
-            tables.section(out, "fig4", data, shown, fill("fig4_title"), caption), fill("fig4_image") + "\n"]
+    caption = fill(
+        "fig4_caption",
+        settings=_reductions(transformers, "fig4_reductions"),
+        perplexity=NUMBERS["fig4_perplexity"],
+        paper_unigram=NUMBERS["paper_unigram_perplexity"],
+    )
+    return [
+        _claims(out, "fig4", fill("claims_heading", title="Fig. 4"), fig4_verdicts(lm, unigram, ratio), lm),
+        tables.section(out, "fig4", data, shown, fill("fig4_title"), caption),
+        fill("fig4_image") + "\n",
+    ]
 
 
 def _claims(out: Path, stem: str, heading: str, claims: list, runs: pd.DataFrame | None) -> str:
@@ -101,17 +141,27 @@ def _section(out: Path, stem: str, data: pd.DataFrame, formats: dict[str, tuple[
     """Table `stem` written into out under templates/phydi.md's <stem>_title and <stem>_caption (its fields
     filled in), the columns of `formats` (column -> (format, name)) shown formatted and renamed; its block."""
     shown = tables.shown(data, {c: f for c, (f, _) in formats.items()}).rename(
-        columns={c: name for c, (_, name) in formats.items()})
+        columns={c: name for c, (_, name) in formats.items()}
+    )
     return tables.section(out, stem, data, shown, fill(f"{stem}_title"), fill(f"{stem}_caption", **fields))
 
 
 def compute(runs: pd.DataFrame) -> pd.DataFrame:
     """Per sweep, model and n of the finished runs: runs, training hours in all, median minutes per run."""
     done = select.finished(runs)
-    rows = [{"experiment": experiment, "model": f"{MODELS[model]}{int(depth)}", "n": int(n), "runs": len(g),
-             "train_hours": g.train_seconds.sum() / 3600, "minutes_per_run": g.train_seconds.median() / 60}
-            for (experiment, model, depth, n), g in done.groupby(
-                ["cfg.experiment_name", "cfg.model.name", "cfg.model.depth", "cfg.model.n"], sort=True)]
+    rows = [
+        {
+            "experiment": experiment,
+            "model": f"{MODELS[model]}{int(depth)}",
+            "n": int(n),
+            "runs": len(g),
+            "train_hours": g.train_seconds.sum() / 3600,
+            "minutes_per_run": g.train_seconds.median() / 60,
+        }
+        for (experiment, model, depth, n), g in done.groupby(
+            ["cfg.experiment_name", "cfg.model.name", "cfg.model.depth", "cfg.model.n"], sort=True
+        )
+    ]
     return pd.DataFrame(rows, columns=["experiment", "model", "n", "runs", "train_hours", "minutes_per_run"])
 
 

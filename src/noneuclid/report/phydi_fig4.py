@@ -16,8 +16,8 @@ from dataclasses import replace
 import pandas as pd
 
 from noneuclid.claims import engine
-from noneuclid.claims.significance import ALPHA
 from noneuclid.claims.estimates import estimate
+from noneuclid.claims.significance import ALPHA
 from noneuclid.report.phydi_claims import CLAIMS, NAMES, NUMBERS, epochs_to, fill, no_runs
 from noneuclid.runs import select
 from noneuclid.runs.phydi import CELL
@@ -44,10 +44,18 @@ def per_run(runs: pd.DataFrame, threshold: dict[int, float], unigram: dict[int, 
     last epoch (the curve had not stopped improving when training ended)."""
     rows = []
     for n, c, diverged in zip(runs["cfg.model.n"], runs.curve, runs.diverged):
-        first, best = ((math.inf, math.inf) if diverged or c.empty
-                       else (epochs_to(c, threshold[n], above=False), float(c.min())))
-        end = ("diverged" if math.isinf(best) else "stuck" if best >= NUMBERS["stuck_fraction"] * unigram[n]
-               else "slow" if math.isinf(first) else "reached")
+        first, best = (
+            (math.inf, math.inf) if diverged or c.empty else (epochs_to(c, threshold[n], above=False), float(c.min()))
+        )
+        end = (
+            "diverged"
+            if math.isinf(best)
+            else "stuck"
+            if best >= NUMBERS["stuck_fraction"] * unigram[n]
+            else "slow"
+            if math.isinf(first)
+            else "reached"
+        )
         rows.append((first, best, end, not math.isinf(best) and c.idxmin() == c.index.max()))
     columns = ["first", "best", "end", "descending"]
     return pd.concat([runs, pd.DataFrame(rows, index=runs.index, columns=columns)], axis=1)
@@ -59,11 +67,20 @@ def fig4_rows(runs: pd.DataFrame, unigram: dict[int, float], ratio: float | None
     at_t, ends, rows = scores(runs, unigram), scores(runs, unigram, ratio), []
     for (n, depth, norm), g in at_t.groupby(CELL, sort=True):
         u, t, end, best = unigram[n], scaled_threshold(unigram[n]), ends.loc[g.index], estimate(g.best)
-        row = {"n": n, "depth": depth, "norm": norm, "seeds": len(g), **_reached(g["first"], "T"),
-               "best val ppl (ours)": "diverged" if math.isinf(best.mean) else str(best),
-               "best val ppl mean": best.mean, "best val ppl se": best.se,
-               **{state: int((end.end == state).sum()) for state in ("diverged", "stuck", "slow")},
-               "epochs": max(len(c) for c in g.curve), "unigram ppl U": round(u, 1), "T": round(t, 1)}
+        row = {
+            "n": n,
+            "depth": depth,
+            "norm": norm,
+            "seeds": len(g),
+            **_reached(g["first"], "T"),
+            "best val ppl (ours)": "diverged" if math.isinf(best.mean) else str(best),
+            "best val ppl mean": best.mean,
+            "best val ppl se": best.se,
+            **{state: int((end.end == state).sum()) for state in ("diverged", "stuck", "slow")},
+            "epochs": max(len(c) for c in g.curve),
+            "unigram ppl U": round(u, 1),
+            "T": round(t, 1),
+        }
         if ratio is not None:
             row.update(_reached(end["first"], "T_r"), T_r=round(ratio * u, 1))
         rows.append(row)
@@ -74,9 +91,13 @@ def _reached(first: list[float], name: str) -> dict:
     """Epochs to a threshold over the seeds that reached it and how many did, in words and as numbers."""
     reached = [f for f in first if not math.isinf(f)]
     epochs = estimate(reached)
-    return {f"epochs to ppl <= {name} (ours)": str(epochs) if reached else "not reached",
-            f"reached {name}": f"{len(reached)}/{len(first)}", f"seeds reached {name}": len(reached),
-            f"epochs to {name} mean": epochs.mean, f"epochs to {name} se": epochs.se}
+    return {
+        f"epochs to ppl <= {name} (ours)": str(epochs) if reached else "not reached",
+        f"reached {name}": f"{len(reached)}/{len(first)}",
+        f"seeds reached {name}": len(reached),
+        f"epochs to {name} mean": epochs.mean,
+        f"epochs to {name} se": epochs.se,
+    }
 
 
 def fig4_verdicts(runs: pd.DataFrame, unigram: dict[int, float], ratio: float | None = None) -> list[engine.Verdict]:
@@ -91,17 +112,31 @@ def fig4_verdicts(runs: pd.DataFrame, unigram: dict[int, float], ratio: float | 
         threshold, name = _threshold(unigram[n], ratio) if n in unigram else (math.nan, "T")
         values = [_values(claim.metric, runs, cell.select[arm]) for arm in cell.arms]
         reads = [seeds for arm in cell.arms for seeds in _reads(runs, cell.select[arm]).values()]
-        at_floor = [claim.metric in ("epochs_to_ppl", "phydi_lead") and all(isinstance(v, list) for v in values)
-                    and (seeds["first"] == 1).all() for seeds in reads]
+        at_floor = [
+            claim.metric in ("epochs_to_ppl", "phydi_lead")
+            and all(isinstance(v, list) for v in values)
+            and (seeds["first"] == 1).all()
+            for seeds in reads
+        ]
         read = [name for seeds in reads for name in seeds.get("run", ())]
-        row = engine.judged(claim, cell, values, fill("at_floor") if at_floor and all(at_floor) else "",
-                            shares=claim.metric == "failed", runs=read)
+        row = engine.judged(
+            claim,
+            cell,
+            values,
+            fill("at_floor") if at_floor and all(at_floor) else "",
+            shares=claim.metric == "failed",
+            runs=read,
+        )
         if any(at_floor) and row.verdict == engine.CONTRADICTS and not row.p_value < ALPHA:
             row = engine.untestable(claim, cell, fill("arm_at_floor"), row.n_a, row.n_b, read)
         stuck = NUMBERS["stuck_fraction"] * unigram.get(n, math.nan)  # a failed run's best ppl at least
-        label = (claim.metric if math.isnan(threshold) or claim.metric == "best_ppl" else
-                 f"failed (diverged, or best ppl >= {stuck:.0f})" if claim.metric == "failed"
-                 else f"{claim.metric} at ppl <= {name} = {threshold:.0f}")
+        label = (
+            claim.metric
+            if math.isnan(threshold) or claim.metric == "best_ppl"
+            else f"failed (diverged, or best ppl >= {stuck:.0f})"
+            if claim.metric == "failed"
+            else f"{claim.metric} at ppl <= {name} = {threshold:.0f}"
+        )
         rows.append(replace(row, level=threshold, label=label))
     return rows
 
@@ -141,5 +176,3 @@ def _values(metric: str, runs: pd.DataFrame, selector: dict) -> list[float] | st
     if len(seeds) == 1:
         return list(next(iter(seeds.values()))[column])
     return list((seeds["pre"]["first"] - seeds["phydi"]["first"]).dropna())
-
-

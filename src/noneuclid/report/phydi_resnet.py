@@ -38,8 +38,11 @@ def paper_table(table: str) -> dict[tuple, dict[str, tuple[float, float, float |
     for cell in CLAIMS[f"{table}_m1"].cells:
         m2 = CLAIMS[f"{table}_m2"].cell(cell.name).paper["M2"]
         for arm in cell.arms:
-            rows.setdefault(cell_key(cell.where, table), {})[arm] = (cell.paper[arm], cell.paper_se[arm],
-                                                               None if arm == "phydi" else m2)
+            rows.setdefault(cell_key(cell.where, table), {})[arm] = (
+                cell.paper[arm],
+                cell.paper_se[arm],
+                None if arm == "phydi" else m2,
+            )
     return rows
 
 
@@ -60,8 +63,11 @@ def scores(runs: pd.DataFrame, table: str) -> pd.DataFrame:
     for _, cell in runs.groupby([f"cfg.{k}" for k in TABLES[table]], sort=True):
         x = threshold_x(cell)
         level = M1_ACCURACY if all(epochs_to(c, M1_ACCURACY) < math.inf for c in cell.curve) else x
-        scored.append(cell.assign(x=x, level=level, m1=[epochs_to(c, level) for c in cell.curve],
-                                  auc=[100 * auc(c) for c in cell.curve]))
+        scored.append(
+            cell.assign(
+                x=x, level=level, m1=[epochs_to(c, level) for c in cell.curve], auc=[100 * auc(c) for c in cell.curve]
+            )
+        )
     return pd.concat(scored) if scored else runs.assign(x=math.nan, level=math.nan, m1=math.nan, auc=math.nan)
 
 
@@ -107,16 +113,24 @@ def resnet_rows(cell: pd.DataFrame, paper: dict) -> dict[str, dict]:
         reached = [m for m in (epochs_to(s, M1_ACCURACY) for s in cols) if not math.isinf(m)]
         m2 = math.nan if init == "phydi" or "phydi" not in curves else beats_from(curves["phydi"], curves[init])
         rows[init] = {
-            "seeds": len(cols), **_mean_se("m1", "M1 (ours)", reached), "m1_reached": len(reached),
-            f"reached {M1_LEVEL}": f"{len(reached)}/{len(cols)}", "x_percent": round(100 * x), "X %": round(100 * x),
+            "seeds": len(cols),
+            **_mean_se("m1", "M1 (ours)", reached),
+            "m1_reached": len(reached),
+            f"reached {M1_LEVEL}": f"{len(reached)}/{len(cols)}",
+            "x_percent": round(100 * x),
+            "X %": round(100 * x),
             **_mean_se("m1_at_x", "M1 at X % (ours)", (epochs_to(s, x) for s in cols)),
             **_mean_se("auc", "AUC % (ours)", (100 * auc(s) for s in cols)),
             **_mean_se("best_val_acc", "best val acc % (ours)", (100 * s.max() for s in cols)),
-            "m2": m2, "M2 (ours)": "-" if math.isnan(m2) else "never" if math.isinf(m2) else int(m2),
-            "epochs": max(len(s) for s in cols), "paper_m1_mean": m1_paper, "paper_m1_se": se_paper,
+            "m2": m2,
+            "M2 (ours)": "-" if math.isnan(m2) else "never" if math.isinf(m2) else int(m2),
+            "epochs": max(len(s) for s in cols),
+            "paper_m1_mean": m1_paper,
+            "paper_m1_se": se_paper,
             "M1 (paper)": "" if math.isnan(m1_paper) else plus_minus(m1_paper, se_paper),
             "paper_m2": math.nan if m2_paper is None else m2_paper,
-            "M2 (paper)": "" if math.isnan(m1_paper) else "-" if m2_paper is None else int(m2_paper)}
+            "M2 (paper)": "" if math.isnan(m1_paper) else "-" if m2_paper is None else int(m2_paper),
+        }
     return rows
 
 
@@ -124,8 +138,14 @@ def resnet_claims(runs: pd.DataFrame, table: str, images: dict[tuple, int] | Non
     """The verdicts of <table>_m1, _auc and _m2 on the cells that have runs (by cell, then metric) from every
     scored run of their arms; images: training images per epoch of a cell's runs (default: CIFAR-10's)."""
     rows, have = [], cells(runs, table)
-    claims = sorted(((metric, CLAIMS[f"{table}_{metric}"], cell) for metric in METRICS
-                     for cell in CLAIMS[f"{table}_{metric}"].cells), key=lambda c: cell_key(c[2].where, table))
+    claims = sorted(
+        (
+            (metric, CLAIMS[f"{table}_{metric}"], cell)
+            for metric in METRICS
+            for cell in CLAIMS[f"{table}_{metric}"].cells
+        ),
+        key=lambda c: cell_key(c[2].where, table),
+    )
     for metric, claim, cell in (c for c in claims if cell_key(c[2].where, table) in have):
         level = select.arm_values(runs, cell.where, "level").iloc[0]
         epoch = math.ceil(cell.paper.get("M2", 0) * IMAGES / (images or {}).get(cell_key(cell.where, table), IMAGES))
@@ -138,16 +158,19 @@ def resnet_claims(runs: pd.DataFrame, table: str, images: dict[tuple, int] | Non
     return rows
 
 
-def resnet_tables(runs: pd.DataFrame, table: str, images: dict[tuple, int] | None = None
-                  ) -> tuple[pd.DataFrame, pd.DataFrame, list[engine.Verdict]]:
+def resnet_tables(
+    runs: pd.DataFrame, table: str, images: dict[tuple, int] | None = None
+) -> tuple[pd.DataFrame, pd.DataFrame, list[engine.Verdict]]:
     """(numbers, the same in words: a row per cell and init; claims: the verdicts of <table>_*) from the
     scored runs of the table's cells; images: training images per epoch per cell (default: all of
     CIFAR-10's)."""
     rows = []
     for key, cell in runs.groupby([f"cfg.{k}" for k in TABLES[table]], sort=True):
         settings = {k.split(".")[-1]: v for k, v in zip(TABLES[table], key)}
-        rows += [{**settings, "model": LABELS[init].format(d=key[0]), **row}
-                 for init, row in resnet_rows(cell, PAPER[table].get(key, {})).items()]
+        rows += [
+            {**settings, "model": LABELS[init].format(d=key[0]), **row}
+            for init, row in resnet_rows(cell, PAPER[table].get(key, {})).items()
+        ]
     rows = pd.DataFrame(rows)
     numbers, shown = rows[[c for c in rows if " " not in c]], rows[[c for c in rows if "_" not in c and c != "m2"]]
     return numbers, shown, resnet_claims(runs, table, images)
@@ -159,18 +182,29 @@ def lead_verdicts(runs: pd.DataFrame) -> list[engine.Verdict]:
     claim, rows = CLAIMS["table1_lead_grows_with_depth"], []
     for cell in claim.cells:
         cell = replace(cell, paper=paper_leads(cell), paper_source="Table 1 (standard's M1 minus PHYDI's)")
-        arms = [{init: select.arm_values(runs, {**cell.select[arm], "model.init": init}, "curve")
-                 for init in ("standard", "phydi")} for arm in cell.arms]
-        missing = [f"{why} in {RESNET}{cell.select[arm]['model.depth']}, n = {cell.where['model.n']}"
-                   for arm, inits in zip(cell.arms, arms) if (why := no_runs(inits))]
+        arms = [
+            {
+                init: select.arm_values(runs, {**cell.select[arm], "model.init": init}, "curve")
+                for init in ("standard", "phydi")
+            }
+            for arm in cell.arms
+        ]
+        missing = [
+            f"{why} in {RESNET}{cell.select[arm]['model.depth']}, n = {cell.where['model.n']}"
+            for arm, inits in zip(cell.arms, arms)
+            if (why := no_runs(inits))
+        ]
         if missing:
             rows.append(engine.untestable(claim, cell, "; ".join(missing)))
             continue
         level = min(select.arm_values(runs, cell.select[arm], "level").iloc[0] for arm in cell.arms)
-        first = [{i: c.map(lambda curve: epochs_to(curve, level)) for i, c in inits.items()} for inits in arms]
+        first = [
+            {i: c.map(lambda curve, level=level: epochs_to(curve, level)) for i, c in inits.items()} for inits in arms
+        ]
         leads = [list((f["standard"] - f["phydi"]).dropna()) for f in first]
-        rows.append(replace(engine.judge(claim, cell, *leads), level=100 * level,
-                            label=f"m1_lead at {round(100 * level)} %"))
+        rows.append(
+            replace(engine.judge(claim, cell, *leads), level=100 * level, label=f"m1_lead at {round(100 * level)} %")
+        )
     return rows
 
 
@@ -187,19 +221,29 @@ def not_run(have, paper: dict) -> str:
     missing = [k for k in paper if k not in have]
     if not missing:
         return ""
-    by_n = {n: [f"{RESNET}{k[0]}" + (f" (lr {k[2]:g})" if len(k) > 2 else "") for k in missing if k[1] == n]
-            for n in sorted({k[1] for k in missing})}
-    return "; ".join(f"n = {n}: {', '.join(names)}" for n, names in by_n.items()) + \
-        f" ({len(missing)} of the paper's {len(paper)} cells)"
+    by_n = {
+        n: [f"{RESNET}{k[0]}" + (f" (lr {k[2]:g})" if len(k) > 2 else "") for k in missing if k[1] == n]
+        for n in sorted({k[1] for k in missing})
+    }
+    return (
+        "; ".join(f"n = {n}: {', '.join(names)}" for n, names in by_n.items())
+        + f" ({len(missing)} of the paper's {len(paper)} cells)"
+    )
 
 
 def resnet_speed(resnets: pd.DataFrame) -> pd.DataFrame:
     """Per depth and n of the finished runs: the median of their median seconds per epoch, images per second
     (data.train_size; null: all of CIFAR-10's)."""
     done = select.finished(resnets)
-    rows = [{"model": f"{RESNET}{int(depth)}", "n": int(n), "runs": len(g),
-             "threads": ", ".join(str(int(t)) for t in sorted(g["env.torch_threads"].unique())),
-             "seconds_per_epoch": g.median_seconds_per_epoch.median(),
-             "images_per_second": g["cfg.data.train_size"].fillna(IMAGES).median() / g.median_seconds_per_epoch.median()}
-            for (depth, n), g in done.groupby(["cfg.model.depth", "cfg.model.n"], sort=True)]
+    rows = [
+        {
+            "model": f"{RESNET}{int(depth)}",
+            "n": int(n),
+            "runs": len(g),
+            "threads": ", ".join(str(int(t)) for t in sorted(g["env.torch_threads"].unique())),
+            "seconds_per_epoch": g.median_seconds_per_epoch.median(),
+            "images_per_second": g["cfg.data.train_size"].fillna(IMAGES).median() / g.median_seconds_per_epoch.median(),
+        }
+        for (depth, n), g in done.groupby(["cfg.model.depth", "cfg.model.n"], sort=True)
+    ]
     return pd.DataFrame(rows, columns=["model", "n", "runs", "threads", "seconds_per_epoch", "images_per_second"])

@@ -10,8 +10,8 @@ import functools
 import math
 import subprocess
 import sys
+from collections.abc import Sequence
 from dataclasses import replace
-from typing import Sequence
 
 import pandas as pd
 
@@ -39,13 +39,24 @@ def stamped(rows: Sequence[Verdict], runs: pd.DataFrame | None, paper: str) -> l
             row = replace(row, runs=select.cell_runs(runs, claim.cell(row.cell)))
         rule = ledger.registration(paper, claim, registered)
         if rule.commit == ledger.UNREGISTERED:
-            print(f"warning: claim {row.claim!r}: its rule is not registered; commit claims/{paper}.yaml, then "
-                  f"`python -m noneuclid.claims register {paper}` and commit claims/registered.csv", file=sys.stderr)
+            print(
+                f"warning: claim {row.claim!r}: its rule is not registered; commit claims/{paper}.yaml, then "
+                f"`python -m noneuclid.claims register {paper}` and commit claims/registered.csv",
+                file=sys.stderr,
+            )
         used = runs[runs.run.isin(row.runs)] if runs is not None and "run" in runs and row.runs else None
         since, until = _dates(used) if used is not None and len(used) else ("", "")
-        out.append(replace(row, rule_commit=rule.commit, rule_registered=rule.registered, runs_until=until,
-                           rule_after_runs=_after(rule, since, row),
-                           cpu_hours=_hours(used), hardware=_hardware(used) if used is not None and len(used) else ""))
+        out.append(
+            replace(
+                row,
+                rule_commit=rule.commit,
+                rule_registered=rule.registered,
+                runs_until=until,
+                rule_after_runs=_after(rule, since, row),
+                cpu_hours=_hours(used),
+                hardware=_hardware(used) if used is not None and len(used) else "",
+            )
+        )
     return out
 
 
@@ -77,8 +88,9 @@ def _dates(runs: pd.DataFrame) -> tuple[str, str]:
 @functools.cache
 def _commit_date(commit: str) -> str:
     """git's committer date of `commit` in UTC, ISO 8601 to the second; UNKNOWN where git has no such commit."""
-    found = subprocess.run(["git", "-C", str(claims_data.DIR), "show", "-s", "--format=%ct", commit],
-                           capture_output=True, text=True)
+    found = subprocess.run(
+        ["git", "-C", str(claims_data.DIR), "show", "-s", "--format=%ct", commit], capture_output=True, text=True
+    )
     if found.returncode or not found.stdout.strip():
         return UNKNOWN
     return pd.Timestamp(int(found.stdout.split()[0]), unit="s", tz="UTC").strftime("%Y-%m-%dT%H:%M:%SZ")
@@ -88,6 +100,8 @@ def _hardware(runs: pd.DataFrame) -> str:
     """The machines the runs trained on: the GPU's name, else 'CPU (<n> cores)', each once, sorted."""
     none = pd.Series(index=runs.index, dtype=object)
     cuda, cores = runs.get("env.cuda", none), runs.get("env.cpu_count", none)
-    kinds = {str(gpu) if isinstance(gpu, str) and gpu else f"CPU ({int(n)} cores)" if n == n else "unknown"
-             for gpu, n in zip(cuda, cores)}
+    kinds = {
+        str(gpu) if isinstance(gpu, str) and gpu else f"CPU ({int(n)} cores)" if n == n else "unknown"
+        for gpu, n in zip(cuda, cores)
+    }
     return "; ".join(sorted(kinds))

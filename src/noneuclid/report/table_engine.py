@@ -47,9 +47,15 @@ def data(paper: str, table: str, finished: pd.DataFrame, cells, where=None) -> p
         values, by = spec.get("scale", 1) * found.iloc[:, 0], found.iloc[:, 1]
         best = values[by == by.max()].head(1)  # its one seed, none without runs
         stats = summary(values)
-        out.append({rows["title"]: labels[rows["labels"]][row], columns["title"]: labels[columns["labels"]][column],
-                    **({"selected": best.max(), "selected_seed": best.index.max()} if "best_by" in spec else {}),
-                    **{k: stats[k] for k in ("mean", "sd", "se", "n")}, "paper": _paper(paper, spec, settings)})
+        out.append(
+            {
+                rows["title"]: labels[rows["labels"]][row],
+                columns["title"]: labels[columns["labels"]][column],
+                **({"selected": best.max(), "selected_seed": best.index.max()} if "best_by" in spec else {}),
+                **{k: stats[k] for k in ("mean", "sd", "se", "n")},
+                "paper": _paper(paper, spec, settings),
+            }
+        )
     return pd.DataFrame(out)
 
 
@@ -69,10 +75,14 @@ def shown(paper: str, table: str, data: pd.DataFrame, missing: dict[str, str] | 
     out = {}
     for r in data.to_dict("records"):
         spread = plus_minus(r["mean"], 0 if r["n"] < 2 else r[spec["spread"]], fmt=fmt)
-        ours = ((f"{r['selected']:{fmt}} ({spread}, n={r['n']})" if "best_by" in spec else f"{spread} (n={r['n']})")
-                if r["n"] else (missing or {}).get(r[columns], "not run"))
-        out.setdefault(r[rows], {rows: r[rows]}).update({f"{r[columns]} (ours)": ours,
-                                                         f"{r[columns]} (paper)": f"{r['paper']:{fmt}}"})
+        ours = (
+            (f"{r['selected']:{fmt}} ({spread}, n={r['n']})" if "best_by" in spec else f"{spread} (n={r['n']})")
+            if r["n"]
+            else (missing or {}).get(r[columns], "not run")
+        )
+        out.setdefault(r[rows], {rows: r[rows]}).update(
+            {f"{r[columns]} (ours)": ours, f"{r[columns]} (paper)": f"{r['paper']:{fmt}}"}
+        )
     return pd.DataFrame(list(out.values()))
 
 
@@ -81,8 +91,9 @@ def displayed(paper: str, table: str, data: pd.DataFrame) -> pd.DataFrame:
     shown = load(paper)[table]["shown"]
     if data.empty:
         return pd.DataFrame()
-    return pd.DataFrame({name: [_text(paper, c, row) for row in zip(*(data[f] for f in _list(c["from"])))]
-                         for name, c in shown.items()})
+    return pd.DataFrame(
+        {name: [_text(paper, c, row) for row in zip(*(data[f] for f in _list(c["from"])))] for name, c in shown.items()}
+    )
 
 
 def _text(paper: str, column: dict, values: tuple) -> str:

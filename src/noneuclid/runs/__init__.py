@@ -10,8 +10,27 @@ reconstructions, validation curves) where its report needs more than a row of ru
 """
 
 from noneuclid.runs.folder import RunDir, atomic_write, environment, is_held, read_metrics
-from noneuclid.runs.settings import (NOT_SETTINGS, SETTINGS_VERSION, digest_without, drop_keys, resolve_device,
-                                     settings_hash, settings_id)
+from noneuclid.runs.settings import (
+    NOT_SETTINGS,
+    SETTINGS_VERSION,
+    digest_without,
+    drop_keys,
+    resolve_device,
+    settings_hash,
+    settings_id,
+)
 
-__all__ = ["NOT_SETTINGS", "SETTINGS_VERSION", "RunDir", "atomic_write", "digest_without", "drop_keys",
-           "environment", "is_held", "read_metrics", "resolve_device", "settings_hash", "settings_id"]
+__all__ = [
+    "NOT_SETTINGS",
+    "SETTINGS_VERSION",
+    "RunDir",
+    "atomic_write",
+    "digest_without",
+    "drop_keys",
+    "environment",
+    "is_held",
+    "read_metrics",
+    "resolve_device",
+    "settings_hash",
+    "settings_id",
+]

@@ -36,8 +36,12 @@ def _parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(prog="python -m noneuclid.runs", description=title)
     commands = parser.add_subparsers(required=True, metavar="{migrate,table,export}")
     folders = argparse.ArgumentParser(add_help=False)  # where migrate and export read and write
-    folders.add_argument("--runs", type=Path, default=Path(os.environ.get("NONEUCLID_RUNS_DIR", "runs")),
-                         help="the run folders (default: $NONEUCLID_RUNS_DIR, else runs)")
+    folders.add_argument(
+        "--runs",
+        type=Path,
+        default=Path(os.environ.get("NONEUCLID_RUNS_DIR", "runs")),
+        help="the run folders (default: $NONEUCLID_RUNS_DIR, else runs)",
+    )
     folders.add_argument("--results", type=Path, default=Path("results"), help="the committed results")
 
     migrate_parser = commands.add_parser("migrate", parents=[folders], description=paragraphs[0])
@@ -68,8 +72,10 @@ def migrate_runs(args) -> int:
     verb = "would rename" if args.dry_run else "renamed"
     for old, new in renamed.items():
         print(f"{verb} {old} -> {new}")
-    print(f"settings version {SETTINGS_VERSION}: {verb} {len(renamed)} run folders under {args.runs} and "
-          f"{len(names)} runs in the tables under {args.results}")
+    print(
+        f"settings version {SETTINGS_VERSION}: {verb} {len(renamed)} run folders under {args.runs} and "
+        f"{len(names)} runs in the tables under {args.results}"
+    )
     if left:
         print(f"{len(left)} left as they were (above): migrate them, or remove them, and run this again")
     return 1 if left else 0

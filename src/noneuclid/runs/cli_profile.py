@@ -16,15 +16,19 @@ def chosen_profile(args, paper_keys) -> str:
     if args.profile:
         return args.profile
     finished = {p: [f for f in (args.runs / k / p for k in paper_keys) if any(f.rglob("DONE"))] for p in PROFILES}
-    committed = {p: [f for f in (args.results / k / p / "runs.csv" for k in paper_keys) if f.is_file()]
-                 for p in PROFILES}
-    found = ({p: paths for p, paths in finished.items() if paths}
-             or {p: paths for p, paths in committed.items() if paths})
+    committed = {
+        p: [f for f in (args.results / k / p / "runs.csv" for k in paper_keys) if f.is_file()] for p in PROFILES
+    }
+    found = {p: paths for p, paths in finished.items() if paths} or {
+        p: paths for p, paths in committed.items() if paths
+    }
     if len(found) == 1:
         return next(iter(found))
     if not found:
-        raise ProfileError(f"no finished runs of {', '.join(paper_keys)} under {args.runs}/<paper>/<profile>/ nor "
-                           f"committed ones in {args.results}/<paper>/<profile>/runs.csv: train them first (e.g. "
-                           f"`make reproduce-all PROFILE=smoke`), or name a profile with --profile")
+        raise ProfileError(
+            f"no finished runs of {', '.join(paper_keys)} under {args.runs}/<paper>/<profile>/ nor "
+            f"committed ones in {args.results}/<paper>/<profile>/runs.csv: train them first (e.g. "
+            f"`make reproduce-all PROFILE=smoke`), or name a profile with --profile"
+        )
     where = "; ".join(f"{profile} ({', '.join(map(str, paths))})" for profile, paths in found.items())
     raise ProfileError(f"runs of several profiles: {where}. Name the one to report: --profile {'|'.join(found)}")

@@ -1,21 +1,21 @@
 """A run folder: named from the settings and the seed, written atomically, resumable.
 
-    <runs_dir>/<paper>/<profile>/<name>-<hash>/
-        config.yaml      the resolved config
-        env.json         versions, git commit, device
-        metrics.jsonl    one line per epoch
-        checkpoint.pt    the last completed epoch (model, optimizer, RNG states)
-        summary.json     final numbers
-        train.log        the run's log
-        wandb_id         the id of its W&B run (with logger=wandb)
-        DIVERGED         only if the loss became NaN/inf: where and why (the checkpoint stays the last good
-                         one); the run then counts as finished and is skipped, like DONE
-        FAILED           only if training raised: the error (removed when the run is started again)
-        RUNNING          while a process trains it: that process's host and pid, under its flock (another
-                         sweep over the same runs skips the folder instead of training it twice)
-        EXTENDS          only in a run started from a shorter one (see RunDir.shorter_run): its folder
-        MIGRATED_FROM    only in a folder renamed by `python -m noneuclid.runs migrate`: its former names
-        DONE             written last
+<runs_dir>/<paper>/<profile>/<name>-<hash>/
+    config.yaml      the resolved config
+    env.json         versions, git commit, device
+    metrics.jsonl    one line per epoch
+    checkpoint.pt    the last completed epoch (model, optimizer, RNG states)
+    summary.json     final numbers
+    train.log        the run's log
+    wandb_id         the id of its W&B run (with logger=wandb)
+    DIVERGED         only if the loss became NaN/inf: where and why (the checkpoint stays the last good
+                     one); the run then counts as finished and is skipped, like DONE
+    FAILED           only if training raised: the error (removed when the run is started again)
+    RUNNING          while a process trains it: that process's host and pid, under its flock (another
+                     sweep over the same runs skips the folder instead of training it twice)
+    EXTENDS          only in a run started from a shorter one (see RunDir.shorter_run): its folder
+    MIGRATED_FROM    only in a folder renamed by `python -m noneuclid.runs migrate`: its former names
+    DONE             written last
 """
 
 from __future__ import annotations
@@ -82,8 +82,10 @@ class RunDir:
         return folder
 
     def _unwritable(self, why) -> str:
-        return (f"cannot write the run folder {self.path}: {why}. "
-                f"Choose another location with paths.runs_dir=... (or NONEUCLID_RUNS_DIR)")
+        return (
+            f"cannot write the run folder {self.path}: {why}. "
+            f"Choose another location with paths.runs_dir=... (or NONEUCLID_RUNS_DIR)"
+        )
 
     def create(self) -> None:
         """Make the folder; write config, environment and W&B id."""
@@ -104,7 +106,9 @@ class RunDir:
             if first.get("git_commit") != env["git_commit"]:
                 logging.getLogger("noneuclid").warning(
                     "warning: resuming a run started at commit %s with commit %s",
-                    first.get("git_commit"), env["git_commit"])
+                    first.get("git_commit"),
+                    env["git_commit"],
+                )
         if not self.file("wandb_id").exists():  # one W&B run per run folder, for its whole life
             atomic_write(self.file("wandb_id"), secrets.token_hex(8))
 
@@ -120,7 +124,8 @@ class RunDir:
                     f"{other.parent} is a run folder of settings version {earlier} (these configs: "
                     f"{SETTINGS_VERSION}), perhaps this very run under its former name: bring the run "
                     f"folders up to date with python -m noneuclid.runs migrate --runs {self.cfg.paths.runs_dir}, "
-                    f"then start this again")
+                    f"then start this again"
+                )
 
     # -- who trains it ----------------------------------------------------------------------------
     def claim(self) -> str | None:
@@ -268,13 +273,17 @@ def read_metrics(path: Path) -> list[dict]:
 
 def environment() -> dict:
     """Versions, git commit and hardware, for env.json."""
+
     def git(*args):
         try:
-            return subprocess.run(["git", *args], capture_output=True, text=True, timeout=10,
-                                  cwd=Path(__file__).parent).stdout.strip()
+            return subprocess.run(
+                ["git", *args], capture_output=True, text=True, timeout=10, cwd=Path(__file__).parent
+            ).stdout.strip()
         except (OSError, subprocess.SubprocessError):
             return ""
+
     import numpy
+
     return {
         "python": sys.version.split()[0],
         "torch": torch.__version__,

@@ -20,19 +20,43 @@ from noneuclid.runs import lookup, select
 from noneuclid.runs.folder import CSV_COMPRESSION
 
 SWEEP = sweep_params("hnn/table2")  # Table 2's embedding dimensions, subtrees and classifiers (model.geometry)
-DIMS, SUBTREES, GEOMETRIES = (tuple(int(d) for d in SWEEP["data.dim"]), tuple(SWEEP["data.subtree"]),
-                              tuple(SWEEP["model.geometry"]))
-TABLE2_PROTOCOL = ("data.natural_mix", "data.batch_size", "trainer.epochs", "optim.lr", "optim.ball_lr",
-                   "optim.clip_norm", "optim.epoch_lr_factor", "model.offsets", "trainer.converge.patience",
-                   "trainer.converge.tol", "trainer.converge.after")  # what makes a Table 2 run today's
+DIMS, SUBTREES, GEOMETRIES = (
+    tuple(int(d) for d in SWEEP["data.dim"]),
+    tuple(SWEEP["data.subtree"]),
+    tuple(SWEEP["model.geometry"]),
+)
+TABLE2_PROTOCOL = (
+    "data.natural_mix",
+    "data.batch_size",
+    "trainer.epochs",
+    "optim.lr",
+    "optim.ball_lr",
+    "optim.clip_norm",
+    "optim.epoch_lr_factor",
+    "model.offsets",
+    "trainer.converge.patience",
+    "trainer.converge.tol",
+    "trainer.converge.after",
+)  # what makes a Table 2 run today's
 CELL = ["subtree", "dim", "geometry", "seed", "embedding"]  # a classifier run's cell, seed and embedding
 BURNIN = "hnn/burnin"  # the burn-in ablation's experiment: its embeddings are not Table 2's
 EMBEDDING_COLUMNS = {  # runs.csv -> an embedding's row
-    "cfg.model.dim": "dim", "epochs": "epochs", "cfg.data.batch_size": "batch_size", "cfg.optim.lr": "lr",
-    "cfg.optim.burnin_epochs": "burnin_epochs", "cfg.optim.burnin_factor": "burnin_factor",
-    "burnin_negatives": "burnin_negatives", "train_minutes": "train_minutes", "epoch": "evaluated_at_epoch",
-    "reconstruction_nodes": "nodes_ranked", "reconstruction_mean_rank": "mean_rank", "reconstruction_map": "map",
-    "reference_mean_rank": "reference_mean_rank", "reference_map": "reference_map", "run": "run"}
+    "cfg.model.dim": "dim",
+    "epochs": "epochs",
+    "cfg.data.batch_size": "batch_size",
+    "cfg.optim.lr": "lr",
+    "cfg.optim.burnin_epochs": "burnin_epochs",
+    "cfg.optim.burnin_factor": "burnin_factor",
+    "burnin_negatives": "burnin_negatives",
+    "train_minutes": "train_minutes",
+    "epoch": "evaluated_at_epoch",
+    "reconstruction_nodes": "nodes_ranked",
+    "reconstruction_mean_rank": "mean_rank",
+    "reconstruction_map": "map",
+    "reference_mean_rank": "reference_mean_rank",
+    "reference_map": "reference_map",
+    "run": "run",
+}
 POINTS, WEIGHTS = "fig_table2_boundaries_points.csv.gz", "fig_table2_boundaries_classifiers.csv"  # the figure's data
 
 
@@ -60,8 +84,15 @@ def f1_values(runs: pd.DataFrame, protocols: dict | None = None) -> pd.DataFrame
     found = runs[select.chosen(runs, {"model.name": "point_mlr"})] if len(runs) else runs
     if protocols is not None:  # before the lookups: an earlier protocol's runs are many
         found = trained_with(found, protocols)
-    columns = {"cfg.data.subtree": "subtree", "cfg.data.dim": "dim", "cfg.model.geometry": "geometry",
-               "cfg.seed": "seed", "final_test_f1": "f1", "final_train_loss": "train_loss", "run": "run"}
+    columns = {
+        "cfg.data.subtree": "subtree",
+        "cfg.data.dim": "dim",
+        "cfg.model.geometry": "geometry",
+        "cfg.seed": "seed",
+        "final_test_f1": "f1",
+        "final_train_loss": "train_loss",
+        "run": "run",
+    }
     if found.empty:
         return pd.DataFrame(columns=CELL + ["f1", "train_loss", "run", "chance_loss", "unstable"])
     values = found[list(columns)].rename(columns=columns).astype({"dim": int, "seed": int}).reset_index(drop=True)
@@ -71,8 +102,10 @@ def f1_values(runs: pd.DataFrame, protocols: dict | None = None) -> pd.DataFrame
     values["embedding"] = [lookup.embedding_of(row) for _, row in found.iterrows()]
     twice = values[values.duplicated(CELL, keep=False)]
     if len(twice):  # e.g. classifiers of an earlier embedding of that dimension beside the current one's
-        raise ValueError(f"several finished runs of one Table 2 cell, seed and embedding: {', '.join(twice.run)}; "
-                         "drop the stale rows")
+        raise ValueError(
+            f"several finished runs of one Table 2 cell, seed and embedding: {', '.join(twice.run)}; "
+            "drop the stale rows"
+        )
     return values
 
 
@@ -91,22 +124,34 @@ def last_reconstruction(runs: pd.DataFrame, curves: pd.DataFrame) -> pd.DataFram
     last = curves[curves.reconstruction_map.notna()].groupby("run").tail(1).set_index("run")
     runs = runs.join(last[last.columns.difference(runs.columns)], on="run").copy()  # one block: runs.csv is wide
     by_frequency = runs.get("cfg.data.burnin_negatives", pd.Series(math.nan, index=runs.index))
-    return runs.assign(burnin_negatives=[f"{int(n)} uniform" if pd.isna(b) else f"{int(b)} by frequency"
-                                         for b, n in zip(by_frequency, runs["cfg.data.negatives"])])
+    return runs.assign(
+        burnin_negatives=[
+            f"{int(n)} uniform" if pd.isna(b) else f"{int(b)} by frequency"
+            for b, n in zip(by_frequency, runs["cfg.data.negatives"])
+        ]
+    )
 
 
 def embeddings(runs: pd.DataFrame, curves: pd.DataFrame, hierarchy: str, reference: dict) -> pd.DataFrame:
     """One row per finished embedding run of `hierarchy` (not the burn-in ablation's), by dimension and
     batch: its recipe, training minutes, last reconstruction and the reference's (`reference`: dim ->
     {mean_rank, map}; NaN where none)."""
-    found = runs[select.chosen(runs, {"model.name": "poincare_embedding", "data.hierarchy": hierarchy})
-                 & ~select.chosen(runs, {"experiment_name": BURNIN})] if len(runs) else runs
+    found = (
+        runs[
+            select.chosen(runs, {"model.name": "poincare_embedding", "data.hierarchy": hierarchy})
+            & ~select.chosen(runs, {"experiment_name": BURNIN})
+        ]
+        if len(runs)
+        else runs
+    )
     if found.empty:
         return pd.DataFrame(columns=list(EMBEDDING_COLUMNS.values()))
     found = last_reconstruction(found, curves).sort_values(["cfg.model.dim", "cfg.data.batch_size"])
     rows = [reference.get(int(dim), {}) for dim in found["cfg.model.dim"]]
-    found = found.assign(train_minutes=found.train_seconds / 60, **{
-        f"reference_{k}": [r.get(k, math.nan) for r in rows] for k in ("mean_rank", "map")})
+    found = found.assign(
+        train_minutes=found.train_seconds / 60,
+        **{f"reference_{k}": [r.get(k, math.nan) for r in rows] for k in ("mean_rank", "map")},
+    )
     ints = ["dim", "epochs", "batch_size", "burnin_epochs", "evaluated_at_epoch", "nodes_ranked"]
     found = found[list(EMBEDDING_COLUMNS)].rename(columns=EMBEDDING_COLUMNS)
     return found.astype(dict.fromkeys(ints, int)).reset_index(drop=True)
@@ -121,8 +166,10 @@ def classified(values: pd.DataFrame, emb: pd.DataFrame, own: dict[int, str]) -> 
         mine = own.get(dim)
         ran = [mine] if mine in set(emb.run) else sorted(set(values[values.dim == dim].embedding) & set(emb.run))
         if len(ran) > 1:
-            raise ValueError(f"classifiers of several {dim}-D embeddings ({', '.join(ran)}) and none of them is "
-                             f"the profile's own ({mine}): drop the stale rows")
+            raise ValueError(
+                f"classifiers of several {dim}-D embeddings ({', '.join(ran)}) and none of them is "
+                f"the profile's own ({mine}): drop the stale rows"
+            )
         chosen += ran
     return values[values.embedding.isin(chosen)], emb[emb.run.isin(chosen)]
 
@@ -134,16 +181,30 @@ def burnin(runs: pd.DataFrame, curves: pd.DataFrame) -> pd.DataFrame:
     found = runs[select.chosen(runs, {"experiment_name": BURNIN})] if len(runs) else runs
     if found.empty:
         return found
-    groups = sorted(last_reconstruction(found, curves).groupby(["cfg.optim.burnin_factor", "burnin_negatives"]),
-                    key=lambda item: (-item[0][0], "uniform" in item[0][1]))  # the reference's first
+    groups = sorted(
+        last_reconstruction(found, curves).groupby(["cfg.optim.burnin_factor", "burnin_negatives"]),
+        key=lambda item: (-item[0][0], "uniform" in item[0][1]),
+    )  # the reference's first
     rows, first = [], estimate(groups[0][1].reconstruction_map)
     for (factor, negatives), group in groups:
         rank, ap = estimate(group.reconstruction_mean_rank), estimate(group.reconstruction_map)
         low, high = difference_interval(ap, first) if rows else (math.nan, math.nan)
-        rows.append({"hierarchy": group["cfg.data.hierarchy"].iloc[0], "dim": int(group["cfg.model.dim"].iloc[0]),
-                     "burnin_factor": factor, "burnin_negatives": negatives, "seeds": ap.count,
-                     "mean_rank": rank.mean, "mean_rank_se": rank.se, "map": ap.mean, "map_se": ap.se,
-                     "map_minus_first_low": low, "map_minus_first_high": high, "epochs": int(group.epochs.max())})
+        rows.append(
+            {
+                "hierarchy": group["cfg.data.hierarchy"].iloc[0],
+                "dim": int(group["cfg.model.dim"].iloc[0]),
+                "burnin_factor": factor,
+                "burnin_negatives": negatives,
+                "seeds": ap.count,
+                "mean_rank": rank.mean,
+                "mean_rank_se": rank.se,
+                "map": ap.mean,
+                "map_se": ap.se,
+                "map_minus_first_low": low,
+                "map_minus_first_high": high,
+                "epochs": int(group.epochs.max()),
+            }
+        )
     return pd.DataFrame(rows)
 
 
@@ -169,12 +230,24 @@ def export_boundaries(values: pd.DataFrame, emb: pd.DataFrame, root: Path, cfg, 
     points = torch.load(folders[0] / "checkpoint.pt", map_location="cpu", weights_only=False)["model"]["weight"]
     h = wordnet.load(cfg.data.hierarchy, cfg.paths.generated_dir)
     table = pd.DataFrame(points.numpy(), columns=["x", "y"]).assign(
-        **{subtree: h.descendants(subtree).numpy().astype(int) for subtree in wordnet.SUBTREES})
+        **{subtree: h.descendants(subtree).numpy().astype(int) for subtree in wordnet.SUBTREES}
+    )
     table.to_csv(out / POINTS, index=False, float_format="%.4f", compression=CSV_COMPRESSION)
     rows = []
     for r in seed0.sort_values(["subtree", "geometry"]).itertuples():
         offsets = OmegaConf.load(root / r.run / "config.yaml").model.get("offsets")
         weights = torch.load(root / r.run / "checkpoint.pt", map_location="cpu", weights_only=False)["model"]
-        rows += [{"subtree": r.subtree, "geometry": r.geometry, "run": r.run, "offsets": offsets, "tensor": name,
-                  "index": i, "value": v} for name, w in weights.items() for i, v in enumerate(w.flatten().tolist())]
+        rows += [
+            {
+                "subtree": r.subtree,
+                "geometry": r.geometry,
+                "run": r.run,
+                "offsets": offsets,
+                "tensor": name,
+                "index": i,
+                "value": v,
+            }
+            for name, w in weights.items()
+            for i, v in enumerate(w.flatten().tolist())
+        ]
     pd.DataFrame(rows).to_csv(out / WEIGHTS, index=False, float_format="%.17g")

@@ -22,7 +22,9 @@ def finished_run(overrides: list[str], what: str) -> Path:
     run = RunDir(compose(overrides))
     if not run.done:
         command = " ".join(o for o in overrides if not o.startswith("paths."))
-        raise FileNotFoundError(f"no finished {what} in {run.path}: train it first with python -m noneuclid.train {command}")
+        raise FileNotFoundError(
+            f"no finished {what} in {run.path}: train it first with python -m noneuclid.train {command}"
+        )
     return run.path
 
 
@@ -31,8 +33,14 @@ def poincare_embedding(profile: str, dim: int, hierarchy: str, seed: int, overri
     `experiment=hnn/poincare` in `dim` dimensions of the same hierarchy and profile, seed
     data.embedding_seed and data.embedding_overrides (the paths are the caller's). The embedding trains on
     the device its experiment names (the CPU), whichever device the classifier trains on."""
-    return ["experiment=hnn/poincare", f"profile={profile}", f"model.dim={dim}", f"data.hierarchy={hierarchy}",
-            f"seed={seed}", *overrides]
+    return [
+        "experiment=hnn/poincare",
+        f"profile={profile}",
+        f"model.dim={dim}",
+        f"data.hierarchy={hierarchy}",
+        f"seed={seed}",
+        *overrides,
+    ]
 
 
 def embedding_of(row: pd.Series) -> str:
@@ -44,8 +52,14 @@ def embedding_of(row: pd.Series) -> str:
     overrides = row.get("cfg.data.embedding_overrides")
     overrides = [] if pd.isna(overrides) else yaml.safe_load(str(overrides)) or []
     cuda = not pd.isna(row.get("env.cuda")) and row.get("env.cuda") != ""
-    return embedding_name(str(row["cfg.profile.name"]), int(row["cfg.data.dim"]), str(row["cfg.data.hierarchy"]),
-                          int(row["cfg.data.embedding_seed"]), tuple(overrides), cuda)
+    return embedding_name(
+        str(row["cfg.profile.name"]),
+        int(row["cfg.data.dim"]),
+        str(row["cfg.data.hierarchy"]),
+        int(row["cfg.data.embedding_seed"]),
+        tuple(overrides),
+        cuda,
+    )
 
 
 @functools.cache
@@ -78,5 +92,7 @@ def seed_list(text: str) -> list[int]:
         try:
             seeds += range(int(first), int(last or first) + 1)
         except ValueError:
-            raise argparse.ArgumentTypeError(f"seeds are integers and ranges a-b, comma-separated (got {text!r})")
+            raise argparse.ArgumentTypeError(
+                f"seeds are integers and ranges a-b, comma-separated (got {text!r})"
+            ) from None
     return seeds

@@ -22,10 +22,8 @@ import pandas as pd
 import yaml
 
 from noneuclid.config import CONFIG_DIR
-from noneuclid.runs.folder import atomic_write, is_held
-from noneuclid.runs.folder import CSV_COMPRESSION
+from noneuclid.runs.folder import CSV_COMPRESSION, atomic_write, is_held
 from noneuclid.runs.settings import SETTINGS_VERSION, device_type, digest_settings, flatten, settings_id
-
 
 MIGRATED_FROM = "MIGRATED_FROM"  # in a renamed run folder: the names it had before, one per line
 
@@ -34,6 +32,7 @@ MIGRATED_FROM = "MIGRATED_FROM"  # in a renamed run folder: the names it had bef
 class Added:
     """A setting added to the configs: the value that computes what earlier runs did, in the runs
     whose config has `where` (a dotted key) at one of `values` (None: every run)."""
+
     key: str
     former: object
     where: str | None = None
@@ -46,24 +45,29 @@ class Added:
 @dataclass(frozen=True)
 class Step:
     """What changed in the settings at one version."""
+
     renamed: dict = field(default_factory=dict)  # earlier dotted key -> its dotted key from this version
-    added: tuple = ()                             # Added settings
+    added: tuple = ()  # Added settings
 
 
 SENTENCE_PAIR, NOUNS = ("model.name", ("sentence_pair",)), ("data.name", ("wordnet_nouns",))
 STEPS = {
     # `paper` (the paper a run belongs to and its run name) became `study`; the settings added before
     # there were versions, which version 1 left out of the hash at their former value, are written out.
-    2: Step(renamed={"paper.name": "study.paper", "paper.run_name": "study.run_name"},
-            added=(Added("optim.compensated", False, "optim.name", ("adam_rsgd",)),
-                   Added("model.clip_per_tensor", False, *SENTENCE_PAIR),
-                   Added("model.project_results", False, *SENTENCE_PAIR),
-                   Added("model.carry_gaps", False, *SENTENCE_PAIR),
-                   Added("data.order", "shuffled", "data.name", ("snli", "prefix")),
-                   Added("trainer.init_dtype", None),
-                   Added("data.burnin_negatives", None, *NOUNS),
-                   Added("data.burnin_dampening", 1.0, *NOUNS),
-                   Added("data.fused_batches", None, *NOUNS))),
+    2: Step(
+        renamed={"paper.name": "study.paper", "paper.run_name": "study.run_name"},
+        added=(
+            Added("optim.compensated", False, "optim.name", ("adam_rsgd",)),
+            Added("model.clip_per_tensor", False, *SENTENCE_PAIR),
+            Added("model.project_results", False, *SENTENCE_PAIR),
+            Added("model.carry_gaps", False, *SENTENCE_PAIR),
+            Added("data.order", "shuffled", "data.name", ("snli", "prefix")),
+            Added("trainer.init_dtype", None),
+            Added("data.burnin_negatives", None, *NOUNS),
+            Added("data.burnin_dampening", 1.0, *NOUNS),
+            Added("data.fused_batches", None, *NOUNS),
+        ),
+    ),
 }
 assert max(STEPS) == SETTINGS_VERSION, "a new settings version needs its step in STEPS"
 
@@ -103,8 +107,7 @@ def earlier_hash(c: dict, device: str) -> str:
     migrated): version 1 left the settings that step 2 adds out of it where they had the former value."""
     if version(c) > 1:
         return digest_settings(c, device)
-    former = [a.key for a in STEPS[2].added
-              if type(_get(c, a.key)) is type(a.former) and _get(c, a.key) == a.former]
+    former = [a.key for a in STEPS[2].added if type(_get(c, a.key)) is type(a.former) and _get(c, a.key) == a.former]
     return digest_settings(c, device, former)
 
 
@@ -177,8 +180,10 @@ def migrate_runs(runs_dir: Path, dry_run: bool, say=print) -> dict[str, tuple[st
     migrated = {}
     configs = sorted(Path(runs_dir).glob("*/*/*/config.yaml"))  # <paper>/<profile>/<run>/, not W&B's copies
     if not configs and any(Path(runs_dir).rglob("config.yaml")):
-        say(f"left as it is: {runs_dir}: no run folders at <paper>/<profile>/<run>/ under it (give the runs root, "
-            f"the folder that holds brantner/, hnn/, phydi/)")
+        say(
+            f"left as it is: {runs_dir}: no run folders at <paper>/<profile>/<run>/ under it (give the runs root, "
+            f"the folder that holds brantner/, hnn/, phydi/)"
+        )
     for config in configs:
         outcome = migrate_folder(config.parent, dry_run)
         if isinstance(outcome, tuple):
@@ -201,8 +206,11 @@ def float_settings(config_dir: Path = CONFIG_DIR) -> set[str]:
         text = path.read_text()
         group = path.relative_to(config_dir).parts[0]
         prefix = "" if "@package _global_" in text or group == path.name else group + "."
-        keys.update(prefix + k for k, v in flatten(yaml.safe_load(text) or {}).items()
-                    if isinstance(v, float) or isinstance(v, str) and _EXPONENT_FLOAT.fullmatch(v))
+        keys.update(
+            prefix + k
+            for k, v in flatten(yaml.safe_load(text) or {}).items()
+            if isinstance(v, float) or isinstance(v, str) and _EXPONENT_FLOAT.fullmatch(v)
+        )
     return keys
 
 

@@ -24,13 +24,18 @@ def with_curves(runs: pd.DataFrame, curves: pd.DataFrame, column: str, cell: lis
     its curve: `column` by epoch (a Series, empty where none was logged)."""
     twins = runs[runs.duplicated([*cell, "cfg.seed"], keep=False)]
     if not twins.empty:
-        raise ValueError(f"runs {', '.join(twins.run)} share a cell and a seed but differ in another setting: "
-                         f"keep one setting per profile under runs/phydi/<profile> (move the others away)")
-    logged = {run: c.set_index("epoch")[column].dropna().sort_index()
-              for run, c in curves[curves.run.isin(runs.run)].groupby("run")}
+        raise ValueError(
+            f"runs {', '.join(twins.run)} share a cell and a seed but differ in another setting: "
+            f"keep one setting per profile under runs/phydi/<profile> (move the others away)"
+        )
+    logged = {
+        run: c.set_index("epoch")[column].dropna().sort_index()
+        for run, c in curves[curves.run.isin(runs.run)].groupby("run")
+    }
     runs = runs.sort_values([*cell, "cfg.seed"])
-    return runs.assign(curve=pd.Series([logged.get(r, pd.Series(dtype=float)) for r in runs.run],
-                                       index=runs.index, dtype=object))
+    return runs.assign(
+        curve=pd.Series([logged.get(r, pd.Series(dtype=float)) for r in runs.run], index=runs.index, dtype=object)
+    )
 
 
 def lm_runs(runs: pd.DataFrame, curves: pd.DataFrame) -> tuple[pd.DataFrame, dict[int, float]]:
@@ -38,7 +43,7 @@ def lm_runs(runs: pd.DataFrame, curves: pd.DataFrame) -> tuple[pd.DataFrame, dic
     by epoch (curve; empty for a run that diverged in epoch 1), n -> the unigram perplexity of their data,
     as logged)."""
     ended, unigram = runs[select.ended_as(runs, (select.FINISHED, select.DIVERGED))], {}
-    for (n, depth), group in ended.groupby(["cfg.model.n", "cfg.model.depth"], sort=True):
+    for (n, _depth), group in ended.groupby(["cfg.model.n", "cfg.model.depth"], sort=True):
         u = curves[curves.run.isin(group.run)]["val_unigram_perplexity"].dropna().unique()
         if len(u) != 1:
             raise ValueError(f"runs of n={n} have unigram perplexities {list(u)}: keep one data setting per profile")

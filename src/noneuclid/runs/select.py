@@ -54,8 +54,11 @@ def any_of(runs: pd.DataFrame, selectors) -> pd.Series:
 def cell_runs(runs: pd.DataFrame, cell) -> tuple[str, ...]:
     """The names of the runs any arm of the cell (a claims Cell) selects by its settings; () where it selects
     none by settings (Cell.select {}) or `runs` lacks a setting it names."""
-    found = [runs.loc[chosen(runs, selector), "run"]
-             for selector in cell.select.values() if all(f"cfg.{k}" in runs for k in selector)]
+    found = [
+        runs.loc[chosen(runs, selector), "run"]
+        for selector in cell.select.values()
+        if all(f"cfg.{k}" in runs for k in selector)
+    ]
     return tuple(sorted(set(pd.concat(found)))) if found else ()
 
 

@@ -12,8 +12,19 @@ from noneuclid.config import CONFIG_DIR
 
 # Settings that change where or how a run is observed, not what it computes (ablation: where the
 # config.yaml of earlier runs held an ablation's epochs, which their trainer.epochs holds too).
-NOT_SETTINGS = ("paths", "logger", "report", "trainer.progress", "trainer.threads", "trainer.meant_for",
-                "trainer.extend", "experiment_name", "stack", "ablation", "settings_version")
+NOT_SETTINGS = (
+    "paths",
+    "logger",
+    "report",
+    "trainer.progress",
+    "trainer.threads",
+    "trainer.meant_for",
+    "trainer.extend",
+    "experiment_name",
+    "stack",
+    "ablation",
+    "settings_version",
+)
 # Switches added after runs existed, off (null) by default: left out of the hash while they are off, so
 # that every run from before them keeps its name (a switch that is on is a setting like any other).
 OFF_WHEN_NULL = ("trainer.converge", "data.natural_mix", "model.offsets")

@@ -60,8 +60,11 @@ def runs(roots) -> pd.DataFrame:
 
 def curves(roots) -> pd.DataFrame:
     """One row per run and logged epoch, from metrics.jsonl."""
-    frames = [pd.DataFrame(lines).assign(run=folder.name) for folder in run_folders(roots)
-              if (lines := read_metrics(folder / "metrics.jsonl"))]
+    frames = [
+        pd.DataFrame(lines).assign(run=folder.name)
+        for folder in run_folders(roots)
+        if (lines := read_metrics(folder / "metrics.jsonl"))
+    ]
     return pd.concat(frames, ignore_index=True) if frames else pd.DataFrame()
 
 
@@ -71,18 +74,31 @@ def grouped(table: pd.DataFrame) -> pd.DataFrame:
     if table.empty:
         return table
     table = table.assign(settings=table.run.str.replace(r"-s\d+-[0-9a-f]{8}$", "", regex=True))
-    metrics = sorted(c for c in table.columns
-                     if re.fullmatch(r"final_\w+_(accuracy|loss|perplexity)|test_accuracy_at_best_dev", c))
+    metrics = sorted(
+        c for c in table.columns if re.fullmatch(r"final_\w+_(accuracy|loss|perplexity)|test_accuracy_at_best_dev", c)
+    )
     rows = []
     keys = ["cfg.study.paper", "cfg.profile.name", "settings", "settings_id"]
     for (paper, profile, settings, sid), g in table.groupby(keys, sort=True):
         done = select.finished(g)
-        row = {"paper": paper, "profile": profile, "settings": settings, "settings_id": sid, "runs": len(g),
-               "status": ", ".join(f"{n} {s}" for s, n in g.status.value_counts().sort_index().items()),
-               "seeds": ",".join(str(x) for x in sorted(g["cfg.seed"])),
-               "train minutes": g.train_seconds.sum() / 60 if "train_seconds" in g else float("nan")}
-        rows.append(row | {f"{m} {k}": v for m in metrics  # s.d. NaN below 2 finished runs
-                           for k, v in (("mean", done[m].mean()), ("sd", done[m].std(ddof=1)))})
+        row = {
+            "paper": paper,
+            "profile": profile,
+            "settings": settings,
+            "settings_id": sid,
+            "runs": len(g),
+            "status": ", ".join(f"{n} {s}" for s, n in g.status.value_counts().sort_index().items()),
+            "seeds": ",".join(str(x) for x in sorted(g["cfg.seed"])),
+            "train minutes": g.train_seconds.sum() / 60 if "train_seconds" in g else float("nan"),
+        }
+        rows.append(
+            row
+            | {
+                f"{m} {k}": v
+                for m in metrics  # s.d. NaN below 2 finished runs
+                for k, v in (("mean", done[m].mean()), ("sd", done[m].std(ddof=1)))
+            }
+        )
     return pd.DataFrame(rows)
 
 
@@ -101,8 +117,9 @@ def ended_runs(runs_dir: Path, paper: str, profile: str) -> tuple[pd.DataFrame, 
     if table.empty:
         return table, pd.DataFrame()
     table = table[select.ended_as(table)]
-    table = table.assign(experiment=table["cfg.experiment_name"], seed=table["cfg.seed"],
-                         dtype=table["cfg.trainer.dtype"])
+    table = table.assign(
+        experiment=table["cfg.experiment_name"], seed=table["cfg.seed"], dtype=table["cfg.trainer.dtype"]
+    )
     table = table[[c for c in table.columns if not c.startswith(LEFT_OUT)]]
     logged = curves([root])
     return table, logged[logged.run.isin(table.run)] if not logged.empty else logged
@@ -135,8 +152,9 @@ def rebound(curves: pd.DataFrame) -> pd.Series:
     return logged[after].groupby("run").train_loss.max().reindex(logged.run.unique())
 
 
-def summarized(table: pd.DataFrame, curves: pd.DataFrame, experiments, columns=("train_loss",)) -> tuple[
-        pd.DataFrame, pd.DataFrame]:
+def summarized(
+    table: pd.DataFrame, curves: pd.DataFrame, experiments, columns=("train_loss",)
+) -> tuple[pd.DataFrame, pd.DataFrame]:
     """(runs, curves) of run folders (ended_runs) with the curves of the runs of `experiments` summarized
     into runs' train_loss_rebound (`rebound`) and thinned (`thinned`: their evaluated epochs, `columns`)."""
     chosen = curves.run.isin(table.run[table.experiment.isin(experiments)]) if not (table.empty or curves.empty) else []
@@ -159,8 +177,11 @@ def thinned(curves: pd.DataFrame, columns) -> pd.DataFrame:
 
 def export(runs_dir: Path, paper: str, profile: str, out: Path) -> list[Path]:
     """Write (merge into) out/runs.csv and out/curves.csv.gz; returns the files written."""
-    found = summarized(*ended_runs(runs_dir, paper, profile), [f"{paper}/{e}" for e in PAPERS[paper].summarized],
-                       PAPERS[paper].thin_curves)
+    found = summarized(
+        *ended_runs(runs_dir, paper, profile),
+        [f"{paper}/{e}" for e in PAPERS[paper].summarized],
+        PAPERS[paper].thin_curves,
+    )
     written = []
     for name, old, new, keys in zip(FILES, read(out), found, (["run"], ["run", "step"])):
         table = merged(old, new, keys)
@@ -175,8 +196,10 @@ def export(runs_dir: Path, paper: str, profile: str, out: Path) -> list[Path]:
 
 def read(out: Path) -> tuple[pd.DataFrame, pd.DataFrame]:
     """(runs, curves): out/runs.csv and out/curves.csv.gz, an empty frame for a file that is not there."""
-    return tuple(pd.read_csv(Path(out) / name, low_memory=False) if (Path(out) / name).is_file() else pd.DataFrame()
-                 for name in FILES)
+    return tuple(
+        pd.read_csv(Path(out) / name, low_memory=False) if (Path(out) / name).is_file() else pd.DataFrame()
+        for name in FILES
+    )
 
 
 def load(runs_dir: Path, paper: str, profile: str, out: Path) -> tuple[pd.DataFrame, pd.DataFrame]:
@@ -188,6 +211,7 @@ def load(runs_dir: Path, paper: str, profile: str, out: Path) -> tuple[pd.DataFr
 @dataclass(frozen=True)
 class Runs:
     """The per-run data (`load` or `ended_runs`) looked up by run name: finished runs and logged evaluations."""
+
     table: pd.DataFrame
     curves: pd.DataFrame
 

@@ -105,8 +105,9 @@ def _train_groups(cfgs, groups: list[list[int]], summaries: list | None = None) 
 def _summaries_after_divergence(cfgs, keep: list[int], error: TrainingDiverged) -> list[dict]:
     """The group's summaries after the runs `error.runs` diverged: theirs from DIVERGED, the others
     trained on (from their last checkpoint) as a smaller stack."""
-    diverged = [json.loads(RunDir(cfgs[i]).file("DIVERGED").read_text()) if i in error.runs else None
-                for i in range(len(cfgs))]
+    diverged = [
+        json.loads(RunDir(cfgs[i]).file("DIVERGED").read_text()) if i in error.runs else None for i in range(len(cfgs))
+    ]
     return _train_groups(cfgs, [keep], diverged)
 
 

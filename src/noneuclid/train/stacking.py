@@ -44,8 +44,10 @@ def check_stackable(cfgs) -> None:
     if len(cfgs) == 1:
         return
     if "runs" not in _model_arguments(cfgs[0].model.name):
-        raise ValueError(f"model {cfgs[0].model.name!r} cannot be stacked (its weights have no runs "
-                         f"dimension): train its runs one by one (stack={{}})")
+        raise ValueError(
+            f"model {cfgs[0].model.name!r} cannot be stacked (its weights have no runs "
+            f"dimension): train its runs one by one (stack={{}})"
+        )
     first = _comparable(cfgs[0])
     for cfg in cfgs[1:]:
         if _comparable(cfg) != first:
@@ -59,6 +61,7 @@ def _model_arguments(name: str) -> set[str]:
     import inspect
 
     from noneuclid.models import MODELS
+
     return set(inspect.signature(MODELS[name]).parameters)
 
 
@@ -103,7 +106,7 @@ def run_slice(state, i: int):
     if isinstance(state, (list, tuple)):
         return type(state)(run_slice(v, i) for v in state)
     if torch.is_tensor(state) and state.dim() > 0:
-        return state[i: i + 1].clone()
+        return state[i : i + 1].clone()
     return state
 
 
@@ -114,8 +117,11 @@ def checkpoint_slice(ckpt: dict, i: int) -> dict:
 
 def stack_checkpoints(ckpts: list[dict]) -> dict:
     """The checkpoint of a stack from its runs' checkpoints (same epoch; RNG state of the first)."""
-    return {**ckpts[0], "model": stack_states([c["model"] for c in ckpts]),
-            "optimizer": stack_states([c["optimizer"] for c in ckpts])}
+    return {
+        **ckpts[0],
+        "model": stack_states([c["model"] for c in ckpts]),
+        "optimizer": stack_states([c["optimizer"] for c in ckpts]),
+    }
 
 
 def finite_runs(model, runs: int) -> torch.Tensor:
@@ -140,8 +146,13 @@ def step_skipping(model, optimizer, finite: torch.Tensor) -> None:
         return  # the loop calls this only when some run is not finite: a single run skips its update
     bad = ~finite.to(next(model.parameters()).device)
     params = [p for p in model.parameters() if p.grad is not None]
-    saved = [(p[bad].clone(), {k: v[bad].clone() for k, v in optimizer_state(optimizer, p).items()
-                               if torch.is_tensor(v) and v.dim() > 0}) for p in params]
+    saved = [
+        (
+            p[bad].clone(),
+            {k: v[bad].clone() for k, v in optimizer_state(optimizer, p).items() if torch.is_tensor(v) and v.dim() > 0},
+        )
+        for p in params
+    ]
     for p in params:
         p.grad[bad] = 0
     optimizer.step()

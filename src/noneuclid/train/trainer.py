@@ -86,8 +86,15 @@ class Trainer:
             self.converged = self.converged_runs()  # a run resumed at the epoch it converged ends there
             self.loggers = [loggers.build(c, run) for c, run in zip(self.cfgs, self.runs)]
             name = self.runs[0].name + (f" (+{len(self.runs) - 1} stacked)" if len(self.runs) > 1 else "")
-            self.bar = tqdm(total=self.epochs * self.steps, initial=self.start_epoch * self.steps, desc=name,
-                            unit="step", disable=not self.cfg.trainer.progress, mininterval=1.0, dynamic_ncols=True)
+            self.bar = tqdm(
+                total=self.epochs * self.steps,
+                initial=self.start_epoch * self.steps,
+                desc=name,
+                unit="step",
+                disable=not self.cfg.trainer.progress,
+                mininterval=1.0,
+                dynamic_ncols=True,
+            )
             for epoch in range(self.start_epoch, self.epochs):
                 if any(self.converged):
                     break
@@ -125,8 +132,13 @@ class Trainer:
         scores = self.evaluate() if due or any(self.converged) else [{}] * len(self.runs)
         scores = [score if due or converged else {} for score, converged in zip(scores, self.converged)]
         extra = constraint_errors(self.model)
-        self.save(epoch + 1, [{"epoch": epoch + 1, "step": (epoch + 1) * self.steps, **row, **score, **extra}
-                              for row, score in zip(rows, scores)])
+        self.save(
+            epoch + 1,
+            [
+                {"epoch": epoch + 1, "step": (epoch + 1) * self.steps, **row, **score, **extra}
+                for row, score in zip(rows, scores)
+            ],
+        )
 
     def converged_runs(self, losses: list[float] | None = None) -> list[bool]:
         """trainer.converge = {patience, tol, after}: per run, whether its own training loss, logged and
@@ -166,10 +178,14 @@ class Trainer:
 
     def save(self, epochs_done: int, rows: list[dict]) -> None:
         """Each run's metrics row and checkpoint, then its logger (a resumed run never logs an epoch twice)."""
-        checkpoint = {"epochs_done": epochs_done, "train_seconds": self.seconds,
-                      "model": self.model.state_dict(), "optimizer": self.optimizer.state_dict(),
-                      "rng_cpu": torch.get_rng_state(),  # the random sections draw from it
-                      "rng_cuda": torch.cuda.get_rng_state_all() if torch.cuda.is_available() else None}
+        checkpoint = {
+            "epochs_done": epochs_done,
+            "train_seconds": self.seconds,
+            "model": self.model.state_dict(),
+            "optimizer": self.optimizer.state_dict(),
+            "rng_cpu": torch.get_rng_state(),  # the random sections draw from it
+            "rng_cuda": torch.cuda.get_rng_state_all() if torch.cuda.is_available() else None,
+        }
         self.epochs_done = epochs_done
         for i, run in enumerate(self.runs):
             run.append_metrics(rows[i])
@@ -218,8 +234,14 @@ class Trainer:
             summary = {**summarise(run.metrics(), self.seconds, self.model, len(self.runs)), **provenance, **stopped}
             run.finish(summary)
             summaries.append(summary)
-        log.info("done: %s", [{k: s[k] for k in ("final_train_loss", "final_test_accuracy") if k in s}
-                              for s in summaries if s is not None])
+        log.info(
+            "done: %s",
+            [
+                {k: s[k] for k in ("final_train_loss", "final_test_accuracy") if k in s}
+                for s in summaries
+                if s is not None
+            ],
+        )
         return summaries
 
 
@@ -273,8 +295,10 @@ def train_epoch(model, optimizer, task, epoch: int, bar, after_step=None) -> lis
     if next(model.parameters()).is_cuda:
         torch.cuda.synchronize()
     seconds = (time.perf_counter() - start - paused) / runs
-    return [{"train_loss": task.finish_loss(float(total / n_examples)), "train_seconds": seconds,
-             "nonfinite_steps": int(n)} for total, n_examples, n in zip(totals, count, skipped)]
+    return [
+        {"train_loss": task.finish_loss(float(total / n_examples)), "train_seconds": seconds, "nonfinite_steps": int(n)}
+        for total, n_examples, n in zip(totals, count, skipped)
+    ]
 
 
 def train_step(model, optimizer, task, batch, epoch: int, step: int, skipped: torch.Tensor) -> torch.Tensor:
@@ -302,8 +326,12 @@ def _gradient_step(model, optimizer, task, batch, epoch: int, step: int, skipped
     else:
         skipped += ~finite
         stacking.step_skipping(model, optimizer, finite)
-        log.warning("non-finite gradient at epoch %d, step %d: update skipped (counted as "
-                    "nonfinite_steps in the metrics and summary)", epoch + 1, step + 1)
+        log.warning(
+            "non-finite gradient at epoch %d, step %d: update skipped (counted as "
+            "nonfinite_steps in the metrics and summary)",
+            epoch + 1,
+            step + 1,
+        )
     return sums
 
 
@@ -317,7 +345,9 @@ def _check_finite(value: float, sums: torch.Tensor, epoch: int, step: int, runs:
         f"epoch {epoch + 1}, step {step + 1}. The last "
         f"good checkpoint (end of epoch {epoch}) is kept in the run folder; running the same command "
         f"again resumes from it and will most likely diverge again. Change a setting (e.g. a "
-        f"smaller optim.lr, or trainer.dtype=float64) to start a new run.", runs=bad)
+        f"smaller optim.lr, or trainer.dtype=float64) to start a new run.",
+        runs=bad,
+    )
 
 
 def per_run(value) -> list:

@@ -18,17 +18,24 @@ from noneuclid.train.tasks.subtrees import SubtreeClassification
 
 __all__ = ["TASKS", "Classification", "LanguageModel", "SentencePairs", "build", "stack"]
 
-TASKS = {"mnist_patches": classification.mnist_patches, "cifar10": classification.cifar10_images,
-         "prefix": sentence_pairs.build, "snli": sentence_pairs.build, "wikitext2": language_model.build,
-         "wordnet_nouns": hypernymy.build, "wordnet_subtree": subtrees.build}
+TASKS = {
+    "mnist_patches": classification.mnist_patches,
+    "cifar10": classification.cifar10_images,
+    "prefix": sentence_pairs.build,
+    "snli": sentence_pairs.build,
+    "wikitext2": language_model.build,
+    "wordnet_nouns": hypernymy.build,
+    "wordnet_subtree": subtrees.build,
+}
 STACKS = {SentencePairs: sentence_pairs.stack, SubtreeClassification: subtrees.stack}  # tasks whose runs stack
 
 
 def build(cfg):
     """The task of cfg.data (with cfg.loss and cfg.seed): TASKS[cfg.data.name](cfg)."""
     if cfg.data.name not in TASKS:
-        raise ValueError(f"unknown data {cfg.data.name!r}: choose data= one of {sorted(TASKS)} "
-                         f"(prefix: data=prefix10|30|50)")
+        raise ValueError(
+            f"unknown data {cfg.data.name!r}: choose data= one of {sorted(TASKS)} (prefix: data=prefix10|30|50)"
+        )
     return TASKS[cfg.data.name](cfg)
 
 
@@ -40,6 +47,8 @@ def stack(run_tasks: list):
         raise ValueError(f"runs of one stack need tasks of one kind, got {sorted(k.__name__ for k in kinds)}")
     kind = kinds.pop()
     if kind not in STACKS:
-        raise ValueError(f"{kind.__name__} runs cannot be stacked (stackable: data=prefix*, snli, wordnet_subtree): "
-                         f"train them one by one (stack={{}})")
+        raise ValueError(
+            f"{kind.__name__} runs cannot be stacked (stackable: data=prefix*, snli, wordnet_subtree): "
+            f"train them one by one (stack={{}})"
+        )
     return STACKS[kind](run_tasks)

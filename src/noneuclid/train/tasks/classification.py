@@ -18,8 +18,15 @@ class Classification:
 
     model_kwargs: dict = {}
 
-    def __init__(self, train: tuple[Tensor, Tensor], evals: dict[str, tuple[Tensor, Tensor]], batch_size: int,
-                 loss: str, seed: int, eval_batch_size: int = 4096):
+    def __init__(
+        self,
+        train: tuple[Tensor, Tensor],
+        evals: dict[str, tuple[Tensor, Tensor]],
+        batch_size: int,
+        loss: str,
+        seed: int,
+        eval_batch_size: int = 4096,
+    ):
         if loss not in LOSSES:
             raise ValueError(f"unknown loss {loss!r}: choose loss= one of {sorted(LOSSES)}")
         self.splits = {"train": train, **evals}
@@ -66,11 +73,13 @@ class Classification:
             nonfinite += nonfinite_rows(probs)
         pred = torch.cat([probs.argmax(-1) for probs in outputs])
         top_class, top_count = Counter(pred.tolist()).most_common(1)[0]
-        return {f"{split}_loss": self.finish_loss(total / len(y)),
-                f"{split}_accuracy": float((pred == y).float().mean()),
-                f"{split}_top_class": int(top_class),
-                f"{split}_top_class_share": top_count / len(y),
-                f"{split}_nonfinite": nonfinite}
+        return {
+            f"{split}_loss": self.finish_loss(total / len(y)),
+            f"{split}_accuracy": float((pred == y).float().mean()),
+            f"{split}_top_class": int(top_class),
+            f"{split}_top_class_share": top_count / len(y),
+            f"{split}_nonfinite": nonfinite,
+        }
 
 
 def nonfinite_rows(outputs: Tensor) -> int:
@@ -87,8 +96,13 @@ def mnist_patches(cfg) -> Classification:
 
 def cifar10_images(cfg) -> Classification:
     from noneuclid.models.phresnet import IN_CHANNELS
+
     d = cfg.data
-    splits = cifar10.load(cfg.paths.data_dir, cfg.paths.generated_dir, train_size=d.train_size,
-                          zero_channel=IN_CHANNELS.get(cfg.model.n) == 4)  # n = 2, 4: RGB after a zero channel
+    splits = cifar10.load(
+        cfg.paths.data_dir,
+        cfg.paths.generated_dir,
+        train_size=d.train_size,
+        zero_channel=IN_CHANNELS.get(cfg.model.n) == 4,
+    )  # n = 2, 4: RGB after a zero channel
     evals = {k: tuple(t[: d.eval_size] for t in splits[k]) for k in ("val", "test")}
     return Classification(splits["train"], evals, d.batch_size, cfg.loss, cfg.seed, d.eval_batch_size)

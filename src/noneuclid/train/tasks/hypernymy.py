@@ -38,9 +38,20 @@ class Hypernymy:
 
     eval_splits = ("reconstruction",)
 
-    def __init__(self, edges: Tensor, num_nodes: int, negatives: int, batch_size: int, seed: int,
-                 eval_nodes: int | None = None, eval_chunk: int = 128, burnin_epochs: int = 0,
-                 burnin_negatives: int | None = None, burnin_dampening: float = 1.0, fused_batches: int | None = None):
+    def __init__(
+        self,
+        edges: Tensor,
+        num_nodes: int,
+        negatives: int,
+        batch_size: int,
+        seed: int,
+        eval_nodes: int | None = None,
+        eval_chunk: int = 128,
+        burnin_epochs: int = 0,
+        burnin_negatives: int | None = None,
+        burnin_dampening: float = 1.0,
+        fused_batches: int | None = None,
+    ):
         self.edges, self.num_nodes = edges, num_nodes
         self.negatives, self.batch_size, self.seed = negatives, batch_size, seed
         self.fused_batches = fused_batches
@@ -58,7 +69,9 @@ class Hypernymy:
         self.ancestors = edges[order]  # grouped by node, for the evaluation
         rows = torch.unique(edges[:, 0])
         if eval_nodes is not None and eval_nodes < len(rows):  # a fixed sample (seed 0) of the nodes
-            rows = rows[torch.randperm(len(rows), generator=torch.Generator().manual_seed(0))[:eval_nodes]].sort().values
+            rows = (
+                rows[torch.randperm(len(rows), generator=torch.Generator().manual_seed(0))[:eval_nodes]].sort().values
+            )
         self.eval_rows, self.device = rows, torch.device("cpu")
 
     def to(self, device, dtype) -> Hypernymy:
@@ -98,8 +111,16 @@ class Hypernymy:
             w = self._draw(len(idx), epoch, g)  # [B, k]
             idx = torch.empty(len(u), 2 + w.shape[1], dtype=torch.long)
             keep = torch.empty(len(u), 1 + w.shape[1], dtype=torch.bool)
-            _candidates(u.numpy(), v.numpy(), w.numpy(), self.related.numpy(), self.row_starts.numpy(),
-                        self.num_nodes, idx.numpy(), keep.numpy())
+            _candidates(
+                u.numpy(),
+                v.numpy(),
+                w.numpy(),
+                self.related.numpy(),
+                self.row_starts.numpy(),
+                self.num_nodes,
+                idx.numpy(),
+                keep.numpy(),
+            )
             idx, keep = idx.to(self.device), keep.to(self.device)
             yield idx, keep, idx[:, 0]
 
@@ -107,8 +128,9 @@ class Hypernymy:
         """Candidate negatives [edges, k]: uniform, or in a burn-in epoch by (1 + ancestor count)^dampening."""
         if epoch >= self.burnin_epochs:
             return torch.randint(self.num_nodes, (edges, self.negatives), generator=g)
-        drawn = torch.searchsorted(self.burnin_cdf, torch.rand(edges, self.burnin_negatives, generator=g,
-                                                                dtype=torch.float64))
+        drawn = torch.searchsorted(
+            self.burnin_cdf, torch.rand(edges, self.burnin_negatives, generator=g, dtype=torch.float64)
+        )
         return drawn.clamp_max(self.num_nodes - 1)  # a draw at the cdf's rounded end
 
     def loss(self, model, batch) -> tuple[Tensor, float]:
@@ -121,8 +143,10 @@ class Hypernymy:
         (`PoincareEmbedding.sgd_steps`, at the optimizer's current lr); returns the sum of the loss terms."""
         group = optimizer.param_groups[0]
         if not isinstance(optimizer, RiemannianSGD) or not group["retraction"] or len(optimizer.param_groups) > 1:
-            raise ValueError("data.fused_batches takes Riemannian SGD steps with the retraction: use optim=rsgd "
-                             "with optim.retraction=true, or set data.fused_batches=null")
+            raise ValueError(
+                "data.fused_batches takes Riemannian SGD steps with the retraction: use optim=rsgd "
+                "with optim.retraction=true, or set data.fused_batches=null"
+            )
         idx, keep, _ = batch
         return float(model.sgd_steps(idx, keep, self.batch_size, group["lr"]).sum())
 
@@ -138,17 +162,21 @@ class Hypernymy:
         starts, ends = torch.searchsorted(nodes, self.eval_rows), torch.searchsorted(nodes, self.eval_rows, right=True)
         columns = model.ranking_columns()  # [dim + 1, N], shared by the chunks
         for chunk in range(0, len(self.eval_rows), self.eval_chunk):
-            rows = self.eval_rows[chunk: chunk + self.eval_chunk]
+            rows = self.eval_rows[chunk : chunk + self.eval_chunk]
             key = model.ranking_key(rows, columns)  # [R, N]
             key[torch.arange(len(rows)), rows] = float("inf")  # u itself is not ranked
-            lo, count = starts[chunk: chunk + self.eval_chunk], (ends - starts)[chunk: chunk + self.eval_chunk]
+            lo, count = starts[chunk : chunk + self.eval_chunk], (ends - starts)[chunk : chunk + self.eval_chunk]
             rank, precision, valid = self._ranks(key, lo, count)
             rank_sum += float(rank[valid].sum())
             edges += int(valid.sum())
             ap_sum += float((precision * valid).sum(1).div(count).sum())
         nonfinite = len(self.eval_rows) if not bool(torch.isfinite(model.weight).all()) else 0
-        return {f"{split}_mean_rank": rank_sum / edges, f"{split}_map": ap_sum / len(self.eval_rows),
-                f"{split}_nodes": len(self.eval_rows), f"{split}_nonfinite": nonfinite}
+        return {
+            f"{split}_mean_rank": rank_sum / edges,
+            f"{split}_map": ap_sum / len(self.eval_rows),
+            f"{split}_nodes": len(self.eval_rows),
+            f"{split}_nonfinite": nonfinite,
+        }
 
     def _ranks(self, key: Tensor, lo: Tensor, count: Tensor) -> tuple[Tensor, Tensor, Tensor]:
         """For rows with keys key [R, N] and ancestors self.ancestors[lo:lo + count]: the rank of each
@@ -177,7 +205,7 @@ def _candidates(u, v, w, related, row_starts, num_nodes, idx, keep):  # pragma: 
     row_starts[u_b + 1]] (one binary search in that row); a related w_bj is replaced by v_b."""
     for b in range(len(u)):
         idx[b, 0], idx[b, 1], keep[b, 0] = u[b], v[b], True
-        row = related[row_starts[u[b]]: row_starts[u[b] + 1]]
+        row = related[row_starts[u[b]] : row_starts[u[b] + 1]]
         for j in range(w.shape[1]):
             key = u[b] * num_nodes + w[b, j]
             pos = np.searchsorted(row, key)
@@ -190,6 +218,16 @@ def build(cfg, hierarchy: wordnet.Hierarchy | None = None) -> Hypernymy:
     tree), or of `hierarchy` when given (a stand-in); the burn-in's draws for optim.burnin_epochs epochs."""
     d = cfg.data
     hierarchy = hierarchy or wordnet.load(d.hierarchy, cfg.paths.generated_dir)
-    return Hypernymy(hierarchy.edges, hierarchy.size, d.negatives, d.batch_size, cfg.seed,
-                     d.get("eval_nodes"), d.get("eval_chunk", 128), cfg.optim.get("burnin_epochs", 0),
-                     d.get("burnin_negatives"), d.get("burnin_dampening", 1.0), d.get("fused_batches"))
+    return Hypernymy(
+        hierarchy.edges,
+        hierarchy.size,
+        d.negatives,
+        d.batch_size,
+        cfg.seed,
+        d.get("eval_nodes"),
+        d.get("eval_chunk", 128),
+        cfg.optim.get("burnin_epochs", 0),
+        d.get("burnin_negatives"),
+        d.get("burnin_dampening", 1.0),
+        d.get("fused_batches"),
+    )

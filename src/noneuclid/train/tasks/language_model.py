@@ -20,14 +20,20 @@ class LanguageModel:
     eval_splits = ("val", "test")
 
     def __init__(self, corpus: wikitext2.Corpus, batch_size: int, bptt: int, eval_batch_size: int):
-        self.streams = {"train": wikitext2.batchify(corpus.train, batch_size),  # [rows, columns]
-                        "val": wikitext2.batchify(corpus.valid, eval_batch_size),
-                        "test": wikitext2.batchify(corpus.test, eval_batch_size)}
+        self.streams = {
+            "train": wikitext2.batchify(corpus.train, batch_size),  # [rows, columns]
+            "val": wikitext2.batchify(corpus.valid, eval_batch_size),
+            "test": wikitext2.batchify(corpus.test, eval_batch_size),
+        }
         self.bptt = bptt
         self.model_kwargs = {"vocab_size": corpus.vocab_size}
         # the perplexity of knowing only the training tokens' word frequencies, on the tokens evaluated
-        self.unigram = {s: wikitext2.unigram_perplexity(self.streams["train"].reshape(-1), self.streams[s][1:].reshape(-1),
-                                                        corpus.words) for s in self.eval_splits}
+        self.unigram = {
+            s: wikitext2.unigram_perplexity(
+                self.streams["train"].reshape(-1), self.streams[s][1:].reshape(-1), corpus.words
+            )
+            for s in self.eval_splits
+        }
 
     def to(self, device, dtype) -> LanguageModel:
         self.streams = {k: v.to(device) for k, v in self.streams.items()}
@@ -65,8 +71,12 @@ class LanguageModel:
             total, count = total + float(nll.sum()), count + len(nll)
             nonfinite += int((~torch.isfinite(nll)).sum())
         loss = total / count
-        return {f"{split}_loss": loss, f"{split}_perplexity": math.exp(min(loss, 700.0)),
-                f"{split}_unigram_perplexity": self.unigram[split], f"{split}_nonfinite": nonfinite}
+        return {
+            f"{split}_loss": loss,
+            f"{split}_perplexity": math.exp(min(loss, 700.0)),
+            f"{split}_unigram_perplexity": self.unigram[split],
+            f"{split}_nonfinite": nonfinite,
+        }
 
 
 def build(cfg) -> LanguageModel:

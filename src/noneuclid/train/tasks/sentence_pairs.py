@@ -25,8 +25,10 @@ class SentencePairs:
 
     def __init__(self, splits: dict, vocab_size: int, batch_size: int, seed: int, fixed_batches: bool = False):
         width = max(len(s) for a, b, _ in splits.values() for s in (*a, *b))
-        self.splits = {name: tuple(t[None] for t in (*pad(a, width), *pad(b, width), torch.tensor(y)))
-                       for name, (a, b, y) in splits.items()}  # each [runs = 1, count, ...]
+        self.splits = {
+            name: tuple(t[None] for t in (*pad(a, width), *pad(b, width), torch.tensor(y)))
+            for name, (a, b, y) in splits.items()
+        }  # each [runs = 1, count, ...]
         self.batch_size, self.seeds, self.runs, self.fixed_batches = batch_size, [seed], 1, fixed_batches
         self.model_kwargs = {"vocab_size": vocab_size}
 
@@ -39,8 +41,10 @@ class SentencePairs:
 
     def batches(self, epoch: int):
         train = self.splits["train"]
-        orders = [shuffled(train[-1].shape[1], self.batch_size, seed, epoch, train[-1].device, self.fixed_batches)
-                  for seed in self.seeds]
+        orders = [
+            shuffled(train[-1].shape[1], self.batch_size, seed, epoch, train[-1].device, self.fixed_batches)
+            for seed in self.seeds
+        ]
         run = torch.arange(self.runs, device=train[-1].device)[:, None]
         for idx in zip(*orders):  # one index set per run, [runs, batch]
             idx = torch.stack(idx)
@@ -65,7 +69,7 @@ class SentencePairs:
         total, correct = torch.zeros(self.runs, dtype=torch.float64), torch.zeros(self.runs)
         nonfinite, saturated = torch.zeros(self.runs), torch.zeros(self.runs, 2)
         for start in range(0, n, batch_size):
-            t1, l1, t2, l2, y = (t[:, start: start + batch_size] for t in data)
+            t1, l1, t2, l2, y = (t[:, start : start + batch_size] for t in data)
             s1, s2 = model.encode(t1, l1, t2, l2)  # [runs, batch, dim] each
             logits = model.classify(s1, s2)
             total += F.cross_entropy(logits.flatten(0, 1), y.flatten(), reduction="none").view_as(y).sum(1).cpu()
@@ -74,8 +78,14 @@ class SentencePairs:
             if model.space.hyperbolic:
                 states = torch.stack((s1, s2), 1)  # [runs, 2, batch, dim]
                 saturated += pb.boundary_share(states, model.space.c).cpu() * states.shape[-2]
-        rows = [{f"{split}_loss": float(total[r]) / n, f"{split}_accuracy": float(correct[r]) / n,
-                 f"{split}_nonfinite": int(nonfinite[r])} for r in range(self.runs)]
+        rows = [
+            {
+                f"{split}_loss": float(total[r]) / n,
+                f"{split}_accuracy": float(correct[r]) / n,
+                f"{split}_nonfinite": int(nonfinite[r]),
+            }
+            for r in range(self.runs)
+        ]
         if model.space.hyperbolic:
             for r, row in enumerate(rows):
                 row.update({f"{split}_boundary_share_s{k + 1}": float(saturated[r, k]) / n for k in range(2)})
@@ -87,7 +97,9 @@ def stack(run_tasks: list) -> SentencePairs:
     vocabulary, batch size and split sizes) side by side."""
     first = run_tasks[0]
     if any(t.model_kwargs != first.model_kwargs for t in run_tasks):
-        raise ValueError("runs of one stack need the same vocabulary (PREFIX datasets stack; SNLI stacks only with SNLI)")
+        raise ValueError(
+            "runs of one stack need the same vocabulary (PREFIX datasets stack; SNLI stacks only with SNLI)"
+        )
     if any(t.fixed_batches != first.fixed_batches for t in run_tasks):
         raise ValueError("runs of one stack need the same data.order")
     for name in first.splits:
@@ -96,9 +108,15 @@ def stack(run_tasks: list) -> SentencePairs:
             raise ValueError(f"runs of one stack need {name} splits of one size, got {sorted(sizes)}")
     width = max(t.splits["train"][0].shape[-1] for t in run_tasks)
     joined = SentencePairs.__new__(SentencePairs)
-    joined.splits = {name: tuple(torch.cat([_widen(t.splits[name][i], width) for t in run_tasks]) for i in range(5))
-                     for name in first.splits}
-    joined.batch_size, joined.model_kwargs, joined.fixed_batches = first.batch_size, dict(first.model_kwargs), first.fixed_batches
+    joined.splits = {
+        name: tuple(torch.cat([_widen(t.splits[name][i], width) for t in run_tasks]) for i in range(5))
+        for name in first.splits
+    }
+    joined.batch_size, joined.model_kwargs, joined.fixed_batches = (
+        first.batch_size,
+        dict(first.model_kwargs),
+        first.fixed_batches,
+    )
     joined.seeds = [seed for t in run_tasks for seed in t.seeds]
     joined.runs = len(joined.seeds)
     return joined
@@ -112,18 +130,26 @@ def _widen(t: Tensor, width: int) -> Tensor:
 def sentence_pair_splits(cfg) -> tuple[dict, int]:
     """(splits of token ids, vocabulary size) for data=prefix* or data=snli."""
     d = cfg.data
-    if d.name == "prefix":  # data.order=original: the training pairs in the authors' order (dev and test are only evaluated)
+    if (
+        d.name == "prefix"
+    ):  # data.order=original: the training pairs in the authors' order (dev and test are only evaluated)
         paired = _original_order(d)
-        splits = {s: prefix.load(cfg.paths.generated_dir, d.percent, s, d.get(f"{s}_size"), paired and s == "train")
-                  for s in ("train", "dev", "test")}
+        splits = {
+            s: prefix.load(cfg.paths.generated_dir, d.percent, s, d.get(f"{s}_size"), paired and s == "train")
+            for s in ("train", "dev", "test")
+        }
         return splits, prefix.VOCAB + 1
     sources = {"train": d.get("train_split") or "train", "dev": "dev", "test": "test"}
-    splits = {s: tuple(part[: d.get(f"{s}_size")] for part in snli.load(cfg.paths.data_dir, source))
-              for s, source in sources.items()}
+    splits = {
+        s: tuple(part[: d.get(f"{s}_size")] for part in snli.load(cfg.paths.data_dir, source))
+        for s, source in sources.items()
+    }
     words = sorted({w for sents in splits["train"][:2] for s in sents for w in s})
     index = {w: i + 1 for i, w in enumerate(words)}  # 0: padding and unknown words
-    ids = {s: ([[index.get(w, 0) for w in x] for x in a], [[index.get(w, 0) for w in x] for x in b], y)
-           for s, (a, b, y) in splits.items()}
+    ids = {
+        s: ([[index.get(w, 0) for w in x] for x in a], [[index.get(w, 0) for w in x] for x in b], y)
+        for s, (a, b, y) in splits.items()
+    }
     return ids, len(words) + 1
 
 

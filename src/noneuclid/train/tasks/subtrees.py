@@ -40,10 +40,17 @@ class SubtreeClassification(Classification):
     embedding run it read) and the chance level of the training loss (`chance_loss`) go into the run's
     summary."""
 
-    def __init__(self, x: Tensor, y: Tensor, test: Tensor, batch_size: int, seed: int,
-                 natural_mix: bool = False, provenance: dict | None = None):
-        super().__init__((x[~test], y[~test]), {"test": (x[test], y[test])}, batch_size,
-                         "softmax_cross_entropy", seed)
+    def __init__(
+        self,
+        x: Tensor,
+        y: Tensor,
+        test: Tensor,
+        batch_size: int,
+        seed: int,
+        natural_mix: bool = False,
+        provenance: dict | None = None,
+    ):
+        super().__init__((x[~test], y[~test]), {"test": (x[test], y[test])}, batch_size, "softmax_cross_entropy", seed)
         train = y[~test]
         if not bool(train.any()) or bool(train.all()):
             raise ValueError("the training split needs both classes: choose another data.subtree or seed")
@@ -67,10 +74,11 @@ class SubtreeClassification(Classification):
         pos, neg = (y == 1).nonzero().squeeze(1), (y == 0).nonzero().squeeze(1)
         half = self.batch_size // 2
         rounds = -(-self.steps_per_epoch() * half // len(pos))  # passes over the positives this epoch
-        pos_order = torch.cat([pos[shuffled(len(pos), len(pos), self.seed, epoch * 1000 + r, y.device)[0]]
-                               for r in range(rounds)])
+        pos_order = torch.cat(
+            [pos[shuffled(len(pos), len(pos), self.seed, epoch * 1000 + r, y.device)[0]] for r in range(rounds)]
+        )
         for step, idx in enumerate(shuffled(len(neg), half, self.seed, epoch, y.device)):
-            batch = torch.cat([pos_order[step * half: step * half + len(idx)], neg[idx]])
+            batch = torch.cat([pos_order[step * half : step * half + len(idx)], neg[idx]])
             yield x[batch], y[batch]
 
     def scores(self, split: str, outputs: list[Tensor]) -> dict:
@@ -78,8 +86,11 @@ class SubtreeClassification(Classification):
         the split's prior, from the outputs on the split's batches (each [batch, 2])."""
         y, out = self.splits[split][1], torch.cat(outputs)  # [nodes], [nodes, 2]
         at_prior = out[:, 1] + self.prior_shift > out[:, 0]
-        return {**super().scores(split, outputs), f"{split}_f1": f1_score(out.argmax(-1), y),
-                f"{split}_f1_prior": f1_score(at_prior, y)}
+        return {
+            **super().scores(split, outputs),
+            f"{split}_f1": f1_score(out.argmax(-1), y),
+            f"{split}_f1_prior": f1_score(at_prior, y),
+        }
 
 
 class SubtreeRuns:
@@ -145,8 +156,11 @@ def stack(run_tasks: list[SubtreeClassification]) -> SubtreeRuns:
     which differ by subtree and seed) are refused with UnequalSteps, which names the groups of equal
     steps (train/loop.py trains each group as its own stack)."""
     first = run_tasks[0]
-    for what, value in (("data.batch_size", lambda t: t.batch_size), ("data.natural_mix", lambda t: t.natural_mix),
-                        ("data.dim", lambda t: t.splits["train"][0].shape[-1])):
+    for what, value in (
+        ("data.batch_size", lambda t: t.batch_size),
+        ("data.natural_mix", lambda t: t.natural_mix),
+        ("data.dim", lambda t: t.splits["train"][0].shape[-1]),
+    ):
         if len({value(task) for task in run_tasks}) > 1:
             raise ValueError(f"runs of one stack need the same {what}")
     for split in first.splits:
@@ -173,9 +187,12 @@ def embedding_overrides(cfg) -> list[str]:
     """The overrides of the Poincare-embedding run this classifier reads (lookup.poincare_embedding),
     with this run's paths."""
     d = cfg.data
-    return [*poincare_embedding(cfg.profile.name, d.dim, d.hierarchy, d.embedding_seed, d.embedding_overrides),
-            f"paths.runs_dir={cfg.paths.runs_dir}", f"paths.generated_dir={cfg.paths.generated_dir}",
-            f"paths.data_dir={cfg.paths.data_dir}"]
+    return [
+        *poincare_embedding(cfg.profile.name, d.dim, d.hierarchy, d.embedding_seed, d.embedding_overrides),
+        f"paths.runs_dir={cfg.paths.runs_dir}",
+        f"paths.generated_dir={cfg.paths.generated_dir}",
+        f"paths.data_dir={cfg.paths.data_dir}",
+    ]
 
 
 def load_points(path: Path) -> Tensor:
@@ -191,5 +208,12 @@ def build(cfg) -> SubtreeClassification:
     if x.shape != (hierarchy.size, d.dim):
         raise ValueError(f"the embedding has shape {tuple(x.shape)}, expected ({hierarchy.size}, {d.dim})")
     y = hierarchy.descendants(d.subtree).long()
-    return SubtreeClassification(x, y, wordnet.split(hierarchy.size, cfg.seed, d.test_fraction), d.batch_size,
-                                 cfg.seed, bool(d.natural_mix), {"embedding_run": embedding.name})
+    return SubtreeClassification(
+        x,
+        y,
+        wordnet.split(hierarchy.size, cfg.seed, d.test_fraction),
+        d.batch_size,
+        cfg.seed,
+        bool(d.natural_mix),
+        {"embedding_run": embedding.name},
+    )
