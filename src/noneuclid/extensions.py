@@ -8,11 +8,13 @@ the suite is, every part but paper.py optional:
     <paper>/data.py                   SOURCES: name -> data.registry.Source (added to data.registry.SOURCES)
     <paper>/claims/<paper>.yaml       its claims, and <paper>_tables.yaml its tables (as claims/ of the package)
     <paper>/templates/<paper>.md      its prose (as templates/)
-    <paper>/configs/                  configs/ groups of its own (Hydra's search path, after configs/)
+    <paper>/configs/                  configs/ of its own, e.g. experiment/<paper>/ (Hydra's search path, after
+                                      configs/)
     <paper>/<module>.py               its report modules, named in PAPER as Report("<paper>.<module>")
 
-Each registry reads them where it reads its own; a name the suite has already is the suite's. The folder's
-parent goes on sys.path, so its modules import as <paper>.<module>.
+Each registry reads them where it reads its own; a model, task, dataset or file name the suite has already
+is the suite's, and a paper named as one of the suite's is an error. The folder's parent goes on sys.path, so
+its modules import as <paper>.<module>; docs/running.md's recipe for a paper says which file goes where.
 """
 
 from __future__ import annotations

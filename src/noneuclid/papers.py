@@ -260,4 +260,17 @@ PAPERS = {
         extras=PHYDI_EXTRAS,
     ),
 }
-PAPERS.update(extensions.declared("PAPER"))  # papers kept outside the package (NONEUCLID_PAPERS), after these
+
+
+def _kept_outside() -> dict[str, Paper]:
+    """The papers kept outside the package (NONEUCLID_PAPERS: extensions.py), none named as one of the suite's."""
+    added = extensions.declared("PAPER")
+    if set(added) & set(PAPERS):
+        raise ValueError(
+            f"{extensions.VARIABLE} names a paper folder {sorted(set(added) & set(PAPERS))} as one of the suite's "
+            "papers: rename the folder (and its paper)"
+        )
+    return added
+
+
+PAPERS.update(_kept_outside())  # after the suite's

@@ -65,7 +65,7 @@ def test_a_fourth_paper_reproduces_and_reports_by_the_recipe(tmp_path, monkeypat
     out = tmp_path / "results" / "toy" / "smoke"
     drawn = {name: (out / name).read_bytes() for name in ("table1.csv", "table1.md", "claims.csv", "summary.md")}
 
-    _run("noneuclid.report", "toy", "--profile", "smoke", env=env, cwd=tmp_path)
+    _run("noneuclid.report", "toy", "report", "--profile", "smoke", env=env, cwd=tmp_path)  # its part: toy/report.py
     assert {name: (out / name).read_bytes() for name in drawn} == drawn  # the same runs, the same bytes
     table = pd.read_csv(out / "table1.csv")
     assert list(table.model) == ["two-layer network", "linear model"] and set(table.dataset) == {"XOR blobs"}
