@@ -17,6 +17,7 @@ import pandas as pd
 import pytest
 
 import noneuclid
+from noneuclid import extensions
 from noneuclid.claims.engine import REPRODUCES
 from noneuclid.data import __main__ as data_command, registry
 
@@ -75,3 +76,11 @@ def test_a_fourth_paper_reproduces_and_reports_by_the_recipe(tmp_path, monkeypat
     assert list(zip(claims.claim, claims.verdict)) == [("hidden_layer_beats_linear", REPRODUCES)]
     assert "| two-layer network |" in (out / "summary.md").read_text()
     assert "Toy, a hidden layer on XOR blobs" in (tmp_path / "results" / "index-smoke.html").read_text()
+
+
+def test_a_paper_folder_without_paper_py_is_an_error_that_says_so(tmp_path, monkeypatch):
+    (tmp_path / "half").mkdir()
+    monkeypatch.setenv(extensions.VARIABLE, str(tmp_path / "half"))
+    with pytest.raises(FileNotFoundError, match="no paper.py declaring PAPER"):
+        extensions.declared("PAPER")
+    assert extensions.declared("MODELS") == {} and extensions.roots("claims") == []
