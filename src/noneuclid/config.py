@@ -8,6 +8,8 @@ from pathlib import Path
 
 from omegaconf import DictConfig, OmegaConf, open_dict
 
+from noneuclid import extensions
+
 CONFIG_DIR = Path(__file__).resolve().parents[2] / "configs"
 
 # ${pick:flag,yes,no} -> yes if flag else no (used in run names, e.g. stiefel | euclidean)
@@ -18,6 +20,13 @@ OmegaConf.register_new_resolver(
     "choose",
     lambda key, table: OmegaConf.create(table[key]) if isinstance(table[key], dict) else table[key],
     replace=True,
+)
+
+
+# ${paper_configs:} -> the configs/ folders of the papers kept outside the package (extensions.py), as Hydra's
+# search path (train.yaml's hydra.searchpath): searched after configs/
+OmegaConf.register_new_resolver(
+    "paper_configs", lambda: [f"file://{root}" for root in extensions.roots("configs")], replace=True
 )
 
 
@@ -105,4 +114,4 @@ def _inherited(experiment: str, lookup):
 
 
 def _experiment(experiment: str) -> DictConfig:
-    return OmegaConf.load(CONFIG_DIR / "experiment" / f"{experiment}.yaml")
+    return OmegaConf.load(extensions.file(CONFIG_DIR, f"experiment/{experiment}.yaml"))

@@ -6,12 +6,14 @@ of it that results/index.html shows and the docs link, and whether it takes the 
 --seeds and training overrides); the stages of its reproduction, in order (reproduce.py adds the paper's
 report and the HTML page); and the tables and figures a report draws only when it has what they need
 (the report command names those it leaves out). report/html.py, report/docs.py, report/__main__.py
-and reproduce.py read it.
+and reproduce.py read it. A paper kept outside the package joins them through NONEUCLID_PAPERS (extensions.py).
 """
 
 from __future__ import annotations
 
 from dataclasses import dataclass
+
+from noneuclid import extensions
 
 
 @dataclass(frozen=True)
@@ -258,3 +260,17 @@ PAPERS = {
         extras=PHYDI_EXTRAS,
     ),
 }
+
+
+def _kept_outside() -> dict[str, Paper]:
+    """The papers kept outside the package (NONEUCLID_PAPERS: extensions.py), none named as one of the suite's."""
+    added = extensions.declared("PAPER")
+    if set(added) & set(PAPERS):
+        raise ValueError(
+            f"{extensions.VARIABLE} names a paper folder {sorted(set(added) & set(PAPERS))} as one of the suite's "
+            "papers: rename the folder (and its paper)"
+        )
+    return added
+
+
+PAPERS.update(_kept_outside())  # after the suite's

@@ -6,14 +6,17 @@ import functools
 import re
 from pathlib import Path
 
+from noneuclid import extensions
+
 TEMPLATES = Path(__file__).parent / "templates"
 SECTION = re.compile(r"^<!-- section: (\S+) -->\n", re.MULTILINE)
 
 
 @functools.cache
 def sections(paper: str) -> dict[str, str]:
-    """{name: text} of templates/<paper>.md, each text without its trailing blank lines."""
-    parts = SECTION.split((TEMPLATES / f"{paper}.md").read_text())
+    """{name: text} of templates/<paper>.md (or that of a paper kept outside: extensions.py), each text without
+    its trailing blank lines."""
+    parts = SECTION.split(extensions.file(TEMPLATES, f"{paper}.md").read_text())
     return {name: text.rstrip("\n") for name, text in zip(parts[1::2], parts[2::2])}
 
 

@@ -43,6 +43,8 @@ from pathlib import Path
 
 import yaml
 
+from noneuclid import extensions
+
 DIR = Path(__file__).resolve().parent
 BETTER = ("lower", "higher")
 BETTER_RELATION, ON_PAR, AT_LEAST = RELATIONS = ("better", "on_par", "at_least")
@@ -154,14 +156,15 @@ def _named(items, attr: str, value: str, owner: str, noun: str):
 def papers() -> list[str]:
     """The papers that have a claims file (<paper>_tables.yaml beside it declares its tables:
     report/table_engine.py)."""
-    return sorted(p.stem for p in DIR.glob("*.yaml") if not p.stem.endswith(TABLES))
+    folders = [DIR, *extensions.roots("claims")]  # and those of the papers kept outside (NONEUCLID_PAPERS)
+    return sorted({p.stem for folder in folders for p in folder.glob("*.yaml") if not p.stem.endswith(TABLES)})
 
 
 @functools.cache
 def load(paper: str) -> Claims:
     """The claims of `paper` (claims/<paper>.yaml), read and checked once per process (every module that
     needs them calls this)."""
-    path = DIR / f"{paper}.yaml"
+    path = extensions.file(DIR, f"{paper}.yaml")
     if not path.is_file():
         raise FileNotFoundError(f"no claims file {path}; the papers with one: {papers()}")
     return load_file(path)

@@ -9,7 +9,7 @@ import sys
 from pathlib import Path
 
 from noneuclid.data.files import DataError
-from noneuclid.data.registry import SOURCES, source
+from noneuclid.data.registry import source, sources
 
 
 def fetch_one(name: str, args: argparse.Namespace) -> None:
@@ -37,8 +37,8 @@ def main(argv=None) -> int:
     parser.add_argument(
         "names",
         nargs="*",
-        default=[n for n, s in SOURCES.items() if s.make_data],
-        help=f"datasets among {sorted(SOURCES)}",
+        default=[n for n, s in sources().items() if s.make_data],
+        help=f"datasets among {sorted(sources())}",
     )
     parser.add_argument("--data-dir", type=Path, required=True)
     parser.add_argument(

@@ -11,6 +11,7 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
 
+from noneuclid import extensions
 from noneuclid.data import cifar10, files, snli, wikitext2, wordnet
 from noneuclid.data.files import DataError
 
@@ -65,14 +66,20 @@ SOURCES = {
 }
 
 
+def sources() -> dict[str, Source]:
+    """SOURCES, then the datasets of papers kept outside the package (extensions.py)."""
+    return {**extensions.declared("SOURCES"), **SOURCES}
+
+
 def source(name: str) -> Source:
     """The dataset `name`'s row; an unknown name is a DataError that says where to add it."""
-    if name not in SOURCES:
+    known = sources()
+    if name not in known:
         raise DataError(
-            f"unknown dataset {name!r}: choose from {sorted(SOURCES)}, or add its row to "
+            f"unknown dataset {name!r}: choose from {sorted(known)}, or add its row to "
             "noneuclid/data/registry.py (SOURCES) with its loader under noneuclid/data/"
         )
-    return SOURCES[name]
+    return known[name]
 
 
 def missing(name: str, data_dir: Path, generated_dir: Path) -> str | None:

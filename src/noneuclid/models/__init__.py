@@ -2,6 +2,7 @@
 
 import torch
 
+from noneuclid import extensions
 from noneuclid.models.mlr import PointMLR
 from noneuclid.models.phresnet import PHResNet
 from noneuclid.models.phtransformer import PHTransformer
@@ -20,11 +21,13 @@ MODELS = {
 
 
 def build(cfg, **data_info):
-    """The model named cfg.name, with the remaining keys (and sizes the data dictates) as arguments."""
-    if cfg["name"] not in MODELS:
-        raise ValueError(f"unknown model {cfg['name']!r}: choose model= one of {sorted(MODELS)}")
+    """The model named cfg.name (MODELS, then those of papers kept outside: extensions.py), with the remaining
+    keys (and sizes the data dictates) as arguments."""
+    models = {**extensions.declared("MODELS"), **MODELS}
+    if cfg["name"] not in models:
+        raise ValueError(f"unknown model {cfg['name']!r}: choose model= one of {sorted(models)}")
     kwargs = {k: v for k, v in dict(cfg).items() if k != "name"}
-    return MODELS[cfg["name"]](**kwargs, **data_info)
+    return models[cfg["name"]](**kwargs, **data_info)
 
 
 def build_on(cfg, device, dtype, init_dtype=None, **data_info):

@@ -23,6 +23,7 @@ import math
 import pandas as pd
 import yaml
 
+from noneuclid import extensions
 from noneuclid.claims import data as claims_data
 from noneuclid.claims.estimates import plus_minus, summary
 from noneuclid.runs import select
@@ -31,7 +32,7 @@ from noneuclid.runs import select
 @functools.cache
 def load(paper: str) -> dict[str, dict]:
     """table id -> its declaration in claims/<paper>_tables.yaml."""
-    return yaml.safe_load((claims_data.DIR / f"{paper}_tables.yaml").read_text())["tables"]
+    return yaml.safe_load(extensions.file(claims_data.DIR, f"{paper}_tables.yaml").read_text())["tables"]
 
 
 def data(paper: str, table: str, finished: pd.DataFrame, cells, where=None) -> pd.DataFrame:

@@ -10,6 +10,7 @@ task whose runs stack to the function that joins them (`stack`).
 
 from __future__ import annotations
 
+from noneuclid import extensions
 from noneuclid.train.tasks import classification, hypernymy, language_model, sentence_pairs, subtrees
 from noneuclid.train.tasks.classification import Classification
 from noneuclid.train.tasks.language_model import LanguageModel
@@ -31,12 +32,14 @@ STACKS = {SentencePairs: sentence_pairs.stack, SubtreeClassification: subtrees.s
 
 
 def build(cfg):
-    """The task of cfg.data (with cfg.loss and cfg.seed): TASKS[cfg.data.name](cfg)."""
-    if cfg.data.name not in TASKS:
+    """The task of cfg.data (with cfg.loss and cfg.seed): TASKS[cfg.data.name](cfg) (TASKS, then those of papers
+    kept outside: extensions.py)."""
+    tasks = {**extensions.declared("TASKS"), **TASKS}
+    if cfg.data.name not in tasks:
         raise ValueError(
-            f"unknown data {cfg.data.name!r}: choose data= one of {sorted(TASKS)} (prefix: data=prefix10|30|50)"
+            f"unknown data {cfg.data.name!r}: choose data= one of {sorted(tasks)} (prefix: data=prefix10|30|50)"
         )
-    return TASKS[cfg.data.name](cfg)
+    return tasks[cfg.data.name](cfg)
 
 
 def stack(run_tasks: list):
