@@ -141,16 +141,16 @@ def _too_few(arms) -> str:
 
 
 def verdicts(values: pd.DataFrame, emb_map: dict[int, float], gaps: dict | None = None) -> list[engine.Verdict]:
-    """The two Table 2 claims, cell by cell: test F1 per seed of the hyperbolic MLR against each Euclidean
-    one (Welch; not where neither finds the subtree, F1 zero on every seed of both); the margin per seed
-    (`_margins`) in a low dimension against 10-D, judged where every classifier learned. Not testable below
-    the precondition, with runs `flagged` (`gaps`: table2_runs.reference_gaps) or fewer than 2 seeds an arm."""
+    """The two Table 2 claims, cell by cell, their runs selected by the cells' settings (Cell.select): test
+    F1 per seed of the hyperbolic MLR against each Euclidean one (Welch; not where neither finds the
+    subtree, F1 zero on every seed of both); the margin per seed (`_margins`) in a low dimension against
+    10-D, judged where every classifier learned. Not testable below the precondition, with runs `flagged`
+    (`gaps`: table2_runs.reference_gaps) or fewer than 2 seeds an arm."""
     why, values, rows = untestable(emb_map), flagged(values, gaps or {}), []
     claim = CLAIMS[OUTPERFORMS]
     for cell in claim.cells:
-        subtree, dim = cell.name.split(", ")[0], int(cell.name.split(", ")[1].removesuffix("-D"))
-        read = values[(values.subtree == subtree) & (values.dim == dim) & values.geometry.isin(cell.arms)]
-        arms = [100 * read[read.geometry == g].f1.to_numpy() for g in cell.arms]
+        subtree, dim = cell.where["data.subtree"], cell.where["data.dim"]
+        arms = [100 * values[select.chosen(values, cell.select[arm])].f1.to_numpy() for arm in cell.arms]
         none_found = prose.fill("hnn", "none_found") if all(len(a) and not a.any() for a in arms) else ""
         rows.append(
             engine.judged(
@@ -161,13 +161,13 @@ def verdicts(values: pd.DataFrame, emb_map: dict[int, float], gaps: dict | None 
                 or _flagged_reason(values, subtree, [dim], cell.arms, ("unconverged", "unstable"))
                 or none_found
                 or _too_few(arms),
-                runs=list(read.run),
+                runs=list(values[select.any_of(values, cell.select.values())].run),
             )
         )
     claim = CLAIMS[LOW_DIMENSIONS]
     for cell in claim.cells:
-        subtree, dims = cell.name.split(", ")[0], [int(arm.removeprefix("d")) for arm in cell.arms]
-        arms = [_margins(values, subtree, dim) for dim in dims]
+        subtree, dims = cell.where["data.subtree"], [cell.select[arm]["data.dim"] for arm in cell.arms]
+        arms = [_margins(values[select.chosen(values, cell.select[arm])]) for arm in cell.arms]
         rows.append(
             engine.judged(
                 claim,
@@ -176,16 +176,16 @@ def verdicts(values: pd.DataFrame, emb_map: dict[int, float], gaps: dict | None 
                 "; ".join(f"{d}-D: {why[d]}" for d in dims if why[d])
                 or _flagged_reason(values, subtree, dims, GEOMETRIES, ("not_learned", "unconverged", "unstable"))
                 or _too_few(arms),
-                runs=list(values[(values.subtree == subtree) & values.dim.isin(dims)].run),
+                runs=list(values[select.any_of(values, cell.select.values())].run),
             )
         )
     return rows
 
 
-def _margins(values: pd.DataFrame, subtree: str, dim: int) -> list[float]:
-    """Per seed with all three classifiers: F1 points of the hyperbolic MLR minus the Euclidean MLR
-    whose mean is the higher."""
-    f1 = values[(values.subtree == subtree) & (values.dim == dim)].pivot_table("f1", "seed", "geometry")
+def _margins(values: pd.DataFrame) -> list[float]:
+    """Per seed with all three classifiers of `values` (one subtree and dimension): F1 points of the
+    hyperbolic MLR minus the Euclidean MLR whose mean is the higher."""
+    f1 = values.pivot_table("f1", "seed", "geometry")
     if f1.empty or not set(GEOMETRIES) <= set(f1.columns):
         return []
     f1 = 100 * f1.dropna()
