@@ -260,15 +260,17 @@ def make(runs_dir: Path, profile: str, out: Path, seeds=None, overrides=()) -> l
     )
     gaps, burnin = table2_runs.reference_gaps(out), table2_runs.burnin(runs, curves)
     table = table2(values, emb_map, gaps)
-    display = functools.partial(table_engine.displayed, "hnn")  # a table of hnn_tables.yaml in words
     reference = pd.read_csv(out / REFERENCE_CSV) if (out / REFERENCE_CSV).is_file() else pd.DataFrame()
-    parts = {  # stem -> (data, shown, bold): the tables written, their titles and captions templates/hnn.md's <stem>_*
-        "table2_embeddings": (every_emb, display("table2_embeddings", every_emb), set()),
-        "table2_f1": (table, *shown_table2(table)),
-        **({"table2_burnin": (burnin, display("table2_burnin", burnin), set())} if len(burnin) else {}),
-        **({"table2_reference": (None, display("table2_reference", reference), set())} if len(reference) else {}),
-    }
-    sections = _sections(out, parts, {"profile": profile, "made": made, "experiment": BURNIN}, burnin)
+    fields = {"profile": profile, "made": made, "experiment": BURNIN}
+    if len(burnin):  # the burn-in caption's
+        fields |= {"hierarchy": burnin.hierarchy[0], "dim": burnin.dim[0], "epochs": int(burnin.epochs.max())}
+    section = functools.partial(table_engine.section, "hnn", out, **fields)  # templates/hnn.md's <stem>_*
+    embeddings, f1 = table_engine.displayed("hnn", "table2_embeddings", every_emb), shown_table2(table)
+    section("table2_embeddings", every_emb, embeddings)
+    section("table2_f1", table, *f1)
+    burnin_section = section("table2_burnin", burnin) if len(burnin) else ""
+    if len(reference):  # the evaluation's CSV, left as it is
+        section("table2_reference", None, table_engine.displayed("hnn", "table2_reference", reference))
     claims = render.write(
         out,
         "table2_claims",
@@ -283,33 +285,13 @@ def make(runs_dir: Path, profile: str, out: Path, seeds=None, overrides=()) -> l
         made=made,
         settings=settings(e, protocols),
         claims=claims,
-        embeddings=tables.markdown(parts["table2_embeddings"][1]),
-        f1=tables.markdown(*parts["table2_f1"][1:]),
+        embeddings=tables.markdown(embeddings),
+        f1=tables.markdown(*f1),
     )
-    (out / "table2.md").write_text("\n".join([page, "", *filter(None, [figure, sections.get("table2_burnin", "")])]))
-    return [
-        *(out / f"{stem}.{ext}" for stem in (*parts, "table2_claims") for ext in ("csv", "md", "tex")),
-        out / "table2.md",
-    ]
-
-
-def _sections(out: Path, parts: dict, fields: dict, burnin: pd.DataFrame) -> dict[str, str]:
-    """stem -> the section of each table of `parts` (stem -> (data, shown, bold)) written into `out`, its title
-    and caption templates/hnn.md's <stem>_title and _caption filled with `fields` (and the burn-in's)."""
-    if len(burnin):  # the burn-in caption's
-        fields = {**fields, "hierarchy": burnin.hierarchy[0], "dim": burnin.dim[0], "epochs": int(burnin.epochs.max())}
-    return {
-        stem: tables.section(
-            out,
-            stem,
-            data,
-            display,
-            prose.fill("hnn", f"{stem}_title", **fields),
-            prose.fill("hnn", f"{stem}_caption", **fields),
-            bold,
-        )
-        for stem, (data, display, bold) in parts.items()
-    }
+    (out / "table2.md").write_text("\n".join([page, "", *filter(None, [figure, burnin_section])]))
+    stems = ["table2_embeddings", "table2_f1", *["table2_burnin"] * bool(len(burnin))]
+    stems += [*["table2_reference"] * bool(len(reference)), "table2_claims"]
+    return [*(out / f"{stem}.{ext}" for stem in stems for ext in ("csv", "md", "tex")), out / "table2.md"]
 
 
 def _boundaries(values: pd.DataFrame, emb: pd.DataFrame, root: Path, cfg, out: Path) -> str:

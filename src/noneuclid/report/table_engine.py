@@ -23,6 +23,7 @@ import math
 import pandas as pd
 import yaml
 
+from noneuclid import prose, tables
 from noneuclid.claims import data as claims_data
 from noneuclid.claims.estimates import plus_minus, summary
 from noneuclid.runs import select
@@ -84,6 +85,15 @@ def shown(paper: str, table: str, data: pd.DataFrame, missing: dict[str, str] | 
             {f"{r[columns]} (ours)": ours, f"{r[columns]} (paper)": f"{r['paper']:{fmt}}"}
         )
     return pd.DataFrame(list(out.values()))
+
+
+def section(paper: str, out, stem: str, data: pd.DataFrame | None, shown=None, bold=frozenset(), **fields) -> str:
+    """Table `stem` written into `out` (tables.section; data None: its CSV left as it is), shown as declared
+    (`displayed`) unless `shown` is given, under templates/<paper>.md's <stem>_title and <stem>_caption with
+    `fields` filled in; its section of a summary page."""
+    shown = displayed(paper, stem, data) if shown is None else shown
+    title, caption = (prose.fill(paper, f"{stem}_{part}", **fields) for part in ("title", "caption"))
+    return tables.section(out, stem, data, shown, title, caption, bold)
 
 
 def displayed(paper: str, table: str, data: pd.DataFrame) -> pd.DataFrame:
