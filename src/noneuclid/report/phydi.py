@@ -15,20 +15,9 @@ from noneuclid import tables
 from noneuclid.claims import render
 from noneuclid.config import sweep_values
 from noneuclid.figures.phydi import fig4
-from noneuclid.report import provenance, table_engine
+from noneuclid.report import phydi_resnet as resnet, provenance, table_engine
 from noneuclid.report.phydi_claims import MODELS, NUMBERS, fill
 from noneuclid.report.phydi_fig4 import fig4_rows, fig4_verdicts, threshold_ratio
-from noneuclid.report.phydi_resnet import (
-    IMAGES,
-    PAPER,
-    TABLES,
-    cells,
-    lead_verdicts,
-    not_run,
-    resnet_runs,
-    resnet_speed,
-    resnet_tables,
-)
 from noneuclid.runs import select, table as run_table
 from noneuclid.runs.phydi import NO_RUNS, evaluated, lm_runs
 
@@ -64,29 +53,30 @@ def _resnet_section(resnets: pd.DataFrame, curves: pd.DataFrame, out: Path, skip
         return []
     caption = fill(
         "table_caption",
-        settings=_reductions(resnets, "resnet_reductions", images=IMAGES),
+        settings=_reductions(resnets, "resnet_reductions", images=resnet.IMAGES),
         x_fraction=NUMBERS["x_fraction"],
     )
     blocks = []
-    for name, keys in TABLES.items():
+    for name, keys in resnet.TABLES.items():
         runs, title = resnets[select.chosen(resnets, {"experiment_name": f"phydi/{name}"})], f"Table {name[-1]}"
-        scored = resnet_runs(runs, curves, name)
-        leads = lead_verdicts(scored) if name == "table1" else []  # a claim over depths, listed without runs too
+        scored = resnet.resnet_runs(runs, curves, name)
+        leads = resnet.lead_verdicts(scored) if name == "table1" else []  # a claim over depths, listed without runs too
         if scored.empty:
             skipped.append(fill("no_runs", title=title))
             blocks.append(_claims(out, name, f"## {skipped[-1]}", leads, None) if leads else f"## {skipped[-1]}\n")
             continue
         images = {
-            k: int(g["cfg.data.train_size"].fillna(IMAGES).max()) for k, g in runs.groupby([f"cfg.{k}" for k in keys])
+            k: int(g["cfg.data.train_size"].fillna(resnet.IMAGES).max())
+            for k, g in runs.groupby([f"cfg.{k}" for k in keys])
         }
-        numbers, shown, claims = resnet_tables(scored, name, images)
-        missing = not_run(cells(scored, name), PAPER[name])
+        numbers, shown, claims = resnet.resnet_tables(scored, name, images)
+        missing = resnet.not_run(resnet.cells(scored, name), resnet.PAPER[name])
         skipped += [f"{title}: {missing}"] * bool(missing)
         blocks += [
             _claims(out, name, fill("claims_heading", title=title), claims + leads, scored),
             tables.section(out, name, numbers, shown, fill("table_title", title=title), caption),
         ]
-    return blocks + [table_engine.section("phydi", out, "speed", resnet_speed(resnets))]
+    return blocks + [table_engine.section("phydi", out, "speed", resnet.resnet_speed(resnets))]
 
 
 def _fig4_section(transformers: pd.DataFrame, curves: pd.DataFrame, out: Path, skipped: list) -> list[str]:
