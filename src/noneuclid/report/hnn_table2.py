@@ -119,13 +119,12 @@ def untestable(emb_map: dict[int, float]) -> dict[int, str]:
     return {dim: "" if dim in emb_map else prose.fill("hnn", "no_embedding") for dim in DIMS}
 
 
-def _flagged_reason(values: pd.DataFrame, subtree: str, dims, geometries, flags) -> str:
-    """Why these cells are not testable ('' where they are): the first of `flags` (columns `flagged` adds)
-    that some of their runs have (templates/hnn.md), naming them by dimension and classifier (and seed,
-    for not_learned)."""
-    cell = values[(values.subtree == subtree) & values.dim.isin(dims) & values.geometry.isin(geometries)]
-    for flag in flags if len(cell) else ():
-        hit = cell[cell[flag].astype(bool)].sort_values(["dim", "geometry", "seed"])
+def _flagged_reason(read: pd.DataFrame, flags) -> str:
+    """Why a cell is not testable ('' where it is): the first of `flags` (columns `flagged` adds) that some of
+    the runs it reads have (templates/hnn.md), naming them by dimension and classifier (and seed, for
+    not_learned)."""
+    for flag in flags if len(read) else ():
+        hit = read[read[flag].astype(bool)].sort_values(["dim", "geometry", "seed"])
         named = dict.fromkeys(
             f"{r.dim}-D {CLASSIFIERS[r.geometry]}" + (f" seed {r.seed}" if flag == "not_learned" else "")
             for r in hit.itertuples()
@@ -149,7 +148,7 @@ def verdicts(values: pd.DataFrame, emb_map: dict[int, float], gaps: dict | None 
     why, values, rows = untestable(emb_map), flagged(values, gaps or {}), []
     claim = CLAIMS[OUTPERFORMS]
     for cell in claim.cells:
-        subtree, dim = cell.where["data.subtree"], cell.where["data.dim"]
+        read = values[select.any_of(values, cell.select.values())]
         arms = [100 * values[select.chosen(values, cell.select[arm])].f1.to_numpy() for arm in cell.arms]
         none_found = prose.fill("hnn", "none_found") if all(len(a) and not a.any() for a in arms) else ""
         rows.append(
@@ -157,16 +156,17 @@ def verdicts(values: pd.DataFrame, emb_map: dict[int, float], gaps: dict | None 
                 claim,
                 cell,
                 arms,
-                why[dim]
-                or _flagged_reason(values, subtree, [dim], cell.arms, ("unconverged", "unstable"))
+                why[cell.where["data.dim"]]
+                or _flagged_reason(read, ("unconverged", "unstable"))
                 or none_found
                 or _too_few(arms),
-                runs=list(values[select.any_of(values, cell.select.values())].run),
+                runs=list(read.run),
             )
         )
     claim = CLAIMS[LOW_DIMENSIONS]
     for cell in claim.cells:
-        subtree, dims = cell.where["data.subtree"], [cell.select[arm]["data.dim"] for arm in cell.arms]
+        read = values[select.any_of(values, cell.select.values())]
+        dims = [cell.select[arm]["data.dim"] for arm in cell.arms]
         arms = [_margins(values[select.chosen(values, cell.select[arm])]) for arm in cell.arms]
         rows.append(
             engine.judged(
@@ -174,9 +174,9 @@ def verdicts(values: pd.DataFrame, emb_map: dict[int, float], gaps: dict | None 
                 cell,
                 arms,
                 "; ".join(f"{d}-D: {why[d]}" for d in dims if why[d])
-                or _flagged_reason(values, subtree, dims, GEOMETRIES, ("not_learned", "unconverged", "unstable"))
+                or _flagged_reason(read, ("not_learned", "unconverged", "unstable"))
                 or _too_few(arms),
-                runs=list(values[select.any_of(values, cell.select.values())].run),
+                runs=list(read.run),
             )
         )
     return rows
