@@ -58,16 +58,6 @@ def shown(data: pd.DataFrame, formats: dict[str, str] | None = None, missing: st
     return display.fillna(missing)
 
 
-def formatted(data: pd.DataFrame, columns: dict) -> dict[str, list[str]]:
-    """{name: a display column} for each name: (column, fmt) of `columns`: data[column] row by row as text,
-    fmt a format ("{:.2e}") or a function; a tuple of columns gives it several values per row."""
-    shown = {}
-    for name, (column, fmt) in columns.items():
-        rows = zip(*(data[c] for c in column)) if isinstance(column, tuple) else zip(data[column])
-        shown[name] = [fmt(*values) if callable(fmt) else fmt.format(*values) for values in rows]
-    return shown
-
-
 def markdown(shown: pd.DataFrame, bold: set[tuple[int, str]] = frozenset()) -> str:
     """A Markdown table, '|' escaped, the `bold` cells as **text**."""
     cells = _cells(shown, bold, lambda text: f"**{text}**", lambda text: text.replace("|", r"\|"))

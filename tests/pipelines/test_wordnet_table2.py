@@ -347,6 +347,12 @@ def test_paper_registry_names_every_experiment_config():
         assert {p.stem for p in (CONFIG_DIR / "experiment" / key).glob("*.yaml")} == set(paper.experiments)
 
 
+def _with_settings(values: pd.DataFrame) -> pd.DataFrame:
+    """Classifier values as table2_runs.f1_values gives them: with the cfg.* columns the claims select by."""
+    keys = {"data.subtree": "subtree", "data.dim": "dim", "model.geometry": "geometry"}
+    return values.assign(**{f"cfg.{key}": values[column] for key, column in keys.items()})
+
+
 def test_table2_cells_need_a_finished_embedding():
     """Without a finished embedding a dimension's cells are not testable here, in the table and in the
     claims; the others are judged by the claims engine, whatever their embedding's MAP (no level of ours)."""
@@ -369,7 +375,7 @@ def test_table2_cells_need_a_finished_embedding():
         for k in (0, 1, 2)
         for g, f1 in (("hyperbolic", 0.9), ("euclidean", 0.8), ("euclidean_log0", 0.7))
     ]
-    values = pd.DataFrame(rows)
+    values = _with_settings(pd.DataFrame(rows))
     emb_map = {2: 0.2, 5: 0.8}
     table = hnn_table2.table2(values, emb_map).set_index(["subtree", "dim", "classifier"])
     first = wordnet.SUBTREES[0]
@@ -418,7 +424,7 @@ def test_a_lead_across_dimensions_is_judged_only_where_every_classifier_learned(
         for k in (0, 1, 2)
         for g, f1 in (("hyperbolic", 0.9), ("euclidean", 0.8), ("euclidean_log0", 0.7))
     ]
-    values = pd.DataFrame(rows)
+    values = _with_settings(pd.DataFrame(rows))
     cell = (hnn_table2.LOW_DIMENSIONS, f"{wordnet.SUBTREES[0]}, 3-D vs 10-D")
     learned = {(v.claim, v.cell): v for v in hnn_table2.verdicts(values, {3: 0.8, 10: 0.8})}[cell]
     assert learned.verdict != engine.NOT_TESTABLE
@@ -629,7 +635,7 @@ def test_a_table2_cell_needs_converged_euclidean_classifiers_and_a_subtree_found
         for s in range(3)
         for g, f1 in (("hyperbolic", 0.9), ("euclidean", 0.5), ("euclidean_log0", 0.0 if dim == 3 else 0.8))
     ]
-    values, emb_map = pd.DataFrame(rows), {3: 0.8, 10: 0.8}
+    values, emb_map = _with_settings(pd.DataFrame(rows)), {3: 0.8, 10: 0.8}
     pd.DataFrame(
         [
             {

@@ -217,12 +217,8 @@ def make(
         parts += ["#" + (out / "authors_networks.md").read_text(), ""]
     if len(sections := per_seed[per_seed.setup.str.startswith("section_")]):
         parts.append(
-            tables.section(
-                out,
-                "section",
-                *section_table(sections),
-                text("section_title"),
-                text("section_caption", profile=profile, **_budget(sections)),
+            table_engine.section(
+                "brantner", out, "section", section_table(sections), profile=profile, **_budget(sections)
             )
         )
     parts += [s for s in (evaluated.drift_section(out), evaluated.timing_section(out)) if s]
@@ -230,9 +226,9 @@ def make(
     return sorted(out.iterdir())
 
 
-def section_table(sections: pd.DataFrame) -> tuple[pd.DataFrame, pd.DataFrame]:
-    """(data, shown): per section, final training loss and test accuracy % (mean, s.d., s.e. over seeds)
-    and the seeds predicting one class; shown as brantner_tables.yaml declares it."""
+def section_table(sections: pd.DataFrame) -> pd.DataFrame:
+    """Per section, final training loss and test accuracy % (mean, s.d., s.e. over seeds) and the seeds
+    predicting one class."""
     rows = []
     for section in SECTIONS:
         r = sections[sections.setup == f"section_{section}"]
@@ -254,5 +250,4 @@ def section_table(sections: pd.DataFrame) -> tuple[pd.DataFrame, pd.DataFrame]:
                 "seeds_predicting_one_class": int((r.final_test_top_class_share > ONE_CLASS).sum()),
             }
         )
-    data = pd.DataFrame(rows)
-    return data, table_engine.displayed("brantner", "section", data)
+    return pd.DataFrame(rows)

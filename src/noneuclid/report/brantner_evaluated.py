@@ -12,9 +12,9 @@ import pandas as pd
 
 from noneuclid import tables
 from noneuclid.claims import engine
-from noneuclid.claims.estimates import plus_minus
 from noneuclid.config import compose
 from noneuclid.figures import brantner as drawn
+from noneuclid.report import table_engine
 from noneuclid.report.brantner_claims import BOUND, OPTIMIZERS, text
 
 BASE = "adam_euclidean"  # the arm the timings are over
@@ -114,22 +114,8 @@ def drift_section(out: Path) -> str:
         )
         .assign(bound=BOUND)
     )
-    shown = data[["optimizer", "retraction", "section", "seeds"]].assign(
-        optimizer=[OPTIMIZERS[o]["label"] for o in data.optimizer],
-        **tables.formatted(
-            data,
-            {
-                "step": ("step", "{:,}"),
-                "max (ours)": (
-                    ("max_dev_mean", "max_dev_min", "max_dev_max", "seeds"),
-                    lambda m, lo, hi, seeds: f"{m:.2e} [{lo:.2e}, {hi:.2e}]" if seeds > 1 else f"{m:.2e}",
-                ),
-                "median (ours)": ("median_dev_mean", "{:.2e}"),
-                "max (authors)": ("authors_max_dev", "{:.2e}"),
-                "median (authors)": ("authors_median_dev", "{:.2e}"),
-                "bound": ("bound", "{:.2e}"),
-            },
-        ),
+    shown = table_engine.displayed(
+        "brantner", "drift_summary", data.assign(optimizer=[OPTIMIZERS[o]["label"] for o in data.optimizer])
     )
     caption = text("drift_caption", projections=authors.projections.iloc[0], steps=ours.step.max())
     section = tables.section(out, "drift_summary", data, shown, text("drift_title"), caption)
@@ -141,16 +127,7 @@ def _one_step_section(out: Path) -> str:
     newline ("" without)."""
     if (steps := read(out, "drift_one_step.csv")) is None:
         return ""
-    shown = steps[["update", "complement", "retraction"]].assign(
-        **tables.formatted(
-            steps,
-            {
-                "median": ("median_change", "{:.1e}"),
-                "99th percentile": ("q99_change", "{:.1e}"),
-                "max": ("max_change", "{:.1e}"),
-            },
-        )
-    )
+    shown = table_engine.displayed("brantner", "drift_one_step", steps)
     caption = text("one_step_caption", samples=steps.samples.iloc[0], lr=steps.lr.iloc[0])
     return "\n" + tables.section(out, "drift_one_step", None, shown, text("one_step_title"), caption)
 
@@ -178,20 +155,7 @@ def timing_section(out: Path) -> str:
             seconds_per_epoch=data.seconds_per_step_mean * data.steps_per_epoch,
             ratio_to_base=data.seconds_per_step_mean / data.set_index("arm").seconds_per_step_mean[BASE],
         )
-        shown = data[["arm", "rounds"]].assign(
-            **{"steps per block": data.steps},
-            **tables.formatted(
-                data,
-                {
-                    "s / step": (
-                        ("seconds_per_step_mean", "seconds_per_step_sd"),
-                        lambda m, sd: plus_minus(m, sd, fmt=".3f"),
-                    ),
-                    "s / epoch": ("seconds_per_epoch", "{:.1f}"),
-                    f"ratio to {BASE}": ("ratio_to_base", "{:.3f}"),
-                },
-            ),
-        )
+        shown = table_engine.displayed("brantner", "timing", data)
         caption = text(
             f"timing_caption_{device}",
             rounds=timing.repeat.nunique(),

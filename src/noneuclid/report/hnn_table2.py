@@ -119,13 +119,12 @@ def untestable(emb_map: dict[int, float]) -> dict[int, str]:
     return {dim: "" if dim in emb_map else prose.fill("hnn", "no_embedding") for dim in DIMS}
 
 
-def _flagged_reason(values: pd.DataFrame, subtree: str, dims, geometries, flags) -> str:
-    """Why these cells are not testable ('' where they are): the first of `flags` (columns `flagged` adds)
-    that some of their runs have (templates/hnn.md), naming them by dimension and classifier (and seed,
-    for not_learned)."""
-    cell = values[(values.subtree == subtree) & values.dim.isin(dims) & values.geometry.isin(geometries)]
-    for flag in flags if len(cell) else ():
-        hit = cell[cell[flag].astype(bool)].sort_values(["dim", "geometry", "seed"])
+def _flagged_reason(read: pd.DataFrame, flags) -> str:
+    """Why a cell is not testable ('' where it is): the first of `flags` (columns `flagged` adds) that some of
+    the runs it reads have (templates/hnn.md), naming them by dimension and classifier (and seed, for
+    not_learned)."""
+    for flag in flags if len(read) else ():
+        hit = read[read[flag].astype(bool)].sort_values(["dim", "geometry", "seed"])
         named = dict.fromkeys(
             f"{r.dim}-D {CLASSIFIERS[r.geometry]}" + (f" seed {r.seed}" if flag == "not_learned" else "")
             for r in hit.itertuples()
@@ -141,24 +140,24 @@ def _too_few(arms) -> str:
 
 
 def verdicts(values: pd.DataFrame, emb_map: dict[int, float], gaps: dict | None = None) -> list[engine.Verdict]:
-    """The two Table 2 claims, cell by cell: test F1 per seed of the hyperbolic MLR against each Euclidean
-    one (Welch; not where neither finds the subtree, F1 zero on every seed of both); the margin per seed
-    (`_margins`) in a low dimension against 10-D, judged where every classifier learned. Not testable below
-    the precondition, with runs `flagged` (`gaps`: table2_runs.reference_gaps) or fewer than 2 seeds an arm."""
+    """The two Table 2 claims, cell by cell, their runs selected by the cells' settings (Cell.select): test
+    F1 per seed of the hyperbolic MLR against each Euclidean one (Welch; not where neither finds the
+    subtree, F1 zero on every seed of both); the margin per seed (`_margins`) in a low dimension against
+    10-D, judged where every classifier learned. Not testable below the precondition, with runs `flagged`
+    (`gaps`: table2_runs.reference_gaps) or fewer than 2 seeds an arm."""
     why, values, rows = untestable(emb_map), flagged(values, gaps or {}), []
     claim = CLAIMS[OUTPERFORMS]
     for cell in claim.cells:
-        subtree, dim = cell.name.split(", ")[0], int(cell.name.split(", ")[1].removesuffix("-D"))
-        read = values[(values.subtree == subtree) & (values.dim == dim) & values.geometry.isin(cell.arms)]
-        arms = [100 * read[read.geometry == g].f1.to_numpy() for g in cell.arms]
+        read = values[select.any_of(values, cell.select.values())]
+        arms = [100 * values[select.chosen(values, cell.select[arm])].f1.to_numpy() for arm in cell.arms]
         none_found = prose.fill("hnn", "none_found") if all(len(a) and not a.any() for a in arms) else ""
         rows.append(
             engine.judged(
                 claim,
                 cell,
                 arms,
-                why[dim]
-                or _flagged_reason(values, subtree, [dim], cell.arms, ("unconverged", "unstable"))
+                why[cell.where["data.dim"]]
+                or _flagged_reason(read, ("unconverged", "unstable"))
                 or none_found
                 or _too_few(arms),
                 runs=list(read.run),
@@ -166,26 +165,27 @@ def verdicts(values: pd.DataFrame, emb_map: dict[int, float], gaps: dict | None 
         )
     claim = CLAIMS[LOW_DIMENSIONS]
     for cell in claim.cells:
-        subtree, dims = cell.name.split(", ")[0], [int(arm.removeprefix("d")) for arm in cell.arms]
-        arms = [_margins(values, subtree, dim) for dim in dims]
+        read = values[select.any_of(values, cell.select.values())]
+        dims = [cell.select[arm]["data.dim"] for arm in cell.arms]
+        arms = [_margins(values[select.chosen(values, cell.select[arm])]) for arm in cell.arms]
         rows.append(
             engine.judged(
                 claim,
                 cell,
                 arms,
                 "; ".join(f"{d}-D: {why[d]}" for d in dims if why[d])
-                or _flagged_reason(values, subtree, dims, GEOMETRIES, ("not_learned", "unconverged", "unstable"))
+                or _flagged_reason(read, ("not_learned", "unconverged", "unstable"))
                 or _too_few(arms),
-                runs=list(values[(values.subtree == subtree) & values.dim.isin(dims)].run),
+                runs=list(read.run),
             )
         )
     return rows
 
 
-def _margins(values: pd.DataFrame, subtree: str, dim: int) -> list[float]:
-    """Per seed with all three classifiers: F1 points of the hyperbolic MLR minus the Euclidean MLR
-    whose mean is the higher."""
-    f1 = values[(values.subtree == subtree) & (values.dim == dim)].pivot_table("f1", "seed", "geometry")
+def _margins(values: pd.DataFrame) -> list[float]:
+    """Per seed with all three classifiers of `values` (one subtree and dimension): F1 points of the
+    hyperbolic MLR minus the Euclidean MLR whose mean is the higher."""
+    f1 = values.pivot_table("f1", "seed", "geometry")
     if f1.empty or not set(GEOMETRIES) <= set(f1.columns):
         return []
     f1 = 100 * f1.dropna()
@@ -260,15 +260,17 @@ def make(runs_dir: Path, profile: str, out: Path, seeds=None, overrides=()) -> l
     )
     gaps, burnin = table2_runs.reference_gaps(out), table2_runs.burnin(runs, curves)
     table = table2(values, emb_map, gaps)
-    display = functools.partial(table_engine.displayed, "hnn")  # a table of hnn_tables.yaml in words
     reference = pd.read_csv(out / REFERENCE_CSV) if (out / REFERENCE_CSV).is_file() else pd.DataFrame()
-    parts = {  # stem -> (data, shown, bold): the tables written, their titles and captions templates/hnn.md's <stem>_*
-        "table2_embeddings": (every_emb, display("table2_embeddings", every_emb), set()),
-        "table2_f1": (table, *shown_table2(table)),
-        **({"table2_burnin": (burnin, display("table2_burnin", burnin), set())} if len(burnin) else {}),
-        **({"table2_reference": (None, display("table2_reference", reference), set())} if len(reference) else {}),
-    }
-    sections = _sections(out, parts, {"profile": profile, "made": made, "experiment": BURNIN}, burnin)
+    fields = {"profile": profile, "made": made, "experiment": BURNIN}
+    if len(burnin):  # the burn-in caption's
+        fields |= {"hierarchy": burnin.hierarchy[0], "dim": burnin.dim[0], "epochs": int(burnin.epochs.max())}
+    section = functools.partial(table_engine.section, "hnn", out, **fields)  # templates/hnn.md's <stem>_*
+    embeddings, f1 = table_engine.displayed("hnn", "table2_embeddings", every_emb), shown_table2(table)
+    section("table2_embeddings", every_emb, embeddings)
+    section("table2_f1", table, *f1)
+    burnin_section = section("table2_burnin", burnin) if len(burnin) else ""
+    if len(reference):  # the evaluation's CSV, left as it is
+        section("table2_reference", None, table_engine.displayed("hnn", "table2_reference", reference))
     claims = render.write(
         out,
         "table2_claims",
@@ -283,33 +285,13 @@ def make(runs_dir: Path, profile: str, out: Path, seeds=None, overrides=()) -> l
         made=made,
         settings=settings(e, protocols),
         claims=claims,
-        embeddings=tables.markdown(parts["table2_embeddings"][1]),
-        f1=tables.markdown(*parts["table2_f1"][1:]),
+        embeddings=tables.markdown(embeddings),
+        f1=tables.markdown(*f1),
     )
-    (out / "table2.md").write_text("\n".join([page, "", *filter(None, [figure, sections.get("table2_burnin", "")])]))
-    return [
-        *(out / f"{stem}.{ext}" for stem in (*parts, "table2_claims") for ext in ("csv", "md", "tex")),
-        out / "table2.md",
-    ]
-
-
-def _sections(out: Path, parts: dict, fields: dict, burnin: pd.DataFrame) -> dict[str, str]:
-    """stem -> the section of each table of `parts` (stem -> (data, shown, bold)) written into `out`, its title
-    and caption templates/hnn.md's <stem>_title and _caption filled with `fields` (and the burn-in's)."""
-    if len(burnin):  # the burn-in caption's
-        fields = {**fields, "hierarchy": burnin.hierarchy[0], "dim": burnin.dim[0], "epochs": int(burnin.epochs.max())}
-    return {
-        stem: tables.section(
-            out,
-            stem,
-            data,
-            display,
-            prose.fill("hnn", f"{stem}_title", **fields),
-            prose.fill("hnn", f"{stem}_caption", **fields),
-            bold,
-        )
-        for stem, (data, display, bold) in parts.items()
-    }
+    (out / "table2.md").write_text("\n".join([page, "", *filter(None, [figure, burnin_section])]))
+    stems = ["table2_embeddings", "table2_f1", *["table2_burnin"] * bool(len(burnin))]
+    stems += [*["table2_reference"] * bool(len(reference)), "table2_claims"]
+    return [*(out / f"{stem}.{ext}" for stem in stems for ext in ("csv", "md", "tex")), out / "table2.md"]
 
 
 def _boundaries(values: pd.DataFrame, emb: pd.DataFrame, root: Path, cfg, out: Path) -> str:

@@ -15,20 +15,9 @@ from noneuclid import tables
 from noneuclid.claims import render
 from noneuclid.config import sweep_values
 from noneuclid.figures.phydi import fig4
-from noneuclid.report import provenance
+from noneuclid.report import phydi_resnet as resnet, provenance, table_engine
 from noneuclid.report.phydi_claims import MODELS, NUMBERS, fill
 from noneuclid.report.phydi_fig4 import fig4_rows, fig4_verdicts, threshold_ratio
-from noneuclid.report.phydi_resnet import (
-    IMAGES,
-    PAPER,
-    TABLES,
-    cells,
-    lead_verdicts,
-    not_run,
-    resnet_runs,
-    resnet_speed,
-    resnet_tables,
-)
 from noneuclid.runs import select, table as run_table
 from noneuclid.runs.phydi import NO_RUNS, evaluated, lm_runs
 
@@ -49,16 +38,7 @@ def make(runs_dir: Path, profile: str, out: Path, seeds=None, overrides=()) -> l
     blocks = (
         _resnet_section(runs[select.chosen(runs, {"model.name": "phresnet"})], curves, out, skipped)
         + _fig4_section(runs[select.chosen(runs, {"model.name": "phtransformer"})], curves, out, skipped)
-        + [
-            _section(
-                out,
-                "compute",
-                hours,
-                {"train_hours": ("{:.2f}", "training h"), "minutes_per_run": ("{:.1f}", "min / run")},
-                runs=hours.runs.sum(),
-                hours=hours.train_hours.sum(),
-            )
-        ]
+        + [table_engine.section("phydi", out, "compute", hours, runs=hours.runs.sum(), hours=hours.train_hours.sum())]
     )
     skips = [fill("skipped", skipped="; ".join(skipped)) + "\n"] if skipped else []
     (out / "summary.md").write_text("\n".join([fill("summary", profile=profile) + "\n", *skips, *blocks]))
@@ -73,36 +53,30 @@ def _resnet_section(resnets: pd.DataFrame, curves: pd.DataFrame, out: Path, skip
         return []
     caption = fill(
         "table_caption",
-        settings=_reductions(resnets, "resnet_reductions", images=IMAGES),
+        settings=_reductions(resnets, "resnet_reductions", images=resnet.IMAGES),
         x_fraction=NUMBERS["x_fraction"],
     )
     blocks = []
-    for name, keys in TABLES.items():
+    for name, keys in resnet.TABLES.items():
         runs, title = resnets[select.chosen(resnets, {"experiment_name": f"phydi/{name}"})], f"Table {name[-1]}"
-        scored = resnet_runs(runs, curves, name)
-        leads = lead_verdicts(scored) if name == "table1" else []  # a claim over depths, listed without runs too
+        scored = resnet.resnet_runs(runs, curves, name)
+        leads = resnet.lead_verdicts(scored) if name == "table1" else []  # a claim over depths, listed without runs too
         if scored.empty:
             skipped.append(fill("no_runs", title=title))
             blocks.append(_claims(out, name, f"## {skipped[-1]}", leads, None) if leads else f"## {skipped[-1]}\n")
             continue
         images = {
-            k: int(g["cfg.data.train_size"].fillna(IMAGES).max()) for k, g in runs.groupby([f"cfg.{k}" for k in keys])
+            k: int(g["cfg.data.train_size"].fillna(resnet.IMAGES).max())
+            for k, g in runs.groupby([f"cfg.{k}" for k in keys])
         }
-        numbers, shown, claims = resnet_tables(scored, name, images)
-        missing = not_run(cells(scored, name), PAPER[name])
+        numbers, shown, claims = resnet.resnet_tables(scored, name, images)
+        missing = resnet.not_run(resnet.cells(scored, name), resnet.PAPER[name])
         skipped += [f"{title}: {missing}"] * bool(missing)
         blocks += [
             _claims(out, name, fill("claims_heading", title=title), claims + leads, scored),
             tables.section(out, name, numbers, shown, fill("table_title", title=title), caption),
         ]
-    return blocks + [
-        _section(
-            out,
-            "speed",
-            resnet_speed(resnets),
-            {"seconds_per_epoch": ("{:.1f}", "s / epoch"), "images_per_second": ("{:.0f}", "images / s")},
-        )
-    ]
+    return blocks + [table_engine.section("phydi", out, "speed", resnet.resnet_speed(resnets))]
 
 
 def _fig4_section(transformers: pd.DataFrame, curves: pd.DataFrame, out: Path, skipped: list) -> list[str]:
@@ -135,15 +109,6 @@ def _claims(out: Path, stem: str, heading: str, claims: list, runs: pd.DataFrame
     """The claims table <stem>_claims written into out (render.write), with the provenance of the
     `runs` it read; its summary block."""
     return f"{heading}\n\n{render.write(out, f'{stem}_claims', provenance.final(claims, runs, 'phydi'))}\n"
-
-
-def _section(out: Path, stem: str, data: pd.DataFrame, formats: dict[str, tuple[str, str]], **fields) -> str:
-    """Table `stem` written into out under templates/phydi.md's <stem>_title and <stem>_caption (its fields
-    filled in), the columns of `formats` (column -> (format, name)) shown formatted and renamed; its block."""
-    shown = tables.shown(data, {c: f for c, (f, _) in formats.items()}).rename(
-        columns={c: name for c, (_, name) in formats.items()}
-    )
-    return tables.section(out, stem, data, shown, fill(f"{stem}_title"), fill(f"{stem}_caption", **fields))
 
 
 def compute(runs: pd.DataFrame) -> pd.DataFrame:

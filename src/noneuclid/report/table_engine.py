@@ -12,7 +12,7 @@ mean, sd, se, n, paper); shown: one row per row, per column '(ours)' and '(paper
 A table of data made elsewhere (a run reader's frame, an evaluation's CSV) declares only `shown`: each
 column of the display from one or more columns of the data (`from`), as `format` (default '{}'), a group of
 `labels`, `values` (value -> text) or `plus_minus` (mean, spread[, n] to that many decimals); `missing`:
-the text where a value is NaN.
+the text where a value is NaN; `single`: the format where the last value (a count of seeds) is below 2.
 """
 
 from __future__ import annotations
@@ -23,7 +23,7 @@ import math
 import pandas as pd
 import yaml
 
-from noneuclid import extensions
+from noneuclid import extensions, prose, tables
 from noneuclid.claims import data as claims_data
 from noneuclid.claims.estimates import plus_minus, summary
 from noneuclid.runs import select
@@ -87,6 +87,15 @@ def shown(paper: str, table: str, data: pd.DataFrame, missing: dict[str, str] | 
     return pd.DataFrame(list(out.values()))
 
 
+def section(paper: str, out, stem: str, data: pd.DataFrame | None, shown=None, bold=frozenset(), **fields) -> str:
+    """Table `stem` written into `out` (tables.section; data None: its CSV left as it is), shown as declared
+    (`displayed`) unless `shown` is given, under templates/<paper>.md's <stem>_title and <stem>_caption with
+    `fields` filled in; its section of a summary page."""
+    shown = displayed(paper, stem, data) if shown is None else shown
+    title, caption = (prose.fill(paper, f"{stem}_{part}", **fields) for part in ("title", "caption"))
+    return tables.section(out, stem, data, shown, title, caption, bold)
+
+
 def displayed(paper: str, table: str, data: pd.DataFrame) -> pd.DataFrame:
     """`data` in words, column by column as the table's `shown` declares them (none without rows)."""
     shown = load(paper)[table]["shown"]
@@ -99,7 +108,7 @@ def displayed(paper: str, table: str, data: pd.DataFrame) -> pd.DataFrame:
 
 def _text(paper: str, column: dict, values: tuple) -> str:
     """One cell of a `shown` column from its values: missing (any value NaN), labels, values (value -> text),
-    plus_minus (mean, spread[, n] to that many decimals) or format."""
+    plus_minus (mean, spread[, n] to that many decimals), single (the last value below 2) or format."""
     if "missing" in column and any(pd.isna(v) for v in values):
         return column["missing"]
     if "labels" in column:
@@ -108,7 +117,7 @@ def _text(paper: str, column: dict, values: tuple) -> str:
         return column["values"][values[0]]
     if "plus_minus" in column:
         return plus_minus(*values, fmt=f".{column['plus_minus']}f")
-    return column.get("format", "{}").format(*values)
+    return column.get("single" if "single" in column and values[-1] < 2 else "format", "{}").format(*values)
 
 
 def _list(value) -> list:

@@ -39,6 +39,7 @@ TABLE2_PROTOCOL = (
     "trainer.converge.after",
 )  # what makes a Table 2 run today's
 CELL = ["subtree", "dim", "geometry", "seed", "embedding"]  # a classifier run's cell, seed and embedding
+SELECTED = [f"cfg.{key}" for key in SWEEP]  # the settings Table 2's claims select runs by
 BURNIN = "hnn/burnin"  # the burn-in ablation's experiment: its embeddings are not Table 2's
 EMBEDDING_COLUMNS = {  # runs.csv -> an embedding's row
     "cfg.model.dim": "dim",
@@ -75,12 +76,12 @@ def trained_with(runs: pd.DataFrame, protocols: dict[str, dict]) -> pd.DataFrame
 
 def f1_values(runs: pd.DataFrame, protocols: dict | None = None) -> pd.DataFrame:
     """One row per finished classifier run trained with its classifier's protocol (`protocols`:
-    {model.geometry: {config key: value}}, `protocols`; None: every run): subtree, dim,
-    geometry, seed, test F1 (last epoch), final training loss, run, its chance level, whether it was
-    unstable (its training loss rose to its chance level or above after its lowest one, runs.csv's
-    train_loss_rebound: a step too large for it), and the run name of the embedding it classified. Runs of
-    an earlier protocol stay in runs.csv but are not Table 2's; two runs of one cell, seed and embedding
-    are an error."""
+    {model.geometry: {config key: value}}, `protocols`; None: every run): subtree, dim, geometry
+    (and their cfg.* columns, which the claims' cells select by), seed, test F1 (last epoch), final training
+    loss, run, its chance level, whether it was unstable (its training loss rose to its chance level or
+    above after its lowest one, runs.csv's train_loss_rebound: a step too large for it), and the run name
+    of the embedding it classified. Runs of an earlier protocol stay in runs.csv but are not Table 2's;
+    two runs of one cell, seed and embedding are an error."""
     found = runs[select.chosen(runs, {"model.name": "point_mlr"})] if len(runs) else runs
     if protocols is not None:  # before the lookups: an earlier protocol's runs are many
         found = trained_with(found, protocols)
@@ -94,8 +95,9 @@ def f1_values(runs: pd.DataFrame, protocols: dict | None = None) -> pd.DataFrame
         "run": "run",
     }
     if found.empty:
-        return pd.DataFrame(columns=CELL + ["f1", "train_loss", "run", "chance_loss", "unstable"])
-    values = found[list(columns)].rename(columns=columns).astype({"dim": int, "seed": int}).reset_index(drop=True)
+        return pd.DataFrame(columns=CELL + ["f1", "train_loss", "run", "chance_loss", "unstable", *SELECTED])
+    kept = found[list(columns)].rename(columns=columns).join(found[SELECTED])
+    values = kept.astype({"dim": int, "seed": int}).reset_index(drop=True)
     values["chance_loss"] = chance_losses(found).to_numpy()
     rebound = found.get("train_loss_rebound", pd.Series(math.nan, index=found.index)).to_numpy(float)
     values["unstable"] = rebound >= values.chance_loss.to_numpy()
