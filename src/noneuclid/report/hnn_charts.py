@@ -43,7 +43,7 @@ def charted(runs: pd.DataFrame, profile: str) -> pd.DataFrame:
         for dtype in sweep_values(EXPERIMENT, "trainer.dtype")
     ]
     found = pd.concat(found)
-    return found[found["cfg.seed"].isin(experiment_value(EXPERIMENT, "stack.seed"))]
+    return found[found["cfg.seed"].isin(experiment_value(EXPERIMENT, "stack.seed"))] if len(found) else found
 
 
 def table(finished: pd.DataFrame) -> pd.DataFrame:
@@ -106,7 +106,7 @@ def make(runs_dir: Path, profile: str, out: Path, seeds=None, overrides=()) -> l
     the signature is every report's)."""
     runs = run_table.Runs(*run_table.load(runs_dir, "hnn", profile, out))
     finished = charted(runs.table, profile)
-    if not (finished["cfg.experiment_name"] == EXPERIMENT).any():
+    if finished.empty or not (finished["cfg.experiment_name"] == EXPERIMENT).any():
         raise FileNotFoundError(prose.fill("hnn", "charts_no_runs", out=out, profile=profile))
     data = table(finished)
     title = prose.fill("hnn", "charts_title")
