@@ -13,7 +13,10 @@ import numpy as np
 import pandas as pd
 import torch
 
+from noneuclid import prose
+from noneuclid.figures import hnn as drawn
 from noneuclid.models.mlr import PointMLR
+from noneuclid.runs import hnn_table2 as table2_runs
 from noneuclid.runs.folder import CSV_COMPRESSION
 from noneuclid.runs.hnn_table2 import WEIGHTS
 
@@ -68,3 +71,29 @@ def _at_sign_changes(margin: np.ndarray) -> np.ndarray:
     ):
         kept[rows, cols] |= mixed
     return kept
+
+
+def figure(values: pd.DataFrame, emb: pd.DataFrame, root: Path, cfg, out: Path) -> str:
+    """fig_table2_boundaries.{png,pdf,md} in `out` from its data there, exported first from the run folders
+    under `root` where they are (runs.hnn_table2.export_boundaries), its grid computed from them
+    (write); without the data, where `values` have
+    2-D runs, says so. Returns the figure in words (fig_table2_boundaries.md, kept with it; '' without)."""
+    table2_runs.export_boundaries(values, emb, root, cfg, out)
+    write(out)
+    if (out / table2_runs.POINTS).is_file() and (out / GRID).is_file():
+        drawn.boundaries(
+            pd.read_csv(out / table2_runs.POINTS), pd.read_csv(out / GRID, float_precision="round_trip"), out
+        )
+    elif not values[values.dim == 2].empty:
+        print(
+            prose.fill(
+                "hnn",
+                "boundaries_not_drawn",
+                stem=out / drawn.BOUNDARIES,
+                points=table2_runs.POINTS,
+                weights=table2_runs.WEIGHTS,
+                root=root,
+            )
+        )
+    caption = out / "fig_table2_boundaries.md"
+    return caption.read_text() if caption.is_file() else ""

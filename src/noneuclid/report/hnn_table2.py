@@ -23,7 +23,6 @@ from noneuclid import prose, tables
 from noneuclid.claims import engine, render
 from noneuclid.claims.estimates import plus_minus, summary
 from noneuclid.config import compose
-from noneuclid.figures import hnn as drawn
 from noneuclid.report import hnn_boundaries as boundaries, provenance, table_engine
 from noneuclid.report.hnn_claims import CLAIMS, CLASSIFIERS
 from noneuclid.runs import hnn_table2 as table2_runs, lookup, select, table as run_table
@@ -277,7 +276,7 @@ def make(runs_dir: Path, profile: str, out: Path, seeds=None, overrides=()) -> l
         provenance.final(verdicts(values, emb_map, gaps), runs, "hnn"),
         prose.fill("hnn", "table2_claims_title", profile=profile),
     )
-    figure = _boundaries(values, emb, Path(runs_dir) / "hnn" / profile, c, out)
+    figure = boundaries.figure(values, emb, Path(runs_dir) / "hnn" / profile, c, out)
     page = prose.fill(
         "hnn",
         "table2_page",
@@ -292,29 +291,3 @@ def make(runs_dir: Path, profile: str, out: Path, seeds=None, overrides=()) -> l
     stems = ["table2_embeddings", "table2_f1", *["table2_burnin"] * bool(len(burnin))]
     stems += [*["table2_reference"] * bool(len(reference)), "table2_claims"]
     return [*(out / f"{stem}.{ext}" for stem in stems for ext in ("csv", "md", "tex")), out / "table2.md"]
-
-
-def _boundaries(values: pd.DataFrame, emb: pd.DataFrame, root: Path, cfg, out: Path) -> str:
-    """fig_table2_boundaries.{png,pdf,md} in `out` from its data there, exported first from the run folders
-    under `root` where they are (runs.hnn_table2.export_boundaries), its grid computed from them
-    (report.hnn_boundaries); without the data, where `values` have
-    2-D runs, says so. Returns the figure in words (fig_table2_boundaries.md, kept with it; '' without)."""
-    table2_runs.export_boundaries(values, emb, root, cfg, out)
-    boundaries.write(out)
-    if (out / table2_runs.POINTS).is_file() and (out / boundaries.GRID).is_file():
-        drawn.boundaries(
-            pd.read_csv(out / table2_runs.POINTS), pd.read_csv(out / boundaries.GRID, float_precision="round_trip"), out
-        )
-    elif not values[values.dim == 2].empty:
-        print(
-            prose.fill(
-                "hnn",
-                "boundaries_not_drawn",
-                stem=out / drawn.BOUNDARIES,
-                points=table2_runs.POINTS,
-                weights=table2_runs.WEIGHTS,
-                root=root,
-            )
-        )
-    caption = out / "fig_table2_boundaries.md"
-    return caption.read_text() if caption.is_file() else ""
