@@ -227,24 +227,20 @@ def test_wandb_offline_without_key_or_network(make_cfg, monkeypatch, tmp_path):
     assert time.perf_counter() - start < 60
 
 
+def _fig3a_sweep(runs, data, *overrides: str) -> subprocess.CompletedProcess:
+    """`python -m noneuclid.train -m experiment=brantner/fig3a profile=smoke <overrides>` into `runs`."""
+    env = dict(os.environ, NONEUCLID_DATA_DIR=str(data), NONEUCLID_RUNS_DIR=str(runs), OMP_NUM_THREADS="1")
+    cmd = [sys.executable, "-m", "noneuclid.train", "-m", "experiment=brantner/fig3a", "profile=smoke"]
+    return subprocess.run(
+        [*cmd, "trainer.progress=false", *overrides], env=env, capture_output=True, text=True, timeout=300
+    )
+
+
 @pytest.mark.slow  # the sweep through the CLI also runs in test_a_failing_job_does_not_stop_the_sweep
 @pytest.mark.shared_data("mnist")
 def test_cli_multirun_smoke_on_real_mnist(tmp_path, shared_data):
     """The documented command, end to end: a Hydra multirun over the Fig. 3a sweep."""
-    env = dict(
-        os.environ, NONEUCLID_DATA_DIR=str(shared_data), NONEUCLID_RUNS_DIR=str(tmp_path / "runs"), OMP_NUM_THREADS="1"
-    )
-    cmd = [
-        sys.executable,
-        "-m",
-        "noneuclid.train",
-        "-m",
-        "experiment=brantner/fig3a",
-        "profile=smoke",
-        "model.depth=2",
-        "trainer.progress=false",
-    ]
-    subprocess.run(cmd, check=True, env=env, capture_output=True, timeout=300)
+    _fig3a_sweep(tmp_path / "runs", shared_data, "model.depth=2").check_returncode()
     done = sorted(p.parent.name for p in (tmp_path / "runs" / "brantner" / "smoke").glob("*/DONE"))
     assert [d.rsplit("-", 1)[0] for d in done] == ["adam-euclidean-s0", "adam-stiefel-s0"]
 
@@ -252,21 +248,7 @@ def test_cli_multirun_smoke_on_real_mnist(tmp_path, shared_data):
 @pytest.mark.shared_data("mnist")
 def test_a_failing_job_does_not_stop_the_sweep(tmp_path, shared_data):
     """The Euclidean job gets an invalid setting and fails; the Stiefel job still runs; exit code 1."""
-    env = dict(
-        os.environ, NONEUCLID_DATA_DIR=str(shared_data), NONEUCLID_RUNS_DIR=str(tmp_path / "runs"), OMP_NUM_THREADS="1"
-    )
-    cmd = [
-        sys.executable,
-        "-m",
-        "noneuclid.train",
-        "-m",
-        "experiment=brantner/fig3a",
-        "profile=smoke",
-        "model.depth=1",
-        "trainer.progress=false",
-        "model.euclidean_init=bogus",
-    ]
-    proc = subprocess.run(cmd, env=env, capture_output=True, text=True, timeout=300)
+    proc = _fig3a_sweep(tmp_path / "runs", shared_data, "model.depth=1", "model.euclidean_init=bogus")
     assert proc.returncode != 0
     assert "model.euclidean_init must be 'glorot' or 'stiefel'" in proc.stderr
     done = [p.parent.name for p in (tmp_path / "runs" / "brantner" / "smoke").glob("*/DONE")]
