@@ -12,7 +12,7 @@ import pytest
 from noneuclid.claims import engine
 from noneuclid.claims.estimates import Estimate, compare, estimate
 from noneuclid.figures import phydi as figures_phydi
-from noneuclid.report import phydi, phydi_claims, phydi_fig4, phydi_resnet
+from noneuclid.report import phydi, phydi_claims, phydi_fig4, phydi_resnet, table_engine
 from noneuclid.runs import phydi as runs_phydi
 
 
@@ -21,8 +21,9 @@ def _curves(*seeds: list[float]) -> pd.DataFrame:
     return pd.DataFrame({s: pd.Series(c, index=range(1, len(c) + 1)) for s, c in enumerate(seeds)})
 
 
-def _runs(cells: dict, table: str = "table1") -> pd.DataFrame:
-    """The scored runs of Table 1 or 2's cells ((depth, n[, lr]) -> init -> curves), one row per seed."""
+def _runs(cells: dict, table: str = "table1", images: float = math.nan) -> pd.DataFrame:
+    """The scored runs of Table 1 or 2's cells ((depth, n[, lr]) -> init -> curves), one row per seed, each
+    trained on `images` per epoch (NaN: all of CIFAR-10)."""
     keys = [f"cfg.{k}" for k in phydi_resnet.TABLES[table]]
     runs = pd.DataFrame(
         [
@@ -32,7 +33,7 @@ def _runs(cells: dict, table: str = "table1") -> pd.DataFrame:
             for s in c
         ],
         columns=[*keys, "cfg.model.init", "cfg.seed", "curve"],
-    )
+    ).assign(**{"cfg.data.train_size": images})
     return phydi_resnet.scores(runs, table)
 
 
@@ -136,7 +137,7 @@ def test_m2_is_read_after_the_paper_s_training_images():
         "wkp": _shifted(0.2, 0.0, 0.01, epochs=10, step=0.01),
         "phydi": _shifted(0.2, 0.1, 0.11, epochs=10, step=0.01),
     }
-    claims = phydi_resnet.resnet_claims(_runs({(18, 3): cell}), "table1", images={(18, 3): 5000})
+    claims = phydi_resnet.resnet_claims(_runs({(18, 3): cell}, images=5000), "table1")
     m2 = {c.cell: c for c in claims if c.claim == "table1_m2"}
     wkp, standard = m2["PHResNet18, n = 3, vs WKP"], m2["PHResNet18, n = 3, vs standard"]
     assert (wkp.verdict, wkp.label, wkp.level, wkp.mean_a) == (
@@ -158,17 +159,30 @@ def test_resnet_tables_have_seeds_and_paper_columns():
             "phydi": _shifted(0.5, 0.1, 0.11),
         }
     }
-    numbers, shown, claims = phydi_resnet.resnet_tables(_runs(cells), "table1")
+    numbers = phydi_resnet.numbers(_runs(cells), "table1")
+    shown = table_engine.displayed("phydi", "resnet", numbers, level=phydi_resnet.M1_LEVEL)
+    claims = phydi_resnet.resnet_claims(_runs(cells), "table1")
     assert list(numbers.seeds) == [2, 2, 2] and list(numbers.model) == ["PHResNet18", "+ WKP", "+ PHYDI"]
     assert numbers.paper_m1_mean.tolist() == [3.75, 5.67, 4.5] and numbers.paper_m1_se.tolist() == [0.48, 0.67, 0.5]
     assert numbers.m2.isna().tolist() == [False, False, True]  # PHYDI has no M2 against itself
     assert shown["M1 (paper)"].tolist() == ["3.75 ± 0.48", "5.67 ± 0.67", "4.50 ± 0.50"]
     assert list(shown.columns[:3]) == ["depth", "n", "model"] and shown["M2 (ours)"].iloc[-1] == "-"
-    assert {"M1 (ours)", "M1 at X % (ours)", "X %", "AUC % (ours)", "M2 (ours)", "M2 (paper)"} <= set(shown)
+    assert {"M1 (ours)", "M1 at X % (ours)", "X %", "AUC % (ours)", "M2 (ours)", "M2 (paper)", "reached 80 %"} <= set(
+        shown
+    )
+    assert shown["M1 (ours)"].tolist() == ["2.50 ± 0.50", "4.00 ± 0.00", "3.00 ± 0.00"]
+    assert shown["M2 (ours)"].tolist() == ["never", "1", "-"]  # PHYDI never ahead of standard, ahead of WKP at once
     assert [c.claim for c in claims] == ["table1_m1"] * 2 + ["table1_auc"] * 2 + ["table1_m2"] * 2
     assert {c.cell for c in claims} == {"PHResNet18, n = 4, vs standard", "PHResNet18, n = 4, vs WKP"}
     assert {(c.n_a, c.n_b) for c in claims} == {(2, 2)}
-    _, _, table2 = phydi_resnet.resnet_tables(_runs({(50, 3, 0.01): cells[(18, 4)]}, "table2"), "table2")
+    runs2 = _runs({(50, 3, 0.01): cells[(18, 4)]}, "table2")
+    table2, numbers2 = phydi_resnet.resnet_claims(runs2, "table2"), phydi_resnet.numbers(runs2, "table2")
+    assert list(table_engine.displayed("phydi", "resnet", numbers2, level="80 %").columns[:4]) == [
+        "depth",
+        "n",
+        "lr",
+        "model",
+    ]  # Table 2's cells have an lr
     assert table2[0].cell == "PHResNet50, n = 3, lr 0.01, vs standard" and table2[0].relation == "better"
 
 
@@ -291,10 +305,10 @@ def test_fig4_claims_are_judged_by_the_engine():
         ("fig4_phydi_lead_grows_with_depth", "n = 4, 48 vs 2 layers")
     ]
     assert lead.label.startswith("phydi_lead at ppl <= T = ")  # no profile threshold: the paper's scaled T
-    rows = phydi_fig4.fig4_rows(_lm_runs(cells), unigram)
-    post48 = rows[(rows.depth == 48) & (rows.norm == "post")].iloc[0]
-    assert post48["best val ppl (ours)"] == "diverged" and post48["diverged"] == 3 and post48["stuck"] == 0
-    assert set(rows.seeds) == {3} and rows["T"].iloc[0] == pytest.approx(
+    rows = table_engine.displayed("phydi", "fig4", phydi_fig4.fig4_rows(_lm_runs(cells), unigram))
+    post48 = rows[(rows.depth == "48") & (rows.norm == "post")].iloc[0]
+    assert post48["best val ppl (ours)"] == "diverged" and post48["diverged"] == "3" and post48["stuck"] == "0"
+    assert set(rows.seeds) == {"3"} and float(rows["T"].iloc[0]) == pytest.approx(
         200 * 300 / phydi_claims.NUMBERS["paper_unigram_perplexity"], abs=0.05
     )
 
@@ -375,10 +389,11 @@ def test_fig4_counts_epochs_to_the_profiles_reachable_threshold(tmp_path):
     unigram = {2: 300.0, 4: 300.0}
     cells = {(n, 2): {"pre": _lm(100, 102, 98), "post": _lm(150, 152, 148)} for n in (2, 4)}
     rows = phydi_fig4.fig4_rows(_lm_runs(cells), unigram, ratio=0.6)
-    assert set(rows["T_r"]) == {180.0} and set(rows["reached T_r"]) == {"3/3"}
-    assert set(rows["epochs to ppl <= T (ours)"]) == {"not reached"}  # T = 200 x 300 / 804 = 75
+    shown = table_engine.displayed("phydi", "fig4", rows)
+    assert set(rows["T_r"]) == {180.0} and set(shown["reached T_r"]) == {"3/3"}
+    assert set(shown["epochs to ppl <= T (ours)"]) == {"not reached"}  # T = 200 x 300 / 804 = 75
     assert set(rows.n) == {2, 4}
-    assert "T_r" not in phydi_fig4.fig4_rows(_lm_runs(cells), unigram)
+    assert "T_r" not in table_engine.displayed("phydi", "fig4", phydi_fig4.fig4_rows(_lm_runs(cells), unigram))
     runs = pd.DataFrame({"cfg.report.fig4_threshold": [0.6, 0.6]})
     assert phydi_fig4.threshold_ratio(runs) == 0.6 and phydi_fig4.threshold_ratio(pd.DataFrame({"x": [1]})) is None
     figures_phydi.fig4(rows, tmp_path / "fig4")

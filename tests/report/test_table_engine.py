@@ -96,3 +96,28 @@ def test_a_declared_display_says_missing_values_and_maps_values_to_words():
     assert list(shown["Table 2"]) == ["classified", "-"] and list(shown["nodes ranked"]) == ["82,115", "1,000"]
     assert list(shown["Nickel & Kiela (mean rank / MAP)"]) == ["4.9 / 0.823", "not available here"]
     assert table_engine.displayed("hnn", "table2_embeddings", emb.iloc[0:0]).empty
+
+
+def test_a_column_may_be_optional_map_some_values_and_take_its_name_from_a_field():
+    numbers = pd.DataFrame(
+        {
+            "depth": [18],
+            "n": [4],
+            "model": ["PHResNet18"],
+            "seeds": [1],
+            **{f"{m}_{s}": [2.0] for m in ("m1", "m1_at_x", "auc", "best_val_acc") for s in ("mean", "se")},
+            "m1_reached": [1],
+            "x_percent": [70],
+            "m2": [math.inf],
+            "epochs": [5],
+            "paper_m1_mean": [math.nan],
+            "paper_m1_se": [math.nan],
+            "paper_m2": [math.nan],
+        }
+    )
+    shown = table_engine.displayed("phydi", "resnet", numbers, level="80 %")
+    assert "lr" not in shown and shown["reached 80 %"].item() == "1/1"  # no lr in the data: the column left out
+    assert (shown["M2 (ours)"].item(), shown["M1 (ours)"].item(), shown["M1 (paper)"].item()) == ("never", "2.00", "")
+    assert table_engine.displayed("phydi", "resnet", numbers.assign(m2=3.0, lr=0.1), level="80 %")[
+        ["lr", "M2 (ours)"]
+    ].values.tolist() == [["0.1", "3"]]  # a value the map lacks: as format

@@ -70,3 +70,12 @@ def test_finished_is_defined_in_one_place():
         str(p.relative_to(SRC)) for p in SRC.rglob("*.py") if re.search(r'status == "done"|status\.isin', p.read_text())
     ]
     assert found == ["runs/select.py"]
+
+
+def test_runs_grouped_by_their_settings_in_the_order_of_the_values():
+    groups = select.by_settings(_runs(), ["optim.lr", "optim.clip_norm"])
+    assert [(s, list(g.run)) for s, g in groups] == [({"optim.lr": 0.1, "optim.clip_norm": 1.0}, ["a"])]
+    assert [(s, list(g.run)) for s, g in select.by_settings(_runs(), ["optim.lr"])] == [
+        ({"optim.lr": 0.1}, ["a", "b", "d"]),
+        ({"optim.lr": 0.3}, ["c"]),
+    ]

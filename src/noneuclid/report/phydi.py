@@ -51,13 +51,9 @@ def _resnet_section(resnets: pd.DataFrame, curves: pd.DataFrame, out: Path, skip
     if resnets.empty:
         skipped.append(fill("no_runs", title="Tables 1-2"))
         return []
-    caption = fill(
-        "table_caption",
-        settings=_reductions(resnets, "resnet_reductions", images=resnet.IMAGES),
-        x_fraction=NUMBERS["x_fraction"],
-    )
-    blocks = []
-    for name, keys in resnet.TABLES.items():
+    reductions = _reductions(resnets, "resnet_reductions", images=resnet.IMAGES)
+    caption, blocks = fill("table_caption", settings=reductions, x_fraction=NUMBERS["x_fraction"]), []
+    for name in resnet.TABLES:
         runs, title = resnets[select.chosen(resnets, {"experiment_name": f"phydi/{name}"})], f"Table {name[-1]}"
         scored = resnet.resnet_runs(runs, curves, name)
         leads = resnet.lead_verdicts(scored) if name == "table1" else []  # a claim over depths, listed without runs too
@@ -65,15 +61,12 @@ def _resnet_section(resnets: pd.DataFrame, curves: pd.DataFrame, out: Path, skip
             skipped.append(fill("no_runs", title=title))
             blocks.append(_claims(out, name, f"## {skipped[-1]}", leads, None) if leads else f"## {skipped[-1]}\n")
             continue
-        images = {
-            k: int(g["cfg.data.train_size"].fillna(resnet.IMAGES).max())
-            for k, g in runs.groupby([f"cfg.{k}" for k in keys])
-        }
-        numbers, shown, claims = resnet.resnet_tables(scored, name, images)
         missing = resnet.not_run(resnet.cells(scored, name), resnet.PAPER[name])
         skipped += [f"{title}: {missing}"] * bool(missing)
+        numbers = resnet.numbers(scored, name)
+        shown = table_engine.displayed("phydi", "resnet", numbers, level=resnet.M1_LEVEL)
         blocks += [
-            _claims(out, name, fill("claims_heading", title=title), claims + leads, scored),
+            _claims(out, name, fill("claims_heading", title=title), resnet.resnet_claims(scored, name) + leads, scored),
             tables.section(out, name, numbers, shown, fill("table_title", title=title), caption),
         ]
     return blocks + [table_engine.section("phydi", out, "speed", resnet.resnet_speed(resnets))]
@@ -90,17 +83,14 @@ def _fig4_section(transformers: pd.DataFrame, curves: pd.DataFrame, out: Path, s
     ratio = threshold_ratio(transformers)
     rows = fig4_rows(lm, unigram, ratio)
     fig4(rows, out / "fig4")
-    data = rows.drop(columns=[c for c in rows if c.endswith("(ours)") or c.startswith("reached ")])
-    shown = rows.drop(columns=[c for c in rows if c.endswith((" mean", " se")) or c.startswith("seeds reached ")])
-    caption = fill(
-        "fig4_caption",
-        settings=_reductions(transformers, "fig4_reductions"),
-        perplexity=NUMBERS["fig4_perplexity"],
-        paper_unigram=NUMBERS["paper_unigram_perplexity"],
-    )
+    caption = {
+        "settings": _reductions(transformers, "fig4_reductions"),
+        "perplexity": NUMBERS["fig4_perplexity"],
+        "paper_unigram": NUMBERS["paper_unigram_perplexity"],
+    }
     return [
         _claims(out, "fig4", fill("claims_heading", title="Fig. 4"), fig4_verdicts(lm, unigram, ratio), lm),
-        tables.section(out, "fig4", data, shown, fill("fig4_title"), caption),
+        table_engine.section("phydi", out, "fig4", rows, **caption),
         fill("fig4_image") + "\n",
     ]
 
@@ -113,18 +103,17 @@ def _claims(out: Path, stem: str, heading: str, claims: list, runs: pd.DataFrame
 
 def compute(runs: pd.DataFrame) -> pd.DataFrame:
     """Per sweep, model and n of the finished runs: runs, training hours in all, median minutes per run."""
-    done = select.finished(runs)
     rows = [
         {
-            "experiment": experiment,
-            "model": f"{MODELS[model]}{int(depth)}",
-            "n": int(n),
+            "experiment": s["experiment_name"],
+            "model": f"{MODELS[s['model.name']]}{int(s['model.depth'])}",
+            "n": int(s["model.n"]),
             "runs": len(g),
             "train_hours": g.train_seconds.sum() / 3600,
             "minutes_per_run": g.train_seconds.median() / 60,
         }
-        for (experiment, model, depth, n), g in done.groupby(
-            ["cfg.experiment_name", "cfg.model.name", "cfg.model.depth", "cfg.model.n"], sort=True
+        for s, g in select.by_settings(
+            select.finished(runs), ["experiment_name", "model.name", "model.depth", "model.n"]
         )
     ]
     return pd.DataFrame(rows, columns=["experiment", "model", "n", "runs", "train_hours", "minutes_per_run"])

@@ -62,39 +62,37 @@ def per_run(runs: pd.DataFrame, threshold: dict[int, float], unigram: dict[int, 
 
 
 def fig4_rows(runs: pd.DataFrame, unigram: dict[int, float], ratio: float | None = None) -> pd.DataFrame:
-    """One row per (n, depth, norm) of lm_runs' runs: seeds, epochs to ppl <= T, best val ppl, diverged,
-    stuck and slow seeds, U and T; with the profile's `ratio` also epochs to ppl <= T_r = ratio x U."""
+    """One row per (n, depth, norm) of lm_runs' runs: seeds, epochs to ppl <= T (mean, s.e. over the seeds
+    that reached it, and how many did), best val ppl (mean, s.e.; inf where a seed diverged), diverged, stuck
+    and slow seeds, U and T; with the profile's `ratio` also epochs to ppl <= T_r = ratio x U. Shown as
+    claims/phydi_tables.yaml's fig4."""
     at_t, ends, rows = scores(runs, unigram), scores(runs, unigram, ratio), []
-    for (n, depth, norm), g in at_t.groupby(CELL, sort=True):
-        u, t, end, best = unigram[n], scaled_threshold(unigram[n]), ends.loc[g.index], estimate(g.best)
+    for settings, g in select.by_settings(at_t, CELL):
+        n, end, best = settings["model.n"], ends.loc[g.index], estimate(g.best)
         row = {
             "n": n,
-            "depth": depth,
-            "norm": norm,
+            "depth": settings["model.depth"],
+            "norm": settings["model.norm"],
             "seeds": len(g),
             **_reached(g["first"], "T"),
-            "best val ppl (ours)": "diverged" if math.isinf(best.mean) else str(best),
             "best val ppl mean": best.mean,
             "best val ppl se": best.se,
             **{state: int((end.end == state).sum()) for state in ("diverged", "stuck", "slow")},
             "epochs": max(len(c) for c in g.curve),
-            "unigram ppl U": round(u, 1),
-            "T": round(t, 1),
+            "unigram ppl U": round(unigram[n], 1),
+            "T": round(scaled_threshold(unigram[n]), 1),
         }
         if ratio is not None:
-            row.update(_reached(end["first"], "T_r"), T_r=round(ratio * u, 1))
+            row.update(_reached(end["first"], "T_r"), T_r=round(ratio * unigram[n], 1))
         rows.append(row)
     return pd.DataFrame(rows)
 
 
 def _reached(first: list[float], name: str) -> dict:
-    """Epochs to a threshold over the seeds that reached it and how many did, in words and as numbers."""
-    reached = [f for f in first if not math.isinf(f)]
-    epochs = estimate(reached)
+    """How many seeds reached a threshold, and the mean and s.e. of their epochs to it."""
+    epochs = estimate([f for f in first if not math.isinf(f)])
     return {
-        f"epochs to ppl <= {name} (ours)": str(epochs) if reached else "not reached",
-        f"reached {name}": f"{len(reached)}/{len(first)}",
-        f"seeds reached {name}": len(reached),
+        f"seeds reached {name}": epochs.count,
         f"epochs to {name} mean": epochs.mean,
         f"epochs to {name} se": epochs.se,
     }

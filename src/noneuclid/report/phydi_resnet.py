@@ -1,7 +1,7 @@
 """PHYDI's Tables 1 and 2 (PHResNets on CIFAR-10 by init) from each finished run's validation accuracy per
-epoch, beside the paper's numbers, and their claims judged by the claims engine. The metrics (M1, M1 at X %,
-AUC, M2) are those of claims/phydi.yaml's units; M2 (ours) is the first epoch PHYDI's mean curve is above the
-other init's by more than their combined s.e. (estimates.compare)."""
+epoch, beside the paper's numbers (shown as claims/phydi_tables.yaml's resnet), and their claims judged by the
+claims engine. The metrics (M1, M1 at X %, AUC, M2) are those of claims/phydi.yaml's units; M2 (ours) is the
+first epoch PHYDI's mean curve is above the other init's by more than their combined s.e. (estimates.compare)."""
 
 from __future__ import annotations
 
@@ -11,9 +11,9 @@ from dataclasses import replace
 import pandas as pd
 
 from noneuclid.claims import engine
-from noneuclid.claims.estimates import compare, estimate, plus_minus
+from noneuclid.claims.estimates import compare, estimate
 from noneuclid.config import sweep_values
-from noneuclid.report.phydi_claims import CLAIMS, MODELS, NUMBERS, epochs_to, fill, no_runs
+from noneuclid.report.phydi_claims import CLAIMS, MODELS, NAMES, NUMBERS, epochs_to, fill, no_runs
 from noneuclid.runs import select
 from noneuclid.runs.phydi import with_curves
 
@@ -21,8 +21,7 @@ M1_ACCURACY, IMAGES = NUMBERS["m1_accuracy"], int(NUMBERS["cifar10_train_images"
 M1_LEVEL = f"{round(100 * M1_ACCURACY)} %"  # as the tables and claims show it
 INITS = tuple(sweep_values("phydi/table1", "model.init"))  # standard, wkp, phydi: the rows of a cell
 RESNET = MODELS["phresnet"]  # the paper's name, e.g. PHResNet18 with its depth
-LABELS = {"standard": RESNET + "{d}", "wkp": "+ WKP", "phydi": "+ PHYDI"}
-TABLES = {"table1": ["model.depth", "model.n"], "table2": ["model.depth", "model.n", "optim.lr"]}  # cell keys
+TABLES = {t: list(CLAIMS[f"{t}_m1"].cells[0].where) for t in ("table1", "table2")}  # the settings of a cell
 M2_BEYOND = fill("m2_beyond")
 METRICS = ("m1", "auc", "m2")  # a table's claims: <table>_<metric>
 
@@ -32,17 +31,15 @@ def cell_key(settings: dict, table: str) -> tuple:
     return tuple(settings[k] for k in TABLES[table])
 
 
-def paper_table(table: str) -> dict[tuple, dict[str, tuple[float, float, float | None]]]:
-    """The paper's Table 1 or 2 from claims/phydi.yaml: (depth, n[, lr]) -> init -> (M1 mean, s.e., M2 or None)."""
+def paper_table(table: str) -> dict[tuple, dict[str, tuple[float, float, float]]]:
+    """The paper's Table 1 or 2 from claims/phydi.yaml: (depth, n[, lr]) -> init -> (M1 mean, s.e., M2; NaN
+    for PHYDI's)."""
     rows = {}
     for cell in CLAIMS[f"{table}_m1"].cells:
         m2 = CLAIMS[f"{table}_m2"].cell(cell.name).paper["M2"]
         for arm in cell.arms:
-            rows.setdefault(cell_key(cell.where, table), {})[arm] = (
-                cell.paper[arm],
-                cell.paper_se[arm],
-                None if arm == "phydi" else m2,
-            )
+            m2_arm = math.nan if arm == "phydi" else m2
+            rows.setdefault(cell_key(cell.where, table), {})[arm] = (cell.paper[arm], cell.paper_se[arm], m2_arm)
     return rows
 
 
@@ -52,28 +49,24 @@ PAPER = {table: paper_table(table) for table in TABLES}
 def resnet_runs(runs: pd.DataFrame, curves: pd.DataFrame, table: str) -> pd.DataFrame:
     """The finished runs of the table's sweep, one row each with its settings and validation accuracy by
     epoch (curve), scored."""
-    cell = [f"cfg.{k}" for k in TABLES[table]] + ["cfg.model.init"]
-    return scores(with_curves(select.finished(runs), curves, "val_accuracy", cell), table)
+    return scores(with_curves(select.finished(runs), curves, "val_accuracy", [*TABLES[table], "model.init"]), table)
 
 
 def scores(runs: pd.DataFrame, table: str) -> pd.DataFrame:
     """The runs (settings cfg.*, curve) with their cell's X of 'M1 at X %' (x) and M1 level (level: 80 %
     where every run of the cell reaches it, else X), and their M1 at that level (m1) and AUC % (auc)."""
     scored = []
-    for _, cell in runs.groupby([f"cfg.{k}" for k in TABLES[table]], sort=True):
+    for _, cell in select.by_settings(runs, TABLES[table]):
         x = threshold_x(cell)
         level = M1_ACCURACY if all(epochs_to(c, M1_ACCURACY) < math.inf for c in cell.curve) else x
-        scored.append(
-            cell.assign(
-                x=x, level=level, m1=[epochs_to(c, level) for c in cell.curve], auc=[100 * auc(c) for c in cell.curve]
-            )
-        )
+        m1, area = [epochs_to(c, level) for c in cell.curve], [100 * auc(c) for c in cell.curve]
+        scored.append(cell.assign(x=x, level=level, m1=m1, auc=area))
     return pd.concat(scored) if scored else runs.assign(x=math.nan, level=math.nan, m1=math.nan, auc=math.nan)
 
 
 def cells(runs: pd.DataFrame, table: str) -> set[tuple]:
     """The (depth, n[, lr]) settings of the runs' cells."""
-    return set(runs.groupby([f"cfg.{k}" for k in TABLES[table]]).groups)
+    return {cell_key(settings, table) for settings, _ in select.by_settings(runs, TABLES[table])}
 
 
 def threshold_x(cell: pd.DataFrame) -> float:
@@ -96,59 +89,69 @@ def beats_from(phydi: list[pd.Series], other: list[pd.Series]) -> float:
     return math.inf
 
 
-def _mean_se(name: str, shown: str, values) -> dict:
-    """{name}_mean and {name}_se of per-seed values, and `shown`: them in words ('not reached' for none)."""
+def numbers(runs: pd.DataFrame, table: str) -> pd.DataFrame:
+    """A row per cell and init of the table's scored runs: M1 over the seeds that reach 80 %, M1 at X %, AUC
+    and best accuracy (mean and s.e. over seeds), M2 (inf: never), beside the paper's M1 (mean, s.e.) and M2.
+    claims/phydi_tables.yaml's resnet shows them."""
+    rows = []
+    for settings, cell in select.by_settings(runs, TABLES[table]):
+        curves = {init: list(select.arm_values(cell, {"model.init": init}, "curve")) for init in INITS}
+        paper = PAPER[table].get(cell_key(settings, table), {})
+        for init in (i for i in INITS if curves[i]):
+            m2 = math.nan if init == "phydi" or not curves["phydi"] else beats_from(curves["phydi"], curves[init])
+            model = f"{RESNET}{settings['model.depth']}" if init == INITS[0] else f"+ {NAMES[init]}"
+            rows.append(
+                {
+                    **{key.split(".")[-1]: value for key, value in settings.items()},
+                    "model": model,
+                    **_numbers(curves[init], cell.x.iloc[0], m2),
+                    **dict(zip(("paper_m1_mean", "paper_m1_se", "paper_m2"), paper.get(init, [math.nan] * 3))),
+                }
+            )
+    return pd.DataFrame(rows)
+
+
+def _numbers(curves: list[pd.Series], x: float, m2: float) -> dict:
+    """One init's numbers of a cell (`numbers`) from its curves, one per seed."""
+    reached = [m for m in (epochs_to(s, M1_ACCURACY) for s in curves) if m < math.inf]
+    per_seed = {
+        "m1_at_x": [epochs_to(s, x) for s in curves],
+        "auc": [100 * auc(s) for s in curves],
+        "best_val_acc": [100 * s.max() for s in curves],
+    }
+    return {
+        "seeds": len(curves),
+        **_mean_se("m1", reached),
+        "m1_reached": len(reached),
+        "x_percent": round(100 * x),
+        **{k: v for name, values in per_seed.items() for k, v in _mean_se(name, values).items()},
+        "m2": m2,
+        "epochs": max(len(s) for s in curves),
+    }
+
+
+def _mean_se(name: str, values: list[float]) -> dict[str, float]:
+    """{name}_mean and {name}_se of per-seed values (estimates.estimate)."""
     e = estimate(values)
-    return {f"{name}_mean": e.mean, f"{name}_se": e.se, shown: str(e) if e.count else "not reached"}
+    return {f"{name}_mean": e.mean, f"{name}_se": e.se}
 
 
-def resnet_rows(cell: pd.DataFrame, paper: dict) -> dict[str, dict]:
-    """init -> the row of one cell's scored runs beside the paper's: numbers in m2 and the columns named
-    with '_' (mean and s.e. over seeds; inf: never; NaN: none), the same in words in those named with ' ',
-    the rest both."""
-    rows, x, curves = {}, cell.x.iloc[0], {init: list(g.curve) for init, g in cell.groupby("cfg.model.init")}
-    for init in (i for i in INITS if i in curves):
-        cols = curves[init]
-        m1_paper, se_paper, m2_paper = paper.get(init, (math.nan, math.nan, None))
-        reached = [m for m in (epochs_to(s, M1_ACCURACY) for s in cols) if not math.isinf(m)]
-        m2 = math.nan if init == "phydi" or "phydi" not in curves else beats_from(curves["phydi"], curves[init])
-        rows[init] = {
-            "seeds": len(cols),
-            **_mean_se("m1", "M1 (ours)", reached),
-            "m1_reached": len(reached),
-            f"reached {M1_LEVEL}": f"{len(reached)}/{len(cols)}",
-            "x_percent": round(100 * x),
-            "X %": round(100 * x),
-            **_mean_se("m1_at_x", "M1 at X % (ours)", (epochs_to(s, x) for s in cols)),
-            **_mean_se("auc", "AUC % (ours)", (100 * auc(s) for s in cols)),
-            **_mean_se("best_val_acc", "best val acc % (ours)", (100 * s.max() for s in cols)),
-            "m2": m2,
-            "M2 (ours)": "-" if math.isnan(m2) else "never" if math.isinf(m2) else int(m2),
-            "epochs": max(len(s) for s in cols),
-            "paper_m1_mean": m1_paper,
-            "paper_m1_se": se_paper,
-            "M1 (paper)": "" if math.isnan(m1_paper) else plus_minus(m1_paper, se_paper),
-            "paper_m2": math.nan if m2_paper is None else m2_paper,
-            "M2 (paper)": "" if math.isnan(m1_paper) else "-" if m2_paper is None else int(m2_paper),
-        }
-    return rows
+def images(runs: pd.DataFrame, where: dict) -> int:
+    """Training images per epoch of the runs of a cell (data.train_size; null: all of CIFAR-10's)."""
+    sizes = select.arm_values(runs, where, "cfg.data.train_size") if "cfg.data.train_size" in runs else []
+    return int(pd.Series(sizes, dtype=float).fillna(IMAGES).max()) if len(sizes) else IMAGES
 
 
-def resnet_claims(runs: pd.DataFrame, table: str, images: dict[tuple, int] | None = None) -> list[engine.Verdict]:
+def resnet_claims(runs: pd.DataFrame, table: str) -> list[engine.Verdict]:
     """The verdicts of <table>_m1, _auc and _m2 on the cells that have runs (by cell, then metric) from every
-    scored run of their arms; images: training images per epoch of a cell's runs (default: CIFAR-10's)."""
+    scored run of their arms; M2 read after the paper's training images (`images`)."""
     rows, have = [], cells(runs, table)
-    claims = sorted(
-        (
-            (metric, CLAIMS[f"{table}_{metric}"], cell)
-            for metric in METRICS
-            for cell in CLAIMS[f"{table}_{metric}"].cells
-        ),
-        key=lambda c: cell_key(c[2].where, table),
-    )
-    for metric, claim, cell in (c for c in claims if cell_key(c[2].where, table) in have):
+    claims = [(metric, CLAIMS[f"{table}_{metric}"], c) for metric in METRICS for c in CLAIMS[f"{table}_{metric}"].cells]
+    for metric, claim, cell in sorted(claims, key=lambda c: cell_key(c[2].where, table)):
+        if cell_key(cell.where, table) not in have:
+            continue
         level = select.arm_values(runs, cell.where, "level").iloc[0]
-        epoch = math.ceil(cell.paper.get("M2", 0) * IMAGES / (images or {}).get(cell_key(cell.where, table), IMAGES))
+        epoch = math.ceil(cell.paper.get("M2", 0) * IMAGES / images(runs, cell.where))
         read = runs.assign(m2=[100 * c.get(epoch, math.nan) for c in runs.curve])  # the accuracy % at the epoch
         values = [list(select.arm_values(read, cell.select[arm], metric)) for arm in cell.arms]
         why = no_runs(dict(zip(cell.arms, values))) or (M2_BEYOND if any(map(math.isnan, sum(values, []))) else "")
@@ -158,24 +161,6 @@ def resnet_claims(runs: pd.DataFrame, table: str, images: dict[tuple, int] | Non
     return rows
 
 
-def resnet_tables(
-    runs: pd.DataFrame, table: str, images: dict[tuple, int] | None = None
-) -> tuple[pd.DataFrame, pd.DataFrame, list[engine.Verdict]]:
-    """(numbers, the same in words: a row per cell and init; claims: the verdicts of <table>_*) from the
-    scored runs of the table's cells; images: training images per epoch per cell (default: all of
-    CIFAR-10's)."""
-    rows = []
-    for key, cell in runs.groupby([f"cfg.{k}" for k in TABLES[table]], sort=True):
-        settings = {k.split(".")[-1]: v for k, v in zip(TABLES[table], key)}
-        rows += [
-            {**settings, "model": LABELS[init].format(d=key[0]), **row}
-            for init, row in resnet_rows(cell, PAPER[table].get(key, {})).items()
-        ]
-    rows = pd.DataFrame(rows)
-    numbers, shown = rows[[c for c in rows if " " not in c]], rows[[c for c in rows if "_" not in c and c != "m2"]]
-    return numbers, shown, resnet_claims(runs, table, images)
-
-
 def lead_verdicts(runs: pd.DataFrame) -> list[engine.Verdict]:
     """table1_lead_grows_with_depth per n from Table 1's scored runs: standard's M1 minus PHYDI's per seed,
     152 vs 18 layers, both at the lower of the two cells' M1 levels."""
@@ -183,10 +168,7 @@ def lead_verdicts(runs: pd.DataFrame) -> list[engine.Verdict]:
     for cell in claim.cells:
         cell = replace(cell, paper=paper_leads(cell), paper_source="Table 1 (standard's M1 minus PHYDI's)")
         arms = [
-            {
-                init: select.arm_values(runs, {**cell.select[arm], "model.init": init}, "curve")
-                for init in ("standard", "phydi")
-            }
+            {i: select.arm_values(runs, {**cell.select[arm], "model.init": i}, "curve") for i in ("standard", "phydi")}
             for arm in cell.arms
         ]
         missing = [
@@ -198,13 +180,10 @@ def lead_verdicts(runs: pd.DataFrame) -> list[engine.Verdict]:
             rows.append(engine.untestable(claim, cell, "; ".join(missing)))
             continue
         level = min(select.arm_values(runs, cell.select[arm], "level").iloc[0] for arm in cell.arms)
-        first = [
-            {i: c.map(lambda curve, level=level: epochs_to(curve, level)) for i, c in inits.items()} for inits in arms
-        ]
+        first = [{i: c.map(lambda s, level=level: epochs_to(s, level)) for i, c in inits.items()} for inits in arms]
         leads = [list((f["standard"] - f["phydi"]).dropna()) for f in first]
-        rows.append(
-            replace(engine.judge(claim, cell, *leads), level=100 * level, label=f"m1_lead at {round(100 * level)} %")
-        )
+        judged = engine.judge(claim, cell, *leads)
+        rows.append(replace(judged, level=100 * level, label=f"m1_lead at {round(100 * level)} %"))
     return rows
 
 
@@ -219,31 +198,26 @@ def not_run(have, paper: dict) -> str:
     """The paper's cells without finished runs here (not in `have`) by n, e.g. 'n = 2: PHResNet18 (1 of the
     paper's 9 cells)'."""
     missing = [k for k in paper if k not in have]
-    if not missing:
-        return ""
     by_n = {
         n: [f"{RESNET}{k[0]}" + (f" (lr {k[2]:g})" if len(k) > 2 else "") for k in missing if k[1] == n]
         for n in sorted({k[1] for k in missing})
     }
-    return (
-        "; ".join(f"n = {n}: {', '.join(names)}" for n, names in by_n.items())
-        + f" ({len(missing)} of the paper's {len(paper)} cells)"
-    )
+    named = "; ".join(f"n = {n}: {', '.join(names)}" for n, names in by_n.items())
+    return f"{named} ({len(missing)} of the paper's {len(paper)} cells)" if missing else ""
 
 
 def resnet_speed(resnets: pd.DataFrame) -> pd.DataFrame:
     """Per depth and n of the finished runs: the median of their median seconds per epoch, images per second
     (data.train_size; null: all of CIFAR-10's)."""
-    done = select.finished(resnets)
     rows = [
         {
-            "model": f"{RESNET}{int(depth)}",
-            "n": int(n),
+            "model": f"{RESNET}{int(settings['model.depth'])}",
+            "n": int(settings["model.n"]),
             "runs": len(g),
             "threads": ", ".join(str(int(t)) for t in sorted(g["env.torch_threads"].unique())),
             "seconds_per_epoch": g.median_seconds_per_epoch.median(),
             "images_per_second": g["cfg.data.train_size"].fillna(IMAGES).median() / g.median_seconds_per_epoch.median(),
         }
-        for (depth, n), g in done.groupby(["cfg.model.depth", "cfg.model.n"], sort=True)
+        for settings, g in select.by_settings(select.finished(resnets), ["model.depth", "model.n"])
     ]
     return pd.DataFrame(rows, columns=["model", "n", "runs", "threads", "seconds_per_epoch", "images_per_second"])

@@ -11,8 +11,10 @@ The data: one row per row and column (row title, column title, selected and sele
 mean, sd, se, n, paper); shown: one row per row, per column '(ours)' and '(paper)'.
 A table of data made elsewhere (a run reader's frame, an evaluation's CSV) declares only `shown`: each
 column of the display from one or more columns of the data (`from`), as `format` (default '{}'), a group of
-`labels`, `values` (value -> text) or `plus_minus` (mean, spread[, n] to that many decimals); `missing`:
-the text where a value is NaN; `single`: the format where the last value (a count of seeds) is below 2.
+`labels`, `values` (value -> text; other values as format) or `plus_minus` (mean, spread[, n] to that many
+decimals); `missing`: the text where a value is NaN; `single`: the format where the last value (a count of
+seeds) is below 2; `optional`: left out where the data lack its columns. A name may hold {fields} that the
+caller fills in.
 """
 
 from __future__ import annotations
@@ -91,18 +93,23 @@ def section(paper: str, out, stem: str, data: pd.DataFrame | None, shown=None, b
     """Table `stem` written into `out` (tables.section; data None: its CSV left as it is), shown as declared
     (`displayed`) unless `shown` is given, under templates/<paper>.md's <stem>_title and <stem>_caption with
     `fields` filled in; its section of a summary page."""
-    shown = displayed(paper, stem, data) if shown is None else shown
+    shown = displayed(paper, stem, data, **fields) if shown is None else shown
     title, caption = (prose.fill(paper, f"{stem}_{part}", **fields) for part in ("title", "caption"))
     return tables.section(out, stem, data, shown, title, caption, bold)
 
 
-def displayed(paper: str, table: str, data: pd.DataFrame) -> pd.DataFrame:
-    """`data` in words, column by column as the table's `shown` declares them (none without rows)."""
+def displayed(paper: str, table: str, data: pd.DataFrame, **fields) -> pd.DataFrame:
+    """`data` in words, column by column as the table's `shown` declares them (none without rows), their
+    names' {fields} filled in."""
     shown = load(paper)[table]["shown"]
     if data.empty:
         return pd.DataFrame()
+    columns = {n: c for n, c in shown.items() if not c.get("optional") or set(_list(c["from"])) <= set(data)}
     return pd.DataFrame(
-        {name: [_text(paper, c, row) for row in zip(*(data[f] for f in _list(c["from"])))] for name, c in shown.items()}
+        {
+            name.format(**fields): [_text(paper, c, row) for row in zip(*(data[f] for f in _list(c["from"])))]
+            for name, c in columns.items()
+        }
     )
 
 
@@ -113,7 +120,7 @@ def _text(paper: str, column: dict, values: tuple) -> str:
         return column["missing"]
     if "labels" in column:
         return claims_data.load(paper).labels[column["labels"]][values[0]]
-    if "values" in column:
+    if values[0] in column.get("values", {}):
         return column["values"][values[0]]
     if "plus_minus" in column:
         return plus_minus(*values, fmt=f".{column['plus_minus']}f")

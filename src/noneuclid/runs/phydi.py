@@ -8,8 +8,8 @@ import pandas as pd
 from noneuclid.claims import data as claims_data
 from noneuclid.runs import select
 
-CELL = ["cfg.model.n", "cfg.model.depth", "cfg.model.norm"]  # the settings of a Fig. 4 cell and arm
-NO_RUNS = pd.DataFrame(columns=[*CELL, "cfg.seed", "diverged", "curve"])  # lm_runs without runs
+CELL = ["model.n", "model.depth", "model.norm"]  # the settings of a Fig. 4 cell and arm
+NO_RUNS = pd.DataFrame(columns=[*(f"cfg.{k}" for k in CELL), "cfg.seed", "diverged", "curve"])  # lm_runs without runs
 PAPER_UNIGRAM = claims_data.load("phydi").numbers["paper_unigram_perplexity"]  # of all of WikiText-2
 
 
@@ -20,9 +20,10 @@ def evaluated(curves: pd.DataFrame) -> pd.DataFrame:
 
 
 def with_curves(runs: pd.DataFrame, curves: pd.DataFrame, column: str, cell: list[str]) -> pd.DataFrame:
-    """The runs, one per seed of a cell (the settings `cell`, cfg.<key>), sorted by cell and seed, each with
+    """The runs, one per seed of a cell (the settings `cell`: config keys), sorted by cell and seed, each with
     its curve: `column` by epoch (a Series, empty where none was logged)."""
-    twins = runs[runs.duplicated([*cell, "cfg.seed"], keep=False)]
+    cell = [f"cfg.{k}" for k in [*cell, "seed"]]
+    twins = runs[runs.duplicated(cell, keep=False)]
     if not twins.empty:
         raise ValueError(
             f"runs {', '.join(twins.run)} share a cell and a seed but differ in another setting: "
@@ -32,7 +33,7 @@ def with_curves(runs: pd.DataFrame, curves: pd.DataFrame, column: str, cell: lis
         run: c.set_index("epoch")[column].dropna().sort_index()
         for run, c in curves[curves.run.isin(runs.run)].groupby("run")
     }
-    runs = runs.sort_values([*cell, "cfg.seed"])
+    runs = runs.sort_values(cell)
     return runs.assign(
         curve=pd.Series([logged.get(r, pd.Series(dtype=float)) for r in runs.run], index=runs.index, dtype=object)
     )
@@ -43,8 +44,8 @@ def lm_runs(runs: pd.DataFrame, curves: pd.DataFrame) -> tuple[pd.DataFrame, dic
     by epoch (curve; empty for a run that diverged in epoch 1), n -> the unigram perplexity of their data,
     as logged)."""
     ended, unigram = runs[select.ended_as(runs, (select.FINISHED, select.DIVERGED))], {}
-    for (n, _depth), group in ended.groupby(["cfg.model.n", "cfg.model.depth"], sort=True):
-        u = curves[curves.run.isin(group.run)]["val_unigram_perplexity"].dropna().unique()
+    for settings, group in select.by_settings(ended, ["model.n", "model.depth"]):
+        n, u = settings["model.n"], curves[curves.run.isin(group.run)]["val_unigram_perplexity"].dropna().unique()
         if len(u) != 1:
             raise ValueError(f"runs of n={n} have unigram perplexities {list(u)}: keep one data setting per profile")
         full = group[["cfg.data.vocab_size", "cfg.data.train_tokens", "cfg.data.eval_tokens"]].isna().all(axis=None)

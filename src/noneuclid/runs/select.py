@@ -46,6 +46,13 @@ def chosen(runs: pd.DataFrame, selector: Mapping[str, object]) -> pd.Series:
     return pd.concat([have[k].isna() if v is None else have[k] == v for k, v in selector.items()], axis=1).all(axis=1)
 
 
+def by_settings(runs: pd.DataFrame, keys) -> list[tuple[dict, pd.DataFrame]]:
+    """(settings: config key -> value, its runs) per distinct value of the settings `keys` the runs have (a
+    run without one of them in none), in the order of those values."""
+    groups = runs.groupby([f"cfg.{k}" for k in keys], sort=True)
+    return [(dict(zip(keys, values)), group) for values, group in groups]
+
+
 def any_of(runs: pd.DataFrame, selectors) -> pd.Series:
     """Per run: whether its settings are those of one of the selectors (`chosen`)."""
     return pd.concat([pd.Series(False, index=runs.index), *(chosen(runs, s) for s in selectors)], axis=1).any(axis=1)
