@@ -12,8 +12,16 @@ import pytest
 from noneuclid.claims import engine
 from noneuclid.claims.estimates import Estimate, compare, estimate
 from noneuclid.figures import phydi as figures_phydi
-from noneuclid.report import phydi, phydi_claims, phydi_fig4, phydi_resnet, table_engine
-from noneuclid.runs import phydi as runs_phydi
+from noneuclid.report import (
+    phydi_claims,
+    phydi_cost,
+    phydi_fig4,
+    phydi_fig4_claims,
+    phydi_resnet,
+    phydi_resnet_claims as judged,
+    table_engine,
+)
+from noneuclid.runs import curves, phydi as runs_phydi
 
 
 def _curves(*seeds: list[float]) -> pd.DataFrame:
@@ -44,10 +52,10 @@ def _shifted(start: float, *offsets: float, epochs: int = 8, step: float = 0.1) 
 
 def test_threshold_metric_on_a_hand_made_curve():
     curve = pd.Series([0.20, 0.41, 0.55, 0.50, 0.62, 0.81], index=range(1, 7))
-    assert phydi_claims.epochs_to(curve, 0.55) == 3  # the first epoch at or above, not the last crossing
-    assert phydi_claims.epochs_to(curve, 0.80) == 6
-    assert phydi_claims.epochs_to(curve, 0.90) == math.inf
-    assert phydi_claims.epochs_to(pd.Series([300.0, 190.0, 210.0], index=[1, 2, 3]), 200, above=False) == 2
+    assert curves.epochs_to(curve, 0.55) == 3  # the first epoch at or above, not the last crossing
+    assert curves.epochs_to(curve, 0.80) == 6
+    assert curves.epochs_to(curve, 0.90) == math.inf
+    assert curves.epochs_to(pd.Series([300.0, 190.0, 210.0], index=[1, 2, 3]), 200, above=False) == 2
     assert phydi_resnet.auc(curve) == pytest.approx(sum(curve) / 6)
     # X = 0.9 x the lowest best accuracy of any run of the cell (0.62 here), rounded down to a percent
     x = phydi_resnet.threshold_x(
@@ -80,7 +88,7 @@ def test_standard_fastest_as_in_the_paper_reproduces():
         "phydi": _shifted(0.50, 0.11, 0.12, 0.13, 0.14),
         "wkp": _shifted(0.50, 0.01, 0.02, 0.03, 0.04),
     }
-    claims = phydi_resnet.resnet_claims(_runs({(18, 4): cell}), "table1")
+    claims = judged.resnet_claims(_runs({(18, 4): cell}), "table1")
     assert _verdicts(claims) == {
         ("m1", "standard"): "reproduces",
         ("m1", "wkp"): "reproduces",
@@ -104,29 +112,29 @@ def test_phydi_behind_where_the_paper_has_it_ahead_contradicts():
         "wkp": _shifted(0.3, 0.20, 0.22, 0.18, 0.2, epochs=5),
         "phydi": _shifted(0.3, 0.0, 0.01, -0.01, 0.0, epochs=5),
     }
-    claims = phydi_resnet.resnet_claims(_runs({(152, 4): behind}), "table1")
+    claims = judged.resnet_claims(_runs({(152, 4): behind}), "table1")
     assert len(claims) == 6 and all(c.verdict == "contradicts" for c in claims)
     assert claims[0].label == "m1 at 62 % (80 % out of reach)"  # the curves stop below 80 %: M1 at X % instead
     tie = {init: _shifted(0.3, 0.0, 0.2, -0.2, epochs=5) for init in phydi_resnet.INITS}
-    for c in phydi_resnet.resnet_claims(_runs({(152, 4): tie}), "table1"):
+    for c in judged.resnet_claims(_runs({(152, 4): tie}), "table1"):
         assert c.verdict == "inconclusive" and c.difference == 0  # only the test against delta could decide
         assert 4 < c.seeds_to_decide < math.inf
 
 
 def test_one_seed_a_missing_init_or_a_short_run_is_not_testable():
     one_seed = {init: _shifted(0.3, 0.0) for init in phydi_resnet.INITS}
-    claims = phydi_resnet.resnet_claims(_runs({(50, 4): one_seed}), "table1")
+    claims = judged.resnet_claims(_runs({(50, 4): one_seed}), "table1")
     assert all(c.verdict == "not testable here" for c in claims)
     assert claims[0].reason == "fewer than 2 seeds of phydi, standard: no interval"
     missing = {"standard": _shifted(0.3, 0, 0.1), "phydi": _shifted(0.3, 0, 0.1)}
-    verdicts = {c.cell: c for c in phydi_resnet.resnet_claims(_runs({(50, 4): missing}), "table1")}
+    verdicts = {c.cell: c for c in judged.resnet_claims(_runs({(50, 4): missing}), "table1")}
     no_wkp = verdicts["PHResNet50, n = 4, vs WKP"]
     assert no_wkp.reason == "no finished runs of WKP" and (no_wkp.n_a, no_wkp.n_b) == (2, 0)
     assert verdicts["PHResNet50, n = 4, vs standard"].verdict != "not testable here"
     short = {init: _shifted(0.3, 0.0, 0.1, epochs=1) for init in phydi_resnet.INITS}  # the paper's M2 here: epoch 2
-    m2 = [c for c in phydi_resnet.resnet_claims(_runs({(50, 4): short}), "table1") if c.claim == "table1_m2"]
-    assert {c.reason for c in m2} == {phydi_resnet.M2_BEYOND} and {c.level for c in m2} == {2}  # 100,000 images
-    assert phydi_resnet.resnet_claims(_runs({(34, 4): one_seed}), "table1") == []  # no such cell in the paper: no claim
+    m2 = [c for c in judged.resnet_claims(_runs({(50, 4): short}), "table1") if c.claim == "table1_m2"]
+    assert {c.reason for c in m2} == {judged.M2_BEYOND} and {c.level for c in m2} == {2}  # 100,000 images
+    assert judged.resnet_claims(_runs({(34, 4): one_seed}), "table1") == []  # no such cell in the paper: no claim
 
 
 def test_m2_is_read_after_the_paper_s_training_images():
@@ -137,7 +145,7 @@ def test_m2_is_read_after_the_paper_s_training_images():
         "wkp": _shifted(0.2, 0.0, 0.01, epochs=10, step=0.01),
         "phydi": _shifted(0.2, 0.1, 0.11, epochs=10, step=0.01),
     }
-    claims = phydi_resnet.resnet_claims(_runs({(18, 3): cell}, images=5000), "table1")
+    claims = judged.resnet_claims(_runs({(18, 3): cell}, images=5000), "table1")
     m2 = {c.cell: c for c in claims if c.claim == "table1_m2"}
     wkp, standard = m2["PHResNet18, n = 3, vs WKP"], m2["PHResNet18, n = 3, vs standard"]
     assert (wkp.verdict, wkp.label, wkp.level, wkp.mean_a) == (
@@ -146,9 +154,7 @@ def test_m2_is_read_after_the_paper_s_training_images():
         10,
         pytest.approx(39.5),
     )  # 30 + 9 and 31 + 9
-    assert (
-        standard.verdict == "not testable here" and standard.reason == phydi_resnet.M2_BEYOND and standard.level == 20
-    )
+    assert standard.verdict == "not testable here" and standard.reason == judged.M2_BEYOND and standard.level == 20
 
 
 def test_resnet_tables_have_seeds_and_paper_columns():
@@ -161,7 +167,7 @@ def test_resnet_tables_have_seeds_and_paper_columns():
     }
     numbers = phydi_resnet.numbers(_runs(cells), "table1")
     shown = table_engine.displayed("phydi", "resnet", numbers, level=phydi_resnet.M1_LEVEL)
-    claims = phydi_resnet.resnet_claims(_runs(cells), "table1")
+    claims = judged.resnet_claims(_runs(cells), "table1")
     assert list(numbers.seeds) == [2, 2, 2] and list(numbers.model) == ["PHResNet18", "+ WKP", "+ PHYDI"]
     assert numbers.paper_m1_mean.tolist() == [3.75, 5.67, 4.5] and numbers.paper_m1_se.tolist() == [0.48, 0.67, 0.5]
     assert numbers.m2.isna().tolist() == [False, False, True]  # PHYDI has no M2 against itself
@@ -176,7 +182,7 @@ def test_resnet_tables_have_seeds_and_paper_columns():
     assert {c.cell for c in claims} == {"PHResNet18, n = 4, vs standard", "PHResNet18, n = 4, vs WKP"}
     assert {(c.n_a, c.n_b) for c in claims} == {(2, 2)}
     runs2 = _runs({(50, 3, 0.01): cells[(18, 4)]}, "table2")
-    table2, numbers2 = phydi_resnet.resnet_claims(runs2, "table2"), phydi_resnet.numbers(runs2, "table2")
+    table2, numbers2 = judged.resnet_claims(runs2, "table2"), phydi_resnet.numbers(runs2, "table2")
     assert list(table_engine.displayed("phydi", "resnet", numbers2, level="80 %").columns[:4]) == [
         "depth",
         "n",
@@ -229,7 +235,7 @@ def test_fig4_claims_are_judged_by_the_engine():
         (4, 2): {"pre": _lm(100, 102, 98), "post": _lm(150, 152, 148), "phydi": _lm(130, 131, 129)},
         (4, 48): {"pre": _lm(160, 162, 158), "post": diverged, "phydi": _lm(120, 121, 119)},
     }
-    v = _fig4(phydi_fig4.fig4_verdicts(_lm_runs(cells), unigram, ratio=0.6))
+    v = _fig4(phydi_fig4_claims.fig4_verdicts(_lm_runs(cells), unigram, ratio=0.6))
     assert {x.claim for x in v.values()} == {c.id for c in phydi_claims.CLAIMS.claims if c.id.startswith("fig4_")}
     assert set(x.verdict for x in v.values()) <= set(engine.VERDICTS)
     # 3 of 3 PostNorm seeds diverged at 48 layers, none at 2: the paper's side, not decided by 3 seeds
@@ -260,14 +266,14 @@ def test_fig4_claims_are_judged_by_the_engine():
     assert v[("fig4_prenorm_stabler", "n = 2, 24 layers")].verdict == engine.NOT_TESTABLE  # no n = 2 runs
     calm = {**cells, (4, 48): {**cells[(4, 48)], "post": _lm(150, 152, 148)}}  # at ppl <= 180 in every seed
     assert (
-        _fig4(phydi_fig4.fig4_verdicts(_lm_runs(calm), unigram, 0.6))[
+        _fig4(phydi_fig4_claims.fig4_verdicts(_lm_runs(calm), unigram, 0.6))[
             ("fig4_postnorm_diverges_with_depth", "n = 4, PostNorm, 2 vs 48 layers")
         ].verdict
         == engine.INCONCLUSIVE
     )
     # no NaN, but no progress past the unigram perplexity (best >= 0.95 x 300 = 285): stuck, so failed
     stuck = _fig4(
-        phydi_fig4.fig4_verdicts(
+        phydi_fig4_claims.fig4_verdicts(
             _lm_runs({**cells, (4, 48): {**cells[(4, 48)], "post": _lm(400, 410, 390)}}), unigram, 0.6
         )
     )
@@ -279,7 +285,7 @@ def test_fig4_claims_are_judged_by_the_engine():
     )
     # above T_r = 180 at the last epoch but past the unigram regime: slow, not failed
     slow = _fig4(
-        phydi_fig4.fig4_verdicts(
+        phydi_fig4_claims.fig4_verdicts(
             _lm_runs({**cells, (4, 48): {**cells[(4, 48)], "post": _lm(200, 210, 190)}}), unigram, 0.6
         )
     )
@@ -293,7 +299,7 @@ def test_fig4_claims_are_judged_by_the_engine():
             for norm, best in (("pre", (100, 102, 98)), ("post", (150, 152, 148)), ("phydi", (130, 131, 129)))
         }
     }
-    best = _fig4(phydi_fig4.fig4_verdicts(_lm_runs(settled), unigram, 0.6))[
+    best = _fig4(phydi_fig4_claims.fig4_verdicts(_lm_runs(settled), unigram, 0.6))[
         ("fig4_prenorm_best_shallow_ppl", "n = 4, 2 layers, vs PostNorm")
     ]
     assert (best.verdict, best.mean_a, best.mean_b, best.metric) == (engine.REPRODUCES, 100, 150, "best_ppl")
@@ -301,7 +307,7 @@ def test_fig4_claims_are_judged_by_the_engine():
         "runs of PostNorm at n = 4, 48 layers diverged"
         in v[("fig4_phydi_best_deep_ppl", "n = 4, 48 layers, vs PostNorm")].reason
     )
-    lead = _fig4(phydi_fig4.fig4_verdicts(_lm_runs(cells), unigram))[
+    lead = _fig4(phydi_fig4_claims.fig4_verdicts(_lm_runs(cells), unigram))[
         ("fig4_phydi_lead_grows_with_depth", "n = 4, 48 vs 2 layers")
     ]
     assert lead.label.startswith("phydi_lead at ppl <= T = ")  # no profile threshold: the paper's scaled T
@@ -317,7 +323,7 @@ def test_epochs_to_a_threshold_every_run_reaches_at_once_cannot_order_the_arms()
     """Every run of both arms at ppl <= T_r at epoch 1 (the metric's floor): not testable, not a tie."""
     cells = {(4, 2): {"pre": _lm(100, 102, 98), "post": _lm(150, 152, 148), "phydi": _lm(100, 101, 99)}}
     v = _fig4(
-        phydi_fig4.fig4_verdicts(_lm_runs(cells), {4: 300.0}, ratio=0.9)
+        phydi_fig4_claims.fig4_verdicts(_lm_runs(cells), {4: 300.0}, ratio=0.9)
     )  # T_r = 270: epoch 1 at 250 (pre, PHYDI), 375 (post)
     floor = v[("fig4_prenorm_best_shallow", "n = 4, 2 layers, vs PHYDI")]
     assert floor.verdict == engine.NOT_TESTABLE and "at its first evaluation" in floor.reason
@@ -346,8 +352,8 @@ def test_a_run_that_diverged_before_its_first_evaluation_counts():
     assert list(lm["cfg.seed"]) == [0, 1, 2] and lm.curve.iloc[2].empty and list(lm.diverged) == [False, False, True]
     scores = phydi_fig4.scores(lm, {4: 400.0}, ratio=350 / 400)  # threshold 350
     post48 = {"model.n": 4, "model.depth": 48, "model.norm": "post"}
-    assert phydi_fig4._values("failed", scores, post48) == [0.0, 0.0, 1.0]
-    assert phydi_fig4._values("epochs_to_ppl", scores, post48).startswith("runs of PostNorm at")
+    assert phydi_fig4_claims._values("failed", scores, post48) == [0.0, 0.0, 1.0]
+    assert phydi_fig4_claims._values("epochs_to_ppl", scores, post48).startswith("runs of PostNorm at")
     assert list(phydi_fig4.per_run(lm, {4: 305.0}, {4: 400.0}).end) == ["reached", "slow", "diverged"]
     assert list(phydi_fig4.per_run(lm, {4: 305.0}, {4: 320.0}).end) == [
         "reached",
@@ -360,7 +366,7 @@ def test_phydis_lead_over_depth_per_n():
     """table1_lead_grows_with_depth: standard's M1 minus PHYDI's per seed, PHResNet152 against 18."""
     fast, slow = _shifted(0.5, 0.3, 0.31, 0.29, 0.3), _shifted(0.2, 0.0, 0.01, -0.01, 0.0)  # M1 alike on 4 seeds
     cells = {(18, 4): {"standard": fast, "phydi": fast}, (152, 4): {"standard": slow, "phydi": fast}}
-    v = {x.cell: x for x in phydi_resnet.lead_verdicts(_runs(cells))}
+    v = {x.cell: x for x in judged.lead_verdicts(_runs(cells))}
     assert v["n = 4, PHResNet152 vs PHResNet18"].verdict == engine.REPRODUCES
     assert v["n = 4, PHResNet152 vs PHResNet18"].mean_b == 0.0
     # both depths at one level: the lower of the two cells' (80 % reached in PHResNet18, not in 152)
@@ -413,13 +419,13 @@ def test_speed_table_gives_images_per_second_per_depth_and_n():
             "median_seconds_per_epoch": [10.0, 30.0, 100.0, 1.0],
         }
     )
-    speed = phydi_resnet.resnet_speed(runs)
+    speed = phydi_cost.speed(runs)
     assert list(speed.model) == ["PHResNet18", "PHResNet50"] and list(speed.runs) == [2, 1]
     assert list(speed.images_per_second) == [250.0, 500.0] and list(speed.threads) == ["1", "2"]
 
 
 def test_without_runs_every_fig4_claim_is_still_listed_not_testable():
-    verdicts = phydi_fig4.fig4_verdicts(runs_phydi.NO_RUNS, {})
+    verdicts = phydi_fig4_claims.fig4_verdicts(runs_phydi.NO_RUNS, {})
     assert len(verdicts) == sum(len(c.cells) for c in phydi_claims.CLAIMS.claims if c.id.startswith("fig4_"))
     assert {v.verdict for v in verdicts} == {engine.NOT_TESTABLE}
     assert all(v.reason.startswith("no finished runs of ") for v in verdicts)
@@ -437,7 +443,7 @@ def test_compute_sums_training_time_per_sweep_model_and_n():
             "train_seconds": [1800.0, 3600.0, 99.0, 600.0],
         }
     )
-    table = phydi.compute(runs)
+    table = phydi_cost.compute(runs)
     assert table.to_dict("records") == [
         {
             "experiment": "phydi/fig4",

@@ -1,6 +1,6 @@
-"""PHYDI's report: Tables 1-2 (phydi_resnet), Fig. 4 (phydi_fig4), training speed and compute, redrawn from
-the per-run data with every claim of claims/phydi.yaml judged, all gathered in summary.md; the prose is
-templates/phydi.md's.
+"""PHYDI's report: Tables 1-2 (phydi_resnet, judged by phydi_resnet_claims), Fig. 4 (phydi_fig4, judged by
+phydi_fig4_claims), training speed and compute (phydi_cost), redrawn from the per-run data with every claim
+of claims/phydi.yaml judged, all gathered in summary.md; the prose is templates/phydi.md's.
 
     python -m noneuclid.report phydi [--runs runs] [--profile cpu]
 """
@@ -15,11 +15,19 @@ from noneuclid import tables
 from noneuclid.claims import render
 from noneuclid.config import sweep_values
 from noneuclid.figures.phydi import fig4
-from noneuclid.report import phydi_resnet as resnet, provenance, table_engine
-from noneuclid.report.phydi_claims import MODELS, NUMBERS, fill
-from noneuclid.report.phydi_fig4 import fig4_rows, fig4_verdicts, threshold_ratio
+from noneuclid.report import (
+    phydi_cost as cost,
+    phydi_resnet as resnet,
+    phydi_resnet_claims as judged,
+    provenance,
+    table_engine,
+)
+from noneuclid.report.phydi_claims import NUMBERS, fill
+from noneuclid.report.phydi_fig4 import fig4_rows, threshold_ratio
+from noneuclid.report.phydi_fig4_claims import fig4_verdicts
 from noneuclid.runs import select, table as run_table
-from noneuclid.runs.phydi import NO_RUNS, evaluated, lm_runs
+from noneuclid.runs.curves import evaluated
+from noneuclid.runs.phydi import NO_RUNS, lm_runs
 
 
 def make(runs_dir: Path, profile: str, out: Path, seeds=None, overrides=()) -> list[Path]:
@@ -34,7 +42,7 @@ def make(runs_dir: Path, profile: str, out: Path, seeds=None, overrides=()) -> l
             f"-m experiment=phydi/table1 profile={profile}` (and table2, fig4) first"
         )
     curves = evaluated(curves)
-    skipped, hours = [], compute(runs)  # the paper's parts and cells with no runs here; training time
+    skipped, hours = [], cost.compute(runs)  # the paper's parts and cells with no runs here; training time
     blocks = (
         _resnet_section(runs[select.chosen(runs, {"model.name": "phresnet"})], curves, out, skipped)
         + _fig4_section(runs[select.chosen(runs, {"model.name": "phtransformer"})], curves, out, skipped)
@@ -56,7 +64,7 @@ def _resnet_section(resnets: pd.DataFrame, curves: pd.DataFrame, out: Path, skip
     for name in resnet.TABLES:
         runs, title = resnets[select.chosen(resnets, {"experiment_name": f"phydi/{name}"})], f"Table {name[-1]}"
         scored = resnet.resnet_runs(runs, curves, name)
-        leads = resnet.lead_verdicts(scored) if name == "table1" else []  # a claim over depths, listed without runs too
+        leads = judged.lead_verdicts(scored) if name == "table1" else []  # a claim over depths, listed without runs too
         if scored.empty:
             skipped.append(fill("no_runs", title=title))
             blocks.append(_claims(out, name, f"## {skipped[-1]}", leads, None) if leads else f"## {skipped[-1]}\n")
@@ -66,10 +74,10 @@ def _resnet_section(resnets: pd.DataFrame, curves: pd.DataFrame, out: Path, skip
         numbers = resnet.numbers(scored, name)
         shown = table_engine.displayed("phydi", "resnet", numbers, level=resnet.M1_LEVEL)
         blocks += [
-            _claims(out, name, fill("claims_heading", title=title), resnet.resnet_claims(scored, name) + leads, scored),
+            _claims(out, name, fill("claims_heading", title=title), judged.resnet_claims(scored, name) + leads, scored),
             tables.section(out, name, numbers, shown, fill("table_title", title=title), caption),
         ]
-    return blocks + [table_engine.section("phydi", out, "speed", resnet.resnet_speed(resnets))]
+    return blocks + [table_engine.section("phydi", out, "speed", cost.speed(resnets))]
 
 
 def _fig4_section(transformers: pd.DataFrame, curves: pd.DataFrame, out: Path, skipped: list) -> list[str]:
@@ -99,24 +107,6 @@ def _claims(out: Path, stem: str, heading: str, claims: list, runs: pd.DataFrame
     """The claims table <stem>_claims written into out (render.write), with the provenance of the
     `runs` it read; its summary block."""
     return f"{heading}\n\n{render.write(out, f'{stem}_claims', provenance.final(claims, runs, 'phydi'))}\n"
-
-
-def compute(runs: pd.DataFrame) -> pd.DataFrame:
-    """Per sweep, model and n of the finished runs: runs, training hours in all, median minutes per run."""
-    rows = [
-        {
-            "experiment": s["experiment_name"],
-            "model": f"{MODELS[s['model.name']]}{int(s['model.depth'])}",
-            "n": int(s["model.n"]),
-            "runs": len(g),
-            "train_hours": g.train_seconds.sum() / 3600,
-            "minutes_per_run": g.train_seconds.median() / 60,
-        }
-        for s, g in select.by_settings(
-            select.finished(runs), ["experiment_name", "model.name", "model.depth", "model.n"]
-        )
-    ]
-    return pd.DataFrame(rows, columns=["experiment", "model", "n", "runs", "train_hours", "minutes_per_run"])
 
 
 def _reductions(runs: pd.DataFrame, section: str, **fields) -> str:

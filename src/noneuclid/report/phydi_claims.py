@@ -1,12 +1,9 @@
-"""What PHYDI's Tables 1-2 (phydi_resnet) and Fig. 4 (phydi_fig4) share: claims/phydi.yaml, the prose of
-templates/phydi.md, and the first epoch a curve reaches a level (the runs with their curves: runs.phydi)."""
+"""What PHYDI's Tables 1-2 (phydi_resnet) and Fig. 4 (phydi_fig4) share: claims/phydi.yaml and the prose of
+templates/phydi.md."""
 
 from __future__ import annotations
 
 import functools
-import math
-
-import pandas as pd
 
 from noneuclid import prose
 from noneuclid.claims import data as claims_data
@@ -22,9 +19,3 @@ def no_runs(arms: dict) -> str:
     """'no finished runs of A, B': the arms (arm -> its runs or values) without any; '' where every arm has some."""
     missing = [NAMES[a] for a, found in arms.items() if not len(found)]
     return f"no finished runs of {', '.join(missing)}" if missing else ""
-
-
-def epochs_to(curve: pd.Series, threshold: float, above: bool = True) -> float:
-    """The first epoch (curve's index) whose value is >= threshold (above) or <= threshold; inf if none."""
-    hit = curve[curve >= threshold] if above else curve[curve <= threshold]
-    return float(hit.index.min()) if len(hit) else math.inf

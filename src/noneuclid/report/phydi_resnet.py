@@ -1,29 +1,25 @@
 """PHYDI's Tables 1 and 2 (PHResNets on CIFAR-10 by init) from each finished run's validation accuracy per
-epoch, beside the paper's numbers (shown as claims/phydi_tables.yaml's resnet), and their claims judged by the
-claims engine. The metrics (M1, M1 at X %, AUC, M2) are those of claims/phydi.yaml's units; M2 (ours) is the
+epoch, beside the paper's numbers (shown as claims/phydi_tables.yaml's resnet; their claims judged by
+phydi_resnet_claims). The metrics (M1, M1 at X %, AUC, M2) are those of claims/phydi.yaml's units; M2 (ours) is the
 first epoch PHYDI's mean curve is above the other init's by more than their combined s.e. (estimates.compare)."""
 
 from __future__ import annotations
 
 import math
-from dataclasses import replace
 
 import pandas as pd
 
-from noneuclid.claims import engine
 from noneuclid.claims.estimates import compare, estimate
 from noneuclid.config import sweep_values
-from noneuclid.report.phydi_claims import CLAIMS, MODELS, NAMES, NUMBERS, epochs_to, fill, no_runs
+from noneuclid.report.phydi_claims import CLAIMS, MODELS, NAMES, NUMBERS
 from noneuclid.runs import select
-from noneuclid.runs.phydi import with_curves
+from noneuclid.runs.curves import epochs_to, with_curves
 
 M1_ACCURACY, IMAGES = NUMBERS["m1_accuracy"], int(NUMBERS["cifar10_train_images"])
 M1_LEVEL = f"{round(100 * M1_ACCURACY)} %"  # as the tables and claims show it
 INITS = tuple(sweep_values("phydi/table1", "model.init"))  # standard, wkp, phydi: the rows of a cell
 RESNET = MODELS["phresnet"]  # the paper's name, e.g. PHResNet18 with its depth
 TABLES = {t: list(CLAIMS[f"{t}_m1"].cells[0].where) for t in ("table1", "table2")}  # the settings of a cell
-M2_BEYOND = fill("m2_beyond")
-METRICS = ("m1", "auc", "m2")  # a table's claims: <table>_<metric>
 
 
 def cell_key(settings: dict, table: str) -> tuple:
@@ -136,57 +132,6 @@ def _mean_se(name: str, values: list[float]) -> dict[str, float]:
     return {f"{name}_mean": e.mean, f"{name}_se": e.se}
 
 
-def images(runs: pd.DataFrame, where: dict) -> int:
-    """Training images per epoch of the runs of a cell (data.train_size; null: all of CIFAR-10's)."""
-    sizes = select.arm_values(runs, where, "cfg.data.train_size") if "cfg.data.train_size" in runs else []
-    return int(pd.Series(sizes, dtype=float).fillna(IMAGES).max()) if len(sizes) else IMAGES
-
-
-def resnet_claims(runs: pd.DataFrame, table: str) -> list[engine.Verdict]:
-    """The verdicts of <table>_m1, _auc and _m2 on the cells that have runs (by cell, then metric) from every
-    scored run of their arms; M2 read after the paper's training images (`images`)."""
-    rows, have = [], cells(runs, table)
-    claims = [(metric, CLAIMS[f"{table}_{metric}"], c) for metric in METRICS for c in CLAIMS[f"{table}_{metric}"].cells]
-    for metric, claim, cell in sorted(claims, key=lambda c: cell_key(c[2].where, table)):
-        if cell_key(cell.where, table) not in have:
-            continue
-        level = select.arm_values(runs, cell.where, "level").iloc[0]
-        epoch = math.ceil(cell.paper.get("M2", 0) * IMAGES / images(runs, cell.where))
-        read = runs.assign(m2=[100 * c.get(epoch, math.nan) for c in runs.curve])  # the accuracy % at the epoch
-        values = [list(select.arm_values(read, cell.select[arm], metric)) for arm in cell.arms]
-        why = no_runs(dict(zip(cell.arms, values))) or (M2_BEYOND if any(map(math.isnan, sum(values, []))) else "")
-        m1 = f"m1 at {round(100 * level)} %" + ("" if level == M1_ACCURACY else f" ({M1_LEVEL} out of reach)")
-        at, label = {"m1": (100 * level, m1), "m2": (epoch, f"accuracy at epoch {epoch}")}.get(metric, (math.nan, ""))
-        rows.append(replace(engine.judged(claim, cell, values, why), level=at, label=label))
-    return rows
-
-
-def lead_verdicts(runs: pd.DataFrame) -> list[engine.Verdict]:
-    """table1_lead_grows_with_depth per n from Table 1's scored runs: standard's M1 minus PHYDI's per seed,
-    152 vs 18 layers, both at the lower of the two cells' M1 levels."""
-    claim, rows = CLAIMS["table1_lead_grows_with_depth"], []
-    for cell in claim.cells:
-        cell = replace(cell, paper=paper_leads(cell), paper_source="Table 1 (standard's M1 minus PHYDI's)")
-        arms = [
-            {i: select.arm_values(runs, {**cell.select[arm], "model.init": i}, "curve") for i in ("standard", "phydi")}
-            for arm in cell.arms
-        ]
-        missing = [
-            f"{why} in {RESNET}{cell.select[arm]['model.depth']}, n = {cell.where['model.n']}"
-            for arm, inits in zip(cell.arms, arms)
-            if (why := no_runs(inits))
-        ]
-        if missing:
-            rows.append(engine.untestable(claim, cell, "; ".join(missing)))
-            continue
-        level = min(select.arm_values(runs, cell.select[arm], "level").iloc[0] for arm in cell.arms)
-        first = [{i: c.map(lambda s, level=level: epochs_to(s, level)) for i, c in inits.items()} for inits in arms]
-        leads = [list((f["standard"] - f["phydi"]).dropna()) for f in first]
-        judged = engine.judge(claim, cell, *leads)
-        rows.append(replace(judged, level=100 * level, label=f"m1_lead at {round(100 * level)} %"))
-    return rows
-
-
 def paper_leads(cell) -> dict[str, float]:
     """arm -> the paper's M1 lead at its settings (table1_lead_grows_with_depth's cell): its Table 1 M1 of
     standard minus PHYDI's."""
@@ -204,20 +149,3 @@ def not_run(have, paper: dict) -> str:
     }
     named = "; ".join(f"n = {n}: {', '.join(names)}" for n, names in by_n.items())
     return f"{named} ({len(missing)} of the paper's {len(paper)} cells)" if missing else ""
-
-
-def resnet_speed(resnets: pd.DataFrame) -> pd.DataFrame:
-    """Per depth and n of the finished runs: the median of their median seconds per epoch, images per second
-    (data.train_size; null: all of CIFAR-10's)."""
-    rows = [
-        {
-            "model": f"{RESNET}{int(settings['model.depth'])}",
-            "n": int(settings["model.n"]),
-            "runs": len(g),
-            "threads": ", ".join(str(int(t)) for t in sorted(g["env.torch_threads"].unique())),
-            "seconds_per_epoch": g.median_seconds_per_epoch.median(),
-            "images_per_second": g["cfg.data.train_size"].fillna(IMAGES).median() / g.median_seconds_per_epoch.median(),
-        }
-        for settings, g in select.by_settings(select.finished(resnets), ["model.depth", "model.n"])
-    ]
-    return pd.DataFrame(rows, columns=["model", "n", "runs", "threads", "seconds_per_epoch", "images_per_second"])

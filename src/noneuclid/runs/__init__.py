@@ -5,7 +5,7 @@ lock, atomic writes and its files (see folder.py for the layout); migrate: bring
 and results of earlier settings versions up to date; lookup: the folder of a run another run reads;
 table: run folders and the committed per-run data (runs.csv, curves.csv.gz) as tidy tables, which the
 reports read; select: the one way runs are selected (by their settings) and what "finished" means;
-hnn_table2, phydi: a paper's runs read into per-run frames (F1 values,
+curves: runs with their curves by epoch; hnn_table2, phydi: a paper's runs read into per-run frames (F1 values,
 reconstructions, validation curves) where its report needs more than a row of runs.csv.
 """
 

@@ -1,5 +1,5 @@
-"""PHYDI's runs as the report reads them from the per-run data (runs.csv, curves.csv.gz): each run with its
-validation curve by epoch, and Fig. 4's transformer runs with the unigram perplexity of their data."""
+"""PHYDI's Fig. 4 runs as the report reads them from the per-run data (runs.csv, curves.csv.gz): each run with
+its validation perplexity by epoch (runs.curves) and the unigram perplexity of its data."""
 
 from __future__ import annotations
 
@@ -7,36 +7,11 @@ import pandas as pd
 
 from noneuclid.claims import data as claims_data
 from noneuclid.runs import select
+from noneuclid.runs.curves import with_curves
 
 CELL = ["model.n", "model.depth", "model.norm"]  # the settings of a Fig. 4 cell and arm
 NO_RUNS = pd.DataFrame(columns=[*(f"cfg.{k}" for k in CELL), "cfg.seed", "diverged", "curve"])  # lm_runs without runs
 PAPER_UNIGRAM = claims_data.load("phydi").numbers["paper_unigram_perplexity"]  # of all of WikiText-2
-
-
-def evaluated(curves: pd.DataFrame) -> pd.DataFrame:
-    """The rows of curves.csv.gz of evaluated epochs, the last where one is logged twice."""
-    curves = curves[curves["epoch"].notna() & curves.filter(like="val_").notna().any(axis=1)]
-    return curves.drop_duplicates(["run", "epoch"], keep="last")
-
-
-def with_curves(runs: pd.DataFrame, curves: pd.DataFrame, column: str, cell: list[str]) -> pd.DataFrame:
-    """The runs, one per seed of a cell (the settings `cell`: config keys), sorted by cell and seed, each with
-    its curve: `column` by epoch (a Series, empty where none was logged)."""
-    cell = [f"cfg.{k}" for k in [*cell, "seed"]]
-    twins = runs[runs.duplicated(cell, keep=False)]
-    if not twins.empty:
-        raise ValueError(
-            f"runs {', '.join(twins.run)} share a cell and a seed but differ in another setting: "
-            f"keep one setting per profile under runs/phydi/<profile> (move the others away)"
-        )
-    logged = {
-        run: c.set_index("epoch")[column].dropna().sort_index()
-        for run, c in curves[curves.run.isin(runs.run)].groupby("run")
-    }
-    runs = runs.sort_values(cell)
-    return runs.assign(
-        curve=pd.Series([logged.get(r, pd.Series(dtype=float)) for r in runs.run], index=runs.index, dtype=object)
-    )
 
 
 def lm_runs(runs: pd.DataFrame, curves: pd.DataFrame) -> tuple[pd.DataFrame, dict[int, float]]:
