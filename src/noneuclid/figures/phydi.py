@@ -12,9 +12,11 @@ from matplotlib.ticker import MaxNLocator, NullFormatter
 
 from noneuclid import figures
 from noneuclid.claims import data as claims_data
+from noneuclid.config import sweep_values
 
 CLAIMS = claims_data.load("phydi")
 NAMES, NUMBERS = CLAIMS.labels["arms"], CLAIMS.numbers  # model.init / model.norm -> the paper's name
+NORMS = sweep_values("phydi/fig4", "model.norm")  # post, pre, phydi: a colour each
 
 
 def fig4(rows: pd.DataFrame, out: Path) -> None:
@@ -26,7 +28,7 @@ def fig4(rows: pd.DataFrame, out: Path) -> None:
     ceiling, name = int(rows.epochs.max()) + 1, "T_r" if "T_r" in rows else "T"
     styles = {n: style for n, style in zip(sorted(rows.n.unique()), ("-", "--", ":"))}
     for (norm, n), g in rows.groupby(["norm", "n"]):
-        g, colour = g.sort_values("depth"), f"C{('post', 'pre', 'phydi').index(norm)}"
+        g, colour = g.sort_values("depth"), f"C{NORMS.index(norm)}"
         look = {"color": colour, "ls": styles[n], "label": f"{NAMES[norm]}, n={n}"}
         reached = g[f"seeds reached {name}"]
         first = g[f"epochs to {name} mean"].where(reached > 0, ceiling)

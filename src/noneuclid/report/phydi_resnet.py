@@ -1,7 +1,8 @@
 """PHYDI's Tables 1 and 2 (PHResNets on CIFAR-10 by init) from each finished run's validation accuracy per
 epoch, beside the paper's numbers (shown as claims/phydi_tables.yaml's resnet; their claims judged by
-phydi_resnet_claims). The metrics (M1, M1 at X %, AUC, M2) are those of claims/phydi.yaml's units; M2 (ours) is the
-first epoch PHYDI's mean curve is above the other init's by more than their combined s.e. (estimates.compare)."""
+phydi_resnet_claims). The metrics (M1, M1 at X %, AUC, M2) are those of claims/phydi.yaml's units; M2
+(ours) is the first epoch PHYDI's mean curve is above the other init's by more than their combined s.e.
+(estimates.compare)."""
 
 from __future__ import annotations
 
@@ -110,26 +111,24 @@ def numbers(runs: pd.DataFrame, table: str) -> pd.DataFrame:
 def _numbers(curves: list[pd.Series], x: float, m2: float) -> dict:
     """One init's numbers of a cell (`numbers`) from its curves, one per seed."""
     reached = [m for m in (epochs_to(s, M1_ACCURACY) for s in curves) if m < math.inf]
-    per_seed = {
-        "m1_at_x": [epochs_to(s, x) for s in curves],
-        "auc": [100 * auc(s) for s in curves],
-        "best_val_acc": [100 * s.max() for s in curves],
-    }
     return {
         "seeds": len(curves),
-        **_mean_se("m1", reached),
+        **_mean_se(m1=reached),
         "m1_reached": len(reached),
         "x_percent": round(100 * x),
-        **{k: v for name, values in per_seed.items() for k, v in _mean_se(name, values).items()},
+        **_mean_se(
+            m1_at_x=[epochs_to(s, x) for s in curves],
+            auc=[100 * auc(s) for s in curves],
+            best_val_acc=[100 * s.max() for s in curves],
+        ),
         "m2": m2,
         "epochs": max(len(s) for s in curves),
     }
 
 
-def _mean_se(name: str, values: list[float]) -> dict[str, float]:
-    """{name}_mean and {name}_se of per-seed values (estimates.estimate)."""
-    e = estimate(values)
-    return {f"{name}_mean": e.mean, f"{name}_se": e.se}
+def _mean_se(**values: list[float]) -> dict[str, float]:
+    """<name>_mean and <name>_se of each name's per-seed values (estimates.estimate)."""
+    return {f"{name}_{part}": getattr(estimate(v), part) for name, v in values.items() for part in ("mean", "se")}
 
 
 def paper_leads(cell) -> dict[str, float]:
