@@ -114,8 +114,9 @@ def displayed(paper: str, table: str, data: pd.DataFrame, **fields) -> pd.DataFr
 
 
 def _text(paper: str, column: dict, values: tuple) -> str:
-    """One cell of a `shown` column from its values: missing (any value NaN), labels, values (value -> text),
-    plus_minus (mean, spread[, n] to that many decimals), single (the last value below 2) or format."""
+    """One cell of a `shown` column from its values: missing (any value NaN), labels, values (value -> text,
+    where the first value is one of them), plus_minus (mean, spread[, n] to that many decimals), single (the
+    last value below 2) or format."""
     if "missing" in column and any(pd.isna(v) for v in values):
         return column["missing"]
     if "labels" in column:
