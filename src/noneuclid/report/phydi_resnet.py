@@ -28,14 +28,13 @@ def cell_key(settings: dict, table: str) -> tuple:
     return tuple(settings[k] for k in TABLES[table])
 
 
-def paper_table(table: str) -> dict[tuple, dict[str, tuple[float, float, float]]]:
-    """The paper's Table 1 or 2 from claims/phydi.yaml: (depth, n[, lr]) -> init -> (M1 mean, s.e., M2; NaN
-    for PHYDI's)."""
+def paper_table(table: str) -> dict[tuple, dict[str, tuple[float, float, float | None]]]:
+    """The paper's Table 1 or 2 from claims/phydi.yaml: (depth, n[, lr]) -> init -> (M1 mean, s.e., M2 or None)."""
     rows = {}
     for cell in CLAIMS[f"{table}_m1"].cells:
         m2 = CLAIMS[f"{table}_m2"].cell(cell.name).paper["M2"]
         for arm in cell.arms:
-            m2_arm = math.nan if arm == "phydi" else m2
+            m2_arm = None if arm == "phydi" else m2
             rows.setdefault(cell_key(cell.where, table), {})[arm] = (cell.paper[arm], cell.paper_se[arm], m2_arm)
     return rows
 
@@ -102,7 +101,7 @@ def numbers(runs: pd.DataFrame, table: str) -> pd.DataFrame:
                     **{key.split(".")[-1]: value for key, value in settings.items()},
                     "model": model,
                     **_numbers(curves[init], cell.x.iloc[0], m2),
-                    **dict(zip(("paper_m1_mean", "paper_m1_se", "paper_m2"), paper.get(init, [math.nan] * 3))),
+                    **dict(zip(("paper_m1_mean", "paper_m1_se", "paper_m2"), paper.get(init, [None] * 3))),
                 }
             )
     return pd.DataFrame(rows)
