@@ -96,3 +96,33 @@ def test_a_declared_display_says_missing_values_and_maps_values_to_words():
     assert list(shown["Table 2"]) == ["classified", "-"] and list(shown["nodes ranked"]) == ["82,115", "1,000"]
     assert list(shown["Nickel & Kiela (mean rank / MAP)"]) == ["4.9 / 0.823", "not available here"]
     assert table_engine.displayed("hnn", "table2_embeddings", emb.iloc[0:0]).empty
+
+
+def test_a_summary_table_groups_aggregates_and_derives_as_declared():
+    """claims/brantner_tables.yaml's table2 and accuracy: per setup (in the order met) the mean over its runs,
+    the paper's minutes from the claims file's reference beside it, ratios to Euclidean Adam's row, and the
+    classes of the seeds that predict one class joined after their word."""
+    runs = pd.DataFrame(
+        {
+            "setup": ["adam_stiefel", "adam_euclidean", "adam_stiefel"],
+            "seed": [0, 0, 1],
+            "epochs": [2, 2, 4],
+            "median_seconds_per_epoch": [3.0, 2.0, 5.0],
+            "final_test_accuracy": [0.5, 0.1, 0.3],
+            "final_train_loss": [0.7, 1.3, 0.9],
+            "final_test_top_class": [1, 8, 0],
+            "final_test_top_class_share": [0.2, 1.0, 1.0],
+            "max_orthonormality_error": [1e-6, math.nan, 3e-6],
+        }
+    )
+    table2 = table_engine.summarised("brantner", "table2", runs).set_index("setup")
+    assert list(table2.index) == ["adam_stiefel", "adam_euclidean"]
+    stiefel = table2.loc["adam_stiefel"]
+    assert (stiefel.epochs, stiefel.median_seconds_per_epoch, stiefel.ratio_to_base, stiefel.cpu_min) == (3, 4, 2, 2855)
+    assert stiefel.minutes_paper_epochs == pytest.approx(4.0 * 500 / 60)
+    assert stiefel.cpu_ratio_to_base == pytest.approx(2855 / 2783)
+    accuracy = table_engine.summarised("brantner", "accuracy", runs)
+    assert list(accuracy.one_class_classes) == ["class 0", "class 8"] and list(accuracy.seeds) == [2, 1]
+    shown = table_engine.displayed("brantner", "accuracy", accuracy)
+    assert list(shown["predicts one class"]) == ["1 of 2 seeds (class 0)", "1 of 1 seeds (class 8)"]
+    assert list(shown["test accuracy % (ours)"]) == ["40.0", "10.0"]  # rounded to 2 decimals, as Python writes it
