@@ -7,7 +7,7 @@ import pandas as pd
 import pytest
 
 from noneuclid.claims import engine
-from noneuclid.report import brantner, brantner_evaluated as evaluated
+from noneuclid.report import brantner_claims as claims, brantner_evaluated as evaluated
 
 PAPER_STEPS = 15_000
 
@@ -45,7 +45,7 @@ def _drift_csvs(out, last_step=PAPER_STEPS, ours=2e-6, theirs=(6e-3, 4e-4, 2e-4)
 
 
 def _rows(out) -> dict:
-    return {(v.claim, v.cell): v for v in brantner.verdicts(pd.DataFrame(), out)}
+    return {(v.claim, v.cell): v for v in claims.verdicts(pd.DataFrame(), out)}
 
 
 def test_drift_cells_judge_our_seeds_and_the_authors_networks_exactly(tmp_path):
@@ -56,8 +56,8 @@ def test_drift_cells_judge_our_seeds_and_the_authors_networks_exactly(tmp_path):
     assert ours.mean_a == pytest.approx(2e-6 * 1.1 + 4e-8)
     theirs = rows[("orthonormality_to_machine_precision", "Adam + Stiefel, the authors' network (500 epochs)")]
     assert theirs.verdict == engine.CONTRADICTS and theirs.n_a == 1 and theirs.mean_a == 6e-3
-    assert theirs.ci_high - theirs.difference == pytest.approx(evaluated.float32_rounding(49))
-    assert evaluated.float32_rounding(49) == pytest.approx(49 * 2.0**-24, rel=1e-5)
+    assert theirs.ci_high - theirs.difference == pytest.approx(claims.float32_rounding(49))
+    assert claims.float32_rounding(49) == pytest.approx(49 * 2.0**-24, rel=1e-5)
 
 
 def test_drift_cells_need_the_papers_number_of_steps_and_the_csvs(tmp_path):

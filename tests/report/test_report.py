@@ -9,7 +9,7 @@ import pandas as pd
 import pytest
 
 from noneuclid.claims import engine
-from noneuclid.report import brantner
+from noneuclid.report import brantner, brantner_claims
 from noneuclid.runs import table as run_table
 from noneuclid.train import train
 
@@ -56,9 +56,10 @@ def test_brantner_results_are_written(four_runs, tmp_path):
     assert "epochs of the paper's 500" in (out / "accuracy.md").read_text()
     assert "The authors' run: their GeometricMachineLearning.jl" in (out / "table2.tex").read_text()
     t2 = pd.read_csv(out / "table2.csv")
-    assert list(t2.optimizer) == ["Adam", "Adam + Stiefel", "Gradient + Stiefel", "Momentum + Stiefel"]
-    assert t2["ratio to Adam (ours)"].iloc[0] == 1.0
-    assert t2["paper Table 2 CPU min"].tolist() == [2783, 2855, 2370, 2369]
+    assert list(t2.label) == ["Adam", "Adam + Stiefel", "Gradient + Stiefel", "Momentum + Stiefel"]
+    assert t2.ratio_to_base.iloc[0] == 1.0 and t2.cpu_min.tolist() == [2783, 2855, 2370, 2369]
+    assert t2.cpu_ratio_to_base.iloc[1] == pytest.approx(2855 / 2783)
+    assert "| ratio to Adam (ours)" in (out / "table2.md").read_text()
     summary = (out / "summary.md").read_text()
     assert "Euclidean Adam plateaus" in summary and "## The paper's claims" in summary
     assert "fewer than 2 seeds" in summary  # one seed per setup: no interval, no verdict
@@ -67,20 +68,18 @@ def test_brantner_results_are_written(four_runs, tmp_path):
 
 def _runs_and_curves() -> tuple[pd.DataFrame, pd.DataFrame]:
     """One finished run per setup as brantner.load gives them (Euclidean Adam collapsed on class 8), and
-    their training curves."""
+    their mean training curves."""
     runs = pd.DataFrame(
         [
             {
                 "setup": s,
+                "seed": 0,
                 "epochs": 2,
-                "seeds": 1,
                 "median_seconds_per_epoch": 1.0 + i,
                 "final_test_accuracy": 0.0974 if s == "adam_euclidean" else 0.5,
                 "final_train_loss": 1.3436 - 0.3 * i,
                 "final_test_top_class": 8,
                 "final_test_top_class_share": 1.0 if s == "adam_euclidean" else 0.2,
-                "one_class_seeds": int(s == "adam_euclidean"),
-                "one_class_classes": "8" * (s == "adam_euclidean"),
                 "max_orthonormality_error": 1e-15,
             }
             for i, s in enumerate(VARIANTS)
@@ -94,14 +93,21 @@ def test_the_authors_run_is_labelled_theirs_and_the_papers_numbers_carry_their_t
     """9.74 / 86.13 / 55.18 / 63.51 % and the final losses 1.3436 / 0.254 / 0.766 / 0.694 are the authors'
     GeometricMachineLearning.jl documentation run, not the paper's; the paper's numbers (Table 2's
     minutes, Fig. 3a's loss of 1.34) name where the paper has them."""
+    from noneuclid.report import table_engine
+
     runs, curves = _runs_and_curves()
-    made = brantner.tables_of(runs)
-    accuracy = made["accuracy"].set_index("run")
-    assert accuracy.loc["Adam + Stiefel", "authors' run test accuracy % (500 epochs)"] == 86.13
-    assert accuracy.loc["Momentum + Stiefel", "authors' run final train loss"] == 0.694
-    columns = [*accuracy.columns, *made["table2"].columns]
+    made = {name: table_engine.summarised("brantner", name, runs) for name in ("accuracy", "table2")}
+    accuracy = table_engine.displayed("brantner", "accuracy", made["accuracy"]).set_index("run")
+    assert accuracy.loc["Adam + Stiefel", "authors' run test accuracy % (500 epochs)"] == "86.13"
+    assert accuracy.loc["Momentum + Stiefel", "authors' run final train loss"] == "0.694"
+    assert accuracy.loc["Adam", "predicts one class"] == "1 of 1 seeds (class 8)"
+    assert accuracy.loc["Adam + Stiefel", "predicts one class"] == "no"
+    table2 = table_engine.displayed("brantner", "table2", made["table2"])
+    assert list(table2["ratio to Adam (ours)"]) == ["1.0", "2.0", "3.0", "4.0"]
+    assert list(table2["min / 500 epochs (ours, extrapolated)"]) == ["8.3", "16.7", "25.0", "33.3"]
+    columns = [*accuracy.columns, *table2.columns]
     assert all("Table 2" in c for c in columns if "paper" in c or "published" in c)
-    assert "the paper's 1.34 (Fig. 3a, appendix D)" in brantner.observations(runs, curves)
+    assert "the paper's 1.34 (Fig. 3a, appendix D)" in brantner.observations(made["accuracy"], curves)
 
 
 def test_runs_with_other_settings_are_not_mixed_in(four_runs, make_cfg, tmp_path):
@@ -109,9 +115,9 @@ def test_runs_with_other_settings_are_not_mixed_in(four_runs, make_cfg, tmp_path
     from noneuclid.runs import table as run_table
 
     run_table.export(four_runs, "brantner", "smoke", tmp_path / "out")
-    runs, _, _ = brantner.load(tmp_path / "out", "smoke", overrides=["model.depth=1"])
+    runs, _ = brantner.load(tmp_path / "out", "smoke", overrides=["model.depth=1"])
     # at smoke the section experiment's random arm is Adam + Stiefel itself: the same run serves both
-    assert sorted(runs.setup) == sorted([*brantner.SETUPS, "section_random"]) and set(runs.seeds) == {1}
+    assert sorted(runs.setup) == sorted([*brantner.SETUPS, "section_random"])  # one run each
     assert runs.set_index("setup").loc["adam_stiefel", "epochs"] == 2
 
 
@@ -135,7 +141,7 @@ def test_brantner_claims_are_judged_by_the_engine_over_seeds():
             for k in range(3)
         ]
     )
-    rows = {(v.claim, v.cell): v for v in brantner.verdicts(per_seed)}
+    rows = {(v.claim, v.cell): v for v in brantner_claims.verdicts(per_seed)}
     assert rows[("stiefel_adam_below_euclidean", "MNIST, 16 blocks")].verdict == engine.REPRODUCES
     momentum = rows[("stiefel_adam_beats_momentum_and_gd", "Adam vs Momentum, Stiefel")]
     assert momentum.verdict == engine.CONTRADICTS and momentum.p_value > 0.05 and momentum.p_delta < 0.05
@@ -331,11 +337,15 @@ def test_brantner_figures_and_table_show_the_authors_curves(four_runs, tmp_path)
     brantner.make(four_runs, "smoke", out, overrides=["model.depth=1"], reference=tmp_path / "gml")
     table = pd.read_csv(out / "authors_curves.csv")
     assert len(pd.read_csv(out / "curves.csv.gz")) == 4 * 2  # the per-run curves beside it (4 runs, 2 epochs)
-    assert sorted(set(table.run)) == sorted(s["label"] for s in brantner.SETUPS.values())
-    adam = table[table.run == "Adam + Stiefel"].set_index("epoch")
+    assert sorted(set(table.label)) == sorted(s["label"] for s in brantner.SETUPS.values())
+    adam = table[table.label == "Adam + Stiefel"].set_index("epoch")
     assert list(adam.index) == [1, 2, 5, 10, 25]  # CURVE_EPOCHS and our last epoch (2 in smoke)
-    assert adam.loc[25, "train loss (authors)"] == round(theirs[2][24], 4)
-    assert adam.loc[2, "our last epoch"] == "yes" and pd.isna(adam.loc[25, "train loss (ours)"])
+    assert adam.loc[25, "authors_train_loss"] == pytest.approx(theirs[2][24])
+    assert adam.last_epoch.tolist() == [False, True, False, False, False] and pd.isna(adam.loc[25, "train_loss"])
+    rows = [[c.strip() for c in r.split("|")[1:-1]] for r in (out / "authors_curves.md").read_text().splitlines()]
+    last = next(r for r in rows if r[:2] == ["Adam + Stiefel", "2"])  # ours and theirs to 4 digits
+    assert last[3:] == [f"{round(theirs[2][1], 4)}", "yes"] and len(last[2].split(".")[1]) <= 4
+    assert ["Adam + Stiefel", "25", "-", f"{round(theirs[2][24], 4)}", ""] in rows  # beyond our epochs: '-'
     assert "the authors' 500-epoch curves dashed" in (out / "summary.md").read_text()
 
 

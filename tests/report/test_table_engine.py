@@ -121,3 +121,33 @@ def test_a_column_may_be_optional_map_some_values_and_take_its_name_from_a_field
     assert table_engine.displayed("phydi", "resnet", numbers.assign(m2=3.0, lr=0.1), level="80 %")[
         ["lr", "M2 (ours)"]
     ].values.tolist() == [["0.1", "3"]]  # a value the map lacks: as format
+
+
+def test_a_summary_table_groups_aggregates_and_derives_as_declared():
+    """claims/brantner_tables.yaml's table2 and accuracy: per setup (in the order met) the mean over its runs,
+    the paper's minutes from the claims file's reference beside it, ratios to Euclidean Adam's row, and the
+    classes of the seeds that predict one class joined after their word."""
+    runs = pd.DataFrame(
+        {
+            "setup": ["adam_stiefel", "adam_euclidean", "adam_stiefel"],
+            "seed": [0, 0, 1],
+            "epochs": [2, 2, 4],
+            "median_seconds_per_epoch": [3.0, 2.0, 5.0],
+            "final_test_accuracy": [0.5, 0.1, 0.3],
+            "final_train_loss": [0.7, 1.3, 0.9],
+            "final_test_top_class": [1, 8, 0],
+            "final_test_top_class_share": [0.2, 1.0, 1.0],
+            "max_orthonormality_error": [1e-6, math.nan, 3e-6],
+        }
+    )
+    table2 = table_engine.summarised("brantner", "table2", runs).set_index("setup")
+    assert list(table2.index) == ["adam_stiefel", "adam_euclidean"]
+    stiefel = table2.loc["adam_stiefel"]
+    assert (stiefel.epochs, stiefel.median_seconds_per_epoch, stiefel.ratio_to_base, stiefel.cpu_min) == (3, 4, 2, 2855)
+    assert stiefel.minutes_paper_epochs == pytest.approx(4.0 * 500 / 60)
+    assert stiefel.cpu_ratio_to_base == pytest.approx(2855 / 2783)
+    accuracy = table_engine.summarised("brantner", "accuracy", runs)
+    assert list(accuracy.one_class_classes) == ["class 0", "class 8"] and list(accuracy.seeds) == [2, 1]
+    shown = table_engine.displayed("brantner", "accuracy", accuracy)
+    assert list(shown["predicts one class"]) == ["1 of 2 seeds (class 0)", "1 of 1 seeds (class 8)"]
+    assert list(shown["test accuracy % (ours)"]) == ["40.0", "10.0"]  # rounded to 2 decimals, as Python writes it

@@ -24,25 +24,13 @@ def fig3(runs, curves, setups: dict, title: str, out: Path, theirs: dict | None 
     with figures.axes(out, (6.2, 4.0)) as ax:
         for setup in (s for s in setups if (runs.setup == s).any()):
             c, ref = curves[curves.setup == setup], setups[setup]
-            ax.plot(c.epoch, c.train_loss, label=text("fig3_ours", label=ref["label"]), color=ref["color"])
-        for setup in setups if theirs else ():
-            ax.plot(
-                np.arange(1, len(theirs[setup]) + 1),
-                theirs[setup],
-                ls="--",
-                lw=1,
-                color=setups[setup]["color"],
-                label=text("fig3_authors", label=setups[setup]["label"]),
-            )
+            ax.plot(c.epoch, c.train_loss, label=text("fig3_ours", **ref), color=ref["color"])
+        for ref, curve in ((setups[s], theirs[s]) for s in setups if theirs):
+            x = np.arange(1, len(curve) + 1)
+            ax.plot(x, curve, ls="--", lw=1, color=ref["color"], label=text("fig3_authors", **ref))
         if theirs:
-            ax.axvspan(
-                1,
-                int(runs[runs.setup.isin(setups)].epochs.max()),
-                color="grey",
-                alpha=0.12,
-                lw=0,
-                label=text("fig3_epochs_run"),
-            )
+            ran = int(runs[runs.setup.isin(setups)].epochs.max())
+            ax.axvspan(1, ran, color="grey", alpha=0.12, lw=0, label=text("fig3_epochs_run"))
             ax.set_xscale("log")
         ax.axhline(UNIFORM_LOSS, ls=":", color="grey", lw=1)
         ax.text(ax.get_xlim()[0], UNIFORM_LOSS, text("fig3_uniform"), va="bottom", fontsize=7, color="grey")
@@ -57,13 +45,9 @@ def drift(ours: pd.DataFrame, authors: pd.DataFrame, stem: Path, optimizers: dic
     with figures.axes(stem, (6.4, 4.2)) as ax:
         for (name, retraction), runs in ours.groupby(["optimizer", "retraction"], sort=False):
             by_step, seeds, optimizer = runs.groupby("step").max_dev, runs.seed.nunique(), optimizers[name]
+            label = text("drift_ours", **optimizer, retraction=retraction, seeds=seeds, s="s" * (seeds > 1))
             ax.plot(
-                by_step.mean().index,
-                by_step.mean(),
-                STYLES[retraction],
-                color=optimizer["color"],
-                lw=1.2,
-                label=text("drift_ours", **optimizer, retraction=retraction, seeds=seeds, s="s" * (seeds > 1)),
+                by_step.mean().index, by_step.mean(), STYLES[retraction], color=optimizer["color"], lw=1.2, label=label
             )
             if seeds > 1:
                 ax.fill_between(
@@ -71,15 +55,8 @@ def drift(ours: pd.DataFrame, authors: pd.DataFrame, stem: Path, optimizers: dic
                 )
         for row in authors.itertuples():
             optimizer = optimizers[row.optimizer]
-            ax.plot(
-                row.step,
-                row.max_dev,
-                "*",
-                ms=11,
-                color=optimizer["color"],
-                markeredgecolor="black",
-                label=text("drift_authors", **optimizer, file=row.file),
-            )
+            label = text("drift_authors", **optimizer, file=row.file)
+            ax.plot(row.step, row.max_dev, "*", ms=11, color=optimizer["color"], markeredgecolor="black", label=label)
         ax.axhline(bound, ls=":", color="black", lw=1)
         ax.text(0, bound, text("drift_bound", bound=bound), va="bottom", fontsize=7)
         ax.set(yscale="log", xlabel=text("drift_step"), ylabel=text("drift_dev"), title=text("drift_figure_title"))

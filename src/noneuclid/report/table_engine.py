@@ -15,6 +15,14 @@ column of the display from one or more columns of the data (`from`), as `format`
 decimals); `missing`: the text where a value is NaN; `single`: the format where the last value (a count of
 seeds) is below 2; `optional`: left out where the data lack its columns. A name may hold {fields} that the
 caller fills in.
+A table summarising a frame of runs or measurements (`summarised`) declares how its data is made: `before`
+(column -> an expression of a row's columns), `group` (data column -> frame column: one row per group, in
+the order met), `aggregate` (column -> [frame column, a pandas aggregation such as mean, std, size,
+nunique, first; or join, word: the values as integers after `word`, comma-separated]), `reference` (a group
+of the claims file's reference -> its fields, by the first group column's value) and `after` (column -> an
+expression of the data's columns). Expressions: DataFrame.eval, @name a number of the claims file's
+reference (its numbers or a number at its top) or one the caller gives. A shown column may `round` its
+values to that many decimals (then written by `format`).
 """
 
 from __future__ import annotations
@@ -114,9 +122,9 @@ def displayed(paper: str, table: str, data: pd.DataFrame, **fields) -> pd.DataFr
 
 
 def _text(paper: str, column: dict, values: tuple) -> str:
-    """One cell of a `shown` column from its values: missing (any value NaN), labels, values (value -> text,
-    where the first value is one of them), plus_minus (mean, spread[, n] to that many decimals), single (the
-    last value below 2) or format."""
+    """One cell of a `shown` column from its values: missing (any value NaN), labels, values (value -> text;
+    other values as format), plus_minus (mean, spread[, n] to that many decimals), single (the last value
+    below 2) or format, the values rounded to `round` decimals where it is given."""
     if "missing" in column and any(pd.isna(v) for v in values):
         return column["missing"]
     if "labels" in column:
@@ -125,8 +133,42 @@ def _text(paper: str, column: dict, values: tuple) -> str:
         return column["values"][values[0]]
     if "plus_minus" in column:
         return plus_minus(*values, fmt=f".{column['plus_minus']}f")
+    values = tuple(round(v, column["round"]) for v in values) if "round" in column else values
     return column.get("single" if "single" in column and values[-1] < 2 else "format", "{}").format(*values)
 
 
 def _list(value) -> list:
     return value if isinstance(value, list) else [value]
+
+
+def summarised(paper: str, table: str, frame: pd.DataFrame, **numbers) -> pd.DataFrame:
+    """The data of a table declared as a summary of `frame` (module doc): `before`, grouped by `group` into
+    `aggregate`, the `reference` fields beside them, then `after`; `numbers`: name -> a number of the
+    expressions beside the claims file's reference."""
+    spec, claims = load(paper)[table], claims_data.load(paper)
+    reference = claims.reference
+    numbers = {**claims.numbers, **{k: v for k, v in reference.items() if isinstance(v, (int, float, str))}, **numbers}
+    grouped = _derived(frame, spec.get("before", {}), numbers).groupby(list(spec["group"].values()), sort=False)
+    data = grouped.agg(**{k: (column, _aggregation(*how)) for k, (column, *how) in spec["aggregate"].items()})
+    data = data.reset_index().rename(columns={column: k for k, column in spec["group"].items()})
+    key = data[next(iter(spec["group"]))]
+    for group, fields in spec.get("reference", {}).items():
+        data = data.assign(**{f: [reference[group].get(value, {}).get(f) for value in key] for f in fields})
+    return _derived(data, spec.get("after", {}), numbers)
+
+
+def _derived(frame: pd.DataFrame, columns: dict[str, str], numbers: dict) -> pd.DataFrame:
+    """`frame` with the declared columns (name -> an expression of its columns and @numbers), in order."""
+    for name, expression in columns.items():
+        frame = frame.assign(**{name: frame.eval(expression, local_dict=numbers)})
+    return frame
+
+
+def _aggregation(function: str, *word: str):
+    """A pandas aggregation by its name, or join: the values as integers after `word`, comma-separated."""
+
+    def join(values: pd.Series) -> str:
+        found = [str(int(v)) for v in values.dropna()]
+        return " ".join([*word, ", ".join(found)]) if found else ""
+
+    return join if function == "join" else function
