@@ -29,7 +29,7 @@ TABLE2_PROTOCOL = (
 )  # what makes a Table 2 run today's
 CELL = ["subtree", "dim", "geometry", "seed", "embedding"]  # a classifier run's cell, seed and embedding
 SELECTED = [f"cfg.{key}" for key in (*SWEEP, "seed")]  # the settings Table 2's table and claims select runs by
-NAMES = {
+NAMES = {  # runs.csv -> a classifier value's column: cfg.data.subtree -> subtree, ..., final_test_f1 -> f1
     **{key: key.rsplit(".")[-1] for key in SELECTED},
     "final_test_f1": "f1",
     "final_train_loss": "train_loss",
