@@ -186,7 +186,7 @@ def test_f1():
 def test_smoke_embedding_three_classifiers_and_report(tmp_path):
     """The smoke profile end to end on the toy tree: embedding, the three classifiers, F1, report."""
     from noneuclid.report import hnn_table2
-    from noneuclid.runs.hnn_table2 import POINTS, WEIGHTS
+    from noneuclid.report.hnn_boundaries import POINTS, WEIGHTS
 
     common = ["profile=smoke", f"paths.runs_dir={tmp_path / 'runs'}", "trainer.progress=false"]
     emb = train(compose(["experiment=hnn/poincare", "model.dim=2", *common]))
@@ -349,15 +349,15 @@ def test_paper_registry_names_every_experiment_config():
 
 def _with_settings(values: pd.DataFrame) -> pd.DataFrame:
     """Classifier values as table2_runs.f1_values gives them: with the cfg.* columns the claims select by."""
-    keys = {"data.subtree": "subtree", "data.dim": "dim", "model.geometry": "geometry"}
+    keys = {"data.subtree": "subtree", "data.dim": "dim", "model.geometry": "geometry", "seed": "seed"}
     return values.assign(**{f"cfg.{key}": values[column] for key, column in keys.items()})
 
 
 def test_table2_cells_need_a_finished_embedding():
-    """Without a finished embedding a dimension's cells are not testable here, in the table and in the
+    """Without a finished embedding a dimension's cells are not run in the table and not testable in the
     claims; the others are judged by the claims engine, whatever their embedding's MAP (no level of ours)."""
     from noneuclid.claims import engine
-    from noneuclid.report import hnn_table2
+    from noneuclid.report import hnn_table2, hnn_table2_claims, table_engine
 
     rows = [
         {
@@ -377,27 +377,30 @@ def test_table2_cells_need_a_finished_embedding():
     ]
     values = _with_settings(pd.DataFrame(rows))
     emb_map = {2: 0.2, 5: 0.8}
-    table = hnn_table2.table2(values, emb_map).set_index(["subtree", "dim", "classifier"])
+    table = hnn_table2.f1_table(values).set_index(["subtree", "dim", "classifier"])
     first = wordnet.SUBTREES[0]
-    assert table.at[(first, 2, "hyperbolic"), "not_testable"] == ""  # MAP 0.2: judged
-    assert table.at[(first, 10, "hyperbolic"), "not_testable"] == "no finished embedding"
-    cell = table.loc[(first, 5, "hyperbolic")]
-    assert (cell.n, cell.f1_mean, cell.not_testable) == (3, pytest.approx(91.0), "")
-    assert cell.f1_ci_low < 91 < cell.f1_ci_high and cell.f1_sd == pytest.approx(1.0)
-    shown, bold = hnn_table2.shown_table2(hnn_table2.table2(values, emb_map))
-    row = shown[(shown.subtree == first) & (shown.dim == "5")].index[0]
-    assert shown.at[row, "hyperbolic MLR"] == "91.00 ± 0.58 (n=3)" and (row, "hyperbolic MLR") in bold
+    assert table.at[(first, 10, "hyperbolic MLR"), "n"] == 0
+    cell = table.loc[(first, 5, "hyperbolic MLR")]
+    assert (cell.n, cell["mean"], cell.sd) == (3, pytest.approx(91.0), pytest.approx(1.0))
+
+    def shown(values):
+        data = hnn_table2.f1_table(values)
+        return table_engine.shown("hnn", hnn_table2.F1, data), table_engine.bold("hnn", hnn_table2.F1, data)
+
+    (table, bold), column = shown(values), "hyperbolic MLR (ours)"
+    row = table[(table.subtree == first) & (table.dim == 5)].index[0]
+    assert table.at[row, column] == "91.00 ± 0.58 (n=3)" and (row, column) in bold
+    assert table.at[table[(table.subtree == first) & (table.dim == 10)].index[0], column] == "not run"
     values.loc[(values.subtree == first) & (values.dim == 5) & (values.geometry == "euclidean"), "train_loss"] = [
         0.3,
         0.7,
         0.9,
     ]
-    shown, _ = hnn_table2.shown_table2(hnn_table2.table2(values, emb_map))
-    assert shown.at[row, "Euclidean MLR"] == "81.00 ± 0.58 (n=3), 2 not learned"  # at or above ln 2
-    verdicts = {(v.claim, v.cell): v for v in hnn_table2.verdicts(values, emb_map)}
-    assert verdicts[(hnn_table2.OUTPERFORMS, f"{first}, 5-D, vs euclidean")].verdict == engine.REPRODUCES
-    assert verdicts[(hnn_table2.OUTPERFORMS, f"{first}, 2-D, vs euclidean")].verdict == engine.REPRODUCES
-    low = verdicts[(hnn_table2.LOW_DIMENSIONS, f"{first}, 2-D vs 10-D")]
+    assert shown(values)[0].at[row, "Euclidean MLR (ours)"] == "81.00 ± 0.58 (n=3), 2 not learned"  # >= ln 2
+    verdicts = {(v.claim, v.cell): v for v in hnn_table2_claims.verdicts(values, emb_map)}
+    assert verdicts[(hnn_table2_claims.OUTPERFORMS, f"{first}, 5-D, vs euclidean")].verdict == engine.REPRODUCES
+    assert verdicts[(hnn_table2_claims.OUTPERFORMS, f"{first}, 2-D, vs euclidean")].verdict == engine.REPRODUCES
+    low = verdicts[(hnn_table2_claims.LOW_DIMENSIONS, f"{first}, 2-D vs 10-D")]
     assert low.verdict == engine.NOT_TESTABLE and "10-D: no finished embedding" in low.reason
 
 
@@ -406,7 +409,7 @@ def test_a_lead_across_dimensions_is_judged_only_where_every_classifier_learned(
     (ln 2 on balanced batches, the entropy of the mix on natural ones), not testable, naming the run, when
     one of them is not."""
     from noneuclid.claims import engine
-    from noneuclid.report import hnn_table2
+    from noneuclid.report import hnn_table2_claims
 
     rows = [
         {
@@ -425,8 +428,8 @@ def test_a_lead_across_dimensions_is_judged_only_where_every_classifier_learned(
         for g, f1 in (("hyperbolic", 0.9), ("euclidean", 0.8), ("euclidean_log0", 0.7))
     ]
     values = _with_settings(pd.DataFrame(rows))
-    cell = (hnn_table2.LOW_DIMENSIONS, f"{wordnet.SUBTREES[0]}, 3-D vs 10-D")
-    learned = {(v.claim, v.cell): v for v in hnn_table2.verdicts(values, {3: 0.8, 10: 0.8})}[cell]
+    cell = (hnn_table2_claims.LOW_DIMENSIONS, f"{wordnet.SUBTREES[0]}, 3-D vs 10-D")
+    learned = {(v.claim, v.cell): v for v in hnn_table2_claims.verdicts(values, {3: 0.8, 10: 0.8})}[cell]
     assert learned.verdict != engine.NOT_TESTABLE
     one = (
         (values.subtree == wordnet.SUBTREES[0])
@@ -435,13 +438,13 @@ def test_a_lead_across_dimensions_is_judged_only_where_every_classifier_learned(
         & (values.seed == 1)
     )
     values.loc[one, "train_loss"] = 0.9
-    failed = {(v.claim, v.cell): v for v in hnn_table2.verdicts(values, {3: 0.8, 10: 0.8})}[cell]
+    failed = {(v.claim, v.cell): v for v in hnn_table2_claims.verdicts(values, {3: 0.8, 10: 0.8})}[cell]
     assert failed.verdict == engine.NOT_TESTABLE and failed.reason.endswith("): 10-D hyperbolic MLR seed 1")
     values.loc[one, ["train_loss", "chance_loss"]] = 0.1, 0.07  # a natural mix of 1.4 % positives
-    natural = {(v.claim, v.cell): v for v in hnn_table2.verdicts(values, {3: 0.8, 10: 0.8})}[cell]
+    natural = {(v.claim, v.cell): v for v in hnn_table2_claims.verdicts(values, {3: 0.8, 10: 0.8})}[cell]
     assert natural.verdict == engine.NOT_TESTABLE and natural.reason.endswith("): 10-D hyperbolic MLR seed 1")
     values[["train_loss", "chance_loss"]] = 0.05, 0.07  # every run below its natural mix's chance level
-    learned = {(v.claim, v.cell): v for v in hnn_table2.verdicts(values, {3: 0.8, 10: 0.8})}[cell]
+    learned = {(v.claim, v.cell): v for v in hnn_table2_claims.verdicts(values, {3: 0.8, 10: 0.8})}[cell]
     assert learned.verdict != engine.NOT_TESTABLE
 
 
@@ -546,8 +549,7 @@ def test_fused_batches_train_as_the_autograd_steps(tmp_path):
 def test_burnin_table_puts_the_references_burnin_first_and_compares_with_it():
     """experiment=hnn/burnin's table: one row per burn-in, the last evaluation's mean rank and MAP over
     seeds, the MAP difference to the reference's burn-in (x0.1, 5 by frequency) as a 95 % interval."""
-    from noneuclid.report import table_engine
-    from noneuclid.runs import hnn_table2 as table2_runs
+    from noneuclid.report import hnn_table2, table_engine
 
     runs, curves = [], []
     for factor, negatives, level in ((0.01, float("nan"), 0.70), (0.1, 5, 0.80)):
@@ -576,7 +578,7 @@ def test_burnin_table_puts_the_references_burnin_first_and_compares_with_it():
                 for e in (10, 30)
             ]
             curves.append({"run": run, "epoch": 31, "reconstruction_mean_rank": None, "reconstruction_map": None})
-    table = table2_runs.burnin(pd.DataFrame(runs), pd.DataFrame(curves))
+    table = hnn_table2.burnin_rows(pd.DataFrame(runs), pd.DataFrame(curves))
     assert list(table.burnin_negatives) == ["5 by frequency", "50 uniform"] and list(table.seeds) == [3, 3]
     assert table["map"].tolist() == pytest.approx([0.81, 0.71]) and table.mean_rank.tolist() == pytest.approx(
         [5.0, 5.0]
@@ -615,8 +617,7 @@ def test_a_table2_cell_needs_converged_euclidean_classifiers_and_a_subtree_found
     (table2_reference.csv) has not converged: its cells, and the lead across dimensions it enters, are not
     testable; a comparison where neither classifier ever predicts the subtree (F1 zero) is not one either."""
     from noneuclid.claims import engine
-    from noneuclid.report import hnn_table2
-    from noneuclid.runs.hnn_table2 import reference_gaps
+    from noneuclid.report import hnn_table2, hnn_table2_claims, table_engine
 
     first = wordnet.SUBTREES[0]
     rows = [
@@ -660,24 +661,28 @@ def test_a_table2_cell_needs_converged_euclidean_classifiers_and_a_subtree_found
             },
         ]
     ).to_csv(tmp_path / "table2_reference.csv")
-    gaps = reference_gaps(tmp_path)
-    v = {(v.claim, v.cell): v for v in hnn_table2.verdicts(values, emb_map, gaps)}
-    off = v[(hnn_table2.OUTPERFORMS, f"{first}, 3-D, vs euclidean")]
+    gaps = hnn_table2_claims.reference_gaps(pd.read_csv(tmp_path / "table2_reference.csv"))
+    v = {(v.claim, v.cell): v for v in hnn_table2_claims.verdicts(values, emb_map, gaps)}
+    off = v[(hnn_table2_claims.OUTPERFORMS, f"{first}, 3-D, vs euclidean")]
     assert (
         off.verdict == engine.NOT_TESTABLE
         and off.reason.startswith("not converged")
         and "3-D Euclidean MLR" in off.reason
     )
-    assert v[(hnn_table2.OUTPERFORMS, f"{first}, 3-D, vs euclidean_log0")].verdict != engine.NOT_TESTABLE  # within
-    assert v[(hnn_table2.LOW_DIMENSIONS, f"{first}, 3-D vs 10-D")].reason.startswith("not converged")
-    assert v[(hnn_table2.OUTPERFORMS, f"{first}, 10-D, vs euclidean")].verdict != engine.NOT_TESTABLE  # no reference
-    table = hnn_table2.table2(values, emb_map, gaps).set_index(["subtree", "dim", "classifier"])
-    assert table.at[(first, 3, "euclidean"), "reference_difference"] == -47.0
-    shown, _ = hnn_table2.shown_table2(hnn_table2.table2(values, emb_map, gaps))
-    assert shown.loc[shown.dim == "3", "Euclidean MLR"].iloc[0].endswith(", not converged")
+    assert (
+        v[(hnn_table2_claims.OUTPERFORMS, f"{first}, 3-D, vs euclidean_log0")].verdict != engine.NOT_TESTABLE
+    )  # within
+    assert v[(hnn_table2_claims.LOW_DIMENSIONS, f"{first}, 3-D vs 10-D")].reason.startswith("not converged")
+    assert (
+        v[(hnn_table2_claims.OUTPERFORMS, f"{first}, 10-D, vs euclidean")].verdict != engine.NOT_TESTABLE
+    )  # no reference
+    table = hnn_table2.f1_table(values, gaps).set_index(["subtree", "dim", "classifier"])
+    assert table.at[(first, 3, "Euclidean MLR"), "unconverged"]
+    shown = table_engine.shown("hnn", hnn_table2.F1, hnn_table2.f1_table(values, gaps))
+    assert shown.loc[shown.dim == 3, "Euclidean MLR (ours)"].iloc[0].endswith(", not converged")
     values.loc[values.dim == 3, "f1"] = 0.0  # no classifier predicts the subtree
-    none = {(v.claim, v.cell): v for v in hnn_table2.verdicts(values, emb_map)}[
-        (hnn_table2.OUTPERFORMS, f"{first}, 3-D, vs euclidean_log0")
+    none = {(v.claim, v.cell): v for v in hnn_table2_claims.verdicts(values, emb_map)}[
+        (hnn_table2_claims.OUTPERFORMS, f"{first}, 3-D, vs euclidean_log0")
     ]
     assert none.verdict == engine.NOT_TESTABLE and none.reason.startswith("neither classifier predicts the subtree")
 
@@ -686,7 +691,7 @@ def test_a_run_whose_loss_rose_to_its_chance_level_after_its_best_epoch_is_unsta
     """A run's final numbers are a converged classifier's only if its training loss never rose back to its
     chance level after its best epoch; a cell with such a run is not testable, and the table counts them."""
     from noneuclid.claims import engine
-    from noneuclid.report import hnn_table2
+    from noneuclid.report import hnn_table2, hnn_table2_claims
     from noneuclid.runs import hnn_table2 as table2_runs, table as run_table
 
     first = wordnet.SUBTREES[0]
@@ -717,11 +722,12 @@ def test_a_run_whose_loss_rose_to_its_chance_level_after_its_best_epoch_is_unsta
     )
     values = table2_runs.f1_values(runs.assign(train_loss_rebound=runs.run.map(run_table.rebound(curves))))
     assert list(values[values.unstable].run) == ["hyperbolic1"]
-    v = {(v.claim, v.cell): v for v in hnn_table2.verdicts(values, {3: 0.8})}
-    cell = v[(hnn_table2.OUTPERFORMS, f"{first}, 3-D, vs euclidean")]
+    v = {(v.claim, v.cell): v for v in hnn_table2_claims.verdicts(values, {3: 0.8})}
+    cell = v[(hnn_table2_claims.OUTPERFORMS, f"{first}, 3-D, vs euclidean")]
     assert cell.verdict == engine.NOT_TESTABLE and cell.reason.endswith("): 3-D hyperbolic MLR")
-    table = hnn_table2.table2(values, {3: 0.8}).set_index(["subtree", "dim", "classifier"])
-    assert table.at[(first, 3, "hyperbolic"), "unstable"] == 1 and table.at[(first, 3, "euclidean"), "unstable"] == 0
+    table = hnn_table2.f1_table(values).set_index(["subtree", "dim", "classifier"])
+    assert table.at[(first, 3, "hyperbolic MLR"), "unstable"] == 1
+    assert table.at[(first, 3, "Euclidean MLR"), "unstable"] == 0
     values["unstable"] = False
-    v = {(v.claim, v.cell): v for v in hnn_table2.verdicts(values, {3: 0.8})}
-    assert v[(hnn_table2.OUTPERFORMS, f"{first}, 3-D, vs euclidean")].verdict == engine.REPRODUCES
+    v = {(v.claim, v.cell): v for v in hnn_table2_claims.verdicts(values, {3: 0.8})}
+    assert v[(hnn_table2_claims.OUTPERFORMS, f"{first}, 3-D, vs euclidean")].verdict == engine.REPRODUCES

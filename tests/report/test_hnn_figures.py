@@ -16,7 +16,7 @@ from noneuclid.report import hnn_boundaries
 
 def _classifier(geometry: str, offsets: bool | None) -> tuple[PointMLR, pd.DataFrame]:
     """A random classifier of animal.n.01 and its rows of weights (one per number), as
-    runs.hnn_table2.export_boundaries writes them."""
+    report.hnn_boundaries.export writes them."""
     torch.manual_seed(0)
     model = PointMLR(2, geometry, offsets=offsets).double()
     for p in model.parameters():

@@ -11,8 +11,8 @@ from pathlib import Path
 import pandas as pd
 import pytest
 
+from noneuclid.report.hnn_boundaries import POINTS, WEIGHTS
 from noneuclid.runs import table as run_table
-from noneuclid.runs.hnn_table2 import POINTS, WEIGHTS
 
 RESULTS = Path(__file__).resolve().parents[2] / "results"
 NUMBER = r"[-+]?(\d+\.?\d*|\.\d+)(e[-+]?\d+)?|[-+]?inf|nan"

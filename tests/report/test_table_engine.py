@@ -151,3 +151,38 @@ def test_a_summary_table_groups_aggregates_and_derives_as_declared():
     shown = table_engine.displayed("brantner", "accuracy", accuracy)
     assert list(shown["predicts one class"]) == ["1 of 2 seeds (class 0)", "1 of 1 seeds (class 8)"]
     assert list(shown["test accuracy % (ours)"]) == ["40.0", "10.0"]  # rounded to 2 decimals, as Python writes it
+
+
+def test_a_table_of_swept_settings_counts_flags_beside_the_mean_and_bolds_each_rows_best():
+    """claims/hnn_tables.yaml's table2_f1: rows every (subtree, dim) of experiment=hnn/table2's sweep, columns
+    its classifiers; per cell the flagged runs counted and named beside the mean, the paper's number from a
+    reference of the claims file (a reading note), the best mean of a row in bold."""
+    runs = pd.DataFrame(
+        {
+            "cfg.data.subtree": "group.n.01",
+            "cfg.data.dim": 2,
+            "cfg.model.geometry": ["hyperbolic"] * 2 + ["euclidean"] * 2,
+            "cfg.seed": [0, 1] * 2,
+            "f1": [0.9, 0.8, 0.7, 0.7],
+            "train_loss": 0.1,
+            "not_learned": [False, True, False, False],
+            "unstable": False,
+            "unconverged": False,
+        }
+    )
+    cells = table_engine.cells("hnn", "table2_f1")
+    assert len(cells) == 4 * 4 * 3 and cells[0] == (("animal.n.01", 2), "hyperbolic")
+    data = table_engine.data("hnn", "table2_f1", runs, [(("group.n.01", 2), g) for g in ("hyperbolic", "euclidean")])
+    assert list(data.not_learned) == [1, 0] and list(data.paper) == [81.7, 61.1]
+    shown = table_engine.shown("hnn", "table2_f1", data)
+    assert shown.at[0, "hyperbolic MLR (ours)"] == "85.00 ± 5.00 (n=2), 1 not learned"
+    assert shown.at[0, "Euclidean MLR (paper)"] == "61.10"
+    assert table_engine.bold("hnn", "table2_f1", data) == {(0, "hyperbolic MLR (ours)")}
+
+
+def test_a_table_from_runs_columns_renames_them_as_declared():
+    integers = ["cfg.model.dim", "epochs", "cfg.data.batch_size", "cfg.optim.burnin_epochs", "epoch"]
+    runs = pd.DataFrame({**dict.fromkeys(integers, [2.0]), "reconstruction_nodes": [9.0], "run": ["r"], "other": [1]})
+    data = table_engine.frame("hnn", "table2_embeddings", runs)
+    assert (data.at[0, "nodes_ranked"], data.at[0, "run"]) == (9, "r") and data.dim.dtype == int
+    assert "other" not in data and data["map"].isna().all()  # a declared column the runs lack: NaN

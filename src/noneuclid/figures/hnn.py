@@ -1,7 +1,7 @@
 """Ganea et al.'s figures: dev accuracy on PREFIX-10 during training (Table 1's runs), and Table 2's
 classifiers in the 2-D Poincare ball (the paper draws none) from the data beside it: POINTS (the 2-D
 embedding's points to 4 decimals, and for each subtree whether a point lies in it;
-runs.hnn_table2.export_boundaries) and GRID (the seed-0 classifiers' logit differences on a grid over the
+report.hnn_boundaries.export) and GRID (the seed-0 classifiers' logit differences on a grid over the
 ball; report.hnn_boundaries). Labels: claims/hnn.yaml (reference: labels)."""
 
 from __future__ import annotations

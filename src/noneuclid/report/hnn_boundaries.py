@@ -1,9 +1,11 @@
-"""The data of Table 2's boundary figure (figures.hnn.boundaries) beside it: each seed-0 classifier of the
-2-D embedding (runs.hnn_table2.WEIGHTS) evaluated on a grid of SIZE x SIZE points over [-1, 1]^2, as its
-logit difference subtree - rest, the figure's zero contour. GRID: one row per grid point (x, y), one column
-`<subtree> <classifier>` per classifier, empty outside the ball (x^2 + y^2 >= 0.999). Only the corners of
-grid cells whose corners differ in sign decide where the zero contour runs (marching squares interpolates
-along their edges); every other point keeps its sign alone (+1 or -1), which keeps the file small."""
+"""The data of Table 2's boundary figure (figures.hnn.boundaries) beside it. POINTS: the 2-D embedding's
+points to 4 decimals and, per subtree, whether a point lies in it; WEIGHTS: the seed-0 classifiers' weights,
+one row per number (both exported from the run folders' checkpoints). GRID: each classifier of WEIGHTS
+evaluated on SIZE x SIZE points over [-1, 1]^2 as its logit difference subtree - rest, the figure's zero
+contour: one row per point (x, y), one column `<subtree> <classifier>` per classifier, empty outside the
+ball (x^2 + y^2 >= 0.999). Only the corners of grid cells whose corners differ in sign decide where the
+zero contour runs (marching squares interpolates along their edges); every other point keeps its sign
+alone (+1 or -1), which keeps the file small."""
 
 from __future__ import annotations
 
@@ -12,23 +14,44 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 import torch
+from omegaconf import OmegaConf
 
 from noneuclid import prose
+from noneuclid.data import wordnet
 from noneuclid.figures import hnn as drawn
 from noneuclid.models.mlr import PointMLR
-from noneuclid.runs import hnn_table2 as table2_runs
 from noneuclid.runs.folder import CSV_COMPRESSION
-from noneuclid.runs.hnn_table2 import WEIGHTS
 
+POINTS, WEIGHTS = "fig_table2_boundaries_points.csv.gz", "fig_table2_boundaries_classifiers.csv"
 GRID, SIZE = "fig_table2_boundaries_grid.csv.gz", 401
 
 
-def write(out: Path) -> None:
-    """GRID in `out` from WEIGHTS there (nothing without them)."""
-    if (out / WEIGHTS).is_file():
-        grid(pd.read_csv(out / WEIGHTS)).to_csv(
-            out / GRID, index=False, float_format="%.17g", compression=CSV_COMPRESSION
-        )
+@torch.no_grad()
+def export(values: pd.DataFrame, emb: pd.DataFrame, root: Path, cfg, out: Path) -> None:
+    """POINTS and WEIGHTS in `out` from the checkpoints under `root` of the 2-D embedding of `emb` and the
+    seed-0 classifiers of `values` (runs.hnn_table2.f1_values), with the subtrees of cfg.data.hierarchy (a
+    composed Table 2 config); nothing where a folder is missing."""
+    seed0 = values[(values.dim == 2) & (values.seed == 0)].sort_values(["subtree", "geometry"])
+    folders = [root / run for run in (*emb[emb.dim == 2].run, *seed0.run)]
+    if seed0.empty or emb[emb.dim == 2].empty or not all((f / "checkpoint.pt").is_file() for f in folders):
+        return
+    points = torch.load(folders[0] / "checkpoint.pt", map_location="cpu", weights_only=False)["model"]["weight"]
+    h = wordnet.load(cfg.data.hierarchy, cfg.paths.generated_dir)
+    table = pd.DataFrame(points.numpy(), columns=["x", "y"]).assign(
+        **{subtree: h.descendants(subtree).numpy().astype(int) for subtree in wordnet.SUBTREES}
+    )
+    table.to_csv(out / POINTS, index=False, float_format="%.4f", compression=CSV_COMPRESSION)
+    rows = []
+    for r in seed0.itertuples():
+        offsets = OmegaConf.load(root / r.run / "config.yaml").model.get("offsets")
+        weights = torch.load(root / r.run / "checkpoint.pt", map_location="cpu", weights_only=False)["model"]
+        classifier = {"subtree": r.subtree, "geometry": r.geometry, "run": r.run, "offsets": offsets}
+        rows += [
+            {**classifier, "tensor": name, "index": i, "value": v}
+            for name, w in weights.items()
+            for i, v in enumerate(w.flatten().tolist())
+        ]
+    pd.DataFrame(rows).to_csv(out / WEIGHTS, index=False, float_format="%.17g")
 
 
 def grid(weights: pd.DataFrame) -> pd.DataFrame:
@@ -59,41 +82,28 @@ def _margin(rows: pd.DataFrame, at: torch.Tensor) -> torch.Tensor:
 
 def _at_sign_changes(margin: np.ndarray) -> np.ndarray:
     """[SIZE, SIZE] bool: the corners of the grid cells whose four corners are not all on one side of 0."""
-    above = margin > 0
-    corners = (above[:-1, :-1], above[1:, :-1], above[:-1, 1:], above[1:, 1:])  # each [SIZE - 1, SIZE - 1]
-    mixed = ~((corners[0] == corners[1]) & (corners[0] == corners[2]) & (corners[0] == corners[3]))
-    kept = np.zeros_like(above)
-    for rows, cols in (
-        (slice(None, -1), slice(None, -1)),
-        (slice(1, None), slice(None, -1)),
-        (slice(None, -1), slice(1, None)),
-        (slice(1, None), slice(1, None)),
-    ):
-        kept[rows, cols] |= mixed
+    corners = [(slice(None, -1), slice(None, -1)), (slice(1, None), slice(None, -1))]
+    corners += [(rows, slice(1, None)) for rows, _ in corners]  # the four corners of each cell, [SIZE - 1] x 2
+    above = np.stack([(margin > 0)[c] for c in corners])  # [4, SIZE - 1, SIZE - 1]
+    mixed, kept = above.any(0) & ~above.all(0), np.zeros(margin.shape, bool)
+    for c in corners:
+        kept[c] |= mixed
     return kept
 
 
 def figure(values: pd.DataFrame, emb: pd.DataFrame, root: Path, cfg, out: Path) -> str:
     """fig_table2_boundaries.{png,pdf,md} in `out` from its data there, exported first from the run folders
-    under `root` where they are (runs.hnn_table2.export_boundaries), its grid computed from them
-    (write); without the data, where `values` have
-    2-D runs, says so. Returns the figure in words (fig_table2_boundaries.md, kept with it; '' without)."""
-    table2_runs.export_boundaries(values, emb, root, cfg, out)
-    write(out)
-    if (out / table2_runs.POINTS).is_file() and (out / GRID).is_file():
-        drawn.boundaries(
-            pd.read_csv(out / table2_runs.POINTS), pd.read_csv(out / GRID, float_precision="round_trip"), out
+    under `root` where they are (export), its grid computed from them; without the data, where `values`
+    have 2-D runs, says so. Returns the figure in words (fig_table2_boundaries.md, kept with it; '' without)."""
+    export(values, emb, root, cfg, out)
+    if (out / WEIGHTS).is_file():
+        grid(pd.read_csv(out / WEIGHTS)).to_csv(
+            out / GRID, index=False, float_format="%.17g", compression=CSV_COMPRESSION
         )
+    if (out / POINTS).is_file() and (out / GRID).is_file():
+        drawn.boundaries(pd.read_csv(out / POINTS), pd.read_csv(out / GRID, float_precision="round_trip"), out)
     elif not values[values.dim == 2].empty:
-        print(
-            prose.fill(
-                "hnn",
-                "boundaries_not_drawn",
-                stem=out / drawn.BOUNDARIES,
-                points=table2_runs.POINTS,
-                weights=table2_runs.WEIGHTS,
-                root=root,
-            )
-        )
+        fields = {"stem": out / drawn.BOUNDARIES, "points": POINTS, "weights": WEIGHTS, "root": root}
+        print(prose.fill("hnn", "boundaries_not_drawn", **fields))
     caption = out / "fig_table2_boundaries.md"
     return caption.read_text() if caption.is_file() else ""

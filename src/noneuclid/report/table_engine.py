@@ -4,12 +4,19 @@ A table:  metric (a column of runs.csv), scale (it times this, e.g. 100 for %), 
           mean over seeds), digits (of the numbers shown), optionally best_by (a column: the number shown is
           the metric of the seed with the best best_by, the lowest of those tied, as a paper picks its run;
           without it, the mean) and paper ({claim, key}: the paper's number of a row and column is the
-          paper value, named by the settings' `key`, of that claim's cell whose where they have);
+          paper value, named by the settings' `key`, of that claim's cell whose where they have; or
+          {reference, keys}: the value of a reference of the claims file, nested by those settings' values),
+          paper_missing (the text where the paper has no number), also (name -> [column, how]: each cell's
+          runs' column aggregated, e.g. [train_loss, max]), notes (name -> format: added to a cell's text
+          where its value of `also` is not zero), bold: highest (the highest mean of a row, of 2 or more);
           rows and columns: title (the data's column naming them), labels (a group of the claims file's
-          reference labels) and settings (name -> config key -> value: the runs of a row or column).
+          reference labels) and settings (name -> config key -> value: the runs of a row or column), or
+          sweep and keys (every combination of the values experiment `sweep` sweeps `keys` over, the first
+          slowest; title: a list, one column per key).
 The data: one row per row and column (row title, column title, selected and selected_seed with best_by,
-mean, sd, se, n, paper); shown: one row per row, per column '(ours)' and '(paper)'.
-A table of data made elsewhere (a run reader's frame, an evaluation's CSV) declares only `shown`: each
+mean, sd, se, n, also, paper); shown: one row per row, per column '(ours)' and '(paper)'.
+A table of data made elsewhere (a run reader's frame, an evaluation's CSV) declares `shown` (and `data`, a
+column of the runs -> the data's, where the data are runs' columns: `frame`; `integers`: those of int): each
 column of the display from one or more columns of the data (`from`), as `format` (default '{}'), a group of
 `labels`, `values` (value -> text; other values as format) or `plus_minus` (mean, spread[, n] to that many
 decimals); `missing`: the text where a value is NaN; `single`: the format where the last value (a count of
@@ -28,6 +35,7 @@ values to that many decimals (then written by `format`).
 from __future__ import annotations
 
 import functools
+import itertools
 import math
 
 import pandas as pd
@@ -36,6 +44,7 @@ import yaml
 from noneuclid import extensions, prose, tables
 from noneuclid.claims import data as claims_data
 from noneuclid.claims.estimates import plus_minus, summary
+from noneuclid.config import sweep_params
 from noneuclid.runs import select
 
 
@@ -53,28 +62,65 @@ def data(paper: str, table: str, finished: pd.DataFrame, cells, where=None) -> p
     rows, columns = spec["rows"], spec["columns"]
     out = []
     for row, column in cells:
-        settings = {**(where or {}), **rows["settings"][row], **columns["settings"][column]}
+        settings = {**(where or {}), **axis(rows)[row], **axis(columns)[column]}
         found = select.arm_values(finished, settings, [spec["metric"], spec.get("best_by", spec["metric"])])
         values, by = spec.get("scale", 1) * found.iloc[:, 0], found.iloc[:, 1]
         best = values[by == by.max()].head(1)  # its one seed, none without runs
-        stats = summary(values)
+        stats, runs = summary(values), finished[select.chosen(finished, settings)]
         out.append(
             {
-                rows["title"]: labels[rows["labels"]][row],
-                columns["title"]: labels[columns["labels"]][column],
+                **_titles(rows, row, labels),
+                **_titles(columns, column, labels),
                 **({"selected": best.max(), "selected_seed": best.index.max()} if "best_by" in spec else {}),
                 **{k: stats[k] for k in ("mean", "sd", "se", "n")},
+                **{name: runs[c].agg(how) for name, (c, how) in spec.get("also", {}).items()},
                 "paper": _paper(paper, spec, settings),
             }
         )
     return pd.DataFrame(out)
 
 
+def cells(paper: str, table: str) -> list[tuple]:
+    """Every (row, column) of the table, in its order."""
+    spec = load(paper)[table]
+    return list(itertools.product(axis(spec["rows"]), axis(spec["columns"])))
+
+
+def axis(spec: dict) -> dict:
+    """name -> settings of a table's rows or columns: as declared, or per combination of the values that
+    experiment `sweep` sweeps `keys` over (name: the value, or the values of several keys), the first slowest."""
+    if "settings" in spec:
+        return spec["settings"]
+    keys, swept = spec["keys"], sweep_params(spec["sweep"])
+    every = itertools.product(*([yaml.safe_load(v) for v in swept[key]] for key in keys))
+    return {(values if len(keys) > 1 else values[0]): dict(zip(keys, values)) for values in every}
+
+
+def _titles(spec: dict, name, labels: dict) -> dict:
+    """The data's columns naming a row or column: one per key of a swept one, else its label (or name)."""
+    if isinstance(spec["title"], list):
+        return dict(zip(spec["title"], name))
+    return {spec["title"]: labels[spec["labels"]][name] if "labels" in spec else name}
+
+
 def _paper(paper: str, spec: dict, settings: dict) -> float:
-    """The paper's number of these settings: the value of spec's paper claim cell whose where they have."""
+    """The paper's number of these settings: the value of spec's paper claim cell whose where they have, or
+    of its reference nested by the settings' values of its keys (NaN where it has none)."""
+    if "reference" in spec["paper"]:
+        value = claims_data.load(paper).references[spec["paper"]["reference"]].values
+        for key in spec["paper"]["keys"]:
+            value = value.get(settings[key], {})
+        return math.nan if isinstance(value, dict) else value
     claim, key = claims_data.load(paper)[spec["paper"]["claim"]], spec["paper"]["key"]
     cells = [c for c in claim.cells if c.where.items() <= settings.items() and settings[key] in c.paper]
     return cells[0].paper[settings[key]] if cells else math.nan
+
+
+def frame(paper: str, table: str, runs: pd.DataFrame) -> pd.DataFrame:
+    """The table's data: the columns of `runs` that its `data` declares, renamed, its `integers` as int."""
+    spec = load(paper)[table]
+    data = runs.reindex(columns=list(spec["data"])).rename(columns=spec["data"]).reset_index(drop=True)
+    return data.astype(dict.fromkeys(spec.get("integers", []), int))
 
 
 def shown(paper: str, table: str, data: pd.DataFrame, missing: dict[str, str] | None = None) -> pd.DataFrame:
@@ -82,7 +128,7 @@ def shown(paper: str, table: str, data: pd.DataFrame, missing: dict[str, str] | 
     else 'mean ± spread (n=n)'; `missing`: column label -> the text of a cell without runs, else 'not run')
     beside the paper's."""
     spec = load(paper)[table]
-    rows, columns, fmt = spec["rows"]["title"], spec["columns"]["title"], f".{spec['digits']}f"
+    rows, columns, fmt = _list(spec["rows"]["title"]), spec["columns"]["title"], f".{spec['digits']}f"
     out = {}
     for r in data.to_dict("records"):
         spread = plus_minus(r["mean"], 0 if r["n"] < 2 else r[spec["spread"]], fmt=fmt)
@@ -91,10 +137,24 @@ def shown(paper: str, table: str, data: pd.DataFrame, missing: dict[str, str] | 
             if r["n"]
             else (missing or {}).get(r[columns], "not run")
         )
-        out.setdefault(r[rows], {rows: r[rows]}).update(
-            {f"{r[columns]} (ours)": ours, f"{r[columns]} (paper)": f"{r['paper']:{fmt}}"}
+        ours = ", ".join([ours, *(note.format(r[name]) for name, note in spec.get("notes", {}).items() if r[name])])
+        paper_number = spec.get("paper_missing", "nan") if pd.isna(r["paper"]) else f"{r['paper']:{fmt}}"
+        out.setdefault(tuple(r[k] for k in rows), {k: r[k] for k in rows}).update(
+            {f"{r[columns]} (ours)": ours, f"{r[columns]} (paper)": paper_number}
         )
     return pd.DataFrame(list(out.values()))
+
+
+def bold(paper: str, table: str, data: pd.DataFrame) -> set[tuple[int, str]]:
+    """The (row, column) cells of the shown table to set in bold: with `bold: highest`, the highest mean of
+    each row where 2 or more of its cells have runs (the first of those tied)."""
+    spec = load(paper)[table]
+    if spec.get("bold") != "highest":
+        return set()
+    rows, column = _list(spec["rows"]["title"]), spec["columns"]["title"]
+    ran = data.assign(row=data.groupby(rows, sort=False).ngroup())[data.n > 0]
+    best = ran.groupby("row").filter(lambda cells: len(cells) > 1).groupby("row")["mean"].idxmax()
+    return {(row, f"{data.at[i, column]} (ours)") for row, i in best.items()}
 
 
 def section(paper: str, out, stem: str, data: pd.DataFrame | None, shown=None, bold=frozenset(), **fields) -> str:
