@@ -101,7 +101,7 @@ def figure(values: pd.DataFrame, emb: pd.DataFrame, root: Path, cfg, out: Path) 
             out / GRID, index=False, float_format="%.17g", compression=CSV_COMPRESSION
         )
     if (out / POINTS).is_file() and (out / GRID).is_file():
-        drawn.boundaries(pd.read_csv(out / POINTS), pd.read_csv(out / GRID, float_precision="round_trip"), out)
+        drawn.boundaries(pd.read_csv(out / POINTS), pd.read_csv(out / GRID), out)
     elif not values[values.dim == 2].empty:
         fields = {"stem": out / drawn.BOUNDARIES, "points": POINTS, "weights": WEIGHTS, "root": root}
         print(prose.fill("hnn", "boundaries_not_drawn", **fields))
