@@ -98,17 +98,17 @@ def test_hnn_table1_grid_is_complete_and_the_gains_use_it():
         assert not cell.paper and set(cell.arms) <= {"prefix10", "prefix30", "prefix50"}
 
 
-def test_brantner_numbers_match_the_report():
-    from noneuclid.report.brantner import SETUPS
-
+def test_brantner_cells_hold_the_numbers_of_its_references():
     claims = data.load("brantner")
+    authors, table2 = (claims.references[name].values for name in ("authors_run", "table2"))
     for claim_id in ("stiefel_adam_below_euclidean", "stiefel_adam_beats_momentum_and_gd"):
         for cell in claims[claim_id].cells:
-            assert cell.paper == {arm: SETUPS[arm]["authors_loss"] for arm in cell.arms}
+            assert cell.paper == {arm: authors[arm]["authors_loss"] for arm in cell.arms}
     for cell in claims["stiefel_epoch_time_on_par_cpu"].cells:
-        assert cell.paper == {arm: SETUPS[arm]["cpu_min"] for arm in cell.arms}
-    gpu = claims["stiefel_epoch_time_gap_gpu"].cells[0]
-    assert gpu.paper == {arm: SETUPS[arm]["gpu_min"] for arm in gpu.arms}
+        assert cell.paper == {arm: table2[arm]["cpu_min"] for arm in cell.arms}
+    for cell in claims["stiefel_epoch_time_gap_gpu"].cells:
+        assert cell.paper == {arm: table2[arm]["gpu_min"] for arm in cell.arms}
+    assert claims["euclidean_adam_stuck_at_plateau"].cells[0].bound == claims.numbers["plateau"]
 
 
 PAPERS = Path(__file__).resolve().parents[3] / "shared" / "papers"
@@ -289,8 +289,8 @@ def test_a_broken_claim_names_the_file_the_claim_the_cell_and_the_key(tmp_path, 
 
 
 def test_labels_and_references_load_and_a_broken_one_is_named(tmp_path):
-    """A file's reference block: labels (group -> name -> label) and references (another paper's numbers
-    with their source)."""
+    """A file's reference block: labels (group -> name -> label) and references (published numbers with
+    their source), nothing else beside them and numbers."""
     claims = data.load_file(
         _write(
             tmp_path,
@@ -306,6 +306,10 @@ def test_labels_and_references_load_and_a_broken_one_is_named(tmp_path):
         data.load_file(_write(tmp_path, reference={"labels": {"models": {"m": ""}}}))
     with pytest.raises(data.ClaimsError, match=r"toy.yaml: reference, 'r': missing key 'source'"):
         data.load_file(_write(tmp_path, reference={"references": {"r": {"values": {5: 1}}}}))
+    with pytest.raises(data.ClaimsError, match=r"toy.yaml: reference: unknown key 'epochs'"):
+        data.load_file(_write(tmp_path, reference={"epochs": 500}))
+    with pytest.raises(data.ClaimsError, match=r"toy.yaml: reference: key 'references' must map names"):
+        data.load_file(_write(tmp_path, reference={"references": [1]}))
 
 
 def test_a_broken_file_names_itself(tmp_path):

@@ -31,7 +31,7 @@ def published() -> set[float]:
     found = set()
     for paper in papers.PAPERS:
         claims = data.load(paper)
-        found |= _numbers(claims.reference)
+        found |= _numbers([claims.numbers, [r.values for r in claims.references.values()]])
         found |= {v for c in claims.claims for cell in c.cells for v in _numbers([cell.paper, cell.paper_se])}
     return {x for x in found if len(f"{abs(x):g}".replace(".", "").strip("0")) >= 3}
 

@@ -1,12 +1,12 @@
 """The claims files (<paper>.yaml beside this module), loaded and validated: a missing, unknown or
 ill-typed key is a ClaimsError naming the file, the claim, the cell and the key.
 
-A file:  paper (its stem), title, claims; optionally reference: what the report reads beside the
-         claims, a mapping: numbers (name -> {value, source}: the numbers a report builds its metrics on,
-         such as a paper's threshold or a rule of ours), labels (group -> name -> the paper's label, e.g.
-         the models of a table), references (name -> {source, values}: another paper's published numbers
-         that a report prints beside ours), and any setting of the paper with its source in a comment (a
-         cell's paper number may be a YAML alias of one, so that it is written once).
+A file:  paper (its stem), title, claims; optionally reference: the paper's facts the report reads beside
+         the claims, each once, in three optional parts: labels (group -> name -> the paper's label, e.g.
+         the models of a table), numbers (name -> {value, source}: a single number, such as the paper's
+         epochs or threshold or a rule of ours) and references (name -> {source, values}: published numbers
+         keyed by settings, such as the paper's table per run or another paper's, printed beside ours). A
+         cell's paper number may be a YAML alias of one of them, so that it is written once.
 A claim: id; kind (paper: a sentence, table or figure of the paper; ours: a claim the suite adds);
          claim (the paper's words, quoted); source (its table, figure or section); metric and unit;
          better (lower or higher: which values of the metric are better); relation, as the paper's
@@ -56,6 +56,7 @@ CLAIM_KEYS = (
 )
 LEARNED_KEYS = ({"metric", "better", "within", "source"}, set())
 NUMBER_KEYS = ({"value", "source"}, set())
+REFERENCE_KEYS = (set(), {"labels", "numbers", "references"})
 CELL_KEYS = (
     {"cell", "arms"},
     {
@@ -125,7 +126,8 @@ class Claim:
 
 @dataclass(frozen=True)
 class Reference:
-    """Another paper's published numbers, reported beside ours: values (a key -> its numbers) and their source."""
+    """Published numbers (the paper's own or another paper's) reported beside ours: values (a key, such as a
+    run's name, -> its numbers) and their source."""
 
     source: str
     values: dict
@@ -136,7 +138,6 @@ class Claims:
     paper: str
     title: str
     claims: tuple[Claim, ...]
-    reference: dict = field(default_factory=dict)  # the file's key reference (module doc), as written
     numbers: dict[str, float] = field(default_factory=dict)  # name -> value (reference: numbers)
     labels: dict[str, dict[str, str]] = field(default_factory=dict)  # group -> name -> label (reference: labels)
     references: dict[str, Reference] = field(default_factory=dict)  # reference: references
@@ -183,18 +184,15 @@ def load_file(path: Path) -> Claims:
         raise ClaimsError(f"{where}: key 'paper' is {data['paper']!r}, not the file's name {path.stem!r}")
     claims = tuple(_claim(c, where) for c in _list(data, "claims", where))
     _unique([c.id for c in claims], "claim id", where)
-    reference = data.get("reference", {})
-    if not isinstance(reference, dict):
-        raise ClaimsError(f"{where}: key 'reference' must be a mapping, not {reference!r}")
-    inside = f"{where}: reference"
+    reference, inside = data.get("reference", {}), f"{where}: reference"
+    _keys(reference, REFERENCE_KEYS, inside)
     return Claims(
         _text(data, "paper", where),
         _text(data, "title", where),
         claims,
-        reference,
         _named_numbers(reference, inside),
         _labels(reference, inside),
-        {name: _reference(raw, f"{inside}, {name!r}") for name, raw in reference.get("references", {}).items()},
+        _references(reference, inside),
     )
 
 
@@ -217,6 +215,14 @@ def _labels(reference: dict, where: str) -> dict[str, dict[str, str]]:
     return {
         group: {str(k): _text(names, k, f"{where}: labels {group!r}") for k in names} for group, names in labels.items()
     }
+
+
+def _references(reference: dict, where: str) -> dict[str, Reference]:
+    """The reference's optional references: name -> {source, values}."""
+    raw = reference.get("references", {})
+    if not isinstance(raw, dict):
+        raise ClaimsError(f"{where}: key 'references' must map names to {{source, values}}, not {raw!r}")
+    return {name: _reference(entry, f"{where}, {name!r}") for name, entry in raw.items()}
 
 
 def _reference(raw, where: str) -> Reference:
@@ -366,7 +372,9 @@ def _name(raw, key: str) -> str:
 def _keys(raw, keys: tuple[set, set], where: str) -> None:
     required, optional = keys
     if not isinstance(raw, dict):
-        raise ClaimsError(f"{where}: expected a mapping with keys {sorted(required)}, got {type(raw).__name__}")
+        raise ClaimsError(
+            f"{where}: expected a mapping with keys {sorted(required or optional)}, got {type(raw).__name__}"
+        )
     missing, unknown = sorted(required - set(raw)), sorted(set(raw) - required - optional)
     if missing:
         raise ClaimsError(f"{where}: missing key {missing[0]!r}" + (f" (and {missing[1:]})" if missing[1:] else ""))

@@ -17,8 +17,9 @@ from noneuclid.models.vit import load_gml
 from noneuclid.nn import StiefelParameter
 from noneuclid.train.tasks import Classification
 
-REFERENCE = claims_data.load("brantner").reference
-SETUPS, ONE_CLASS = REFERENCE["setups"], REFERENCE["one_class_share"]  # claims/brantner.yaml
+CLAIMS = claims_data.load("brantner")
+SETUPS, AUTHORS = CLAIMS.labels["setups"], CLAIMS.references["authors_run"].values  # setup -> name; its run
+ONE_CLASS = CLAIMS.numbers["one_class_share"]  # a network that predicts one class above this share
 
 
 DRIFT = "max abs(YᵀY - I)"
@@ -30,7 +31,7 @@ def authors_networks(reference: Path, data_dir: Path, train_images: int | None =
     accuracy of the authors' run and the last value of their training curve; max |YᵀY - I| of their Stiefel
     projections (computed in float64 from the stored float32 values). train_images: the first that many
     training images for the training loss (None: all 60,000)."""
-    meta = authors_metadata(reference, SETUPS)
+    meta = authors_metadata(reference, AUTHORS)
     task = Classification(
         mnist.load(data_dir, "train", 7, train_images),
         {"test": mnist.load(data_dir, "test", 7)},
@@ -39,14 +40,14 @@ def authors_networks(reference: Path, data_dir: Path, train_images: int | None =
         seed=0,
     )
     rows, count = [], len(task.splits["train"][1])
-    for setup, ref in SETUPS.items():
+    for setup, ref in AUTHORS.items():
         model = load_gml(reference / f"mnist_nn{ref['gml']}.h5")
         test, train = task.evaluate(model, "test"), task.evaluate(model, "train")
         projections = [p for p in model.parameters() if isinstance(p, StiefelParameter)]
         drift = max((float(stiefel.orthonormality_error(p.detach().double())) for p in projections), default=None)
         rows.append(
             {
-                "network (500 epochs)": ref["label"],
+                "network (500 epochs)": SETUPS[setup],
                 "file": f"mnist_nn{ref['gml']}.h5",
                 "test accuracy % (noneuclid)": round(100 * test["test_accuracy"], 2),
                 "authors' run test accuracy %": round(100 * meta[setup]["accuracy"], 2),

@@ -45,15 +45,12 @@ import pandas as pd
 import torch
 
 from noneuclid import optim
-from noneuclid.claims import data as claims_data
 from noneuclid.data import mnist
 from noneuclid.evaluate import gradient_norms, paper_step
-from noneuclid.evaluate.gradient_norms import OPTIMIZERS, paper_config
+from noneuclid.evaluate.gradient_norms import OPTIMIZERS, authors_file, paper_config
 from noneuclid.geometry import stiefel
 from noneuclid.models.vit import load_gml
 from noneuclid.nn import StiefelParameter
-
-SETUPS = claims_data.load("brantner").reference["setups"]  # the paper's four runs (claims/brantner.yaml)
 
 COLUMNS = ["optimizer", "retraction", "section", "seed", "step", "max_dev", "median_dev"]
 SEEDS = {"geodesic": (0, 1, 2), "cayley": (0,)}  # retraction -> seeds (the paper's retraction: geodesic)
@@ -130,7 +127,7 @@ def authors_drift(reference: Path, step: int) -> pd.DataFrame:
     (deviations of the stored float32 weights, in float64), at `step`, the paper's last step."""
     rows = []
     for name in OPTIMIZERS:
-        file = f"mnist_nn{SETUPS[f'{name}_stiefel']['gml']}.h5"
+        file = authors_file(name)
         model = load_gml(reference / file)
         dev = torch.cat(
             [deviations(p.detach()).flatten() for p in model.parameters() if isinstance(p, StiefelParameter)]

@@ -27,7 +27,7 @@ from noneuclid.models.vit import load_gml
 from noneuclid.nn import StiefelParameter
 from noneuclid.train.losses import LOSSES
 
-SETUPS = claims_data.load("brantner").reference["setups"]  # the paper's four runs (claims/brantner.yaml)
+AUTHORS = claims_data.load("brantner").references["authors_run"].values  # setup -> the authors' run (gml: its k)
 
 OPTIMIZERS = ("adam", "momentum", "gd")  # configs/optim/<name>, variant brantner/<name>_stiefel
 
@@ -35,6 +35,11 @@ OPTIMIZERS = ("adam", "momentum", "gd")  # configs/optim/<name>, variant brantne
 def paper_config(optimizer: str = "adam", overrides=()):
     """The config of the paper's run of `optimizer` on Stiefel projections (profile paper)."""
     return compose(["profile=paper", f"variant=brantner/{optimizer}_stiefel", *overrides])
+
+
+def authors_file(optimizer: str) -> str:
+    """The file of the authors' 500-epoch network of `optimizer` on Stiefel projections, mnist_nn<k>.h5."""
+    return f"mnist_nn{AUTHORS[f'{optimizer}_stiefel']['gml']}.h5"
 
 
 def projection_gradients(model, x: torch.Tensor, y: torch.Tensor, loss) -> torch.Tensor:
@@ -50,7 +55,7 @@ def networks(reference: Path, seed: int = 0) -> dict[str, torch.nn.Module]:
     torch.manual_seed(seed)
     nets = {"none": models.build_on(cfg.model, torch.device("cpu"), torch.float32)}
     for name in OPTIMIZERS:
-        nets[name] = load_gml(reference / f"mnist_nn{SETUPS[f'{name}_stiefel']['gml']}.h5")
+        nets[name] = load_gml(reference / authors_file(name))
     return nets
 
 

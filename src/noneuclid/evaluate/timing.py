@@ -31,7 +31,7 @@ from noneuclid.config import compose
 from noneuclid.train import tasks
 from noneuclid.train.trainer import train_epoch
 
-SETUPS = claims_data.load("brantner").reference["setups"]  # the paper's four runs (claims/brantner.yaml)
+SETUPS = claims_data.load("brantner").labels["setups"]  # the paper's four runs (claims/brantner.yaml)
 
 COLUMNS = ["arm", "repeat", "steps", "steps_per_epoch", "seconds", "seconds_per_step", "threads", "device", "processor"]
 FILES = {"cpu": "timing.csv", "cuda": "timing_gpu.csv"}  # device -> the file its timing goes to

@@ -1,6 +1,7 @@
 """Brantner's Fig. 3a/3b, Table 2, the test accuracies and the section experiment from the per-run data,
 the authors' curves (GeometricMachineLearning.jl, <data>/reference/brantner_gml) beside ours. Tables:
-claims/brantner_tables.yaml; numbers: claims/brantner.yaml (reference); prose: templates/brantner.md."""
+claims/brantner_tables.yaml; numbers: claims/brantner.yaml (reference); the runs each figure shows: its
+experiment's sweep (configs/experiment/brantner/<figure>.yaml); prose: templates/brantner.md."""
 
 from __future__ import annotations
 
@@ -15,10 +16,11 @@ from noneuclid.data.brantner_gml import authors_curves, reference_dir
 from noneuclid.figures import brantner as drawn
 from noneuclid.figures.brantner import UNIFORM_LOSS
 from noneuclid.report import brantner_evaluated as evaluated, provenance, table_engine
-from noneuclid.report.brantner_claims import CLAIMS, SETUPS, text, verdicts
+from noneuclid.report.brantner_claims import AUTHORS, CLAIMS, SETUPS, text, verdicts
 from noneuclid.runs import select, table as run_table
 
-PAPER = CLAIMS.reference  # the paper's epochs, MNIST's training images, Fig. 3a's plateau, the runs of each figure
+PAPER = CLAIMS.numbers  # the paper's epochs, MNIST's training images, Fig. 3a's plateau
+FIGURES = ("fig3a", "fig3b")  # experiment=brantner/<figure>: the runs it shows
 SECTIONS = sweep_values("brantner/section", "optim.section")  # arms section_householder, section_random
 CURVE_EPOCHS = (1, 5, 10, 25)  # where our curves and theirs are compared (and our last epoch)
 
@@ -43,7 +45,7 @@ def curves_table(curves: pd.DataFrame, theirs: dict) -> pd.DataFrame:
     """Per setup we ran, our mean training loss and the authors' at CURVE_EPOCHS and our last epoch."""
     last = curves.groupby("setup").epoch.max()
     epochs = {s: sorted({*CURVE_EPOCHS, last[s]}) for s in SETUPS if s in last}
-    rows = [(s, SETUPS[s]["label"], e, theirs[s][e - 1]) for s, at in epochs.items() for e in at]
+    rows = [(s, SETUPS[s], e, theirs[s][e - 1]) for s, at in epochs.items() for e in at]
     data = pd.DataFrame(rows, columns=["setup", "label", "epoch", "authors_train_loss"])
     data = data.merge(curves, on=["setup", "epoch"], how="left")
     return data.assign(last_epoch=data.epoch == data.setup.map(last))
@@ -55,7 +57,7 @@ def _budget(runs: pd.DataFrame) -> dict:
     images = int(runs["cfg.data.train_size"].fillna(PAPER["train_images"]).max())  # null: all of MNIST's
     seeds = ", ".join(str(int(s)) for s in sorted(runs.seed.unique()))
     epochs, batch = int(runs.epochs.max()), int(runs["cfg.data.batch_size"].max())
-    paper = {"paper_epochs": PAPER["epochs"], "commits": run_table.commits(runs)}
+    paper = {"paper_epochs": int(PAPER["epochs"]), "commits": run_table.commits(runs)}
     return {"epochs": epochs, "images": images, "batch": batch, "seeds": seeds, **paper}
 
 
@@ -79,9 +81,10 @@ def make(
     per_seed, curves = load(out, profile, seeds, overrides)
     if (fig3 := per_seed[per_seed.setup.isin(SETUPS)] if len(per_seed) else per_seed).empty:
         raise FileNotFoundError(text("no_runs", runs=runs_dir, profile=profile))
-    theirs = authors_curves(reference_dir() if reference is None else reference, SETUPS)  # None: no reference
-    for name, setups in PAPER["figures"].items():
-        drawn.fig3(fig3, curves, {s: SETUPS[s] for s in setups}, text(name, profile=profile), out / name, theirs)
+    theirs = authors_curves(reference_dir() if reference is None else reference, AUTHORS)  # None: no reference
+    for name in FIGURES:  # the setups of each: the variants its experiment sweeps
+        shown = [v.removeprefix("brantner/") for v in sweep_values(f"brantner/{name}", "variant")]
+        drawn.fig3(fig3, curves, {s: SETUPS[s] for s in shown}, text(name, profile=profile), out / name, theirs)
     data = {name: table_engine.summarised("brantner", name, fig3) for name in ("table2", "accuracy")}
     data |= {"authors_curves": curves_table(curves, theirs)} if theirs else {}
     caption = text("budget", profile=profile, **_budget(fig3))

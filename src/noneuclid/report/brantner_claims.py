@@ -15,12 +15,13 @@ from noneuclid.claims import data as claims_data, engine
 from noneuclid.config import compose
 
 CLAIMS = claims_data.load("brantner")
-SETUPS = CLAIMS.reference["setups"]  # the paper's four runs -> label, colour, Table 2's minutes, the authors' run
+SETUPS = CLAIMS.labels["setups"]  # the paper's four runs -> their names
+AUTHORS = CLAIMS.references["authors_run"].values  # setup -> the authors' run: accuracy, loss, their files' k
 OPTIMIZERS = {
-    name.removesuffix("_stiefel"): {**setup, "label": setup["label"].removesuffix(" + Stiefel")}
-    for name, setup in SETUPS.items()
+    name.removesuffix("_stiefel"): label.removesuffix(" + Stiefel")
+    for name, label in SETUPS.items()
     if name.endswith("_stiefel")
-}  # adam, momentum, gd
+}  # adam, momentum, gd -> their names
 BOUND = next(c.bound for c in CLAIMS["orthonormality_to_machine_precision"].cells if c.arms[0].startswith("drift_"))
 BASE = "adam_euclidean"  # the arm the timings are over
 TIMINGS = {

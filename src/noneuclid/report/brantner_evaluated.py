@@ -23,7 +23,7 @@ def drift_section(out: Path) -> str:
     last = ours[ours.step == ours.step.max()]
     last = last.merge(authors.add_prefix("authors_"), left_on="optimizer", right_on="authors_optimizer")
     data = table_engine.summarised(PAPER, "drift_summary", last, bound=BOUND)
-    labels = [OPTIMIZERS[o]["label"] for o in data.optimizer]
+    labels = [OPTIMIZERS[o] for o in data.optimizer]
     shown = table_engine.displayed(PAPER, "drift_summary", data.assign(optimizer=labels))
     fields = {"projections": authors.projections.iloc[0], "steps": ours.step.max()}
     section = table_engine.section(PAPER, out, "drift_summary", data, shown, **fields)

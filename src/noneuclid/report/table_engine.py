@@ -25,11 +25,11 @@ caller fills in.
 A table summarising a frame of runs or measurements (`summarised`) declares how its data is made: `before`
 (column -> an expression of a row's columns), `group` (data column -> frame column: one row per group, in
 the order met), `aggregate` (column -> [frame column, a pandas aggregation such as mean, std, size,
-nunique, first; or join, word: the values as integers after `word`, comma-separated]), `reference` (a group
-of the claims file's reference -> its fields, by the first group column's value) and `after` (column -> an
-expression of the data's columns). Expressions: DataFrame.eval, @name a number of the claims file's
-reference (its numbers or a number at its top) or one the caller gives. A shown column may `round` its
-values to that many decimals (then written by `format`).
+nunique, first; or join, word: the values as integers after `word`, comma-separated]), `labels` (column -> a
+group of the claims file's reference labels) and `reference` (a reference of the claims file -> its fields),
+both by the first group column's value, and `after` (column -> an expression of the data's columns).
+Expressions: DataFrame.eval, @name a number of the claims file's reference numbers or one the caller gives.
+A shown column may `round` its values to that many decimals (then written by `format`).
 """
 
 from __future__ import annotations
@@ -203,17 +203,18 @@ def _list(value) -> list:
 
 def summarised(paper: str, table: str, frame: pd.DataFrame, **numbers) -> pd.DataFrame:
     """The data of a table declared as a summary of `frame` (module doc): `before`, grouped by `group` into
-    `aggregate`, the `reference` fields beside them, then `after`; `numbers`: name -> a number of the
-    expressions beside the claims file's reference."""
+    `aggregate`, the `labels` and `reference` fields beside them, then `after`; `numbers`: name -> a number of
+    the expressions beside the claims file's reference numbers."""
     spec, claims = load(paper)[table], claims_data.load(paper)
-    reference = claims.reference
-    numbers = {**claims.numbers, **{k: v for k, v in reference.items() if isinstance(v, (int, float, str))}, **numbers}
+    numbers = {**claims.numbers, **numbers}
     grouped = _derived(frame, spec.get("before", {}), numbers).groupby(list(spec["group"].values()), sort=False)
     data = grouped.agg(**{k: (column, _aggregation(*how)) for k, (column, *how) in spec["aggregate"].items()})
     data = data.reset_index().rename(columns={column: k for k, column in spec["group"].items()})
     key = data[next(iter(spec["group"]))]
-    for group, fields in spec.get("reference", {}).items():
-        data = data.assign(**{f: [reference[group].get(value, {}).get(f) for value in key] for f in fields})
+    data = data.assign(**{c: key.map(claims.labels[group]) for c, group in spec.get("labels", {}).items()})
+    for name, fields in spec.get("reference", {}).items():
+        values = claims.references[name].values
+        data = data.assign(**{f: [values.get(value, {}).get(f) for value in key] for f in fields})
     return _derived(data, spec.get("after", {}), numbers)
 
 
