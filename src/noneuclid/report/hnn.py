@@ -19,25 +19,21 @@ from noneuclid.config import compose, experiment_value, sweep_values
 from noneuclid.data import snli
 from noneuclid.figures import hnn as drawn
 from noneuclid.report import hnn_claims, provenance, table_engine
-from noneuclid.report.hnn_claims import DATASETS, ROWS
+from noneuclid.report.hnn_claims import DATASETS
 from noneuclid.runs import select, table as run_table
-from noneuclid.runs.lookup import table1_seeds
 
 
-def run_names(
-    runs: pd.DataFrame, profile: str, seeds, overrides=(), models=tuple(ROWS), datasets=tuple(DATASETS)
-) -> dict:
-    """(model, dataset, seed) -> the name of its finished run among `runs` (None where none), the run of
-    `experiment=hnn/table1 variant=hnn/<model> data=<dataset> <overrides>` (runs.select.trained_by), for
-    `models` (ROWS keys) on `datasets` (default: all of Table 1's), the datasets in Table 1's order."""
-    names = {}
-    for row, data in ((row, data) for row in models for data in DATASETS if data in datasets):
-        found = select.trained_by(
-            runs, ["experiment=hnn/table1", f"profile={profile}", f"variant=hnn/{row}", f"data={data}", *overrides]
-        )
-        by_seed = dict(zip(found["cfg.seed"].astype(int), found.run)) if len(found) else {}
-        names.update({(row, data, seed): by_seed.get(seed) for seed in seeds})
-    return names
+def found(runs: pd.DataFrame, profile: str, overrides=()) -> pd.DataFrame:
+    """The finished runs among `runs` of Table 1's settings: those of `experiment=hnn/table1 variant=<model>
+    data=<dataset> profile=<profile> <overrides>` on every model and dataset (runs.select.swept)."""
+    return select.swept(runs, "hnn/table1", [f"profile={profile}", *overrides], DATASETS)
+
+
+def table1_seeds(found: pd.DataFrame) -> tuple[int, ...]:
+    """Table 1's seeds (0, 1, 2) that have runs in `found` (the smoke profile runs seed 0 only; experiment=
+    hnn/seeds' 3-17 stay out), else all of them."""
+    table1 = experiment_value("hnn/table1", "stack.seed")
+    return tuple(s for s in table1 if s in set(found.get("cfg.seed", []))) or tuple(table1)
 
 
 def _settings(finished: pd.DataFrame) -> str:
@@ -75,14 +71,13 @@ def _settings(finished: pd.DataFrame) -> str:
     )
 
 
-def _finished_counts(runs: run_table.Runs, names: dict) -> str:
-    """'54 of 54 PREFIX runs and 0 of 18 SNLI runs': of the report's runs, of the kinds it has."""
-    kinds = {
-        kind: [name for (_, data, _), name in names.items() if (data == "snli") == (kind == "SNLI")]
-        for kind in ("PREFIX", "SNLI")
-    }
+def _finished_counts(finished: pd.DataFrame, cells, seeds) -> str:
+    """'54 of 54 PREFIX runs and 0 of 18 SNLI runs': of the report's (model, dataset) cells and seeds, of the
+    kinds it has."""
+    snli = finished["cfg.data.label"] == "snli"
+    kinds = {"PREFIX": (~snli, [d != "snli" for _, d in cells]), "SNLI": (snli, [d == "snli" for _, d in cells])}
     return " and ".join(
-        f"{sum(map(runs.is_done, found))} of {len(found)} {kind} runs" for kind, found in kinds.items() if found
+        f"{ran.sum()} of {sum(has) * len(seeds)} {kind} runs" for kind, (ran, has) in kinds.items() if any(has)
     )
 
 
@@ -91,27 +86,31 @@ def make(runs_dir: Path, profile: str, out: Path, seeds=None, overrides=()) -> l
     into it the ended runs under runs_dir/hnn/<profile>. Runs of one smaller experiment (e.g.
     hnn/compensated) get a table of its models and datasets only."""
     runs = run_table.Runs(*run_table.load(runs_dir, "hnn", profile, out))
-    seeds = seeds or table1_seeds(runs.table)
-    names = run_names(runs.table, profile, seeds, overrides)
-    trained = runs.finished(names.values())
+    trained = found(runs.table, profile, overrides)
+    seeds = seeds or table1_seeds(trained)
+    trained = trained[trained["cfg.seed"].isin(seeds)] if len(trained) else trained
     if trained.empty:
         raise FileNotFoundError(prose.fill("hnn", "table1_no_runs", out=out, runs_dir=runs_dir, profile=profile))
     experiments = set(trained["cfg.experiment_name"])
     experiment = experiments.pop() if len(experiments) == 1 else "hnn/table1"
-    if experiment != "hnn/table1":  # runs of a smaller experiment: its models and datasets only
-        models = [v.removeprefix("hnn/") for v in sweep_values(experiment, "variant")]
-        names = run_names(runs.table, profile, seeds, overrides, models, experiment_value(experiment, "stack.data"))
-    finished = runs.finished(sorted(filter(None, names.values())))
+    datasets = DATASETS if experiment == "hnn/table1" else experiment_value(experiment, "stack.data")
+    cells = [
+        (v.removeprefix("hnn/"), d) for v in sweep_values(experiment, "variant") for d in DATASETS if d in datasets
+    ]
+    rows = table_engine.axis(table_engine.load("hnn")["table1"]["rows"])  # Table 1's row -> its settings
+    kept = select.any_of(trained, [{**rows[m], "data.label": d} for m, d in cells])  # a smaller experiment's
+    finished = runs.finished(sorted(trained.run[kept]))
     snli_missing = not snli.split_files(Path(compose(["experiment=hnn/table1"]).paths.data_dir) / "snli", "train")
-    table = table_engine.data("hnn", "table1", finished, dict.fromkeys(key[:2] for key in names))
+    table = table_engine.data("hnn", "table1", finished, cells)
     title, settings = prose.fill("hnn", "table1_title"), _settings(finished)
     missing = {DATASETS["snli"]: "not run (data missing)"} if snli_missing else {}
     shown = table_engine.shown("hnn", "table1", table, missing)
     tables.write(out, "table1", table, shown, f"Ganea et al., {title}", settings)
     dtypes = sorted(set(finished["cfg.trainer.dtype"]))  # with the profile and overrides: what tells the runs apart
+    first = finished[select.chosen(finished, {"data.label": "prefix10", "seed": seeds[0]})]  # the figure's
     drawn.prefix10_dev(
         runs,
-        names,
+        {m: run for m, _ in cells for run in first.run[select.chosen(first, rows[m])]},
         out / "fig_prefix10_dev",
         seeds[0],
         ", ".join([f"{profile} profile", *dtypes, *(o for o in overrides if not o.startswith("trainer.dtype="))]),
@@ -129,13 +128,13 @@ def make(runs_dir: Path, profile: str, out: Path, seeds=None, overrides=()) -> l
         overrides=extra,
         out_option=" --out " + str(out) if extra else "",
         seeds_option=f" --seeds {seeds_text}" if list(seeds) != experiment_value("hnn/table1", "stack.seed") else "",
-        counts=_finished_counts(runs, names),
+        counts=_finished_counts(finished, cells, seeds),
         seeds=", ".join(map(str, seeds)),
         settings=settings,
         table1_title=title,
-        snli=prose.fill("hnn", "snli_missing") if snli_missing and any(k[1] == "snli" for k in names) else "",
+        snli=prose.fill("hnn", "snli_missing") if snli_missing and any(d == "snli" for _, d in cells) else "",
         claims=render.write(
-            out, "claims", provenance.final(hnn_claims.verdicts(finished, {k[1] for k in names}), finished, "hnn")
+            out, "claims", provenance.final(hnn_claims.verdicts(finished, {d for _, d in cells}), finished, "hnn")
         ),
         health="".join(f"{line}\n" for line in hnn_claims.health(finished, runs)),
         table1=shown.to_markdown(

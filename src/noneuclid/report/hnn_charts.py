@@ -12,7 +12,7 @@ import pandas as pd
 from noneuclid import prose, tables
 from noneuclid.claims import engine, render
 from noneuclid.claims.estimates import plus_minus
-from noneuclid.config import experiment_value, sweep_values
+from noneuclid.config import experiment_value
 from noneuclid.report import provenance, table_engine
 from noneuclid.report.hnn_claims import CLAIMS, DATASETS
 from noneuclid.runs import select, table as run_table
@@ -25,47 +25,19 @@ METRIC = "test_accuracy_at_best_dev"
 def charted(runs: pd.DataFrame, profile: str) -> pd.DataFrame:
     """The finished runs of the experiment's settings at `profile` (its ball in float64: Table 1's runs), of
     its seeds."""
-    found = [
-        select.trained_by(
-            runs,
-            [
-                f"experiment={EXPERIMENT}",
-                f"profile={profile}",
-                f"variant={variant}",
-                f"data={data}",
-                f"model.chart={chart}",
-                f"trainer.dtype={dtype}",
-            ],
-        )
-        for variant in sweep_values(EXPERIMENT, "variant")
-        for data in experiment_value(EXPERIMENT, "stack.data")
-        for chart in sweep_values(EXPERIMENT, "model.chart")
-        for dtype in sweep_values(EXPERIMENT, "trainer.dtype")
-    ]
-    found = pd.concat(found)
+    found = select.swept(runs, EXPERIMENT, [f"profile={profile}"], experiment_value(EXPERIMENT, "stack.data"))
     return found[found["cfg.seed"].isin(experiment_value(EXPERIMENT, "stack.seed"))] if len(found) else found
 
 
 def table(finished: pd.DataFrame) -> pd.DataFrame:
-    """table_engine's data per dataset (its column first) with the runs that met a non-finite loss."""
-    spec = table_engine.load("hnn")[TABLE]
-    rows, columns = spec["rows"]["settings"], spec["columns"]["settings"]
-    parts = []
-    for data in experiment_value(EXPERIMENT, "stack.data"):
-        where = {"data.label": data}
-        part = table_engine.data("hnn", TABLE, finished, [(r, c) for r in rows for c in columns], where)
-        nonfinite = [
-            int(
-                (
-                    finished.loc[select.chosen(finished, {**where, **rows[r], **columns[c]}), "nonfinite_events"] > 0
-                ).sum()
-            )
-            for r in rows
-            for c in columns
-        ]
-        part.insert(0, "dataset", DATASETS[data])
-        parts.append(part.assign(nonfinite_runs=nonfinite))
-    return pd.concat(parts, ignore_index=True)
+    """table_engine's data per dataset (its column first), the runs that met a non-finite loss last."""
+    finished, cells = finished.assign(nonfinite=finished.nonfinite_events > 0), table_engine.cells("hnn", TABLE)
+    parts = {
+        DATASETS[data]: table_engine.data("hnn", TABLE, finished, cells, {"data.label": data})
+        for data in experiment_value(EXPERIMENT, "stack.data")
+    }
+    data = pd.concat(parts, names=["dataset", None]).reset_index(level=0).reset_index(drop=True)
+    return data[[*data.columns.drop("nonfinite_runs"), "nonfinite_runs"]]
 
 
 def shown(data: pd.DataFrame) -> pd.DataFrame:

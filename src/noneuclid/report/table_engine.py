@@ -43,7 +43,7 @@ import yaml
 
 from noneuclid import extensions, prose, tables
 from noneuclid.claims import data as claims_data
-from noneuclid.claims.estimates import plus_minus, summary
+from noneuclid.claims.estimates import estimate, plus_minus, summary
 from noneuclid.config import sweep_params
 from noneuclid.runs import select
 
@@ -214,7 +214,7 @@ def summarised(paper: str, table: str, frame: pd.DataFrame, **numbers) -> pd.Dat
     key = data[next(iter(spec["group"]))]
     for group, fields in spec.get("reference", {}).items():
         data = data.assign(**{f: [reference[group].get(value, {}).get(f) for value in key] for f in fields})
-    return _derived(data, spec.get("after", {}), numbers)
+    return _derived(data, spec.get("after", {}), numbers).astype(dict.fromkeys(spec.get("integers", []), int))
 
 
 def _derived(frame: pd.DataFrame, columns: dict[str, str], numbers: dict) -> pd.DataFrame:
@@ -225,10 +225,11 @@ def _derived(frame: pd.DataFrame, columns: dict[str, str], numbers: dict) -> pd.
 
 
 def _aggregation(function: str, *word: str):
-    """A pandas aggregation by its name, or join: the values as integers after `word`, comma-separated."""
+    """A pandas aggregation by its name; join: the values as integers after `word`, comma-separated; se: the
+    standard error of their mean (0 for one value; claims.estimates.estimate)."""
 
     def join(values: pd.Series) -> str:
         found = [str(int(v)) for v in values.dropna()]
         return " ".join([*word, ", ".join(found)]) if found else ""
 
-    return join if function == "join" else function
+    return {"join": join, "se": lambda values: estimate(values).se}.get(function, function)
