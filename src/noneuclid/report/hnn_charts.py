@@ -9,7 +9,7 @@ from pathlib import Path
 
 import pandas as pd
 
-from noneuclid import prose, tables
+from noneuclid import prose
 from noneuclid.claims import engine, render
 from noneuclid.claims.estimates import plus_minus
 from noneuclid.config import experiment_value
@@ -60,16 +60,14 @@ def shown(data: pd.DataFrame) -> pd.DataFrame:
 
 def verdicts(finished: pd.DataFrame) -> list[engine.Verdict]:
     """The two claims' cells, each arm's test accuracy % per seed paired by seed."""
-    rows = []
-    for claim in (CLAIMS[c] for c in CLAIM_IDS):
-        for cell in claim.cells:
-            a, b = (100 * select.arm_values(finished, cell.select[arm], METRIC) for arm in cell.arms)
-            seeds = a.index.intersection(b.index)
-            runs = select.cell_runs(finished, cell)
-            if seeds.empty:
-                rows.append(engine.untestable(claim, cell, prose.fill("hnn", "charts_no_pair"), len(a), len(b), runs))
-            else:
-                rows.append(engine.judge(claim, cell, list(a[seeds]), list(b[seeds]), paired=True, runs=runs))
+    rows, no_pair = [], prose.fill("hnn", "charts_no_pair")
+    for claim, cell in ((CLAIMS[c], cell) for c in CLAIM_IDS for cell in CLAIMS[c].cells):
+        a, b = (100 * select.arm_values(finished, cell.select[arm], METRIC) for arm in cell.arms)
+        seeds, runs = a.index.intersection(b.index), select.cell_runs(finished, cell)
+        if seeds.empty:
+            rows.append(engine.untestable(claim, cell, no_pair, len(a), len(b), runs))
+        else:
+            rows.append(engine.judge(claim, cell, list(a[seeds]), list(b[seeds]), paired=True, runs=runs))
     return rows
 
 
@@ -81,12 +79,11 @@ def make(runs_dir: Path, profile: str, out: Path, seeds=None, overrides=()) -> l
     if finished.empty or not (finished["cfg.experiment_name"] == EXPERIMENT).any():
         raise FileNotFoundError(prose.fill("hnn", "charts_no_runs", out=out, profile=profile))
     data = table(finished)
-    title = prose.fill("hnn", "charts_title")
-    section = tables.section(out, TABLE, data, shown(data), title, prose.fill("hnn", "charts_caption"))
+    section = table_engine.section("hnn", out, TABLE, data, shown(data))  # templates/hnn.md's table1_charts_*
     claims = render.write(out, "charts_claims", provenance.final(verdicts(finished), finished, "hnn"))
-    (out / "charts.md").write_text(
-        prose.fill("hnn", "charts_page", profile=profile, table=section, claims=claims) + "\n"
-    )
-    return [out / f"{stem}.{ext}" for stem in (TABLE, "charts_claims") for ext in ("csv", "md", "tex")] + [
-        out / "charts.md"
+    page = prose.fill("hnn", "charts_page", profile=profile, table=section, claims=claims)
+    (out / "charts.md").write_text(page + "\n")
+    return [
+        *(out / f"{stem}.{ext}" for stem in (TABLE, "charts_claims") for ext in ("csv", "md", "tex")),
+        out / "charts.md",
     ]
