@@ -90,7 +90,8 @@ def make(runs_dir: Path, profile: str, out: Path, seeds=None, overrides=()) -> l
     every_emb, every_value = table_engine.frame("hnn", EMBEDDINGS, found), table2_runs.f1_values(runs, protocols)
     if every_value.empty and every_emb.empty:
         raise FileNotFoundError(prose.fill("hnn", "table2_no_runs", out=out, runs_dir=runs_dir, profile=profile))
-    values, emb = table2_runs.classified(every_value, every_emb, lookup.table2_embeddings(profile, c, DIMS))
+    own = {d: lookup.embedding_name(profile, d, c.data.hierarchy, c.data.embedding_seed, (), False) for d in DIMS}
+    values, emb = table2_runs.classified(every_value, every_emb, own)  # own: the profile's, trained on the CPU
     every_emb["table2"], emb_map = every_emb.run.isin(emb.run), dict(zip(emb.dim, emb["map"]))
     made = prose.fill(
         "hnn",

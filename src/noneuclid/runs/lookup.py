@@ -70,13 +70,6 @@ def embedding_name(profile: str, dim: int, hierarchy: str, seed: int, overrides:
     return f"{cfg.study.run_name}-{digest_settings(OmegaConf.to_container(cfg, resolve=True), device)}"
 
 
-def table2_embeddings(profile: str, cfg, dims) -> dict[int, str]:
-    """dim -> the run name of the Poincare embedding that the classifiers of `cfg` (experiment=hnn/table2
-    at `profile`, composed) read in each of `dims` (trained on the CPU, whatever machine reads it)."""
-    data = cfg.data
-    return {dim: embedding_name(profile, dim, data.hierarchy, data.embedding_seed, (), False) for dim in dims}
-
-
 def seed_list(text: str) -> list[int]:
     """'0,2,5-7' -> [0, 2, 5, 6, 7]."""
     seeds = []
