@@ -11,10 +11,9 @@ import pandas as pd
 
 from noneuclid import prose
 from noneuclid.claims import engine, render
-from noneuclid.claims.estimates import plus_minus
 from noneuclid.config import experiment_value
 from noneuclid.report import provenance, table_engine
-from noneuclid.report.hnn_claims import CLAIMS, DATASETS
+from noneuclid.report.hnn_claims import CLAIMS
 from noneuclid.runs import select, table as run_table
 
 EXPERIMENT, TABLE = "hnn/charts", "table1_charts"
@@ -30,32 +29,10 @@ def charted(runs: pd.DataFrame, profile: str) -> pd.DataFrame:
 
 
 def table(finished: pd.DataFrame) -> pd.DataFrame:
-    """table_engine's data per dataset (its column first), the runs that met a non-finite loss last."""
-    finished, cells = finished.assign(nonfinite=finished.nonfinite_events > 0), table_engine.cells("hnn", TABLE)
-    parts = {
-        DATASETS[data]: table_engine.data("hnn", TABLE, finished, cells, {"data.label": data})
-        for data in experiment_value(EXPERIMENT, "stack.data")
-    }
-    data = pd.concat(parts, names=["dataset", None]).reset_index(level=0).reset_index(drop=True)
+    """table_engine's data (a page per dataset, its column first), the runs that met a non-finite loss last."""
+    flagged = finished.assign(nonfinite=finished.nonfinite_events > 0)
+    data = table_engine.data("hnn", TABLE, flagged, table_engine.cells("hnn", TABLE))
     return data[[*data.columns.drop("nonfinite_runs"), "nonfinite_runs"]]
-
-
-def shown(data: pd.DataFrame) -> pd.DataFrame:
-    """One row per dataset and model: per chart and precision 'best (mean ± s.e., n=n[, k non-finite])', and
-    the paper's number (the ball in float64)."""
-
-    def cell(r) -> str:
-        if not r.n:
-            return "not run"
-        spread = plus_minus(r["mean"], r.se if r.n > 1 else 0, fmt=".2f")
-        return f"{r.selected:.2f} ({spread}, n={r.n}" + (
-            f", {r.nonfinite_runs} non-finite)" if r.nonfinite_runs else ")"
-        )
-
-    wide = data.assign(text=data.apply(cell, axis=1), paper=[f"{p:.2f}" for p in data.paper]).pivot_table(
-        index=["dataset", "model", "paper"], columns="chart", values="text", aggfunc="first", sort=False
-    )
-    return wide.reset_index().rename(columns={"paper": "paper (ball, float64)"})
 
 
 def verdicts(finished: pd.DataFrame) -> list[engine.Verdict]:
@@ -79,7 +56,9 @@ def make(runs_dir: Path, profile: str, out: Path, seeds=None, overrides=()) -> l
     if finished.empty or not (finished["cfg.experiment_name"] == EXPERIMENT).any():
         raise FileNotFoundError(prose.fill("hnn", "charts_no_runs", out=out, profile=profile))
     data = table(finished)
-    section = table_engine.section("hnn", out, TABLE, data, shown(data))  # templates/hnn.md's table1_charts_*
+    section = table_engine.section(
+        "hnn", out, TABLE, data, table_engine.shown("hnn", TABLE, data)
+    )  # templates/hnn.md's table1_charts_*
     claims = render.write(out, "charts_claims", provenance.final(verdicts(finished), finished, "hnn"))
     page = prose.fill("hnn", "charts_page", profile=profile, table=section, claims=claims)
     (out / "charts.md").write_text(page + "\n")
