@@ -87,7 +87,7 @@ def make(runs_dir: Path, profile: str, out: Path, seeds=None, overrides=()) -> l
     hnn/compensated) get a table of its models and datasets only."""
     runs = run_table.Runs(*run_table.load(runs_dir, "hnn", profile, out))
     trained = found(runs.table, profile, overrides)
-    seeds = seeds or table1_seeds(trained)
+    seeds = seeds or table1_seeds(runs.table)
     trained = trained[trained["cfg.seed"].isin(seeds)] if len(trained) else trained
     if trained.empty:
         raise FileNotFoundError(prose.fill("hnn", "table1_no_runs", out=out, runs_dir=runs_dir, profile=profile))
