@@ -13,7 +13,7 @@ from noneuclid import figures
 from noneuclid.config import compose
 from noneuclid.report import hnn, hnn_claims, table_engine
 from noneuclid.report.hnn_claims import GAIN, ON_PAR_OR_BETTER
-from noneuclid.runs import RunDir, lookup, table as run_table
+from noneuclid.runs import RunDir, table as run_table
 
 DATA = ["data.train_size=128", "data.dev_size=64", "data.test_size=64"]
 
@@ -47,8 +47,8 @@ def _run(runs, row, seed, dev, test, overrides=DATA, data="prefix10"):
 def _cell(runs, seeds, model="euclidean_gru") -> tuple[dict, str]:
     """Table 1's PREFIX-10 cell of `model` from the run folders: its row of the data and as shown."""
     found = run_table.Runs(*run_table.ended_runs(runs, "hnn", "smoke"))
-    names = hnn.run_names(found.table, "smoke", seeds, DATA, models=(model,), datasets=("prefix10",))
-    table = table_engine.data("hnn", "table1", found.finished(names.values()), dict.fromkeys(k[:2] for k in names))
+    table1 = hnn.found(found.table, "smoke", DATA)
+    table = table_engine.data("hnn", "table1", table1[table1["cfg.seed"].isin(seeds)], [(model, "prefix10")])
     return table.iloc[0].to_dict(), table_engine.shown("hnn", "table1", table).loc[0, "PREFIX-10% (ours)"]
 
 
@@ -188,6 +188,6 @@ def test_the_dev_accuracy_figure_says_which_runs_it_draws(tmp_path, monkeypatch,
 def test_the_reports_seeds_are_table1s_seeds_that_have_runs():
     """Table 1's seeds (0, 1, 2) found among the runs, so that experiment=hnn/seeds' seeds (3-17) stay out
     of Table 1; all three where no run is found."""
-    assert lookup.table1_seeds(pd.DataFrame({"cfg.seed": [0, 3, 17]})) == (0,)
-    assert lookup.table1_seeds(pd.DataFrame({"cfg.seed": [2, 0, 1, 5]})) == (0, 1, 2)
-    assert lookup.table1_seeds(pd.DataFrame()) == (0, 1, 2)
+    assert hnn.table1_seeds(pd.DataFrame({"cfg.seed": [0, 3, 17]})) == (0,)
+    assert hnn.table1_seeds(pd.DataFrame({"cfg.seed": [2, 0, 1, 5]})) == (0, 1, 2)
+    assert hnn.table1_seeds(pd.DataFrame()) == (0, 1, 2)

@@ -186,3 +186,18 @@ def test_a_table_from_runs_columns_renames_them_as_declared():
     data = table_engine.frame("hnn", "table2_embeddings", runs)
     assert (data.at[0, "nodes_ranked"], data.at[0, "run"]) == (9, "r") and data.dim.dtype == int
     assert "other" not in data and data["map"].isna().all()  # a declared column the runs lack: NaN
+
+
+def test_a_table_drawn_per_dataset_shows_the_papers_number_once_and_the_flags_inside_the_parentheses():
+    """table1_charts: a page per dataset of hnn/charts (its column first), one paper column per row, and the
+    runs that met a non-finite loss inside the parentheses of the cell they are in."""
+    ball = {"cfg.model.chart": "poincare", "cfg.trainer.dtype": "float64"}
+    finished = _runs([0.9, 0.8], [0.85, 0.75], geometry="hyperbolic").assign(**ball, nonfinite=[True, False])
+    cells = [("hyperbolic_gru", "ball_float64"), ("hyperbolic_gru", "ball_float32")]
+    data = table_engine.data("hnn", "table1_charts", finished, cells)
+    assert list(data.dataset.unique()) == ["PREFIX-10%", "PREFIX-30%", "PREFIX-50%"]  # hnn/charts' stack.data
+    shown = table_engine.shown("hnn", "table1_charts", data)
+    assert list(shown.columns) == ["dataset", "model", "paper (ball, float64)", "ball, float64", "ball, float32"]
+    first = shown.iloc[0]
+    assert first["ball, float64"] == "85.00 (80.00 ± 5.00, n=2, 1 non-finite)" and first["ball, float32"] == "not run"
+    assert first["paper (ball, float64)"] == "97.14" and shown.iloc[1]["ball, float64"] == "not run"

@@ -9,7 +9,7 @@ from pathlib import Path
 import pandas as pd
 from omegaconf import OmegaConf
 
-from noneuclid.config import compose
+from noneuclid.config import compose, sweep_values
 from noneuclid.runs import select, settings_id
 
 SRC = Path(select.__file__).resolve().parents[1]
@@ -79,3 +79,29 @@ def test_runs_grouped_by_their_settings_in_the_order_of_the_values():
         ({"optim.lr": 0.1}, ["a", "b", "d"]),
         ({"optim.lr": 0.3}, ["c"]),
     ]
+
+
+def test_an_experiments_runs_are_those_of_each_combination_it_sweeps_one_per_seed():
+    """select.swept: the finished runs of each variant that hnn/long sweeps on each dataset given, by the
+    settings each composes (on the CPU or a GPU), the last of a seed's twins kept, in the sweep's order."""
+    ids = {
+        v: settings_id(
+            OmegaConf.to_container(
+                compose(["experiment=hnn/long", f"variant={v}", "data=prefix10", "profile=smoke"]), resolve=True
+            ),
+            cuda,
+        )
+        for v, cuda in zip(sweep_values("hnn/long", "variant"), (False, True))
+    }
+    euclidean, hyperbolic = ids.values()
+    runs = pd.DataFrame(
+        {
+            "run": ["h0", "e0", "e0-again", "e1", "other", "stopped"],
+            "status": ["done"] * 5 + ["stopped"],
+            "cfg.seed": [0, 0, 0, 1, 0, 1],
+            "settings_id": [hyperbolic, euclidean, euclidean, euclidean, "0000", hyperbolic],
+        }
+    )
+    found = select.swept(runs, "hnn/long", ["profile=smoke"], ["prefix10"])
+    assert list(found.run) == ["e0-again", "e1", "h0"]
+    assert select.swept(runs, "hnn/long", ["profile=smoke"], []).empty  # no dataset: none

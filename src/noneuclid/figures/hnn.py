@@ -24,11 +24,11 @@ BOUNDARIES = "fig_table2_boundaries"  # the stem of Table 2's figure
 
 
 def prefix10_dev(runs: run_table.Runs, names: dict, out: Path, seed: int, title: str) -> None:
-    """Dev accuracy during training of the PREFIX-10 runs of `seed`, one line per model (a note where
-    none has finished), `title` (the profile, dtype and overrides) under the title."""
+    """Dev accuracy during training of the PREFIX-10 runs of `seed` (`names`: Table 1's row -> its run), one
+    line per model (a note where none has finished), `title` (the profile, dtype and overrides) under the title."""
     with figures.axes(out, (6, 4)) as ax:
         for row, label in ROWS.items():
-            c = runs.curve(names.get((row, "prefix10", seed), ""))
+            c = runs.curve(names.get(row, ""))
             c = c[c.dev_accuracy.notna()].drop_duplicates("step", keep="last") if "dev_accuracy" in c else c.iloc[0:0]
             if not c.empty:
                 ax.plot(c.step, 100 * c.dev_accuracy, label=label, ls="-" if "gru" in row else "--")

@@ -19,25 +19,23 @@ from noneuclid.config import compose, experiment_value, sweep_values
 from noneuclid.data import snli
 from noneuclid.figures import hnn as drawn
 from noneuclid.report import hnn_claims, provenance, table_engine
-from noneuclid.report.hnn_claims import DATASETS, ROWS
+from noneuclid.report.hnn_claims import DATASETS
 from noneuclid.runs import select, table as run_table
-from noneuclid.runs.lookup import table1_seeds
+
+ROWS = table_engine.axis(table_engine.load("hnn")["table1"]["rows"])  # Table 1's row -> its settings
 
 
-def run_names(
-    runs: pd.DataFrame, profile: str, seeds, overrides=(), models=tuple(ROWS), datasets=tuple(DATASETS)
-) -> dict:
-    """(model, dataset, seed) -> the name of its finished run among `runs` (None where none), the run of
-    `experiment=hnn/table1 variant=hnn/<model> data=<dataset> <overrides>` (runs.select.trained_by), for
-    `models` (ROWS keys) on `datasets` (default: all of Table 1's), the datasets in Table 1's order."""
-    names = {}
-    for row, data in ((row, data) for row in models for data in DATASETS if data in datasets):
-        found = select.trained_by(
-            runs, ["experiment=hnn/table1", f"profile={profile}", f"variant=hnn/{row}", f"data={data}", *overrides]
-        )
-        by_seed = dict(zip(found["cfg.seed"].astype(int), found.run)) if len(found) else {}
-        names.update({(row, data, seed): by_seed.get(seed) for seed in seeds})
-    return names
+def found(runs: pd.DataFrame, profile: str, overrides=()) -> pd.DataFrame:
+    """The finished runs among `runs` of Table 1's settings: those of `experiment=hnn/table1 variant=<model>
+    data=<dataset> profile=<profile> <overrides>` on every model and dataset (runs.select.swept)."""
+    return select.swept(runs, "hnn/table1", [f"profile={profile}", *overrides], DATASETS)
+
+
+def table1_seeds(found: pd.DataFrame) -> tuple[int, ...]:
+    """Table 1's seeds (0, 1, 2) that have runs in `found` (the smoke profile runs seed 0 only; experiment=
+    hnn/seeds' 3-17 stay out), else all of them."""
+    table1 = experiment_value("hnn/table1", "stack.seed")
+    return tuple(s for s in table1 if s in set(found.get("cfg.seed", []))) or tuple(table1)
 
 
 def _settings(finished: pd.DataFrame) -> str:
@@ -46,44 +44,41 @@ def _settings(finished: pd.DataFrame) -> str:
     prefix = finished[~select.chosen(finished, {"data.label": "snli"})]
     r = (prefix if len(prefix) else finished).iloc[0]
     size, batch = r["cfg.data.train_size"], int(r["cfg.data.batch_size"])
-    size = int(size) if size == size else None  # NaN: all pairs
+    size = int(size) if size == size else None  # NaN: all pairs, whose count is not in runs.csv
     epochs = finished.groupby("cfg.model.cell")["cfg.trainer.epochs"].max().astype(int)  # cell -> epochs
     budget = {
-        cell: prose.fill(
-            "hnn",
-            "budget",
-            epochs=e,
-            batch=batch,  # all pairs: their count is not in runs.csv
-            batches=f"{e * -(-size // batch)} " if size else "",
-        )
-        for cell, e in epochs.items()
+        c: prose.fill("hnn", "budget", epochs=e, batch=batch, batches=f"{e * -(-size // batch)} " if size else "")
+        for c, e in epochs.items()
     }
-    budgets = (
-        budget[epochs.index[0]]
-        if epochs.nunique() == 1  # the cpu profile: the RNNs twice the GRUs' epochs
-        else ", ".join(prose.fill("hnn", "cell_budget", cell=c.upper(), budget=b) for c, b in budget.items())
-    )
+    cells = ", ".join(prose.fill("hnn", "cell_budget", cell=c.upper(), budget=b) for c, b in budget.items())
+    budgets = budget[epochs.index[0]] if epochs.nunique() == 1 else cells  # cpu: the RNNs twice the GRUs' epochs
+    fields = {"eval_every": int(r["cfg.trainer.eval_every_steps"]), "dtype": r["cfg.trainer.dtype"]}
+    events = int(finished.nonfinite_events.sum())
     return prose.fill(
-        "hnn",
-        "settings",
-        pairs=size or "all",
-        budgets=budgets,
-        eval_every=int(r["cfg.trainer.eval_every_steps"]),
-        dtype=r["cfg.trainer.dtype"],
-        runs=len(finished),
-        events=int(finished.nonfinite_events.sum()),
+        "hnn", "settings", pairs=size or "all", budgets=budgets, runs=len(finished), events=events, **fields
     )
 
 
-def _finished_counts(runs: run_table.Runs, names: dict) -> str:
-    """'54 of 54 PREFIX runs and 0 of 18 SNLI runs': of the report's runs, of the kinds it has."""
-    kinds = {
-        kind: [name for (_, data, _), name in names.items() if (data == "snli") == (kind == "SNLI")]
-        for kind in ("PREFIX", "SNLI")
-    }
+def _finished_counts(finished: pd.DataFrame, cells, seeds) -> str:
+    """'54 of 54 PREFIX runs and 0 of 18 SNLI runs': of the report's (model, dataset) cells and seeds, of the
+    kinds it has."""
+    snli = finished["cfg.data.label"] == "snli"
+    kinds = {"PREFIX": (~snli, [d != "snli" for _, d in cells]), "SNLI": (snli, [d == "snli" for _, d in cells])}
     return " and ".join(
-        f"{sum(map(runs.is_done, found))} of {len(found)} {kind} runs" for kind, found in kinds.items() if found
+        f"{ran.sum()} of {sum(has) * len(seeds)} {kind} runs" for kind, (ran, has) in kinds.items() if any(has)
     )
+
+
+def _of_one_experiment(runs: run_table.Runs, trained: pd.DataFrame) -> tuple[pd.DataFrame, list[tuple], str]:
+    """The finished runs among `trained`, the (model, dataset) cells of the table and the experiment: where all
+    come from one smaller experiment (e.g. hnn/compensated), its models and datasets only, else Table 1's."""
+    experiments = set(trained["cfg.experiment_name"])
+    experiment = experiments.pop() if len(experiments) == 1 else "hnn/table1"
+    datasets = DATASETS if experiment == "hnn/table1" else experiment_value(experiment, "stack.data")
+    models = [v.removeprefix("hnn/") for v in sweep_values(experiment, "variant")]
+    cells = [(m, d) for m in models for d in DATASETS if d in datasets]
+    kept = select.any_of(trained, [{**ROWS[m], "data.label": d} for m, d in cells])
+    return runs.finished(sorted(trained.run[kept])), cells, experiment
 
 
 def make(runs_dir: Path, profile: str, out: Path, seeds=None, overrides=()) -> list[Path]:
@@ -91,52 +86,42 @@ def make(runs_dir: Path, profile: str, out: Path, seeds=None, overrides=()) -> l
     into it the ended runs under runs_dir/hnn/<profile>. Runs of one smaller experiment (e.g.
     hnn/compensated) get a table of its models and datasets only."""
     runs = run_table.Runs(*run_table.load(runs_dir, "hnn", profile, out))
+    trained = found(runs.table, profile, overrides)
     seeds = seeds or table1_seeds(runs.table)
-    names = run_names(runs.table, profile, seeds, overrides)
-    trained = runs.finished(names.values())
+    trained = trained[trained["cfg.seed"].isin(seeds)] if len(trained) else trained
     if trained.empty:
         raise FileNotFoundError(prose.fill("hnn", "table1_no_runs", out=out, runs_dir=runs_dir, profile=profile))
-    experiments = set(trained["cfg.experiment_name"])
-    experiment = experiments.pop() if len(experiments) == 1 else "hnn/table1"
-    if experiment != "hnn/table1":  # runs of a smaller experiment: its models and datasets only
-        models = [v.removeprefix("hnn/") for v in sweep_values(experiment, "variant")]
-        names = run_names(runs.table, profile, seeds, overrides, models, experiment_value(experiment, "stack.data"))
-    finished = runs.finished(sorted(filter(None, names.values())))
+    finished, cells, experiment = _of_one_experiment(runs, trained)
     snli_missing = not snli.split_files(Path(compose(["experiment=hnn/table1"]).paths.data_dir) / "snli", "train")
-    table = table_engine.data("hnn", "table1", finished, dict.fromkeys(key[:2] for key in names))
+    table = table_engine.data("hnn", "table1", finished, cells)
     title, settings = prose.fill("hnn", "table1_title"), _settings(finished)
     missing = {DATASETS["snli"]: "not run (data missing)"} if snli_missing else {}
     shown = table_engine.shown("hnn", "table1", table, missing)
     tables.write(out, "table1", table, shown, f"Ganea et al., {title}", settings)
     dtypes = sorted(set(finished["cfg.trainer.dtype"]))  # with the profile and overrides: what tells the runs apart
-    drawn.prefix10_dev(
-        runs,
-        names,
-        out / "fig_prefix10_dev",
-        seeds[0],
-        ", ".join([f"{profile} profile", *dtypes, *(o for o in overrides if not o.startswith("trainer.dtype="))]),
-    )
+    first = finished[select.chosen(finished, {"data.label": "prefix10", "seed": seeds[0]})]  # the figure's
+    names = {m: run for m, _ in cells for run in first.run[select.chosen(first, ROWS[m])]}
+    text = ", ".join([f"{profile} profile", *dtypes, *(o for o in overrides if not o.startswith("trainer.dtype="))])
+    drawn.prefix10_dev(runs, names, out / "fig_prefix10_dev", seeds[0], text)
     extra, seeds_text = "".join(f" {o}" for o in overrides), ",".join(map(str, seeds))
+    own_seeds, table1 = (list(seeds) == experiment_value(e, "stack.seed") for e in (experiment, "hnn/table1"))
+    judged = provenance.final(hnn_claims.verdicts(finished, {d for _, d in cells}), finished, "hnn")
     summary = prose.fill(
         "hnn",
         "summary",
         profile=profile,
         title_overrides="," + extra if extra else "",
         experiment=experiment,
-        stack_seeds=f" 'stack.seed=[{seeds_text}]'"
-        if list(seeds) != experiment_value(experiment, "stack.seed")
-        else "",
+        stack_seeds="" if own_seeds else f" 'stack.seed=[{seeds_text}]'",
         overrides=extra,
         out_option=" --out " + str(out) if extra else "",
-        seeds_option=f" --seeds {seeds_text}" if list(seeds) != experiment_value("hnn/table1", "stack.seed") else "",
-        counts=_finished_counts(runs, names),
+        seeds_option="" if table1 else f" --seeds {seeds_text}",
+        counts=_finished_counts(finished, cells, seeds),
         seeds=", ".join(map(str, seeds)),
         settings=settings,
         table1_title=title,
-        snli=prose.fill("hnn", "snli_missing") if snli_missing and any(k[1] == "snli" for k in names) else "",
-        claims=render.write(
-            out, "claims", provenance.final(hnn_claims.verdicts(finished, {k[1] for k in names}), finished, "hnn")
-        ),
+        snli=prose.fill("hnn", "snli_missing") if snli_missing and any(d == "snli" for _, d in cells) else "",
+        claims=render.write(out, "claims", judged),
         health="".join(f"{line}\n" for line in hnn_claims.health(finished, runs)),
         table1=shown.to_markdown(
             index=False,

@@ -9,12 +9,11 @@ from pathlib import Path
 
 import pandas as pd
 
-from noneuclid import prose, tables
+from noneuclid import prose
 from noneuclid.claims import engine, render
-from noneuclid.claims.estimates import plus_minus
-from noneuclid.config import experiment_value, sweep_values
+from noneuclid.config import experiment_value
 from noneuclid.report import provenance, table_engine
-from noneuclid.report.hnn_claims import CLAIMS, DATASETS
+from noneuclid.report.hnn_claims import CLAIMS
 from noneuclid.runs import select, table as run_table
 
 EXPERIMENT, TABLE = "hnn/charts", "table1_charts"
@@ -25,79 +24,27 @@ METRIC = "test_accuracy_at_best_dev"
 def charted(runs: pd.DataFrame, profile: str) -> pd.DataFrame:
     """The finished runs of the experiment's settings at `profile` (its ball in float64: Table 1's runs), of
     its seeds."""
-    found = [
-        select.trained_by(
-            runs,
-            [
-                f"experiment={EXPERIMENT}",
-                f"profile={profile}",
-                f"variant={variant}",
-                f"data={data}",
-                f"model.chart={chart}",
-                f"trainer.dtype={dtype}",
-            ],
-        )
-        for variant in sweep_values(EXPERIMENT, "variant")
-        for data in experiment_value(EXPERIMENT, "stack.data")
-        for chart in sweep_values(EXPERIMENT, "model.chart")
-        for dtype in sweep_values(EXPERIMENT, "trainer.dtype")
-    ]
-    found = pd.concat(found)
+    found = select.swept(runs, EXPERIMENT, [f"profile={profile}"], experiment_value(EXPERIMENT, "stack.data"))
     return found[found["cfg.seed"].isin(experiment_value(EXPERIMENT, "stack.seed"))] if len(found) else found
 
 
 def table(finished: pd.DataFrame) -> pd.DataFrame:
-    """table_engine's data per dataset (its column first) with the runs that met a non-finite loss."""
-    spec = table_engine.load("hnn")[TABLE]
-    rows, columns = spec["rows"]["settings"], spec["columns"]["settings"]
-    parts = []
-    for data in experiment_value(EXPERIMENT, "stack.data"):
-        where = {"data.label": data}
-        part = table_engine.data("hnn", TABLE, finished, [(r, c) for r in rows for c in columns], where)
-        nonfinite = [
-            int(
-                (
-                    finished.loc[select.chosen(finished, {**where, **rows[r], **columns[c]}), "nonfinite_events"] > 0
-                ).sum()
-            )
-            for r in rows
-            for c in columns
-        ]
-        part.insert(0, "dataset", DATASETS[data])
-        parts.append(part.assign(nonfinite_runs=nonfinite))
-    return pd.concat(parts, ignore_index=True)
-
-
-def shown(data: pd.DataFrame) -> pd.DataFrame:
-    """One row per dataset and model: per chart and precision 'best (mean ± s.e., n=n[, k non-finite])', and
-    the paper's number (the ball in float64)."""
-
-    def cell(r) -> str:
-        if not r.n:
-            return "not run"
-        spread = plus_minus(r["mean"], r.se if r.n > 1 else 0, fmt=".2f")
-        return f"{r.selected:.2f} ({spread}, n={r.n}" + (
-            f", {r.nonfinite_runs} non-finite)" if r.nonfinite_runs else ")"
-        )
-
-    wide = data.assign(text=data.apply(cell, axis=1), paper=[f"{p:.2f}" for p in data.paper]).pivot_table(
-        index=["dataset", "model", "paper"], columns="chart", values="text", aggfunc="first", sort=False
-    )
-    return wide.reset_index().rename(columns={"paper": "paper (ball, float64)"})
+    """table_engine's data (a page per dataset, its column first), the runs that met a non-finite loss last."""
+    flagged = finished.assign(nonfinite=finished.nonfinite_events > 0)
+    data = table_engine.data("hnn", TABLE, flagged, table_engine.cells("hnn", TABLE))
+    return data[[*data.columns.drop("nonfinite_runs"), "nonfinite_runs"]]
 
 
 def verdicts(finished: pd.DataFrame) -> list[engine.Verdict]:
     """The two claims' cells, each arm's test accuracy % per seed paired by seed."""
-    rows = []
-    for claim in (CLAIMS[c] for c in CLAIM_IDS):
-        for cell in claim.cells:
-            a, b = (100 * select.arm_values(finished, cell.select[arm], METRIC) for arm in cell.arms)
-            seeds = a.index.intersection(b.index)
-            runs = select.cell_runs(finished, cell)
-            if seeds.empty:
-                rows.append(engine.untestable(claim, cell, prose.fill("hnn", "charts_no_pair"), len(a), len(b), runs))
-            else:
-                rows.append(engine.judge(claim, cell, list(a[seeds]), list(b[seeds]), paired=True, runs=runs))
+    rows, no_pair = [], prose.fill("hnn", "charts_no_pair")
+    for claim, cell in ((CLAIMS[c], cell) for c in CLAIM_IDS for cell in CLAIMS[c].cells):
+        a, b = (100 * select.arm_values(finished, cell.select[arm], METRIC) for arm in cell.arms)
+        seeds, runs = a.index.intersection(b.index), select.cell_runs(finished, cell)
+        if seeds.empty:
+            rows.append(engine.untestable(claim, cell, no_pair, len(a), len(b), runs))
+        else:
+            rows.append(engine.judge(claim, cell, list(a[seeds]), list(b[seeds]), paired=True, runs=runs))
     return rows
 
 
@@ -109,12 +56,13 @@ def make(runs_dir: Path, profile: str, out: Path, seeds=None, overrides=()) -> l
     if finished.empty or not (finished["cfg.experiment_name"] == EXPERIMENT).any():
         raise FileNotFoundError(prose.fill("hnn", "charts_no_runs", out=out, profile=profile))
     data = table(finished)
-    title = prose.fill("hnn", "charts_title")
-    section = tables.section(out, TABLE, data, shown(data), title, prose.fill("hnn", "charts_caption"))
+    section = table_engine.section(
+        "hnn", out, TABLE, data, table_engine.shown("hnn", TABLE, data)
+    )  # templates/hnn.md's table1_charts_*
     claims = render.write(out, "charts_claims", provenance.final(verdicts(finished), finished, "hnn"))
-    (out / "charts.md").write_text(
-        prose.fill("hnn", "charts_page", profile=profile, table=section, claims=claims) + "\n"
-    )
-    return [out / f"{stem}.{ext}" for stem in (TABLE, "charts_claims") for ext in ("csv", "md", "tex")] + [
-        out / "charts.md"
+    page = prose.fill("hnn", "charts_page", profile=profile, table=section, claims=claims)
+    (out / "charts.md").write_text(page + "\n")
+    return [
+        *(out / f"{stem}.{ext}" for stem in (TABLE, "charts_claims") for ext in ("csv", "md", "tex")),
+        out / "charts.md",
     ]

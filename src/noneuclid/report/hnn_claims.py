@@ -31,11 +31,10 @@ TABLE1 = {
 }
 
 
-def seeds_of(finished: pd.DataFrame, selector: dict) -> pd.DataFrame:
-    """The test accuracy % at best dev (`test`) and best dev accuracy (`dev`) of the finished runs whose
-    settings are the selector's (a Cell.select arm's: one model on one dataset), indexed by seed in order."""
-    found = select.arm_values(finished, selector, ["test_accuracy_at_best_dev", "best_dev_accuracy"])
-    return found.set_axis(["test", "dev"], axis=1).assign(test=lambda f: 100 * f.test)
+def tests(finished: pd.DataFrame, selector: dict) -> pd.Series:
+    """seed -> the test accuracy % at best dev of the finished runs whose settings are the selector's (a
+    Cell.select arm's: one model on one dataset), in seed order."""
+    return 100 * select.arm_values(finished, selector, "test_accuracy_at_best_dev")
 
 
 def paper_gains(datasets, cell: str) -> dict[str, float]:
@@ -52,9 +51,7 @@ def verdicts(finished: pd.DataFrame, datasets=tuple(DATASETS)) -> list[engine.Ve
     accuracy against the paper's). Not testable: a cell without runs or whose models all stayed at chance."""
     table1, gain = CLAIMS[ON_PAR_OR_BETTER], CLAIMS[GAIN]
     rows = [
-        engine.judged(
-            table1, cell, [seeds_of(finished, cell.select[g]).test for g in cell.arms], _untestable(finished, cell)
-        )
+        engine.judged(table1, cell, [tests(finished, cell.select[g]) for g in cell.arms], _untestable(finished, cell))
         for cell in table1.cells
         if cell.where["data.label"] in datasets
     ]
@@ -70,16 +67,13 @@ def _gain_verdict(claim: claims_data.Claim, cell: claims_data.Cell, finished: pd
     cells = [TABLE1[data, kind] for data in cell.arms]  # each dataset's Table 1 cell
     gains, learned = [], {}
     for data, table1 in zip(cell.arms, cells):
-        arms = {g: seeds_of(finished, table1.select[g]) for g in table1.arms}  # hyperbolic, euclidean
-        hyperbolic, euclidean = arms.values()
-        gain = (hyperbolic.test - euclidean.test).dropna()
-        gains.append(gain.tolist())
-        learned.update(
-            {
-                f"{DATASETS[data]} {MODELS[g, kind]}": (seeds.test.loc[gain.index].tolist(), table1.paper[g])
-                for g, seeds in arms.items()
-            }
-        )  # the seeds the gain is judged on
+        arms = {g: tests(finished, table1.select[g]) for g in table1.arms}  # hyperbolic, euclidean
+        gain = (arms[table1.arms[0]] - arms[table1.arms[1]]).dropna()
+        gains.append(gain.tolist())  # the seeds the gain is judged on:
+        learned |= {
+            f"{DATASETS[data]} {MODELS[g, kind]}": (t.loc[gain.index].tolist(), table1.paper[g])
+            for g, t in arms.items()
+        }
     why = "; ".join(filter(None, (_untestable(finished, table1) for table1 in cells)))
     return engine.judged(claim, cell, gains, why, models=learned)
 
@@ -87,13 +81,13 @@ def _gain_verdict(claim: claims_data.Claim, cell: claims_data.Cell, finished: pd
 def _untestable(finished: pd.DataFrame, cell: claims_data.Cell) -> str:
     """Why a cell of the Table 1 claim cannot be tested here ('' where it can): no runs (its `precondition`
     not met, where it has one), or every model of its dataset and cell kind at chance."""
-    tests = 100 * select.arm_values(finished, cell.where, "test_accuracy_at_best_dev")
+    found = tests(finished, cell.where)
     name = f"{DATASETS[cell.where['data.label']]} {cell.where['model.cell'].upper()}"
-    if tests.empty:
+    if found.empty:
         return prose.fill(
             "hnn", "precondition" if cell.precondition else "no_runs", precondition=cell.precondition, cell=name
         )
-    if tests.max() < 100 * CHANCE:
+    if found.max() < 100 * CHANCE:
         return prose.fill("hnn", "at_chance", cell=name)
     return ""
 
@@ -111,28 +105,12 @@ def health(finished: pd.DataFrame, runs: run_table.Runs) -> list[str]:
             + (prose.fill("hnn", "health_below", below=below) if below else ".")
         )
     at_chance = finished[finished.final_test_accuracy < CHANCE].groupby(KEYS).size()
-    if len(at_chance):
-        lines.append(
-            prose.fill(
-                "hnn",
-                "health_chance",
-                chance=100 * CHANCE,
-                runs=", ".join(
-                    f"{DATASETS[key[0]]} {MODELS[key[1:]]} {n} of {totals[key]}" for key, n in at_chance.items()
-                ),
-            )
-        )
-    last = {
-        name: next((r for r in reversed(runs.metrics(name)) if "test_boundary_share_s1" in r), None)
-        for name in finished.run
-    }
-    stuck = [
-        name
-        for name, r in last.items()
-        if r
-        and r["test_accuracy"] < CHANCE
-        and max(r["test_boundary_share_s1"], r["test_boundary_share_s2"]) > SATURATED
+    chance = ", ".join(f"{DATASETS[key[0]]} {MODELS[key[1:]]} {n} of {totals[key]}" for key, n in at_chance.items())
+    lines += [prose.fill("hnn", "health_chance", chance=100 * CHANCE, runs=chance)] * bool(chance)
+    last = {n: r[-1] for n in finished.run if (r := [m for m in runs.metrics(n) if "test_boundary_share_s1" in m])}
+    stuck = [  # at chance, an encoder's outputs on the boundary
+        n
+        for n, r in last.items()
+        if r["test_accuracy"] < CHANCE and max(r["test_boundary_share_s1"], r["test_boundary_share_s2"]) > SATURATED
     ]
-    if stuck:
-        lines.append(prose.fill("hnn", "health_saturated", share=SATURATED, runs=", ".join(stuck)))
-    return lines
+    return lines + [prose.fill("hnn", "health_saturated", share=SATURATED, runs=", ".join(stuck))] * bool(stuck)

@@ -17,7 +17,7 @@ import pandas as pd
 
 from noneuclid import prose, tables
 from noneuclid.claims import render
-from noneuclid.claims.estimates import difference_interval, estimate
+from noneuclid.claims.estimates import Estimate, difference_interval
 from noneuclid.config import compose
 from noneuclid.report import hnn_boundaries as boundaries, hnn_table2_claims as table2_claims, provenance, table_engine
 from noneuclid.report.hnn_claims import CLAIMS, CLASSIFIERS
@@ -34,37 +34,21 @@ def f1_table(values: pd.DataFrame, gaps: dict | None = None) -> pd.DataFrame:
 
 
 def burnin_rows(runs: pd.DataFrame, curves: pd.DataFrame) -> pd.DataFrame:
-    """One row per burn-in of experiment=hnn/burnin (lr factor; negatives by frequency or uniform): the last
-    reconstruction's mean rank and MAP, mean and s.e. over seeds, and the 95 % interval of its MAP minus
-    the first row's (the reference's burn-in); empty without runs."""
+    """claims/hnn_tables.yaml's table2_burnin: one row per burn-in of experiment=hnn/burnin, the reference's
+    first (the highest lr factor; negatives by frequency before uniform), with the 95 % interval of its MAP minus
+    the first row's; empty without runs."""
     found = runs[select.chosen(runs, {"experiment_name": BURNIN})] if len(runs) else runs
     if found.empty:
         return found
-    groups = sorted(
-        table2_runs.last_reconstruction(found, curves).groupby(["cfg.optim.burnin_factor", "burnin_negatives"]),
-        key=lambda item: (-item[0][0], "uniform" in item[0][1]),
-    )  # the reference's first
-    rows, first = [], estimate(groups[0][1].reconstruction_map)
-    for (factor, negatives), group in groups:
-        rank, ap = estimate(group.reconstruction_mean_rank), estimate(group.reconstruction_map)
-        low, high = difference_interval(ap, first) if rows else (math.nan, math.nan)
-        rows.append(
-            {
-                "hierarchy": group["cfg.data.hierarchy"].iloc[0],
-                "dim": int(group["cfg.model.dim"].iloc[0]),
-                "burnin_factor": factor,
-                "burnin_negatives": negatives,
-                "seeds": ap.count,
-                "mean_rank": rank.mean,
-                "mean_rank_se": rank.se,
-                "map": ap.mean,
-                "map_se": ap.se,
-                "map_minus_first_low": low,
-                "map_minus_first_high": high,
-                "epochs": int(group.epochs.max()),
-            }
-        )
-    return pd.DataFrame(rows)
+    last = table2_runs.last_reconstruction(found, curves)
+    last = last.assign(uniform=last.burnin_negatives.str.contains("uniform")).sort_values(
+        ["cfg.optim.burnin_factor", "uniform", "burnin_negatives"], ascending=[False, True, True]
+    )
+    data = table_engine.summarised("hnn", "table2_burnin", last)
+    aps = [Estimate(*ap) for ap in zip(data["map"], data.map_se, data.seeds)]
+    low, high = zip(*[(math.nan, math.nan), *(difference_interval(ap, aps[0]) for ap in aps[1:])])
+    data = data.assign(map_minus_first_low=low, map_minus_first_high=high)
+    return data[[*data.columns.drop("epochs"), "epochs"]]
 
 
 def settings(e, protocols: dict[str, dict]) -> str:
@@ -106,7 +90,8 @@ def make(runs_dir: Path, profile: str, out: Path, seeds=None, overrides=()) -> l
     every_emb, every_value = table_engine.frame("hnn", EMBEDDINGS, found), table2_runs.f1_values(runs, protocols)
     if every_value.empty and every_emb.empty:
         raise FileNotFoundError(prose.fill("hnn", "table2_no_runs", out=out, runs_dir=runs_dir, profile=profile))
-    values, emb = table2_runs.classified(every_value, every_emb, lookup.table2_embeddings(profile, c, DIMS))
+    own = {d: lookup.embedding_name(profile, d, c.data.hierarchy, c.data.embedding_seed, (), False) for d in DIMS}
+    values, emb = table2_runs.classified(every_value, every_emb, own)  # own: the profile's, trained on the CPU
     every_emb["table2"], emb_map = every_emb.run.isin(emb.run), dict(zip(emb.dim, emb["map"]))
     made = prose.fill(
         "hnn",

@@ -8,7 +8,11 @@ A table:  metric (a column of runs.csv), scale (it times this, e.g. 100 for %), 
           {reference, keys}: the value of a reference of the claims file, nested by those settings' values),
           paper_missing (the text where the paper has no number), also (name -> [column, how]: each cell's
           runs' column aggregated, e.g. [train_loss, max]), notes (name -> format: added to a cell's text
-          where its value of `also` is not zero), bold: highest (the highest mean of a row, of 2 or more);
+          where its value of `also` is not zero; inside the parentheses with best_by), bold: highest (the
+          highest mean of a row, of 2 or more), paper_column (the paper's number once per row, in a column of
+          that name: for a paper whose number is the same in every column), per (title, labels, key, from:
+          [experiment, key]: the table drawn once per value that the experiment sets at `from`'s key, those
+          values the settings of `key`, the page's label in a first column `title`);
           rows and columns: title (the data's column naming them), labels (a group of the claims file's
           reference labels) and settings (name -> config key -> value: the runs of a row or column), or
           sweep and keys (every combination of the values experiment `sweep` sweeps `keys` over, the first
@@ -43,8 +47,8 @@ import yaml
 
 from noneuclid import extensions, prose, tables
 from noneuclid.claims import data as claims_data
-from noneuclid.claims.estimates import plus_minus, summary
-from noneuclid.config import sweep_params
+from noneuclid.claims.estimates import estimate, plus_minus, summary
+from noneuclid.config import experiment_value, sweep_params
 from noneuclid.runs import select
 
 
@@ -61,14 +65,15 @@ def data(paper: str, table: str, finished: pd.DataFrame, cells, where=None) -> p
     spec, labels = load(paper)[table], claims_data.load(paper).labels
     rows, columns = spec["rows"], spec["columns"]
     out = []
-    for row, column in cells:
-        settings = {**(where or {}), **axis(rows)[row], **axis(columns)[column]}
+    for (page, of_page), (row, column) in itertools.product(_pages(spec, labels), cells):
+        settings = {**(where or {}), **of_page, **axis(rows)[row], **axis(columns)[column]}
         found = select.arm_values(finished, settings, [spec["metric"], spec.get("best_by", spec["metric"])])
         values, by = spec.get("scale", 1) * found.iloc[:, 0], found.iloc[:, 1]
         best = values[by == by.max()].head(1)  # its one seed, none without runs
         stats, runs = summary(values), finished[select.chosen(finished, settings)]
         out.append(
             {
+                **page,
                 **_titles(rows, row, labels),
                 **_titles(columns, column, labels),
                 **({"selected": best.max(), "selected_seed": best.index.max()} if "best_by" in spec else {}),
@@ -78,6 +83,15 @@ def data(paper: str, table: str, finished: pd.DataFrame, cells, where=None) -> p
             }
         )
     return pd.DataFrame(out)
+
+
+def _pages(spec: dict, labels: dict) -> list[tuple[dict, dict]]:
+    """(the data's column naming a page, its settings) per page of a table drawn per value of a setting (`per`:
+    title, labels, key, and from: [experiment, key], the values that the experiment sets there); one without."""
+    if "per" not in spec:
+        return [({}, {})]
+    per = spec["per"]
+    return [({per["title"]: labels[per["labels"]][v]}, {per["key"]: v}) for v in experiment_value(*per["from"])]
 
 
 def cells(paper: str, table: str) -> list[tuple]:
@@ -124,25 +138,34 @@ def frame(paper: str, table: str, runs: pd.DataFrame) -> pd.DataFrame:
 
 
 def shown(paper: str, table: str, data: pd.DataFrame, missing: dict[str, str] | None = None) -> pd.DataFrame:
-    """`data` as the paper's table: per row and column ours ('selected (mean ± spread, n=n)' with best_by,
-    else 'mean ± spread (n=n)'; `missing`: column label -> the text of a cell without runs, else 'not run')
-    beside the paper's."""
+    """`data` as the paper's table: per row (and page) and column ours (_ours) beside the paper's, or, with
+    `paper_column`, the paper's number once per row under that name after the row's titles and ours alone."""
     spec = load(paper)[table]
-    rows, columns, fmt = _list(spec["rows"]["title"]), spec["columns"]["title"], f".{spec['digits']}f"
+    rows = [*([spec["per"]["title"]] if "per" in spec else []), *_list(spec["rows"]["title"])]
+    column, one_paper = spec["columns"]["title"], spec.get("paper_column")
     out = {}
     for r in data.to_dict("records"):
-        spread = plus_minus(r["mean"], 0 if r["n"] < 2 else r[spec["spread"]], fmt=fmt)
-        ours = (
-            (f"{r['selected']:{fmt}} ({spread}, n={r['n']})" if "best_by" in spec else f"{spread} (n={r['n']})")
-            if r["n"]
-            else (missing or {}).get(r[columns], "not run")
+        ours = _ours(spec, r, missing or {})
+        theirs = spec.get("paper_missing", "nan") if pd.isna(r["paper"]) else f"{r['paper']:.{spec['digits']}f}"
+        row = out.setdefault(
+            tuple(r[k] for k in rows), {k: r[k] for k in rows} | ({one_paper: theirs} if one_paper else {})
         )
-        ours = ", ".join([ours, *(note.format(r[name]) for name, note in spec.get("notes", {}).items() if r[name])])
-        paper_number = spec.get("paper_missing", "nan") if pd.isna(r["paper"]) else f"{r['paper']:{fmt}}"
-        out.setdefault(tuple(r[k] for k in rows), {k: r[k] for k in rows}).update(
-            {f"{r[columns]} (ours)": ours, f"{r[columns]} (paper)": paper_number}
-        )
+        row.update({r[column]: ours} if one_paper else {f"{r[column]} (ours)": ours, f"{r[column]} (paper)": theirs})
     return pd.DataFrame(list(out.values()))
+
+
+def _ours(spec: dict, r: dict, missing: dict[str, str]) -> str:
+    """A cell of ours: 'selected (mean ± spread, n=n[, notes])' with best_by, else 'mean ± spread (n=n)[,
+    notes]'; without runs, `missing`'s text for its column (else 'not run')."""
+    if not r["n"]:
+        return missing.get(r[spec["columns"]["title"]], "not run")
+    fmt = f".{spec['digits']}f"
+    spread = plus_minus(r["mean"], 0 if r["n"] < 2 else r[spec["spread"]], fmt=fmt)
+    notes = [note.format(r[name]) for name, note in spec.get("notes", {}).items() if r[name]]
+    if "best_by" in spec:
+        inside = ", ".join([spread, f"n={r['n']}", *notes])
+        return f"{r['selected']:{fmt}} ({inside})"
+    return ", ".join([f"{spread} (n={r['n']})", *notes])
 
 
 def bold(paper: str, table: str, data: pd.DataFrame) -> set[tuple[int, str]]:
@@ -215,7 +238,7 @@ def summarised(paper: str, table: str, frame: pd.DataFrame, **numbers) -> pd.Dat
     for name, fields in spec.get("reference", {}).items():
         values = claims.references[name].values
         data = data.assign(**{f: [values.get(value, {}).get(f) for value in key] for f in fields})
-    return _derived(data, spec.get("after", {}), numbers)
+    return _derived(data, spec.get("after", {}), numbers).astype(dict.fromkeys(spec.get("integers", []), int))
 
 
 def _derived(frame: pd.DataFrame, columns: dict[str, str], numbers: dict) -> pd.DataFrame:
@@ -226,10 +249,11 @@ def _derived(frame: pd.DataFrame, columns: dict[str, str], numbers: dict) -> pd.
 
 
 def _aggregation(function: str, *word: str):
-    """A pandas aggregation by its name, or join: the values as integers after `word`, comma-separated."""
+    """A pandas aggregation by its name; join: the values as integers after `word`, comma-separated; se: the
+    standard error of their mean (0 for one value; claims.estimates.estimate)."""
 
     def join(values: pd.Series) -> str:
         found = [str(int(v)) for v in values.dropna()]
         return " ".join([*word, ", ".join(found)]) if found else ""
 
-    return join if function == "join" else function
+    return {"join": join, "se": lambda values: estimate(values).se}.get(function, function)

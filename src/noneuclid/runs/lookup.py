@@ -11,7 +11,7 @@ import pandas as pd
 import yaml
 from omegaconf import OmegaConf
 
-from noneuclid.config import compose, experiment_value
+from noneuclid.config import compose
 from noneuclid.runs.folder import RunDir
 from noneuclid.runs.settings import device_type, digest_settings
 
@@ -68,20 +68,6 @@ def embedding_name(profile: str, dim: int, hierarchy: str, seed: int, overrides:
     cfg = compose(poincare_embedding(profile, dim, hierarchy, seed, overrides))
     device = device_type(cfg.trainer.device, cuda)
     return f"{cfg.study.run_name}-{digest_settings(OmegaConf.to_container(cfg, resolve=True), device)}"
-
-
-def table2_embeddings(profile: str, cfg, dims) -> dict[int, str]:
-    """dim -> the run name of the Poincare embedding that the classifiers of `cfg` (experiment=hnn/table2
-    at `profile`, composed) read in each of `dims` (trained on the CPU, whatever machine reads it)."""
-    data = cfg.data
-    return {dim: embedding_name(profile, dim, data.hierarchy, data.embedding_seed, (), False) for dim in dims}
-
-
-def table1_seeds(found) -> tuple[int, ...]:
-    """Table 1's seeds that have runs in `found` (rows of runs.csv; the smoke profile runs seed 0 only),
-    else all of Table 1's (0, 1, 2)."""
-    table1 = experiment_value("hnn/table1", "stack.seed")
-    return tuple(s for s in table1 if s in {int(x) for x in found["cfg.seed"]}) if len(found) else tuple(table1)
 
 
 def seed_list(text: str) -> list[int]:

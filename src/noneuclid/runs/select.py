@@ -6,12 +6,13 @@ settings of a training command (the settings_id its config composes to). "Finish
 from __future__ import annotations
 
 import functools
+import itertools
 from collections.abc import Mapping
 
 import pandas as pd
 from omegaconf import OmegaConf
 
-from noneuclid.config import compose
+from noneuclid.config import compose, sweep_params
 from noneuclid.runs.settings import OFF_WHEN_DEFAULT, settings_id
 
 # a run that ended (will not train further; its row is kept in runs.csv): finished (trained to its end),
@@ -74,6 +75,22 @@ def trained_by(runs: pd.DataFrame, overrides) -> pd.DataFrame:
     <overrides>` composes (on a machine with or without a GPU), in their order."""
     done = finished(runs)
     return done[done.settings_id.isin(settings_ids(tuple(overrides)))] if len(done) else done
+
+
+def swept(runs: pd.DataFrame, experiment: str, overrides, data) -> pd.DataFrame:
+    """The finished runs of experiment `experiment` with `overrides` (e.g. profile=cpu) on each of the `data`,
+    of every combination of the values it sweeps (config.sweep_params), by the settings each composes
+    (trained_by): one run per seed (the last) of each, in that order."""
+    params = sweep_params(experiment)
+    found = [
+        trained_by(
+            runs, [f"experiment={experiment}", *(f"{k}={v}" for k, v in zip(params, values)), f"data={d}", *overrides]
+        )
+        for values in itertools.product(*params.values())
+        for d in data
+    ]
+    found = [f.drop_duplicates("cfg.seed", keep="last") for f in found if len(f)]
+    return pd.concat(found) if found else runs.iloc[0:0]
 
 
 @functools.cache
