@@ -105,3 +105,31 @@ def test_an_experiments_runs_are_those_of_each_combination_it_sweeps_one_per_see
     found = select.swept(runs, "hnn/long", ["profile=smoke"], ["prefix10"])
     assert list(found.run) == ["e0-again", "e1", "h0"]
     assert select.swept(runs, "hnn/long", ["profile=smoke"], []).empty  # no dataset: none
+
+
+def test_an_experiment_that_sweeps_seeds_finds_each_run_once_named_by_its_combination():
+    """select.swept on brantner/table2 (variant and seed swept, its own dataset): each run once (the seed is
+    not a setting), with the variant that found it in column `named`; a run of other settings stays out."""
+    ids = {
+        v: settings_id(
+            OmegaConf.to_container(
+                compose(["experiment=brantner/table2", f"variant={v}", "profile=smoke"]), resolve=True
+            ),
+            False,
+        )
+        for v in sweep_values("brantner/table2", "variant")[:2]
+    }
+    euclidean, stiefel = ids.values()
+    runs = pd.DataFrame(
+        {
+            "run": ["s0", "e0", "e1", "lr"],
+            "status": ["done"] * 4,
+            "cfg.seed": [0, 0, 1, 0],
+            "settings_id": [stiefel, euclidean, euclidean, "0000"],
+        }
+    )
+    found = select.swept(runs, "brantner/table2", ["profile=smoke"], named="variant")
+    assert list(found.run) == ["e0", "e1", "s0"]
+    assert list(found.variant) == ["brantner/adam_euclidean"] * 2 + ["brantner/adam_stiefel"]
+    none = select.swept(runs.iloc[:0], "brantner/table2", ["profile=smoke"], named="variant")
+    assert none.empty and "variant" in none  # none found: still the column

@@ -77,20 +77,23 @@ def trained_by(runs: pd.DataFrame, overrides) -> pd.DataFrame:
     return done[done.settings_id.isin(settings_ids(tuple(overrides)))] if len(done) else done
 
 
-def swept(runs: pd.DataFrame, experiment: str, overrides, data) -> pd.DataFrame:
-    """The finished runs of experiment `experiment` with `overrides` (e.g. profile=cpu) on each of the `data`,
-    of every combination of the values it sweeps (config.sweep_params), by the settings each composes
-    (trained_by): one run per seed (the last) of each, in that order."""
-    params = sweep_params(experiment)
+def swept(runs: pd.DataFrame, experiment: str, overrides, data=None, named: str | None = None) -> pd.DataFrame:
+    """The finished runs of experiment `experiment` with `overrides` (e.g. profile=cpu) on each of the `data`
+    (None: the experiment's own), of every combination of the values it sweeps but the seed
+    (config.sweep_params; a run's settings leave its seed out), by the settings each composes (trained_by):
+    one run per seed (the last) of each, in that order; with `named` (a key it sweeps), that key's value of
+    each run's combination in a column of that name."""
+    params = {k: v for k, v in sweep_params(experiment).items() if k != "seed"}
+    combinations = [dict(zip(params, values)) for values in itertools.product(*params.values())]
     found = [
-        trained_by(
-            runs, [f"experiment={experiment}", *(f"{k}={v}" for k, v in zip(params, values)), f"data={d}", *overrides]
+        trained_by(runs, [f"experiment={experiment}", *(f"{k}={v}" for k, v in c.items()), *d, *overrides]).assign(
+            **({named: c[named]} if named else {})
         )
-        for values in itertools.product(*params.values())
-        for d in data
+        for c in combinations
+        for d in ([[]] if data is None else [[f"data={d}"] for d in data])
     ]
-    found = [f.drop_duplicates("cfg.seed", keep="last") for f in found if len(f)]
-    return pd.concat(found) if found else runs.iloc[0:0]
+    kept = [f.drop_duplicates("cfg.seed", keep="last") for f in found if len(f)]
+    return pd.concat(kept or found[:1] or [runs.iloc[0:0]])  # none found: empty, with the `named` column
 
 
 @functools.cache
