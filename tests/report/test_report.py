@@ -9,6 +9,7 @@ import pandas as pd
 import pytest
 
 from noneuclid.claims import engine
+from noneuclid.config import sweep_values
 from noneuclid.report import brantner, brantner_claims
 from noneuclid.runs import table as run_table
 from noneuclid.train import train
@@ -96,7 +97,7 @@ def test_the_authors_run_is_labelled_theirs_and_the_papers_numbers_carry_their_t
     from noneuclid.report import table_engine
 
     runs, curves = _runs_and_curves()
-    made = {name: table_engine.summarised("brantner", name, runs) for name in ("accuracy", "table2")}
+    made = {name: brantner_claims.summarised(name, runs) for name in ("accuracy", "table2")}
     accuracy = table_engine.displayed("brantner", "accuracy", made["accuracy"]).set_index("run")
     assert accuracy.loc["Adam + Stiefel", "authors' run test accuracy % (500 epochs)"] == "86.13"
     assert accuracy.loc["Momentum + Stiefel", "authors' run final train loss"] == "0.694"
@@ -350,7 +351,7 @@ def test_brantner_figures_and_table_show_the_authors_curves(four_runs, tmp_path)
 
 
 def test_section_runs_are_tabled_and_judged_by_the_claims_engine(four_runs, make_cfg, tmp_path):
-    for section in brantner.SECTIONS:
+    for section in sweep_values("brantner/section", "optim.section"):
         for seed in (0, 1):
             train(make_cfg("experiment=brantner/section", f"optim.section={section}", f"seed={seed}", "model.depth=1"))
     out = tmp_path / "results"

@@ -1,11 +1,11 @@
 """Brantner's figures: the training curves of Fig. 3a/3b beside the authors' and the drift of the Stiefel
 projections from orthonormality, drawn from the frames report.brantner and report.brantner_evaluated make,
-with the setups' labels and the claim's bound they pass (claims/brantner.yaml's), in the colours of COLORS."""
+with the setups' labels, the uniform output's loss and the claim's bound they pass (claims/brantner.yaml's),
+in the colours of COLORS."""
 
 from __future__ import annotations
 
 import functools
-import math
 from pathlib import Path
 
 import numpy as np
@@ -20,13 +20,12 @@ COLORS = {  # setup -> its colour (in Fig. 3a or 3b; the drift figure's optimize
     "gd_stiefel": "tab:blue",
     "momentum_stiefel": "tab:green",
 }
-UNIFORM_LOSS = math.sqrt(0.9)  # every class 1/10
 text = functools.partial(prose.fill, "brantner")
 
 
-def fig3(runs, curves, setups: dict, title: str, out: Path, theirs: dict | None = None) -> None:
-    """Our training curves of `setups` (name -> its label) and, when given, the authors' (dashed, log epoch
-    axis, our epochs shaded)."""
+def fig3(runs, curves, setups: dict, title: str, out: Path, uniform: float, theirs: dict | None = None) -> None:
+    """Our training curves of `setups` (name -> its label), the loss of the uniform output (`uniform`) dotted
+    and, when given, the authors' (dashed, log epoch axis, our epochs shaded)."""
     with figures.axes(out, (6.2, 4.0)) as ax:
         for setup in (s for s in setups if (runs.setup == s).any()):
             c = curves[curves.setup == setup]
@@ -38,8 +37,8 @@ def fig3(runs, curves, setups: dict, title: str, out: Path, theirs: dict | None 
             ran = int(runs[runs.setup.isin(setups)].epochs.max())
             ax.axvspan(1, ran, color="grey", alpha=0.12, lw=0, label=text("fig3_epochs_run"))
             ax.set_xscale("log")
-        ax.axhline(UNIFORM_LOSS, ls=":", color="grey", lw=1)
-        ax.text(ax.get_xlim()[0], UNIFORM_LOSS, text("fig3_uniform"), va="bottom", fontsize=7, color="grey")
+        ax.axhline(uniform, ls=":", color="grey", lw=1)
+        ax.text(ax.get_xlim()[0], uniform, text("fig3_uniform"), va="bottom", fontsize=7, color="grey")
         ax.set(xlabel=text("fig3_epoch_log" if theirs else "fig3_epoch"), ylabel=text("fig3_loss"), title=title)
         ax.legend(fontsize=7)
 

@@ -14,29 +14,30 @@ from noneuclid.claims import render
 from noneuclid.config import sweep_values
 from noneuclid.data.brantner_gml import authors_curves, reference_dir
 from noneuclid.figures import brantner as drawn
-from noneuclid.figures.brantner import UNIFORM_LOSS
 from noneuclid.report import brantner_evaluated as evaluated, provenance, table_engine
-from noneuclid.report.brantner_claims import AUTHORS, CLAIMS, SETUPS, text, verdicts
+from noneuclid.report.brantner_claims import AUTHORS, BASE, CLAIMS, SETUPS, paper_run, summarised, text, verdicts
 from noneuclid.runs import select, table as run_table
 
-PAPER = CLAIMS.numbers  # the paper's epochs, MNIST's training images, Fig. 3a's plateau
+PAPER = CLAIMS.numbers  # MNIST's training images, Fig. 3a's plateau, the uniform output's loss
 FIGURES = ("fig3a", "fig3b")  # experiment=brantner/<figure>: the runs it shows
-SECTIONS = sweep_values("brantner/section", "optim.section")  # arms section_householder, section_random
 CURVE_EPOCHS = (1, 5, 10, 25)  # where our curves and theirs are compared (and our last epoch)
 
 
 def load(out: Path, profile: str, seeds=None, overrides=()) -> tuple[pd.DataFrame, pd.DataFrame]:
-    """The finished runs in `out` with `seeds` (None: all there) of each setup: variant=brantner/<setup>,
-    and experiment=brantner/section optim.section=<s> for section_<s> (one run may serve two setups):
-    (one row per run and setup, its setup in column setup; the mean training curve per setup and epoch)."""
+    """The finished runs in `out` with `seeds` (None: all there) of each setup (runs.select.swept): those of
+    experiment=brantner/table2's variant=brantner/<setup>, and of experiment=brantner/section's
+    optim.section=<s> for section_<s> (one run may serve two setups): (one row per run and setup, its setup
+    in column setup; the mean training curve per setup and epoch)."""
     runs, curves = run_table.read(out)
     if runs.empty:
         return runs, curves
     seeds = sorted({int(s) for s in runs.seed.dropna()}) if seeds is None else seeds
-    commands = {v: [f"variant=brantner/{v}"] for v in SETUPS}  # setup -> its training command
-    commands |= {f"section_{s}": ["experiment=brantner/section", f"optim.section={s}"] for s in SECTIONS}
-    found = {k: select.trained_by(runs, [*c, f"profile={profile}", *overrides]) for k, c in commands.items()}
-    per_seed = pd.concat([r[r.seed.isin(seeds)].assign(setup=setup) for setup, r in found.items()], ignore_index=True)
+    ran = [f"profile={profile}", *overrides]
+    fig3 = select.swept(runs, "brantner/table2", ran, named="variant")
+    section = select.swept(runs, "brantner/section", ran, named="optim.section")
+    setups = [fig3.variant.str.removeprefix("brantner/"), "section_" + section["optim.section"]]
+    per_seed = pd.concat([f.assign(setup=s) for f, s in zip((fig3, section), setups)], ignore_index=True)
+    per_seed = per_seed[per_seed.seed.isin(seeds)].drop(columns=["variant", "optim.section"]).reset_index(drop=True)
     curves = curves[curves.train_loss.notna()].merge(per_seed[["run", "setup"]], on="run")
     return per_seed, curves.groupby(["setup", "epoch"], as_index=False)["train_loss"].mean()
 
@@ -57,7 +58,7 @@ def _budget(runs: pd.DataFrame) -> dict:
     images = int(runs["cfg.data.train_size"].fillna(PAPER["train_images"]).max())  # null: all of MNIST's
     seeds = ", ".join(str(int(s)) for s in sorted(runs.seed.unique()))
     epochs, batch = int(runs.epochs.max()), int(runs["cfg.data.batch_size"].max())
-    paper = {"paper_epochs": int(PAPER["epochs"]), "commits": run_table.commits(runs)}
+    paper = {"paper_epochs": paper_run(BASE).trainer.epochs, "commits": run_table.commits(runs)}
     return {"epochs": epochs, "images": images, "batch": batch, "seeds": seeds, **paper}
 
 
@@ -68,7 +69,7 @@ def observations(accuracy: pd.DataFrame, curves: pd.DataFrame) -> str:
         return ""
     e, c = accuracy[accuracy.setup == "adam_euclidean"].iloc[0], curves[curves.setup == "adam_euclidean"]
     spread = c.train_loss.tail(max(1, len(c) // 2)).agg(lambda x: x.max() - x.min())
-    collapse = text("one_class", **e, uniform=UNIFORM_LOSS, plateau=PAPER["plateau"])
+    collapse = text("one_class", **e, uniform=PAPER["uniform_loss"], plateau=PAPER["plateau"])
     return f"- {text('plateau', **e, spread=spread)} {collapse if e.one_class_seeds else text('no_one_class')}\n"
 
 
@@ -84,8 +85,9 @@ def make(
     theirs = authors_curves(reference_dir() if reference is None else reference, AUTHORS)  # None: no reference
     for name in FIGURES:  # the setups of each: the variants its experiment sweeps
         shown = [v.removeprefix("brantner/") for v in sweep_values(f"brantner/{name}", "variant")]
-        drawn.fig3(fig3, curves, {s: SETUPS[s] for s in shown}, text(name, profile=profile), out / name, theirs)
-    data = {name: table_engine.summarised("brantner", name, fig3) for name in ("table2", "accuracy")}
+        title = text(name, profile=profile)
+        drawn.fig3(fig3, curves, {s: SETUPS[s] for s in shown}, title, out / name, PAPER["uniform_loss"], theirs)
+    data = {name: summarised(name, fig3) for name in ("table2", "accuracy")}
     data |= {"authors_curves": curves_table(curves, theirs)} if theirs else {}
     caption = text("budget", profile=profile, **_budget(fig3))
     md = {name: _written(out, name, table, caption) for name, table in data.items()}
@@ -99,7 +101,7 @@ def make(
     if (out / "authors_networks.md").is_file():  # written by `noneuclid.evaluate authors-networks`
         parts += ["#" + (out / "authors_networks.md").read_text(), ""]
     if len(sections := per_seed[per_seed.setup.str.startswith("section_")]):
-        section = table_engine.summarised("brantner", "section", sections)
+        section = summarised("section", sections)
         parts.append(table_engine.section("brantner", out, "section", section, profile=profile, **_budget(sections)))
     parts += [s for s in (evaluated.drift_section(out), evaluated.timing_section(out)) if s]
     (out / "summary.md").write_text("\n".join(parts))

@@ -9,21 +9,19 @@ from pathlib import Path
 
 import numpy as np
 import pandas as pd
+from omegaconf import DictConfig
 
 from noneuclid import prose
 from noneuclid.claims import data as claims_data, engine
 from noneuclid.config import compose
+from noneuclid.report import table_engine
 
 CLAIMS = claims_data.load("brantner")
 SETUPS = CLAIMS.labels["setups"]  # the paper's four runs -> their names
 AUTHORS = CLAIMS.references["authors_run"].values  # setup -> the authors' run: accuracy, loss, their files' k
-OPTIMIZERS = {
-    name.removesuffix("_stiefel"): label.removesuffix(" + Stiefel")
-    for name, label in SETUPS.items()
-    if name.endswith("_stiefel")
-}  # adam, momentum, gd -> their names
+OPTIMIZERS = CLAIMS.labels["optimizers"]  # drift.csv's adam, momentum, gd -> their names
 BOUND = next(c.bound for c in CLAIMS["orthonormality_to_machine_precision"].cells if c.arms[0].startswith("drift_"))
-BASE = "adam_euclidean"  # the arm the timings are over
+BASE = "adam_euclidean"  # the setup the times are over (the ratios of brantner_tables.yaml: @base)
 TIMINGS = {
     "stiefel_epoch_time_on_par_cpu": ("timing.csv", "cpu"),  # claim -> the file of its timing, the device
     "stiefel_epoch_time_gap_gpu": ("timing_gpu.csv", "cuda"),
@@ -91,10 +89,23 @@ def timing_verdict(claim, cell, out: Path | None) -> engine.Verdict:
 
 
 @functools.cache
+def paper_run(setup: str) -> DictConfig:
+    """The settings of the paper's run of `setup`: `python -m noneuclid.train profile=paper
+    variant=brantner/<setup>` composed (its epochs: the paper's 500, configs/trainer/default.yaml)."""
+    return compose(["profile=paper", f"variant=brantner/{setup}"])
+
+
 def paper_settings(optimizer: str) -> tuple[str, int]:
     """The retraction and the projections' rows N (model.dim) of the paper's run of `optimizer`."""
-    cfg = compose(["profile=paper", f"variant=brantner/{optimizer}_stiefel"])
+    cfg = paper_run(f"{optimizer}_stiefel")
     return cfg.optim.retraction, cfg.model.dim
+
+
+def summarised(table: str, frame: pd.DataFrame) -> pd.DataFrame:
+    """Table `table` of claims/brantner_tables.yaml summarised from `frame` (table_engine.summarised), its
+    expressions given @base, @bound (the orthonormality claim's) and @paper_epochs (those of the paper's runs)."""
+    epochs = paper_run(BASE).trainer.epochs
+    return table_engine.summarised("brantner", table, frame, base=BASE, bound=BOUND, paper_epochs=epochs)
 
 
 def float32_rounding(n: int) -> float:

@@ -8,7 +8,7 @@ from pathlib import Path
 
 from noneuclid.figures import brantner as drawn
 from noneuclid.report import table_engine
-from noneuclid.report.brantner_claims import BOUND, OPTIMIZERS, TIMINGS, read
+from noneuclid.report.brantner_claims import BOUND, OPTIMIZERS, TIMINGS, read, summarised
 
 PAPER = "brantner"
 
@@ -22,9 +22,8 @@ def drift_section(out: Path) -> str:
     drawn.drift(ours, authors, out / "drift", OPTIMIZERS, BOUND)
     last = ours[ours.step == ours.step.max()]
     last = last.merge(authors.add_prefix("authors_"), left_on="optimizer", right_on="authors_optimizer")
-    data = table_engine.summarised(PAPER, "drift_summary", last, bound=BOUND)
-    labels = [OPTIMIZERS[o] for o in data.optimizer]
-    shown = table_engine.displayed(PAPER, "drift_summary", data.assign(optimizer=labels))
+    data = summarised("drift_summary", last)
+    shown = table_engine.displayed(PAPER, "drift_summary", data)
     fields = {"projections": authors.projections.iloc[0], "steps": ours.step.max()}
     section = table_engine.section(PAPER, out, "drift_summary", data, shown, **fields)
     return section + "\n![drift](drift.png)\n" + _one_step_section(out)
@@ -47,7 +46,7 @@ def timing_section(out: Path) -> str:
     parts = []
     for claim, (name, _) in TIMINGS.items():
         if (timing := read(out, name)) is not None:
-            data, first = table_engine.summarised(PAPER, "timing", timing), timing.iloc[0]
+            data, first = summarised("timing", timing), timing.iloc[0]
             fields = {"rounds": timing.repeat.nunique(), "threads": first.threads, "processor": first.processor}
             shown, stem = table_engine.displayed(PAPER, "timing", data), name.removesuffix(".csv") + "_summary"
             parts.append(table_engine.section(PAPER, out, stem, data, shown, claim=claim, **fields))
