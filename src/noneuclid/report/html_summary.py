@@ -15,6 +15,7 @@ from noneuclid.bench.paper_scale_docs import totals
 from noneuclid.claims import data as claims_data
 from noneuclid.claims.data import KINDS
 from noneuclid.claims.engine import NOT_TESTABLE, VERDICTS
+from noneuclid.report import docs
 
 
 def verdict_class(verdict: str) -> str:
@@ -30,14 +31,6 @@ def claim_anchor(paper: str, claim: str) -> str:
 def legend() -> str:
     """One swatch per verdict, in the engine's order."""
     return " ".join(f'<span class="verdict {verdict_class(v)}">{v}</span>' for v in VERDICTS)
-
-
-def read(folder: Path) -> pd.DataFrame:
-    """claim, kind, verdict, reason and hardware of every cell in the folder's *claims.csv (by file name; none:
-    no rows)."""
-    columns = ["claim", "kind", "verdict", "reason", "hardware"]
-    frames = [pd.read_csv(path, usecols=columns) for path in sorted(folder.glob("*claims.csv"))]
-    return pd.concat(frames, ignore_index=True) if frames else pd.DataFrame(columns=columns)
 
 
 def bar(verdicts: pd.Series) -> str:
@@ -94,7 +87,7 @@ def budget(paper: str, runs: pd.DataFrame, hardware: pd.Series, bench: Path) -> 
 def summary(paper: str, folder: Path, runs: pd.DataFrame, bench: Path) -> str:
     """The paper's summary (an element of class summary), "" where the folder has no claims CSV; `runs`: its
     runs.csv, `bench`: results/bench/ (budget)."""
-    cells = read(folder)
+    cells = docs.read(folder)
     if cells.empty:
         return ""
     kinds = [
