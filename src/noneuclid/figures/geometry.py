@@ -7,7 +7,7 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 
-from noneuclid.figures import plt, save
+from noneuclid.figures import axes
 
 STYLES = {
     ("ours", "poincare"): ("C0", "-"),
@@ -22,21 +22,20 @@ def float32_atlas(table: pd.DataFrame, stem: Path, threshold: float = 1e-3) -> N
     """One panel per operation: the larger of the value's and the gradient's float32 error against r
     (log scale; inf drawn at the top), a line per implementation and chart, the threshold dashed."""
     ops = list(dict.fromkeys(table.op))
-    fig, axes = plt.subplots(2, (len(ops) + 1) // 2, figsize=(3.2 * ((len(ops) + 1) // 2), 6), sharex=True, sharey=True)
-    for ax, op in zip(axes.flat, ops):
-        for (impl, chart), rows in table[table.op == op].groupby(["implementation", "chart"], sort=False):
-            err = np.fmax(rows.value_error, rows.grad_error).clip(1e-17, 1e3)  # fmax: nan only if both are
-            color, line = STYLES[(impl, chart)]
-            ax.semilogy(rows.r, err, color=color, linestyle=line, label=f"{impl} {chart}")
-        ax.axhline(threshold, color="grey", linestyle="--", linewidth=0.8)
-        ax.set_title(op, fontsize=9)
-    axes.flat[0].set_ylim(1e-9, 1e4)
-    for ax in axes.flat[len(ops) :]:
-        ax.axis("off")
-    axes.flat[0].legend(fontsize=7)
-    for ax in axes[-1]:
-        ax.set_xlabel("r (distance from the origin, curvature -1)")
-    for ax in axes[:, 0]:
-        ax.set_ylabel("float32 error (max of value, gradient)")
-    fig.tight_layout()
-    save(fig, stem)
+    columns = (len(ops) + 1) // 2
+    with axes(stem, (3.2 * columns, 6), 2, columns, sharex=True, sharey=True) as grid:
+        for ax, op in zip(grid.flat, ops):
+            for (impl, chart), rows in table[table.op == op].groupby(["implementation", "chart"], sort=False):
+                err = np.fmax(rows.value_error, rows.grad_error).clip(1e-17, 1e3)  # fmax: nan only if both are
+                color, line = STYLES[(impl, chart)]
+                ax.semilogy(rows.r, err, color=color, linestyle=line, label=f"{impl} {chart}")
+            ax.axhline(threshold, color="grey", linestyle="--", linewidth=0.8)
+            ax.set_title(op, fontsize=9)
+        grid.flat[0].set_ylim(1e-9, 1e4)
+        for ax in grid.flat[len(ops) :]:
+            ax.axis("off")
+        grid.flat[0].legend(fontsize=7)
+        for ax in grid[-1]:
+            ax.set_xlabel("r (distance from the origin, curvature -1)")
+        for ax in grid[:, 0]:
+            ax.set_ylabel("float32 error (max of value, gradient)")
