@@ -8,10 +8,9 @@ import pandas as pd
 
 from noneuclid.claims import data as claims_data
 from noneuclid.claims.engine import VERDICTS
-from noneuclid.figures.svg import curve_svg
 from noneuclid.papers import PAPERS
 from noneuclid.report import html_summary, html_tables
-from noneuclid.report.html import STYLE
+from noneuclid.report.html import STYLE, curve_svg
 
 PAGE = Path(__file__).resolve().parents[2] / "results" / "index.html"
 

@@ -13,7 +13,6 @@ from pathlib import Path
 import pandas as pd
 
 from noneuclid import prose
-from noneuclid.figures.svg import curve_svg
 from noneuclid.papers import PAPERS
 from noneuclid.report import html_summary, html_tables
 from noneuclid.runs import table as run_table
@@ -33,6 +32,31 @@ def _finite(rows: pd.DataFrame, key: str | None) -> list[tuple[float, float]]:
     values = rows[["step", key]].dropna()
     values = values[values[key].map(math.isfinite)]
     return list(zip(values.step.tolist(), values[key].tolist()))
+
+
+def curve_svg(points: dict[str, list[tuple[float, float]]], width: int = 250, height: int = 90) -> str:
+    """An inline SVG, one polyline per css class of points ({class: [(step, value), ...]}), each at full height,
+    at most one point per two pixels of width (every k-th point and the last: a longer curve draws no more)."""
+    lines = []
+    points = {cls: _thinned(pts, width // 2) for cls, pts in points.items()}
+    xs = [x for pts in points.values() for x, _ in pts]
+    x0, x1 = min(xs), max(xs)
+    for cls, pts in points.items():
+        ys = [y for _, y in pts]
+        y0, y1 = min(ys), max(ys)
+        coords = " ".join(
+            f"{(x - x0) / ((x1 - x0) or 1) * (width - 4) + 2:.1f},"
+            f"{height - 2 - (y - y0) / ((y1 - y0) or 1) * (height - 4):.1f}"
+            for x, y in pts
+        )
+        lines.append(f'<polyline class="{cls}" fill="none" stroke-width="1.5" points="{coords}"/>')
+    return f'<svg width="{width}" height="{height}" viewBox="0 0 {width} {height}">{"".join(lines)}</svg>'
+
+
+def _thinned(pts: list, most: int) -> list:
+    """Every k-th point of pts, k the smallest step that keeps at most `most`, and the last point."""
+    kept = pts[:: -(-len(pts) // most)]
+    return kept if kept[-1] == pts[-1] else kept + pts[-1:]
 
 
 def run_curve(run: pd.Series, rows: pd.DataFrame) -> str:
@@ -109,17 +133,6 @@ def make(profile: str, results: Path) -> Path:
     out = results / ("index.html" if profile == "cpu" else f"index-{profile}.html")
     toc = " · ".join(f'<a href="#{key}">{paper.title}</a>' for key, paper in PAPERS.items())
     sections = "\n".join(paper_section(key, profile, results) for key in PAPERS)
-    out.write_text(
-        prose.fill(
-            "index",
-            "page",
-            profile=profile,
-            style=STYLE.read_text(),
-            results=html.escape(results.name),
-            toc=toc,
-            legend=html_summary.legend(),
-            sections=sections,
-            script=SCRIPT.read_text(),
-        )
-    )
+    page = dict(profile=profile, style=STYLE.read_text(), results=html.escape(results.name), script=SCRIPT.read_text())
+    out.write_text(prose.fill("index", "page", **page, toc=toc, legend=html_summary.legend(), sections=sections))
     return out
