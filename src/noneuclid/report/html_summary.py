@@ -48,16 +48,11 @@ def claim_line(paper: str, claim: str, cells: pd.DataFrame) -> str:
     found = claims_data.load(paper)[claim]
     reasons = cells.reason[cells.verdict == NOT_TESTABLE].dropna().unique()
     why = prose.fill("index", "summary_untested", reasons="".join(f"<li>{html.escape(r)}</li>" for r in reasons))
+    text = dict(
+        anchor=claim_anchor(paper, claim), claim=html.escape(claim), kind=found.kind, text=html.escape(found.text)
+    )
     return prose.fill(
-        "index",
-        "summary_claim",
-        anchor=claim_anchor(paper, claim),
-        claim=html.escape(claim),
-        kind=found.kind,
-        text=html.escape(found.text),
-        cells=len(cells),
-        bar=bar(cells.verdict),
-        why=why if len(reasons) else "",
+        "index", "summary_claim", **text, cells=len(cells), bar=bar(cells.verdict), why=why if len(reasons) else ""
     )
 
 
@@ -74,14 +69,8 @@ def budget(paper: str, runs: pd.DataFrame, hardware: pd.Series, bench: Path) -> 
         for row in totals(pd.read_csv(path)).itertuples()
         if row.paper == paper
     ]
-    return prose.fill(
-        "index",
-        "summary_budget",
-        runs=len(runs),
-        hours=runs.train_seconds.sum() / 3600,
-        hardware=", ".join(machines),
-        scale="".join(scale),
-    )
+    hours, hardware = runs.train_seconds.sum() / 3600, ", ".join(machines)
+    return prose.fill("index", "summary_budget", runs=len(runs), hours=hours, hardware=hardware, scale="".join(scale))
 
 
 def summary(paper: str, folder: Path, runs: pd.DataFrame, bench: Path) -> str:
@@ -98,10 +87,5 @@ def summary(paper: str, folder: Path, runs: pd.DataFrame, bench: Path) -> str:
     known = [c.id for c in claims_data.load(paper).claims]  # the claims file's order; one it lacks: claim_line says so
     order = sorted(cells.claim.unique(), key=lambda claim: known.index(claim) if claim in known else len(known))
     lines = [claim_line(paper, claim, cells[cells.claim == claim]) for claim in order]
-    return prose.fill(
-        "index",
-        "summary",
-        kinds="".join(kinds),
-        budget=budget(paper, runs, cells.hardware, bench),
-        claims="".join(lines),
-    )
+    budgeted = budget(paper, runs, cells.hardware, bench)
+    return prose.fill("index", "summary", kinds="".join(kinds), budget=budgeted, claims="".join(lines))
