@@ -63,17 +63,15 @@ def run_curve(run: pd.Series, rows: pd.DataFrame) -> str:
     """One run's small plot from its rows of curves.csv.gz: training loss and its evaluation metric."""
     name = next((m for m in EVAL_METRICS if m in rows and rows[m].notna().any()), None)
     curves = {"loss": ("train loss", _finite(rows, "train_loss")), "eval": (name, _finite(rows, name))}
-    caption = [
-        f"<b>{html.escape(run.run)}</b> ({html.escape(str(run.status))})",
-        *(
-            f'<span class="{cls}">{label}</span> {pts[0][1]:.4g} &rarr; {pts[-1][1]:.4g}'
-            for cls, (label, pts) in curves.items()
-            if pts
-        ),
-    ]
+    values = "".join(
+        prose.fill("index", "curve_value", cls=cls, label=label, first=pts[0][1], last=pts[-1][1])
+        for cls, (label, pts) in curves.items()
+        if pts
+    )
     plot = {cls: pts for cls, (_, pts) in curves.items() if len(pts) > 1}
-    return (
-        f'<div class="curve">{curve_svg(plot) if plot else "(fewer than two points)"}<br>{"<br>".join(caption)}</div>'
+    plot = curve_svg(plot) if plot else prose.fill("index", "curve_unplotted")
+    return prose.fill(
+        "index", "curve", plot=plot, run=html.escape(run.run), status=html.escape(str(run.status)), values=values
     )
 
 
@@ -89,7 +87,7 @@ def environment(runs: pd.DataFrame) -> str:
     )
     rows = [("th", (*ENV_KEYS, "runs")), *(("td", (*key, str(n))) for key, n in counts.items())]
     table = "".join(f"<tr>{''.join(f'<{tag}>{html.escape(v)}</{tag}>' for v in cells)}</tr>" for tag, cells in rows)
-    return f"<h3>Environment of the runs</h3><table>{table}</table>"
+    return prose.fill("index", "environment", table=table)
 
 
 def page_html(page: Path, results: Path, anchored: set[str]) -> str:
@@ -120,7 +118,7 @@ def paper_section(paper: str, profile: str, results: Path) -> str:
         f'<h2 id="{paper}">{PAPERS[paper].title}</h2>',
         html_summary.summary(paper, results / paper / profile, runs, results / "bench"),
         *([page_html(page, results, anchored) for page in pages] or [fill("missing")]),
-        fill("curves", runs=len(logged), drawn=drawn) if drawn else "<p>No per-run data.</p>",
+        fill("curves", runs=len(logged), drawn=drawn) if drawn else fill("no_curves"),
         fill("unlogged") if unlogged else "",
         environment(runs),
     ]
