@@ -76,8 +76,7 @@ def run_curve(run: pd.Series, rows: pd.DataFrame) -> str:
 
 
 def environment(runs: pd.DataFrame) -> str:
-    """A heading and a table of the runs' distinct environments (env.*), with how many runs had each ("" for
-    none)."""
+    """A heading and a table of the runs' distinct environments (env.*), with how many runs had each; "" for none."""
     columns = [f"env.{k}" for k in ENV_KEYS]
     if not any(c in runs for c in columns):
         return ""

@@ -1,9 +1,7 @@
-"""The verdict summary that opens each paper's section of results/index.html, read from the claims CSVs
-(results/<paper>/<profile>/*claims.csv): the cells' verdicts counted for the paper's own claims and for
-ours, each as a coloured bar; the budget (our runs' training hours beside a full paper-scale
-reproduction's, results/bench/paper_scale_<device>.csv); then one line per claim (its sentence from
-claims/<paper>.yaml, its counts, the reasons of its cells not testable here, a link to its first row in the
-claims tables); and the legend of the verdicts' colours."""
+"""The verdict summary that opens each paper's section of results/index.html, from its claims CSVs: the cells'
+verdicts counted for the paper's claims and for ours as coloured bars, the budget (our training hours beside a
+paper-scale reproduction's), one line per claim (its sentence, counts, reasons not testable, a link to its first
+row in the claims tables); and the legend of the verdicts' colours."""
 
 import html
 from pathlib import Path

@@ -1,8 +1,7 @@
-"""Where each verdict comes from: its claim's rule as registered (claims/registered.csv: the commit and
-date), the date of the newest commit its runs trained from (git's committer date of env.git_commit, a
-lower bound on when they ran; `unknown` for a commit this clone's history lacks), whether the rule cannot
-be shown to come before every one of them, and their compute (train_seconds in hours, a stacked run's share of its
-stack's; the machines by env.cpu_count and env.cuda)."""
+"""Where each verdict comes from: its claim's rule as registered (claims/registered.csv: commit and date), the
+date of the newest commit its runs trained from (git's committer date of env.git_commit, a lower bound on when
+they ran), whether the rule cannot be shown to come before every one of them, and their compute (hours, a
+stacked run's share of its stack's; the machines by env.cpu_count and env.cuda)."""
 
 from __future__ import annotations
 
@@ -85,10 +84,6 @@ def _commit_date(commit: str) -> str:
 
 def _hardware(runs: pd.DataFrame) -> str:
     """The machines the runs trained on: the GPU's name, else 'CPU (<n> cores)', each once, sorted ("" for none)."""
-    none = pd.Series(index=runs.index, dtype=object)
-    cuda, cores = runs.get("env.cuda", none), runs.get("env.cpu_count", none)
-    kinds = {
-        str(gpu) if isinstance(gpu, str) and gpu else f"CPU ({int(n)} cores)" if n == n else "unknown"
-        for gpu, n in zip(cuda, cores)
-    }
+    machines = runs.reindex(columns=["env.cuda", "env.cpu_count"]).itertuples(index=False)
+    kinds = {g if isinstance(g, str) and g else f"CPU ({int(n)} cores)" if n == n else "unknown" for g, n in machines}
     return "; ".join(sorted(kinds))
