@@ -26,18 +26,7 @@ def update(docs: Path, folder: Path, paper: str) -> bool:
     if text is None:
         return False
     body = re.sub(r"\]\((?!http)", "](" + os.path.relpath(folder, report.parent) + "/", text)
-    return _replace_block(report, f"results:{paper}", body)
-
-
-def _replace_block(page: Path, name: str, body: str) -> bool:
-    """Put `body` between the page's markers <!-- name:start --> and <!-- name:end -->; False where the page
-    or its markers are missing."""
-    start, end = f"<!-- {name}:start -->", f"<!-- {name}:end -->"
-    block, old = re.compile(f"{start}.*?{end}", re.S), page.read_text() if page.exists() else ""
-    if not block.search(old):
-        return False
-    page.write_text(block.sub(lambda _: f"{start}\n{body}\n{end}", old))
-    return True
+    return prose.replace_block(report, f"results:{paper}", body)
 
 
 def claims_files(folder: Path) -> list[Path]:
@@ -110,7 +99,7 @@ def status(results: Path) -> str:
 
 def update_status(readme: Path, results: Path) -> bool:
     """Replace the README's status block with status(results); False where the file or its block is missing."""
-    return _replace_block(readme, "status", status(results))
+    return prose.replace_block(readme, "status", status(results))
 
 
 def _markdown(frame: pd.DataFrame) -> str:

@@ -47,14 +47,12 @@ class ClaimsTables(Treeprocessor):
             for row in table.iter("tr"):
                 cells = row.findall("td")
                 if len(cells) == len(header):
-                    self._anchor(row, (cells[header.index("claim")].text or "").strip())
+                    claim = (cells[header.index("claim")].text or "").strip()
+                    if claim and claim not in self.anchored:
+                        row.set("id", claim_anchor(self.paper, claim))
+                        self.anchored.add(claim)
                     fold(cells[header.index("verdict")])
                 move_beside(row, header)
-
-    def _anchor(self, row: etree.Element, claim: str) -> None:
-        if claim and claim not in self.anchored:
-            row.set("id", claim_anchor(self.paper, claim))
-            self.anchored.add(claim)
 
 
 def move_beside(row: etree.Element, header: list[str]) -> None:
