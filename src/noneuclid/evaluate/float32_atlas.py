@@ -398,5 +398,5 @@ def make(out: Path, radii=RADII) -> list[Path]:
         f"The largest r (hyperbolic distance from the origin, curvature -1) up to which an operation's "
         f"float32 value and gradient stay within {THRESHOLD:g} of float64's.",
     )
-    figure(table, out / "float32_atlas")
+    figure(table, out / "float32_atlas", THRESHOLD)
     return [out / "float32_atlas.csv", *paths, out / "float32_atlas.png", out / "float32_atlas.pdf"]

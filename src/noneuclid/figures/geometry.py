@@ -18,7 +18,7 @@ STYLES = {
 }
 
 
-def float32_atlas(table: pd.DataFrame, stem: Path, threshold: float = 1e-3) -> None:
+def float32_atlas(table: pd.DataFrame, stem: Path, threshold: float) -> None:
     """One panel per operation: the larger of the value's and the gradient's float32 error against r
     (log scale; inf drawn at the top), a line per implementation and chart, the threshold dashed."""
     ops = list(dict.fromkeys(table.op))

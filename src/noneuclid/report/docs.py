@@ -14,15 +14,10 @@ from noneuclid.claims.engine import CONTRADICTS, REPRODUCES, VERDICTS, Verdict
 from noneuclid.claims.render import CSV_COLUMNS, LEGEND, display
 
 
-def path(docs: Path, paper: str) -> Path:
-    """The report of paper key `paper` in the docs folder."""
-    return Path(docs) / f"{paper}.md"
-
-
-def update(docs: Path, folder: Path, paper: str) -> bool:
-    """Replace the block of <docs>/<paper>.md with digest(folder, paper), its links relative to that file;
-    False when the file, the block or a claims table is missing."""
-    report, text = path(docs, paper), digest(folder, paper)
+def update(report: Path, folder: Path, paper: str) -> bool:
+    """Replace the results block of the paper's report (docs/<paper>.md) with digest(folder, paper), its links
+    relative to that file; False when the file, the block or a claims table is missing."""
+    text = digest(folder, paper)
     if text is None:
         return False
     body = re.sub(r"\]\((?!http)", "](" + os.path.relpath(folder, report.parent) + "/", text)
