@@ -1,4 +1,6 @@
-"""Figures of the geometry results (results/geometry/): they draw the tables, never run a model."""
+"""Figures of the evaluations' tables (python -m noneuclid.evaluate): the claims engine's validation
+(results/engine/) as power curves and the geometry's float32 errors (results/geometry/); they draw the
+tables, never run a model."""
 
 from __future__ import annotations
 
@@ -9,7 +11,7 @@ import pandas as pd
 
 from noneuclid.figures import axes
 
-STYLES = {
+STYLES = {  # the float32 atlas: (implementation, chart) -> (colour, line style)
     ("ours", "poincare"): ("C0", "-"),
     ("ours", "lorentz"): ("C1", "-"),
     ("geoopt", "poincare"): ("C0", ":"),
@@ -39,3 +41,20 @@ def float32_atlas(table: pd.DataFrame, stem: Path, threshold: float) -> None:
             ax.set_xlabel("r (distance from the origin, curvature -1)")
         for ax in grid[:, 0]:
             ax.set_ylabel("float32 error (max of value, gradient)")
+
+
+def power(rows: pd.DataFrame, stem: Path) -> None:
+    """stem.png and .pdf: per kind of interval, the share of validation.csv's single superiority cells that
+    reproduce (solid) and contradict (dashed) by true difference, one line per seeds per arm."""
+    cells = rows[(rows.relation == "better") & (rows.family == 1)]
+    kinds = list(dict.fromkeys(cells.kind))
+    with axes(stem, (3.2 * len(kinds), 3.2), 1, len(kinds), sharey=True) as grid:
+        for ax, kind in zip(grid, kinds):
+            for i, (n, g) in enumerate(cells[cells.kind == kind].groupby("n")):
+                g = g.sort_values("difference_in_delta")
+                ax.plot(g.difference_in_delta, g.rate_reproduces, color=f"C{i}", marker="o", ms=3, label=f"n = {n}")
+                ax.plot(g.difference_in_delta, g.rate_contradicts, color=f"C{i}", ls="--", marker="x", ms=3)
+            ax.axhline(0.025, color="grey", lw=0.8, ls=":")
+            ax.set(title=kind, xlabel="true difference / delta")
+        grid[0].set_ylabel("share of cells (solid: reproduces, dashed: contradicts)")
+        grid[0].legend(fontsize=8)
