@@ -1,7 +1,7 @@
 """results/index.html (index-<profile>.html but for cpu): one offline page with every paper's verdict summary
 (html_summary), its report pages (papers.Paper.pages, in results/<paper>/<profile>/ and its variants; their
-claims tables coloured by verdict, html_tables), the training curve of every run in its runs.csv (folded)
-and their environments; made from results/ alone, so a clean clone makes the same page."""
+claims tables coloured by verdict, html_tables), the training curve of every run in its runs.csv (inline SVG,
+folded) and their environments; made from results/ alone, so a clean clone makes the same page."""
 
 import functools
 import html
