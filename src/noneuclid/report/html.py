@@ -19,6 +19,7 @@ from noneuclid.runs import table as run_table
 
 # The evaluation curve drawn for a run: the first of these its metrics.jsonl holds.
 EVAL_METRICS = ("val_accuracy", "dev_accuracy", "val_perplexity", "test_accuracy")
+SVG_SIZE = (250, 90)  # a run's plot: width and height in pixels
 ENV_KEYS = ("python", "torch", "platform", "cpu_count", "torch_threads", "cuda", "git_commit", "git_dirty")
 
 STYLE = prose.TEMPLATES / "index.css"  # the page's style sheet, inlined
@@ -34,10 +35,10 @@ def _finite(rows: pd.DataFrame, key: str | None) -> list[tuple[float, float]]:
     return list(zip(values.step.tolist(), values[key].tolist()))
 
 
-def curve_svg(points: dict[str, list[tuple[float, float]]], width: int = 250, height: int = 90) -> str:
-    """An inline SVG, one polyline per css class of points ({class: [(step, value), ...]}), each at full height,
-    at most one point per two pixels of width (every k-th point and the last: a longer curve draws no more)."""
-    lines = []
+def curve_svg(points: dict[str, list[tuple[float, float]]]) -> str:
+    """An inline SVG of SVG_SIZE, a polyline per css class of points ({class: [(step, value), ...]}) at full
+    height, at most one point per two pixels of width (every k-th point and the last)."""
+    (width, height), lines = SVG_SIZE, []
     points = {cls: _thinned(pts, width // 2) for cls, pts in points.items()}
     xs = [x for pts in points.values() for x, _ in pts]
     x0, x1 = min(xs), max(xs)
