@@ -8,8 +8,11 @@ from pathlib import Path
 
 import pandas as pd
 
+from noneuclid import prose
+
 FLOAT_FORMAT = "%.10g"  # what is read back writes the same bytes
 NUMBER = r"[-+]?[\d,.]+(e[-+]?\d+)?( ± [\d.]+)?( \(n=\d+\))?|-"  # a cell right-aligned in LaTeX
+Bold = set[tuple[int, str]]  # the (row position, column) of the cells shown in bold
 
 
 def write(
@@ -19,10 +22,10 @@ def write(
     shown: pd.DataFrame,
     title: str,
     caption: str,
-    bold: set[tuple[int, str]] = frozenset(),
+    bold: Bold = frozenset(),
 ) -> list[Path]:
-    """out/<stem>.csv (data; None: left as it is), .md and .tex (shown, the (row, column) cells of `bold` in
-    bold); returns the paths written."""
+    """out/<stem>.csv (data; None: left as it is), .md and .tex (shown, the cells of `bold` in bold); returns
+    the paths written."""
     out.mkdir(parents=True, exist_ok=True)
     if data is not None:
         data.to_csv(out / f"{stem}.csv", index=False, float_format=FLOAT_FORMAT)
@@ -38,11 +41,11 @@ def section(
     shown: pd.DataFrame,
     title: str,
     caption: str,
-    bold: set[tuple[int, str]] = frozenset(),
+    bold: Bold = frozenset(),
 ) -> str:
-    """`write` the table, and return it as a section of a summary page (heading, caption, table)."""
+    """`write` the table, and return it as a section of a summary page: its Markdown a heading level down."""
     write(out, stem, data, shown, title, caption, bold)
-    return f"## {title}\n\n{caption}\n\n{markdown(shown, bold)}\n"
+    return "#" + (out / f"{stem}.md").read_text()
 
 
 def label(out: Path, stem: str) -> str:
@@ -58,13 +61,13 @@ def shown(data: pd.DataFrame, formats: dict[str, str] | None = None, missing: st
     return display.fillna(missing)
 
 
-def markdown(shown: pd.DataFrame, bold: set[tuple[int, str]] = frozenset()) -> str:
+def markdown(shown: pd.DataFrame, bold: Bold = frozenset()) -> str:
     """A Markdown table, '|' escaped, the `bold` cells as **text**."""
     cells = _cells(shown, bold, lambda text: f"**{text}**", lambda text: text.replace("|", r"\|"))
     return cells.to_markdown(index=False, disable_numparse=True)
 
 
-def latex(shown: pd.DataFrame, caption: str, label: str, bold: set[tuple[int, str]] = frozenset()) -> str:
+def latex(shown: pd.DataFrame, caption: str, label: str, bold: Bold = frozenset()) -> str:
     """booktabs of the cells (numbers right, text left), escaped, `bold` in \\textbf."""
     spec = "".join("r" if shown[c].astype(str).str.fullmatch(NUMBER).all() else "l" for c in shown.columns)
     cells = _cells(shown, bold, lambda text: rf"\textbf{{{text}}}", latex_escape)
@@ -80,52 +83,25 @@ def _cells(shown: pd.DataFrame, bold, emphasise, escape) -> pd.DataFrame:
 
 
 def booktabs(spec: str, columns: Iterable[str], rows: Iterable[Iterable[str]], caption: str, label: str) -> str:
-    """A LaTeX table in booktabs rules (column spec `spec`): the column names and caption escaped, the rows'
-    cells as given (already LaTeX), and the label."""
-    lines = [
-        r"\begin{table}",
-        r"\centering",
-        r"\small",
-        rf"\begin{{tabular}}{{{spec}}}",
-        r"\toprule",
-        " & ".join(map(latex_escape, columns)) + r" \\",
-        r"\midrule",
-        *(" & ".join(row) + r" \\" for row in rows),
-        r"\bottomrule",
-        r"\end{tabular}",
-        rf"\caption{{{latex_escape(caption)}}}",
-        rf"\label{{{label}}}",
-        r"\end{table}",
-    ]
-    return "\n".join(lines) + "\n"
+    """A LaTeX table in booktabs rules (templates/tables.md; column spec `spec`): the column names and caption
+    escaped, the rows' cells as given (already LaTeX), and the label."""
+    header, body = " & ".join(map(latex_escape, columns)), "".join(" & ".join(row) + " \\\\\n" for row in rows)
+    text = prose.fill(
+        "tables", "booktabs", spec=spec, header=header, rows=body, caption=latex_escape(caption), label=label
+    )
+    return text + "\n"
 
 
-LATEX = {
-    "\\": r"\textbackslash{}",
-    "&": r"\&",
-    "%": r"\%",
-    "$": r"\$",
-    "#": r"\#",
-    "_": r"\_",
-    "{": r"\{",
-    "}": r"\}",
-    "~": r"\textasciitilde{}",
-    "^": r"\textasciicircum{}",
-    "±": r"$\pm$",
-    "≥": r"$\geq$",
-    "≤": r"$\leq$",
-    "≈": r"$\approx$",
-    "×": r"$\times$",
-    "<": r"$<$",
-    ">": r"$>$",
-    "|": r"$|$",
-    "−": "-",
-    "–": "--",
-    "—": "---",
-    "\n": " ",
-}
+# LaTeX's special characters escaped, a few symbols written as LaTeX, dashes as TeX's, a line break as a space
+LATEX = str.maketrans(
+    {c: "\\" + c for c in "&%$#_{}"}
+    | {c: f"${c}$" for c in "<>|"}
+    | {"\\": r"\textbackslash{}", "~": r"\textasciitilde{}", "^": r"\textasciicircum{}", "\n": " "}
+    | {"±": r"$\pm$", "≥": r"$\geq$", "≤": r"$\leq$", "≈": r"$\approx$", "×": r"$\times$"}
+    | {"−": "-", "–": "--", "—": "---"}
+)
 
 
 def latex_escape(text: str) -> str:
     """text with LaTeX's special characters escaped and a few symbols written as LaTeX."""
-    return "".join(LATEX.get(ch, ch) for ch in str(text))
+    return str(text).translate(LATEX)

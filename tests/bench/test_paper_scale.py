@@ -48,7 +48,8 @@ def test_rows_have_every_column_finite_and_positive_and_reach_the_docs(tiny_mnis
     )
     csv, docs = tmp_path / "paper_scale_cpu.csv", tmp_path / "benchmarks.md"
     t.to_csv(csv, index=False)
-    docs.write_text(f"before\n{paper_scale_docs.START}\nold\n{paper_scale_docs.END}\nafter\n")
+    block = paper_scale_docs.BLOCK
+    docs.write_text(f"before\n<!-- {block}:start -->\nold\n<!-- {block}:end -->\nafter\n")
     paper_scale_docs.update(docs, [csv])
     text = docs.read_text()
     assert "old" not in text and "adam-stiefel" in text and text.startswith("before") and text.endswith("after\n")

@@ -8,17 +8,16 @@ import pandas as pd
 
 from noneuclid.claims import data as claims_data
 from noneuclid.claims.engine import VERDICTS
-from noneuclid.figures.svg import curve_svg
 from noneuclid.papers import PAPERS
 from noneuclid.report import html_summary, html_tables
-from noneuclid.report.html import STYLE
+from noneuclid.report.html import STYLE, curve_svg
 
 PAGE = Path(__file__).resolve().parents[2] / "results" / "index.html"
 
 
 def test_a_long_curve_keeps_one_point_per_two_pixels_and_its_ends():
     points = [(step, float(step % 7)) for step in range(301)]
-    svg = curve_svg({"loss": points}, width=250)
+    svg = curve_svg({"loss": points})
     coords = svg.split('points="')[1].split('"')[0].split()
     assert len(coords) <= 126 and coords[0].startswith("2.0,") and coords[-1].startswith("248.0,")
     assert curve_svg({"loss": points[:50]}).count(",") == 50  # a short curve keeps every point

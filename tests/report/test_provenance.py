@@ -48,20 +48,20 @@ def test_named_runs_give_hours_machines_and_date(monkeypatch):
     if not HEAD:
         pytest.skip("not a git checkout: commits cannot be dated")
     _registered(monkeypatch, "2000-01-01T00:00:00Z")
-    (row,) = provenance.stamped([_row(["r0", "r2"])], _runs(), "hnn")
+    (row,) = provenance.final([_row(["r0", "r2"])], _runs(), "hnn")
     assert row.cpu_hours == 1.25 and row.hardware == "CPU (16 cores); CPU (2 cores)"
     assert row.runs_until.startswith("20") and row.rule_commit == "abc" and row.rule_after_runs is False
 
 
 def test_a_stacked_run_counts_its_share_of_its_stack(monkeypatch):
     _registered(monkeypatch, "2000-01-01T00:00:00Z")
-    (row,) = provenance.stamped([_row(["r0", "r1"])], _runs().assign(stacked_runs=[2, 2, 1]), "hnn")
+    (row,) = provenance.final([_row(["r0", "r1"])], _runs().assign(stacked_runs=[2, 2, 1]), "hnn")
     assert row.cpu_hours == 0.75  # (3600 + 1800) / 2 seconds
 
 
 def test_a_cell_without_named_runs_reads_those_its_settings_select(monkeypatch):
     _registered(monkeypatch, "2000-01-01T00:00:00Z")
-    (row,) = provenance.stamped([_row()], _runs(), "hnn")
+    (row,) = provenance.final([_row()], _runs(), "hnn")
     assert row.runs == ("r0", "r1") and row.cpu_hours == 1.5  # hyperbolic and euclidean: the cell's two arms
 
 
@@ -69,9 +69,9 @@ def test_a_rule_registered_after_its_runs_or_not_datable_is_flagged(monkeypatch)
     if not HEAD:
         pytest.skip("not a git checkout: commits cannot be dated")
     _registered(monkeypatch, "2999-01-01T00:00:00Z")
-    assert provenance.stamped([_row(["r0"])], _runs(), "hnn")[0].rule_after_runs is True
+    assert provenance.final([_row(["r0"])], _runs(), "hnn")[0].rule_after_runs is True
     _registered(monkeypatch, "2000-01-01T00:00:00Z")
-    unknown = provenance.stamped([_row(["r0"])], _runs("0" * 40), "hnn")[0]
+    unknown = provenance.final([_row(["r0"])], _runs("0" * 40), "hnn")[0]
     assert unknown.runs_until == provenance.UNKNOWN and unknown.rule_after_runs is True
     first = subprocess.run(
         ["git", "-C", str(data.DIR), "rev-list", "--max-parents=0", "HEAD"], capture_output=True, text=True
@@ -79,10 +79,10 @@ def test_a_rule_registered_after_its_runs_or_not_datable_is_flagged(monkeypatch)
     old_and_new = _runs().assign(**{"env.git_commit": [first, HEAD, HEAD]})
     registered = provenance._commit_date(HEAD)
     _registered(monkeypatch, registered)  # registered with the newest run: after the oldest
-    mixed = provenance.stamped([_row(["r0", "r1"])], old_and_new, "hnn")[0]
+    mixed = provenance.final([_row(["r0", "r1"])], old_and_new, "hnn")[0]
     assert mixed.runs_until == registered and mixed.rule_after_runs is True
     untested = engine.untestable(
         CLAIMS["table1_hyperbolic_on_par_or_better"], CLAIMS["table1_hyperbolic_on_par_or_better"].cells[3], "no runs"
     )
-    (row,) = provenance.stamped([untested], None, "hnn")
+    (row,) = provenance.final([untested], None, "hnn")
     assert row.rule_after_runs is False and math.isnan(row.cpu_hours) and row.hardware == ""

@@ -218,8 +218,7 @@ def test_docs_block_is_the_claims_digest_with_links_relative_to_the_report(tmp_p
     (tmp_path / "docs").mkdir()
     md = tmp_path / "docs" / "hnn.md"
     md.write_text("intro\n<!-- results:hnn:start -->\nSTALE\n<!-- results:hnn:end -->\nrest\n")
-    assert docs.path(tmp_path / "docs", "hnn") == md
-    assert docs.update(tmp_path / "docs", folder, "hnn")
+    assert docs.update(md, folder, "hnn")
     text = md.read_text()
     assert "STALE" not in text and text.startswith("intro\n<!-- results:hnn:start -->\n") and text.endswith("rest\n")
     assert '"On these tasks, we found that hyperbolic RNN' in text  # the claim in the paper's words (claims/hnn.yaml)
@@ -240,7 +239,7 @@ def test_docs_block_stays_where_the_results_have_no_claims_table(tmp_path):
     (tmp_path / "docs").mkdir()
     md = tmp_path / "docs" / "brantner.md"
     md.write_text("<!-- results:brantner:start -->\nold 1\n<!-- results:brantner:end -->\nprose\n")
-    assert not docs.update(tmp_path / "docs", folder, "brantner")  # no claims table: the block stays
+    assert not docs.update(tmp_path / "docs" / "brantner.md", folder, "brantner")  # no claims table: the block stays
     assert "old 1" in md.read_text()
 
 
@@ -250,11 +249,11 @@ def test_docs_update_leaves_a_report_without_the_block_or_a_missing_report_alone
     folder = tmp_path / "results" / "phydi" / "cpu"
     _claims_csv(folder / "table1_claims.csv")
     (tmp_path / "docs").mkdir()
-    assert not docs.update(tmp_path / "docs", folder, "phydi")  # no docs/phydi.md
+    assert not docs.update(tmp_path / "docs" / "phydi.md", folder, "phydi")  # no docs/phydi.md
     assert not (tmp_path / "docs" / "phydi.md").exists()
     md = tmp_path / "docs" / "phydi.md"
     md.write_text("a report without markers\n")
-    assert not docs.update(tmp_path / "docs", folder, "phydi")
+    assert not docs.update(tmp_path / "docs" / "phydi.md", folder, "phydi")
     assert md.read_text() == "a report without markers\n"
 
 

@@ -3,14 +3,13 @@ between the markers <!-- bench:paper_scale:start --> and <!-- bench:paper_scale:
 
 from __future__ import annotations
 
-import re
 from pathlib import Path
 
 import pandas as pd
 
-from noneuclid import tables
+from noneuclid import prose, tables
 
-START, END = "<!-- bench:paper_scale:start -->", "<!-- bench:paper_scale:end -->"
+BLOCK = "bench:paper_scale"  # docs/benchmarks.md's markers: <!-- bench:paper_scale:start --> and :end
 SHOWN = {
     "paper": None,
     "experiment": None,
@@ -60,8 +59,5 @@ def update(docs: Path, csvs: list[Path]) -> None:
     if not csvs:
         raise FileNotFoundError("no results/bench/paper_scale_*.csv: run python -m noneuclid.bench paper-scale first")
     sections = [f"`{path}`:\n\n{markdown(_read(path))}" for path in csvs]
-    text = docs.read_text()
-    block = re.compile(f"{re.escape(START)}.*?{re.escape(END)}", re.S)
-    if not block.search(text):
-        raise ValueError(f"{docs} has no {START} ... {END} block to fill: add the two markers where the tables go")
-    docs.write_text(block.sub(lambda _: START + "\n" + "\n\n".join(sections) + "\n" + END, text))
+    if not prose.replace_block(docs, BLOCK, "\n\n".join(sections)):
+        raise ValueError(f"{docs} lacks <!-- {BLOCK}:start --> ... <!-- {BLOCK}:end -->: add them where the tables go")

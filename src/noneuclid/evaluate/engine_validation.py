@@ -6,7 +6,7 @@ from __future__ import annotations
 from pathlib import Path
 
 from noneuclid.claims import validation
-from noneuclid.figures import engine as drawn
+from noneuclid.figures import evaluations as drawn
 from noneuclid.tables import FLOAT_FORMAT
 
 OUT = Path("results") / "engine"

@@ -383,7 +383,7 @@ def shown(safe: pd.DataFrame) -> pd.DataFrame:
 def make(out: Path, radii=RADII) -> list[Path]:
     """Write float32_atlas.csv, float32_safe_radius.csv (with its wide .md and .tex) and the figure
     float32_atlas.png/.pdf under out."""
-    from noneuclid.figures.geometry import float32_atlas as figure
+    from noneuclid.figures.evaluations import float32_atlas as figure
 
     out.mkdir(parents=True, exist_ok=True)
     table = atlas(radii)
@@ -398,5 +398,5 @@ def make(out: Path, radii=RADII) -> list[Path]:
         f"The largest r (hyperbolic distance from the origin, curvature -1) up to which an operation's "
         f"float32 value and gradient stay within {THRESHOLD:g} of float64's.",
     )
-    figure(table, out / "float32_atlas")
+    figure(table, out / "float32_atlas", THRESHOLD)
     return [out / "float32_atlas.csv", *paths, out / "float32_atlas.png", out / "float32_atlas.pdf"]

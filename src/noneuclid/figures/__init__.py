@@ -20,9 +20,10 @@ def save(fig, stem: Path) -> None:
 
 
 @contextmanager
-def axes(stem: Path, size: tuple[float, float]):
-    """The axes of a new figure of `size` inches; on leaving the block, its layout tightened and `save`d."""
-    fig, ax = plt.subplots(figsize=size)
+def axes(stem: Path, size: tuple[float, float], *grid: int, **options):
+    """The axes of a new figure of `size` inches (`grid` and `options`: plt.subplots' rows, columns and keywords);
+    on leaving the block, its layout tightened and `save`d."""
+    fig, ax = plt.subplots(*grid, figsize=size, **options)
     yield ax
     fig.tight_layout()
     save(fig, stem)

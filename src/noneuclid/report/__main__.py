@@ -123,11 +123,11 @@ def lacking(paper: str, report: str, out: Path, drawn: set[Path], fill: dict) ->
 
 def _refresh_docs(args, paper: str, profile: str, out: Path, left_out: list[str]) -> None:
     """Replace the claims digest of <docs-dir>/<paper>.md with out's (docs.update), saying so."""
-    report = docs.path(args.docs_dir, paper)
+    report = args.docs_dir / f"{paper}.md"
     if args.out is not None or profile == "smoke":
         why = "--out names another folder" if args.out is not None else "smoke results never replace it"
         print(f"{report}: not refreshed ({why})")
-    elif docs.update(args.docs_dir, out, paper):
+    elif docs.update(report, out, paper):
         without = f"; the report left out {', '.join(line.split(':')[0] for line in left_out)}" if left_out else ""
         print(f"{report}: claims digest ({profile} profile) updated{without}")
     else:

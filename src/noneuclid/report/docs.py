@@ -14,50 +14,42 @@ from noneuclid.claims.engine import CONTRADICTS, REPRODUCES, VERDICTS, Verdict
 from noneuclid.claims.render import CSV_COLUMNS, LEGEND, display
 
 
-def path(docs: Path, paper: str) -> Path:
-    """The report of paper key `paper` in the docs folder."""
-    return Path(docs) / f"{paper}.md"
-
-
-def update(docs: Path, folder: Path, paper: str) -> bool:
-    """Replace the block of <docs>/<paper>.md with digest(folder, paper), its links relative to that file;
-    False when the file, the block or a claims table is missing."""
-    report, text = path(docs, paper), digest(folder, paper)
+def update(report: Path, folder: Path, paper: str) -> bool:
+    """Replace the results block of the paper's report (docs/<paper>.md) with digest(folder, paper), its links
+    relative to that file; False when the file, the block or a claims table is missing."""
+    text = digest(folder, paper)
     if text is None:
         return False
     body = re.sub(r"\]\((?!http)", "](" + os.path.relpath(folder, report.parent) + "/", text)
-    return _replace_block(report, f"results:{paper}", body)
+    return prose.replace_block(report, f"results:{paper}", body)
 
 
-def _replace_block(page: Path, name: str, body: str) -> bool:
-    """Put `body` between the page's markers <!-- name:start --> and <!-- name:end -->; False where the page
-    or its markers are missing."""
-    start, end = f"<!-- {name}:start -->", f"<!-- {name}:end -->"
-    block, old = re.compile(f"{start}.*?{end}", re.S), page.read_text() if page.exists() else ""
-    if not block.search(old):
-        return False
-    page.write_text(block.sub(lambda _: f"{start}\n{body}\n{end}", old))
-    return True
+def claims_files(folder: Path) -> list[Path]:
+    """The folder's *claims.csv: claims.csv, then table*_claims.csv, then the others, by name."""
+    files = Path(folder).glob("*claims.csv")
+    return sorted(files, key=lambda p: (p.name != "claims.csv", not p.name.startswith("table"), p.name))
+
+
+def read(folder: Path) -> pd.DataFrame:
+    """Every cell of the folder's claims tables (claims_files' rows in order); none: an empty frame."""
+    frames = [pd.read_csv(f) for f in claims_files(folder)]
+    return pd.concat(frames, ignore_index=True) if frames else pd.DataFrame()
 
 
 def digest(folder: Path, paper: str) -> str | None:
     """Markdown: each claim (in the paper's words) with its cells counted by verdict, every decided cell
     (reproduces or contradicts), the legend and links to the full tables and pages; None without tables."""
-    files = sorted(
-        Path(folder).glob("*claims.csv"),  # claims.csv, then table*_claims.csv, then the others
-        key=lambda p: (p.name != "claims.csv", not p.name.startswith("table"), p.name),
-    )
+    files, rows = claims_files(folder), read(folder)
     if not files:
         return None
-    rows = pd.concat([pd.read_csv(f) for f in files], ignore_index=True)
     texts = {c.id: c.text for c in data.load(paper).claims}
     counts = [
-        _tally(cells, claim, texts.get(claim, ""), cells.source.iloc[0])
-        for claim, cells in rows.groupby("claim", sort=False)
+        _tally(group, claim, texts.get(claim, ""), group.source.iloc[0])
+        for claim, group in rows.groupby("claim", sort=False)
     ]
     counts += [
-        _tally(cells, f"all of {'the paper' if kind == 'paper' else 'ours'}", "", "")
-        for kind, cells in rows.groupby("kind", sort=True)
+        _tally(group, f"all of {'the paper' if kind == 'paper' else 'ours'}", "", "")
+        for kind, group in rows.groupby("kind", sort=True)
     ]
     decided = [
         display(Verdict(**{k: row[k] for k in CSV_COLUMNS}, paper=""))
@@ -73,19 +65,17 @@ def digest(folder: Path, paper: str) -> str | None:
     return "\n\n".join(parts) + "\n"
 
 
-def _tally(cells: pd.DataFrame, claim: str, says: str, source: str) -> dict:
-    """A row of the digest: the claim, whose it is (kind), its cells and how many have each verdict (at the
-    adjusted level), and how many of them were judged by a rule registered after their runs."""
+def _counts(cells: pd.DataFrame) -> dict[str, int]:
+    """The number of cells, and how many of them have each verdict (at the adjusted level)."""
     tally = cells.verdict.value_counts()
-    return {
-        "claim": claim,
-        "kind": "/".join(sorted(set(cells.kind))),
-        "the paper says": says,
-        "source": source,
-        "cells": len(cells),
-        **{v: int(tally.get(v, 0)) for v in VERDICTS},
-        "rule after runs": int(cells.rule_after_runs.astype(bool).sum()),
-    }
+    return {"cells": len(cells), **{v: int(tally.get(v, 0)) for v in VERDICTS}}
+
+
+def _tally(cells: pd.DataFrame, claim: str, says: str, source: str) -> dict:
+    """A row of the digest: the claim, whose it is (kind), its cells' _counts, and how many of them were judged
+    by a rule registered after their runs."""
+    row = {"claim": claim, "kind": "/".join(sorted(set(cells.kind))), "the paper says": says, "source": source}
+    return row | _counts(cells) | {"rule after runs": int(cells.rule_after_runs.astype(bool).sum())}
 
 
 def status(results: Path) -> str:
@@ -93,26 +83,18 @@ def status(results: Path) -> str:
     decided (reproduces or contradicts, at the adjusted level)."""
     rows = []
     for folder in sorted(p for p in Path(results).glob("*/*") if any(p.glob("*claims.csv"))):
-        cells = pd.concat([pd.read_csv(f) for f in sorted(folder.glob("*claims.csv"))], ignore_index=True)
-        for kind, group in cells.groupby("kind", sort=True):
-            tally = group.verdict.value_counts()
-            decided = int(tally.get(REPRODUCES, 0) + tally.get(CONTRADICTS, 0))
+        for kind, group in read(folder).groupby("kind", sort=True):
+            counts = _counts(group)
+            decided = f"{(counts[REPRODUCES] + counts[CONTRADICTS]) / len(group):.0%}"
             rows.append(
-                {
-                    "paper": folder.parent.name,
-                    "profile": folder.name,
-                    "claims": kind,
-                    "cells": len(group),
-                    **{v: int(tally.get(v, 0)) for v in VERDICTS},
-                    "decided": f"{decided / len(group):.0%}",
-                }
+                {"paper": folder.parent.name, "profile": folder.name, "claims": kind, **counts, "decided": decided}
             )
     return _markdown(pd.DataFrame(rows))
 
 
 def update_status(readme: Path, results: Path) -> bool:
     """Replace the README's status block with status(results); False where the file or its block is missing."""
-    return _replace_block(readme, "status", status(results))
+    return prose.replace_block(readme, "status", status(results))
 
 
 def _markdown(frame: pd.DataFrame) -> str:

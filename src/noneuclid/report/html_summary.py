@@ -1,9 +1,7 @@
-"""The verdict summary that opens each paper's section of results/index.html, read from the claims CSVs
-(results/<paper>/<profile>/*claims.csv): the cells' verdicts counted for the paper's own claims and for
-ours, each as a coloured bar; the budget (our runs' training hours beside a full paper-scale
-reproduction's, results/bench/paper_scale_<device>.csv); then one line per claim (its sentence from
-claims/<paper>.yaml, its counts, the reasons of its cells not testable here, a link to its first row in the
-claims tables); and the legend of the verdicts' colours."""
+"""The verdict summary that opens each paper's section of results/index.html, from its claims CSVs: the cells'
+verdicts counted for the paper's claims and for ours as coloured bars, the budget (our training hours beside a
+paper-scale reproduction's), one line per claim (its sentence, counts, reasons not testable, a link to its first
+row in the claims tables); and the legend of the verdicts' colours."""
 
 import html
 from pathlib import Path
@@ -15,6 +13,7 @@ from noneuclid.bench.paper_scale_docs import totals
 from noneuclid.claims import data as claims_data
 from noneuclid.claims.data import KINDS
 from noneuclid.claims.engine import NOT_TESTABLE, VERDICTS
+from noneuclid.report import docs
 
 
 def verdict_class(verdict: str) -> str:
@@ -32,14 +31,6 @@ def legend() -> str:
     return " ".join(f'<span class="verdict {verdict_class(v)}">{v}</span>' for v in VERDICTS)
 
 
-def read(folder: Path) -> pd.DataFrame:
-    """claim, kind, verdict, reason and hardware of every cell in the folder's *claims.csv (by file name; none:
-    no rows)."""
-    columns = ["claim", "kind", "verdict", "reason", "hardware"]
-    frames = [pd.read_csv(path, usecols=columns) for path in sorted(folder.glob("*claims.csv"))]
-    return pd.concat(frames, ignore_index=True) if frames else pd.DataFrame(columns=columns)
-
-
 def bar(verdicts: pd.Series) -> str:
     """The verdicts' counts as a bar of coloured segments, each as wide as its count, then in words."""
     counts = verdicts.value_counts()
@@ -55,16 +46,11 @@ def claim_line(paper: str, claim: str, cells: pd.DataFrame) -> str:
     found = claims_data.load(paper)[claim]
     reasons = cells.reason[cells.verdict == NOT_TESTABLE].dropna().unique()
     why = prose.fill("index", "summary_untested", reasons="".join(f"<li>{html.escape(r)}</li>" for r in reasons))
+    text = dict(
+        anchor=claim_anchor(paper, claim), claim=html.escape(claim), kind=found.kind, text=html.escape(found.text)
+    )
     return prose.fill(
-        "index",
-        "summary_claim",
-        anchor=claim_anchor(paper, claim),
-        claim=html.escape(claim),
-        kind=found.kind,
-        text=html.escape(found.text),
-        cells=len(cells),
-        bar=bar(cells.verdict),
-        why=why if len(reasons) else "",
+        "index", "summary_claim", **text, cells=len(cells), bar=bar(cells.verdict), why=why if len(reasons) else ""
     )
 
 
@@ -81,20 +67,14 @@ def budget(paper: str, runs: pd.DataFrame, hardware: pd.Series, bench: Path) -> 
         for row in totals(pd.read_csv(path)).itertuples()
         if row.paper == paper
     ]
-    return prose.fill(
-        "index",
-        "summary_budget",
-        runs=len(runs),
-        hours=runs.train_seconds.sum() / 3600,
-        hardware=", ".join(machines),
-        scale="".join(scale),
-    )
+    hours, hardware = runs.train_seconds.sum() / 3600, ", ".join(machines)
+    return prose.fill("index", "summary_budget", runs=len(runs), hours=hours, hardware=hardware, scale="".join(scale))
 
 
 def summary(paper: str, folder: Path, runs: pd.DataFrame, bench: Path) -> str:
     """The paper's summary (an element of class summary), "" where the folder has no claims CSV; `runs`: its
     runs.csv, `bench`: results/bench/ (budget)."""
-    cells = read(folder)
+    cells = docs.read(folder)
     if cells.empty:
         return ""
     kinds = [
@@ -105,10 +85,5 @@ def summary(paper: str, folder: Path, runs: pd.DataFrame, bench: Path) -> str:
     known = [c.id for c in claims_data.load(paper).claims]  # the claims file's order; one it lacks: claim_line says so
     order = sorted(cells.claim.unique(), key=lambda claim: known.index(claim) if claim in known else len(known))
     lines = [claim_line(paper, claim, cells[cells.claim == claim]) for claim in order]
-    return prose.fill(
-        "index",
-        "summary",
-        kinds="".join(kinds),
-        budget=budget(paper, runs, cells.hardware, bench),
-        claims="".join(lines),
-    )
+    budgeted = budget(paper, runs, cells.hardware, bench)
+    return prose.fill("index", "summary", kinds="".join(kinds), budget=budgeted, claims="".join(lines))

@@ -6,7 +6,6 @@ and the first row of each claim gets the id the paper's summary links to."""
 import xml.etree.ElementTree as etree
 
 import markdown
-from markdown.extensions import Extension
 from markdown.treeprocessors import Treeprocessor
 
 from noneuclid.claims.engine import VERDICTS
@@ -48,14 +47,12 @@ class ClaimsTables(Treeprocessor):
             for row in table.iter("tr"):
                 cells = row.findall("td")
                 if len(cells) == len(header):
-                    self._anchor(row, (cells[header.index("claim")].text or "").strip())
+                    claim = (cells[header.index("claim")].text or "").strip()
+                    if claim and claim not in self.anchored:
+                        row.set("id", claim_anchor(self.paper, claim))
+                        self.anchored.add(claim)
                     fold(cells[header.index("verdict")])
                 move_beside(row, header)
-
-    def _anchor(self, row: etree.Element, claim: str) -> None:
-        if claim and claim not in self.anchored:
-            row.set("id", claim_anchor(self.paper, claim))
-            self.anchored.add(claim)
 
 
 def move_beside(row: etree.Element, header: list[str]) -> None:
@@ -68,15 +65,8 @@ def move_beside(row: etree.Element, header: list[str]) -> None:
         row.insert(header.index(after) + (header.index(after) < header.index(moved)), cell)
 
 
-class ClaimsTablesExtension(Extension):
-    def __init__(self, paper: str, anchored: set[str]):
-        super().__init__()
-        self.paper, self.anchored = paper, anchored
-
-    def extendMarkdown(self, md: markdown.Markdown) -> None:
-        md.treeprocessors.register(ClaimsTables(md, self.paper, self.anchored), "claims_tables", PRIORITY)
-
-
 def to_html(text: str, paper: str, anchored: set[str]) -> str:
     """Markdown (with tables) as HTML, its claims tables marked."""
-    return markdown.markdown(text, extensions=["tables", ClaimsTablesExtension(paper, anchored)])
+    md = markdown.Markdown(extensions=["tables"])
+    md.treeprocessors.register(ClaimsTables(md, paper, anchored), "claims_tables", PRIORITY)
+    return md.convert(text)

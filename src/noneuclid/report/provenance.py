@@ -1,8 +1,7 @@
-"""Where each verdict comes from: its claim's rule as registered (claims/registered.csv: the commit and
-date), the date of the newest commit its runs trained from (git's committer date of env.git_commit, a
-lower bound on when they ran; `unknown` for a commit this clone's history lacks), whether the rule cannot
-be shown to come before every one of them, and their compute (train_seconds in hours, a stacked run's share of its
-stack's; the machines by env.cpu_count and env.cuda)."""
+"""Where each verdict comes from: its claim's rule as registered (claims/registered.csv: commit and date), the
+date of the newest commit its runs trained from (git's committer date of env.git_commit, a lower bound on when
+they ran), whether the rule cannot be shown to come before every one of them, and their compute (hours, a
+stacked run's share of its stack's; the machines by env.cpu_count and env.cuda)."""
 
 from __future__ import annotations
 
@@ -23,19 +22,15 @@ UNKNOWN = "unknown"  # a run's commit that git cannot date here (not in this clo
 
 
 def final(rows: Sequence[Verdict], runs: pd.DataFrame | None, paper: str) -> list[Verdict]:
-    """The claims table's rows as written: Holm-adjusted over each claim's cells (engine.adjusted), then
-    stamped with their provenance."""
-    return stamped(engine.adjusted(rows), runs, paper)
-
-
-def stamped(rows: Sequence[Verdict], runs: pd.DataFrame | None, paper: str) -> list[Verdict]:
-    """The rows with their rule's registration, the date and compute of their runs (`runs`: the run table the
-    report read, one row per run with columns run, train_seconds, env.* and cfg.*; None: no runs). A row's
-    runs are those it names, else those its cell's settings select (Cell.select)."""
+    """The claims table's rows as written: Holm-adjusted over each claim's cells (engine.adjusted), each with
+    its rule's registration and the date and compute of its runs (`runs`: the run table the report read, one
+    row per run with columns run, train_seconds, env.* and cfg.*; None: no runs). A row's runs are those it
+    names, else those its cell's settings select (Cell.select)."""
     claims, registered, out = claims_data.load(paper), ledger.read(), []
-    for row in rows:
+    known = runs is not None and "run" in runs
+    for row in engine.adjusted(rows):
         claim = claims[row.claim]
-        if not row.runs and runs is not None and "run" in runs:
+        if not row.runs and known:
             row = replace(row, runs=select.cell_runs(runs, claim.cell(row.cell)))
         rule = ledger.registration(paper, claim, registered)
         if rule.commit == ledger.UNREGISTERED:
@@ -44,19 +39,10 @@ def stamped(rows: Sequence[Verdict], runs: pd.DataFrame | None, paper: str) -> l
                 f"`python -m noneuclid.claims register {paper}` and commit claims/registered.csv",
                 file=sys.stderr,
             )
-        used = runs[runs.run.isin(row.runs)] if runs is not None and "run" in runs and row.runs else None
-        since, until = _dates(used) if used is not None and len(used) else ("", "")
-        out.append(
-            replace(
-                row,
-                rule_commit=rule.commit,
-                rule_registered=rule.registered,
-                runs_until=until,
-                rule_after_runs=_after(rule, since, row),
-                cpu_hours=_hours(used),
-                hardware=_hardware(used) if used is not None and len(used) else "",
-            )
-        )
+        used = runs[runs.run.isin(row.runs)] if known else pd.DataFrame()
+        since, until = _dates(used) if len(used) else ("", "")
+        stamp = dict(rule_commit=rule.commit, rule_registered=rule.registered, runs_until=until, cpu_hours=_hours(used))
+        out.append(replace(row, **stamp, rule_after_runs=_after(rule, since, row), hardware=_hardware(used)))
     return out
 
 
@@ -69,10 +55,10 @@ def _after(rule: ledger.Registration, since: str, row: Verdict) -> bool:
     return not (rule.registered and since not in ("", UNKNOWN) and rule.registered <= since)
 
 
-def _hours(runs: pd.DataFrame | None) -> float:
+def _hours(runs: pd.DataFrame) -> float:
     """The runs' training time in hours, a stacked run's its share of its stack's (train_seconds is the
     stack's: over stacked_runs); nan without runs or a train_seconds column."""
-    if runs is None or not len(runs) or "train_seconds" not in runs:
+    if not len(runs) or "train_seconds" not in runs:
         return math.nan
     stacked = runs["stacked_runs"].fillna(1).clip(lower=1) if "stacked_runs" in runs else 1
     return float((runs.train_seconds / stacked).sum() / 3600)
@@ -97,11 +83,7 @@ def _commit_date(commit: str) -> str:
 
 
 def _hardware(runs: pd.DataFrame) -> str:
-    """The machines the runs trained on: the GPU's name, else 'CPU (<n> cores)', each once, sorted."""
-    none = pd.Series(index=runs.index, dtype=object)
-    cuda, cores = runs.get("env.cuda", none), runs.get("env.cpu_count", none)
-    kinds = {
-        str(gpu) if isinstance(gpu, str) and gpu else f"CPU ({int(n)} cores)" if n == n else "unknown"
-        for gpu, n in zip(cuda, cores)
-    }
+    """The machines the runs trained on: the GPU's name, else 'CPU (<n> cores)', each once, sorted ("" for none)."""
+    machines = runs.reindex(columns=["env.cuda", "env.cpu_count"]).itertuples(index=False)
+    kinds = {g if isinstance(g, str) and g else f"CPU ({int(n)} cores)" if n == n else "unknown" for g, n in machines}
     return "; ".join(sorted(kinds))
