@@ -406,22 +406,22 @@ def test_fig4_counts_epochs_to_the_profiles_reachable_threshold(tmp_path):
     assert (tmp_path / "fig4.png").exists()
 
 
-def test_speed_table_gives_images_per_second_per_depth_and_n():
-    """The median over runs of each run's median epoch time; the whole training split where
-    data.train_size is null."""
+def test_speed_table_gives_images_per_second_per_depth_n_and_threads():
+    """The median over runs of each run's median epoch time, a row per torch thread count (a run's time at 2
+    threads is not mixed with those at 1); the whole training split where data.train_size is null."""
     runs = pd.DataFrame(
         {
-            "status": ["done", "done", "done", "failed"],
-            "cfg.model.depth": [18, 18, 50, 50],
-            "cfg.model.n": [2, 2, 4, 4],
-            "cfg.data.train_size": [5000, 5000, float("nan"), 5000],
-            "env.torch_threads": [1, 1, 2, 1],
-            "median_seconds_per_epoch": [10.0, 30.0, 100.0, 1.0],
+            "status": ["done", "done", "done", "done", "failed"],
+            "cfg.model.depth": [18, 18, 18, 50, 50],
+            "cfg.model.n": [2, 2, 2, 4, 4],
+            "cfg.data.train_size": [5000, 5000, 5000, float("nan"), 5000],
+            "env.torch_threads": [1, 1, 2, 2, 1],
+            "median_seconds_per_epoch": [10.0, 30.0, 5.0, 100.0, 1.0],
         }
     )
     speed = phydi_cost.speed(runs)
-    assert list(speed.model) == ["PHResNet18", "PHResNet50"] and list(speed.runs) == [2, 1]
-    assert list(speed.images_per_second) == [250.0, 500.0] and list(speed.threads) == ["1", "2"]
+    assert list(speed.model) == ["PHResNet18", "PHResNet18", "PHResNet50"] and list(speed.runs) == [2, 1, 1]
+    assert list(speed.images_per_second) == [250.0, 1000.0, 500.0] and list(speed.threads) == [1, 2, 2]
 
 
 def test_without_runs_every_fig4_claim_is_still_listed_not_testable():

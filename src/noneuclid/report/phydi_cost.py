@@ -10,18 +10,19 @@ from noneuclid.runs import select
 
 
 def speed(resnets: pd.DataFrame) -> pd.DataFrame:
-    """Per depth and n of the finished runs: the median of their median seconds per epoch, images per second
-    (data.train_size; null: all of CIFAR-10's)."""
+    """Per depth, n and torch threads of the finished runs: the median of their median seconds per epoch,
+    images per second (data.train_size; null: all of CIFAR-10's)."""
     rows = [
         {
             "model": f"{MODELS['phresnet']}{int(settings['model.depth'])}",
             "n": int(settings["model.n"]),
-            "runs": len(g),
-            "threads": ", ".join(str(int(t)) for t in sorted(g["env.torch_threads"].unique())),
-            "seconds_per_epoch": g.median_seconds_per_epoch.median(),
-            "images_per_second": g["cfg.data.train_size"].fillna(IMAGES).median() / g.median_seconds_per_epoch.median(),
+            "runs": len(t),
+            "threads": int(threads),
+            "seconds_per_epoch": t.median_seconds_per_epoch.median(),
+            "images_per_second": t["cfg.data.train_size"].fillna(IMAGES).median() / t.median_seconds_per_epoch.median(),
         }
         for settings, g in select.by_settings(select.finished(resnets), ["model.depth", "model.n"])
+        for threads, t in g.groupby("env.torch_threads")
     ]
     return pd.DataFrame(rows, columns=["model", "n", "runs", "threads", "seconds_per_epoch", "images_per_second"])
 
