@@ -70,7 +70,8 @@ def data(paper: str, table: str, finished: pd.DataFrame, cells, where=None) -> p
         found = select.arm_values(finished, settings, [spec["metric"], spec.get("best_by", spec["metric"])])
         values, by = spec.get("scale", 1) * found.iloc[:, 0], found.iloc[:, 1]
         best = values[by == by.max()].head(1)  # its one seed, none without runs
-        stats, runs = summary(values), finished[select.chosen(finished, settings)]
+        stats = summary(values)
+        runs = finished[select.chosen(finished, settings)] if "also" in spec else None  # only `also` reads them
         out.append(
             {
                 **page,
