@@ -400,6 +400,9 @@ def test_two_runs_of_one_table2_cell_and_seed_are_an_error():
     assert list(table2_runs.f1_values(today, protocol).run) == ["new", "seed1"]  # today's protocol only
     assert list(table2_runs.f1_values(today.iloc[[0, 2]], protocol).run) == ["seed1"]  # an earlier one's alone: left out
     assert table2_runs.f1_values(today, {"euclidean": protocol["hyperbolic"]}).empty  # each classifier its own protocol
+    converge = {"hyperbolic": {**protocol["hyperbolic"], "trainer.converge.patience": 100}}
+    stopped = today.assign(**{"cfg.trainer.converge.patience": 100, "own_plateau": [True, None, True]})
+    assert list(table2_runs.f1_values(stopped, converge).run) == ["seed1"]  # "new" stopped with its stack
 
 
 def test_table2_classifies_the_profiles_own_embedding_where_it_has_finished():

@@ -42,13 +42,19 @@ CELL = ["subtree", "dim", "classifier", "sampling"]  # a row of the file
 def classifier_runs(runs_dir: Path, profile: str) -> list[Path]:
     """The finished Euclidean MLR runs (both inputs) of today's protocol (lookup.table2_protocols) under
     runs_dir/hnn/<profile>."""
-    protocols, folders = lookup.table2_protocols(profile), []
-    for config in sorted((Path(runs_dir) / "hnn" / profile).glob("mlr-euclidean*/config.yaml")):
-        cfg = OmegaConf.load(config)
-        today = protocols[cfg.model.geometry]
-        if (config.parent / "DONE").exists() and all(OmegaConf.select(cfg, k) == v for k, v in today.items()):
-            folders.append(config.parent)
-    return folders
+    protocols = lookup.table2_protocols(profile)
+    configs = sorted((Path(runs_dir) / "hnn" / profile).glob("mlr-euclidean*/config.yaml"))
+    return [c.parent for c in configs if (c.parent / "DONE").exists() and _today(c.parent, protocols)]
+
+
+def _today(folder: Path, protocols: dict[str, dict]) -> bool:
+    """Whether the finished run in `folder` has its classifier's protocol and, where that stops by
+    trainer.converge, stopped on its own plateau (lookup.converges)."""
+    cfg = OmegaConf.load(folder / "config.yaml")
+    today = protocols[cfg.model.geometry]
+    if not all(OmegaConf.select(cfg, k) == v for k, v in today.items()):
+        return False
+    return not lookup.converges(today) or bool(json.loads((folder / "summary.json").read_text()).get("own_plateau"))
 
 
 def reference_f1(folder: Path) -> dict:

@@ -79,7 +79,8 @@ def table2_protocols(profile: str) -> dict[str, dict]:
 
 def trained_with(found: pd.DataFrame, protocols: dict[str, dict]) -> pd.Series:
     """Whether each run (a runs.csv row) has every setting of its classifier's protocol (`protocols`:
-    {model.geometry: {key: value}}; None: the key unset); a classifier without a protocol has none."""
+    {model.geometry: {key: value}}; None: the key unset) and, where it stops by trainer.converge, stopped on
+    its own plateau (`converges`); a classifier without a protocol has none."""
     today = pd.Series(False, index=found.index)
     for geometry, runs in found.groupby("cfg.model.geometry") if "cfg.model.geometry" in found else ():
         if geometry in protocols:
@@ -87,8 +88,18 @@ def trained_with(found: pd.DataFrame, protocols: dict[str, dict]) -> pd.Series:
             for key, value in protocols[geometry].items():
                 have = runs.get(f"cfg.{key}", pd.Series(None, index=runs.index, dtype=object))
                 same &= have.isna() if value is None else have.eq(value)
+            if converges(protocols[geometry]):
+                same &= runs.get("own_plateau", pd.Series(None, index=runs.index, dtype=object)).eq(True)
             today[runs.index] = same
     return today
+
+
+def converges(protocol: dict) -> bool:
+    """Whether a Table 2 protocol (table2_protocols) stops its runs by trainer.converge: then a run is
+    today's only if its summary says it stopped on its own plateau (own_plateau), not on its stack's (the
+    trainer's rule before each run of a stack stopped alone; the settings, and so the run names, are
+    the same)."""
+    return protocol.get("trainer.converge.patience") is not None
 
 
 def table1_run_name(profile: str, row: str, data: str, seed: int, overrides) -> str:
