@@ -227,7 +227,7 @@ def test_natural_batches_prior_decision_convergence_and_provenance(tmp_path):
     assert balanced.prior_shift == pytest.approx(math.log(prior / (1 - prior)))
     assert balanced.provenance["chance_train_loss"] == pytest.approx(math.log(2))  # the loss of a constant 1/2
     assert task.provenance["chance_train_loss"] == pytest.approx(-prior * math.log(prior) - (1 - prior) * math.log(1 - prior))
-    s = train(compose([*natural, "trainer.epochs=200", "trainer.converge={patience: 2, tol: 0.5}"]))
+    s = train(compose([*natural, "trainer.epochs=200", "trainer.converge={patience: 2, tol: 0.5, after: 0}"]))
     assert s["converged"] and s["epochs"] == 3 and s["embedding_run"] == emb.name  # 2 epochs within 50 %
     assert {"final_test_f1", "final_test_f1_prior", "chance_train_loss"} <= set(s)
 
@@ -244,8 +244,8 @@ def test_plateaued():
 def test_an_off_switch_leaves_run_names_as_they_were():
     """trainer.converge and data.natural_mix at null are left out of the settings hash (runs from before
     them keep their names); set, they name other runs."""
-    c = OmegaConf.to_container(compose(["experiment=hnn/table2", "profile=smoke", "data.natural_mix=null"]),
-                               resolve=True)
+    c = OmegaConf.to_container(compose(["experiment=hnn/table2", "profile=smoke", "data.natural_mix=null",
+                                        "trainer.converge=null"]), resolve=True)
     without = {**c, "trainer": {k: v for k, v in c["trainer"].items() if k != "converge"},
                "data": {k: v for k, v in c["data"].items() if k != "natural_mix"}}
     assert digest_settings(c, "cpu") == digest_settings(without, "cpu")
@@ -260,7 +260,7 @@ def test_paper_profiles_compose():
     cfg = compose(["experiment=hnn/table2", "profile=paper"])
     assert cfg.data.hierarchy == "wordnet" and cfg.model.dim == cfg.data.dim
     # fixed on the pilot cells, at every profile but smoke
-    protocol = {"hyperbolic": ((0.1, 0.03, 1.0, None), (300, 0.99, None)),
+    protocol = {"hyperbolic": ((0.1, 0.03, 1.0, None), (3000, 0.99, {"patience": 100, "tol": 1e-4, "after": 1000})),
                 "euclidean": ((10.0, 0.01, None, True), (3000, 0.995, {"patience": 100, "tol": 1e-4, "after": 1000})),
                 "euclidean_log0": ((0.3, 0.01, None, True), (3000, 0.995, {"patience": 100, "tol": 1e-4, "after": 1000}))}
     for profile, (geometry, (steps, budget)) in itertools.product(("cpu", "paper"), protocol.items()):
