@@ -244,7 +244,7 @@ def test_natural_batches_prior_decision_convergence_and_provenance(tmp_path):
     assert task.provenance["chance_train_loss"] == pytest.approx(
         -prior * math.log(prior) - (1 - prior) * math.log(1 - prior)
     )
-    s = train(compose([*natural, "trainer.epochs=200", "trainer.converge={patience: 2, tol: 0.5}"]))
+    s = train(compose([*natural, "trainer.epochs=200", "trainer.converge={patience: 2, tol: 0.5, after: 0}"]))
     assert s["converged"] and s["epochs"] == 3 and s["embedding_run"] == emb.name  # 2 epochs within 50 %
     assert {"final_test_f1", "final_test_f1_prior", "chance_train_loss"} <= set(s)
 
@@ -262,7 +262,8 @@ def test_an_off_switch_leaves_run_names_as_they_were():
     """trainer.converge and data.natural_mix at null are left out of the settings hash (runs from before
     them keep their names); set, they name other runs."""
     c = OmegaConf.to_container(
-        compose(["experiment=hnn/table2", "profile=smoke", "data.natural_mix=null"]), resolve=True
+        compose(["experiment=hnn/table2", "profile=smoke", "data.natural_mix=null", "trainer.converge=null"]),
+        resolve=True,
     )
     without = {
         **c,
@@ -284,7 +285,7 @@ def test_paper_profiles_compose():
     assert cfg.data.hierarchy == "wordnet" and cfg.model.dim == cfg.data.dim
     # fixed on the pilot cells, at every profile but smoke
     protocol = {
-        "hyperbolic": ((0.1, 0.03, 1.0, None), (300, 0.99, None)),
+        "hyperbolic": ((0.1, 0.03, 1.0, None), (3000, 0.99, {"patience": 100, "tol": 1e-4, "after": 1000})),
         "euclidean": ((10.0, 0.01, None, True), (3000, 0.995, {"patience": 100, "tol": 1e-4, "after": 1000})),
         "euclidean_log0": ((0.3, 0.01, None, True), (3000, 0.995, {"patience": 100, "tol": 1e-4, "after": 1000})),
     }
@@ -494,6 +495,9 @@ def test_two_runs_of_one_table2_cell_and_seed_are_an_error():
         "seed1"
     ]  # an earlier one's alone: left out
     assert table2_runs.f1_values(today, {"euclidean": protocol["hyperbolic"]}).empty  # each classifier its own protocol
+    converge = {"hyperbolic": {**protocol["hyperbolic"], "trainer.converge.patience": 100}}
+    stopped = today.assign(**{"cfg.trainer.converge.patience": 100, "own_plateau": [True, None, True]})
+    assert list(table2_runs.f1_values(stopped, converge).run) == ["seed1"]  # "new" stopped with its stack
 
 
 def test_table2_classifies_the_profiles_own_embedding_where_it_has_finished():

@@ -6,6 +6,7 @@ fresh clone without run folders."""
 from __future__ import annotations
 
 import shutil
+import subprocess
 from pathlib import Path
 
 import pandas as pd
@@ -92,6 +93,24 @@ def test_every_report_folder_has_its_per_run_data():
     """Every results/<paper>/<profile>/ holds the runs.csv it is redrawn from."""
     folders = {str(p.relative_to(RESULTS)) for p in RESULTS.glob("*/*") if p.is_dir()}
     assert {f for f in folders if not (RESULTS / f / "runs.csv").is_file()} == set()
+
+
+def test_every_run_commit_this_clone_has_is_in_its_branch_history():
+    """The claims date each run by its commit (report.provenance). A commit that this clone has only on
+    another branch (a worktree's, not merged) is dated here and unknown on a fresh clone, so the committed
+    claims would differ there: merge the branch the runs were trained from before committing them."""
+    commits = set()
+    for path in RESULTS.glob("*/*/runs.csv"):
+        runs = pd.read_csv(path, usecols=lambda c: c == "env.git_commit", dtype=str)
+        commits |= set(runs.get("env.git_commit", pd.Series(dtype=str)).dropna())
+    here = [c for c in sorted(commits) if _git("cat-file", "-e", f"{c}^{{commit}}")]
+    elsewhere = [c[:7] for c in here if not _git("merge-base", "--is-ancestor", c, "HEAD")]
+    assert not elsewhere, f"runs trained from commits not in HEAD's history: {', '.join(elsewhere)}"
+
+
+def _git(*args: str) -> bool:
+    """Whether `git <args>` in this checkout succeeds."""
+    return subprocess.run(["git", "-C", str(RESULTS.parent), *args], capture_output=True).returncode == 0
 
 
 @pytest.mark.slow  # every paper's report: about 25 s of CPU (minutes of wall time on a busy machine)

@@ -26,7 +26,9 @@ TABLE2_PROTOCOL = (
     "trainer.converge.patience",
     "trainer.converge.tol",
     "trainer.converge.after",
-)  # what makes a Table 2 run today's
+    "model.chart",
+    "trainer.dtype",
+)  # what makes a Table 2 run today's (the Lorentz and float32 runs of experiment=hnn/table2 are not Table 2's)
 CELL = ["subtree", "dim", "geometry", "seed", "embedding"]  # a classifier run's cell, seed and embedding
 SELECTED = [f"cfg.{key}" for key in (*SWEEP, "seed")]  # the settings Table 2's table and claims select runs by
 NAMES = {  # runs.csv -> a classifier value's column: cfg.data.subtree -> subtree, ..., final_test_f1 -> f1
@@ -47,8 +49,19 @@ def protocols(profile: str) -> dict[str, dict]:
 
 def trained_with(runs: pd.DataFrame, protocols: dict[str, dict]) -> pd.DataFrame:
     """The runs that have every setting of their classifier's protocol (`protocols`: {model.geometry:
-    {key: value}}, None: the key unset); a classifier without a protocol has none."""
-    return runs[select.any_of(runs, [{"model.geometry": g, **p} for g, p in protocols.items()])]
+    {key: value}}, None: the key unset) and, where that protocol stops by trainer.converge (`converges`),
+    stopped on their own plateau (the summary's own_plateau), not on their stack's (the trainer's rule
+    before each run of a stack stopped alone; the settings, and so the run names, are the same). A
+    classifier without a protocol has none."""
+    kept = runs[select.any_of(runs, [{"model.geometry": g, **p} for g, p in protocols.items()])]
+    converging = [g for g, p in protocols.items() if converges(p)]
+    own = kept.get("own_plateau", pd.Series(None, index=kept.index, dtype=object)).eq(True)
+    return kept[own | ~kept["cfg.model.geometry"].isin(converging)] if len(kept) else kept
+
+
+def converges(protocol: dict) -> bool:
+    """Whether a Table 2 protocol (`protocols`) stops its runs by trainer.converge."""
+    return protocol.get("trainer.converge.patience") is not None
 
 
 def f1_values(runs: pd.DataFrame, protocols: dict | None = None) -> pd.DataFrame:
