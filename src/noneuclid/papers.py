@@ -246,6 +246,7 @@ PAPERS = {
             Report("noneuclid.report.hnn"),
             Report("noneuclid.report.hnn_table2", page="table2", options=False),
             Report("noneuclid.report.hnn_charts", page="charts", options=False),
+            Report("noneuclid.report.hnn_table2_charts", page="table2_charts", options=False),
         ),
         stages=HNN,
         extras=HNN_EXTRAS,

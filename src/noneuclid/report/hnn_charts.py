@@ -35,11 +35,11 @@ def table(finished: pd.DataFrame) -> pd.DataFrame:
     return data[[*data.columns.drop("nonfinite_runs"), "nonfinite_runs"]]
 
 
-def verdicts(finished: pd.DataFrame) -> list[engine.Verdict]:
-    """The two claims' cells, each arm's test accuracy % per seed paired by seed."""
+def verdicts(finished: pd.DataFrame, claim_ids=CLAIM_IDS, metric: str = METRIC) -> list[engine.Verdict]:
+    """The cells of claims `claim_ids`, each arm's `metric` in % per seed, paired by seed."""
     rows, no_pair = [], prose.fill("hnn", "charts_no_pair")
-    for claim, cell in ((CLAIMS[c], cell) for c in CLAIM_IDS for cell in CLAIMS[c].cells):
-        a, b = (100 * select.arm_values(finished, cell.select[arm], METRIC) for arm in cell.arms)
+    for claim, cell in ((CLAIMS[c], cell) for c in claim_ids for cell in CLAIMS[c].cells):
+        a, b = (100 * select.arm_values(finished, cell.select[arm], metric) for arm in cell.arms)
         seeds, runs = a.index.intersection(b.index), select.cell_runs(finished, cell)
         if seeds.empty:
             rows.append(engine.untestable(claim, cell, no_pair, len(a), len(b), runs))

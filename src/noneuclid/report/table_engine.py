@@ -64,9 +64,9 @@ def data(paper: str, table: str, finished: pd.DataFrame, cells, where=None) -> p
     of a table drawn per dataset), and the paper's number."""
     spec, labels = load(paper)[table], claims_data.load(paper).labels
     rows, columns = spec["rows"], spec["columns"]
-    out = []
+    of_row, of_column, out = axis(rows), axis(columns), []  # once: a swept axis composes its experiment
     for (page, of_page), (row, column) in itertools.product(_pages(spec, labels), cells):
-        settings = {**(where or {}), **of_page, **axis(rows)[row], **axis(columns)[column]}
+        settings = {**(where or {}), **of_page, **of_row[row], **of_column[column]}
         found = select.arm_values(finished, settings, [spec["metric"], spec.get("best_by", spec["metric"])])
         values, by = spec.get("scale", 1) * found.iloc[:, 0], found.iloc[:, 1]
         best = values[by == by.max()].head(1)  # its one seed, none without runs

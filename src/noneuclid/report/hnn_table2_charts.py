@@ -1,0 +1,40 @@
+"""Table 2's hyperbolic MLR on the Poincare ball and on the hyperboloid (model.chart), in float64 and float32:
+experiment=hnn/table2 with model.chart and trainer.dtype set, beside Table 2's own runs (the ball in float64),
+every run by Table 2's protocol but for those two settings. The table table2_charts_f1 (per subtree and
+dimension, each chart and precision: test F1 % mean +- s.e., the unstable runs) and the two claims of ours on
+it (table2_charts_claims), paired by seed as report.hnn_charts pairs Table 1's."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from noneuclid import prose
+from noneuclid.claims import render
+from noneuclid.report import hnn_charts, provenance, table_engine
+from noneuclid.runs import hnn_table2 as table2_runs, table as run_table
+
+TABLE = "table2_charts_f1"
+CLAIM_IDS = ("table2_lorentz_mlr_on_par_with_ball", "table2_float32_mlr_on_par_with_float64")
+
+
+def protocols(profile: str) -> dict[str, dict]:
+    """The hyperbolic MLR's Table 2 protocol at `profile` without its chart and precision (the table's columns)."""
+    hyperbolic = table2_runs.protocols(profile)["hyperbolic"]
+    return {"hyperbolic": {k: v for k, v in hyperbolic.items() if k not in table2_runs.CHART}}
+
+
+def make(runs_dir: Path, profile: str, out: Path, seeds=None, overrides=()) -> list[Path]:
+    """Write table2_charts_f1, table2_charts_claims and the page table2_charts.md into `out` (`seeds`,
+    `overrides`: ignored, the signature is every report's)."""
+    runs = run_table.Runs(*run_table.load(runs_dir, "hnn", profile, out))
+    values = table2_runs.f1_values(runs.table, protocols(profile))
+    if values[(values.chart != "poincare") | (values.dtype != "float64")].empty:  # Table 2's own runs alone
+        raise FileNotFoundError(prose.fill("hnn", "table2_charts_no_runs", out=out, profile=profile))
+    data = table_engine.data("hnn", TABLE, values, table_engine.cells("hnn", TABLE))
+    section = table_engine.section("hnn", out, TABLE, data, table_engine.shown("hnn", TABLE, data))
+    judged = hnn_charts.verdicts(values, CLAIM_IDS, "f1")
+    claims = render.write(out, "table2_charts_claims", provenance.final(judged, runs.table, "hnn"))
+    page = prose.fill("hnn", "table2_charts_page", profile=profile, table=section, claims=claims)
+    (out / "table2_charts.md").write_text(page + "\n")
+    stems = (TABLE, "table2_charts_claims")
+    return [*(out / f"{stem}.{ext}" for stem in stems for ext in ("csv", "md", "tex")), out / "table2_charts.md"]
