@@ -80,18 +80,12 @@ def status(results: Path) -> str:
     decided (reproduces or contradicts, at the adjusted level)."""
     rows = []
     for folder in sorted(p for p in Path(results).glob("*/*") if any(p.glob("*claims.csv"))):
-        for kind, group in read(folder).groupby("kind", sort=True):
+        where = {"paper": folder.parent.name, "profile": folder.name}
+        for kind, group in read(folder).groupby("kind"):
             counts = _counts(group)
             decided = f"{(counts[REPRODUCES] + counts[CONTRADICTS]) / len(group):.0%}"
-            rows.append(
-                {"paper": folder.parent.name, "profile": folder.name, "claims": kind, **counts, "decided": decided}
-            )
+            rows.append({**where, "claims": kind, **counts, "decided": decided})
     return _markdown(pd.DataFrame(rows))
-
-
-def update_status(readme: Path, results: Path) -> bool:
-    """Replace the README's status block with status(results); False where the file or its block is missing."""
-    return prose.replace_block(readme, "status", status(results))
 
 
 def _markdown(frame: pd.DataFrame) -> str:
