@@ -1,8 +1,6 @@
 """One table, three renderings: the data as CSV (one number per column), its display (numbers as text)
 as Markdown and as LaTeX (booktabs), with the caption and the best cells in bold."""
 
-from __future__ import annotations
-
 from collections.abc import Iterable
 from pathlib import Path
 
@@ -34,17 +32,10 @@ def write(
     return [out / f"{stem}.{ext}" for ext in ("csv", "md", "tex") if ext != "csv" or data is not None]
 
 
-def section(
-    out: Path,
-    stem: str,
-    data: pd.DataFrame | None,
-    shown: pd.DataFrame,
-    title: str,
-    caption: str,
-    bold: Bold = frozenset(),
-) -> str:
-    """`write` the table, and return it as a section of a summary page: its Markdown a heading level down."""
-    write(out, stem, data, shown, title, caption, bold)
+def section(out: Path, stem: str, *table) -> str:
+    """`write(out, stem, *table)` (table: data, shown, title, caption and bold, as `write` takes them), and return
+    the table as a section of a summary page: its Markdown a heading level down."""
+    write(out, stem, *table)
     return "#" + (out / f"{stem}.md").read_text()
 
 
@@ -86,10 +77,8 @@ def booktabs(spec: str, columns: Iterable[str], rows: Iterable[Iterable[str]], c
     """A LaTeX table in booktabs rules (templates/tables.md; column spec `spec`): the column names and caption
     escaped, the rows' cells as given (already LaTeX), and the label."""
     header, body = " & ".join(map(latex_escape, columns)), "".join(" & ".join(row) + " \\\\\n" for row in rows)
-    text = prose.fill(
-        "tables", "booktabs", spec=spec, header=header, rows=body, caption=latex_escape(caption), label=label
-    )
-    return text + "\n"
+    fields = dict(spec=spec, header=header, rows=body, caption=latex_escape(caption), label=label)
+    return prose.fill("tables", "booktabs", **fields) + "\n"
 
 
 # LaTeX's special characters escaped, a few symbols written as LaTeX, dashes as TeX's, a line break as a space

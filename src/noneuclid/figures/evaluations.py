@@ -2,8 +2,6 @@
 (results/engine/) as power curves and the geometry's float32 errors (results/geometry/); they draw the
 tables, never run a model."""
 
-from __future__ import annotations
-
 from pathlib import Path
 
 import numpy as np

@@ -13,6 +13,7 @@ import os
 import sys
 from pathlib import Path
 
+from noneuclid import prose
 from noneuclid.papers import PAPERS, Report
 from noneuclid.report import docs, html
 from noneuclid.report.written import recording
@@ -41,7 +42,7 @@ def main(argv=None) -> int:
     if args.paper not in PAPERS:
         print(html.make(profile, args.results))
     readme = args.docs_dir.parent / "README.md"
-    if args.paper == "all" and args.docs and docs.update_status(readme, args.results):
+    if args.paper == "all" and args.docs and prose.replace_block(readme, "status", docs.status(args.results)):
         print(f"{readme}: status block updated")
     return max(codes, default=0)
 

@@ -13,6 +13,8 @@ from noneuclid.claims import data
 from noneuclid.claims.engine import CONTRADICTS, REPRODUCES, VERDICTS, Verdict
 from noneuclid.claims.render import CSV_COLUMNS, LEGEND, display
 
+WHOSE = {"paper": "the paper", "ours": "ours"}  # the digest's total row of each kind of claim (claims.data.KINDS)
+
 
 def update(report: Path, folder: Path, paper: str) -> bool:
     """Replace the results block of the paper's report (docs/<paper>.md) with digest(folder, paper), its links
@@ -43,14 +45,9 @@ def digest(folder: Path, paper: str) -> str | None:
     if not files:
         return None
     texts = {c.id: c.text for c in data.load(paper).claims}
-    counts = [
-        _tally(group, claim, texts.get(claim, ""), group.source.iloc[0])
-        for claim, group in rows.groupby("claim", sort=False)
-    ]
-    counts += [
-        _tally(group, f"all of {'the paper' if kind == 'paper' else 'ours'}", "", "")
-        for kind, group in rows.groupby("kind", sort=True)
-    ]
+    by_claim = rows.groupby("claim", sort=False)
+    counts = [_tally(group, claim, texts.get(claim, ""), group.source.iloc[0]) for claim, group in by_claim]
+    counts += [_tally(group, f"all of {WHOSE[kind]}") for kind, group in rows.groupby("kind")]
     decided = [
         display(Verdict(**{k: row[k] for k in CSV_COLUMNS}, paper=""))
         for _, row in rows[rows.verdict.isin([REPRODUCES, CONTRADICTS])].iterrows()
@@ -71,7 +68,7 @@ def _counts(cells: pd.DataFrame) -> dict[str, int]:
     return {"cells": len(cells), **{v: int(tally.get(v, 0)) for v in VERDICTS}}
 
 
-def _tally(cells: pd.DataFrame, claim: str, says: str, source: str) -> dict:
+def _tally(cells: pd.DataFrame, claim: str, says: str = "", source: str = "") -> dict:
     """A row of the digest: the claim, whose it is (kind), its cells' _counts, and how many of them were judged
     by a rule registered after their runs."""
     row = {"claim": claim, "kind": "/".join(sorted(set(cells.kind))), "the paper says": says, "source": source}
@@ -83,18 +80,12 @@ def status(results: Path) -> str:
     decided (reproduces or contradicts, at the adjusted level)."""
     rows = []
     for folder in sorted(p for p in Path(results).glob("*/*") if any(p.glob("*claims.csv"))):
-        for kind, group in read(folder).groupby("kind", sort=True):
+        where = {"paper": folder.parent.name, "profile": folder.name}
+        for kind, group in read(folder).groupby("kind"):
             counts = _counts(group)
             decided = f"{(counts[REPRODUCES] + counts[CONTRADICTS]) / len(group):.0%}"
-            rows.append(
-                {"paper": folder.parent.name, "profile": folder.name, "claims": kind, **counts, "decided": decided}
-            )
+            rows.append({**where, "claims": kind, **counts, "decided": decided})
     return _markdown(pd.DataFrame(rows))
-
-
-def update_status(readme: Path, results: Path) -> bool:
-    """Replace the README's status block with status(results); False where the file or its block is missing."""
-    return prose.replace_block(readme, "status", status(results))
 
 
 def _markdown(frame: pd.DataFrame) -> str:

@@ -49,9 +49,8 @@ def claim_line(paper: str, claim: str, cells: pd.DataFrame) -> str:
     text = dict(
         anchor=claim_anchor(paper, claim), claim=html.escape(claim), kind=found.kind, text=html.escape(found.text)
     )
-    return prose.fill(
-        "index", "summary_claim", **text, cells=len(cells), bar=bar(cells.verdict), why=why if len(reasons) else ""
-    )
+    counted = dict(cells=len(cells), bar=bar(cells.verdict), why=why if len(reasons) else "")
+    return prose.fill("index", "summary_claim", **text, **counted)
 
 
 def budget(paper: str, runs: pd.DataFrame, hardware: pd.Series, bench: Path) -> str:

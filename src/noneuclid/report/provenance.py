@@ -3,8 +3,6 @@ date of the newest commit its runs trained from (git's committer date of env.git
 they ran), whether the rule cannot be shown to come before every one of them, and their compute (hours, a
 stacked run's share of its stack's; the machines by env.cpu_count and env.cuda)."""
 
-from __future__ import annotations
-
 import functools
 import math
 import subprocess

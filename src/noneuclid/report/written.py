@@ -2,8 +2,6 @@
 which every writer raises: pandas, matplotlib, Path.write_text), so that the report command says what a
 report drew from what it wrote, not from the files' times."""
 
-from __future__ import annotations
-
 import os
 import sys
 from contextlib import contextmanager
