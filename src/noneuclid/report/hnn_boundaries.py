@@ -16,10 +16,10 @@ import pandas as pd
 import torch
 from omegaconf import OmegaConf
 
-from noneuclid import prose
 from noneuclid.data import wordnet
 from noneuclid.figures import hnn as drawn
 from noneuclid.models.mlr import PointMLR
+from noneuclid.report.hnn_claims import text
 from noneuclid.runs.folder import CSV_COMPRESSION
 
 POINTS, WEIGHTS = "fig_table2_boundaries_points.csv.gz", "fig_table2_boundaries_classifiers.csv"
@@ -104,6 +104,6 @@ def figure(values: pd.DataFrame, emb: pd.DataFrame, root: Path, cfg, out: Path) 
         drawn.boundaries(pd.read_csv(out / POINTS), pd.read_csv(out / GRID), out)
     elif not values[values.dim == 2].empty:
         fields = {"stem": out / drawn.BOUNDARIES, "points": POINTS, "weights": WEIGHTS, "root": root}
-        print(prose.fill("hnn", "boundaries_not_drawn", **fields))
+        print(text("boundaries_not_drawn", **fields))
     caption = out / "fig_table2_boundaries.md"
     return caption.read_text() if caption.is_file() else ""

@@ -34,13 +34,10 @@ def make(runs_dir: Path, profile: str, out: Path, seeds=None, overrides=()) -> l
     """Write every table (CSV, Markdown, LaTeX), fig4 (PNG, PDF) and summary.md into out from its per-run data,
     after merging into it the runs under runs/phydi/<profile>."""
     if seeds or overrides:
-        raise ValueError("the phydi report reads every run under runs/phydi/<profile>: drop --seeds and overrides")
+        raise ValueError(fill("options_error"))
     runs, curves = run_table.load(runs_dir, "phydi", profile, out)
     if runs.empty:
-        raise FileNotFoundError(
-            f"no phydi runs under {runs_dir}/phydi/{profile}: run `python -m noneuclid.train "
-            f"-m experiment=phydi/table1 profile={profile}` (and table2, fig4) first"
-        )
+        raise FileNotFoundError(fill("no_runs_error", runs_dir=runs_dir, profile=profile))
     curves = evaluated(curves)
     skipped, hours = [], cost.compute(runs)  # the paper's parts and cells with no runs here; training time
     blocks = (
