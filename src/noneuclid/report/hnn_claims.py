@@ -108,9 +108,6 @@ def health(finished: pd.DataFrame, runs: run_table.Runs) -> list[str]:
     chance = ", ".join(f"{DATASETS[key[0]]} {MODELS[key[1:]]} {n} of {totals[key]}" for key, n in at_chance.items())
     lines += [text("health_chance", chance=100 * CHANCE, runs=chance)] * bool(chance)
     last = {n: r[-1] for n in finished.run if (r := [m for m in runs.metrics(n) if "test_boundary_share_s1" in m])}
-    stuck = [  # at chance, an encoder's outputs on the boundary
-        n
-        for n, r in last.items()
-        if r["test_accuracy"] < CHANCE and max(r["test_boundary_share_s1"], r["test_boundary_share_s2"]) > SATURATED
-    ]
+    boundary = {n: max(r["test_boundary_share_s1"], r["test_boundary_share_s2"]) for n, r in last.items()}
+    stuck = [n for n, r in last.items() if r["test_accuracy"] < CHANCE and boundary[n] > SATURATED]  # on the boundary
     return lines + [text("health_saturated", share=SATURATED, runs=", ".join(stuck))] * bool(stuck)
