@@ -41,9 +41,8 @@ def burnin_rows(runs: pd.DataFrame, curves: pd.DataFrame) -> pd.DataFrame:
     if found.empty:
         return found
     last = table2_runs.last_reconstruction(found, curves)
-    last = last.assign(uniform=last.burnin_negatives.str.contains("uniform")).sort_values(
-        ["cfg.optim.burnin_factor", "uniform", "burnin_negatives"], ascending=[False, True, True]
-    )
+    last = last.assign(uniform=last.burnin_negatives.str.contains("uniform"))
+    last = last.sort_values(["cfg.optim.burnin_factor", "uniform", "burnin_negatives"], ascending=[False, True, True])
     data = table_engine.summarised("hnn", "table2_burnin", last)
     aps = [Estimate(*ap) for ap in zip(data["map"], data.map_se, data.seeds)]
     low, high = zip(*[(math.nan, math.nan), *(difference_interval(ap, aps[0]) for ap in aps[1:])])

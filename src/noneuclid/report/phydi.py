@@ -88,14 +88,11 @@ def _fig4_section(transformers: pd.DataFrame, curves: pd.DataFrame, out: Path, s
     ratio = threshold_ratio(transformers)
     rows = fig4_rows(lm, unigram, ratio)
     fig4(rows, out / "fig4")
-    caption = {
-        "settings": _reductions(transformers, "fig4_reductions"),
-        "perplexity": NUMBERS["fig4_perplexity"],
-        "paper_unigram": NUMBERS["paper_unigram_perplexity"],
-    }
+    settings = _reductions(transformers, "fig4_reductions")  # the caption's, beside the paper's numbers
+    numbers = {"perplexity": NUMBERS["fig4_perplexity"], "paper_unigram": NUMBERS["paper_unigram_perplexity"]}
     return [
         _claims(out, "fig4", fill("claims_heading", title="Fig. 4"), fig4_verdicts(lm, unigram, ratio), lm),
-        table_engine.section("phydi", out, "fig4", rows, **caption),
+        table_engine.section("phydi", out, "fig4", rows, settings=settings, **numbers),
         fill("fig4_image") + "\n",
     ]
 
