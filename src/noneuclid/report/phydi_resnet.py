@@ -12,7 +12,7 @@ import pandas as pd
 
 from noneuclid.claims.estimates import compare, estimate
 from noneuclid.config import sweep_values
-from noneuclid.report.phydi_claims import CLAIMS, MODELS, NAMES, NUMBERS
+from noneuclid.report.phydi_claims import CLAIMS, MODELS, NAMES, NUMBERS, fill
 from noneuclid.runs import select
 from noneuclid.runs.curves import epochs_to, with_curves
 
@@ -141,4 +141,4 @@ def not_run(have, paper: dict) -> str:
         for n in sorted({k[1] for k in missing})
     }
     named = "; ".join(f"n = {n}: {', '.join(names)}" for n, names in by_n.items())
-    return f"{named} ({len(missing)} of the paper's {len(paper)} cells)" if missing else ""
+    return fill("not_run", named=named, missing=len(missing), cells=len(paper)) if missing else ""
