@@ -6,6 +6,7 @@ ball; report.hnn_boundaries). Labels: claims/hnn.yaml (reference: labels)."""
 
 from __future__ import annotations
 
+import functools
 import textwrap
 from pathlib import Path
 
@@ -21,6 +22,7 @@ LABELS = claims_data.load("hnn").labels
 ROWS, CLASSIFIERS = LABELS["models"], LABELS["classifiers"]  # Table 1's rows; Table 2's: model.geometry -> column
 COLORS = {"hyperbolic": "tab:red", "euclidean": "tab:blue", "euclidean_log0": "tab:green"}
 BOUNDARIES = "fig_table2_boundaries"  # the stem of Table 2's figure
+text = functools.partial(prose.fill, "hnn")  # a section of templates/hnn.md, its fields filled in
 
 
 def prefix10_dev(runs: run_table.Runs, names: dict, out: Path, seed: int, title: str) -> None:
@@ -33,11 +35,11 @@ def prefix10_dev(runs: run_table.Runs, names: dict, out: Path, seed: int, title:
             if not c.empty:
                 ax.plot(c.step, 100 * c.dev_accuracy, label=label, ls="-" if "gru" in row else "--")
         ax.set(xlabel="training batches", ylabel="dev accuracy %")
-        ax.set_title(f"{prose.fill('hnn', 'figure_title', seed=seed)}\n{textwrap.fill(title, 90)}", fontsize=9)
+        ax.set_title(f"{text('figure_title', seed=seed)}\n{textwrap.fill(title, 90)}", fontsize=9)
         if ax.lines:
             ax.legend(fontsize=7)
         else:  # say so, not an empty frame
-            ax.text(0.5, 0.5, prose.fill("hnn", "figure_empty"), transform=ax.transAxes, ha="center")
+            ax.text(0.5, 0.5, text("figure_empty"), transform=ax.transAxes, ha="center")
 
 
 def boundaries(points: pd.DataFrame, grid: pd.DataFrame, out: Path) -> None:
@@ -46,9 +48,8 @@ def boundaries(points: pd.DataFrame, grid: pd.DataFrame, out: Path) -> None:
     outside the ball); the caption (.md) names each boundary outside the ball (no sign change inside it)."""
     xy = points[["x", "y"]].to_numpy()  # [nodes, 2]
     gx, gy = (grid.pivot(index="y", columns="x", values=axis).to_numpy() for axis in ("x", "y"))  # [rows, columns]
-    fig, axes = figures.plt.subplots(
-        1, len(wordnet.SUBTREES), figsize=(4 * len(wordnet.SUBTREES), 4.4), constrained_layout=True
-    )
+    n = len(wordnet.SUBTREES)
+    fig, axes = figures.plt.subplots(1, n, figsize=(4 * n, 4.4), constrained_layout=True)
     outside = []
     for ax, subtree in zip(axes, wordnet.SUBTREES):
         pos = points[subtree].to_numpy() == 1
@@ -61,23 +62,14 @@ def boundaries(points: pd.DataFrame, grid: pd.DataFrame, out: Path) -> None:
             margin = grid.pivot(index="y", columns="x", values=f"{subtree} {geometry}").to_numpy()
             inside = margin[~np.isnan(margin)]
             if not (inside > 0).any() or not (inside < 0).any():
-                outside.append(
-                    prose.fill(
-                        "hnn",
-                        "boundary_outside",
-                        subtree=subtree,
-                        classifier=CLASSIFIERS[geometry],
-                        side="in" if (inside > 0).all() else "out of",
-                    )
-                )
+                side = "in" if (inside > 0).all() else "out of"
+                outside.append(text("boundary_outside", subtree=subtree, classifier=CLASSIFIERS[geometry], side=side))
             else:
                 ax.contour(gx, gy, margin, levels=[0], colors=COLORS[geometry], linewidths=1.2)
             ax.plot([], [], c=COLORS[geometry], label=CLASSIFIERS[geometry])
         ax.set(xlim=(-1.02, 1.02), ylim=(-1.02, 1.02), aspect="equal", title=f"{subtree} (2-D)")
         ax.axis("off")
         ax.legend(fontsize=6, loc="lower left", markerscale=8)
-    fig.suptitle(prose.fill("hnn", "boundaries_title"), fontsize=9)
+    fig.suptitle(text("boundaries_title"), fontsize=9)
     figures.save(fig, out / BOUNDARIES)
-    (out / f"{BOUNDARIES}.md").write_text(
-        "".join(f"{line}\n" for line in [prose.fill("hnn", "boundaries_image"), "", *outside])
-    )
+    (out / f"{BOUNDARIES}.md").write_text("".join(f"{line}\n" for line in [text("boundaries_image"), "", *outside]))

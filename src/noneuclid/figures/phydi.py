@@ -4,19 +4,21 @@ claims/phydi.yaml (reference: labels)."""
 
 from __future__ import annotations
 
+import functools
 import math
 from pathlib import Path
 
 import pandas as pd
 from matplotlib.ticker import MaxNLocator, NullFormatter
 
-from noneuclid import figures
+from noneuclid import figures, prose
 from noneuclid.claims import data as claims_data
 from noneuclid.config import sweep_values
 
 CLAIMS = claims_data.load("phydi")
 NAMES, NUMBERS = CLAIMS.labels["arms"], CLAIMS.numbers  # model.init / model.norm -> the paper's name
 NORMS = sweep_values("phydi/fig4", "model.norm")  # post, pre, phydi: a colour each
+text = functools.partial(prose.fill, "phydi")  # a section of templates/phydi.md, its fields filled in
 
 
 def fig4(rows: pd.DataFrame, out: Path) -> None:
@@ -38,32 +40,18 @@ def fig4(rows: pd.DataFrame, out: Path) -> None:
         ax.scatter(g.depth[slow], [ceiling - 0.35] * slow.sum(), marker="v", s=40, facecolors="none", edgecolors=colour)
         for depth, y, k, total in zip(g.depth, first, reached, g.seeds):
             if 0 < k < total:
-                ax.annotate(
-                    f"{k}/{total}", (depth, y), xytext=(4, 4), textcoords="offset points", fontsize=7, color=colour
-                )
+                offset = {"xytext": (4, 4), "textcoords": "offset points"}
+                ax.annotate(f"{k}/{total}", (depth, y), **offset, fontsize=7, color=colour)
         finite = g[g["best val ppl mean"] < math.inf]
-        bx.errorbar(
-            finite.depth, finite["best val ppl mean"], yerr=finite["best val ppl se"], marker="o", capsize=2, **look
-        )
+        mean, se = finite["best val ppl mean"], finite["best val ppl se"]
+        bx.errorbar(finite.depth, mean, yerr=se, marker="o", capsize=2, **look)
     _levels(bx, rows, name)
-    ax.set(
-        xscale="log",
-        xlabel="layers",
-        ylabel=f"epochs to validation perplexity <= {name}",
-        ylim=(0, ceiling + 0.5),
-        title=f"at {ceiling}: x a seed failed (diverged or stuck), v a seed was slow;\n"
-        "k/N: seeds that reached the threshold",
-    )
+    ylabel, title = text("fig4_epochs_axis", name=name), text("fig4_epochs_title", ceiling=ceiling)
+    ax.set(xscale="log", xlabel="layers", ylabel=ylabel, ylim=(0, ceiling + 0.5), title=title)
     ax.yaxis.set_major_locator(MaxNLocator(integer=True))
     if (rows[f"seeds reached {name}"] == 0).all():  # say so, not just a flat line of x
-        ax.text(
-            0.5,
-            0.45,
-            f"no run reached {name} = {rows[name].min():.1f}\nin {ceiling - 1} epochs",
-            transform=ax.transAxes,
-            ha="center",
-            va="center",
-        )
+        none = text("fig4_none_reached", name=name, level=rows[name].min(), epochs=ceiling - 1)
+        ax.text(0.5, 0.45, none, transform=ax.transAxes, ha="center", va="center")
     bx.set(xscale="log", yscale="log", xlabel="layers", ylabel="best validation perplexity")
     for a in (ax, bx):  # the depths themselves as ticks, not log-scale powers of ten
         a.set_xticks(sorted(rows.depth.unique()), [str(d) for d in sorted(rows.depth.unique())])
@@ -80,8 +68,7 @@ def _levels(bx, rows: pd.DataFrame, name: str) -> None:
     for _, row in levels.iterrows():
         tag, u, t = f", n={row.n}" if len(levels) > 1 else "", row["unigram ppl U"], row["T"]
         bx.axhline(u, color="black", lw=0.8, ls="--", label=f"unigram U = {u:.0f}{tag}")
-        bx.axhline(
-            t, color="grey", lw=0.8, ls=":", label=f"T = {NUMBERS['fig4_perplexity']:.0f} U / U_paper = {t:.0f}{tag}"
-        )
+        label = text("fig4_t_line", perplexity=NUMBERS["fig4_perplexity"], t=t, tag=tag)
+        bx.axhline(t, color="grey", lw=0.8, ls=":", label=label)
         if name == "T_r":
             bx.axhline(row["T_r"], color="grey", lw=0.8, ls="-.", label=f"T_r = {row['T_r']:.0f}{tag}")

@@ -54,17 +54,18 @@ def _verdict(claim, cell, per_seed: pd.DataFrame) -> engine.Verdict:
 
 def evaluated(claim, cell, out: Path | None) -> engine.Verdict | None:
     """The cell judged from out's CSVs: drift_<optimizer> (per seed, the max at the paper's last step and
-    retraction), authors_<optimizer> (one exact value within float32_rounding(N)) and the timing cells
-    (timing_verdict); None for the others."""
+    retraction), authors_<optimizer> (one exact value within float32_rounding(N), N the projections' rows:
+    model.dim of the paper's run) and the timing cells (timing_verdict); None for the others."""
     kind, name = cell.arms[0].split("_", 1)
     if kind in ("drift", "authors"):
-        ours, authors, (retraction, rows) = read(out, "drift.csv"), read(out, "drift_authors.csv"), paper_settings(name)
+        ours, authors, paper = read(out, "drift.csv"), read(out, "drift_authors.csv"), paper_run(f"{name}_stiefel")
         if ours is None or authors is None:
             return engine.untestable(claim, cell, text("no_drift"))
         if kind == "authors":
             value = float(authors.loc[authors.optimizer == name, "max_dev"].iloc[0])
-            return engine.judge_exact(claim, cell, value, float32_rounding(rows))
-        runs, paper_steps = ours[(ours.optimizer == name) & (ours.retraction == retraction)], int(authors.step.iloc[0])
+            return engine.judge_exact(claim, cell, value, float32_rounding(paper.model.dim))
+        runs = ours[(ours.optimizer == name) & (ours.retraction == paper.optim.retraction)]
+        paper_steps = int(authors.step.iloc[0])
         if (last := int(runs.step.max())) != paper_steps:
             return engine.untestable(claim, cell, text("drift_steps", last=last, steps=paper_steps))
         return engine.judge(claim, cell, list(runs[runs.step == last].sort_values("seed").max_dev))
@@ -93,12 +94,6 @@ def paper_run(setup: str) -> DictConfig:
     """The settings of the paper's run of `setup`: `python -m noneuclid.train profile=paper
     variant=brantner/<setup>` composed (its epochs: the paper's 500, configs/trainer/default.yaml)."""
     return compose(["profile=paper", f"variant=brantner/{setup}"])
-
-
-def paper_settings(optimizer: str) -> tuple[str, int]:
-    """The retraction and the projections' rows N (model.dim) of the paper's run of `optimizer`."""
-    cfg = paper_run(f"{optimizer}_stiefel")
-    return cfg.optim.retraction, cfg.model.dim
 
 
 def summarised(table: str, frame: pd.DataFrame) -> pd.DataFrame:

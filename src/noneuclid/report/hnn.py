@@ -13,13 +13,13 @@ from pathlib import Path
 
 import pandas as pd
 
-from noneuclid import prose, tables
+from noneuclid import tables
 from noneuclid.claims import render
 from noneuclid.config import compose, experiment_value, sweep_values
 from noneuclid.data import snli
 from noneuclid.figures import hnn as drawn
 from noneuclid.report import hnn_claims, provenance, table_engine
-from noneuclid.report.hnn_claims import DATASETS
+from noneuclid.report.hnn_claims import DATASETS, text
 from noneuclid.runs import select, table as run_table
 
 ROWS = table_engine.axis(table_engine.load("hnn")["table1"]["rows"])  # Table 1's row -> its settings
@@ -47,16 +47,14 @@ def _settings(finished: pd.DataFrame) -> str:
     size = int(size) if size == size else None  # NaN: all pairs, whose count is not in runs.csv
     epochs = finished.groupby("cfg.model.cell")["cfg.trainer.epochs"].max().astype(int)  # cell -> epochs
     budget = {
-        c: prose.fill("hnn", "budget", epochs=e, batch=batch, batches=f"{e * -(-size // batch)} " if size else "")
+        c: text("budget", epochs=e, batch=batch, batches=f"{e * -(-size // batch)} " if size else "")
         for c, e in epochs.items()
     }
-    cells = ", ".join(prose.fill("hnn", "cell_budget", cell=c.upper(), budget=b) for c, b in budget.items())
+    cells = ", ".join(text("cell_budget", cell=c.upper(), budget=b) for c, b in budget.items())
     budgets = budget[epochs.index[0]] if epochs.nunique() == 1 else cells  # cpu: the RNNs twice the GRUs' epochs
     fields = {"eval_every": int(r["cfg.trainer.eval_every_steps"]), "dtype": r["cfg.trainer.dtype"]}
     events = int(finished.nonfinite_events.sum())
-    return prose.fill(
-        "hnn", "settings", pairs=size or "all", budgets=budgets, runs=len(finished), events=events, **fields
-    )
+    return text("settings", pairs=size or "all", budgets=budgets, runs=len(finished), events=events, **fields)
 
 
 def _finished_counts(finished: pd.DataFrame, cells, seeds) -> str:
@@ -90,24 +88,23 @@ def make(runs_dir: Path, profile: str, out: Path, seeds=None, overrides=()) -> l
     seeds = seeds or table1_seeds(runs.table)
     trained = trained[trained["cfg.seed"].isin(seeds)] if len(trained) else trained
     if trained.empty:
-        raise FileNotFoundError(prose.fill("hnn", "table1_no_runs", out=out, runs_dir=runs_dir, profile=profile))
+        raise FileNotFoundError(text("table1_no_runs", out=out, runs_dir=runs_dir, profile=profile))
     finished, cells, experiment = _of_one_experiment(runs, trained)
     snli_missing = not snli.split_files(Path(compose(["experiment=hnn/table1"]).paths.data_dir) / "snli", "train")
     table = table_engine.data("hnn", "table1", finished, cells)
-    title, settings = prose.fill("hnn", "table1_title"), _settings(finished)
+    title, settings = text("table1_title"), _settings(finished)
     missing = {DATASETS["snli"]: "not run (data missing)"} if snli_missing else {}
     shown = table_engine.shown("hnn", "table1", table, missing)
     tables.write(out, "table1", table, shown, f"Ganea et al., {title}", settings)
     dtypes = sorted(set(finished["cfg.trainer.dtype"]))  # with the profile and overrides: what tells the runs apart
     first = finished[select.chosen(finished, {"data.label": "prefix10", "seed": seeds[0]})]  # the figure's
     names = {m: run for m, _ in cells for run in first.run[select.chosen(first, ROWS[m])]}
-    text = ", ".join([f"{profile} profile", *dtypes, *(o for o in overrides if not o.startswith("trainer.dtype="))])
-    drawn.prefix10_dev(runs, names, out / "fig_prefix10_dev", seeds[0], text)
+    subtitle = ", ".join([f"{profile} profile", *dtypes, *(o for o in overrides if not o.startswith("trainer.dtype="))])
+    drawn.prefix10_dev(runs, names, out / "fig_prefix10_dev", seeds[0], subtitle)
     extra, seeds_text = "".join(f" {o}" for o in overrides), ",".join(map(str, seeds))
     own_seeds, table1 = (list(seeds) == experiment_value(e, "stack.seed") for e in (experiment, "hnn/table1"))
     judged = provenance.final(hnn_claims.verdicts(finished, {d for _, d in cells}), finished, "hnn")
-    summary = prose.fill(
-        "hnn",
+    summary = text(
         "summary",
         profile=profile,
         title_overrides="," + extra if extra else "",
@@ -120,7 +117,7 @@ def make(runs_dir: Path, profile: str, out: Path, seeds=None, overrides=()) -> l
         seeds=", ".join(map(str, seeds)),
         settings=settings,
         table1_title=title,
-        snli=prose.fill("hnn", "snli_missing") if snli_missing and any(d == "snli" for _, d in cells) else "",
+        snli=text("snli_missing") if snli_missing and any(d == "snli" for _, d in cells) else "",
         claims=render.write(out, "claims", judged),
         health="".join(f"{line}\n" for line in hnn_claims.health(finished, runs)),
         table1=shown.to_markdown(

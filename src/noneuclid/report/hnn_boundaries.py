@@ -16,10 +16,10 @@ import pandas as pd
 import torch
 from omegaconf import OmegaConf
 
-from noneuclid import prose
 from noneuclid.data import wordnet
 from noneuclid.figures import hnn as drawn
 from noneuclid.models.mlr import PointMLR
+from noneuclid.report.hnn_claims import text
 from noneuclid.runs.folder import CSV_COMPRESSION
 
 POINTS, WEIGHTS = "fig_table2_boundaries_points.csv.gz", "fig_table2_boundaries_classifiers.csv"
@@ -37,9 +37,8 @@ def export(values: pd.DataFrame, emb: pd.DataFrame, root: Path, cfg, out: Path) 
         return
     points = torch.load(folders[0] / "checkpoint.pt", map_location="cpu", weights_only=False)["model"]["weight"]
     h = wordnet.load(cfg.data.hierarchy, cfg.paths.generated_dir)
-    table = pd.DataFrame(points.numpy(), columns=["x", "y"]).assign(
-        **{subtree: h.descendants(subtree).numpy().astype(int) for subtree in wordnet.SUBTREES}
-    )
+    members = {subtree: h.descendants(subtree).numpy().astype(int) for subtree in wordnet.SUBTREES}  # 1: in it
+    table = pd.DataFrame(points.numpy(), columns=["x", "y"]).assign(**members)
     table.to_csv(out / POINTS, index=False, float_format="%.4f", compression=CSV_COMPRESSION)
     rows = []
     for r in seed0.itertuples():
@@ -97,13 +96,12 @@ def figure(values: pd.DataFrame, emb: pd.DataFrame, root: Path, cfg, out: Path) 
     have 2-D runs, says so. Returns the figure in words (fig_table2_boundaries.md, kept with it; '' without)."""
     export(values, emb, root, cfg, out)
     if (out / WEIGHTS).is_file():
-        grid(pd.read_csv(out / WEIGHTS)).to_csv(
-            out / GRID, index=False, float_format="%.17g", compression=CSV_COMPRESSION
-        )
+        margins = grid(pd.read_csv(out / WEIGHTS))
+        margins.to_csv(out / GRID, index=False, float_format="%.17g", compression=CSV_COMPRESSION)
     if (out / POINTS).is_file() and (out / GRID).is_file():
         drawn.boundaries(pd.read_csv(out / POINTS), pd.read_csv(out / GRID), out)
     elif not values[values.dim == 2].empty:
         fields = {"stem": out / drawn.BOUNDARIES, "points": POINTS, "weights": WEIGHTS, "root": root}
-        print(prose.fill("hnn", "boundaries_not_drawn", **fields))
+        print(text("boundaries_not_drawn", **fields))
     caption = out / "fig_table2_boundaries.md"
     return caption.read_text() if caption.is_file() else ""

@@ -9,16 +9,14 @@ from pathlib import Path
 
 import pandas as pd
 
-from noneuclid import prose
 from noneuclid.claims import engine, render
 from noneuclid.config import experiment_value
 from noneuclid.report import provenance, table_engine
-from noneuclid.report.hnn_claims import CLAIMS
+from noneuclid.report.hnn_claims import CLAIMS, tests, text
 from noneuclid.runs import select, table as run_table
 
 EXPERIMENT, TABLE = "hnn/charts", "table1_charts"
 CLAIM_IDS = ("lorentz_chart_on_par_with_poincare_ball", "float32_on_par_with_float64")
-METRIC = "test_accuracy_at_best_dev"
 
 
 def charted(runs: pd.DataFrame, profile: str) -> pd.DataFrame:
@@ -35,11 +33,12 @@ def table(finished: pd.DataFrame) -> pd.DataFrame:
     return data[[*data.columns.drop("nonfinite_runs"), "nonfinite_runs"]]
 
 
-def verdicts(finished: pd.DataFrame, claim_ids=CLAIM_IDS, metric: str = METRIC) -> list[engine.Verdict]:
-    """The cells of claims `claim_ids`, each arm's `metric` in % per seed, paired by seed."""
-    rows, no_pair = [], prose.fill("hnn", "charts_no_pair")
+def verdicts(finished: pd.DataFrame, claim_ids=CLAIM_IDS, values=tests) -> list[engine.Verdict]:
+    """The cells of claims `claim_ids`, each arm's values per seed (`values`(finished, an arm's settings) ->
+    seed -> value; default: hnn_claims.tests, Table 1's test accuracy %), paired by seed."""
+    rows, no_pair = [], text("charts_no_pair")
     for claim, cell in ((CLAIMS[c], cell) for c in claim_ids for cell in CLAIMS[c].cells):
-        a, b = (100 * select.arm_values(finished, cell.select[arm], metric) for arm in cell.arms)
+        a, b = (values(finished, cell.select[arm]) for arm in cell.arms)
         seeds, runs = a.index.intersection(b.index), select.cell_runs(finished, cell)
         if seeds.empty:
             rows.append(engine.untestable(claim, cell, no_pair, len(a), len(b), runs))
@@ -54,13 +53,12 @@ def make(runs_dir: Path, profile: str, out: Path, seeds=None, overrides=()) -> l
     runs = run_table.Runs(*run_table.load(runs_dir, "hnn", profile, out))
     finished = charted(runs.table, profile)
     if finished.empty or not (finished["cfg.experiment_name"] == EXPERIMENT).any():
-        raise FileNotFoundError(prose.fill("hnn", "charts_no_runs", out=out, profile=profile))
+        raise FileNotFoundError(text("charts_no_runs", out=out, profile=profile))
     data = table(finished)
-    section = table_engine.section(
-        "hnn", out, TABLE, data, table_engine.shown("hnn", TABLE, data)
-    )  # templates/hnn.md's table1_charts_*
+    # templates/hnn.md's table1_charts_*
+    section = table_engine.section("hnn", out, TABLE, data, table_engine.shown("hnn", TABLE, data))
     claims = render.write(out, "charts_claims", provenance.final(verdicts(finished), finished, "hnn"))
-    page = prose.fill("hnn", "charts_page", profile=profile, table=section, claims=claims)
+    page = text("charts_page", profile=profile, table=section, claims=claims)
     (out / "charts.md").write_text(page + "\n")
     return [
         *(out / f"{stem}.{ext}" for stem in (TABLE, "charts_claims") for ext in ("csv", "md", "tex")),

@@ -3,6 +3,7 @@ Table 1 claim), Table 1's claims judged on our seeds, and the health of the runs
 
 from __future__ import annotations
 
+import functools
 from dataclasses import replace
 
 import pandas as pd
@@ -19,6 +20,7 @@ CLASSIFIERS = CLAIMS.labels["classifiers"]  # Table 2's: model.geometry -> its c
 ON_PAR_OR_BETTER, GAIN = "table1_hyperbolic_on_par_or_better", "prefix_gain_grows_with_tree_likeness"
 KEYS = ["cfg.data.label", "cfg.model.geometry", "cfg.model.cell"]  # a run's dataset and model
 CHANCE, SATURATED = CLAIMS.numbers["chance"], CLAIMS.numbers["saturated"]  # rules of ours (claims/hnn.yaml, numbers)
+text = functools.partial(prose.fill, "hnn")  # a section of templates/hnn.md, its fields filled in
 
 
 MODELS = {
@@ -63,7 +65,7 @@ def _gain_verdict(claim: claims_data.Claim, cell: claims_data.Cell, finished: pd
     and seed, the Table 1 cell's hyperbolic model's test accuracy % minus the Euclidean one's, judged where
     each of those models learned on the seeds the gains are judged on (their mean within `learned.within`)."""
     kind = cell.where["model.cell"]
-    cell = replace(cell, paper=paper_gains(cell.arms, kind), paper_source=prose.fill("hnn", "gain_source"))
+    cell = replace(cell, paper=paper_gains(cell.arms, kind), paper_source=text("gain_source"))
     cells = [TABLE1[data, kind] for data in cell.arms]  # each dataset's Table 1 cell
     gains, learned = [], {}
     for data, table1 in zip(cell.arms, cells):
@@ -84,11 +86,9 @@ def _untestable(finished: pd.DataFrame, cell: claims_data.Cell) -> str:
     found = tests(finished, cell.where)
     name = f"{DATASETS[cell.where['data.label']]} {cell.where['model.cell'].upper()}"
     if found.empty:
-        return prose.fill(
-            "hnn", "precondition" if cell.precondition else "no_runs", precondition=cell.precondition, cell=name
-        )
+        return text("precondition" if cell.precondition else "no_runs", precondition=cell.precondition, cell=name)
     if found.max() < 100 * CHANCE:
-        return prose.fill("hnn", "at_chance", cell=name)
+        return text("at_chance", cell=name)
     return ""
 
 
@@ -101,16 +101,13 @@ def health(finished: pd.DataFrame, runs: run_table.Runs) -> list[str]:
         low = p10[p10.test_accuracy_at_best_dev < 0.8].groupby(KEYS).size()
         below = ", ".join(f"{MODELS[key[1:]]}: {n} of {totals[key]}" for key, n in low.items())
         lines.append(
-            prose.fill("hnn", "health_prefix10", reached=len(p10) - low.sum(), runs=len(p10))
-            + (prose.fill("hnn", "health_below", below=below) if below else ".")
+            text("health_prefix10", reached=len(p10) - low.sum(), runs=len(p10))
+            + (text("health_below", below=below) if below else ".")
         )
     at_chance = finished[finished.final_test_accuracy < CHANCE].groupby(KEYS).size()
     chance = ", ".join(f"{DATASETS[key[0]]} {MODELS[key[1:]]} {n} of {totals[key]}" for key, n in at_chance.items())
-    lines += [prose.fill("hnn", "health_chance", chance=100 * CHANCE, runs=chance)] * bool(chance)
+    lines += [text("health_chance", chance=100 * CHANCE, runs=chance)] * bool(chance)
     last = {n: r[-1] for n in finished.run if (r := [m for m in runs.metrics(n) if "test_boundary_share_s1" in m])}
-    stuck = [  # at chance, an encoder's outputs on the boundary
-        n
-        for n, r in last.items()
-        if r["test_accuracy"] < CHANCE and max(r["test_boundary_share_s1"], r["test_boundary_share_s2"]) > SATURATED
-    ]
-    return lines + [prose.fill("hnn", "health_saturated", share=SATURATED, runs=", ".join(stuck))] * bool(stuck)
+    boundary = {n: max(r["test_boundary_share_s1"], r["test_boundary_share_s2"]) for n, r in last.items()}
+    stuck = [n for n, r in last.items() if r["test_accuracy"] < CHANCE and boundary[n] > SATURATED]  # on the boundary
+    return lines + [text("health_saturated", share=SATURATED, runs=", ".join(stuck))] * bool(stuck)

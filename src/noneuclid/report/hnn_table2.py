@@ -15,12 +15,12 @@ from pathlib import Path
 
 import pandas as pd
 
-from noneuclid import prose, tables
+from noneuclid import tables
 from noneuclid.claims import render
 from noneuclid.claims.estimates import Estimate, difference_interval
 from noneuclid.config import compose
 from noneuclid.report import hnn_boundaries as boundaries, hnn_table2_claims as table2_claims, provenance, table_engine
-from noneuclid.report.hnn_claims import CLAIMS, CLASSIFIERS
+from noneuclid.report.hnn_claims import CLAIMS, CLASSIFIERS, text
 from noneuclid.runs import hnn_table2 as table2_runs, lookup, select, table as run_table
 from noneuclid.runs.hnn_table2 import BURNIN, DIMS, TABLE2_PROTOCOL
 
@@ -41,9 +41,8 @@ def burnin_rows(runs: pd.DataFrame, curves: pd.DataFrame) -> pd.DataFrame:
     if found.empty:
         return found
     last = table2_runs.last_reconstruction(found, curves)
-    last = last.assign(uniform=last.burnin_negatives.str.contains("uniform")).sort_values(
-        ["cfg.optim.burnin_factor", "uniform", "burnin_negatives"], ascending=[False, True, True]
-    )
+    last = last.assign(uniform=last.burnin_negatives.str.contains("uniform"))
+    last = last.sort_values(["cfg.optim.burnin_factor", "uniform", "burnin_negatives"], ascending=[False, True, True])
     data = table_engine.summarised("hnn", "table2_burnin", last)
     aps = [Estimate(*ap) for ap in zip(data["map"], data.map_se, data.seeds)]
     low, high = zip(*[(math.nan, math.nan), *(difference_interval(ap, aps[0]) for ap in aps[1:])])
@@ -55,8 +54,7 @@ def settings(e, protocols: dict[str, dict]) -> str:
     """The settings of the profile's embedding config (e) beside the reference code's, and the protocol the
     classifiers shown were trained with (`protocols`: runs.hnn_table2.protocols; f1_values keeps no other runs)."""
     sampling = sorted({"natural-mix" if p["data.natural_mix"] else "balanced" for p in protocols.values()})
-    return prose.fill(
-        "hnn",
+    return text(
         "table2_settings",
         negatives=e.data.negatives,
         dtype=e.trainer.dtype,
@@ -89,12 +87,11 @@ def make(runs_dir: Path, profile: str, out: Path, seeds=None, overrides=()) -> l
     found = table2_runs.embeddings(runs, curves, c.data.hierarchy, CLAIMS.references[NICKEL_KIELA].values)
     every_emb, every_value = table_engine.frame("hnn", EMBEDDINGS, found), table2_runs.f1_values(runs, protocols)
     if every_value.empty and every_emb.empty:
-        raise FileNotFoundError(prose.fill("hnn", "table2_no_runs", out=out, runs_dir=runs_dir, profile=profile))
+        raise FileNotFoundError(text("table2_no_runs", out=out, runs_dir=runs_dir, profile=profile))
     own = {d: lookup.embedding_name(profile, d, c.data.hierarchy, c.data.embedding_seed, (), False) for d in DIMS}
     values, emb = table2_runs.classified(every_value, every_emb, own)  # own: the profile's, trained on the CPU
     every_emb["table2"], emb_map = every_emb.run.isin(emb.run), dict(zip(emb.dim, emb["map"]))
-    made = prose.fill(
-        "hnn",
+    made = text(
         "table2_made",
         profile=profile,
         classifiers=len(values),
@@ -118,10 +115,9 @@ def make(runs_dir: Path, profile: str, out: Path, seeds=None, overrides=()) -> l
     if len(reference):  # the evaluation's CSV, left as it is
         section("table2_reference", None, table_engine.displayed("hnn", "table2_reference", reference))
     judged = provenance.final(table2_claims.verdicts(values, emb_map, gaps), runs, "hnn")
-    claims = render.write(out, "table2_claims", judged, prose.fill("hnn", "table2_claims_title", profile=profile))
+    claims = render.write(out, "table2_claims", judged, text("table2_claims_title", profile=profile))
     figure = boundaries.figure(values, emb, Path(runs_dir) / "hnn" / profile, c, out)
-    page = prose.fill(
-        "hnn",
+    page = text(
         "table2_page",
         profile=profile,
         made=made,

@@ -8,10 +8,12 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from noneuclid import prose
+import pandas as pd
+
 from noneuclid.claims import render
 from noneuclid.report import hnn_charts, provenance, table_engine
-from noneuclid.runs import hnn_table2 as table2_runs, table as run_table
+from noneuclid.report.hnn_claims import text
+from noneuclid.runs import hnn_table2 as table2_runs, select, table as run_table
 
 TABLE = "table2_charts_f1"
 CLAIM_IDS = ("table2_lorentz_mlr_on_par_with_ball", "table2_float32_mlr_on_par_with_float64")
@@ -23,18 +25,23 @@ def protocols(profile: str) -> dict[str, dict]:
     return {"hyperbolic": {k: v for k, v in hyperbolic.items() if k not in table2_runs.CHART}}
 
 
+def f1(values: pd.DataFrame, selector: dict) -> pd.Series:
+    """seed -> the test F1 % of the classifier runs (`values`: f1_values) whose settings are the selector's."""
+    return 100 * select.arm_values(values, selector, "f1")
+
+
 def make(runs_dir: Path, profile: str, out: Path, seeds=None, overrides=()) -> list[Path]:
     """Write table2_charts_f1, table2_charts_claims and the page table2_charts.md into `out` (`seeds`,
     `overrides`: ignored, the signature is every report's)."""
     runs = run_table.Runs(*run_table.load(runs_dir, "hnn", profile, out))
     values = table2_runs.f1_values(runs.table, protocols(profile))
     if values[(values.chart != "poincare") | (values.dtype != "float64")].empty:  # Table 2's own runs alone
-        raise FileNotFoundError(prose.fill("hnn", "table2_charts_no_runs", out=out, profile=profile))
+        raise FileNotFoundError(text("table2_charts_no_runs", out=out, profile=profile))
     data = table_engine.data("hnn", TABLE, values, table_engine.cells("hnn", TABLE))
     section = table_engine.section("hnn", out, TABLE, data, table_engine.shown("hnn", TABLE, data))
-    judged = hnn_charts.verdicts(values, CLAIM_IDS, "f1")
+    judged = hnn_charts.verdicts(values, CLAIM_IDS, f1)
     claims = render.write(out, "table2_charts_claims", provenance.final(judged, runs.table, "hnn"))
-    page = prose.fill("hnn", "table2_charts_page", profile=profile, table=section, claims=claims)
+    page = text("table2_charts_page", profile=profile, table=section, claims=claims)
     (out / "table2_charts.md").write_text(page + "\n")
     stems = (TABLE, "table2_charts_claims")
     return [*(out / f"{stem}.{ext}" for stem in stems for ext in ("csv", "md", "tex")), out / "table2_charts.md"]

@@ -6,9 +6,8 @@ from __future__ import annotations
 
 import pandas as pd
 
-from noneuclid import prose
 from noneuclid.claims import engine
-from noneuclid.report.hnn_claims import CLAIMS, CLASSIFIERS
+from noneuclid.report.hnn_claims import CLAIMS, CLASSIFIERS, text
 from noneuclid.runs import select
 from noneuclid.runs.hnn_table2 import DIMS, GEOMETRIES
 
@@ -46,7 +45,7 @@ def _flagged_reason(read: pd.DataFrame, flags) -> str:
         seed = " seed {}" if flag == "not_learned" else ""
         named = dict.fromkeys(f"{r.dim}-D {CLASSIFIERS[r.geometry]}{seed.format(r.seed)}" for r in hit.itertuples())
         if named:
-            return prose.fill("hnn", flag, runs=", ".join(named))
+            return text(flag, runs=", ".join(named))
     return ""
 
 
@@ -56,7 +55,7 @@ def verdicts(values: pd.DataFrame, emb_map: dict[int, float], gaps: dict | None 
     subtree, F1 zero on every seed of both); the margin per seed (`_margins`) in a low dimension against
     10-D, judged where every classifier learned. Not testable without a finished embedding (`emb_map`: dim ->
     its MAP), with runs `flagged` (`gaps`: reference_gaps) or fewer than 2 seeds an arm."""
-    why = {dim: "" if dim in emb_map else prose.fill("hnn", "no_embedding") for dim in DIMS}  # MAP: no level of ours
+    why = {dim: "" if dim in emb_map else text("no_embedding") for dim in DIMS}  # MAP: no level of ours
     values, rows = flagged(values, gaps or {}), []
     for claim in (CLAIMS[OUTPERFORMS], CLAIMS[LOW_DIMENSIONS]):
         for cell in claim.cells:
@@ -64,14 +63,14 @@ def verdicts(values: pd.DataFrame, emb_map: dict[int, float], gaps: dict | None 
             arms = [values[select.chosen(values, cell.select[arm])] for arm in cell.arms]
             if claim.id == OUTPERFORMS:
                 arms = [100 * arm.f1.to_numpy() for arm in arms]
-                none_found = all(len(a) and not a.any() for a in arms) and prose.fill("hnn", "none_found")
+                none_found = all(len(a) and not a.any() for a in arms) and text("none_found")
                 reason = why[cell.where["data.dim"]] or _flagged_reason(read, ("unconverged", "unstable"))
                 reason = reason or none_found
             else:
                 arms, dims = [_margins(arm) for arm in arms], [cell.select[arm]["data.dim"] for arm in cell.arms]
                 reason = "; ".join(f"{d}-D: {why[d]}" for d in dims if why[d])
                 reason = reason or _flagged_reason(read, ("not_learned", "unconverged", "unstable"))
-            too_few = min(map(len, arms)) < 2 and prose.fill("hnn", "too_few", a=len(arms[0]), b=len(arms[1]))
+            too_few = min(map(len, arms)) < 2 and text("too_few", a=len(arms[0]), b=len(arms[1]))
             rows.append(engine.judged(claim, cell, arms, reason or too_few or "", runs=list(read.run)))
     return rows
 

@@ -34,13 +34,10 @@ def make(runs_dir: Path, profile: str, out: Path, seeds=None, overrides=()) -> l
     """Write every table (CSV, Markdown, LaTeX), fig4 (PNG, PDF) and summary.md into out from its per-run data,
     after merging into it the runs under runs/phydi/<profile>."""
     if seeds or overrides:
-        raise ValueError("the phydi report reads every run under runs/phydi/<profile>: drop --seeds and overrides")
+        raise ValueError(fill("options_error"))
     runs, curves = run_table.load(runs_dir, "phydi", profile, out)
     if runs.empty:
-        raise FileNotFoundError(
-            f"no phydi runs under {runs_dir}/phydi/{profile}: run `python -m noneuclid.train "
-            f"-m experiment=phydi/table1 profile={profile}` (and table2, fig4) first"
-        )
+        raise FileNotFoundError(fill("no_runs_error", runs_dir=runs_dir, profile=profile))
     curves = evaluated(curves)
     skipped, hours = [], cost.compute(runs)  # the paper's parts and cells with no runs here; training time
     blocks = (
@@ -91,14 +88,11 @@ def _fig4_section(transformers: pd.DataFrame, curves: pd.DataFrame, out: Path, s
     ratio = threshold_ratio(transformers)
     rows = fig4_rows(lm, unigram, ratio)
     fig4(rows, out / "fig4")
-    caption = {
-        "settings": _reductions(transformers, "fig4_reductions"),
-        "perplexity": NUMBERS["fig4_perplexity"],
-        "paper_unigram": NUMBERS["paper_unigram_perplexity"],
-    }
+    settings = _reductions(transformers, "fig4_reductions")  # the caption's, beside the paper's numbers
+    numbers = {"perplexity": NUMBERS["fig4_perplexity"], "paper_unigram": NUMBERS["paper_unigram_perplexity"]}
     return [
         _claims(out, "fig4", fill("claims_heading", title="Fig. 4"), fig4_verdicts(lm, unigram, ratio), lm),
-        table_engine.section("phydi", out, "fig4", rows, **caption),
+        table_engine.section("phydi", out, "fig4", rows, settings=settings, **numbers),
         fill("fig4_image") + "\n",
     ]
 

@@ -18,4 +18,4 @@ fill = functools.partial(prose.fill, "phydi")  # a section of templates/phydi.md
 def no_runs(arms: dict) -> str:
     """'no finished runs of A, B': the arms (arm -> its runs or values) without any; '' where every arm has some."""
     missing = [NAMES[a] for a, found in arms.items() if not len(found)]
-    return f"no finished runs of {', '.join(missing)}" if missing else ""
+    return fill("no_runs_of", arms=", ".join(missing)) if missing else ""

@@ -15,7 +15,7 @@ import math
 import pandas as pd
 
 from noneuclid.claims.estimates import estimate
-from noneuclid.report.phydi_claims import NUMBERS
+from noneuclid.report.phydi_claims import NUMBERS, fill
 from noneuclid.runs import select
 from noneuclid.runs.curves import epochs_to
 from noneuclid.runs.phydi import CELL
@@ -30,7 +30,7 @@ def threshold_ratio(runs: pd.DataFrame) -> float | None:
     """report.fig4_threshold the runs were configured with (T_r = it x U); None where none is set."""
     values = runs["cfg.report.fig4_threshold"].dropna().unique() if "cfg.report.fig4_threshold" in runs else []
     if len(values) > 1:
-        raise ValueError(f"the transformer runs were configured with several report.fig4_threshold: {list(values)}")
+        raise ValueError(fill("several_thresholds", values=list(values)))
     return float(values[0]) if len(values) else None
 
 

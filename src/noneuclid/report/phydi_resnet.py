@@ -12,7 +12,7 @@ import pandas as pd
 
 from noneuclid.claims.estimates import compare, estimate
 from noneuclid.config import sweep_values
-from noneuclid.report.phydi_claims import CLAIMS, MODELS, NAMES, NUMBERS
+from noneuclid.report.phydi_claims import CLAIMS, MODELS, NAMES, NUMBERS, fill
 from noneuclid.runs import select
 from noneuclid.runs.curves import epochs_to, with_curves
 
@@ -93,17 +93,12 @@ def numbers(runs: pd.DataFrame, table: str) -> pd.DataFrame:
     for settings, cell in select.by_settings(runs, TABLES[table]):
         curves = {init: list(select.arm_values(cell, {"model.init": init}, "curve")) for init in INITS}
         paper = PAPER[table].get(cell_key(settings, table), {})
+        keys = {key.split(".")[-1]: value for key, value in settings.items()}  # depth, n[, lr]
         for init in (i for i in INITS if curves[i]):
             m2 = math.nan if init == "phydi" or not curves["phydi"] else beats_from(curves["phydi"], curves[init])
             model = f"{RESNET}{settings['model.depth']}" if init == INITS[0] else f"+ {NAMES[init]}"
-            rows.append(
-                {
-                    **{key.split(".")[-1]: value for key, value in settings.items()},
-                    "model": model,
-                    **_numbers(curves[init], cell.x.iloc[0], m2),
-                    **dict(zip(("paper_m1_mean", "paper_m1_se", "paper_m2"), paper.get(init, [None] * 3))),
-                }
-            )
+            theirs = dict(zip(("paper_m1_mean", "paper_m1_se", "paper_m2"), paper.get(init, [None] * 3)))
+            rows.append({**keys, "model": model, **_numbers(curves[init], cell.x.iloc[0], m2), **theirs})
     return pd.DataFrame(rows)
 
 
@@ -146,4 +141,4 @@ def not_run(have, paper: dict) -> str:
         for n in sorted({k[1] for k in missing})
     }
     named = "; ".join(f"n = {n}: {', '.join(names)}" for n, names in by_n.items())
-    return f"{named} ({len(missing)} of the paper's {len(paper)} cells)" if missing else ""
+    return fill("not_run", named=named, missing=len(missing), cells=len(paper)) if missing else ""

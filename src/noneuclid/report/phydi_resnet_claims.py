@@ -48,7 +48,7 @@ def lead_verdicts(runs: pd.DataFrame) -> list[engine.Verdict]:
     152 vs 18 layers, both at the lower of the two cells' M1 levels."""
     claim, rows = CLAIMS["table1_lead_grows_with_depth"], []
     for cell in claim.cells:
-        cell = replace(cell, paper=paper_leads(cell), paper_source="Table 1 (standard's M1 minus PHYDI's)")
+        cell = replace(cell, paper=paper_leads(cell), paper_source=fill("lead_source"))
         arms = [
             {i: select.arm_values(runs, {**cell.select[arm], "model.init": i}, "curve") for i in ("standard", "phydi")}
             for arm in cell.arms
