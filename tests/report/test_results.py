@@ -12,6 +12,7 @@ from pathlib import Path
 import pandas as pd
 import pytest
 
+from noneuclid.evaluate import engine_validation, float32_atlas
 from noneuclid.report.hnn_boundaries import POINTS, WEIGHTS
 from noneuclid.runs import table as run_table
 
@@ -37,6 +38,13 @@ INPUTS = {
     "table2_reference.csv",
     POINTS,
     WEIGHTS,
+}
+
+# The evaluations' folders of results/ that no report writes: the CSV each evaluation computes, and what draws
+# the folder's other tables and figures from it.
+EVALUATED = {
+    "engine": ("validation.csv", engine_validation.drawn),
+    "geometry": ("float32_atlas.csv", float32_atlas.drawn),
 }
 
 
@@ -111,6 +119,20 @@ def test_every_run_commit_this_clone_has_is_in_its_branch_history():
 def _git(*args: str) -> bool:
     """Whether `git <args>` in this checkout succeeds."""
     return subprocess.run(["git", "-C", str(RESULTS.parent), *args], capture_output=True).returncode == 0
+
+
+@pytest.mark.parametrize("folder", sorted(EVALUATED))
+def test_an_evaluations_tables_and_figures_come_back_byte_for_byte_from_its_csv(folder, tmp_path):
+    """results/<folder> with all but its evaluation's CSV deleted: drawing from that CSV brings back every
+    other file of the folder, byte for byte (no dates or versions in the figures)."""
+    data, drawn = EVALUATED[folder]
+    out = tmp_path / "results" / folder  # results/<folder>: the LaTeX labels name the folder's parent
+    out.mkdir(parents=True)
+    shutil.copy(RESULTS / folder / data, out)
+    drawn(out)
+    committed = sorted(p.name for p in (RESULTS / folder).iterdir())
+    assert sorted(p.name for p in out.iterdir()) == committed
+    assert [name for name in committed if (out / name).read_bytes() != (RESULTS / folder / name).read_bytes()] == []
 
 
 @pytest.mark.slow  # every paper's report: about 25 s of CPU (minutes of wall time on a busy machine)
