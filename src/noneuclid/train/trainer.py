@@ -65,6 +65,7 @@ class Trainer:
         self.start_epoch = self.epochs_done = 0
         self.seconds, self.loggers, self.bar = 0.0, [], None
         self.converged = [False] * len(runs)  # per run: stopped by trainer.converge
+        self.train_losses = [[] for _ in runs]  # per run: the training losses in its metrics, epoch by epoch
 
     def _build(self, device, dtype, init_dtype) -> tuple:
         """The (stacked) task and model (`build_task_and_model`), and each run's provenance."""
@@ -147,7 +148,7 @@ class Trainer:
         rule = self.cfg.trainer.get("converge")
         if not rule:
             return [False] * len(self.runs)
-        logged = [[r["train_loss"] for r in run.metrics() if "train_loss" in r] for run in self.runs]
+        logged = self.train_losses
         if losses is not None:
             logged = [history + [loss] for history, loss in zip(logged, losses, strict=True)]
         return [plateaued(history, rule.patience, rule.tol, rule.get("after", 0)) for history in logged]
@@ -189,6 +190,7 @@ class Trainer:
         self.epochs_done = epochs_done
         for i, run in enumerate(self.runs):
             run.append_metrics(rows[i])
+            self.train_losses[i].append(rows[i]["train_loss"])
             run.save_checkpoint(stacking.checkpoint_slice(checkpoint, i) if len(self.runs) > 1 else checkpoint)
         for logger, row in zip(self.loggers, rows):
             logger.log(row)
@@ -213,6 +215,7 @@ class Trainer:
         for run in self.runs:
             run.truncate_metrics(ckpt["epochs_done"])
             log.info("resuming %s after epoch %d", run.path, ckpt["epochs_done"])
+        self.train_losses = [[r["train_loss"] for r in run.metrics() if "train_loss" in r] for run in self.runs]
         self.start_epoch = self.epochs_done = ckpt["epochs_done"]
         self.seconds = ckpt["train_seconds"]
         return True

@@ -41,9 +41,14 @@ class Classification:
     def steps_per_epoch(self) -> int:
         return -(-len(self.splits["train"][1]) // self.batch_size)
 
+    def batch_indices(self, epoch: int):
+        """The epoch's batches as index sets into the training split: the examples reshuffled."""
+        y = self.splits["train"][1]
+        return shuffled(len(y), self.batch_size, self.seed, epoch, y.device)
+
     def batches(self, epoch: int):
         x, y = self.splits["train"]
-        for idx in shuffled(len(y), self.batch_size, self.seed, epoch, y.device):
+        for idx in self.batch_indices(epoch):
             yield x[idx], y[idx]
 
     def loss(self, model, batch) -> tuple[Tensor, float]:
