@@ -190,7 +190,7 @@ class Trainer:
         self.epochs_done = epochs_done
         for i, run in enumerate(self.runs):
             run.append_metrics(rows[i])
-            self.train_losses[i].append(rows[i]["train_loss"])
+            self.train_losses[i] += [rows[i]["train_loss"]] if "train_loss" in rows[i] else []
             run.save_checkpoint(stacking.checkpoint_slice(checkpoint, i) if len(self.runs) > 1 else checkpoint)
         for logger, row in zip(self.loggers, rows):
             logger.log(row)
