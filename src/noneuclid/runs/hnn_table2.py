@@ -76,7 +76,9 @@ def f1_values(runs: pd.DataFrame, protocols: dict | None = None) -> pd.DataFrame
     if protocols is not None:  # before the lookups: an earlier protocol's runs are many
         found = trained_with(found, protocols)
     if found.empty:
-        return pd.DataFrame(columns=CELL + ["f1", "train_loss", "run", "chance_loss", "unstable", *SELECTED])
+        return pd.DataFrame(
+            columns=CELL + ["f1", "train_loss", "run", "chance_loss", "unstable", "chart", "dtype", *SELECTED]
+        )
     kept = found.reindex(columns=list(NAMES)).reset_index(drop=True)  # runs from before model.chart lack it
     values = kept.rename(columns=NAMES).join(kept[SELECTED]).astype({"dim": int, "seed": int})
     values["chance_loss"] = chance_losses(found).to_numpy()
