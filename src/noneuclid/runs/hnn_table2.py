@@ -14,6 +14,7 @@ from noneuclid.runs import lookup, select
 
 SWEEP = sweep_params("hnn/table2")  # Table 2's embedding dimensions, subtrees and classifiers (model.geometry)
 DIMS, GEOMETRIES = tuple(int(d) for d in SWEEP["data.dim"]), tuple(SWEEP["model.geometry"])
+CHART = ("model.chart", "trainer.dtype")  # the hyperbolic MLR's chart and precision (report.hnn_table2_charts)
 TABLE2_PROTOCOL = (
     "data.natural_mix",
     "data.batch_size",
@@ -26,11 +27,9 @@ TABLE2_PROTOCOL = (
     "trainer.converge.patience",
     "trainer.converge.tol",
     "trainer.converge.after",
-    "model.chart",
-    "trainer.dtype",
+    *CHART,
 )  # what makes a Table 2 run today's (the Lorentz and float32 runs of experiment=hnn/table2 are not Table 2's)
 CELL = ["subtree", "dim", "geometry", "seed", "embedding"]  # a classifier run's cell, seed and embedding
-CHART = ("model.chart", "trainer.dtype")  # the hyperbolic MLR's chart and precision (report.hnn_table2_charts)
 SELECTED = [f"cfg.{key}" for key in (*SWEEP, "seed", *CHART)]  # the settings Table 2's tables and claims select by
 NAMES = {  # runs.csv -> a classifier value's column: cfg.data.subtree -> subtree, ..., final_test_f1 -> f1
     **{key: key.rsplit(".")[-1] for key in SELECTED},
@@ -76,16 +75,14 @@ def f1_values(runs: pd.DataFrame, protocols: dict | None = None) -> pd.DataFrame
     if protocols is not None:  # before the lookups: an earlier protocol's runs are many
         found = trained_with(found, protocols)
     if found.empty:
-        return pd.DataFrame(
-            columns=CELL + ["f1", "train_loss", "run", "chance_loss", "unstable", "chart", "dtype", *SELECTED]
-        )
+        return pd.DataFrame(columns=list(dict.fromkeys([*CELL, *NAMES.values(), "chance_loss", "unstable", *SELECTED])))
     kept = found.reindex(columns=list(NAMES)).reset_index(drop=True)  # runs from before model.chart lack it
     values = kept.rename(columns=NAMES).join(kept[SELECTED]).astype({"dim": int, "seed": int})
     values["chance_loss"] = chance_losses(found).to_numpy()
     rebound = found.get("train_loss_rebound", pd.Series(math.nan, index=found.index)).to_numpy(float)
     values["unstable"] = rebound >= values.chance_loss.to_numpy()
     values["embedding"] = [lookup.embedding_of(row) for _, row in found.iterrows()]
-    twice = values[values.duplicated([*CELL, "chart", "dtype"], keep=False)]
+    twice = values[values.duplicated([*CELL, *(NAMES[f"cfg.{key}"] for key in CHART)], keep=False)]
     if len(twice):  # e.g. classifiers of an earlier embedding of that dimension beside the current one's
         raise ValueError(
             f"several finished runs of one Table 2 cell, seed and embedding: {', '.join(twice.run)}; "
