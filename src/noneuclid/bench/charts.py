@@ -4,7 +4,12 @@ dimension 5, compiled) and an epoch of Table 2's hyperbolic MLR (bench.mlr's epo
 WordNet-sized random points, batches of 512), each in the Lorentz chart over the same on the Poincare
 ball, measured in the same run, at one thread (as the sweeps run) in this process's CPU seconds on a
 CPU (compare's process_time clock: other processes may keep the cores busy). The two are the same
-function (spaces.Lorentz): the ratio is the cost of the hyperboloid's arithmetic."""
+function (spaces.Lorentz): the ratio is the cost of the hyperboloid's arithmetic.
+
+Beside them, the train step of the model that Table 1's chart runs train (experiment=hnn/charts: the
+hyperbolic RNN with a Euclidean MLR, a stack of the 3 seeds, as those runs train), in float64 and
+float32, each chart over the ball in the same precision: what a run's train_seconds should show, a
+step per batch, on an idle core."""
 
 from __future__ import annotations
 
@@ -16,11 +21,13 @@ from noneuclid.bench import hyperbolic, mlr
 from noneuclid.bench.timing import compare
 
 CHARTS = ("poincare", "lorentz")
+TABLE1_STACK = 3  # the runs of one stack of experiment=hnn/charts: PREFIX-10's seeds 0-2
 
 
 def run(device: torch.device, batch: int = 64, repeats: int = 10, dtype=torch.float64, quick: bool = False) -> dict:
-    """Seconds per GRU train step and per MLR epoch in each chart, and their ratios lorentz / poincare;
-    quick: eager GRU steps (no torch.compile) and an MLR on 4,096 points."""
+    """Seconds per GRU train step, per MLR epoch and per train step of Table 1's chart runs (in float64
+    and float32) in each chart, and their ratios lorentz / poincare; quick: eager steps (no
+    torch.compile) and an MLR on 4,096 points."""
     nodes = 4096 if quick else mlr.NODES
     threads = torch.get_num_threads()
     torch.set_num_threads(1)  # as the sweeps run: one process per core
@@ -41,6 +48,10 @@ def run(device: torch.device, batch: int = 64, repeats: int = 10, dtype=torch.fl
         repeats=max(3, repeats // 3),
         clock=clock,
     )
+    table1 = {
+        str(precision).removeprefix("torch."): _table1_steps(device, precision, batch, not quick, repeats, clock)
+        for precision in (torch.float64, torch.float32)
+    }
     torch.set_num_threads(threads)
     return {
         "device": str(device),
@@ -52,7 +63,22 @@ def run(device: torch.device, batch: int = 64, repeats: int = 10, dtype=torch.fl
         "mlr_epoch_seconds": classifier,
         "gru_ratio": gru["lorentz"] / gru["poincare"],
         "mlr_ratio": classifier["lorentz"] / classifier["poincare"],
+        "table1_stack": TABLE1_STACK,
+        "table1_step_seconds": table1,
+        "table1_ratio": {precision: t["lorentz"] / t["poincare"] for precision, t in table1.items()},
     }
+
+
+def _table1_steps(device, dtype, batch: int, compile: bool, repeats: int, clock) -> dict[str, float]:
+    """Seconds per train step of Table 1's chart runs' model (hyperbolic RNN + Euclidean MLR, a stack of
+    TABLE1_STACK runs) in each chart, in `dtype`."""
+    steps = {
+        chart: hyperbolic.make_step(
+            "hyperbolic_eucl_mlr", device, dtype, batch, compile=compile, runs=TABLE1_STACK, chart=chart, cell="rnn"
+        )
+        for chart in CHARTS
+    }
+    return compare(steps, device, repeats=repeats, clock=clock)
 
 
 def describe(r: dict) -> str:
@@ -66,5 +92,11 @@ def describe(r: dict) -> str:
             f"lorentz {g['lorentz'] * 1e3:7.1f} ms, ratio {r['gru_ratio']:5.2f}",
             f"  hyperbolic MLR, epoch of {r['mlr_nodes']} points, one thread: "
             f"poincare {m['poincare']:6.2f} s, lorentz {m['lorentz']:6.2f} s, ratio {r['mlr_ratio']:5.2f}",
+            *(
+                f"  Table 1's chart runs (hyperbolic RNN + Eucl. MLR, {r['table1_stack']} runs stacked), train step, "
+                f"{precision}: poincare {t['poincare'] * 1e3:7.1f} ms, lorentz {t['lorentz'] * 1e3:7.1f} ms, "
+                f"ratio {r['table1_ratio'][precision]:5.2f}"
+                for precision, t in r["table1_step_seconds"].items()
+            ),
         ]
     )

@@ -26,15 +26,16 @@ def make_step(
     runs: int = 1,
     project_results: bool = True,
     chart: str = "poincare",
+    cell: str = "gru",
 ):
     """One optimizer step of a model of `runs` stacked runs on random PREFIX-like batches (hyperbolic
-    arithmetic in `chart`)."""
+    arithmetic in `chart`; `cell` rnn or gru)."""
     g = torch.Generator().manual_seed(0)
     tokens1, tokens2 = (torch.randint(1, 101, (runs, batch, 20), generator=g).to(device) for _ in range(2))
     lengths1, lengths2 = (torch.randint(1, 21, (runs, batch), generator=g).to(device) for _ in range(2))
     labels = torch.randint(0, 2, (runs, batch), generator=g).to(device)
     model = SentencePairModel(
-        101, "gru", geometry, compile=compile, runs=runs, project_results=project_results, chart=chart
+        101, cell, geometry, compile=compile, runs=runs, project_results=project_results, chart=chart
     ).to(device, dtype)
     opt = adam_rsgd(
         list(model.named_parameters()), lr=1e-3, betas=(0.9, 0.999), embedding_lr=0.1, ball_lr=0.01, clip_norm=1.0
