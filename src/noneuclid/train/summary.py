@@ -25,7 +25,8 @@ def _constrained(model) -> tuple[set, int]:
 
 def summarise(rows: list[dict], train_seconds: float, model, runs: int = 1) -> dict:
     """Final numbers of a run for summary.json (rows without train_loss are mid-epoch evaluations);
-    `runs` > 1 for a run trained in a stack of that many (train_seconds is then its share)."""
+    `runs` > 1 for a run trained in a stack of that many (train_seconds is then its share);
+    train_cpu_seconds: the CPU time of its epochs (None where an epoch, trained before it was logged, lacks it)."""
     evaluated = [r for r in rows if any(k.startswith("test_") for k in r)]
     evaluated_all = [r for r in rows if any(k.endswith("_nonfinite") for k in r)]
     rows = [r for r in rows if "train_loss" in r]
@@ -36,6 +37,9 @@ def summarise(rows: list[dict], train_seconds: float, model, runs: int = 1) -> d
         "final_train_loss": last["train_loss"],
         "min_train_loss": min(r["train_loss"] for r in rows),
         "train_seconds": train_seconds,
+        "train_cpu_seconds": sum(r["train_cpu_seconds"] for r in rows)
+        if all("train_cpu_seconds" in r for r in rows)
+        else None,
         "stacked_runs": runs,
         "seconds_per_epoch": train_seconds / len(rows),
         "median_seconds_per_epoch": statistics.median(r["train_seconds"] for r in rows),

@@ -273,17 +273,19 @@ def plateaued(losses: list[float], patience: int, tol: float, after: int = 0) ->
 
 
 def train_epoch(model, optimizer, task, epoch: int, bar, after_step=None) -> list[dict]:
-    """One pass over the training data; returns, per run, its wall time, the training loss over the
+    """One pass over the training data; returns, per run, its wall time and the process's CPU time (the
+    cost of the epoch where other processes share the cores: wall time then grows, CPU time does not),
+    the training loss over the
     epoch, loss.finish(mean over all its examples of the per-example term), as the model was at each
     step, and the number of steps whose gradient was not finite (their update is skipped and
     logged). after_step(epoch, global step) runs after every step (mid-epoch evaluation); its time
-    is not counted as training time. A stack's wall time is shared by its runs: each is given its
+    is not counted as training time. A stack's times are shared by its runs: each is given its
     share."""
     model.train()
     runs = getattr(task, "runs", 1)
     totals, count = torch.zeros(runs, dtype=torch.float64), torch.zeros(runs, dtype=torch.float64)
-    paused, skipped = 0.0, torch.zeros(runs, dtype=torch.long)
-    start = time.perf_counter()
+    paused, paused_cpu, skipped = 0.0, 0.0, torch.zeros(runs, dtype=torch.long)
+    start, start_cpu = time.perf_counter(), time.process_time()
     steps_before = epoch * task.steps_per_epoch()
     for step, batch in enumerate(task.batches(epoch)):
         sums = train_step(model, optimizer, task, batch, epoch, step, skipped)
@@ -292,14 +294,20 @@ def train_epoch(model, optimizer, task, epoch: int, bar, after_step=None) -> lis
         bar.update(1)
         bar.set_postfix(epoch=epoch + 1, loss=f"{float((sums / examples).mean()):.4f}", refresh=False)
         if after_step is not None:
-            pause = time.perf_counter()
+            pause, pause_cpu = time.perf_counter(), time.process_time()
             after_step(epoch, steps_before + step + 1)
-            paused += time.perf_counter() - pause
+            paused, paused_cpu = paused + time.perf_counter() - pause, paused_cpu + time.process_time() - pause_cpu
     if next(model.parameters()).is_cuda:
         torch.cuda.synchronize()
     seconds = (time.perf_counter() - start - paused) / runs
+    cpu_seconds = (time.process_time() - start_cpu - paused_cpu) / runs
     return [
-        {"train_loss": task.finish_loss(float(total / n_examples)), "train_seconds": seconds, "nonfinite_steps": int(n)}
+        {
+            "train_loss": task.finish_loss(float(total / n_examples)),
+            "train_seconds": seconds,
+            "train_cpu_seconds": cpu_seconds,
+            "nonfinite_steps": int(n),
+        }
         for total, n_examples, n in zip(totals, count, skipped)
     ]
 
