@@ -45,9 +45,12 @@ def prefix10_dev(runs: run_table.Runs, names: dict, out: Path, seed: int, title:
 def boundaries(points: pd.DataFrame, grid: pd.DataFrame, out: Path) -> None:
     """Per subtree, the 2-D ball with its points and each classifier's decision boundary, the zero contour
     of its column of `grid` (report.hnn_boundaries.GRID: x, y and a logit difference per classifier, NaN
-    outside the ball); the caption (.md) names each boundary outside the ball (no sign change inside it)."""
+    outside the ball); the caption (.md) names each classifier without a sign change on the grid (its boundary,
+    if any, in the rim beyond the grid's disc, where the embedding's points lie)."""
     xy = points[["x", "y"]].to_numpy()  # [nodes, 2]
     gx, gy = (grid.pivot(index="y", columns="x", values=axis).to_numpy() for axis in ("x", "y"))  # [rows, columns]
+    drawn = grid.drop(columns=["x", "y"]).notna().any(axis=1)  # the grid's points inside the ball
+    radius = f"{np.sqrt((grid.x**2 + grid.y**2)[drawn].max()):.4f}"  # the drawn disc's
     n = len(wordnet.SUBTREES)
     fig, axes = figures.plt.subplots(1, n, figsize=(4 * n, 4.4), constrained_layout=True)
     outside = []
@@ -63,7 +66,11 @@ def boundaries(points: pd.DataFrame, grid: pd.DataFrame, out: Path) -> None:
             inside = margin[~np.isnan(margin)]
             if not (inside > 0).any() or not (inside < 0).any():
                 side = "in" if (inside > 0).all() else "out of"
-                outside.append(text("boundary_outside", subtree=subtree, classifier=CLASSIFIERS[geometry], side=side))
+                outside.append(
+                    text(
+                        "boundary_outside", subtree=subtree, classifier=CLASSIFIERS[geometry], side=side, radius=radius
+                    )
+                )
             else:
                 ax.contour(gx, gy, margin, levels=[0], colors=COLORS[geometry], linewidths=1.2)
             ax.plot([], [], c=COLORS[geometry], label=CLASSIFIERS[geometry])
