@@ -272,10 +272,14 @@ def plateaued(losses: list[float], patience: int, tol: float, after: int = 0) ->
     return min(losses[-patience:]) >= best - tol * abs(best)
 
 
+def _clocks() -> tuple[float, float]:
+    """(wall-clock seconds, this process's CPU seconds), to subtract from a later reading."""
+    return time.perf_counter(), time.process_time()
+
+
 def train_epoch(model, optimizer, task, epoch: int, bar, after_step=None) -> list[dict]:
-    """One pass over the training data; returns, per run, its wall time and the process's CPU time (the
-    cost of the epoch where other processes share the cores: wall time then grows, CPU time does not),
-    the training loss over the
+    """One pass over the training data; returns, per run, its wall time and the process's CPU time (wall
+    time grows where other processes share the cores, CPU time does not), the training loss over the
     epoch, loss.finish(mean over all its examples of the per-example term), as the model was at each
     step, and the number of steps whose gradient was not finite (their update is skipped and
     logged). after_step(epoch, global step) runs after every step (mid-epoch evaluation); its time
@@ -284,8 +288,8 @@ def train_epoch(model, optimizer, task, epoch: int, bar, after_step=None) -> lis
     model.train()
     runs = getattr(task, "runs", 1)
     totals, count = torch.zeros(runs, dtype=torch.float64), torch.zeros(runs, dtype=torch.float64)
-    paused, paused_cpu, skipped = 0.0, 0.0, torch.zeros(runs, dtype=torch.long)
-    start, start_cpu = time.perf_counter(), time.process_time()
+    paused, skipped = (0.0, 0.0), torch.zeros(runs, dtype=torch.long)
+    start = _clocks()
     steps_before = epoch * task.steps_per_epoch()
     for step, batch in enumerate(task.batches(epoch)):
         sums = train_step(model, optimizer, task, batch, epoch, step, skipped)
@@ -294,13 +298,12 @@ def train_epoch(model, optimizer, task, epoch: int, bar, after_step=None) -> lis
         bar.update(1)
         bar.set_postfix(epoch=epoch + 1, loss=f"{float((sums / examples).mean()):.4f}", refresh=False)
         if after_step is not None:
-            pause, pause_cpu = time.perf_counter(), time.process_time()
+            pause = _clocks()
             after_step(epoch, steps_before + step + 1)
-            paused, paused_cpu = paused + time.perf_counter() - pause, paused_cpu + time.process_time() - pause_cpu
+            paused = tuple(p + now - then for p, now, then in zip(paused, _clocks(), pause))
     if next(model.parameters()).is_cuda:
         torch.cuda.synchronize()
-    seconds = (time.perf_counter() - start - paused) / runs
-    cpu_seconds = (time.process_time() - start_cpu - paused_cpu) / runs
+    seconds, cpu_seconds = ((now - then - p) / runs for now, then, p in zip(_clocks(), start, paused))
     return [
         {
             "train_loss": task.finish_loss(float(total / n_examples)),
