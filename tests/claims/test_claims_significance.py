@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import dataclasses
 import math
+import statistics
 
 import pytest
 
@@ -92,6 +93,30 @@ def test_holm_adjusts_over_a_claims_cells_and_keeps_the_cell_verdict():
     other = _claim(cells=1, delta=1e-9)
     alone = engine.adjusted([engine.judge(other, other.cells[0], a, b)])[0]  # a family of one: unchanged
     assert alone.verdict == engine.REPRODUCES and alone.p_adjusted == alone.p_value
+
+
+def test_seeds_to_decide_is_read_at_the_claims_adjusted_level():
+    claim, other = _claim(cells=3, delta=1e-9), _claim(cells=1, delta=1e-9)
+    a, b = [10.0, 11.0, 12.0, 11.5], [8.5, 9.5, 10.3, 10.0]  # decided alone, not among three cells
+    rows = engine.adjusted([engine.judge(claim, cell, a, b) for cell in claim.cells])
+    alone = engine.adjusted([engine.judge(other, other.cells[0], a, b)])[0]
+    assert math.isnan(alone.seeds_to_decide) and all(r.seeds_to_decide > 4 for r in rows)
+    n = int(rows[0].seeds_to_decide)  # at n seeds (same means and spreads) p < 0.05 / 3; at n - 1, not
+    spread = (statistics.stdev(a), statistics.stdev(b))
+    assert engine.seeds_to_decide(rows[0].difference, spread, 2, 0.05 / 3) == n
+    assert engine.seeds_to_decide(rows[0].difference, spread, 2, 0.05) < n
+
+
+def test_share_and_order_cells_get_their_seeds_at_the_adjusted_level_too():
+    claim = _claim(cells=8, relation="at_least", delta=0.5)
+    same = [0.0] * 6  # no run of either arm fails: decided alone at 6 seeds, at 9 among eight cells
+    rows = engine.adjusted([engine.judge_shares(claim, c, same, same) for c in claim.cells])
+    assert {(r.verdict_unadjusted, r.verdict, r.seeds_to_decide) for r in rows} == {
+        (engine.REPRODUCES, engine.CONSISTENT, 9.0)
+    }
+    paired = _claim(cells=4, delta=1e-9)
+    order = [engine.judge(paired, c, [2.0] * 6, [1.0] * 6, paired=True) for c in paired.cells]  # sign test
+    assert {r.seeds_to_decide for r in engine.adjusted(order)} == {8.0}  # 2 / 2^8 < 0.05 / 4 < 2 / 2^7
 
 
 def test_untestable_cells_are_left_out_of_the_family():

@@ -7,7 +7,7 @@ import math
 
 import pytest
 
-from noneuclid.claims.student import NORMAL975, t975
+from noneuclid.claims.student import NORMAL975, t975, t_quantile
 
 P = 0.975
 
@@ -55,3 +55,13 @@ def test_agrees_with_scipy():
     stats = pytest.importorskip("scipy.stats")
     for df in (0.5, 1, 1.0001, 1.3, 2.5, 4.7, 17.3, 100, 1e4, 2e5):
         assert t975(df) == pytest.approx(stats.t.ppf(P, df), rel=1e-10)
+
+
+def test_other_tails_agree_with_scipy():
+    stats = pytest.importorskip("scipy.stats")
+    for tail in (0.4, 0.05, 0.025 / 8, 1e-5):
+        for df in (1, 2.5, 9, 100, 1e4):
+            assert t_quantile(df, tail) == pytest.approx(stats.t.ppf(1 - tail, df), rel=1e-9)
+    assert t_quantile(7, 0.025) == t975(7)
+    with pytest.raises(ValueError, match="tail"):
+        t_quantile(3, 0.5)

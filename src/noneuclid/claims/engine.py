@@ -29,7 +29,10 @@ the adjusted level (the per-cell verdict kept as verdict_unadjusted): a claim of
 more often by chance than one of one cell.
 Where the cell is not decided, seeds_to_decide is the smallest n per arm whose interval, at the same
 difference and per-seed spread, would decide it by either test (inf when no number of seeds would: d = 0
-with no delta to reach, or beyond MAX_SEEDS).
+with no delta to reach, or beyond MAX_SEEDS). After `adjusted` it is read at the claim's level: the n at
+which the cell's own p would fall below alpha / m, m the claim's judged cells (Bonferroni's level, Holm's
+strictest step: a cell there is decided whatever the claim's other cells show), the (1 - alpha / m)
+interval in place of the 95 % one; a cell decided at its own level but not at the adjusted one gets one too.
 
 Zero width: where every seed gives the same value (each arm's, or the same paired difference), se = 0
 and the t-interval [d, d] measures no spread. Such a cell is judged instead by the exact test of the
@@ -69,11 +72,11 @@ import itertools
 import math
 import statistics
 from collections.abc import Mapping, Sequence
-from dataclasses import dataclass, replace
+from dataclasses import dataclass, field, replace
 
 from noneuclid.claims.data import AT_LEAST, BETTER_RELATION, ON_PAR, Cell, Claim
 from noneuclid.claims.significance import ALPHA, Spread, holm, newcombe
-from noneuclid.claims.student import t975, welch_df
+from noneuclid.claims.student import t975, t_quantile, welch_df
 
 VERDICTS = REPRODUCES, CONSISTENT, INCONCLUSIVE, CONTRADICTS, NOT_TESTABLE = (
     "reproduces",
@@ -103,6 +106,28 @@ BELOW_DELTA = "smaller than delta"  # better, reproduced by an effect below its 
 MAX_SEEDS = 100_000  # seeds_to_decide beyond this is reported as inf
 SHARES_MAX_SEEDS = 1_000  # the same for shares (judge_shares): a difference of two shares of a few seeds
 #                           is at least 1 / (n_a n_b), decided well before
+
+
+@dataclass(frozen=True)
+class Basis:
+    """What a cell's seeds_to_decide rests on: the cell, its kind of interval (INTERVALS), the difference d,
+    the per-seed spread (s_D, (s_a, s_b) for Welch, (p_a, p_b, sign) for shares) and the seeds it has per
+    arm (the fewer of its two arms'); with zero width, d and the interval alone (the exact order test)."""
+
+    cell: Cell
+    interval: str
+    d: float
+    spread: float | tuple[float, ...]
+    n: int
+    zero_width: bool = False
+
+    def seeds(self, alpha: float = ALPHA) -> float:
+        """The smallest n >= self.n per arm that would decide the cell at level alpha (module doc)."""
+        if self.zero_width:
+            return _order_seeds(self.cell, self.d, self.interval, self.n, alpha)
+        if self.interval == SHARES:
+            return _shares_seeds(self.cell, self.spread, self.n, alpha)
+        return _t_seeds(self.cell, self.d, self.spread, self.n, alpha)
 
 
 @dataclass(frozen=True)
@@ -151,6 +176,7 @@ class Verdict:
     rule_after_runs: bool = False  # rule_registered after runs_until,
     cpu_hours: float = math.nan  # the runs' training hours (train_seconds / 3600),
     hardware: str = ""  # and the machines they trained on
+    basis: Basis | None = field(default=None, compare=False, repr=False)  # seeds_to_decide's, at any level
 
 
 def judge(
@@ -180,9 +206,7 @@ def judge(
     d, n_min = test.d, min(len(a), len(b) or len(a))
     half, reason = (0.0, _zero_width_reason(cell, interval)) if test.kind == "order" else (t975(test.df) * test.se, "")
     verdict, p, p_delta = decided(cell, test)
-    seeds = math.nan
-    if verdict in (CONSISTENT, INCONCLUSIVE):
-        seeds = _order_seeds(cell, d, interval, n_min) if test.kind == "order" else _t_seeds(cell, d, spread, n_min)
+    basis = Basis(cell, interval, d, spread, n_min, zero_width=test.kind == "order")
     return _row(
         claim,
         cell,
@@ -192,7 +216,7 @@ def judge(
         (d, d - half, d + half),
         (p, p_delta),
         verdict,
-        seeds,
+        basis,
         reason,
         runs,
     )
@@ -254,23 +278,32 @@ def adjusted(rows: Sequence[Verdict]) -> list[Verdict]:
         family = [i for i, r in enumerate(rows) if r.claim == claim]
         ps = holm([rows[i].p_value for i in family])
         ps_delta = holm([rows[i].p_delta for i in family])
+        judged = sum(not math.isnan(rows[i].p_value) for i in family)
         for i, p, p_delta in zip(family, ps, ps_delta):
-            out[i] = _readjusted(rows[i], p, p_delta)
+            out[i] = _readjusted(rows[i], p, p_delta, judged)
     return [out[i] for i in range(len(rows))]
 
 
-def _readjusted(row: Verdict, p: float, p_delta: float) -> Verdict:
-    """One row at its adjusted p-values (module doc); a row not judged is left as it is."""
+def _readjusted(row: Verdict, p: float, p_delta: float, judged: int) -> Verdict:
+    """One row at its adjusted p-values, its seeds_to_decide at alpha / judged (module doc); a row not
+    judged is left as it is."""
     base = replace(row, verdict_unadjusted=row.verdict, p_adjusted=p, p_delta_adjusted=p_delta)
     if row.verdict == NOT_TESTABLE:
         return base
     verdict = classify(row.difference, p, p_delta, row.relation, row.delta)
+    seeds = _seeds_at(row.basis, verdict, ALPHA / max(judged, 1))
     notes = [row.reason] if row.reason else []
     if row.relation == BETTER_RELATION and verdict == CONTRADICTS and not p < ALPHA:
         notes.append(WITHIN_DELTA)
     elif row.relation == BETTER_RELATION and verdict == REPRODUCES and row.ci_high < row.delta:
         notes.append(BELOW_DELTA)
-    return replace(base, verdict=verdict, reason="; ".join(notes))
+    return replace(base, verdict=verdict, reason="; ".join(notes), seeds_to_decide=seeds)
+
+
+def _seeds_at(basis: Basis | None, verdict: str, alpha: float) -> float:
+    """seeds_to_decide of a cell with this verdict at level alpha: nan where it is decided or has no
+    seeds to add (an exact value)."""
+    return basis.seeds(alpha) if basis is not None and verdict in (CONSISTENT, INCONCLUSIVE) else math.nan
 
 
 def judged(
@@ -315,11 +348,9 @@ def judge_shares(
     d = sign * (p_a - p_b) + 0.0
     low, high = newcombe(p_a, len(a), p_b, len(b), sign)
     verdict, p, p_delta = decided(cell, Spread("shares", d, shares=(p_a, len(a), p_b, len(b), sign)))
-    seeds = math.nan
-    if verdict in (CONSISTENT, INCONCLUSIVE):
-        seeds = _shares_seeds(cell, (p_a, p_b, sign), min(len(a), len(b)))
+    basis = Basis(cell, SHARES, d, (p_a, p_b, sign), min(len(a), len(b)))
     return _row(
-        claim, cell, SHARES, (len(a), len(b)), (p_a, p_b), (d, low, high), (p, p_delta), verdict, seeds, "", runs
+        claim, cell, SHARES, (len(a), len(b)), (p_a, p_b), (d, low, high), (p, p_delta), verdict, basis, "", runs
     )
 
 
@@ -328,24 +359,24 @@ def _zero_width_reason(cell: Cell, interval: str) -> str:
     return text.format(same.format(a=cell.arms[0], b=cell.arms[-1]), test)
 
 
-def _order_seeds(cell: Cell, d: float, interval: str, n: int) -> float:
-    """The n >= n per arm from which the complete order the seeds show would decide the cell (inf where no
-    order would: d on the boundary of every test)."""
+def _order_seeds(cell: Cell, d: float, interval: str, n: int, alpha: float = ALPHA) -> float:
+    """The n >= n per arm from which the complete order the seeds show would decide the cell at level alpha
+    (inf where no order would: d on the boundary of every test)."""
     if decided(cell, Spread("order", d, order_p=0.0))[0] in (CONSISTENT, INCONCLUSIVE):
         return math.inf
-    return float(next(m for m in itertools.count(n) if _order_p(interval, m, m) < ALPHA))
+    return float(next(m for m in itertools.count(n) if _order_p(interval, m, m) < alpha))
 
 
-def _t_seeds(cell: Cell, d: float, spread: float | tuple[float, float], n: int) -> float:
-    """The smallest n per arm at which the t-interval, at the same difference and per-seed spread, would
-    decide the cell by either of its tests (module doc)."""
+def _t_seeds(cell: Cell, d: float, spread: float | tuple[float, float], n: int, alpha: float = ALPHA) -> float:
+    """The smallest n per arm at which the (1 - alpha) t-interval, at the same difference and per-seed
+    spread, would decide the cell by either of its tests (module doc)."""
     if cell.relation == ON_PAR:
         gaps = [abs(cell.delta - abs(d))]
     elif cell.relation == AT_LEAST:
         gaps = [abs(d + cell.delta)]
     else:
         gaps = [abs(d)] + ([cell.delta - abs(d)] if abs(d) < cell.delta else [])
-    return min(seeds_to_decide(gap, spread, n) for gap in gaps)
+    return min(seeds_to_decide(gap, spread, n, alpha) for gap in gaps)
 
 
 def _order_p(interval: str, n_a: int, n_b: int) -> float:
@@ -389,7 +420,7 @@ def _few(cell: Cell, a: list[float], b: list[float]) -> str:
 
 
 def _interval_decides(cell: Cell, low: float, high: float) -> bool:
-    """Whether a 95 % interval [low, high] decides the cell by either of its tests (module doc)."""
+    """Whether an interval [low, high] at the test's level decides the cell by either of its tests (module doc)."""
     delta = cell.delta
     inside, outside = -delta < low and high < delta, low > delta or high < -delta
     if cell.relation == ON_PAR:
@@ -398,13 +429,13 @@ def _interval_decides(cell: Cell, low: float, high: float) -> bool:
     return low > boundary or high < boundary or (cell.relation == BETTER_RELATION and inside)
 
 
-def _shares_seeds(cell: Cell, shares: tuple[float, float, float], at_least: int) -> float:
-    """The smallest n >= at_least per arm at which the interval at the shares p_a, p_b (sign: the
-    direction) decides the cell; inf where SHARES_MAX_SEEDS would not."""
+def _shares_seeds(cell: Cell, shares: tuple[float, float, float], at_least: int, alpha: float = ALPHA) -> float:
+    """The smallest n >= at_least per arm at which the (1 - alpha) interval at the shares p_a, p_b (sign:
+    the direction) decides the cell; inf where SHARES_MAX_SEEDS would not."""
     p_a, p_b, sign = shares
 
     def decides(n: int) -> bool:
-        return _interval_decides(cell, *newcombe(p_a, n, p_b, n, sign))
+        return _interval_decides(cell, *newcombe(p_a, n, p_b, n, sign, tail=alpha / 2))
 
     low, high = max(at_least, 2), SHARES_MAX_SEEDS
     if not decides(high):
@@ -422,17 +453,21 @@ def untestable(claim: Claim, cell: Cell, reason: str, n_a: int = 0, n_b: int = 0
     if not reason:
         raise ValueError(f"claim {claim.id!r}, cell {cell.name!r}: 'not testable here' needs a reason")
     nan = math.nan
-    return _row(claim, cell, "", (n_a, n_b), (nan, nan), (nan, nan, nan), (nan, nan), NOT_TESTABLE, nan, reason, runs)
+    return _row(claim, cell, "", (n_a, n_b), (nan, nan), (nan, nan, nan), (nan, nan), NOT_TESTABLE, None, reason, runs)
 
 
-def seeds_to_decide(gap: float, spread: float | tuple[float, float], at_least: int = 2) -> float:
-    """The smallest n >= at_least (>= 2) per arm at which the interval half-width falls below |gap|, the
-    distance of the observed difference from a test's boundary: t_{0.975,n-1} s_D / sqrt(n) for paired or
-    one-arm values (spread = s_D), Welch's with n in each arm for two (spread = (s_a, s_b)). inf when
-    gap = 0 or more than MAX_SEEDS would be needed. The half-width falls as n grows, so bisection finds it."""
+def seeds_to_decide(gap: float, spread: float | tuple[float, float], at_least: int = 2, alpha: float = ALPHA) -> float:
+    """The smallest n >= at_least (>= 2) per arm at which the (1 - alpha) interval's half-width falls below
+    |gap|, the distance of the observed difference from a test's boundary: t_{1-alpha/2,n-1} s_D / sqrt(n)
+    for paired or one-arm values (spread = s_D), Welch's with n in each arm for two (spread = (s_a, s_b)).
+    inf when gap = 0 or more than MAX_SEEDS would be needed. The half-width falls as n grows, so bisection
+    finds it."""
+    tail = alpha / 2
 
     def half(n: int) -> float:
-        return _paired_half(spread, n) if isinstance(spread, float) else _welch_half(spread[0], n, spread[1], n)
+        if isinstance(spread, float):
+            return _paired_half(spread, n, tail)
+        return _welch_half(spread[0], n, spread[1], n, tail)
 
     low, high = max(at_least, 2), MAX_SEEDS
     if gap == 0 or half(high) >= abs(gap):
@@ -445,15 +480,15 @@ def seeds_to_decide(gap: float, spread: float | tuple[float, float], at_least: i
     return float(high)
 
 
-def _paired_half(spread: float, n: int) -> float:
-    """t_{0.975, n-1} s / sqrt(n)."""
-    return t975(n - 1) * spread / math.sqrt(n)
+def _paired_half(spread: float, n: int, tail: float) -> float:
+    """t_{1-tail, n-1} s / sqrt(n)."""
+    return t_quantile(n - 1, tail) * spread / math.sqrt(n)
 
 
-def _welch_half(s_a: float, n_a: int, s_b: float, n_b: int) -> float:
-    """Welch's half-width t_{0.975, df} sqrt(s_a^2/n_a + s_b^2/n_b), df by Welch-Satterthwaite."""
+def _welch_half(s_a: float, n_a: int, s_b: float, n_b: int, tail: float) -> float:
+    """Welch's half-width t_{1-tail, df} sqrt(s_a^2/n_a + s_b^2/n_b), df by Welch-Satterthwaite."""
     va, vb = s_a**2 / n_a, s_b**2 / n_b
-    return t975(welch_df(va, n_a, vb, n_b)) * math.sqrt(va + vb)
+    return t_quantile(welch_df(va, n_a, vb, n_b), tail) * math.sqrt(va + vb)
 
 
 def _values(values: Sequence[float], where: str, arm: str) -> list[float]:
@@ -477,7 +512,7 @@ def _row(
     difference: tuple[float, float, float],
     p: tuple[float, float],
     verdict: str,
-    seeds: float,
+    basis: Basis | None,
     reason: str,
     runs: Sequence[str],
 ) -> Verdict:
@@ -505,13 +540,14 @@ def _row(
         *difference,
         *p,
         verdict,
-        seeds,
+        _seeds_at(basis, verdict, ALPHA),
         reason,
         *_paper(cell, cell.arms[0]),
         *_paper(cell, arm_b),
         paper,
         cell.paper_source,
         runs=tuple(runs),
+        basis=basis,
     )
 
 
@@ -541,7 +577,7 @@ def judge_exact(claim: Claim, cell: Cell, value: float, margin: float, runs: Seq
         (d, d - margin, d + margin),
         (p, p_delta),
         verdict,
-        math.nan,
+        None,
         "",
         runs,
     )

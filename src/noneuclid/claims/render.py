@@ -36,7 +36,9 @@ LEGEND_TEMPLATE = (
     "minus delta (on par); contradicts: it lies below 0 or below minus delta, or, for better, inside plus or "
     "minus delta (no effect as large as delta), or, for on par, wholly beyond delta; consistent: not decided, "
     "the difference on the claim's side; inconclusive: not decided, the difference on the other side; both say "
-    "about how many seeds per arm would decide at the same difference and spread ({caps}). Each test's p-value is "
+    "about how many seeds per arm would decide at the same difference and spread, at the claim's adjusted level "
+    "(the cell's p below 5 % over the number of the claim's judged cells, where Holm's method decides it whatever "
+    "the other cells show; {caps}). Each test's p-value is "
     "adjusted over the claim's cells by Holm's method and the verdict read at the adjusted 5 % level (p: adjusted, "
     "unadjusted); a verdict that the adjustment changed names its per-cell verdict. Where every seed gives the "
     "same value, the interval has zero width and the exact test of the order the seeds show decides instead "
@@ -58,7 +60,8 @@ INTERVALS = {  # engine.INTERVALS in words, for the legend
     ),
 }
 CAPS = f"searched up to {MAX_SEEDS:,} seeds per arm", f"up to {SHARES_MAX_SEEDS:,} for shares"  # t-intervals, shares
-CSV_COLUMNS = [f.name for f in fields(Verdict) if f.name not in ("paper", "label", "runs")]  # text repeats, names
+NOT_COLUMNS = ("paper", "label", "runs", "basis")  # text the other columns repeat, run names, the engine's basis
+CSV_COLUMNS = [f.name for f in fields(Verdict) if f.name not in NOT_COLUMNS]
 DISPLAY_COLUMNS = [
     "claim",
     "cell",

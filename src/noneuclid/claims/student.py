@@ -1,11 +1,11 @@
-"""The two-sided 95 % quantile of Student's t, t_{0.975, df}, at any real df > 0 (Welch's degrees of
-freedom are fractional): the one quantile every interval of the suite uses (the claims engine and the
-report's estimates). Pure Python; relative error under 1e-14 up to df = 1,000 and 1e-9 up to 1e7
-(lgamma's rounding at large df):
+"""The upper quantiles of Student's t at any real df > 0 (Welch's degrees of freedom are fractional):
+t_{0.975, df}, the one every interval of the suite uses (the claims engine and the report's estimates), and
+t_{1 - tail, df} at any tail (the engine's seeds to decide at a claim's adjusted level). Pure Python;
+relative error under 1e-14 up to df = 1,000 and 1e-9 up to 1e7 (lgamma's rounding at large df):
 
     upper tail   P(T > t) = I_x(df/2, 1/2) / 2 with x = df / (df + t^2), I the regularized incomplete
                  beta function, from its continued fraction (modified Lentz, as Numerical Recipes' betai)
-    quantile     the root of P(T > t) = 0.025 by Newton's method from the normal quantile: the tail is
+    quantile     the root of P(T > t) = tail by Newton's method from the normal quantile: the tail is
                  convex and decreasing for t > 0 and the root lies above the normal's, so the steps rise
                  to it and never overshoot
     df = inf     the normal's quantile
@@ -24,17 +24,24 @@ EPS = 1e-15
 
 def t975(df: float) -> float:
     """t_{0.975, df} for any real df > 0 (module doc)."""
+    return t_quantile(df, TAIL)
+
+
+def t_quantile(df: float, tail: float) -> float:
+    """t_{1 - tail, df}, the t with P(T > t) = tail, for any real df > 0 and 0 < tail < 1/2 (module doc)."""
     if not df > 0:
         raise ValueError(f"Student's t needs degrees of freedom > 0, not {df}")
+    if not 0 < tail < 0.5:
+        raise ValueError(f"an upper quantile of Student's t needs 0 < tail < 1/2, not {tail}")
+    t = NormalDist().inv_cdf(1 - tail)
     if math.isinf(df):
-        return NORMAL975
-    t = NORMAL975
+        return t
     for _ in range(STEPS):
-        step = (upper_tail(t, df) - TAIL) / density(t, df)
+        step = (upper_tail(t, df) - tail) / density(t, df)
         t += step
         if step <= EPS * t:
             return t
-    raise ArithmeticError(f"t_0.975 at df = {df}: Newton's method did not converge")
+    raise ArithmeticError(f"t_{{1 - {tail:g}}} at df = {df}: Newton's method did not converge")
 
 
 def welch_df(var_a: float, n_a: int, var_b: float, n_b: int) -> float:
