@@ -121,13 +121,15 @@ class Basis:
     n: int
     zero_width: bool = False
 
-    def seeds(self, alpha: float = ALPHA) -> float:
-        """The smallest n >= self.n per arm that would decide the cell at level alpha (module doc)."""
+    def seeds(self, alpha: float = ALPHA, up_to: int | None = None) -> float:
+        """The smallest n >= self.n per arm that would decide the cell at level alpha (module doc); inf
+        beyond up_to (MAX_SEEDS, SHARES_MAX_SEEDS for shares)."""
         if self.zero_width:
-            return _order_seeds(self.cell, self.d, self.interval, self.n, alpha)
+            seeds = _order_seeds(self.cell, self.d, self.interval, self.n, alpha)
+            return seeds if up_to is None or seeds <= up_to else math.inf
         if self.interval == SHARES:
-            return _shares_seeds(self.cell, self.spread, self.n, alpha)
-        return _t_seeds(self.cell, self.d, self.spread, self.n, alpha)
+            return _shares_seeds(self.cell, self.spread, self.n, alpha, up_to or SHARES_MAX_SEEDS)
+        return _t_seeds(self.cell, self.d, self.spread, self.n, alpha, up_to or MAX_SEEDS)
 
 
 @dataclass(frozen=True)
@@ -367,16 +369,18 @@ def _order_seeds(cell: Cell, d: float, interval: str, n: int, alpha: float = ALP
     return float(next(m for m in itertools.count(n) if _order_p(interval, m, m) < alpha))
 
 
-def _t_seeds(cell: Cell, d: float, spread: float | tuple[float, float], n: int, alpha: float = ALPHA) -> float:
+def _t_seeds(
+    cell: Cell, d: float, spread: float | tuple[float, float], n: int, alpha: float = ALPHA, up_to: int = MAX_SEEDS
+) -> float:
     """The smallest n per arm at which the (1 - alpha) t-interval, at the same difference and per-seed
-    spread, would decide the cell by either of its tests (module doc)."""
+    spread, would decide the cell by either of its tests (module doc); inf beyond up_to."""
     if cell.relation == ON_PAR:
         gaps = [abs(cell.delta - abs(d))]
     elif cell.relation == AT_LEAST:
         gaps = [abs(d + cell.delta)]
     else:
         gaps = [abs(d)] + ([cell.delta - abs(d)] if abs(d) < cell.delta else [])
-    return min(seeds_to_decide(gap, spread, n, alpha) for gap in gaps)
+    return min(seeds_to_decide(gap, spread, n, alpha, up_to) for gap in gaps)
 
 
 def _order_p(interval: str, n_a: int, n_b: int) -> float:
@@ -429,16 +433,18 @@ def _interval_decides(cell: Cell, low: float, high: float) -> bool:
     return low > boundary or high < boundary or (cell.relation == BETTER_RELATION and inside)
 
 
-def _shares_seeds(cell: Cell, shares: tuple[float, float, float], at_least: int, alpha: float = ALPHA) -> float:
+def _shares_seeds(
+    cell: Cell, shares: tuple[float, float, float], at_least: int, alpha: float = ALPHA, up_to: int = SHARES_MAX_SEEDS
+) -> float:
     """The smallest n >= at_least per arm at which the (1 - alpha) interval at the shares p_a, p_b (sign:
-    the direction) decides the cell; inf where SHARES_MAX_SEEDS would not."""
+    the direction) decides the cell; inf where up_to seeds would not."""
     p_a, p_b, sign = shares
 
     def decides(n: int) -> bool:
         return _interval_decides(cell, *newcombe(p_a, n, p_b, n, sign, tail=alpha / 2))
 
-    low, high = max(at_least, 2), SHARES_MAX_SEEDS
-    if not decides(high):
+    low, high = max(at_least, 2), up_to
+    if high < low or not decides(high):
         return math.inf
     if decides(low):
         return float(low)
@@ -456,11 +462,13 @@ def untestable(claim: Claim, cell: Cell, reason: str, n_a: int = 0, n_b: int = 0
     return _row(claim, cell, "", (n_a, n_b), (nan, nan), (nan, nan, nan), (nan, nan), NOT_TESTABLE, None, reason, runs)
 
 
-def seeds_to_decide(gap: float, spread: float | tuple[float, float], at_least: int = 2, alpha: float = ALPHA) -> float:
+def seeds_to_decide(
+    gap: float, spread: float | tuple[float, float], at_least: int = 2, alpha: float = ALPHA, up_to: int = MAX_SEEDS
+) -> float:
     """The smallest n >= at_least (>= 2) per arm at which the (1 - alpha) interval's half-width falls below
     |gap|, the distance of the observed difference from a test's boundary: t_{1-alpha/2,n-1} s_D / sqrt(n)
     for paired or one-arm values (spread = s_D), Welch's with n in each arm for two (spread = (s_a, s_b)).
-    inf when gap = 0 or more than MAX_SEEDS would be needed. The half-width falls as n grows, so bisection
+    inf when gap = 0 or more than up_to would be needed. The half-width falls as n grows, so bisection
     finds it."""
     tail = alpha / 2
 
@@ -469,8 +477,8 @@ def seeds_to_decide(gap: float, spread: float | tuple[float, float], at_least: i
             return _paired_half(spread, n, tail)
         return _welch_half(spread[0], n, spread[1], n, tail)
 
-    low, high = max(at_least, 2), MAX_SEEDS
-    if gap == 0 or half(high) >= abs(gap):
+    low, high = max(at_least, 2), up_to
+    if gap == 0 or high < low or half(high) >= abs(gap):
         return math.inf
     if half(low) < abs(gap):
         return float(low)
