@@ -75,7 +75,11 @@ def test_the_committed_validation_holds_the_type_one_rate_and_the_power():
     assert (single.rate_decided_falsely <= 0.05 + single.apply(lambda r: _mc(0.05, r.cells), axis=1)).all()
     looked = rows[rows.look_up_to > 0]  # two looks, each at 5 %: the union bound, 2.5 % a look per tail
     assert set(looked.kind) == {k for k, _ in validation.LOOKS}
-    assert (looked.rate_decided_falsely <= 0.05 + looked.apply(lambda r: _mc(0.05, r.cells), axis=1)).all()
+    for row in looked.itertuples():  # a false "reproduces" within 5 %; at a boundary both decisions are false
+        setting = validation.Setting(row.kind, row.relation, row.n, row.difference_in_delta)
+        if validation._false(engine.REPRODUCES, setting):
+            assert row.rate_reproduces <= 0.05 + _mc(0.05, row.cells), row
+        assert row.rate_decided_falsely <= 0.10 + _mc(0.10, row.cells), row
 
 
 @pytest.mark.parametrize("kind, n", [(engine.WELCH, 3), (engine.PAIRED, 6), (engine.ONE_ARM, 10), (engine.SHARES, 6)])
