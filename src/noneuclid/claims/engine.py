@@ -68,7 +68,6 @@ than that rounding. Same verdicts; seeds_to_decide nan (no seeds to add).
 
 from __future__ import annotations
 
-import itertools
 import math
 import statistics
 from collections.abc import Mapping, Sequence
@@ -125,8 +124,7 @@ class Basis:
         """The smallest n >= self.n per arm that would decide the cell at level alpha (module doc); inf
         beyond up_to (MAX_SEEDS, SHARES_MAX_SEEDS for shares)."""
         if self.zero_width:
-            seeds = _order_seeds(self.cell, self.d, self.interval, self.n, alpha)
-            return seeds if up_to is None or seeds <= up_to else math.inf
+            return _order_seeds(self.cell, self.d, self.interval, self.n, alpha, up_to or MAX_SEEDS)
         if self.interval == SHARES:
             return _shares_seeds(self.cell, self.spread, self.n, alpha, up_to or SHARES_MAX_SEEDS)
         return _t_seeds(self.cell, self.d, self.spread, self.n, alpha, up_to or MAX_SEEDS)
@@ -293,7 +291,7 @@ def _readjusted(row: Verdict, p: float, p_delta: float, judged: int) -> Verdict:
     if row.verdict == NOT_TESTABLE:
         return base
     verdict = classify(row.difference, p, p_delta, row.relation, row.delta)
-    seeds = _seeds_at(row.basis, verdict, ALPHA / max(judged, 1))
+    seeds = row.seeds_to_decide if judged <= 1 else _seeds_at(row.basis, verdict, ALPHA / judged)  # 1: as judged
     notes = [row.reason] if row.reason else []
     if row.relation == BETTER_RELATION and verdict == CONTRADICTS and not p < ALPHA:
         notes.append(WITHIN_DELTA)
@@ -361,12 +359,12 @@ def _zero_width_reason(cell: Cell, interval: str) -> str:
     return text.format(same.format(a=cell.arms[0], b=cell.arms[-1]), test)
 
 
-def _order_seeds(cell: Cell, d: float, interval: str, n: int, alpha: float = ALPHA) -> float:
+def _order_seeds(cell: Cell, d: float, interval: str, n: int, alpha: float = ALPHA, up_to: int = MAX_SEEDS) -> float:
     """The n >= n per arm from which the complete order the seeds show would decide the cell at level alpha
-    (inf where no order would: d on the boundary of every test)."""
+    (inf where no order would: d on the boundary of every test, or none up to up_to)."""
     if decided(cell, Spread("order", d, order_p=0.0))[0] in (CONSISTENT, INCONCLUSIVE):
         return math.inf
-    return float(next(m for m in itertools.count(n) if _order_p(interval, m, m) < alpha))
+    return float(next((m for m in range(n, up_to + 1) if _order_p(interval, m, m) < alpha), math.inf))
 
 
 def _t_seeds(
