@@ -1,18 +1,27 @@
 """python -m noneuclid.claims register [paper ...]: register the current rules of the papers' claims (every
 paper's by default) in claims/registered.csv, with HEAD and today's date, before their runs are trained;
-commit the claims files first, and the register after."""
+commit the claims files first, and the register after.
+
+python -m noneuclid.claims next [--results results] [--kind paper|ours] [--up-to N]: the undecided cells
+that at most N more seeds per arm would decide, cheapest first (claims/plan.py)."""
 
 import argparse
 import sys
+from pathlib import Path
 
-from noneuclid.claims import data, ledger
+from noneuclid.claims import data, ledger, plan
 
 
 def main(argv=None) -> int:
     parser = argparse.ArgumentParser(prog="python -m noneuclid.claims", description=__doc__)
-    parser.add_argument("command", choices=["register"])
-    parser.add_argument("papers", nargs="*", help=f"default: every paper ({', '.join(data.papers())})")
+    parser.add_argument("command", choices=["register", "next"])
+    parser.add_argument("papers", nargs="*", help=f"register: default every paper ({', '.join(data.papers())})")
+    parser.add_argument("--results", type=Path, default=Path("results"), help="next: the results folder")
+    parser.add_argument("--kind", choices=data.KINDS, default="paper", help="next: the paper's claims or ours")
+    parser.add_argument("--up-to", type=int, default=plan.LOOK_UP_TO, help="next: seeds per arm at most")
     args = parser.parse_args(sys.argv[1:] if argv is None else argv)
+    if args.command == "next":
+        return next_seeds(args.results, args.kind, args.up_to)
     unknown = sorted(set(args.papers) - set(data.papers()))
     if unknown:
         parser.error(f"no claims file for {unknown}; the papers: {data.papers()}")
@@ -24,6 +33,21 @@ def main(argv=None) -> int:
     for row in new:
         print(f"registered {row['paper']} {row['claim']} {row['rule_hash']} at {row['commit']}")
     print(f"{len(new)} rules registered in {ledger.LEDGER}" if new else "every rule is registered already")
+    return 0
+
+
+def next_seeds(results: Path, kind: str, up_to: int) -> int:
+    """Print plan.next_seeds of the kind's cells under results as Markdown, after the share decided."""
+    cells = plan.read(results)
+    cells = cells[cells.kind == kind]
+    if cells.empty:
+        print(f"error: no claims tables with {kind} cells under {results}/<paper>/<profile>/", file=sys.stderr)
+        return 2
+    decided, total = plan.decided_share(cells)
+    todo = plan.next_seeds(cells, up_to)
+    print(f"{kind} cells decided: {decided} of {total} ({decided / total:.1%}); at most {up_to} seeds per arm would")
+    print(f"decide {len(todo)} more (hours_to_add: the train time of the runs each cell reads now, per run):\n")
+    print(todo.to_markdown(index=False) if len(todo) else "(none)")
     return 0
 
 
