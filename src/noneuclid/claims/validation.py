@@ -14,11 +14,13 @@ at true differences D in {0, +-delta/2, +-delta, +-2 delta}. A claim of several 
 adjustment: `family` cells of one claim, every one at D = 0 (better) or D = +-delta (on_par), and the
 rate at which any of them decides falsely (the family-wise error).
 
-A second look, our practice of adding seeds to undecided cells: a cell judged at n seeds that is left
-undecided with seeds_to_decide at most LOOK_UP_TO gets that many seeds per arm (n of them the first look's)
-and is judged again, once (rows with look_up_to > 0; Welch at 3 seeds, shares at 6). Each look is a test at
-5 %, so a false "reproduces" over both stays below 2.5 % + 2.5 % = 5 % (the union bound), while a look
-fixed in advance keeps 2.5 %.
+Further looks, our practice of adding seeds to undecided cells: a cell judged at n seeds that is left
+undecided with seeds_to_decide at most LOOK_UP_TO gets that many seeds per arm (n of them the earlier
+looks') and is judged again; rows with looks = 2 (once, look_up_to > 0; Welch at 3 seeds, shares at 6) and
+looks = 3 (a second time where the second look left it undecided and seeds_to_decide, now from all its
+seeds, is still at most LOOK_UP_TO: 3 -> 6 -> 9, as some cells went over sessions). Each look is a test at
+5 %, so a false "reproduces" over k looks stays below k x 2.5 % (the union bound: 5 % for two, 7.5 % for
+three), while a look fixed in advance keeps 2.5 %.
 
 What a correct judge gives: at D = 0 a superiority cell reproduces in at most alpha / 2 = 2.5 % of cells
 (the 95 % interval lies above 0 by chance); an equivalence cell at D = +-delta reproduces in at most 2.5 %;
@@ -47,6 +49,7 @@ CELLS = {BETTER_RELATION: 2_000, ON_PAR: 1_000, AT_LEAST: 1_000}  # cells per (k
 FAMILY, FAMILIES = 8, 1_000  # cells of one simulated claim, claims simulated
 LOOK_UP_TO = 10  # a second look adds seeds where seeds_to_decide is at most this many per arm
 LOOKS = ((engine.WELCH, 3), (engine.SHARES, 6))  # (kind, seeds per arm at the first look)
+MORE_LOOKS = (2, 3)  # looks simulated in all (the first included)
 KINDS = (engine.WELCH, engine.PAIRED, engine.ONE_ARM, engine.SHARES)
 COLUMNS = [
     "kind",
@@ -54,6 +57,7 @@ COLUMNS = [
     "n",
     "family",
     "look_up_to",
+    "looks",
     "delta",
     "true_difference",
     "difference_in_delta",
@@ -86,15 +90,17 @@ def simulate(seed: int = 0, scale: float = 1.0) -> pd.DataFrame:
         setting = Setting(engine.WELCH, relation, SEEDS[0], difference)
         families = [_family(setting, rng) for _ in range(round(scale * FAMILIES))]
         rows.append(_row(setting, [_worst(f, setting) for f in families], FAMILY))
-    for kind, n in LOOKS:
-        for relation, cells in CELLS.items():
-            for difference in DIFFERENCES:
-                setting = Setting(kind, relation, n, difference)
-                rows.append(_row(setting, [_looked(setting, rng) for _ in range(round(scale * cells))], 1, LOOK_UP_TO))
+    for looks in MORE_LOOKS:
+        for kind, n in LOOKS:
+            for relation, cells in CELLS.items():
+                for difference in DIFFERENCES:
+                    setting = Setting(kind, relation, n, difference)
+                    verdicts = [_looked(setting, rng, looks) for _ in range(round(scale * cells))]
+                    rows.append(_row(setting, verdicts, 1, looks))
     return pd.DataFrame(rows, columns=COLUMNS)
 
 
-def _row(setting: Setting, verdicts: list[str], family: int, look_up_to: int = 0) -> dict:
+def _row(setting: Setting, verdicts: list[str], family: int, looks: int = 1) -> dict:
     delta = SHARE_DELTA if setting.kind == engine.SHARES else T_DELTA
     counts = {v: verdicts.count(v) / len(verdicts) for v in engine.VERDICTS[:4]}
     wrong = sum(_false(v, setting) for v in verdicts) / len(verdicts)
@@ -103,7 +109,8 @@ def _row(setting: Setting, verdicts: list[str], family: int, look_up_to: int = 0
         "relation": setting.relation,
         "n": setting.n,
         "family": family,
-        "look_up_to": look_up_to,
+        "look_up_to": LOOK_UP_TO if looks > 1 else 0,
+        "looks": looks,
         "delta": delta,
         "true_difference": setting.difference * delta,
         "difference_in_delta": setting.difference,
@@ -155,17 +162,21 @@ def _one(setting: Setting, rng: random.Random) -> str:
     return _judged(setting, *_draw(setting, rng))[1][0]
 
 
-def _looked(setting: Setting, rng: random.Random) -> str:
-    """The verdict of one simulated cell after a second look (module doc)."""
+def _looked(setting: Setting, rng: random.Random, looks: int = 2) -> str:
+    """The verdict of one simulated cell after at most `looks` looks, seeds added before each but the first
+    (module doc)."""
     a, b = _draw(setting, rng)
     verdict = _judged(setting, a, b)[1][0]
-    if verdict not in (engine.CONSISTENT, engine.INCONCLUSIVE):
-        return verdict
-    more = _seeds(setting, a, b)
-    if not more <= LOOK_UP_TO:
-        return verdict
-    extra_a, extra_b = _draw(replace(setting, n=int(more) - setting.n), rng)
-    return _judged(replace(setting, n=int(more)), a + extra_a, b + extra_b)[1][0]
+    for _ in range(looks - 1):
+        if verdict not in (engine.CONSISTENT, engine.INCONCLUSIVE):
+            break
+        more = _seeds(setting, a, b)
+        if not setting.n < more <= LOOK_UP_TO:
+            break
+        extra_a, extra_b = _draw(replace(setting, n=int(more) - setting.n), rng)
+        setting, a, b = replace(setting, n=int(more)), a + extra_a, b + extra_b
+        verdict = _judged(setting, a, b)[1][0]
+    return verdict
 
 
 def _seeds(setting: Setting, a: list[float], b: list[float]) -> float:

@@ -43,16 +43,16 @@ def float32_atlas(table: pd.DataFrame, stem: Path, threshold: float) -> None:
 
 def power(rows: pd.DataFrame, stem: Path) -> None:
     """stem.png and .pdf: per kind of interval, the share of validation.csv's single superiority cells that
-    reproduce (solid) and contradict (dashed) by true difference, one line per seeds per arm (and per second
-    look: seeds added where the first left the cell undecided)."""
+    reproduce (solid) and contradict (dashed) by true difference, one line per seeds per arm (and per number
+    of looks: seeds added where the look before left the cell undecided)."""
     cells = rows[(rows.relation == "better") & (rows.family == 1)]
     kinds = list(dict.fromkeys(cells.kind))
-    colors = {key: f"C{i}" for i, key in enumerate(sorted(set(zip(cells.n, cells.look_up_to))))}  # same in every panel
+    colors = {key: f"C{i}" for i, key in enumerate(sorted(set(zip(cells.n, cells.looks))))}  # same in every panel
     with axes(stem, (3.2 * len(kinds), 3.2), 1, len(kinds), sharey=True) as grid:
         for ax, kind in zip(grid, kinds):
-            for (n, look), g in cells[cells.kind == kind].groupby(["n", "look_up_to"]):
-                g, label = g.sort_values("difference_in_delta"), f"n = {n}" + (f", then <= {look}" if look else "")
-                color = colors[n, look]
+            for (n, looks, up_to), g in cells[cells.kind == kind].groupby(["n", "looks", "look_up_to"]):
+                label = f"n = {n}" + (f", {looks} looks up to {up_to}" if looks > 1 else "")
+                g, color = g.sort_values("difference_in_delta"), colors[n, looks]
                 ax.plot(g.difference_in_delta, g.rate_reproduces, color=color, marker="o", ms=3, label=label)
                 ax.plot(g.difference_in_delta, g.rate_contradicts, color=color, ls="--", marker="x", ms=3)
             ax.axhline(0.025, color="grey", lw=0.8, ls=":")
