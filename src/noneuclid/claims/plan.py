@@ -1,5 +1,5 @@
 """Which undecided cells more seeds would decide, and what the seeds cost: the validated practice of
-claims/validation.py (one more look, at most LOOK_UP_TO seeds per arm, where seeds_to_decide says so)
+claims/validation.py (a further look at up to LOOK_UP_TO seeds per arm, where seeds_to_decide says so)
 as a list to work from.
 
     python -m noneuclid.claims next [--results results] [--kind paper] [--up-to 10]
