@@ -64,7 +64,7 @@ def _parser() -> argparse.ArgumentParser:
         type=retraction_seeds,
         default=None,
         metavar="RETRACTION=SEEDS",
-        help="drift: seeds per retraction (default: geodesic=0-4 cayley=0)",
+        help="drift: seeds per retraction (default: geodesic=0-6 cayley=0)",
     )
     parser.add_argument(
         "overrides",
