@@ -53,10 +53,10 @@ def test_named_runs_give_hours_machines_and_date(monkeypatch):
     assert row.runs_until.startswith("20") and row.rule_commit == "abc" and row.rule_after_runs is False
 
 
-def test_a_stacked_run_counts_its_share_of_its_stack(monkeypatch):
-    _registered(monkeypatch, "2000-01-01T00:00:00Z")
+def test_a_stacked_run_counts_its_train_seconds_which_are_its_share_of_its_stack(monkeypatch):
+    _registered(monkeypatch, "2000-01-01T00:00:00Z")  # train_epoch divides a stack's time by its runs
     (row,) = provenance.final([_row(["r0", "r1"])], _runs().assign(stacked_runs=[2, 2, 1]), "hnn")
-    assert row.cpu_hours == 0.75  # (3600 + 1800) / 2 seconds
+    assert row.cpu_hours == 1.5  # 3600 + 1800 seconds, not divided again
 
 
 def test_a_cell_without_named_runs_reads_those_its_settings_select(monkeypatch):

@@ -54,12 +54,11 @@ def _after(rule: ledger.Registration, since: str, row: Verdict) -> bool:
 
 
 def _hours(runs: pd.DataFrame) -> float:
-    """The runs' training time in hours, a stacked run's its share of its stack's (train_seconds is the
-    stack's: over stacked_runs); nan without runs or a train_seconds column."""
+    """The runs' training time in hours (a stacked run's train_seconds is already its share of its stack's:
+    train.trainer.train_epoch); nan without runs or a train_seconds column."""
     if not len(runs) or "train_seconds" not in runs:
         return math.nan
-    stacked = runs["stacked_runs"].fillna(1).clip(lower=1) if "stacked_runs" in runs else 1
-    return float((runs.train_seconds / stacked).sum() / 3600)
+    return float(runs.train_seconds.sum() / 3600)
 
 
 def _dates(runs: pd.DataFrame) -> tuple[str, str]:
