@@ -64,7 +64,9 @@ def _parser() -> argparse.ArgumentParser:
         type=retraction_seeds,
         default=None,
         metavar="RETRACTION=SEEDS",
-        help="drift: seeds per retraction (default: geodesic=0-6 cayley=0)",
+        help="drift: seeds per retraction (default: "
+        + " ".join(f"{r}={s[0]}" + (f"-{s[-1]}" if len(s) > 1 else "") for r, s in drift.SEEDS.items())
+        + ")",
     )
     parser.add_argument(
         "overrides",
