@@ -84,6 +84,7 @@ VERDICTS = REPRODUCES, CONSISTENT, INCONCLUSIVE, CONTRADICTS, NOT_TESTABLE = (
     "contradicts",
     "not testable here",
 )
+DECIDED = (REPRODUCES, CONTRADICTS)  # a cell's verdict is a decision (the share the README counts)
 INTERVALS = WELCH, PAIRED, ONE_ARM, SHARES, EXACT = (
     "Welch",
     "paired",

@@ -16,7 +16,7 @@ from pathlib import Path
 
 import pandas as pd
 
-from noneuclid.claims.engine import CONSISTENT, CONTRADICTS, INCONCLUSIVE, REPRODUCES
+from noneuclid.claims.engine import CONSISTENT, DECIDED, INCONCLUSIVE
 from noneuclid.claims.validation import LOOK_UP_TO
 
 COLUMNS = "file claim cell verdict n_a n_b seeds_to_decide runs_to_add hours_to_add hardware".split()
@@ -43,4 +43,4 @@ def next_seeds(cells: pd.DataFrame, up_to: int = LOOK_UP_TO) -> pd.DataFrame:
 
 def decided_share(cells: pd.DataFrame) -> tuple[int, int]:
     """(cells decided at the adjusted level, cells)."""
-    return int(cells.verdict.isin([REPRODUCES, CONTRADICTS]).sum()), len(cells)
+    return int(cells.verdict.isin(DECIDED).sum()), len(cells)

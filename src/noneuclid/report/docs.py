@@ -9,8 +9,8 @@ from pathlib import Path
 import pandas as pd
 
 from noneuclid import papers, prose
-from noneuclid.claims import data
-from noneuclid.claims.engine import CONTRADICTS, REPRODUCES, VERDICTS, Verdict
+from noneuclid.claims import data, plan
+from noneuclid.claims.engine import DECIDED, VERDICTS, Verdict
 from noneuclid.claims.render import CSV_COLUMNS, LEGEND, display
 
 WHOSE = {"paper": "the paper", "ours": "ours"}  # the digest's total row of each kind of claim (claims.data.KINDS)
@@ -50,7 +50,7 @@ def digest(folder: Path, paper: str) -> str | None:
     counts += [_tally(group, f"all of {WHOSE[kind]}") for kind, group in rows.groupby("kind")]
     decided = [
         display(Verdict(**{k: row[k] for k in CSV_COLUMNS}, paper=""))
-        for _, row in rows[rows.verdict.isin([REPRODUCES, CONTRADICTS])].iterrows()
+        for _, row in rows[rows.verdict.isin(DECIDED)].iterrows()
     ]
     columns = ["claim", "cell", "arms", "relation", "ours", "difference [95 % interval]", "verdict"]
     links = ", ".join(f"[{f.name[:-4]}.md]({f.name[:-4]}.md)" for f in files)
@@ -82,9 +82,8 @@ def status(results: Path) -> str:
     for folder in sorted(p for p in Path(results).glob("*/*") if any(p.glob("*claims.csv"))):
         where = {"paper": folder.parent.name, "profile": folder.name}
         for kind, group in read(folder).groupby("kind"):
-            counts = _counts(group)
-            decided = f"{(counts[REPRODUCES] + counts[CONTRADICTS]) / len(group):.0%}"
-            rows.append({**where, "claims": kind, **counts, "decided": decided})
+            done, cells = plan.decided_share(group)
+            rows.append({**where, "claims": kind, **_counts(group), "decided": f"{done / cells:.0%}"})
     return _markdown(pd.DataFrame(rows))
 
 
