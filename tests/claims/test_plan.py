@@ -4,6 +4,7 @@ each lacks and their cost, cheapest first; decided and far-off cells are left ou
 from __future__ import annotations
 
 import math
+import subprocess
 
 import pandas as pd
 
@@ -22,7 +23,7 @@ def _cells() -> pd.DataFrame:
         ("c", "no runs", "paper", "not testable here", 0, 0, math.nan, math.nan),
     ]
     columns = ["claim", "cell", "kind", "verdict", "n_a", "n_b", "seeds_to_decide", "cpu_hours"]
-    return pd.DataFrame(rows, columns=columns).assign(file="p/cpu/claims.csv", hardware="CPU (2 cores)")
+    return pd.DataFrame(rows, columns=columns).assign(file="p/cpu/claims.csv", hardware="CPU (2 cores)", looks=1)
 
 
 def test_lists_undecided_cells_within_reach_cheapest_first_with_the_runs_they_lack():
@@ -43,9 +44,46 @@ def test_decided_share_counts_reproduces_and_contradicts():
 def test_the_command_reads_every_claims_table_and_prints_the_plan(tmp_path, capsys):
     folder = tmp_path / "p" / "cpu"
     folder.mkdir(parents=True)
-    _cells().drop(columns="file").to_csv(folder / "claims.csv", index=False)
+    _cells().drop(columns=["file", "looks"]).to_csv(folder / "claims.csv", index=False)
+    assert main(["next", "--results", str(tmp_path)]) == 2
+    assert "not in a git clone" in capsys.readouterr().err
+    _git(tmp_path, "init", "-q")  # the working tree's tables alone: one look each
     assert main(["next", "--results", str(tmp_path)]) == 0
     out = capsys.readouterr().out
     assert "paper cells decided: 1 of 7 (14.3%)" in out and "| p/cpu/claims.csv" in out and "far" not in out
     assert main(["next", "--results", str(tmp_path), "--kind", "ours"]) == 2
     assert "no claims tables with ours cells" in capsys.readouterr().err
+
+
+def _git(path, *args):
+    subprocess.run(["git", "-C", str(path), *args], check=True, capture_output=True)
+
+
+def _commit_claims(results, n_a, n_b, verdict="consistent"):
+    table = results / "p" / "cpu" / "x_claims.csv"
+    table.parent.mkdir(parents=True, exist_ok=True)
+    row = ("c", "cell", "paper", verdict, n_a, n_b, 9.0, 0.5)
+    pd.DataFrame(
+        [row], columns=["claim", "cell", "kind", "verdict", "n_a", "n_b", "seeds_to_decide", "cpu_hours"]
+    ).to_csv(table, index=False)
+    _git(results, "add", "-A")
+    _git(results, "-c", "user.name=t", "-c", "user.email=t@t", "commit", "-qm", f"{n_a} {n_b}")
+
+
+def test_a_look_is_each_seed_count_a_cell_was_published_at_and_the_fourth_is_the_last(tmp_path):
+    _git(tmp_path, "init", "-q")
+    for n_a, n_b, verdict in (
+        (0, 0, "not testable here"),
+        (3, 3, "inconclusive"),
+        (3, 3, "consistent"),
+        (6, 3, "consistent"),
+        (6, 6, "consistent"),
+    ):
+        _commit_claims(tmp_path, n_a, n_b, verdict)  # no runs yet is no look; 3/3 again is the same look
+    cells = plan.read(tmp_path)
+    assert list(plan.looks(tmp_path, cells)) == [3]
+    _commit_claims(tmp_path, 9, 9)
+    cells = plan.read(tmp_path).assign(hardware="CPU")
+    assert list(plan.looks(tmp_path, cells)) == [plan.MAX_LOOKS]
+    assert plan.next_seeds(cells.assign(looks=plan.looks(tmp_path, cells))).empty  # another look is not validated
+    assert len(plan.next_seeds(cells.assign(looks=plan.MAX_LOOKS - 1))) == 1

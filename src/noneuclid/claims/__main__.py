@@ -3,7 +3,8 @@ paper's by default) in claims/registered.csv, with HEAD and today's date, before
 commit the claims files first, and the register after.
 
 python -m noneuclid.claims next [--results results] [--kind paper|ours] [--up-to N]: the undecided cells
-that at most N more seeds per arm would decide, cheapest first (claims/plan.py)."""
+that at most N more seeds per arm would decide and that another look keeps within the validated number of
+looks, cheapest first (claims/plan.py)."""
 
 import argparse
 import sys
@@ -44,11 +45,24 @@ def next_seeds(results: Path, kind: str, up_to: int) -> int:
         print(f"error: no claims tables with {kind} cells under {results}/<paper>/<profile>/", file=sys.stderr)
         return 2
     decided, total = plan.decided_share(cells)
+    try:
+        cells = cells.assign(looks=plan.looks(results, cells))
+    except LookupError as e:
+        print(f"error: {e}", file=sys.stderr)
+        return 2
     todo = plan.next_seeds(cells, up_to)
     print(f"{kind} cells decided: {decided} of {total} ({decided / total:.1%}); at most {up_to} seeds per arm would")
     print(f"decide {len(todo)} more (hours_to_add: the train time of the runs each cell reads now, per run):\n")
     print(todo.to_markdown(index=False) if len(todo) else "(none)")
+    spent = plan.next_seeds(cells.assign(looks=0), up_to).index.difference(todo.index)
+    if len(spent):
+        print(f"\nleft out, at their last validated look ({plan.MAX_LOOKS}): " + "; ".join(_named(cells.loc[spent])))
     return 0
+
+
+def _named(cells) -> list[str]:
+    """'claim: cell' of each row."""
+    return [f"{c.claim}: {c.cell}" for c in cells.itertuples()]
 
 
 if __name__ == "__main__":

@@ -8,18 +8,27 @@ A cell qualifies when its verdict is consistent or inconclusive and its seeds_to
 adjusted level) is at most up_to. Its cost: the runs it lacks (each arm up to seeds_to_decide; an arm
 against a bound has no runs) times the mean train time of the runs it reads now (cpu_hours / runs read);
 unknown (NaN) where the cell reads no training runs (an evaluation), listed last; on the hardware those runs
-were trained on (the hardware column)."""
+were trained on (the hardware column).
+
+A look is a verdict published at new seed counts: the distinct (n_a, n_b), n_a > 0, of a cell over the
+committed versions of its claims table (git history) and the working tree's; seeds added to an arm that
+several cells share are a look for each of them. The validation covers up to
+MAX_LOOKS looks, so a cell that has had MAX_LOOKS is left out: another look would leave what is validated."""
 
 from __future__ import annotations
 
+import io
+import subprocess
 from pathlib import Path
 
 import pandas as pd
 
 from noneuclid.claims.engine import CONSISTENT, DECIDED, INCONCLUSIVE
-from noneuclid.claims.validation import LOOK_UP_TO
+from noneuclid.claims.validation import LOOK_UP_TO, MORE_LOOKS
 
-COLUMNS = "file claim cell verdict n_a n_b seeds_to_decide runs_to_add hours_to_add hardware".split()
+MAX_LOOKS = max(MORE_LOOKS)
+KEY = ["file", "claim", "cell"]
+COLUMNS = "file claim cell verdict n_a n_b looks seeds_to_decide runs_to_add hours_to_add hardware".split()
 
 
 def read(results: Path) -> pd.DataFrame:
@@ -29,9 +38,46 @@ def read(results: Path) -> pd.DataFrame:
     return pd.concat(frames, ignore_index=True) if frames else pd.DataFrame(columns=["file", "kind", "verdict"])
 
 
+def looks(results: Path, cells: pd.DataFrame) -> pd.Series:
+    """Per row of `cells` (read from results): how many looks it has had (module doc), from git history."""
+    seen = {(*key, n_a, n_b) for key, n_a, n_b in zip(cells[KEY].itertuples(index=False), cells.n_a, cells.n_b)}
+    for table in _history(Path(results), sorted(set(cells.file))):
+        if {"n_a", "n_b", *KEY[1:]} <= set(table.columns):
+            seen |= set(table[KEY + ["n_a", "n_b"]].itertuples(index=False, name=None))
+    judged = pd.DataFrame(sorted(seen), columns=KEY + ["n_a", "n_b"]).query("n_a > 0")  # n_a = 0: no runs
+    counts = judged.groupby(KEY).size()
+    return pd.Series([counts.get(tuple(k), 0) for k in cells[KEY].itertuples(index=False)], index=cells.index)
+
+
+def _history(results: Path, files: list[str]) -> list[pd.DataFrame]:
+    """Every committed version of the claims tables `files` (relative to results), each with its file."""
+    git = ["git", "-C", str(results)]
+    if subprocess.run([*git, "rev-parse"], capture_output=True).returncode:
+        raise LookupError(f"{results} is not in a git clone: looks are counted over its claims tables' history")
+    specs = []
+    for file in files:
+        log = subprocess.run(
+            [*git, "log", "--diff-filter=ACMR", "--format=%H", "--", file], capture_output=True, text=True
+        )
+        specs += [(file, f"{commit}:./{file}") for commit in log.stdout.split()]
+    out = subprocess.run(
+        [*git, "cat-file", "--batch"], input="\n".join(s for _, s in specs).encode(), capture_output=True
+    )
+    tables, blob = [], out.stdout
+    for file, _ in specs:  # each object: b"<sha> blob <size>\n<content>\n"
+        header, blob = blob.split(b"\n", 1)
+        size = int(header.split()[2])
+        tables.append(pd.read_csv(io.BytesIO(blob[:size])).assign(file=file))
+        blob = blob[size + 1 :]
+    return tables
+
+
 def next_seeds(cells: pd.DataFrame, up_to: int = LOOK_UP_TO) -> pd.DataFrame:
-    """The undecided cells that at most up_to seeds per arm would decide, cheapest first (COLUMNS)."""
-    undecided = cells[cells.verdict.isin([CONSISTENT, INCONCLUSIVE]) & (cells.seeds_to_decide <= up_to)]
+    """The undecided cells that at most up_to seeds per arm would decide and that have had fewer than
+    MAX_LOOKS looks (a `looks` column), cheapest first (COLUMNS)."""
+    undecided = cells[
+        cells.verdict.isin([CONSISTENT, INCONCLUSIVE]) & (cells.seeds_to_decide <= up_to) & (cells.looks < MAX_LOOKS)
+    ]
     target = undecided.seeds_to_decide
     add_a = (target - undecided.n_a).clip(lower=0)
     add_b = (target - undecided.n_b).clip(lower=0).where(undecided.n_b > 0, 0)
