@@ -79,7 +79,7 @@ def test_a_look_is_each_seed_count_a_cell_was_published_at_and_the_fourth_is_the
         (6, 3, "consistent"),
         (6, 6, "consistent"),
     ):
-        _commit_claims(tmp_path, n_a, n_b, verdict)  # no runs yet is no look; 3/3 again is the same look
+        _commit_claims(tmp_path, n_a, n_b, verdict)  # not testable is no look; 3/3 again is the same look
     cells = plan.read(tmp_path)
     assert list(plan.looks(tmp_path, cells)) == [3]
     _commit_claims(tmp_path, 9, 9)

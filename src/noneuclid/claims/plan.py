@@ -10,9 +10,9 @@ against a bound has no runs) times the mean train time of the runs it reads now 
 unknown (NaN) where the cell reads no training runs (an evaluation), listed last; on the hardware those runs
 were trained on (the hardware column).
 
-A look is a verdict published at new seed counts: the distinct (n_a, n_b), n_a > 0, of a cell over the
-committed versions of its claims table (git history) and the working tree's; seeds added to an arm that
-several cells share are a look for each of them. The validation covers up to
+A look is a verdict published at new seed counts: the distinct (n_a, n_b) at which a cell was judged (any
+verdict but "not testable here") over the committed versions of its claims table (git history) and the
+working tree's; seeds added to an arm that several cells share are a look for each of them. The validation covers up to
 MAX_LOOKS looks, so a cell that has had MAX_LOOKS is left out: another look would leave what is validated."""
 
 from __future__ import annotations
@@ -23,7 +23,7 @@ from pathlib import Path
 
 import pandas as pd
 
-from noneuclid.claims.engine import CONSISTENT, DECIDED, INCONCLUSIVE
+from noneuclid.claims.engine import CONSISTENT, DECIDED, INCONCLUSIVE, NOT_TESTABLE
 from noneuclid.claims.validation import LOOK_UP_TO, MORE_LOOKS
 
 MAX_LOOKS = max(MORE_LOOKS)
@@ -40,11 +40,10 @@ def read(results: Path) -> pd.DataFrame:
 
 def looks(results: Path, cells: pd.DataFrame) -> pd.Series:
     """Per row of `cells` (read from results): how many looks it has had (module doc), from git history."""
-    seen = {(*key, n_a, n_b) for key, n_a, n_b in zip(cells[KEY].itertuples(index=False), cells.n_a, cells.n_b)}
-    for table in _history(Path(results), sorted(set(cells.file))):
-        if {"n_a", "n_b", *KEY[1:]} <= set(table.columns):
-            seen |= set(table[KEY + ["n_a", "n_b"]].itertuples(index=False, name=None))
-    judged = pd.DataFrame(sorted(seen), columns=KEY + ["n_a", "n_b"]).query("n_a > 0")  # n_a = 0: no runs
+    columns = KEY + ["n_a", "n_b", "verdict"]
+    tables = [t for t in _history(Path(results), sorted(set(cells.file))) if set(columns) <= set(t.columns)]
+    published = pd.concat([cells[columns], *(t[columns] for t in tables)])
+    judged = published[published.verdict != NOT_TESTABLE].drop_duplicates(KEY + ["n_a", "n_b"])
     counts = judged.groupby(KEY).size()
     return pd.Series([counts.get(tuple(k), 0) for k in cells[KEY].itertuples(index=False)], index=cells.index)
 
