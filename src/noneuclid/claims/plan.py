@@ -12,8 +12,9 @@ were trained on (the hardware column).
 
 A look is a verdict published at new seed counts: the distinct (n_a, n_b) at which a cell was judged (any
 verdict but "not testable here") over the committed versions of its claims table (git history) and the
-working tree's; seeds added to an arm that several cells share are a look for each of them. The validation covers up to
-MAX_LOOKS looks, so a cell that has had MAX_LOOKS is left out: another look would leave what is validated."""
+working tree's; seeds added to an arm that several cells share are a look for each of them. The validation
+covers up to MAX_LOOKS looks, so a cell that has had MAX_LOOKS is left out: another look would leave what is
+validated (a false decision after k looks: at most k x 2.5 %)."""
 
 from __future__ import annotations
 
