@@ -62,10 +62,9 @@ def _git(path, *args):
 def _commit_claims(results, n_a, n_b, verdict="consistent"):
     table = results / "p" / "cpu" / "x_claims.csv"
     table.parent.mkdir(parents=True, exist_ok=True)
-    row = ("c", "cell", "paper", verdict, n_a, n_b, 9.0, 0.5)
-    pd.DataFrame(
-        [row], columns=["claim", "cell", "kind", "verdict", "n_a", "n_b", "seeds_to_decide", "cpu_hours"]
-    ).to_csv(table, index=False)
+    row = ("c", "cell", "paper", verdict, n_a, n_b, 9.0, 0.5, "CPU")
+    columns = ["claim", "cell", "kind", "verdict", "n_a", "n_b", "seeds_to_decide", "cpu_hours", "hardware"]
+    pd.DataFrame([row], columns=columns).to_csv(table, index=False)
     _git(results, "add", "-A")
     _git(results, "-c", "user.name=t", "-c", "user.email=t@t", "commit", "-qm", f"{n_a} {n_b}")
 
@@ -83,7 +82,18 @@ def test_a_look_is_each_seed_count_a_cell_was_published_at_and_the_fourth_is_the
     cells = plan.read(tmp_path)
     assert list(plan.looks(tmp_path, cells)) == [3]
     _commit_claims(tmp_path, 9, 9)
-    cells = plan.read(tmp_path).assign(hardware="CPU")
+    cells = plan.read(tmp_path)
     assert list(plan.looks(tmp_path, cells)) == [plan.MAX_LOOKS]
     assert plan.next_seeds(cells.assign(looks=plan.looks(tmp_path, cells))).empty  # another look is not validated
     assert len(plan.next_seeds(cells.assign(looks=plan.MAX_LOOKS - 1))) == 1
+
+
+def test_the_command_names_a_cell_decided_after_more_looks_than_validated(tmp_path, capsys):
+    _git(tmp_path, "init", "-q")
+    for n in range(3, 3 + plan.MAX_LOOKS):
+        _commit_claims(tmp_path, n, n)
+    assert main(["next", "--results", str(tmp_path)]) == 0
+    assert "left out, at their last validated look" in capsys.readouterr().out
+    _commit_claims(tmp_path, 10, 10, "reproduces")
+    assert main(["next", "--results", str(tmp_path)]) == 0
+    assert f"decided after more than {plan.MAX_LOOKS} looks (beyond the validation): c: cell" in capsys.readouterr().out

@@ -11,6 +11,7 @@ import sys
 from pathlib import Path
 
 from noneuclid.claims import data, ledger, plan
+from noneuclid.claims.engine import DECIDED
 
 
 def main(argv=None) -> int:
@@ -57,6 +58,9 @@ def next_seeds(results: Path, kind: str, up_to: int) -> int:
     spent = plan.next_seeds(cells.assign(looks=0), up_to).index.difference(todo.index)
     if len(spent):
         print(f"\nleft out, at their last validated look ({plan.MAX_LOOKS}): " + "; ".join(_named(cells.loc[spent])))
+    beyond = cells[cells.verdict.isin(DECIDED) & (cells.looks > plan.MAX_LOOKS)]
+    if len(beyond):
+        print(f"\ndecided after more than {plan.MAX_LOOKS} looks (beyond the validation): " + "; ".join(_named(beyond)))
     return 0
 
 
