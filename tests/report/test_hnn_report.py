@@ -187,7 +187,22 @@ def test_the_dev_accuracy_figure_says_which_runs_it_draws(tmp_path, monkeypatch,
 
 def test_the_reports_seeds_are_table1s_seeds_that_have_runs():
     """Table 1's seeds (0, 1, 2) found among the runs, so that experiment=hnn/seeds' seeds (3-17) stay out
-    of Table 1; all three where no run is found."""
+    of the table; all three where no run is found."""
     assert hnn.table1_seeds(pd.DataFrame({"cfg.seed": [0, 3, 17]})) == (0,)
     assert hnn.table1_seeds(pd.DataFrame({"cfg.seed": [2, 0, 1, 5]})) == (0, 1, 2)
     assert hnn.table1_seeds(pd.DataFrame()) == (0, 1, 2)
+
+
+def test_the_table_reads_table1s_seeds_and_the_claims_every_seed(tmp_path):
+    """Table 1 is the paper's best of seeds 0-2; its claims read every seed trained at its settings (here 5),
+    unless --seeds names them."""
+    for model, accuracy in (("hyperbolic_gru_eucl_mlr", 0.9), ("euclidean_gru", 0.8)):
+        for seed in range(5):
+            _run(tmp_path / "runs", model, seed, accuracy, accuracy + seed / 100)
+    for seeds, judged in ((None, 5), ((0, 1, 2), 3)):
+        out = tmp_path / f"results-{judged}"
+        hnn.make(tmp_path / "runs", "smoke", out, seeds=seeds, overrides=DATA)
+        claims = pd.read_csv(out / "claims.csv").set_index("cell")
+        assert claims.loc["PREFIX-10, GRU", ["n_a", "n_b"]].tolist() == [judged, judged]
+        table = pd.read_csv(out / "table1.csv")
+        assert set(table.n[table.n > 0]) == {3}
