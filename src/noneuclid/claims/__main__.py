@@ -11,7 +11,6 @@ import sys
 from pathlib import Path
 
 from noneuclid.claims import data, ledger, plan
-from noneuclid.claims.engine import DECIDED
 
 
 def main(argv=None) -> int:
@@ -55,11 +54,9 @@ def next_seeds(results: Path, kind: str, up_to: int) -> int:
     print(f"{kind} cells decided: {decided} of {total} ({decided / total:.1%}); at most {up_to} seeds per arm would")
     print(f"decide {len(todo)} more (hours_to_add: the train time of the runs each cell reads now, per run):\n")
     print(todo.to_markdown(index=False) if len(todo) else "(none)")
-    spent = plan.next_seeds(cells.assign(looks=0), up_to).index.difference(todo.index)
-    if len(spent):
-        print(f"\nleft out, at their last validated look ({plan.MAX_LOOKS}): " + "; ".join(_named(cells.loc[spent])))
-    beyond = cells[cells.verdict.isin(DECIDED) & (cells.looks > plan.MAX_LOOKS)]
-    if len(beyond):
+    if len(spent := plan.left_out(cells, up_to)):
+        print(f"\nleft out, at their last validated look ({plan.MAX_LOOKS}): " + "; ".join(_named(spent)))
+    if len(beyond := plan.beyond_validation(cells)):
         print(f"\ndecided after more than {plan.MAX_LOOKS} looks (beyond the validation): " + "; ".join(_named(beyond)))
     return 0
 

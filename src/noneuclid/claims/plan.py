@@ -75,9 +75,7 @@ def _history(results: Path, files: list[str]) -> list[pd.DataFrame]:
 def next_seeds(cells: pd.DataFrame, up_to: int = LOOK_UP_TO) -> pd.DataFrame:
     """The undecided cells that at most up_to seeds per arm would decide and that have had fewer than
     MAX_LOOKS looks (a `looks` column), cheapest first (COLUMNS)."""
-    undecided = cells[
-        cells.verdict.isin([CONSISTENT, INCONCLUSIVE]) & (cells.seeds_to_decide <= up_to) & (cells.looks < MAX_LOOKS)
-    ]
+    undecided = cells[_within_reach(cells, up_to) & (cells.looks < MAX_LOOKS)]
     target = undecided.seeds_to_decide
     add_a = (target - undecided.n_a).clip(lower=0)
     add_b = (target - undecided.n_b).clip(lower=0).where(undecided.n_b > 0, 0)
@@ -85,6 +83,21 @@ def next_seeds(cells: pd.DataFrame, up_to: int = LOOK_UP_TO) -> pd.DataFrame:
     hours = runs * undecided.cpu_hours / (undecided.n_a + undecided.n_b)
     plan = undecided.assign(runs_to_add=runs, hours_to_add=hours.round(2))[COLUMNS]
     return plan.sort_values(["hours_to_add", "runs_to_add"], na_position="last", kind="stable")
+
+
+def left_out(cells: pd.DataFrame, up_to: int = LOOK_UP_TO) -> pd.DataFrame:
+    """The undecided cells that up_to seeds per arm would decide but that have had MAX_LOOKS looks."""
+    return cells[_within_reach(cells, up_to) & (cells.looks >= MAX_LOOKS)]
+
+
+def beyond_validation(cells: pd.DataFrame) -> pd.DataFrame:
+    """The decided cells judged after more than MAX_LOOKS looks."""
+    return cells[cells.verdict.isin(DECIDED) & (cells.looks > MAX_LOOKS)]
+
+
+def _within_reach(cells: pd.DataFrame, up_to: int) -> pd.Series:
+    """Undecided, and at most up_to seeds per arm would decide it."""
+    return cells.verdict.isin([CONSISTENT, INCONCLUSIVE]) & (cells.seeds_to_decide <= up_to)
 
 
 def decided_share(cells: pd.DataFrame) -> tuple[int, int]:
