@@ -23,7 +23,23 @@ def _cells() -> pd.DataFrame:
         ("c", "no runs", "paper", "not testable here", 0, 0, math.nan, math.nan),
     ]
     columns = ["claim", "cell", "kind", "verdict", "n_a", "n_b", "seeds_to_decide", "cpu_hours"]
-    return pd.DataFrame(rows, columns=columns).assign(file="p/cpu/claims.csv", hardware="CPU (2 cores)", looks=1)
+    cells = pd.DataFrame(rows, columns=columns).assign(file="p/cpu/claims.csv", hardware="CPU (2 cores)")
+    return cells.assign(interval="Welch", looks=1, max_looks=4)
+
+
+def _validation(results, rates: dict[tuple[str, int], float]) -> pd.DataFrame:
+    """A validation.csv of rows of single cells at the null of a superiority claim (D = 0), one per (kind,
+    looks) -> its rate of false "reproduces", written under results/engine/ (where results is given)."""
+    rows = [(kind, "better", 3, 1, looks, 0.0, rate) for (kind, looks), rate in rates.items()]
+    columns = ["kind", "relation", "n", "family", "looks", "difference_in_delta", "rate_reproduces"]
+    table = pd.DataFrame(rows, columns=columns)
+    if results is not None:
+        (results / "engine").mkdir(parents=True, exist_ok=True)
+        table.to_csv(results / plan.VALIDATION, index=False)
+    return table
+
+
+VALIDATED = {("Welch", 1): 0.02, ("Welch", 2): 0.04, ("Welch", 4): 0.045, ("Welch", 15): 0.08}  # Welch: 4
 
 
 def test_lists_undecided_cells_within_reach_cheapest_first_with_the_runs_they_lack():
@@ -35,6 +51,14 @@ def test_lists_undecided_cells_within_reach_cheapest_first_with_the_runs_they_la
     assert list(plan.next_seeds(_cells(), up_to=6).cell) == ["bound", "two arms"]
 
 
+def test_the_looks_validated_per_kind_stop_before_the_first_number_of_looks_over_the_rate():
+    rates = {**VALIDATED, ("shares", 1): 0.01, ("shares", 9): 0.03, ("paired", 1): 0.02, ("paired", 2): 0.06}
+    rates |= {("paired", 3): 0.04, ("one-arm", 1): 0.051}  # paired: 3 is within, but 2 is not before it
+    assert plan.validated_looks(_validation(None, rates)) == {"Welch": 4, "one-arm": 0, "paired": 1, "shares": 9}
+    cells = _cells().assign(interval=["Welch", "shares", "exact", None, "Welch", "Welch", None])
+    assert list(plan.max_looks(cells, {"Welch": 4, "shares": 9})) == [4, 9, 1, 1, 4, 4, 1]
+
+
 def test_decided_share_counts_reproduces_and_contradicts():
     cells = _cells()
     cells.loc[cells.cell == "far", "verdict"] = "contradicts"
@@ -44,13 +68,17 @@ def test_decided_share_counts_reproduces_and_contradicts():
 def test_the_command_reads_every_claims_table_and_prints_the_plan(tmp_path, capsys):
     folder = tmp_path / "p" / "cpu"
     folder.mkdir(parents=True)
-    _cells().drop(columns=["file", "looks"]).to_csv(folder / "claims.csv", index=False)
+    _cells().drop(columns=["file", "looks", "max_looks"]).to_csv(folder / "claims.csv", index=False)
+    assert main(["next", "--results", str(tmp_path)]) == 2
+    assert "engine-validation` writes it" in capsys.readouterr().err
+    _validation(tmp_path, VALIDATED)
     assert main(["next", "--results", str(tmp_path)]) == 2
     assert "not in a git clone" in capsys.readouterr().err
     _git(tmp_path, "init", "-q")  # the working tree's tables alone: one look each
     assert main(["next", "--results", str(tmp_path)]) == 0
     out = capsys.readouterr().out
     assert "paper cells decided: 1 of 7 (14.3%)" in out and "| p/cpu/claims.csv" in out and "far" not in out
+    assert "looks validated per kind of interval (results/engine/validation.csv): Welch 4; others 1" in out
     assert main(["next", "--results", str(tmp_path), "--kind", "ours"]) == 2
     assert "no claims tables with ours cells" in capsys.readouterr().err
 
@@ -62,8 +90,8 @@ def _git(path, *args):
 def _commit_claims(results, n_a, n_b, verdict="consistent"):
     table = results / "p" / "cpu" / "x_claims.csv"
     table.parent.mkdir(parents=True, exist_ok=True)
-    row = ("c", "cell", "paper", verdict, n_a, n_b, 9.0, 0.5, "CPU")
-    columns = ["claim", "cell", "kind", "verdict", "n_a", "n_b", "seeds_to_decide", "cpu_hours", "hardware"]
+    row = ("c", "cell", "paper", verdict, "Welch", n_a, n_b, 9.0, 0.5, "CPU")
+    columns = ["claim", "cell", "kind", "verdict", "interval", "n_a", "n_b", "seeds_to_decide", "cpu_hours", "hardware"]
     pd.DataFrame([row], columns=columns).to_csv(table, index=False)
     _git(results, "add", "-A")
     _git(results, "-c", "user.name=t", "-c", "user.email=t@t", "commit", "-qm", f"{n_a} {n_b}")
@@ -82,18 +110,19 @@ def test_a_look_is_each_seed_count_a_cell_was_published_at_and_the_fourth_is_the
     cells = plan.read(tmp_path)
     assert list(plan.looks(tmp_path, cells)) == [3]
     _commit_claims(tmp_path, 9, 9)
-    cells = plan.read(tmp_path)
-    assert list(plan.looks(tmp_path, cells)) == [plan.MAX_LOOKS]
+    cells = plan.read(tmp_path).assign(max_looks=4)
+    assert list(plan.looks(tmp_path, cells)) == [4]
     assert plan.next_seeds(cells.assign(looks=plan.looks(tmp_path, cells))).empty  # another look is not validated
-    assert len(plan.next_seeds(cells.assign(looks=plan.MAX_LOOKS - 1))) == 1
+    assert len(plan.next_seeds(cells.assign(looks=3))) == 1
 
 
 def test_the_command_names_a_cell_decided_after_more_looks_than_validated(tmp_path, capsys):
     _git(tmp_path, "init", "-q")
-    for n in range(3, 3 + plan.MAX_LOOKS):
+    _validation(tmp_path, VALIDATED)
+    for n in range(3, 3 + 4):
         _commit_claims(tmp_path, n, n)
     assert main(["next", "--results", str(tmp_path)]) == 0
-    assert "left out, at their last validated look" in capsys.readouterr().out
+    assert "left out, at their last validated look: c: cell (Welch, 4 looks)" in capsys.readouterr().out
     _commit_claims(tmp_path, 10, 10, "reproduces")
     assert main(["next", "--results", str(tmp_path)]) == 0
-    assert f"decided after more than {plan.MAX_LOOKS} looks (beyond the validation): c: cell" in capsys.readouterr().out
+    assert "decided after more looks than validated: c: cell (Welch, 5 looks)" in capsys.readouterr().out

@@ -41,7 +41,7 @@ def _shares_power(relation: str, n: int, difference: float) -> float:
         stats.binom.pmf(k_a, n, p_a) * stats.binom.pmf(k_b, n, p_b)
         for k_a in range(n + 1)
         for k_b in range(n + 1)
-        if validation._shares_outcome(relation, n, k_a, k_b)[0] == engine.REPRODUCES
+        if validation._shares_outcome(relation, n, k_a, n, k_b)[0] == engine.REPRODUCES
     )
 
 
@@ -74,12 +74,14 @@ def test_the_committed_validation_holds_the_type_one_rate_and_the_power():
     )
     assert (single.rate_decided_falsely <= 0.05 + single.apply(lambda r: _mc(0.05, r.cells), axis=1)).all()
     looked = rows[rows.looks > 1]  # k looks, each at 5 %: the union bound, 2.5 % a look per tail
-    assert set(looked.kind) == {k for k, _ in validation.LOOKS} and set(looked.looks) == set(validation.MORE_LOOKS)
+    kinds = validation.LOOKS + validation.MORE_KINDS
+    finest = {validation.finest_looks(k, n) for k, n in kinds}
+    assert set(looked.kind) == {k for k, _ in kinds} and set(looked.looks) == {*validation.MORE_LOOKS, *finest}
     assert (looked.look_up_to == validation.LOOK_UP_TO).all() and (single.looks == 1).all()
     for row in looked.itertuples():  # a false "reproduces" within k x 2.5 %; at a boundary both are false
         setting = validation.Setting(row.kind, row.relation, row.n, row.difference_in_delta)
         bound = 0.025 * row.looks
-        if validation._false(engine.REPRODUCES, setting):
+        if validation.is_false(engine.REPRODUCES, setting):
             assert row.rate_reproduces <= bound + _mc(bound, row.cells), row
         assert row.rate_decided_falsely <= 2 * bound + _mc(2 * bound, row.cells), row
 
@@ -116,3 +118,23 @@ def test_further_looks_decide_more_cells_and_stay_within_the_union_bound():
     thrice = [validation._looked(null, rng, looks=3) for _ in range(cells)]
     assert sum(v in decided for v in thrice) >= sum(v in decided for v in twice)
     assert thrice.count(engine.REPRODUCES) / cells <= 0.075 + _mc(0.075, cells)
+
+
+@pytest.mark.parametrize(
+    "kind, seeds",
+    [
+        (engine.WELCH, [(3, 3)] + [(n + 1, n + d) for n in range(3, 10) for d in (0, 1)]),  # a seed to a, then b
+        (engine.ONE_ARM, [(n, 0) for n in range(3, 11)]),
+        (engine.PAIRED, [(n, n) for n in range(3, 11)]),
+    ],
+)
+def test_the_finest_schedule_looks_after_every_seed_up_to_the_cap(monkeypatch, kind, seeds):
+    looked = []
+
+    def never_decided(setting, a, b):
+        looked.append((len(a), len(b)))
+        return 0.0, (engine.INCONCLUSIVE, 1.0, 1.0)
+
+    monkeypatch.setattr(validation, "_judged", never_decided)
+    validation._finest(validation.Setting(kind, "better", 3, 0.0), random.Random(0))
+    assert looked == seeds and len(seeds) == validation.finest_looks(kind, 3)

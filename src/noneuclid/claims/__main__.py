@@ -10,6 +10,8 @@ import argparse
 import sys
 from pathlib import Path
 
+import pandas as pd
+
 from noneuclid.claims import data, ledger, plan
 
 
@@ -45,8 +47,13 @@ def next_seeds(results: Path, kind: str, up_to: int) -> int:
         print(f"error: no claims tables with {kind} cells under {results}/<paper>/<profile>/", file=sys.stderr)
         return 2
     decided, total = plan.decided_share(cells)
+    validation = results / plan.VALIDATION
+    if not validation.is_file():
+        print(f"error: no {validation}: `python -m noneuclid.evaluate engine-validation` writes it", file=sys.stderr)
+        return 2
+    validated = plan.validated_looks(pd.read_csv(validation))
     try:
-        cells = cells.assign(looks=plan.looks(results, cells))
+        cells = cells.assign(looks=plan.looks(results, cells), max_looks=plan.max_looks(cells, validated))
     except LookupError as e:
         print(f"error: {e}", file=sys.stderr)
         return 2
@@ -54,16 +61,18 @@ def next_seeds(results: Path, kind: str, up_to: int) -> int:
     print(f"{kind} cells decided: {decided} of {total} ({decided / total:.1%}); at most {up_to} seeds per arm would")
     print(f"decide {len(todo)} more (hours_to_add: the train time of the runs each cell reads now, per run):\n")
     print(todo.to_markdown(index=False) if len(todo) else "(none)")
+    kinds = ", ".join(f"{kind} {n}" for kind, n in sorted(validated.items()))
+    print(f"\nlooks validated per kind of interval (results/{plan.VALIDATION}): {kinds}; others 1")
     if len(spent := plan.left_out(cells, up_to)):
-        print(f"\nleft out, at their last validated look ({plan.MAX_LOOKS}): " + "; ".join(_named(spent)))
+        print("\nleft out, at their last validated look: " + "; ".join(_named(spent)))
     if len(beyond := plan.beyond_validation(cells)):
-        print(f"\ndecided after more than {plan.MAX_LOOKS} looks (beyond the validation): " + "; ".join(_named(beyond)))
+        print("\ndecided after more looks than validated: " + "; ".join(_named(beyond)))
     return 0
 
 
 def _named(cells) -> list[str]:
-    """'claim: cell' of each row."""
-    return [f"{c.claim}: {c.cell}" for c in cells.itertuples()]
+    """'claim: cell (interval, looks)' of each row."""
+    return [f"{c.claim}: {c.cell} ({c.interval}, {c.looks} looks)" for c in cells.itertuples()]
 
 
 if __name__ == "__main__":

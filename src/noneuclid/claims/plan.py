@@ -13,8 +13,9 @@ were trained on (the hardware column).
 A look is a verdict published at new seed counts: the distinct (n_a, n_b) at which a cell was judged (any
 verdict but "not testable here") over the committed versions of its claims table (git history) and the
 working tree's; seeds added to an arm that several cells share are a look for each of them. The validation
-covers up to MAX_LOOKS looks, so a cell that has had MAX_LOOKS is left out: another look would leave what is
-validated (a false decision after k looks: at most k x 2.5 %)."""
+(results/engine/validation.csv) covers, per kind of interval, the looks at which a false "reproduces" stayed
+within FALSE_RATE of simulated cells (validated_looks); a cell that has had that many is left out: another
+look would leave what is validated."""
 
 from __future__ import annotations
 
@@ -24,10 +25,10 @@ from pathlib import Path
 
 import pandas as pd
 
-from noneuclid.claims.engine import CONSISTENT, DECIDED, INCONCLUSIVE, NOT_TESTABLE
-from noneuclid.claims.validation import LOOK_UP_TO, MORE_LOOKS
+from noneuclid.claims.engine import CONSISTENT, DECIDED, INCONCLUSIVE, NOT_TESTABLE, REPRODUCES
+from noneuclid.claims.validation import FALSE_RATE, LOOK_UP_TO, Setting, is_false
 
-MAX_LOOKS = max(MORE_LOOKS)
+VALIDATION = Path("engine") / "validation.csv"  # under results/, from `python -m noneuclid.evaluate engine-validation`
 KEY = ["file", "claim", "cell"]
 COLUMNS = "file claim cell verdict n_a n_b looks seeds_to_decide runs_to_add hours_to_add hardware".split()
 
@@ -37,6 +38,27 @@ def read(results: Path) -> pd.DataFrame:
     files = sorted(Path(results).glob("*/*/*claims.csv"))
     frames = [pd.read_csv(f).assign(file=str(f.relative_to(results))) for f in files]
     return pd.concat(frames, ignore_index=True) if frames else pd.DataFrame(columns=["file", "kind", "verdict"])
+
+
+def validated_looks(validation: pd.DataFrame) -> dict[str, int]:
+    """interval kind -> the most looks validated for it: the largest number L of looks simulated for the kind
+    (validation.csv's rows of single cells) such that at every number simulated up to L, a false "reproduces"
+    (every relation and true difference at which it is false) came out in at most FALSE_RATE of cells."""
+    single = validation[validation.family == 1]
+    settings = zip(single.kind, single.relation, single.n, single.difference_in_delta)
+    null = single[[is_false(REPRODUCES, Setting(*s)) for s in settings]]
+    within = null.groupby(["kind", "looks"]).rate_reproduces.max().le(FALSE_RATE)  # (kind, looks) -> bool
+    validated = {}
+    for kind, ok in within.groupby(level="kind"):
+        passed = ok.droplevel("kind").sort_index().astype(int).cummin().astype(bool)  # every number up to it
+        validated[kind] = int(passed[passed].index.max()) if passed.any() else 0
+    return validated
+
+
+def max_looks(cells: pd.DataFrame, validated: dict[str, int]) -> pd.Series:
+    """Per cell, the looks validated for its kind of interval (validated_looks); 1 for a kind the validation
+    does not follow over looks (an exact value) or a cell without an interval."""
+    return cells.interval.map(validated).fillna(1).astype(int)
 
 
 def looks(results: Path, cells: pd.DataFrame) -> pd.Series:
@@ -73,9 +95,9 @@ def _history(results: Path, files: list[str]) -> list[pd.DataFrame]:
 
 
 def next_seeds(cells: pd.DataFrame, up_to: int = LOOK_UP_TO) -> pd.DataFrame:
-    """The undecided cells that at most up_to seeds per arm would decide and that have had fewer than
-    MAX_LOOKS looks (a `looks` column), cheapest first (COLUMNS)."""
-    undecided = cells[_within_reach(cells, up_to) & (cells.looks < MAX_LOOKS)]
+    """The undecided cells that at most up_to seeds per arm would decide and that have had fewer looks than
+    validated for them (columns `looks`, `max_looks`), cheapest first (COLUMNS)."""
+    undecided = cells[_within_reach(cells, up_to) & (cells.looks < cells.max_looks)]
     target = undecided.seeds_to_decide
     add_a = (target - undecided.n_a).clip(lower=0)
     add_b = (target - undecided.n_b).clip(lower=0).where(undecided.n_b > 0, 0)
@@ -86,13 +108,13 @@ def next_seeds(cells: pd.DataFrame, up_to: int = LOOK_UP_TO) -> pd.DataFrame:
 
 
 def left_out(cells: pd.DataFrame, up_to: int = LOOK_UP_TO) -> pd.DataFrame:
-    """The undecided cells that up_to seeds per arm would decide but that have had MAX_LOOKS looks."""
-    return cells[_within_reach(cells, up_to) & (cells.looks >= MAX_LOOKS)]
+    """The undecided cells that up_to seeds per arm would decide but that have had the looks validated."""
+    return cells[_within_reach(cells, up_to) & (cells.looks >= cells.max_looks)]
 
 
 def beyond_validation(cells: pd.DataFrame) -> pd.DataFrame:
-    """The decided cells judged after more than MAX_LOOKS looks."""
-    return cells[cells.verdict.isin(DECIDED) & (cells.looks > MAX_LOOKS)]
+    """The decided cells judged after more looks than validated for them."""
+    return cells[cells.verdict.isin(DECIDED) & (cells.looks > cells.max_looks)]
 
 
 def _within_reach(cells: pd.DataFrame, up_to: int) -> pd.Series:

@@ -20,7 +20,14 @@ looks') and is judged again; rows with looks = 2 (once, look_up_to > 0; Welch at
 looks = 3 and 4 (again where the look before left it undecided and seeds_to_decide, now from all its
 seeds, is still at most LOOK_UP_TO: 3 -> 6 -> 9 -> 10, as some cells went over sessions). Each look is a
 test at 5 %, so a false "reproduces" over k looks stays below k x 2.5 % (the union bound: 5 % for two,
-10 % for four), while a look fixed in advance keeps 2.5 %.
+10 % for four), while a look fixed in advance keeps 2.5 %. Then the same for paired and one-arm cells
+(MORE_KINDS), and the finest schedule of every kind: a look after every seed added, while the cell is
+undecided, seeds_to_decide not asked, up to LOOK_UP_TO seeds per arm (to arm a, then b, in turn where the
+arms are independent, Welch and shares; a pair, or arm a against its bound, otherwise). Its rows have the
+most looks seeds can give from n to LOOK_UP_TO per arm, 1 + 2 (LOOK_UP_TO - n) or 1 + (LOOK_UP_TO - n)
+(Welch 15, shares 9, paired and one-arm 8): any order of adding seeds one by one to either arm has at
+most that many, so where these rows stay within the rate, so does every number of looks up to LOOK_UP_TO
+seeds (claims/plan.py reads them so).
 
 What a correct judge gives: at D = 0 a superiority cell reproduces in at most alpha / 2 = 2.5 % of cells
 (the 95 % interval lies above 0 by chance); an equivalence cell at D = +-delta reproduces in at most 2.5 %;
@@ -48,7 +55,9 @@ T_DELTA, SHARE_DELTA = 1.0, 0.25
 CELLS = {BETTER_RELATION: 2_000, ON_PAR: 1_000, AT_LEAST: 1_000}  # cells per (kind, n, difference)
 FAMILY, FAMILIES = 8, 1_000  # cells of one simulated claim, claims simulated
 LOOK_UP_TO = 10  # a further look adds seeds where seeds_to_decide is at most this many per arm
+FALSE_RATE = 0.05  # a true null decided falsely in at most this share of cells: what the validation holds to
 LOOKS = ((engine.WELCH, 3), (engine.SHARES, 6))  # (kind, seeds per arm at the first look)
+MORE_KINDS = ((engine.PAIRED, 3), (engine.ONE_ARM, 3))  # their looks simulated after LOOKS'
 MORE_LOOKS = (2, 3, 4)  # looks simulated in all (the first included)
 KINDS = (engine.WELCH, engine.PAIRED, engine.ONE_ARM, engine.SHARES)
 COLUMNS = [
@@ -90,20 +99,36 @@ def simulate(seed: int = 0, scale: float = 1.0) -> pd.DataFrame:
         setting = Setting(engine.WELCH, relation, SEEDS[0], difference)
         families = [_family(setting, rng) for _ in range(round(scale * FAMILIES))]
         rows.append(_row(setting, [_worst(f, setting) for f in families], FAMILY))
-    for looks in MORE_LOOKS:
-        for kind, n in LOOKS:
-            for relation, cells in CELLS.items():
-                for difference in DIFFERENCES:
-                    setting = Setting(kind, relation, n, difference)
-                    verdicts = [_looked(setting, rng, looks) for _ in range(round(scale * cells))]
-                    rows.append(_row(setting, verdicts, 1, looks))
+    for kinds in (LOOKS, MORE_KINDS):
+        for looks in MORE_LOOKS:
+            rows += _looked_rows(kinds, scale, lambda setting, looks=looks: _looked(setting, rng, looks), looks)
+    for kind, n in LOOKS + MORE_KINDS:
+        rows += _looked_rows([(kind, n)], scale, lambda setting: _finest(setting, rng), finest_looks(kind, n))
     return pd.DataFrame(rows, columns=COLUMNS)
+
+
+def _looked_rows(kinds, scale: float, verdict, looks: int) -> list[dict]:
+    """A row per kind (of `kinds`: kind, seeds at the first look), relation and true difference, over cells
+    each judged by `verdict`(setting) after at most `looks` looks."""
+    rows = []
+    for kind, n in kinds:
+        for relation, cells in CELLS.items():
+            for difference in DIFFERENCES:
+                setting = Setting(kind, relation, n, difference)
+                rows.append(_row(setting, [verdict(setting) for _ in range(round(scale * cells))], 1, looks))
+    return rows
+
+
+def finest_looks(kind: str, n: int) -> int:
+    """The most looks a cell of `kind` judged first at n seeds per arm can have up to LOOK_UP_TO per arm
+    (module doc): one per seed added, to either arm where the arms are independent."""
+    return 1 + (2 if kind in (engine.WELCH, engine.SHARES) else 1) * (LOOK_UP_TO - n)
 
 
 def _row(setting: Setting, verdicts: list[str], family: int, looks: int = 1) -> dict:
     delta = SHARE_DELTA if setting.kind == engine.SHARES else T_DELTA
     counts = {v: verdicts.count(v) / len(verdicts) for v in engine.VERDICTS[:4]}
-    wrong = sum(_false(v, setting) for v in verdicts) / len(verdicts)
+    wrong = sum(is_false(v, setting) for v in verdicts) / len(verdicts)
     return {
         "kind": setting.kind,
         "relation": setting.relation,
@@ -120,7 +145,7 @@ def _row(setting: Setting, verdicts: list[str], family: int, looks: int = 1) -> 
     }
 
 
-def _false(verdict: str, setting: Setting) -> bool:
+def is_false(verdict: str, setting: Setting) -> bool:
     """Whether a decided verdict is wrong at the setting's true difference D (in units of delta):
     reproduces where the claim does not hold (better: D <= 0; at_least: D <= -1; on_par: |D| >= 1, the
     boundaries included), contradicts where the claim's contrary does not hold (better: D >= 1, an effect as
@@ -179,6 +204,23 @@ def _looked(setting: Setting, rng: random.Random, looks: int = 2) -> str:
     return verdict
 
 
+def _finest(setting: Setting, rng: random.Random) -> str:
+    """The verdict of one simulated cell judged after every seed added while it is undecided, up to
+    LOOK_UP_TO per arm (module doc)."""
+    a, b = _draw(setting, rng)
+    verdict, alternate = _judged(setting, a, b)[1][0], setting.kind in (engine.WELCH, engine.SHARES)
+    while verdict in (engine.CONSISTENT, engine.INCONCLUSIVE) and len(a) + len(b) < LOOK_UP_TO * (1 + bool(b)):
+        extra_a, extra_b = _draw(replace(setting, n=1), rng)
+        if not alternate:
+            a, b = a + extra_a, b + extra_b
+        elif len(a) == len(b):
+            a = a + extra_a
+        else:
+            b = b + extra_b
+        verdict = _judged(setting, a, b)[1][0]
+    return verdict
+
+
 def _seeds(setting: Setting, a: list[float], b: list[float]) -> float:
     """seeds_to_decide of a simulated cell, by the engine's code (inf beyond LOOK_UP_TO)."""
     if setting.kind == engine.SHARES:
@@ -199,19 +241,20 @@ def _shares_seeds(relation: str, n: int, k_a: int, k_b: int) -> float:
 def _judged(setting: Setting, a: list[float], b: list[float]) -> tuple[float, tuple[str, float, float]]:
     """(the observed difference, (verdict, p_value, p_delta)) by the engine's code."""
     if setting.kind == engine.SHARES:
-        return (sum(a) - sum(b)) / setting.n, _shares_outcome(setting.relation, setting.n, int(sum(a)), int(sum(b)))
+        k_a, k_b = int(sum(a)), int(sum(b))
+        return k_a / len(a) - k_b / len(b), _shares_outcome(setting.relation, len(a), k_a, len(b), k_b)
     claim, cell = _cell(setting)
     test = engine.measured(claim, cell, a, b, setting.kind == engine.PAIRED)[0]
     return test.d, engine.decided(cell, test)
 
 
 @functools.cache
-def _shares_outcome(relation: str, n: int, k_a: int, k_b: int) -> tuple[str, float, float]:
-    """The verdict of shares k_a / n and k_b / n, as engine.judge_shares decides it (once per outcome: the
-    true difference does not enter)."""
-    _, cell = _cell(Setting(engine.SHARES, relation, n, 0.0))
-    p_a, p_b = k_a / n, k_b / n
-    return engine.decided(cell, Spread("shares", p_a - p_b, shares=(p_a, n, p_b, n, 1.0)))
+def _shares_outcome(relation: str, n_a: int, k_a: int, n_b: int, k_b: int) -> tuple[str, float, float]:
+    """The verdict of shares k_a / n_a and k_b / n_b, as engine.judge_shares decides it (once per outcome:
+    the true difference does not enter)."""
+    _, cell = _cell(Setting(engine.SHARES, relation, n_a, 0.0))
+    p_a, p_b = k_a / n_a, k_b / n_b
+    return engine.decided(cell, Spread("shares", p_a - p_b, shares=(p_a, n_a, p_b, n_b, 1.0)))
 
 
 def _family(setting: Setting, rng: random.Random) -> list[str]:
@@ -228,5 +271,5 @@ def _family(setting: Setting, rng: random.Random) -> list[str]:
 def _worst(family: list[str], setting: Setting) -> str:
     """A family's outcome: a false decision in any of its cells (reproduces or contradicts), else its first
     cell's verdict."""
-    wrong = [v for v in family if _false(v, setting)]
+    wrong = [v for v in family if is_false(v, setting)]
     return wrong[0] if wrong else family[0]
