@@ -6,6 +6,7 @@ from pathlib import Path
 
 import numpy as np
 import pandas as pd
+from matplotlib import colormaps
 
 from noneuclid.figures import axes
 
@@ -47,7 +48,8 @@ def power(rows: pd.DataFrame, stem: Path) -> None:
     of looks: seeds added where the look before left the cell undecided)."""
     cells = rows[(rows.relation == "better") & (rows.family == 1)]
     kinds = list(dict.fromkeys(cells.kind))
-    colors = {key: f"C{i}" for i, key in enumerate(sorted(set(zip(cells.n, cells.looks))))}  # same in every panel
+    keys = sorted(set(zip(cells.n, cells.looks)))
+    colors = {key: colormaps["tab20"](i % 20) for i, key in enumerate(keys)}  # same in every panel, each its own
     with axes(stem, (3.2 * len(kinds), 3.2), 1, len(kinds), sharey=True) as grid:
         for ax, kind in zip(grid, kinds):
             for (n, looks, up_to), g in cells[cells.kind == kind].groupby(["n", "looks", "look_up_to"]):
