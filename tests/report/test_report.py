@@ -223,7 +223,7 @@ def test_docs_block_is_the_claims_digest_with_links_relative_to_the_report(tmp_p
     assert "STALE" not in text and text.startswith("intro\n<!-- results:hnn:start -->\n") and text.endswith("rest\n")
     assert '"On these tasks, we found that hyperbolic RNN' in text  # the claim in the paper's words (claims/hnn.yaml)
     counts = next(line for line in text.splitlines() if line.startswith("| all of the paper "))
-    assert [c.strip() for c in counts.split("|")[5:-2]] == ["2", "1", "0", "1", "0", "0"]  # cells, then per verdict
+    assert [c.strip() for c in counts.split("|")[5:-1]] == ["2", "1", "0", "1", "0", "0", "0", "0"]  # cells, ..., flags
     assert "| +1 [+0.5, +1.5]" in text and text.count("| reproduces ") == 1  # only the decided cell is listed
     assert "](../results/hnn/cpu/claims.md)" in text and "](../results/hnn/cpu/table2_claims.md)" in text
     assert "](../results/hnn/cpu/summary.md)" in text and "](../results/hnn/cpu/table2.md)" in text

@@ -177,6 +177,8 @@ class Verdict:
     rule_after_runs: bool = False  # rule_registered after runs_until,
     cpu_hours: float = math.nan  # the runs' training hours (train_seconds / 3600),
     hardware: str = ""  # and the machines they trained on
+    looks: float = math.nan  # the seed counts the cell was judged at, over its table's history (nan: unknown)
+    beyond_validated_looks: bool = False  # decided after more looks than validated for its kind of interval
     basis: Basis | None = field(default=None, compare=False, repr=False)  # seeds_to_decide's, at any level
 
 

@@ -44,7 +44,9 @@ LEGEND_TEMPLATE = (
     "same value, the interval has zero width and the exact test of the order the seeds show decides instead "
     "(the sign test, p = 2 / 2^n_a; for two arms the permutation test, p = 2 / C(n_a + n_b, n_a)). not testable "
     "here: a stated precondition fails (the reason is given). rule after runs: the claim's rule was registered "
-    "after the newest of its runs."
+    "after the newest of its runs. beyond validated looks: decided after more looks (seed counts it was judged at, "
+    "over its table's history) than the engine's validation covers for its kind of interval "
+    "(results/engine/validation.csv)."
 )
 INTERVALS = {  # engine.INTERVALS in words, for the legend
     WELCH: "Welch's t-interval (unequal variances; t at the Welch-Satterthwaite degrees of freedom, fractional)",
@@ -143,6 +145,7 @@ def display(row: Verdict) -> dict[str, str]:
 
 def _verdict(row: Verdict) -> str:
     flag = " [rule after runs]" if row.rule_after_runs is True else ""
+    flag += " [beyond validated looks]" if row.beyond_validated_looks is True else ""
     if row.verdict == NOT_TESTABLE:
         return f"{row.verdict}: {row.reason}{flag}"
     reason = row.reason if isinstance(row.reason, str) else ""  # a row read back from a CSV has nan for ""

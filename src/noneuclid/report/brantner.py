@@ -10,7 +10,6 @@ from pathlib import Path
 import pandas as pd
 
 from noneuclid import tables
-from noneuclid.claims import render
 from noneuclid.config import sweep_values
 from noneuclid.data.brantner_gml import authors_curves, reference_dir
 from noneuclid.figures import brantner as drawn
@@ -92,10 +91,10 @@ def make(
     caption = text("budget", profile=profile, **_budget(fig3))
     md = {name: _written(out, name, table, caption) for name, table in data.items()}
     md["authors_curves"] = text("authors_curves", table=md["authors_curves"]) + "\n\n" if theirs else ""
-    env, claims = per_seed.iloc[0], provenance.final(verdicts(per_seed, out), per_seed, "brantner")
+    env, claims = per_seed.iloc[0], provenance.write(out, "claims", verdicts(per_seed, out), per_seed, "brantner")
     cuda = env.get("env.cuda") if isinstance(env.get("env.cuda"), str) and env["env.cuda"] else "none"
     machine = {"cpus": env.get("env.cpu_count", "?"), "torch": env.get("env.torch", "?"), "cuda": cuda}
-    fields = {"claims": render.write(out, "claims", claims), "shows": observations(data["accuracy"], curves)}
+    fields = {"claims": claims, "shows": observations(data["accuracy"], curves)}
     dashed, epochs = text("dashed") if theirs else "", int(data["accuracy"].epochs.max())
     parts = [text("summary", profile=profile, epochs=epochs, dashed=dashed, **fields, **machine, **md), ""]
     if (out / "authors_networks.md").is_file():  # written by `noneuclid.evaluate authors-networks`

@@ -69,21 +69,25 @@ def _counts(cells: pd.DataFrame) -> dict[str, int]:
 
 
 def _tally(cells: pd.DataFrame, claim: str, says: str = "", source: str = "") -> dict:
-    """A row of the digest: the claim, whose it is (kind), its cells' _counts, and how many of them were judged
-    by a rule registered after their runs."""
+    """A row of the digest: the claim, whose it is (kind), its cells' _counts, how many of them were judged by
+    a rule registered after their runs, and how many were decided after more looks than validated."""
     row = {"claim": claim, "kind": "/".join(sorted(set(cells.kind))), "the paper says": says, "source": source}
-    return row | _counts(cells) | {"rule after runs": int(cells.rule_after_runs.astype(bool).sum())}
+    flags = {"rule after runs": cells.rule_after_runs, "beyond validated looks": cells.beyond_validated_looks}
+    return row | _counts(cells) | {name: int(flag.astype(bool).sum()) for name, flag in flags.items()}
 
 
 def status(results: Path) -> str:
-    """Markdown: per paper and profile, the cells of the paper's claims and of ours by verdict, and the share
-    decided (reproduces or contradicts, at the adjusted level)."""
+    """Markdown: per paper and profile, the cells of the paper's claims and of ours by verdict, the share
+    decided (reproduces or contradicts, at the adjusted level) and how many of those decided cells had more
+    looks than validated for their kind of interval."""
     rows = []
     for folder in sorted(p for p in Path(results).glob("*/*") if any(p.glob("*claims.csv"))):
         where = {"paper": folder.parent.name, "profile": folder.name}
         for kind, group in read(folder).groupby("kind"):
             done, cells = plan.decided_share(group)
-            rows.append({**where, "claims": kind, **_counts(group), "decided": f"{done / cells:.0%}"})
+            beyond = int(group.beyond_validated_looks.astype(bool).sum())  # of the decided cells
+            shares = {"decided": f"{done / cells:.0%}", "beyond validated looks": beyond}
+            rows.append({**where, "claims": kind, **_counts(group), **shares})
     return _markdown(pd.DataFrame(rows))
 
 

@@ -15,7 +15,6 @@ from pathlib import Path
 import pandas as pd
 
 from noneuclid import tables
-from noneuclid.claims import render
 from noneuclid.config import compose, experiment_value, sweep_values
 from noneuclid.data import snli
 from noneuclid.figures import hnn as drawn
@@ -106,7 +105,7 @@ def make(runs_dir: Path, profile: str, out: Path, seeds=None, overrides=()) -> l
     extra, seeds_text = "".join(f" {o}" for o in overrides), ",".join(map(str, seeds))
     own_seeds, table1 = (list(seeds) == experiment_value(e, "stack.seed") for e in (experiment, "hnn/table1"))
     judging = finished if chosen else _of_one_experiment(runs, every)[0]  # the claims: every seed found
-    judged = provenance.final(hnn_claims.verdicts(judging, {d for _, d in cells}), judging, "hnn")
+    judged = hnn_claims.verdicts(judging, {d for _, d in cells})
     summary = text(
         "summary",
         profile=profile,
@@ -121,7 +120,7 @@ def make(runs_dir: Path, profile: str, out: Path, seeds=None, overrides=()) -> l
         settings=settings,
         table1_title=title,
         snli=text("snli_missing") if snli_missing and any(d == "snli" for _, d in cells) else "",
-        claims=render.write(out, "claims", judged),
+        claims=provenance.write(out, "claims", judged, judging, "hnn"),
         health="".join(f"{line}\n" for line in hnn_claims.health(finished, runs)),
         table1=shown.to_markdown(
             index=False,

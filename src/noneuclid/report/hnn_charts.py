@@ -9,7 +9,7 @@ from pathlib import Path
 
 import pandas as pd
 
-from noneuclid.claims import engine, render
+from noneuclid.claims import engine
 from noneuclid.config import experiment_value
 from noneuclid.report import provenance, table_engine
 from noneuclid.report.hnn_claims import CLAIMS, tests, text
@@ -57,7 +57,7 @@ def make(runs_dir: Path, profile: str, out: Path, seeds=None, overrides=()) -> l
     data = table(finished)
     # templates/hnn.md's table1_charts_*
     section = table_engine.section("hnn", out, TABLE, data, table_engine.shown("hnn", TABLE, data))
-    claims = render.write(out, "charts_claims", provenance.final(verdicts(finished), finished, "hnn"))
+    claims = provenance.write(out, "charts_claims", verdicts(finished), finished, "hnn")
     page = text("charts_page", profile=profile, table=section, claims=claims)
     (out / "charts.md").write_text(page + "\n")
     return [

@@ -16,7 +16,6 @@ from pathlib import Path
 import pandas as pd
 
 from noneuclid import tables
-from noneuclid.claims import render
 from noneuclid.claims.estimates import Estimate, difference_interval
 from noneuclid.config import compose
 from noneuclid.report import hnn_boundaries as boundaries, hnn_table2_claims as table2_claims, provenance, table_engine
@@ -114,8 +113,8 @@ def make(runs_dir: Path, profile: str, out: Path, seeds=None, overrides=()) -> l
     burnin_section = section("table2_burnin", burnin) if len(burnin) else ""
     if len(reference):  # the evaluation's CSV, left as it is
         section("table2_reference", None, table_engine.displayed("hnn", "table2_reference", reference))
-    judged = provenance.final(table2_claims.verdicts(values, emb_map, gaps), runs, "hnn")
-    claims = render.write(out, "table2_claims", judged, text("table2_claims_title", profile=profile))
+    judged = table2_claims.verdicts(values, emb_map, gaps)
+    claims = provenance.write(out, "table2_claims", judged, runs, "hnn", text("table2_claims_title", profile=profile))
     figure = boundaries.figure(values, emb, Path(runs_dir) / "hnn" / profile, c, out)
     page = text(
         "table2_page",

@@ -10,7 +10,6 @@ from pathlib import Path
 
 import pandas as pd
 
-from noneuclid.claims import render
 from noneuclid.report import hnn_charts, provenance, table_engine
 from noneuclid.report.hnn_claims import text
 from noneuclid.runs import hnn_table2 as table2_runs, select, table as run_table
@@ -40,7 +39,7 @@ def make(runs_dir: Path, profile: str, out: Path, seeds=None, overrides=()) -> l
     data = table_engine.data("hnn", TABLE, values, table_engine.cells("hnn", TABLE))
     section = table_engine.section("hnn", out, TABLE, data, table_engine.shown("hnn", TABLE, data))
     judged = hnn_charts.verdicts(values, CLAIM_IDS, f1)
-    claims = render.write(out, "table2_charts_claims", provenance.final(judged, runs.table, "hnn"))
+    claims = provenance.write(out, "table2_charts_claims", judged, runs.table, "hnn")
     page = text("table2_charts_page", profile=profile, table=section, claims=claims)
     (out / "table2_charts.md").write_text(page + "\n")
     stems = (TABLE, "table2_charts_claims")

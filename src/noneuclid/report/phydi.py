@@ -12,7 +12,6 @@ from pathlib import Path
 import pandas as pd
 
 from noneuclid import tables
-from noneuclid.claims import render
 from noneuclid.config import sweep_values
 from noneuclid.figures.phydi import fig4
 from noneuclid.report import (
@@ -98,9 +97,9 @@ def _fig4_section(transformers: pd.DataFrame, curves: pd.DataFrame, out: Path, s
 
 
 def _claims(out: Path, stem: str, heading: str, claims: list, runs: pd.DataFrame | None) -> str:
-    """The claims table <stem>_claims written into out (render.write), with the provenance of the
+    """The claims table <stem>_claims written into out (provenance.write), with the provenance of the
     `runs` it read; its summary block."""
-    return f"{heading}\n\n{render.write(out, f'{stem}_claims', provenance.final(claims, runs, 'phydi'))}\n"
+    return f"{heading}\n\n{provenance.write(out, f'{stem}_claims', claims, runs, 'phydi')}\n"
 
 
 def _reductions(runs: pd.DataFrame, section: str, **fields) -> str:
