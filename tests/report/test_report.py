@@ -604,3 +604,14 @@ def test_commits_names_runs_made_outside_git():
 
     runs = pd.DataFrame({"env.git_commit": [None, "abcdef1234", "abcdef1299"]})
     assert run_table.commits(runs) == "abcdef1, no commit" and run_table.commits(runs.iloc[:0]) == "-"
+
+
+def test_a_claims_table_from_before_todays_columns_is_named_with_the_command_that_redraws_it(tmp_path):
+    from noneuclid.report import docs
+
+    folder = tmp_path / "results" / "hnn" / "cpu"
+    _claims_csv(folder / "claims.csv", "table1_hyperbolic_on_par_or_better")
+    stale = pd.read_csv(folder / "claims.csv").drop(columns=["looks", "beyond_validated_looks"])
+    stale.to_csv(folder / "table2_claims.csv", index=False)
+    with pytest.raises(ValueError, match="table2_claims.csv lacks looks, beyond_validated_looks: redraw it"):
+        docs.status(tmp_path / "results")

@@ -34,16 +34,22 @@ def main(argv=None) -> int:
         print(f"error: {e}", file=sys.stderr)
         return 2
     reported = [] if args.paper == "html" else papers
-    codes = [
-        _run_report(paper, report, args, profile, missing_ok=args.paper == "all")
-        for paper in reported
-        for report in _parts(paper, args.part)
-    ]
+    codes = []
+    for paper in reported:  # with --docs, the paper's digest once its reports ran: from every claims table
+        ran = [_run_report(paper, report, args, profile, args.paper == "all") for report in _parts(paper, args.part)]
+        codes += [code for code, _ in ran]
+        if args.docs and any(left_out is not None for _, left_out in ran):
+            left_out = [line for _, lines in ran for line in lines or ()]
+            codes.append(_refresh_docs(args, paper, profile, args.out or args.results / paper / profile, left_out))
     if args.paper not in PAPERS:
         print(html.make(profile, args.results))
     readme = args.docs_dir.parent / "README.md"
-    if args.paper == "all" and args.docs and prose.replace_block(readme, "status", docs.status(args.results)):
-        print(f"{readme}: status block updated")
+    try:
+        if args.paper == "all" and args.docs and prose.replace_block(readme, "status", docs.status(args.results)):
+            print(f"{readme}: status block updated")
+    except ValueError as e:  # a claims table of another profile from before today's columns
+        print(f"error: {readme}: status not updated: {e}", file=sys.stderr)
+        return 1
     return max(codes, default=0)
 
 
@@ -82,9 +88,10 @@ def _parts(paper: str, part: str | None) -> list[Report]:
     ]
 
 
-def _run_report(paper: str, report: Report, args, profile: str, missing_ok: bool) -> int:
-    """Run the report (which exports the ended runs it reads), name what it left out, and with --docs refresh
-    docs/<paper>.md's digest. missing_ok: a report that finds no runs says so and leaves its results (exit 0)."""
+def _run_report(paper: str, report: Report, args, profile: str, missing_ok: bool) -> tuple[int, list[str] | None]:
+    """Run the report (which exports the ended runs it reads) and name what it left out: (exit code, the lines
+    of what it left out; None where it did not run). missing_ok: a report that finds no runs says so and
+    leaves its results (exit 0)."""
     out = args.out or args.results / paper / profile
     options = {"overrides": args.overrides, **({"seeds": args.seeds} if args.seeds else {})} if report.options else {}
     try:
@@ -93,18 +100,16 @@ def _run_report(paper: str, report: Report, args, profile: str, missing_ok: bool
     except (FileNotFoundError, ValueError) as e:
         if missing_ok and isinstance(e, FileNotFoundError):
             print(f"{paper}: {e}; its results are left as they are")
-            return 0
+            return 0, None
         print(f"error: {paper}: {e}", file=sys.stderr)
-        return 1
+        return 1, None
     for path in written:
         print(path)
     fill = {"profile": profile, "runs": args.runs, "data": os.environ.get("NONEUCLID_DATA_DIR", "data")}
     left_out = lacking(paper, report.module, out, drawn, fill)
     if left_out:
         print(f"{out}: not drawn by {report.module}", *left_out, sep="\n  - ")
-    if args.docs:
-        _refresh_docs(args, paper, profile, out, left_out)
-    return 0
+    return 0, left_out
 
 
 def lacking(paper: str, report: str, out: Path, drawn: set[Path], fill: dict) -> list[str]:
@@ -122,17 +127,23 @@ def lacking(paper: str, report: str, out: Path, drawn: set[Path], fill: dict) ->
     return lines
 
 
-def _refresh_docs(args, paper: str, profile: str, out: Path, left_out: list[str]) -> None:
-    """Replace the claims digest of <docs-dir>/<paper>.md with out's (docs.update), saying so."""
+def _refresh_docs(args, paper: str, profile: str, out: Path, left_out: list[str]) -> int:
+    """Replace the claims digest of <docs-dir>/<paper>.md with out's (docs.update), saying so; 1 where a claims
+    table there is older than today's columns."""
     report = args.docs_dir / f"{paper}.md"
-    if args.out is not None or profile == "smoke":
-        why = "--out names another folder" if args.out is not None else "smoke results never replace it"
-        print(f"{report}: not refreshed ({why})")
-    elif docs.update(report, out, paper):
-        without = f"; the report left out {', '.join(line.split(':')[0] for line in left_out)}" if left_out else ""
-        print(f"{report}: claims digest ({profile} profile) updated{without}")
-    else:
-        print(f"{report}: not refreshed (no such file, no results markers in it, or no *claims.csv in {out})")
+    try:
+        if args.out is not None or profile == "smoke":
+            why = "--out names another folder" if args.out is not None else "smoke results never replace it"
+            print(f"{report}: not refreshed ({why})")
+        elif docs.update(report, out, paper):
+            without = f"; the report left out {', '.join(line.split(':')[0] for line in left_out)}" if left_out else ""
+            print(f"{report}: claims digest ({profile} profile) updated{without}")
+        else:
+            print(f"{report}: not refreshed (no such file, no results markers in it, or no *claims.csv in {out})")
+    except ValueError as e:
+        print(f"error: {report}: not refreshed: {e}", file=sys.stderr)
+        return 1
+    return 0
 
 
 if __name__ == "__main__":

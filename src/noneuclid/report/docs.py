@@ -38,10 +38,22 @@ def read(folder: Path) -> pd.DataFrame:
     return pd.concat(frames, ignore_index=True) if frames else pd.DataFrame()
 
 
+def read_current(folder: Path) -> pd.DataFrame:
+    """read(folder), where every table has today's columns (CSV_COLUMNS); else an error that says how to
+    redraw the table written before one of them."""
+    for file in claims_files(folder):
+        if lacking := [c for c in CSV_COLUMNS if c not in pd.read_csv(file, nrows=0)]:
+            paper, profile = Path(folder).parent.name, Path(folder).name
+            raise ValueError(
+                f"{file} lacks {', '.join(lacking)}: redraw it, python -m noneuclid.report {paper} --profile {profile}"
+            )
+    return read(folder)
+
+
 def digest(folder: Path, paper: str) -> str | None:
     """Markdown: each claim (in the paper's words) with its cells counted by verdict, every decided cell
     (reproduces or contradicts), the legend and links to the full tables and pages; None without tables."""
-    files, rows = claims_files(folder), read(folder)
+    files, rows = claims_files(folder), read_current(folder)
     if not files:
         return None
     texts = {c.id: c.text for c in data.load(paper).claims}
@@ -83,7 +95,7 @@ def status(results: Path) -> str:
     rows = []
     for folder in sorted(p for p in Path(results).glob("*/*") if any(p.glob("*claims.csv"))):
         where = {"paper": folder.parent.name, "profile": folder.name}
-        for kind, group in read(folder).groupby("kind"):
+        for kind, group in read_current(folder).groupby("kind"):
             done, cells = plan.decided_share(group)
             beyond = int(group.beyond_validated_looks.astype(bool).sum())  # of the decided cells
             shares = {"decided": f"{done / cells:.0%}", "beyond validated looks": beyond}
