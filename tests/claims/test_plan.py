@@ -8,7 +8,7 @@ import subprocess
 
 import pandas as pd
 
-from noneuclid.claims import plan
+from noneuclid.claims import data, engine, plan, render
 from noneuclid.claims.__main__ import main
 
 
@@ -126,3 +126,32 @@ def test_the_command_names_a_cell_decided_after_more_looks_than_validated(tmp_pa
     _commit_claims(tmp_path, 10, 10, "reproduces")
     assert main(["next", "--results", str(tmp_path)]) == 0
     assert "decided after more looks than validated: c: cell (Welch, 5 looks)" in capsys.readouterr().out
+
+
+CLAIMS = data.load("hnn")
+
+
+def _row() -> engine.Verdict:
+    claim = CLAIMS["table1_hyperbolic_on_par_or_better"]
+    return engine.judge(claim, claim.cell("PREFIX-10, RNN"), [90.0, 91.0, 92.0], [88.0, 89.0, 91.0])
+
+
+def test_a_decided_cell_past_the_looks_validated_for_its_interval_is_flagged(tmp_path, capsys):
+    results = tmp_path / "results"
+    _validation(results, {("Welch", 1): 0.02, ("Welch", 2): 0.02})  # Welch: two looks validated
+    claim = CLAIMS["table1_hyperbolic_on_par_or_better"]
+    cell = claim.cell("PREFIX-10, RNN")
+    assert plan.looked([_row()], "hnn/cpu/claims.csv", results) == [_row()]  # no git clone: unchanged
+    assert "looks not counted" in capsys.readouterr().err
+    _git(tmp_path, "init", "-q")
+    for a, b in ([80.0, 90.0], [85.0, 88.0]), ([80.0, 90.0, 85.0], [85.0, 88.0, 86.0]):  # two looks, undecided
+        (results / "hnn" / "cpu").mkdir(parents=True, exist_ok=True)
+        (results / "hnn" / "cpu" / "claims.csv").write_text(render.to_csv([engine.judge(claim, cell, a, b)]))
+        _git(tmp_path, "add", "-A")
+        _git(tmp_path, "-c", "user.name=t", "-c", "user.email=t@t", "commit", "-qm", "look")
+    (row,) = plan.looked([_row()], "hnn/cpu/claims.csv", results)  # 3 + 3 seeds: a look seen before
+    assert row.looks == 2 and not row.beyond_validated_looks
+    decided = engine.judge(claim, cell, [90.0, 91.0, 92.0, 93.0], [88.0, 89.0, 91.0, 88.5])
+    (row,) = plan.looked([decided], "hnn/cpu/claims.csv", results)
+    assert decided.verdict in engine.DECIDED and row.looks == 3 and row.beyond_validated_looks
+    assert "[beyond validated looks]" in render.display(row)["verdict"]

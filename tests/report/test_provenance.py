@@ -86,33 +86,3 @@ def test_a_rule_registered_after_its_runs_or_not_datable_is_flagged(monkeypatch)
     )
     (row,) = provenance.final([untested], None, "hnn")
     assert row.rule_after_runs is False and math.isnan(row.cpu_hours) and row.hardware == ""
-
-
-def _git(path, *args):
-    subprocess.run(["git", "-C", str(path), *args], check=True, capture_output=True)
-
-
-def test_a_decided_cell_past_the_looks_validated_for_its_interval_is_flagged(tmp_path, capsys):
-    from noneuclid.claims import render
-
-    results = tmp_path / "results"
-    (results / "engine").mkdir(parents=True)
-    null = [("Welch", "better", 3, 1, looks, 0.0, 0.02) for looks in (1, 2)]  # Welch: two looks validated
-    columns = ["kind", "relation", "n", "family", "looks", "difference_in_delta", "rate_reproduces"]
-    pd.DataFrame(null, columns=columns).to_csv(results / "engine" / "validation.csv", index=False)
-    claim = CLAIMS["table1_hyperbolic_on_par_or_better"]
-    cell = claim.cell("PREFIX-10, RNN")
-    assert provenance.looked([_row()], "hnn", "cpu", "claims", results) == [_row()]  # no git clone: unchanged
-    assert "looks not counted" in capsys.readouterr().err
-    _git(tmp_path, "init", "-q")
-    for a, b in ([80.0, 90.0], [85.0, 88.0]), ([80.0, 90.0, 85.0], [85.0, 88.0, 86.0]):  # two looks, undecided
-        (results / "hnn" / "cpu").mkdir(parents=True, exist_ok=True)
-        (results / "hnn" / "cpu" / "claims.csv").write_text(render.to_csv([engine.judge(claim, cell, a, b)]))
-        _git(tmp_path, "add", "-A")
-        _git(tmp_path, "-c", "user.name=t", "-c", "user.email=t@t", "commit", "-qm", "look")
-    (row,) = provenance.looked([_row()], "hnn", "cpu", "claims", results)  # 3 + 3 seeds: a look seen before
-    assert row.looks == 2 and not row.beyond_validated_looks
-    decided = engine.judge(claim, cell, [90.0, 91.0, 92.0, 93.0], [88.0, 89.0, 91.0, 88.5])
-    (row,) = provenance.looked([decided], "hnn", "cpu", "claims", results)
-    assert decided.verdict in engine.DECIDED and row.looks == 3 and row.beyond_validated_looks
-    assert "[beyond validated looks]" in render.display(row)["verdict"]

@@ -15,17 +15,23 @@ verdict but "not testable here") over the committed versions of its claims table
 working tree's; seeds added to an arm that several cells share are a look for each of them. The validation
 (results/engine/validation.csv) covers, per kind of interval, the looks at which a false "reproduces" stayed
 within FALSE_RATE of simulated cells (validated_looks); a cell that has had that many is left out: another
-look would leave what is validated."""
+look would leave what is validated. The reports write each cell's looks into its claims table (`looked`) and
+flag a decided cell that had more than validated (beyond_validated_looks)."""
 
 from __future__ import annotations
 
+import functools
 import io
 import subprocess
+import sys
+from collections.abc import Sequence
+from dataclasses import replace
 from pathlib import Path
 
 import pandas as pd
 
-from noneuclid.claims.engine import CONSISTENT, DECIDED, INCONCLUSIVE, NOT_TESTABLE, REPRODUCES
+from noneuclid.claims import render
+from noneuclid.claims.engine import CONSISTENT, DECIDED, INCONCLUSIVE, NOT_TESTABLE, REPRODUCES, Verdict
 from noneuclid.claims.validation import FALSE_RATE, LOOK_UP_TO, Setting, is_false
 
 VALIDATION = Path("engine") / "validation.csv"  # under results/, from `python -m noneuclid.evaluate engine-validation`
@@ -92,6 +98,42 @@ def _history(results: Path, files: list[str]) -> list[pd.DataFrame]:
         tables.append(pd.read_csv(io.BytesIO(blob[:size])).assign(file=file))
         blob = blob[size + 1 :]
     return tables
+
+
+def looked(rows: Sequence[Verdict], file: str, results: Path | None = None) -> list[Verdict]:
+    """The rows of claims table `file` (relative to results/) with their looks (the distinct seed counts each
+    cell was judged at over the file's committed versions, these rows included; `results`: a git clone's
+    results/, default this clone's) and whether a decided cell has had more than validated for its kind of
+    interval; unchanged, with a warning, outside a git clone or without results/engine/validation.csv."""
+    counted = _counted(results or _published(), render.frame(rows).assign(file=file))
+    if counted is None:
+        print(f"warning: {file}: looks not counted (no git clone with results/{VALIDATION})", file=sys.stderr)
+        return list(rows)
+    return [
+        replace(row, looks=int(n), beyond_validated_looks=bool(row.verdict in DECIDED and n > most))
+        for row, n, most in zip(rows, *counted)
+    ]
+
+
+def _counted(results: Path | None, cells: pd.DataFrame) -> tuple[pd.Series, pd.Series] | None:
+    """(looks, looks validated) per cell, or None without a git clone's results/ that holds
+    engine/validation.csv."""
+    if results is None or not (results / VALIDATION).is_file():
+        return None
+    try:
+        counts = looks(results, cells)
+    except LookupError:  # not in a git clone
+        return None
+    return counts, max_looks(cells, validated_looks(pd.read_csv(results / VALIDATION)))
+
+
+@functools.cache
+def _published() -> Path | None:
+    """The results/ of the git clone this package runs from (the claims tables' history), None outside one."""
+    top = subprocess.run(
+        ["git", "-C", str(Path(__file__).parent), "rev-parse", "--show-toplevel"], capture_output=True, text=True
+    )
+    return None if top.returncode else Path(top.stdout.strip()) / "results"
 
 
 def next_seeds(cells: pd.DataFrame, up_to: int = LOOK_UP_TO) -> pd.DataFrame:

@@ -1,9 +1,8 @@
 """Where each verdict comes from: its claim's rule as registered (claims/registered.csv: commit and date), the
 date of the newest commit its runs trained from (git's committer date of env.git_commit, a lower bound on when
 they ran), whether the rule cannot be shown to come before every one of them, and their compute (hours, a
-stacked run's share of its stack's; the machines by env.cpu_count and env.cuda); and how many looks the cell
-has had (claims.plan.looks, over the history of its table in this clone's results/) against those the
-engine's validation covers for its kind of interval (claims.plan.validated_looks)."""
+stacked run's share of its stack's; the machines by env.cpu_count and env.cuda); written with the looks each
+cell has had (claims.plan.looked)."""
 
 import functools
 import math
@@ -49,44 +48,9 @@ def final(rows: Sequence[Verdict], runs: pd.DataFrame | None, paper: str) -> lis
 
 def write(out: Path, stem: str, rows: Sequence[Verdict], runs: pd.DataFrame | None, paper: str, title=None) -> str:
     """The claims table <stem> of `paper` in `out` (results/<paper>/<profile>/ or its copy: render.write), its
-    rows `final` and `looked`; returns its Markdown."""
-    return render.write(out, stem, looked(final(rows, runs, paper), paper, Path(out).name, stem), title)
-
-
-def looked(rows: Sequence[Verdict], paper: str, profile: str, stem: str, results: Path | None = None) -> list[Verdict]:
-    """The rows with their looks (the distinct seed counts each cell was judged at over the committed versions
-    of results/<paper>/<profile>/<stem>.csv, these rows included; `results`: a git clone's results/, default
-    this clone's) and whether a decided cell has had more than validated for its kind of interval; unchanged,
-    with a warning, outside a git clone or without results/engine/validation.csv."""
-    counted = _counted(results or _published(), render.frame(rows).assign(file=f"{paper}/{profile}/{stem}.csv"))
-    if counted is None:
-        print(f"warning: {stem}: looks not counted (no git clone with results/{plan.VALIDATION})", file=sys.stderr)
-        return list(rows)
-    return [
-        replace(row, looks=int(n), beyond_validated_looks=bool(row.verdict in engine.DECIDED and n > most))
-        for row, n, most in zip(rows, *counted)
-    ]
-
-
-def _counted(results: Path | None, cells: pd.DataFrame) -> tuple[pd.Series, pd.Series] | None:
-    """(looks, looks validated) per cell (claims.plan), or None without a git clone's results/ that holds
-    engine/validation.csv."""
-    if results is None or not (results / plan.VALIDATION).is_file():
-        return None
-    try:
-        looks = plan.looks(results, cells)
-    except LookupError:  # not in a git clone
-        return None
-    return looks, plan.max_looks(cells, plan.validated_looks(pd.read_csv(results / plan.VALIDATION)))
-
-
-@functools.cache
-def _published() -> Path | None:
-    """The results/ of the git clone this package runs from (the claims tables' history), None outside one."""
-    top = subprocess.run(
-        ["git", "-C", str(claims_data.DIR), "rev-parse", "--show-toplevel"], capture_output=True, text=True
-    )
-    return None if top.returncode else Path(top.stdout.strip()) / "results"
+    rows `final` and with their looks (claims.plan.looked); returns its Markdown."""
+    file = f"{paper}/{Path(out).name}/{stem}.csv"  # its history: results/<paper>/<profile>/<stem>.csv
+    return render.write(out, stem, plan.looked(final(rows, runs, paper), file), title)
 
 
 def _after(rule: ledger.Registration, since: str, row: Verdict) -> bool:
