@@ -7,6 +7,7 @@ import math
 import subprocess
 
 import pandas as pd
+import pytest
 
 from noneuclid.claims import data, engine, plan, render
 from noneuclid.claims.__main__ import main
@@ -97,7 +98,7 @@ def _commit_claims(results, n_a, n_b, verdict="consistent"):
     _git(results, "-c", "user.name=t", "-c", "user.email=t@t", "commit", "-qm", f"{n_a} {n_b}")
 
 
-def test_a_look_is_each_seed_count_a_cell_was_published_at_and_the_fourth_is_the_last(tmp_path):
+def test_a_look_is_each_seed_count_a_cell_was_published_at_and_the_validated_number_is_the_last(tmp_path):
     _git(tmp_path, "init", "-q")
     for n_a, n_b, verdict in (
         (0, 0, "not testable here"),
@@ -141,9 +142,10 @@ def test_a_decided_cell_past_the_looks_validated_for_its_interval_is_flagged(tmp
     _validation(results, {("Welch", 1): 0.02, ("Welch", 2): 0.02})  # Welch: two looks validated
     claim = CLAIMS["table1_hyperbolic_on_par_or_better"]
     cell = claim.cell("PREFIX-10, RNN")
-    assert plan.looked([_row()], "hnn/cpu/claims.csv", results) == [_row()]  # no git clone: unchanged
+    assert plan.looked([_row()], "hnn/cpu/claims.csv", None) == [_row()]  # no git clone: unchanged
     assert "looks not counted" in capsys.readouterr().err
     _git(tmp_path, "init", "-q")
+    assert plan.published(results / "hnn" / "cpu") == results  # the folder need not exist yet
     for a, b in ([80.0, 90.0], [85.0, 88.0]), ([80.0, 90.0, 85.0], [85.0, 88.0, 86.0]):  # two looks, undecided
         (results / "hnn" / "cpu").mkdir(parents=True, exist_ok=True)
         (results / "hnn" / "cpu" / "claims.csv").write_text(render.to_csv([engine.judge(claim, cell, a, b)]))
@@ -155,3 +157,16 @@ def test_a_decided_cell_past_the_looks_validated_for_its_interval_is_flagged(tmp
     (row,) = plan.looked([decided], "hnn/cpu/claims.csv", results)
     assert decided.verdict in engine.DECIDED and row.looks == 3 and row.beyond_validated_looks
     assert "[beyond validated looks]" in render.display(row)["verdict"]
+
+
+def test_the_history_is_the_clone_of_the_folder_written_else_this_packages_and_never_a_shallow_one(tmp_path):
+    here = plan.published(tmp_path / "results" / "p" / "cpu")  # outside a clone: the package's clone
+    assert here is None or (here.name == "results" and (here.parent / ".git").exists())
+    _git(tmp_path, "init", "-q")
+    for n in (1, 2):
+        (tmp_path / "f").write_text(str(n))
+        _git(tmp_path, "add", "-A")
+        _git(tmp_path, "-c", "user.name=t", "-c", "user.email=t@t", "commit", "-qm", str(n))
+    subprocess.run(["git", "clone", "-q", "--depth", "1", f"file://{tmp_path}", str(tmp_path / "s")], check=True)
+    with pytest.raises(ValueError, match="shallow clone.*git fetch --unshallow"):
+        plan.published(tmp_path / "s" / "results" / "p" / "cpu")

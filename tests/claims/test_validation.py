@@ -75,7 +75,7 @@ def test_the_committed_validation_holds_the_type_one_rate_and_the_power():
     assert (single.rate_decided_falsely <= 0.05 + single.apply(lambda r: _mc(0.05, r.cells), axis=1)).all()
     looked = rows[rows.looks > 1]  # k looks, each at 5 %: the union bound, 2.5 % a look per tail
     kinds = validation.LOOKS + validation.MORE_KINDS
-    finest = {validation.finest_looks(k, n) for k, n in kinds}
+    finest = {validation.finest_looks(k, validation.FINEST_FROM) for k, _ in kinds}
     assert set(looked.kind) == {k for k, _ in kinds} and set(looked.looks) == {*validation.MORE_LOOKS, *finest}
     assert (looked.look_up_to == validation.LOOK_UP_TO).all() and (single.looks == 1).all()
     for row in looked.itertuples():  # a false "reproduces" within k x 2.5 %; at a boundary both are false

@@ -61,7 +61,7 @@ def next_seeds(results: Path, kind: str, up_to: int) -> int:
     print(f"{kind} cells decided: {decided} of {total} ({decided / total:.1%}); at most {up_to} seeds per arm would")
     print(f"decide {len(todo)} more (hours_to_add: the train time of the runs each cell reads now, per run):\n")
     print(todo.to_markdown(index=False) if len(todo) else "(none)")
-    kinds = ", ".join(f"{kind} {n}" for kind, n in sorted(validated.items()))
+    kinds = ", ".join(f"{interval} {n}" for interval, n in sorted(validated.items()))
     print(f"\nlooks validated per kind of interval (results/{plan.VALIDATION}): {kinds}; others 1")
     if len(spent := plan.left_out(cells, up_to)):
         print("\nleft out, at their last validated look: " + "; ".join(_named(spent)))

@@ -12,15 +12,16 @@ were trained on (the hardware column).
 
 A look is a verdict published at new seed counts: the distinct (n_a, n_b) at which a cell was judged (any
 verdict but "not testable here") over the committed versions of its claims table (git history) and the
-working tree's; seeds added to an arm that several cells share are a look for each of them. The validation
-(results/engine/validation.csv) covers, per kind of interval, the looks at which a false "reproduces" stayed
-within FALSE_RATE of simulated cells (validated_looks); a cell that has had that many is left out: another
-look would leave what is validated. The reports write each cell's looks into its claims table (`looked`) and
-flag a decided cell that had more than validated (beyond_validated_looks)."""
+working tree's; seeds added to an arm that several cells share are a look for each of them (a cell is known
+by its claim and cell name: renamed, it starts again at none). The validation (results/engine/validation.csv)
+covers, per kind of interval, the looks at which a false "reproduces" stayed within FALSE_RATE of simulated
+cells (validated_looks; point estimates over 1,000-2,000 cells, about 0.5 points of Monte Carlo error); a
+cell that has had that many is left out: another look would leave what is validated. The reports write each
+cell's looks into its claims table (`looked`) and flag a decided cell that had more than validated
+(beyond_validated_looks)."""
 
 from __future__ import annotations
 
-import functools
 import io
 import subprocess
 import sys
@@ -100,12 +101,12 @@ def _history(results: Path, files: list[str]) -> list[pd.DataFrame]:
     return tables
 
 
-def looked(rows: Sequence[Verdict], file: str, results: Path | None = None) -> list[Verdict]:
-    """The rows of claims table `file` (relative to results/) with their looks (the distinct seed counts each
-    cell was judged at over the file's committed versions, these rows included; `results`: a git clone's
-    results/, default this clone's) and whether a decided cell has had more than validated for its kind of
-    interval; unchanged, with a warning, outside a git clone or without results/engine/validation.csv."""
-    counted = _counted(results or _published(), render.frame(rows).assign(file=file))
+def looked(rows: Sequence[Verdict], file: str, results: Path | None) -> list[Verdict]:
+    """The rows of claims table `file` (relative to `results`, a git clone's results/: published) with their
+    looks (the distinct seed counts each cell, by claim and cell name, was judged at over the file's committed
+    versions, these rows included) and whether a decided cell has had more than validated for its kind of
+    interval; unchanged, with a warning, without a clone or without results/engine/validation.csv."""
+    counted = _counted(results, render.frame(rows).assign(file=file))
     if counted is None:
         print(f"warning: {file}: looks not counted (no git clone with results/{VALIDATION})", file=sys.stderr)
         return list(rows)
@@ -120,20 +121,24 @@ def _counted(results: Path | None, cells: pd.DataFrame) -> tuple[pd.Series, pd.S
     engine/validation.csv."""
     if results is None or not (results / VALIDATION).is_file():
         return None
-    try:
-        counts = looks(results, cells)
-    except LookupError:  # not in a git clone
-        return None
-    return counts, max_looks(cells, validated_looks(pd.read_csv(results / VALIDATION)))
+    return looks(results, cells), max_looks(cells, validated_looks(pd.read_csv(results / VALIDATION)))
 
 
-@functools.cache
-def _published() -> Path | None:
-    """The results/ of the git clone this package runs from (the claims tables' history), None outside one."""
-    top = subprocess.run(
-        ["git", "-C", str(Path(__file__).parent), "rev-parse", "--show-toplevel"], capture_output=True, text=True
-    )
-    return None if top.returncode else Path(top.stdout.strip()) / "results"
+def published(out: Path) -> Path | None:
+    """The results/ whose history counts the looks of a claims table written into `out`: that of the git
+    clone holding `out`, else that of the clone this package runs from (a copy outside any clone, as the
+    regeneration check writes); None outside both. A shallow clone is an error: it lacks the history."""
+    for start in (Path(out).absolute(), Path(__file__).parent):
+        start = next(p for p in (start, *start.parents) if p.exists())
+        git = ["git", "-C", str(start), "rev-parse", "--show-toplevel", "--is-shallow-repository"]
+        found = subprocess.run(git, capture_output=True, text=True)
+        if found.returncode:
+            continue
+        top, shallow = found.stdout.split()
+        if shallow == "true":
+            raise ValueError(f"{top} is a shallow clone: looks are counted over history; git fetch --unshallow")
+        return Path(top) / "results"
+    return None
 
 
 def next_seeds(cells: pd.DataFrame, up_to: int = LOOK_UP_TO) -> pd.DataFrame:

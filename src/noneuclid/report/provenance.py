@@ -50,7 +50,7 @@ def write(out: Path, stem: str, rows: Sequence[Verdict], runs: pd.DataFrame | No
     """The claims table <stem> of `paper` in `out` (results/<paper>/<profile>/ or its copy: render.write), its
     rows `final` and with their looks (claims.plan.looked); returns its Markdown."""
     file = f"{paper}/{Path(out).name}/{stem}.csv"  # its history: results/<paper>/<profile>/<stem>.csv
-    return render.write(out, stem, plan.looked(final(rows, runs, paper), file), title)
+    return render.write(out, stem, plan.looked(final(rows, runs, paper), file, plan.published(out)), title)
 
 
 def _after(rule: ledger.Registration, since: str, row: Verdict) -> bool:
