@@ -51,12 +51,11 @@ def next_seeds(results: Path, kind: str, up_to: int) -> int:
     if not validation.is_file():
         print(f"error: no {validation}: `python -m noneuclid.evaluate engine-validation` writes it", file=sys.stderr)
         return 2
-    validated = plan.validated_looks(pd.read_csv(validation))
-    try:
-        cells = cells.assign(looks=plan.looks(results, cells), max_looks=plan.max_looks(cells, validated))
-    except LookupError as e:
-        print(f"error: {e}", file=sys.stderr)
+    if "looks" not in cells or cells.looks.isna().any():  # the reports count them (plan.looked)
+        print(f"error: claims tables under {results} without looks: redraw them in a git clone", file=sys.stderr)
         return 2
+    validated = plan.validated_looks(pd.read_csv(validation))
+    cells = cells.assign(max_looks=plan.max_looks(cells, validated))
     todo = plan.next_seeds(cells, up_to)
     print(f"{kind} cells decided: {decided} of {total} ({decided / total:.1%}); at most {up_to} seeds per arm would")
     print(f"decide {len(todo)} more (hours_to_add: the train time of the runs each cell reads now, per run):\n")

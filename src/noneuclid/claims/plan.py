@@ -17,8 +17,8 @@ by its claim and cell name: renamed, it starts again at none). The validation (r
 covers, per kind of interval, the looks at which a false "reproduces" stayed within FALSE_RATE of simulated
 cells (validated_looks; point estimates over 1,000-2,000 cells, about 0.5 points of Monte Carlo error); a
 cell that has had that many is left out: another look would leave what is validated. The reports write each
-cell's looks into its claims table (`looked`) and flag a decided cell that had more than validated
-(beyond_validated_looks)."""
+cell's looks into its claims table (`looked`: the command reads them there) and flag a decided cell that had
+more than validated (beyond_validated_looks)."""
 
 from __future__ import annotations
 
