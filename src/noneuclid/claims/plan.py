@@ -106,22 +106,21 @@ def looked(rows: Sequence[Verdict], file: str, results: Path | None) -> list[Ver
     looks (the distinct seed counts each cell, by claim and cell name, was judged at over the file's committed
     versions, these rows included) and whether a decided cell has had more than validated for its kind of
     interval; unchanged, with a warning, without a clone or without results/engine/validation.csv."""
-    counted = _counted(results, render.frame(rows).assign(file=file))
-    if counted is None:
+    cells = _counted(results, render.frame(rows).assign(file=file))
+    if cells is None:
         print(f"warning: {file}: looks not counted (no git clone with results/{VALIDATION})", file=sys.stderr)
         return list(rows)
-    return [
-        replace(row, looks=int(n), beyond_validated_looks=bool(row.verdict in DECIDED and n > most))
-        for row, n, most in zip(rows, *counted)
-    ]
+    beyond = cells.index.isin(beyond_validation(cells).index)
+    return [replace(row, looks=int(n), beyond_validated_looks=bool(b)) for row, n, b in zip(rows, cells.looks, beyond)]
 
 
-def _counted(results: Path | None, cells: pd.DataFrame) -> tuple[pd.Series, pd.Series] | None:
-    """(looks, looks validated) per cell, or None without a git clone's results/ that holds
-    engine/validation.csv."""
+def _counted(results: Path | None, cells: pd.DataFrame) -> pd.DataFrame | None:
+    """`cells` with their looks and the looks validated for them (max_looks), or None without a git clone's
+    results/ that holds engine/validation.csv."""
     if results is None or not (results / VALIDATION).is_file():
         return None
-    return looks(results, cells), max_looks(cells, validated_looks(pd.read_csv(results / VALIDATION)))
+    validated = validated_looks(pd.read_csv(results / VALIDATION))
+    return cells.assign(looks=looks(results, cells), max_looks=max_looks(cells, validated))
 
 
 def published(out: Path) -> Path | None:
