@@ -28,19 +28,23 @@ def _cells() -> pd.DataFrame:
     return cells.assign(interval="Welch", looks=1, max_looks=4)
 
 
-def _validation(results, rates: dict[tuple[str, int], float]) -> pd.DataFrame:
-    """A validation.csv of rows of single cells at the null of a superiority claim (D = 0), one per (kind,
-    looks) -> its rate of false "reproduces", written under results/engine/ (where results is given)."""
-    rows = [(kind, "better", 3, 1, looks, 0.0, rate) for (kind, looks), rate in rates.items()]
-    columns = ["kind", "relation", "n", "family", "looks", "difference_in_delta", "rate_reproduces"]
+def _levels(results, alphas: dict[str, list[float]], rates: dict[str, list[float]]) -> pd.DataFrame:
+    """A levels.csv: per kind, its levels look by look and the check's worst rate at each (both schedules),
+    written under results/engine/ (where results is given)."""
+    rows = [
+        (kind, look, alpha, rate, rate, rate)
+        for kind in alphas
+        for look, (alpha, rate) in enumerate(zip(alphas[kind], rates[kind]), start=1)
+    ]
+    columns = ["kind", "look", "alpha", "rate_calibrated", "rate_finest", "rate_seeds_schedule"]
     table = pd.DataFrame(rows, columns=columns)
     if results is not None:
         (results / "engine").mkdir(parents=True, exist_ok=True)
-        table.to_csv(results / plan.VALIDATION, index=False)
+        table.to_csv(results / plan.LEVELS, index=False)
     return table
 
 
-VALIDATED = {("Welch", 1): 0.02, ("Welch", 2): 0.04, ("Welch", 4): 0.045, ("Welch", 15): 0.08}  # Welch: 4
+WELCH_4 = {"Welch": [0.05, 0.05, 0.03, 0.01, 0.005]}, {"Welch": [0.02, 0.04, 0.045, 0.045, 0.08]}  # validated: 4
 
 
 def test_lists_undecided_cells_within_reach_cheapest_first_with_the_runs_they_lack():
@@ -52,10 +56,7 @@ def test_lists_undecided_cells_within_reach_cheapest_first_with_the_runs_they_la
     assert list(plan.next_seeds(_cells(), up_to=6).cell) == ["bound", "two arms"]
 
 
-def test_the_looks_validated_per_kind_stop_before_the_first_number_of_looks_over_the_rate():
-    rates = {**VALIDATED, ("shares", 1): 0.01, ("shares", 9): 0.03, ("paired", 1): 0.02, ("paired", 2): 0.06}
-    rates |= {("paired", 3): 0.04, ("one-arm", 1): 0.051}  # paired: 3 is within, but 2 is not before it
-    assert plan.validated_looks(_validation(None, rates)) == {"Welch": 4, "one-arm": 0, "paired": 1, "shares": 9}
+def test_the_looks_validated_per_kind_are_read_from_the_levels():
     cells = _cells().assign(interval=["Welch", "shares", "exact", None, "Welch", "Welch", None])
     assert list(plan.max_looks(cells, {"Welch": 4, "shares": 9})) == [4, 9, 1, 1, 4, 4, 1]
 
@@ -72,14 +73,14 @@ def test_the_command_reads_every_claims_table_and_prints_the_plan(tmp_path, caps
     _cells().drop(columns=["file", "looks", "max_looks"]).to_csv(folder / "claims.csv", index=False)
     assert main(["next", "--results", str(tmp_path)]) == 2
     assert "engine-validation` writes it" in capsys.readouterr().err
-    _validation(tmp_path, VALIDATED)
+    _levels(tmp_path, *WELCH_4)
     assert main(["next", "--results", str(tmp_path)]) == 2
     assert "without looks: redraw them in a git clone" in capsys.readouterr().err
     _cells().drop(columns=["file", "max_looks"]).to_csv(folder / "claims.csv", index=False)  # one look each
     assert main(["next", "--results", str(tmp_path)]) == 0
     out = capsys.readouterr().out
     assert "paper cells decided: 1 of 7 (14.3%)" in out and "| p/cpu/claims.csv" in out and "far" not in out
-    assert "looks validated per kind of interval (results/engine/validation.csv): Welch 4; others 1" in out
+    assert "looks validated per kind of interval (results/engine/levels.csv): Welch 4; others 1" in out
     assert main(["next", "--results", str(tmp_path), "--kind", "ours"]) == 2
     assert "no claims tables with ours cells" in capsys.readouterr().err
 
@@ -124,7 +125,7 @@ def test_a_look_is_each_seed_count_a_cell_was_published_at_and_the_validated_num
 
 
 def test_the_command_names_a_cell_decided_after_more_looks_than_validated(tmp_path, capsys):
-    _validation(tmp_path, VALIDATED)
+    _levels(tmp_path, *WELCH_4)
     for looks, verdict, said in (
         (4, "consistent", "left out, at their last validated look: c: cell (Welch, 4 looks)"),
         (5, "reproduces", "decided after more looks than validated: c: cell (Welch, 5 looks)"),
@@ -142,9 +143,9 @@ def _row() -> engine.Verdict:
     return engine.judge(claim, claim.cell("PREFIX-10, RNN"), [90.0, 91.0, 92.0], [88.0, 89.0, 91.0])
 
 
-def test_a_decided_cell_past_the_looks_validated_for_its_interval_is_flagged(tmp_path, capsys):
+def test_a_later_look_is_read_at_its_level_and_a_decided_cell_past_the_validated_looks_is_flagged(tmp_path, capsys):
     results = tmp_path / "results"
-    _validation(results, {("Welch", 1): 0.02, ("Welch", 2): 0.02})  # Welch: two looks validated
+    _levels(results, {"Welch": [0.05, 0.05, 0.01]}, {"Welch": [0.02, 0.03, 0.07]})  # Welch: two looks validated
     claim = CLAIMS["table1_hyperbolic_on_par_or_better"]
     cell = claim.cell("PREFIX-10, RNN")
     assert plan.looked([_row()], "hnn/cpu/claims.csv", None) == [_row()]  # no git clone: unchanged
@@ -157,11 +158,19 @@ def test_a_decided_cell_past_the_looks_validated_for_its_interval_is_flagged(tmp
         _git(tmp_path, "add", "-A")
         _git(tmp_path, "-c", "user.name=t", "-c", "user.email=t@t", "commit", "-qm", "look")
     (row,) = plan.looked([_row()], "hnn/cpu/claims.csv", results)  # 3 + 3 seeds: a look seen before
-    assert row.looks == 2 and not row.beyond_validated_looks
-    decided = engine.judge(claim, cell, [90.0, 91.0, 92.0, 93.0], [88.0, 89.0, 91.0, 88.5])
-    (row,) = plan.looked([decided], "hnn/cpu/claims.csv", results)
-    assert decided.verdict in engine.DECIDED and row.looks == 3 and row.beyond_validated_looks
+    assert (row.looks, row.alpha, row.alpha_next) == (2, 0.05, 0.01)
+    (row,) = plan.flagged(engine.adjusted([row]), results)
+    assert not row.beyond_validated_looks and math.isfinite(row.seeds_to_decide)
+    clear = engine.judge(claim, cell, [90.0, 91.0, 92.0, 93.0], [80.0, 81.0, 82.0, 80.5])  # p < 0.01
+    near = engine.judge(claim, cell, [90.0, 91.0, 92.0, 93.0], [88.0, 89.0, 91.0, 88.5])  # 0.01 < p < 0.05
+    assert clear.p_value < 0.01 < near.p_value < 0.05 and clear.verdict == near.verdict == engine.REPRODUCES
+    (row,) = plan.flagged(engine.adjusted(plan.looked([clear], "hnn/cpu/claims.csv", results)), results)
+    assert (row.looks, row.alpha, row.verdict) == (3, 0.01, engine.REPRODUCES) and row.beyond_validated_looks
     assert "[beyond validated looks]" in render.display(row)["verdict"]
+    assert "read at look 3's level, 0.01" in render.display(row)["verdict"]
+    (row,) = plan.flagged(engine.adjusted(plan.looked([near], "hnn/cpu/claims.csv", results)), results)
+    assert row.verdict == engine.CONSISTENT and row.verdict_unadjusted == engine.CONSISTENT
+    assert not row.beyond_validated_looks and row.seeds_to_decide > 4  # at level 0 past the levels: inf
 
 
 def test_the_history_is_the_clone_of_the_folder_written_else_this_packages_and_never_a_shallow_one(tmp_path):

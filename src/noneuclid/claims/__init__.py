@@ -9,6 +9,9 @@
     significance.py  the p-values behind the verdicts, and Holm's adjustment over a claim's cells
     ledger.py      the register of claim rules (registered.csv): when each rule was fixed
     validation.py  the engine judged on simulated cells of known truth (results/engine/)
+    levels.py      the level each look is read at, spent so that a cell's looks decide falsely no more often
+                   than one look does (results/engine/levels.csv)
+    plan.py        the looks each cell has had, and which undecided cells more seeds would decide
     render.py      the claims table as CSV, Markdown and LaTeX
     student.py     the t quantile behind every 95 % interval, at real (fractional) degrees of freedom
 

@@ -12,7 +12,7 @@ from pathlib import Path
 
 import pandas as pd
 
-from noneuclid.claims import data, ledger, plan
+from noneuclid.claims import data, ledger, levels, plan
 
 
 def main(argv=None) -> int:
@@ -47,21 +47,21 @@ def next_seeds(results: Path, kind: str, up_to: int) -> int:
         print(f"error: no claims tables with {kind} cells under {results}/<paper>/<profile>/", file=sys.stderr)
         return 2
     decided, total = plan.decided_share(cells)
-    validation = results / plan.VALIDATION
-    if not validation.is_file():
-        print(f"error: no {validation}: `python -m noneuclid.evaluate engine-validation` writes it", file=sys.stderr)
+    table = results / plan.LEVELS
+    if not table.is_file():
+        print(f"error: no {table}: `python -m noneuclid.evaluate engine-validation` writes it", file=sys.stderr)
         return 2
     if "looks" not in cells or cells.looks.isna().any():  # the reports count them (plan.looked)
         print(f"error: claims tables under {results} without looks: redraw them in a git clone", file=sys.stderr)
         return 2
-    validated = plan.validated_looks(pd.read_csv(validation))
+    validated = levels.validated(pd.read_csv(table))
     cells = cells.assign(max_looks=plan.max_looks(cells, validated))
     todo = plan.next_seeds(cells, up_to)
     print(f"{kind} cells decided: {decided} of {total} ({decided / total:.1%}); at most {up_to} seeds per arm would")
     print(f"decide {len(todo)} more (hours_to_add: the train time of the runs each cell reads now, per run):\n")
     print(todo.to_markdown(index=False) if len(todo) else "(none)")
     kinds = ", ".join(f"{interval} {n}" for interval, n in sorted(validated.items()))
-    print(f"\nlooks validated per kind of interval (results/{plan.VALIDATION}): {kinds}; others 1")
+    print(f"\nlooks validated per kind of interval (results/{plan.LEVELS}): {kinds}; others 1")
     if len(spent := plan.left_out(cells, up_to)):
         print("\nleft out, at their last validated look: " + "; ".join(_named(spent)))
     if len(beyond := plan.beyond_validation(cells)):

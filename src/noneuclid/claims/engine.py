@@ -26,13 +26,16 @@ Each row keeps the p-value of its claim's test (p_value: H0 d = 0, d = -delta, o
 on_par) and of the test against delta (p_delta: |d| >= delta for better, |d| <= delta for on_par, nan for
 at_least). `adjusted` adjusts each over the claim's judged cells by Holm's method and reads the verdict at
 the adjusted level (the per-cell verdict kept as verdict_unadjusted): a claim of many cells decides no
-more often by chance than one of one cell.
+more often by chance than one of one cell. That level is the row's `alpha`: 5 % at a cell's first look,
+the stricter level of its look where seeds were added after earlier looks (claims/levels.py, set by
+claims/plan.py `looked`), so that its looks together decide falsely no more often than one.
 Where the cell is not decided, seeds_to_decide is the smallest n per arm whose interval, at the same
 difference and per-seed spread, would decide it by either test (inf when no number of seeds would: d = 0
 with no delta to reach, or beyond MAX_SEEDS). After `adjusted` it is read at the claim's level: the n at
-which the cell's own p would fall below alpha / m, m the claim's judged cells (Bonferroni's level, Holm's
-strictest step: a cell there is decided whatever the claim's other cells show), the (1 - alpha / m)
-interval in place of the 95 % one; a cell decided at its own level but not at the adjusted one gets one too.
+which the cell's own p would fall below alpha / m, alpha the next look's level (alpha_next), m the claim's
+judged cells (Bonferroni's level, Holm's strictest step: a cell there is decided whatever the claim's other
+cells show), the (1 - alpha / m) interval in place of the 95 % one; a cell decided at its own level but not at
+the adjusted one gets one too.
 
 Zero width: where every seed gives the same value (each arm's, or the same paired difference), se = 0
 and the t-interval [d, d] measures no spread. Such a cell is judged instead by the exact test of the
@@ -179,6 +182,8 @@ class Verdict:
     hardware: str = ""  # and the machines they trained on
     looks: float = math.nan  # the seed counts the cell was judged at, over its table's history (nan: unknown)
     beyond_validated_looks: bool = False  # decided after more looks than validated for its kind of interval
+    alpha: float = ALPHA  # the level its verdict is read at: its look's (claims/levels.py; 5 % at a first look)
+    alpha_next: float = ALPHA  # the next look's, at which seeds_to_decide is estimated
     basis: Basis | None = field(default=None, compare=False, repr=False)  # seeds_to_decide's, at any level
 
 
@@ -288,15 +293,19 @@ def adjusted(rows: Sequence[Verdict]) -> list[Verdict]:
 
 
 def _readjusted(row: Verdict, p: float, p_delta: float, judged: int) -> Verdict:
-    """One row at its adjusted p-values, its seeds_to_decide at alpha / judged (module doc); a row not
-    judged is left as it is."""
-    base = replace(row, verdict_unadjusted=row.verdict, p_adjusted=p, p_delta_adjusted=p_delta)
+    """One row at its adjusted p-values and its look's level (row.alpha), its seeds_to_decide at the next
+    look's level over judged (module doc); a row not judged is left as it is."""
     if row.verdict == NOT_TESTABLE:
-        return base
-    verdict = classify(row.difference, p, p_delta, row.relation, row.delta)
-    seeds = row.seeds_to_decide if judged <= 1 else _seeds_at(row.basis, verdict, ALPHA / judged)  # 1: as judged
+        return replace(row, verdict_unadjusted=row.verdict, p_adjusted=p, p_delta_adjusted=p_delta)
+    own = row.verdict  # as judged, at ALPHA; at a later look's level, read again
+    if row.alpha != ALPHA:
+        own = classify(row.difference, row.p_value, row.p_delta, row.relation, row.delta, row.alpha)
+    base = replace(row, verdict_unadjusted=own, p_adjusted=p, p_delta_adjusted=p_delta)
+    verdict = classify(row.difference, p, p_delta, row.relation, row.delta, row.alpha)
+    as_judged = judged <= 1 and row.alpha_next == ALPHA
+    seeds = row.seeds_to_decide if as_judged else _seeds_at(row.basis, verdict, row.alpha_next / max(judged, 1))
     notes = [row.reason] if row.reason else []
-    if row.relation == BETTER_RELATION and verdict == CONTRADICTS and not p < ALPHA:
+    if row.relation == BETTER_RELATION and verdict == CONTRADICTS and not p < row.alpha:
         notes.append(WITHIN_DELTA)
     elif row.relation == BETTER_RELATION and verdict == REPRODUCES and row.ci_high < row.delta:
         notes.append(BELOW_DELTA)
@@ -305,8 +314,10 @@ def _readjusted(row: Verdict, p: float, p_delta: float, judged: int) -> Verdict:
 
 def _seeds_at(basis: Basis | None, verdict: str, alpha: float) -> float:
     """seeds_to_decide of a cell with this verdict at level alpha: nan where it is decided or has no
-    seeds to add (an exact value)."""
-    return basis.seeds(alpha) if basis is not None and verdict in (CONSISTENT, INCONCLUSIVE) else math.nan
+    seeds to add (an exact value), inf at level 0 (no further look decides)."""
+    if basis is None or verdict not in (CONSISTENT, INCONCLUSIVE):
+        return math.nan
+    return basis.seeds(alpha) if alpha > 0 else math.inf
 
 
 def judged(

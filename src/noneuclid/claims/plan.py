@@ -13,12 +13,13 @@ were trained on (the hardware column).
 A look is a verdict published at new seed counts: the distinct (n_a, n_b) at which a cell was judged (any
 verdict but "not testable here") over the committed versions of its claims table (git history) and the
 working tree's; seeds added to an arm that several cells share are a look for each of them (a cell is known
-by its claim and cell name: renamed, it starts again at none). The validation (results/engine/validation.csv)
-covers, per kind of interval, the looks at which a false "reproduces" stayed within FALSE_RATE of simulated
-cells (validated_looks; point estimates over 1,000-2,000 cells, about 0.5 points of Monte Carlo error); a
-cell that has had that many is left out: another look would leave what is validated. The reports write each
-cell's looks into its claims table (`looked`: the command reads them there) and flag a decided cell that had
-more than validated (beyond_validated_looks)."""
+by its claim and cell name: renamed, it starts again at none). A cell at its L-th look is read at that look's
+level (claims/levels.py, results/engine/levels.csv: 5 % at the first, stricter after), and its seeds_to_decide
+at the next look's. The levels are validated, per kind of interval, up to the looks at which an independent
+simulation kept a false "reproduces" within FALSE_RATE (levels.validated); a cell that has had that many is
+left out: another look would leave what is validated. The reports write each cell's looks and levels into its
+claims table (`looked`: the command reads them there) and flag a decided cell that had more than validated
+(`flagged`: beyond_validated_looks)."""
 
 from __future__ import annotations
 
@@ -31,11 +32,11 @@ from pathlib import Path
 
 import pandas as pd
 
-from noneuclid.claims import render
-from noneuclid.claims.engine import CONSISTENT, DECIDED, INCONCLUSIVE, NOT_TESTABLE, REPRODUCES, Verdict
-from noneuclid.claims.validation import FALSE_RATE, LOOK_UP_TO, Setting, is_false
+from noneuclid.claims import levels, render
+from noneuclid.claims.engine import CONSISTENT, DECIDED, INCONCLUSIVE, NOT_TESTABLE, Verdict
+from noneuclid.claims.validation import LOOK_UP_TO
 
-VALIDATION = Path("engine") / "validation.csv"  # under results/, from `python -m noneuclid.evaluate engine-validation`
+LEVELS = Path("engine") / "levels.csv"  # under results/, from `python -m noneuclid.evaluate engine-validation`
 KEY = ["file", "claim", "cell"]
 COLUMNS = "file claim cell verdict n_a n_b looks seeds_to_decide runs_to_add hours_to_add hardware".split()
 
@@ -47,23 +48,8 @@ def read(results: Path) -> pd.DataFrame:
     return pd.concat(frames, ignore_index=True) if frames else pd.DataFrame(columns=["file", "kind", "verdict"])
 
 
-def validated_looks(validation: pd.DataFrame) -> dict[str, int]:
-    """interval kind -> the most looks validated for it: the largest number L of looks simulated for the kind
-    (validation.csv's rows of single cells) such that at every number simulated up to L, a false "reproduces"
-    (every relation and true difference at which it is false) came out in at most FALSE_RATE of cells."""
-    single = validation[validation.family == 1]
-    settings = zip(single.kind, single.relation, single.n, single.difference_in_delta)
-    null = single[[is_false(REPRODUCES, Setting(*s)) for s in settings]]
-    within = null.groupby(["kind", "looks"]).rate_reproduces.max().le(FALSE_RATE)  # (kind, looks) -> bool
-    validated = {}
-    for kind, ok in within.groupby(level="kind"):
-        passed = ok.droplevel("kind").sort_index().astype(int).cummin().astype(bool)  # every number up to it
-        validated[kind] = int(passed[passed].index.max()) if passed.any() else 0
-    return validated
-
-
 def max_looks(cells: pd.DataFrame, validated: dict[str, int]) -> pd.Series:
-    """Per cell, the looks validated for its kind of interval (validated_looks); 1 for a kind the validation
+    """Per cell, the looks validated for its kind of interval (levels.validated); 1 for a kind the validation
     does not follow over looks (an exact value) or a cell without an interval."""
     return cells.interval.map(validated).fillna(1).astype(int)
 
@@ -104,23 +90,40 @@ def _history(results: Path, files: list[str]) -> list[pd.DataFrame]:
 def looked(rows: Sequence[Verdict], file: str, results: Path | None) -> list[Verdict]:
     """The rows of claims table `file` (relative to `results`, a git clone's results/: published) with their
     looks (the distinct seed counts each cell, by claim and cell name, was judged at over the file's committed
-    versions, these rows included) and whether a decided cell has had more than validated for its kind of
-    interval; unchanged, with a warning, without a clone or without results/engine/validation.csv."""
+    versions, these rows included) and the levels of that look and the next (claims/levels.py: alpha,
+    alpha_next); unchanged, with a warning, without a clone or without results/engine/levels.csv."""
     cells = _counted(results, render.frame(rows).assign(file=file))
     if cells is None:
-        print(f"warning: {file}: looks not counted (no git clone with results/{VALIDATION})", file=sys.stderr)
+        print(f"warning: {file}: looks not counted (no git clone with results/{LEVELS})", file=sys.stderr)
         return list(rows)
-    beyond = cells.index.isin(beyond_validation(cells).index)
-    return [replace(row, looks=int(n), beyond_validated_looks=bool(b)) for row, n, b in zip(rows, cells.looks, beyond)]
+    table = pd.read_csv(results / LEVELS)
+    return [
+        replace(
+            row,
+            looks=int(n),
+            alpha=levels.alpha_at(table, row.interval, int(n)),
+            alpha_next=levels.alpha_at(table, row.interval, int(n) + 1),
+        )
+        for row, n in zip(rows, cells.looks)
+    ]
+
+
+def flagged(rows: Sequence[Verdict], results: Path | None) -> list[Verdict]:
+    """The rows, a decided one flagged where it had more looks than validated for its kind of interval
+    (beyond_validated_looks); unchanged without results/engine/levels.csv or looks (`looked`)."""
+    if results is None or not (results / LEVELS).is_file():
+        return list(rows)
+    validated = levels.validated(pd.read_csv(results / LEVELS))
+    cells = render.frame(rows)
+    beyond = cells.index.isin(beyond_validation(cells.assign(max_looks=max_looks(cells, validated))).index)
+    return [replace(row, beyond_validated_looks=bool(b)) for row, b in zip(rows, beyond)]
 
 
 def _counted(results: Path | None, cells: pd.DataFrame) -> pd.DataFrame | None:
-    """`cells` with their looks and the looks validated for them (max_looks), or None without a git clone's
-    results/ that holds engine/validation.csv."""
-    if results is None or not (results / VALIDATION).is_file():
+    """`cells` with their looks, or None without a git clone's results/ that holds engine/levels.csv."""
+    if results is None or not (results / LEVELS).is_file():
         return None
-    validated = validated_looks(pd.read_csv(results / VALIDATION))
-    return cells.assign(looks=looks(results, cells), max_looks=max_looks(cells, validated))
+    return cells.assign(looks=looks(results, cells))
 
 
 def published(out: Path) -> Path | None:

@@ -27,6 +27,7 @@ from noneuclid.claims.engine import (
     WELCH,
     Verdict,
 )
+from noneuclid.claims.significance import ALPHA
 
 LEGEND_TEMPLATE = (
     "Difference: ours, in the paper's direction (> 0 is what the paper says of the first arm), with its 95 % "
@@ -39,14 +40,15 @@ LEGEND_TEMPLATE = (
     "about how many seeds per arm would decide at the same difference and spread, at the claim's adjusted level "
     "(the cell's p below 5 % over the number of the claim's judged cells, where Holm's method decides it whatever "
     "the other cells show; {caps}). Each test's p-value is "
-    "adjusted over the claim's cells by Holm's method and the verdict read at the adjusted 5 % level (p: adjusted, "
-    "unadjusted); a verdict that the adjustment changed names its per-cell verdict. Where every seed gives the "
-    "same value, the interval has zero width and the exact test of the order the seeds show decides instead "
-    "(the sign test, p = 2 / 2^n_a; for two arms the permutation test, p = 2 / C(n_a + n_b, n_a)). not testable "
-    "here: a stated precondition fails (the reason is given). rule after runs: the claim's rule was registered "
-    "after the newest of its runs. beyond validated looks: decided after more looks (seed counts it was judged at, "
-    "over its table's history) than the engine's validation covers for its kind of interval "
-    "(results/engine/validation.csv)."
+    "adjusted over the claim's cells by Holm's method and the verdict read at the adjusted level of its look (p: "
+    "adjusted, unadjusted): 5 % at a cell's first look, stricter at a look after seeds were added (the level is "
+    "named; results/engine/levels.csv); a verdict that the adjustment changed names its per-cell verdict. Where "
+    "every seed gives the same value, the interval has zero width and the exact test of the order the seeds show "
+    "decides instead (the sign test, p = 2 / 2^n_a; for two arms the permutation test, p = 2 / C(n_a + n_b, n_a)). "
+    "not testable here: a stated precondition fails (the reason is given). rule after runs: the claim's rule was "
+    "registered after the newest of its runs. beyond validated looks: decided after more looks (seed counts it "
+    "was judged at, over its table's history) than the validation of the levels covers for its kind of interval "
+    "(results/engine/levels.csv)."
 )
 INTERVALS = {  # engine.INTERVALS in words, for the legend
     WELCH: "Welch's t-interval (unequal variances; t at the Welch-Satterthwaite degrees of freedom, fractional)",
@@ -154,6 +156,7 @@ def _verdict(row: Verdict) -> str:
         ([reason] if reason else [])
         + (_seeds(row) if row.verdict in (CONSISTENT, INCONCLUSIVE) else [])
         + ([f"{unadjusted} before the adjustment"] if unadjusted and unadjusted != row.verdict else [])
+        + ([f"read at look {row.looks:.0f}'s level, {row.alpha:.2g}"] if row.alpha < ALPHA else [])
     )
     return (f"{row.verdict} ({'; '.join(notes)})" if notes else row.verdict) + flag
 

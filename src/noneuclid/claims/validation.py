@@ -28,8 +28,8 @@ pair, or arm a against its bound, otherwise). Its rows have the most looks seeds
 LOOK_UP_TO per arm, 1 + 2 (LOOK_UP_TO - n) or 1 + (LOOK_UP_TO - n) (Welch and shares 17, paired and
 one-arm 9). It is a model of our practice at its most frequent, not a bound on every practice: another
 order of adding seeds looks at other seed counts, and seeds added to an arm that decided cells share judge
-them again, where a simulated cell stops at its first decision. claims/plan.py takes a kind whose finest
-schedule stays within FALSE_RATE as validated for any number of looks.
+them again, where a simulated cell stops at its first decision. These rows judge every look at 5 %: the
+rate they show grows with the looks, which is why claims/levels.py reads a later look at a stricter level.
 
 What a correct judge gives: at D = 0 a superiority cell reproduces in at most alpha / 2 = 2.5 % of cells
 (the 95 % interval lies above 0 by chance); an equivalence cell at D = +-delta reproduces in at most 2.5 %;
@@ -42,13 +42,14 @@ from __future__ import annotations
 import functools
 import math
 import random
+from collections.abc import Sequence
 from dataclasses import dataclass, replace
 
 import pandas as pd
 
 from noneuclid.claims import engine
 from noneuclid.claims.data import AT_LEAST, BETTER_RELATION, ON_PAR, Cell, Claim
-from noneuclid.claims.significance import Spread, holm
+from noneuclid.claims.significance import ALPHA, Spread, holm
 
 SEEDS = (3, 6, 10)  # seeds per arm in our claims: Table 1 and Brantner 3, PHYDI 6, Table 2 10
 SHARE_SEEDS = (6, 10)  # Fig. 4's failed runs
@@ -57,7 +58,7 @@ T_DELTA, SHARE_DELTA = 1.0, 0.25
 CELLS = {BETTER_RELATION: 2_000, ON_PAR: 1_000, AT_LEAST: 1_000}  # cells per (kind, n, difference)
 FAMILY, FAMILIES = 8, 1_000  # cells of one simulated claim, claims simulated
 LOOK_UP_TO = 10  # a further look adds seeds where seeds_to_decide is at most this many per arm
-FALSE_RATE = 0.05  # a false "reproduces" at a true null in at most this share of cells: what plan.py holds looks to
+FALSE_RATE = 0.05  # a false "reproduces" at a true null in at most this share of cells: what levels.py holds looks to
 LOOKS = ((engine.WELCH, 3), (engine.SHARES, 6))  # (kind, seeds per arm at the first look)
 MORE_KINDS = ((engine.PAIRED, 3), (engine.ONE_ARM, 3))  # their looks simulated after LOOKS'
 FINEST_FROM = 2  # the finest schedule's seeds per arm at the first look
@@ -191,20 +192,22 @@ def _one(setting: Setting, rng: random.Random) -> str:
     return _judged(setting, *_draw(setting, rng))[1][0]
 
 
-def _looked(setting: Setting, rng: random.Random, looks: int = 2) -> str:
+def _looked(setting: Setting, rng: random.Random, looks: int = 2, alphas: Sequence[float] | None = None) -> str:
     """The verdict of one simulated cell after at most `looks` looks, seeds added before each but the first
-    (module doc)."""
+    (module doc); look k read at alphas[k - 1] and its seeds_to_decide at the next look's level (ALPHA for
+    every look where alphas is None; claims/levels.py calibrates them)."""
+    level = list(alphas or ()) + [ALPHA] * (looks + 1 - len(alphas or ()))
     a, b = _draw(setting, rng)
-    verdict = _judged(setting, a, b)[1][0]
-    for _ in range(looks - 1):
+    verdict = _judged(setting, a, b, level[0])[1][0]
+    for k in range(1, looks):
         if verdict not in (engine.CONSISTENT, engine.INCONCLUSIVE):
             break
-        more = _seeds(setting, a, b)
+        more = _seeds(setting, a, b, level[k])
         if not setting.n < more <= LOOK_UP_TO:
             break
         extra_a, extra_b = _draw(replace(setting, n=int(more) - setting.n), rng)
         setting, a, b = replace(setting, n=int(more)), a + extra_a, b + extra_b
-        verdict = _judged(setting, a, b)[1][0]
+        verdict = _judged(setting, a, b, level[k])[1][0]
     return verdict
 
 
@@ -225,31 +228,44 @@ def _finest(setting: Setting, rng: random.Random) -> str:
     return verdict
 
 
-def _seeds(setting: Setting, a: list[float], b: list[float]) -> float:
-    """seeds_to_decide of a simulated cell, by the engine's code (inf beyond LOOK_UP_TO)."""
+def _seeds(setting: Setting, a: list[float], b: list[float], alpha: float = ALPHA) -> float:
+    """seeds_to_decide of a simulated cell at level alpha, by the engine's code (inf beyond LOOK_UP_TO)."""
     if setting.kind == engine.SHARES:
-        return _shares_seeds(setting.relation, setting.n, int(sum(a)), int(sum(b)))
+        return _shares_seeds(setting.relation, setting.n, int(sum(a)), int(sum(b)), alpha)
     claim, cell = _cell(setting)
     test, interval, spread = engine.measured(claim, cell, a, b, setting.kind == engine.PAIRED)
     basis = engine.Basis(cell, interval, test.d, spread, setting.n, zero_width=test.kind == "order")
-    return basis.seeds(up_to=LOOK_UP_TO)
+    return basis.seeds(alpha, up_to=LOOK_UP_TO) if alpha > 0 else math.inf
 
 
 @functools.cache
-def _shares_seeds(relation: str, n: int, k_a: int, k_b: int) -> float:
-    """seeds_to_decide of shares k_a / n and k_b / n (once per outcome)."""
+def _shares_seeds(relation: str, n: int, k_a: int, k_b: int, alpha: float = ALPHA) -> float:
+    """seeds_to_decide of shares k_a / n and k_b / n at level alpha (once per outcome)."""
+    if not alpha > 0:
+        return math.inf
     _, cell = _cell(Setting(engine.SHARES, relation, n, 0.0))
-    return engine.Basis(cell, engine.SHARES, (k_a - k_b) / n, (k_a / n, k_b / n, 1.0), n).seeds(up_to=LOOK_UP_TO)
+    spread = (k_a / n, k_b / n, 1.0)
+    return engine.Basis(cell, engine.SHARES, (k_a - k_b) / n, spread, n).seeds(alpha, up_to=LOOK_UP_TO)
 
 
-def _judged(setting: Setting, a: list[float], b: list[float]) -> tuple[float, tuple[str, float, float]]:
-    """(the observed difference, (verdict, p_value, p_delta)) by the engine's code."""
+def _judged(
+    setting: Setting, a: list[float], b: list[float], alpha: float = ALPHA
+) -> tuple[float, tuple[str, float, float]]:
+    """(the observed difference, (verdict at level alpha, p_value, p_delta)) by the engine's code."""
     if setting.kind == engine.SHARES:
         k_a, k_b = int(sum(a)), int(sum(b))
-        return k_a / len(a) - k_b / len(b), _shares_outcome(setting.relation, len(a), k_a, len(b), k_b)
-    claim, cell = _cell(setting)
-    test = engine.measured(claim, cell, a, b, setting.kind == engine.PAIRED)[0]
-    return test.d, engine.decided(cell, test)
+        d, (verdict, p, p_delta) = (
+            k_a / len(a) - k_b / len(b),
+            _shares_outcome(setting.relation, len(a), k_a, len(b), k_b),
+        )
+    else:
+        claim, cell = _cell(setting)
+        test = engine.measured(claim, cell, a, b, setting.kind == engine.PAIRED)[0]
+        d, (verdict, p, p_delta) = test.d, engine.decided(cell, test)
+    if alpha != ALPHA:
+        delta = SHARE_DELTA if setting.kind == engine.SHARES else T_DELTA
+        verdict = engine.classify(d, p, p_delta, setting.relation, delta, alpha)
+    return d, (verdict, p, p_delta)
 
 
 @functools.cache

@@ -48,9 +48,12 @@ def final(rows: Sequence[Verdict], runs: pd.DataFrame | None, paper: str) -> lis
 
 def write(out: Path, stem: str, rows: Sequence[Verdict], runs: pd.DataFrame | None, paper: str, title=None) -> str:
     """The claims table <stem> of `paper` in `out` (results/<paper>/<profile>/ or its copy: render.write), its
-    rows `final` and with their looks (claims.plan.looked); returns its Markdown."""
+    rows with their looks and levels (claims.plan.looked), `final`, and flagged where beyond the validated
+    looks (claims.plan.flagged); returns its Markdown."""
     file = f"{paper}/{Path(out).name}/{stem}.csv"  # its history: results/<paper>/<profile>/<stem>.csv
-    return render.write(out, stem, plan.looked(final(rows, runs, paper), file, plan.published(out)), title)
+    results = plan.published(out)
+    counted = final(plan.looked(rows, file, results), runs, paper)  # each read at its look's level
+    return render.write(out, stem, plan.flagged(counted, results), title)
 
 
 def _after(rule: ledger.Registration, since: str, row: Verdict) -> bool:
