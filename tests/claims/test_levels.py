@@ -31,6 +31,14 @@ def test_the_decisions_read_from_paths_are_the_engines_verdicts(kind):
                 assert reproduces[i, k] == (verdict == engine.REPRODUCES), (setting, i, k, alpha)
 
 
+def test_the_schedules_add_seeds_from_their_first_look_up_to_the_cap():
+    assert levels.counts(engine.WELCH, "sparse") == [(3, 3), (6, 6), (9, 9), (10, 10)]
+    assert levels.counts(engine.SHARES, "sparse") == [(6, 6), (9, 9), (10, 10)]
+    finest = levels.counts(engine.WELCH, "finest")
+    assert finest[:3] == [(2, 2), (3, 2), (3, 3)] and finest[-1] == (10, 10) and len(finest) == 17
+    assert levels.counts(engine.ONE_ARM, "finest") == [(n, 0) for n in range(2, 11)]
+
+
 def test_a_small_calibration_starts_at_five_percent_and_never_loosens():
     table = levels.calibrate(engine.WELCH, scale=0.02, seed=5)
     assert table.look.tolist() == list(range(1, validation.finest_looks(engine.WELCH, validation.FINEST_FROM) + 1))
@@ -50,7 +58,7 @@ def test_the_looks_validated_stop_before_the_first_look_over_the_rate_or_at_leve
         ("paired", 2, 0.0, 0.03, 0.03),  # no further look decides
         ("one-arm", 1, 0.05, 0.051, 0.02),
     ]
-    table = pd.DataFrame(rows, columns=["kind", "look", "alpha", "rate_finest", "rate_seeds_schedule"])
+    table = pd.DataFrame(rows, columns=["kind", "look", "alpha", "rate_finest", "rate_seeds_schedule"])  # no sparse
     assert levels.validated(table) == {"Welch": 2, "paired": 1, "one-arm": 0}
     assert levels.alpha_at(table, "Welch", 1) == ALPHA and levels.alpha_at(table, "Welch", 3) == 0.01
     assert levels.alpha_at(table, "Welch", 5) == 0.0 and levels.alpha_at(table, "exact", 4) == ALPHA
@@ -67,4 +75,4 @@ def test_the_committed_levels_start_at_five_percent_and_hold_the_rate_where_vali
     assert all(n >= 1 for n in validated.values())
     for kind, n in validated.items():
         within = table[(table.kind == kind) & (table.look <= n)]
-        assert (within[["rate_finest", "rate_seeds_schedule"]].max(axis=1) <= validation.FALSE_RATE).all()
+        assert (within[list(levels.CHECKS)].max(axis=1) <= validation.FALSE_RATE).all()

@@ -11,13 +11,15 @@ look by look, per kind of interval:
     alpha_k = the largest of GRID (at most alpha_{k-1}) whose rate over k looks stays within CALIBRATED_TO,
               worst over the relations and true differences where "reproduces" is false; 0 where none does
               (no look k decides).
-The rates come from the finest schedule of claims/validation.py (a look after every seed added, from
-FINEST_FROM seeds per arm up to LOOK_UP_TO), simulated once per cell with its p-values at every look, so each
-candidate is a read of the same paths. CALIBRATED_TO lies half a point below FALSE_RATE, about the Monte
-Carlo error of 2,000 cells: `check` then simulates anew (another seed) both the finest schedule and the
-seeds_to_decide one (2-4 looks) at these levels, and claims/plan.py takes a look as validated where every
-rate of that check is within FALSE_RATE. The looks of the first levels equal to ALPHA are the engine's
-verdicts as they stand; a later look can only turn a decided cell undecided.
+The rates come from two schedules of adding seeds to a cell that stands undecided (`counts`): the finest of
+claims/validation.py (a look after every seed added, from FINEST_FROM seeds per arm up to LOOK_UP_TO: many
+looks, close together) and a sparse one (3, 6, 9, 10 seeds per arm: few looks, far apart, each nearly a new
+test), each simulated once per cell with its p-values at every look, so each candidate is a read of the same
+paths; the worst of both counts. CALIBRATED_TO lies half a point below FALSE_RATE, about the Monte Carlo
+error of 1,000-2,000 cells: `check` then simulates anew (another seed) both schedules and validation's
+seeds_to_decide one (2-4 looks) at these levels, and a look is validated where every rate of that check is
+within FALSE_RATE (`validated`). Where the first levels equal ALPHA, the engine's verdicts at those looks
+stand as they were; a later look can only turn a decided cell undecided.
 """
 
 from __future__ import annotations
@@ -37,6 +39,7 @@ from noneuclid.claims.validation import (
     FALSE_RATE,
     FINEST_FROM,
     KINDS,
+    LOOK_UP_TO,
     MORE_LOOKS,
     Setting,
     is_false,
@@ -45,7 +48,11 @@ from noneuclid.claims.validation import (
 CALIBRATED_TO = FALSE_RATE - 0.005  # the greedy target, below FALSE_RATE by about the Monte Carlo error
 GRID = (0.05, 0.04, 0.03, 0.025, 0.02, 0.015, 0.01, 0.0075, 0.005, 0.0025, 0.001, 0.0005, 0.0001)
 FIRST = {engine.WELCH: 3, engine.SHARES: 6, engine.PAIRED: 3, engine.ONE_ARM: 3}  # seeds_to_decide schedule's
-COLUMNS = ["kind", "look", "alpha", "rate_calibrated", "rate_finest", "rate_seeds_schedule", "cells"]
+SPARSE_STEP = 3  # seeds per arm added at each look of the sparse schedule: 3, 6, 9, 10 (6, 9, 10 for shares)
+FINEST_LOOKS = {kind: validation.finest_looks(kind, FINEST_FROM) for kind in KINDS}  # the most looks simulated
+SCHEDULES = ("finest", "sparse")
+CHECKS = ("rate_finest", "rate_sparse", "rate_seeds_schedule")  # levels.csv's rates of the new simulation
+COLUMNS = ["kind", "look", "alpha", "rate_calibrated", "rate_finest", "rate_sparse", "rate_seeds_schedule", "cells"]
 
 
 def null_settings(kind: str) -> list[Setting]:
@@ -54,20 +61,37 @@ def null_settings(kind: str) -> list[Setting]:
     return [s for s in settings if is_false(engine.REPRODUCES, s)]
 
 
-def paths(setting: Setting, cells: int, rng: random.Random) -> dict[str, np.ndarray]:
-    """The finest schedule's cells at one setting, judged at every look whatever they show: arrays
-    (cells, looks) of the difference d, p_value and p_delta (nan past a cell's last look)."""
-    looks = validation.finest_looks(setting.kind, setting.n)
-    out = {key: np.full((cells, looks), np.nan) for key in ("d", "p", "p_delta")}
-    alternate = setting.kind in (engine.WELCH, engine.SHARES)
+def counts(kind: str, schedule: str) -> list[tuple[int, int]]:
+    """Seeds per arm (n_a, n_b; n_b = 0 against a bound) at each look of a schedule: "finest", a look after
+    every seed added from FINEST_FROM per arm (to arm a, then b, where the arms are independent), or "sparse",
+    SPARSE_STEP more per arm at each look from the seeds_to_decide schedule's first look (FIRST), up to
+    LOOK_UP_TO per arm."""
+    one_arm, alternate = kind == engine.ONE_ARM, kind in (engine.WELCH, engine.SHARES)
+    if schedule == "sparse":
+        steps = [*range(FIRST[kind], LOOK_UP_TO, SPARSE_STEP), LOOK_UP_TO]
+        return [(n, 0 if one_arm else n) for n in steps]
+    out = [(FINEST_FROM, 0 if one_arm else FINEST_FROM)]
+    while out[-1][0] < LOOK_UP_TO or (alternate and out[-1][1] < LOOK_UP_TO):
+        n_a, n_b = out[-1]
+        if alternate:
+            out.append((n_a + 1, n_b) if n_a == n_b else (n_a, n_b + 1))
+        else:
+            out.append((n_a + 1, 0 if one_arm else n_b + 1))
+    return out
+
+
+def paths(setting: Setting, cells: int, rng: random.Random, schedule: str = "finest") -> dict[str, np.ndarray]:
+    """A schedule's cells at one setting, judged at every look whatever they show: arrays (cells, looks) of
+    the difference d, p_value and p_delta (nan past the schedule's last look)."""
+    looks = counts(setting.kind, schedule)
+    out = {key: np.full((cells, FINEST_LOOKS[setting.kind]), np.nan) for key in ("d", "p", "p_delta")}
     for i in range(cells):
-        a, b = validation._draw(setting, rng)
-        for k in range(looks):
-            if k:
-                extra_a, extra_b = validation._draw(replace(setting, n=1), rng)
-                grow_a = not alternate or len(a) == len(b)
-                a, b = (a + extra_a if grow_a else a), (b + extra_b if not alternate or not grow_a else b)
-            d, (_, p, p_delta) = validation._judged(replace(setting, n=len(a)), a, b)
+        a, b = [], []
+        for k, (n_a, n_b) in enumerate(looks):
+            more_a, more_b = n_a - len(a), n_b - len(b)
+            extra_a, extra_b = validation._draw(replace(setting, n=max(more_a, more_b)), rng)
+            a, b = a + extra_a[:more_a], b + extra_b[:more_b]
+            d, (_, p, p_delta) = validation._judged(replace(setting, n=n_a), a, b)
             out["d"][i, k], out["p"][i, k], out["p_delta"][i, k] = d, p, p_delta
     return out
 
@@ -97,11 +121,10 @@ def false_rate(setting: Setting, path: dict[str, np.ndarray], alphas: list[float
 
 def calibrate(kind: str, scale: float = 1.0, seed: int = 0) -> pd.DataFrame:
     """The levels of `kind`, look by look (module doc): columns look, alpha, rate_calibrated (the worst
-    false-"reproduces" rate over that many looks, on the calibration's own paths)."""
-    rng = random.Random(seed)
-    simulated = [(s, paths(s, round(scale * CELLS[s.relation]), rng)) for s in null_settings(kind)]
+    false-"reproduces" rate over that many looks, of either schedule, on the calibration's own paths)."""
+    simulated = simulate(kind, scale, random.Random(seed))
     alphas, rows = [], []
-    for look in range(1, validation.finest_looks(kind, FINEST_FROM) + 1):
+    for look in range(1, FINEST_LOOKS[kind] + 1):
         candidates = [ALPHA] if look == 1 else [a for a in GRID if a <= alphas[-1]]
         alpha, rate = 0.0, max(false_rate(s, p, [*alphas, 0.0]) for s, p in simulated)
         for candidate in candidates:
@@ -114,22 +137,38 @@ def calibrate(kind: str, scale: float = 1.0, seed: int = 0) -> pd.DataFrame:
     return pd.DataFrame(rows)
 
 
+def simulate(kind: str, scale: float, rng: random.Random, schedules=SCHEDULES) -> list[tuple[Setting, dict]]:
+    """(setting, paths) of every null setting of the kind in each schedule."""
+    return [
+        (s, paths(s, round(scale * CELLS[s.relation]), rng, schedule))
+        for schedule in schedules
+        for s in null_settings(kind)
+    ]
+
+
 def check(levels: pd.DataFrame, scale: float = 1.0, seed: int = 1) -> pd.DataFrame:
-    """`levels` with the worst false-"reproduces" rate in a new simulation: of the finest schedule over as
-    many looks as each row's (rate_finest), and of the seeds_to_decide schedule (from FIRST seeds per arm)
-    over one look and MORE_LOOKS (rate_seeds_schedule, nan past them); cells: the fewest of any setting."""
+    """`levels` with the worst false-"reproduces" rate in a new simulation over as many looks as each row's:
+    of the finest and the sparse schedule (rate_finest, rate_sparse; nan past the sparse one's looks) and of
+    validation's seeds_to_decide schedule over one look and MORE_LOOKS (rate_seeds_schedule, nan past them);
+    cells: the fewest of any setting."""
     rng, out = random.Random(seed), []
     for kind, group in levels.groupby("kind", sort=False):
-        alphas = list(group.alpha)
-        simulated = [(s, paths(s, round(scale * CELLS[s.relation]), rng)) for s in null_settings(kind)]
-        finest = [max(false_rate(s, p, alphas[:look]) for s, p in simulated) for look in group.look]
+        alphas, rates = list(group.alpha), {}
+        for schedule in SCHEDULES:
+            simulated = simulate(kind, scale, rng, (schedule,))
+            last = len(counts(kind, schedule))
+            rates[f"rate_{schedule}"] = [
+                max(false_rate(s, p, alphas[:look]) for s, p in simulated) if look <= last else np.nan
+                for look in group.look
+            ]
+        nulls = null_settings(kind)
         schedule = {
-            looks: max(_seeds_schedule_rate(replace(s, n=FIRST[kind]), alphas, looks, scale, rng) for s, _ in simulated)
+            looks: max(_seeds_schedule_rate(replace(s, n=FIRST[kind]), alphas, looks, scale, rng) for s in nulls)
             for looks in (1, *MORE_LOOKS)
         }
-        cells = min(len(p["p"]) for _, p in simulated)
+        cells = min(round(scale * CELLS[s.relation]) for s in nulls)
         schedule_rates = [schedule.get(look, np.nan) for look in group.look]
-        out.append(group.assign(rate_finest=finest, rate_seeds_schedule=schedule_rates, cells=cells))
+        out.append(group.assign(**rates, rate_seeds_schedule=schedule_rates, cells=cells))
     return pd.concat(out, ignore_index=True)[COLUMNS]
 
 
@@ -149,10 +188,10 @@ def levels(scale: float = 1.0) -> pd.DataFrame:
 
 def validated(levels: pd.DataFrame) -> dict[str, int]:
     """kind -> the most looks validated at its levels: the largest L with alpha_L > 0 such that every
-    check rate up to L (finest and seeds_to_decide schedule) is within FALSE_RATE."""
+    check rate up to L (CHECKS, where simulated) is within FALSE_RATE."""
     out = {}
     for kind, group in levels.sort_values("look").groupby("kind"):
-        rates = group[["rate_finest", "rate_seeds_schedule"]].max(axis=1, skipna=True)
+        rates = group[[c for c in CHECKS if c in group]].max(axis=1, skipna=True)
         ok = ((rates <= FALSE_RATE) & (group.alpha > 0)).astype(int).cummin().astype(bool)
         out[kind] = int(group.look[ok.to_numpy()].max()) if ok.any() else 0
     return out
