@@ -40,11 +40,11 @@ INPUTS = {
     WEIGHTS,
 }
 
-# The evaluations' folders of results/ that no report writes: the CSV each evaluation computes, and what draws
-# the folder's other tables and figures from it.
+# The evaluations' folders of results/ that no report writes: the CSVs each evaluation computes, and what draws
+# the folder's other tables and figures from them.
 EVALUATED = {
-    "engine": ("validation.csv", engine_validation.drawn),
-    "geometry": ("float32_atlas.csv", float32_atlas.drawn),
+    "engine": (("validation.csv", "levels.csv"), engine_validation.drawn),
+    "geometry": (("float32_atlas.csv",), float32_atlas.drawn),
 }
 
 
@@ -123,12 +123,13 @@ def _git(*args: str) -> bool:
 
 @pytest.mark.parametrize("folder", sorted(EVALUATED))
 def test_an_evaluations_tables_and_figures_come_back_byte_for_byte_from_its_csv(folder, tmp_path):
-    """results/<folder> with all but its evaluation's CSV deleted: drawing from that CSV brings back every
-    other file of the folder, byte for byte (no dates or versions in the figures)."""
+    """results/<folder> with all but its evaluation's CSVs deleted: drawing from them brings back every other
+    file of the folder, byte for byte (no dates or versions in the figures)."""
     data, drawn = EVALUATED[folder]
     out = tmp_path / "results" / folder  # results/<folder>: the LaTeX labels name the folder's parent
     out.mkdir(parents=True)
-    shutil.copy(RESULTS / folder / data, out)
+    for name in data:
+        shutil.copy(RESULTS / folder / name, out)
     drawn(out)
     committed = sorted(p.name for p in (RESULTS / folder).iterdir())
     assert sorted(p.name for p in out.iterdir()) == committed
