@@ -111,11 +111,11 @@ def test_further_looks_decide_more_cells_and_stay_within_the_union_bound():
     rng, cells = random.Random(3), 1_000
     null = validation.Setting(engine.WELCH, "better", 3, 0.0)
     once = [validation._one(null, rng) for _ in range(cells)]
-    twice = [validation._looked(null, rng) for _ in range(cells)]
+    twice = [validation.looked(null, rng) for _ in range(cells)]
     decided = (engine.REPRODUCES, engine.CONTRADICTS)
     assert sum(v in decided for v in twice) > sum(v in decided for v in once)
     assert twice.count(engine.REPRODUCES) / cells <= 0.05 + _mc(0.05, cells)
-    thrice = [validation._looked(null, rng, looks=3) for _ in range(cells)]
+    thrice = [validation.looked(null, rng, looks=3) for _ in range(cells)]
     assert sum(v in decided for v in thrice) >= sum(v in decided for v in twice)
     assert thrice.count(engine.REPRODUCES) / cells <= 0.075 + _mc(0.075, cells)
 
@@ -135,6 +135,6 @@ def test_the_finest_schedule_looks_after_every_seed_up_to_the_cap(monkeypatch, k
         looked.append((len(a), len(b)))
         return 0.0, (engine.INCONCLUSIVE, 1.0, 1.0)
 
-    monkeypatch.setattr(validation, "_judged", never_decided)
+    monkeypatch.setattr(validation, "judged", never_decided)
     validation._finest(validation.Setting(kind, "better", 3, 0.0), random.Random(0))
     assert looked == seeds and len(seeds) == validation.finest_looks(kind, 3)

@@ -89,9 +89,9 @@ def paths(setting: Setting, cells: int, rng: random.Random, schedule: str = "fin
         a, b = [], []
         for k, (n_a, n_b) in enumerate(looks):
             more_a, more_b = n_a - len(a), n_b - len(b)
-            extra_a, extra_b = validation._draw(replace(setting, n=max(more_a, more_b)), rng)
+            extra_a, extra_b = validation.draw(replace(setting, n=max(more_a, more_b)), rng)
             a, b = a + extra_a[:more_a], b + extra_b[:more_b]
-            d, (_, p, p_delta) = validation._judged(replace(setting, n=n_a), a, b)
+            d, (_, p, p_delta) = validation.judged(replace(setting, n=n_a), a, b)
             out["d"][i, k], out["p"][i, k], out["p_delta"][i, k] = d, p, p_delta
     return out
 
@@ -176,7 +176,7 @@ def _seeds_schedule_rate(setting: Setting, alphas: list[float], looks: int, scal
     """The false-"reproduces" rate of validation's seeds_to_decide schedule over `looks` looks, look k read
     at alphas[k - 1] and its seeds to add at alphas[k]."""
     cells = round(scale * CELLS[setting.relation])
-    verdicts = [validation._looked(setting, rng, looks, alphas) for _ in range(cells)]
+    verdicts = [validation.looked(setting, rng, looks, alphas) for _ in range(cells)]
     return sum(v == engine.REPRODUCES for v in verdicts) / cells
 
 

@@ -105,7 +105,7 @@ def simulate(seed: int = 0, scale: float = 1.0) -> pd.DataFrame:
         rows.append(_row(setting, [_worst(f, setting) for f in families], FAMILY))
     for kinds in (LOOKS, MORE_KINDS):
         for looks in MORE_LOOKS:
-            rows += _looked_rows(kinds, scale, lambda setting, looks=looks: _looked(setting, rng, looks), looks)
+            rows += _looked_rows(kinds, scale, lambda setting, looks=looks: looked(setting, rng, looks), looks)
     for kind, _ in LOOKS + MORE_KINDS:
         finest = finest_looks(kind, FINEST_FROM)
         rows += _looked_rows([(kind, FINEST_FROM)], scale, lambda setting: _finest(setting, rng), finest)
@@ -170,7 +170,7 @@ def _cell(setting: Setting) -> tuple[Claim, Cell]:
     return Claim("simulated", "ours", "", "", "value", "", "higher", "simulated", "", "", (cell,)), cell
 
 
-def _draw(setting: Setting, rng: random.Random) -> tuple[list[float], list[float]]:
+def draw(setting: Setting, rng: random.Random) -> tuple[list[float], list[float]]:
     """Per-seed values of arm a and arm b of one simulated cell (module doc)."""
     n, d = setting.n, setting.difference * (SHARE_DELTA if setting.kind == engine.SHARES else T_DELTA)
     if setting.kind == engine.SHARES:
@@ -189,42 +189,42 @@ def _draw(setting: Setting, rng: random.Random) -> tuple[list[float], list[float
 
 def _one(setting: Setting, rng: random.Random) -> str:
     """The verdict of one simulated cell."""
-    return _judged(setting, *_draw(setting, rng))[1][0]
+    return judged(setting, *draw(setting, rng))[1][0]
 
 
-def _looked(setting: Setting, rng: random.Random, looks: int = 2, alphas: Sequence[float] | None = None) -> str:
+def looked(setting: Setting, rng: random.Random, looks: int = 2, alphas: Sequence[float] | None = None) -> str:
     """The verdict of one simulated cell after at most `looks` looks, seeds added before each but the first
     (module doc); look k read at alphas[k - 1] and its seeds_to_decide at the next look's level (ALPHA for
     every look where alphas is None; claims/levels.py calibrates them)."""
     level = list(alphas or ()) + [ALPHA] * (looks + 1 - len(alphas or ()))
-    a, b = _draw(setting, rng)
-    verdict = _judged(setting, a, b, level[0])[1][0]
+    a, b = draw(setting, rng)
+    verdict = judged(setting, a, b, level[0])[1][0]
     for k in range(1, looks):
         if verdict not in (engine.CONSISTENT, engine.INCONCLUSIVE):
             break
         more = _seeds(setting, a, b, level[k])
         if not setting.n < more <= LOOK_UP_TO:
             break
-        extra_a, extra_b = _draw(replace(setting, n=int(more) - setting.n), rng)
+        extra_a, extra_b = draw(replace(setting, n=int(more) - setting.n), rng)
         setting, a, b = replace(setting, n=int(more)), a + extra_a, b + extra_b
-        verdict = _judged(setting, a, b, level[k])[1][0]
+        verdict = judged(setting, a, b, level[k])[1][0]
     return verdict
 
 
 def _finest(setting: Setting, rng: random.Random) -> str:
     """The verdict of one simulated cell judged after every seed added while it is undecided, up to
     LOOK_UP_TO per arm (module doc)."""
-    a, b = _draw(setting, rng)
-    verdict, alternate = _judged(setting, a, b)[1][0], setting.kind in (engine.WELCH, engine.SHARES)
+    a, b = draw(setting, rng)
+    verdict, alternate = judged(setting, a, b)[1][0], setting.kind in (engine.WELCH, engine.SHARES)
     while verdict in (engine.CONSISTENT, engine.INCONCLUSIVE) and min(len(a), len(b) or len(a)) < LOOK_UP_TO:
-        extra_a, extra_b = _draw(replace(setting, n=1), rng)
+        extra_a, extra_b = draw(replace(setting, n=1), rng)
         if not alternate:
             a, b = a + extra_a, b + extra_b
         elif len(a) == len(b):
             a = a + extra_a
         else:
             b = b + extra_b
-        verdict = _judged(setting, a, b)[1][0]
+        verdict = judged(setting, a, b)[1][0]
     return verdict
 
 
@@ -248,7 +248,7 @@ def _shares_seeds(relation: str, n: int, k_a: int, k_b: int, alpha: float = ALPH
     return engine.Basis(cell, engine.SHARES, (k_a - k_b) / n, spread, n).seeds(alpha, up_to=LOOK_UP_TO)
 
 
-def _judged(
+def judged(
     setting: Setting, a: list[float], b: list[float], alpha: float = ALPHA
 ) -> tuple[float, tuple[str, float, float]]:
     """(the observed difference, (verdict at level alpha, p_value, p_delta)) by the engine's code."""
@@ -280,7 +280,7 @@ def _shares_outcome(relation: str, n_a: int, k_a: int, n_b: int, k_b: int) -> tu
 def _family(setting: Setting, rng: random.Random) -> list[str]:
     """The verdicts of FAMILY cells of one simulated claim at the setting's true difference, read at their
     Holm-adjusted p-values as engine.adjusted reads them."""
-    judged = [_judged(setting, *_draw(setting, rng)) for _ in range(FAMILY)]
+    judged = [judged(setting, *draw(setting, rng)) for _ in range(FAMILY)]
     differences = [d for d, _ in judged]
     ps, ps_delta = (holm([p[i] for _, p in judged]) for i in (1, 2))
     return [
