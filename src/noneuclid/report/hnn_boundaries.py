@@ -21,6 +21,7 @@ from noneuclid.figures import hnn as drawn
 from noneuclid.models.mlr import PointMLR
 from noneuclid.report.hnn_claims import text
 from noneuclid.runs.folder import CSV_COMPRESSION
+from noneuclid.tables import FLOAT_FORMAT
 
 POINTS, WEIGHTS = "fig_table2_boundaries_points.csv.gz", "fig_table2_boundaries_classifiers.csv"
 GRID, SIZE = "fig_table2_boundaries_grid.csv.gz", 401
@@ -97,7 +98,8 @@ def figure(values: pd.DataFrame, emb: pd.DataFrame, root: Path, cfg, out: Path) 
     export(values, emb, root, cfg, out)
     if (out / WEIGHTS).is_file():
         margins = grid(pd.read_csv(out / WEIGHTS))
-        margins.to_csv(out / GRID, index=False, float_format="%.17g", compression=CSV_COMPRESSION)
+        # 10 digits (FLOAT_FORMAT): the last of 17 differ between CPUs by rounding; the committed bytes must not
+        margins.to_csv(out / GRID, index=False, float_format=FLOAT_FORMAT, compression=CSV_COMPRESSION)
     if (out / POINTS).is_file() and (out / GRID).is_file():
         drawn.boundaries(pd.read_csv(out / POINTS), pd.read_csv(out / GRID), out)
     elif not values[values.dim == 2].empty:
