@@ -138,3 +138,9 @@ def test_the_finest_schedule_looks_after_every_seed_up_to_the_cap(monkeypatch, k
     monkeypatch.setattr(validation, "judged", never_decided)
     validation._finest(validation.Setting(kind, "better", 3, 0.0), random.Random(0))
     assert looked == seeds and len(seeds) == validation.finest_looks(kind, 3)
+
+
+def test_a_simulated_claim_gives_one_verdict_per_cell_read_at_holms_adjusted_p():
+    setting = validation.Setting(engine.WELCH, "better", 3, 0.0)
+    verdicts = validation._family(setting, random.Random(0))
+    assert len(verdicts) == validation.FAMILY and set(verdicts) <= set(engine.VERDICTS[:4])

@@ -280,9 +280,9 @@ def _shares_outcome(relation: str, n_a: int, k_a: int, n_b: int, k_b: int) -> tu
 def _family(setting: Setting, rng: random.Random) -> list[str]:
     """The verdicts of FAMILY cells of one simulated claim at the setting's true difference, read at their
     Holm-adjusted p-values as engine.adjusted reads them."""
-    judged = [judged(setting, *draw(setting, rng)) for _ in range(FAMILY)]
-    differences = [d for d, _ in judged]
-    ps, ps_delta = (holm([p[i] for _, p in judged]) for i in (1, 2))
+    cells = [judged(setting, *draw(setting, rng)) for _ in range(FAMILY)]
+    differences = [d for d, _ in cells]
+    ps, ps_delta = (holm([p[i] for _, p in cells]) for i in (1, 2))
     return [
         engine.classify(d, p, p_delta, setting.relation, T_DELTA) for d, p, p_delta in zip(differences, ps, ps_delta)
     ]
