@@ -60,8 +60,10 @@ def test_the_looks_validated_stop_before_the_first_look_over_the_rate_or_at_leve
     ]
     table = pd.DataFrame(rows, columns=["kind", "look", "alpha", "rate_finest", "rate_seeds_schedule"])  # no sparse
     assert levels.validated(table) == {"Welch": 2, "paired": 1, "one-arm": 0}
-    assert levels.alpha_at(table, "Welch", 1) == ALPHA and levels.alpha_at(table, "Welch", 3) == 0.01
-    assert levels.alpha_at(table, "Welch", 5) == 0.0 and levels.alpha_at(table, "exact", 4) == ALPHA
+    alphas = levels.schedule(table)
+    assert alphas["Welch"] == (0.05, 0.05, 0.01, 0.01) and alphas["paired"] == (0.05, 0.0)
+    assert levels.alpha_at(alphas, "Welch", 1) == ALPHA and levels.alpha_at(alphas, "Welch", 3) == 0.01
+    assert levels.alpha_at(alphas, "Welch", 5) == 0.0 and levels.alpha_at(alphas, "exact", 4) == ALPHA
 
 
 @pytest.mark.skipif(not LEVELS.is_file(), reason="results/engine/levels.csv not written yet")

@@ -62,22 +62,13 @@ def null_settings(kind: str) -> list[Setting]:
 
 
 def counts(kind: str, schedule: str) -> list[tuple[int, int]]:
-    """Seeds per arm (n_a, n_b; n_b = 0 against a bound) at each look of a schedule: "finest", a look after
-    every seed added from FINEST_FROM per arm (to arm a, then b, where the arms are independent), or "sparse",
-    SPARSE_STEP more per arm at each look from the seeds_to_decide schedule's first look (FIRST), up to
-    LOOK_UP_TO per arm."""
-    one_arm, alternate = kind == engine.ONE_ARM, kind in (engine.WELCH, engine.SHARES)
-    if schedule == "sparse":
-        steps = [*range(FIRST[kind], LOOK_UP_TO, SPARSE_STEP), LOOK_UP_TO]
-        return [(n, 0 if one_arm else n) for n in steps]
-    out = [(FINEST_FROM, 0 if one_arm else FINEST_FROM)]
-    while out[-1][0] < LOOK_UP_TO or (alternate and out[-1][1] < LOOK_UP_TO):
-        n_a, n_b = out[-1]
-        if alternate:
-            out.append((n_a + 1, n_b) if n_a == n_b else (n_a, n_b + 1))
-        else:
-            out.append((n_a + 1, 0 if one_arm else n_b + 1))
-    return out
+    """Seeds per arm (n_a, n_b; n_b = 0 against a bound) at each look of a schedule: "finest"
+    (validation.finest_counts from FINEST_FROM per arm) or "sparse", SPARSE_STEP more per arm at each look
+    from the seeds_to_decide schedule's first look (FIRST), up to LOOK_UP_TO per arm."""
+    if schedule == "finest":
+        return validation.finest_counts(kind, FINEST_FROM)
+    steps = [*range(FIRST[kind], LOOK_UP_TO, SPARSE_STEP), LOOK_UP_TO]
+    return [(n, 0 if kind == engine.ONE_ARM else n) for n in steps]
 
 
 def paths(setting: Setting, cells: int, rng: random.Random, schedule: str = "finest") -> dict[str, np.ndarray]:
@@ -126,11 +117,9 @@ def calibrate(kind: str, scale: float = 1.0, seed: int = 0) -> pd.DataFrame:
     alphas, rows = [], []
     for look in range(1, FINEST_LOOKS[kind] + 1):
         candidates = [ALPHA] if look == 1 else [a for a in GRID if a <= alphas[-1]]
-        alpha, rate = 0.0, max(false_rate(s, p, [*alphas, 0.0]) for s, p in simulated)
-        for candidate in candidates:
-            worst = max(false_rate(s, p, [*alphas, candidate]) for s, p in simulated)
-            if worst <= CALIBRATED_TO or look == 1:
-                alpha, rate = candidate, worst
+        for alpha in [*candidates, 0.0]:  # 0: no look k decides, where no candidate holds the rate
+            rate = max(false_rate(s, p, [*alphas, alpha]) for s, p in simulated)
+            if rate <= CALIBRATED_TO or look == 1 or alpha == 0.0:
                 break
         alphas.append(alpha)
         rows.append({"kind": kind, "look": look, "alpha": alpha, "rate_calibrated": rate})
@@ -197,10 +186,14 @@ def validated(levels: pd.DataFrame) -> dict[str, int]:
     return out
 
 
-def alpha_at(levels: pd.DataFrame, kind: str, look: int) -> float:
-    """The level of a cell of `kind` at its look-th look: ALPHA for a first look or a kind without levels
-    (an exact value), 0 past the looks calibrated (no further look decides)."""
-    rows = levels[(levels.kind == kind) & (levels.look == look)]
-    if look <= 1 or kind not in set(levels.kind):
+def schedule(levels: pd.DataFrame) -> dict[str, tuple[float, ...]]:
+    """kind -> its levels, look 1 first (levels.csv's rows)."""
+    return {kind: tuple(group.sort_values("look").alpha) for kind, group in levels.groupby("kind")}
+
+
+def alpha_at(alphas: dict[str, tuple[float, ...]], kind: str, look: int) -> float:
+    """The level of a cell of `kind` at its look-th look (`schedule`): ALPHA for a first look or a kind without
+    levels (an exact value), 0 past the looks calibrated (no further look decides)."""
+    if look <= 1 or kind not in alphas:
         return ALPHA
-    return float(rows.alpha.iloc[0]) if len(rows) else 0.0
+    return alphas[kind][look - 1] if look <= len(alphas[kind]) else 0.0

@@ -92,38 +92,39 @@ def looked(rows: Sequence[Verdict], file: str, results: Path | None) -> list[Ver
     looks (the distinct seed counts each cell, by claim and cell name, was judged at over the file's committed
     versions, these rows included) and the levels of that look and the next (claims/levels.py: alpha,
     alpha_next); unchanged, with a warning, without a clone or without results/engine/levels.csv."""
-    cells = _counted(results, render.frame(rows).assign(file=file))
-    if cells is None:
+    table = _levels(results)
+    if table is None:
         print(f"warning: {file}: looks not counted (no git clone with results/{LEVELS})", file=sys.stderr)
         return list(rows)
-    table = pd.read_csv(results / LEVELS)
+    alphas = levels.schedule(table)
+    counted = looks(results, render.frame(rows).assign(file=file))
     return [
         replace(
             row,
             looks=int(n),
-            alpha=levels.alpha_at(table, row.interval, int(n)),
-            alpha_next=levels.alpha_at(table, row.interval, int(n) + 1),
+            alpha=levels.alpha_at(alphas, row.interval, int(n)),
+            alpha_next=levels.alpha_at(alphas, row.interval, int(n) + 1),
         )
-        for row, n in zip(rows, cells.looks)
+        for row, n in zip(rows, counted)
     ]
 
 
 def flagged(rows: Sequence[Verdict], results: Path | None) -> list[Verdict]:
     """The rows, a decided one flagged where it had more looks than validated for its kind of interval
     (beyond_validated_looks); unchanged without results/engine/levels.csv or looks (`looked`)."""
-    if results is None or not (results / LEVELS).is_file():
+    table = _levels(results)
+    if table is None:
         return list(rows)
-    validated = levels.validated(pd.read_csv(results / LEVELS))
     cells = render.frame(rows)
-    beyond = cells.index.isin(beyond_validation(cells.assign(max_looks=max_looks(cells, validated))).index)
+    beyond = cells.index.isin(
+        beyond_validation(cells.assign(max_looks=max_looks(cells, levels.validated(table)))).index
+    )
     return [replace(row, beyond_validated_looks=bool(b)) for row, b in zip(rows, beyond)]
 
 
-def _counted(results: Path | None, cells: pd.DataFrame) -> pd.DataFrame | None:
-    """`cells` with their looks, or None without a git clone's results/ that holds engine/levels.csv."""
-    if results is None or not (results / LEVELS).is_file():
-        return None
-    return cells.assign(looks=looks(results, cells))
+def _levels(results: Path | None) -> pd.DataFrame | None:
+    """results/engine/levels.csv, or None without a git clone's results/ that holds it."""
+    return pd.read_csv(results / LEVELS) if results is not None and (results / LEVELS).is_file() else None
 
 
 def published(out: Path) -> Path | None:

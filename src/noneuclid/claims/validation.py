@@ -124,10 +124,24 @@ def _looked_rows(kinds, scale: float, verdict, looks: int) -> list[dict]:
     return rows
 
 
+def finest_counts(kind: str, n: int) -> list[tuple[int, int]]:
+    """Seeds per arm (n_a, n_b; n_b = 0 against a bound) at each look of the finest schedule from n seeds per
+    arm (module doc): a seed added before each look, to arm a then b where the arms are independent (Welch,
+    shares), to both arms of a pair or to the one arm otherwise, up to LOOK_UP_TO per arm."""
+    one_arm, alternate = kind == engine.ONE_ARM, kind in (engine.WELCH, engine.SHARES)
+    out = [(n, 0 if one_arm else n)]
+    while out[-1][0] < LOOK_UP_TO or (alternate and out[-1][1] < LOOK_UP_TO):
+        n_a, n_b = out[-1]
+        if alternate:
+            out.append((n_a + 1, n_b) if n_a == n_b else (n_a, n_b + 1))
+        else:
+            out.append((n_a + 1, 0 if one_arm else n_b + 1))
+    return out
+
+
 def finest_looks(kind: str, n: int) -> int:
-    """The most looks a cell of `kind` judged first at n seeds per arm can have up to LOOK_UP_TO per arm
-    (module doc): one per seed added, to either arm where the arms are independent."""
-    return 1 + (2 if kind in (engine.WELCH, engine.SHARES) else 1) * (LOOK_UP_TO - n)
+    """The most looks a cell of `kind` judged first at n seeds per arm can have up to LOOK_UP_TO per arm."""
+    return len(finest_counts(kind, n))
 
 
 def _row(setting: Setting, verdicts: list[str], family: int, looks: int = 1) -> dict:
@@ -215,15 +229,12 @@ def _finest(setting: Setting, rng: random.Random) -> str:
     """The verdict of one simulated cell judged after every seed added while it is undecided, up to
     LOOK_UP_TO per arm (module doc)."""
     a, b = draw(setting, rng)
-    verdict, alternate = judged(setting, a, b)[1][0], setting.kind in (engine.WELCH, engine.SHARES)
-    while verdict in (engine.CONSISTENT, engine.INCONCLUSIVE) and min(len(a), len(b) or len(a)) < LOOK_UP_TO:
+    verdict = judged(setting, a, b)[1][0]
+    for n_a, n_b in finest_counts(setting.kind, setting.n)[1:]:
+        if verdict not in (engine.CONSISTENT, engine.INCONCLUSIVE):
+            break
         extra_a, extra_b = draw(replace(setting, n=1), rng)
-        if not alternate:
-            a, b = a + extra_a, b + extra_b
-        elif len(a) == len(b):
-            a = a + extra_a
-        else:
-            b = b + extra_b
+        a, b = a + extra_a[: n_a - len(a)], b + extra_b[: n_b - len(b)]
         verdict = judged(setting, a, b)[1][0]
     return verdict
 
