@@ -16,10 +16,11 @@ claims/validation.py (a look after every seed added, from FINEST_FROM seeds per 
 looks, close together) and a sparse one (3, 6, 9, 10 seeds per arm: few looks, far apart, each nearly a new
 test), each simulated once per cell with its p-values at every look, so each candidate is a read of the same
 paths; the worst of both counts. CALIBRATED_TO lies half a point below FALSE_RATE, about the Monte Carlo
-error of 1,000-2,000 cells: `check` then simulates anew (another seed) both schedules and validation's
-seeds_to_decide one (2-4 looks) at these levels, and a look is validated where every rate of that check is
-within FALSE_RATE (`validated`). Where the first levels equal ALPHA, the engine's verdicts at those looks
-stand as they were; a later look can only turn a decided cell undecided.
+error of 1,000-2,000 cells: `check` then simulates anew (another seed, CHECK_SCALE times the cells: a Monte
+Carlo error of about 0.35 points at 5 %, so that the worst of its rates is not a noise-sized excess) both
+schedules and validation's seeds_to_decide one (2-4 looks) at these levels, and a look is validated where
+every rate of that check is within FALSE_RATE (`validated`). Where the first levels equal ALPHA, the engine's
+verdicts at those looks stand as they were; a later look can only turn a decided cell undecided.
 """
 
 from __future__ import annotations
@@ -46,6 +47,7 @@ from noneuclid.claims.validation import (
 )
 
 CALIBRATED_TO = FALSE_RATE - 0.005  # the greedy target, below FALSE_RATE by about the Monte Carlo error
+CHECK_SCALE = 4  # the check's cells per setting, as a multiple of the calibration's (CELLS)
 GRID = (0.05, 0.04, 0.03, 0.025, 0.02, 0.015, 0.01, 0.0075, 0.005, 0.0025, 0.001, 0.0005, 0.0001)
 FIRST = {engine.WELCH: 3, engine.SHARES: 6, engine.PAIRED: 3, engine.ONE_ARM: 3}  # seeds_to_decide schedule's
 SPARSE_STEP = 3  # seeds per arm added at each look of the sparse schedule: 3, 6, 9, 10 (6, 9, 10 for shares)
@@ -170,9 +172,9 @@ def _seeds_schedule_rate(setting: Setting, alphas: list[float], looks: int, scal
 
 
 def levels(scale: float = 1.0) -> pd.DataFrame:
-    """Every kind's levels (calibrate) with their check in a new simulation (COLUMNS)."""
+    """Every kind's levels (calibrate) with their check in a new, larger simulation (CHECK_SCALE; COLUMNS)."""
     calibrated = pd.concat([calibrate(kind, scale) for kind in KINDS], ignore_index=True)
-    return check(calibrated, scale)
+    return check(calibrated, scale * CHECK_SCALE)
 
 
 def validated(levels: pd.DataFrame) -> dict[str, int]:

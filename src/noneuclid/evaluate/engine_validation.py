@@ -37,8 +37,8 @@ def drawn(out: Path) -> list[Path]:
 LEVELS_CAPTION = (
     "The level a cell is decided at on its k-th look (the k-th seed count it is judged at), per kind of "
     "interval (claims/levels.py): spent look by look so that a false 'reproduces' over all looks stays within "
-    "4.5 % of simulated cells, and checked on a new simulation; a look past those validated (a check rate over "
-    "5 %) is marked."
+    "4.5 % of simulated cells, and checked on a new simulation of four times the cells; a look past those "
+    "validated (a check rate over 5 %) is marked."
 )
 
 
