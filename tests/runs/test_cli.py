@@ -9,6 +9,7 @@ from omegaconf import OmegaConf
 
 from noneuclid.runs import RunDir
 from noneuclid.runs.__main__ import main
+from noneuclid.runs.table import run_folders
 
 
 def _finished_run(cfg, loss: float) -> RunDir:
@@ -47,3 +48,15 @@ def test_export_writes_the_per_run_data_of_the_profile_whose_runs_are_there(make
     assert capsys.readouterr().out.split() == [str(folder / "runs.csv"), str(folder / "curves.csv.gz")]
     assert pd.read_csv(folder / "runs.csv").run.tolist() == [run.name]
     assert pd.read_csv(folder / "curves.csv.gz").train_loss.tolist() == [1.0]
+
+
+def test_run_folders_follows_links_to_run_folders(tmp_path):
+    """A root of symbolic links to run folders stored elsewhere lists the linked folders (pathlib's rglob
+    would find none: it does not follow links)."""
+    stored = tmp_path / "stored" / "run-s0"
+    stored.mkdir(parents=True)
+    (stored / "config.yaml").write_text("seed: 0\n")
+    (tmp_path / "links").mkdir()
+    (tmp_path / "links" / "run-s0").symlink_to(stored)
+    assert run_folders([tmp_path / "links"]) == [tmp_path / "links" / "run-s0"]
+    assert run_folders([tmp_path / "stored"]) == [stored]

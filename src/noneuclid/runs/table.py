@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import functools
 import json
+import os
 import re
 from dataclasses import dataclass
 from pathlib import Path
@@ -30,8 +31,11 @@ LEFT_OUT = ("path", "cfg.paths.", "env.command", "env.platform", "env.processor"
 
 # -- run folders ----------------------------------------------------------------------------------------
 def run_folders(roots) -> list[Path]:
-    """Every run folder (a folder with config.yaml) under the given roots, sorted."""
-    return sorted({p.parent for root in map(Path, roots) for p in root.rglob("config.yaml")})
+    """Every run folder (a folder with config.yaml) under the given roots, sorted; symbolic links to folders
+    are followed (a root of links to run folders stored elsewhere)."""
+    return sorted(
+        {Path(d) for root in roots for d, _, files in os.walk(root, followlinks=True) if "config.yaml" in files}
+    )
 
 
 def status(folder: Path) -> str:
