@@ -30,16 +30,24 @@ def drawn(out: Path) -> list[Path]:
     that the committed CSVs bring back the same bytes)."""
     power(pd.read_csv(out / "validation.csv"), out / "validation")
     table = pd.read_csv(out / "levels.csv")
-    paths = tables.write(out, "levels", None, shown_levels(table), "The level of each look", LEVELS_CAPTION)
+    caption = LEVELS_CAPTION.format(
+        calibrated=_percent(levels.CALIBRATED_TO), scale=levels.CHECK_SCALE, rate=_percent(validation.FALSE_RATE)
+    )
+    paths = tables.write(out, "levels", None, shown_levels(table), "The level of each look", caption)
     return [out / "validation.png", out / "validation.pdf", *paths]
 
 
 LEVELS_CAPTION = (
     "The level a cell is decided at on its k-th look (the k-th seed count it is judged at), per kind of "
     "interval (claims/levels.py): spent look by look so that a false 'reproduces' over all looks stays within "
-    "4.5 % of simulated cells, and checked on a new simulation of four times the cells; a look past those "
-    "validated (a check rate over 5 %) is marked."
+    "{calibrated} of simulated cells, and checked on a new simulation of {scale} times the cells; a look past "
+    "those validated (a check rate over {rate}) is marked."
 )
+
+
+def _percent(rate: float) -> str:
+    """0.045 -> '4.5 %'."""
+    return f"{100 * rate:g} %"
 
 
 def shown_levels(table: pd.DataFrame) -> pd.DataFrame:

@@ -98,7 +98,7 @@ def figure(values: pd.DataFrame, emb: pd.DataFrame, root: Path, cfg, out: Path) 
     export(values, emb, root, cfg, out)
     if (out / WEIGHTS).is_file():
         margins = grid(pd.read_csv(out / WEIGHTS))
-        # 10 digits (FLOAT_FORMAT): the last of 17 differ between CPUs by rounding; the committed bytes must not
+        # at FLOAT_FORMAT's 10 digits: the last of 17 differ between CPUs by rounding, the committed file must not
         margins.to_csv(out / GRID, index=False, float_format=FLOAT_FORMAT, compression=CSV_COMPRESSION)
     if (out / POINTS).is_file() and (out / GRID).is_file():
         drawn.boundaries(pd.read_csv(out / POINTS), pd.read_csv(out / GRID), out)
