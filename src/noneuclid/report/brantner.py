@@ -77,11 +77,13 @@ def make(
 ) -> list[Path]:
     """Write fig3a, fig3b, table2, accuracy, authors_curves (with the authors' curves at `reference`, default
     reference_dir()), claims, section, drift and timing tables and summary.md into `out`."""
+    reference = reference_dir() if reference is None else reference
+    if (theirs := authors_curves(reference, AUTHORS)) is None and (out / "authors_curves.csv").is_file():
+        raise FileNotFoundError(text("no_authors_reference", reference=reference, out=out))
     run_table.export(runs_dir, "brantner", profile, out)
     per_seed, curves = load(out, profile, seeds, overrides)
     if (fig3 := per_seed[per_seed.setup.isin(SETUPS)] if len(per_seed) else per_seed).empty:
         raise FileNotFoundError(text("no_runs", runs=runs_dir, profile=profile))
-    theirs = authors_curves(reference_dir() if reference is None else reference, AUTHORS)  # None: no reference
     for name in FIGURES:  # the setups of each: the variants its experiment sweeps
         shown = [v.removeprefix("brantner/") for v in sweep_values(f"brantner/{name}", "variant")]
         title = text(name, profile=profile)
