@@ -255,3 +255,15 @@ def test_space_along_dim_minus_2_is_the_space_on_the_transpose(c):
     assert_close(along.dist2(x.mT, y.mT).mT, lor.dist2(x, y), rtol=1e-14, atol=0)
     assert_close(along.logmap0(x.mT, project=True).mT, lor.logmap0(x, project=True), rtol=1e-14, atol=0)
     assert_close(along.from_ball(_ball(c).mT).shape, x.mT.shape)
+
+
+@pytest.mark.parametrize("c", CS)
+def test_boundary_share_counts_the_balls_points_in_either_chart(c):
+    """The hyperboloid's boundary share of points is the ball's of the same points (the saturation metric
+    of Table 1's runs reads the same in both charts), for points near the boundary and far inside."""
+    lor, ball = _spaces(c, project_results=False)
+    x = torch.cat([_ball(c, radius=5.0), _ball(c, radius=14.0)], dim=-2)  # [4, 6, 5]: 1 - sqrt(c)|x| to 3e-6
+    share = ball.boundary_share(x)
+    assert 0 < float(share.mean()) < 1  # points on both sides of the tolerance
+    assert_close(lor.boundary_share(_chart(lor, x)), share, rtol=0, atol=0)
+    assert_close(lor.boundary_share(_chart(lor, x), tol=1e-5), ball.boundary_share(x, tol=1e-5), rtol=0, atol=0)

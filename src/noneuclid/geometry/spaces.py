@@ -142,6 +142,11 @@ class PoincareBall:
     def project(self, x: Tensor) -> Tensor:
         return pb.project(x, self.c, self.dim)
 
+    def boundary_share(self, x: Tensor, tol: float = 1e-3) -> Tensor:
+        """The share of the points x [..., points, coordinates] within `tol` of the boundary,
+        1 - sqrt(c)||x|| < tol, [...] (poincare.boundary_share)."""
+        return pb.boundary_share(x, self.c, tol)
+
     def in_ball(self, x: Tensor) -> Tensor:
         """An operation's result x projected into the ball, unless the operation did so already
         (project_results)."""
@@ -257,6 +262,11 @@ class Lorentz:
 
     def _result(self, x: Tensor) -> Tensor:
         return self.project(x, snap=pb.PROJECT_SNAP) if self.project_results else x
+
+    def boundary_share(self, x: Tensor, tol: float = 1e-3) -> Tensor:
+        """The ball's boundary share of the points x [..., points, coordinates] (its points within `tol` of
+        the boundary, sqrt(c)||p|| > 1 - tol), here ||x_s|| > _radius(1 - tol): the same points, [...]."""
+        return (x.norm(dim=-1) > self._radius(1 - tol)).to(x.dtype).mean(-1)
 
     def in_ball(self, x: Tensor) -> Tensor:
         """An operation's result x projected, unless the operation did so already (project_results)."""

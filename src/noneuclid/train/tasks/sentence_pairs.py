@@ -7,7 +7,6 @@ import torch.nn.functional as F
 from torch import Tensor
 
 from noneuclid.data import prefix, snli
-from noneuclid.geometry import poincare as pb
 from noneuclid.train.tasks.batching import pad, shuffled
 
 
@@ -77,7 +76,7 @@ class SentencePairs:
             nonfinite += (~torch.isfinite(logits)).any(-1).sum(1).cpu()
             if model.space.hyperbolic:
                 states = torch.stack((s1, s2), 1)  # [runs, 2, batch, dim]
-                saturated += pb.boundary_share(states, model.space.c).cpu() * states.shape[-2]
+                saturated += model.space.boundary_share(states).cpu() * states.shape[-2]
         rows = [
             {
                 f"{split}_loss": float(total[r]) / n,
