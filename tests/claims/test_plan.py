@@ -56,6 +56,22 @@ def test_lists_undecided_cells_within_reach_cheapest_first_with_the_runs_they_la
     assert list(plan.next_seeds(_cells(), up_to=6).cell) == ["bound", "two arms"]
 
 
+def test_the_plan_counts_the_other_cells_the_added_runs_enter():
+    """PreNorm's and PostNorm's runs at n = 4, 24 layers also enter PHYDI robust's cell there (it reads the
+    same PostNorm arm), not that of n = 2, nor one in another profile's folder."""
+    rows = [  # file, claim, cell, verdict
+        ("phydi/cpu/fig4_claims.csv", "fig4_prenorm_stabler", "n = 4, 24 layers", "inconclusive"),
+        ("phydi/cpu/fig4_claims.csv", "fig4_phydi_robust_deep", "n = 4, 24 layers", "contradicts"),
+        ("phydi/cpu/fig4_claims.csv", "fig4_phydi_robust_deep", "n = 2, 24 layers", "reproduces"),
+        ("phydi/paper/fig4_claims.csv", "fig4_phydi_robust_deep", "n = 4, 24 layers", "consistent"),
+        ("p/cpu/claims.csv", "c", "not in a claims file", "consistent"),
+    ]
+    cells = pd.DataFrame(rows, columns=["file", "claim", "cell", "verdict"])
+    counted = plan.shared(cells.iloc[[0, 4]], cells)
+    assert list(counted.other_cells[:1]) == [1] and list(counted.other_decided[:1]) == [1]
+    assert math.isnan(counted.other_cells.iloc[1]) and math.isnan(counted.other_decided.iloc[1])
+
+
 def test_the_looks_validated_per_kind_are_read_from_the_levels():
     cells = _cells().assign(interval=["Welch", "shares", "exact", None, "Welch", "Welch", None])
     assert list(plan.max_looks(cells, {"Welch": 4, "shares": 9})) == [4, 9, 1, 1, 4, 4, 1]

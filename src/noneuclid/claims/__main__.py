@@ -56,9 +56,10 @@ def next_seeds(results: Path, kind: str, up_to: int) -> int:
         return 2
     validated = levels.validated(pd.read_csv(table))
     cells = cells.assign(max_looks=plan.max_looks(cells, validated))
-    todo = plan.next_seeds(cells, up_to)
+    todo = plan.shared(plan.next_seeds(cells, up_to), cells)
     print(f"{kind} cells decided: {decided} of {total} ({decided / total:.1%}); at most {up_to} seeds per arm would")
-    print(f"decide {len(todo)} more (hours_to_add: the train time of the runs each cell reads now, per run):\n")
+    print(f"decide {len(todo)} more (hours_to_add: runs_to_add times the mean train time of the runs the cell reads")
+    print("now; other_cells: the other cells the added runs enter, a look for each, other_decided of them decided):\n")
     print(todo.to_markdown(index=False) if len(todo) else "(none)")
     kinds = ", ".join(f"{interval} {n}" for interval, n in sorted(validated.items()))
     print(f"\nlooks validated per kind of interval (results/{plan.LEVELS}): {kinds}; others 1")

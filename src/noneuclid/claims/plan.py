@@ -8,7 +8,8 @@ A cell qualifies when its verdict is consistent or inconclusive and its seeds_to
 adjusted level) is at most up_to. Its cost: the runs it lacks (each arm up to seeds_to_decide; an arm
 against a bound has no runs) times the mean train time of the runs it reads now (cpu_hours / runs read);
 unknown (NaN) where the cell reads no training runs (an evaluation), listed last; on the hardware those runs
-were trained on (the hardware column).
+were trained on (the hardware column); and the other cells the added runs would enter (`shared`: each takes a
+look, and a decided one may lose its decision at the stricter level).
 
 A look is a verdict published at new seed counts: the distinct (n_a, n_b) at which a cell was judged (any
 verdict but "not testable here") over the committed versions of its claims table (git history) and the
@@ -24,6 +25,7 @@ claims table (`looked`: the command reads them there) and flag a decided cell th
 from __future__ import annotations
 
 import io
+import math
 import subprocess
 import sys
 from collections.abc import Sequence
@@ -32,7 +34,7 @@ from pathlib import Path
 
 import pandas as pd
 
-from noneuclid.claims import levels, render
+from noneuclid.claims import data as claims_data, levels, render
 from noneuclid.claims.engine import CONSISTENT, DECIDED, INCONCLUSIVE, NOT_TESTABLE, Verdict
 from noneuclid.claims.validation import LOOK_UP_TO
 
@@ -155,6 +157,36 @@ def next_seeds(cells: pd.DataFrame, up_to: int = LOOK_UP_TO) -> pd.DataFrame:
     hours = runs * undecided.cpu_hours / (undecided.n_a + undecided.n_b)
     plan = undecided.assign(runs_to_add=runs, hours_to_add=hours.round(2))[COLUMNS]
     return plan.sort_values(["hours_to_add", "runs_to_add"], na_position="last", kind="stable")
+
+
+def shared(todo: pd.DataFrame, cells: pd.DataFrame) -> pd.DataFrame:
+    """`todo` with, per cell, the other cells of its claims tables' folder (one paper and profile) that runs of
+    its arms' settings enter (an arm of theirs whose settings, as claims/<paper>.yaml names them, are all among
+    one arm's of this cell): other_cells, and other_decided of them decided now; NaN for a cell that the claims
+    file does not hold. Seeds added to this cell are a look for each."""
+    arms = {key: _arms(*key) for key in cells[KEY].itertuples(index=False, name=None)}
+    folder, keys = cells.file.map(lambda f: str(Path(f).parent)), cells[KEY].apply(tuple, axis=1)
+    counts = []
+    for key in todo[KEY].itertuples(index=False, name=None):
+        others = [k for k, f in zip(keys, folder) if f == str(Path(key[0]).parent) and k != key and arms[k]]
+        hit = keys.isin([k for k in others if any(_among(b, a) for a in arms[key] or () for b in arms[k])])
+        decided = int(cells.verdict[hit].isin(DECIDED).sum())
+        counts.append((int(hit.sum()), decided) if arms[key] is not None else (math.nan, math.nan))
+    return todo.assign(**dict(zip(("other_cells", "other_decided"), zip(*counts) if counts else ([], []))))
+
+
+def _arms(file: str, claim: str, cell: str) -> list[dict] | None:
+    """The settings of each arm of a cell with runs; None where claims/<paper>.yaml holds no such cell."""
+    try:
+        found = claims_data.load(Path(file).parts[0])[claim].cell(cell)
+    except (FileNotFoundError, KeyError):  # no claims file for the folder, or a table older than the file
+        return None
+    return [found.select[arm] for arm in found.arms if found.select.get(arm)]
+
+
+def _among(settings: dict, of: dict) -> bool:
+    """Every setting of `settings` is one of `of`'s."""
+    return all(key in of and of[key] == value for key, value in settings.items())
 
 
 def left_out(cells: pd.DataFrame, up_to: int = LOOK_UP_TO) -> pd.DataFrame:
