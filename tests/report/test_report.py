@@ -521,7 +521,7 @@ def test_report_command_after_a_smoke_run_writes_its_profile_only_and_names_what
     reports the smoke profile (the one with finished run folders), changes nothing but
     results/brantner/smoke/ (docs/ and the README untouched), and names each table it left out with what
     it needs (the authors' curves and networks are not in this data root) and the file an earlier
-    report left."""
+    report left. A folder an earlier report drew with the authors' curves it stops at, changing nothing."""
     import shutil
     from pathlib import Path
 
@@ -531,13 +531,18 @@ def test_report_command_after_a_smoke_run_writes_its_profile_only_and_names_what
     shutil.copytree(repo / "results" / "brantner" / "cpu", checkout / "results" / "brantner" / "cpu")
     shutil.copytree(repo / "docs", checkout / "docs")
     shutil.copy(repo / "README.md", checkout / "README.md")
-    earlier = checkout / "results" / "brantner" / "smoke" / "authors_curves.csv"
-    earlier.parent.mkdir()
-    earlier.write_text("an earlier report's table\n")
+    smoke = checkout / "results" / "brantner" / "smoke"
+    smoke.mkdir()
+    (smoke / "authors_curves.csv").write_text("drawn with the authors' curves\n")
     before = _files(checkout)
     monkeypatch.chdir(checkout)
     monkeypatch.setenv("NONEUCLID_RUNS_DIR", str(four_runs))
     monkeypatch.setenv("NONEUCLID_DATA_DIR", str(tmp_path / "data"))
+    assert main(["brantner", "model.depth=1"]) == 1
+    assert _files(checkout) == before and "set NONEUCLID_DATA_DIR" in capsys.readouterr().err
+    (smoke / "authors_curves.csv").unlink()
+    (smoke / "drift_summary.csv").write_text("an earlier report's table\n")
+    before = _files(checkout)
     assert main(["brantner", "model.depth=1"]) == 0
     after = _files(checkout)
     changed = {p for p in before.keys() | after.keys() if before.get(p) != after.get(p)}
@@ -545,7 +550,7 @@ def test_report_command_after_a_smoke_run_writes_its_profile_only_and_names_what
     assert all(p.startswith("results/brantner/smoke/") for p in changed), changed
     out = capsys.readouterr().out
     assert f"authors_curves: needs the authors' training curves, {tmp_path / 'data'}/reference" in out
-    assert "(authors_curves.csv: an earlier report's, not this one's)" in out
+    assert "(drift_summary.csv: an earlier report's, not this one's)" in out
     assert "  - section:" not in out  # drawn: Adam + Stiefel's run is the section experiment's householder arm
     assert "authors_networks: needs `python -m noneuclid.evaluate authors-networks" in out
 
