@@ -67,10 +67,11 @@ def test_mlr_benchmark_smoke(capsys):
 
 
 def test_charts_benchmark_smoke(capsys):
-    """The Lorentz / Poincare ratios of the GRU's train step, the MLR's epoch and the train step of Table
-    1's chart runs in both precisions, measured in one run."""
+    """The Lorentz / Poincare ratios of the GRU's train step (alone and stacked as its chart runs train), the
+    MLR's epoch and the train step of Table 1's chart runs in both precisions, measured in one run."""
     result = _bench_json(capsys, "charts", "--batch", "4", "--quick")
-    assert result["gru_ratio"] > 0 and result["mlr_ratio"] > 0
+    assert result["gru_ratio"] > 0 and result["mlr_ratio"] > 0 and result["gru_stack_ratio"] > 0
+    assert result["gru_stack"] == 9  # experiment=hnn/charts: PREFIX-10/30/50 x seeds 0-2
     assert set(result["gru_step_seconds"]) == set(result["mlr_epoch_seconds"]) == {"poincare", "lorentz"}
     assert set(result["table1_ratio"]) == set(result["table1_step_seconds"]) == {"float64", "float32"}
     assert all(set(t) == {"poincare", "lorentz"} for t in result["table1_step_seconds"].values())

@@ -6,6 +6,10 @@ ball, measured in the same run, at one thread (as the sweeps run) in this proces
 CPU (compare's process_time clock: other processes may keep the cores busy). The two are the same
 function (spaces.Lorentz): the ratio is the cost of the hyperboloid's arithmetic.
 
+The GRU's step again at the stack experiment=hnn/charts trains (its datasets times its seeds, one process):
+at one run the step's fixed cost (the optimizer, the Python around the compiled graph) hides much of the
+arithmetic that a stack multiplies.
+
 Beside them, the train step of the model that Table 1's chart runs train (experiment=hnn/charts: the
 hyperbolic RNN with a Euclidean MLR, a stack of the 3 seeds, as those runs train), in float64 and
 float32, each chart over the ball in the same precision: what a run's train_seconds should show, a
@@ -19,6 +23,7 @@ import torch
 
 from noneuclid.bench import hyperbolic, mlr
 from noneuclid.bench.timing import compare
+from noneuclid.config import experiment_value
 
 CHARTS = ("poincare", "lorentz")
 TABLE1_STACK = 3  # the runs of one stack of experiment=hnn/charts: PREFIX-10's seeds 0-2
@@ -35,6 +40,16 @@ def run(device: torch.device, batch: int = 64, repeats: int = 10, dtype=torch.fl
     gru = compare(
         {
             chart: hyperbolic.make_step("hyperbolic", device, dtype, batch, compile=not quick, chart=chart)
+            for chart in CHARTS
+        },
+        device,
+        repeats=repeats,
+        clock=clock,
+    )
+    stack = len(experiment_value("hnn/charts", "stack.data")) * len(experiment_value("hnn/charts", "stack.seed"))
+    stacked = compare(
+        {
+            chart: hyperbolic.make_step("hyperbolic", device, dtype, batch, compile=not quick, runs=stack, chart=chart)
             for chart in CHARTS
         },
         device,
@@ -62,6 +77,9 @@ def run(device: torch.device, batch: int = 64, repeats: int = 10, dtype=torch.fl
         "gru_step_seconds": gru,
         "mlr_epoch_seconds": classifier,
         "gru_ratio": gru["lorentz"] / gru["poincare"],
+        "gru_stack": stack,
+        "gru_stack_step_seconds": stacked,
+        "gru_stack_ratio": stacked["lorentz"] / stacked["poincare"],
         "mlr_ratio": classifier["lorentz"] / classifier["poincare"],
         "table1_stack": TABLE1_STACK,
         "table1_step_seconds": table1,
@@ -82,7 +100,7 @@ def _table1_steps(device, dtype, batch: int, compile: bool, repeats: int, clock)
 
 
 def describe(r: dict) -> str:
-    g, m = r["gru_step_seconds"], r["mlr_epoch_seconds"]
+    g, m, s = r["gru_step_seconds"], r["mlr_epoch_seconds"], r["gru_stack_step_seconds"]
     return "\n".join(
         [
             f"Lorentz chart over the Poincare ball, {r['dtype']}, {r['device']} (medians of interleaved repeats; "
@@ -90,6 +108,9 @@ def describe(r: dict) -> str:
             f"  GRU sentence pair, train step, batch {r['batch']}, one thread "
             f"({'compiled' if r['compiled'] else 'eager: --quick'}): poincare {g['poincare'] * 1e3:7.1f} ms, "
             f"lorentz {g['lorentz'] * 1e3:7.1f} ms, ratio {r['gru_ratio']:5.2f}",
+            f"  the same, {r['gru_stack']} runs stacked (experiment=hnn/charts): "
+            f"poincare {s['poincare'] * 1e3:7.1f} ms, lorentz {s['lorentz'] * 1e3:7.1f} ms, "
+            f"ratio {r['gru_stack_ratio']:5.2f}",
             f"  hyperbolic MLR, epoch of {r['mlr_nodes']} points, one thread: "
             f"poincare {m['poincare']:6.2f} s, lorentz {m['lorentz']:6.2f} s, ratio {r['mlr_ratio']:5.2f}",
             *(
