@@ -37,25 +37,10 @@ def run(device: torch.device, batch: int = 64, repeats: int = 10, dtype=torch.fl
     threads = torch.get_num_threads()
     torch.set_num_threads(1)  # as the sweeps run: one process per core
     clock = time.process_time if device.type == "cpu" else time.perf_counter  # CPU seconds: robust to a busy machine
-    gru = compare(
-        {
-            chart: hyperbolic.make_step("hyperbolic", device, dtype, batch, compile=not quick, chart=chart)
-            for chart in CHARTS
-        },
-        device,
-        repeats=repeats,
-        clock=clock,
-    )
+    steps = {"runs": 1, "compile": not quick, "repeats": repeats, "clock": clock}
+    gru = _steps(device, dtype, batch, "hyperbolic", **steps)
     stack = len(experiment_value("hnn/charts", "stack.data")) * len(experiment_value("hnn/charts", "stack.seed"))
-    stacked = compare(
-        {
-            chart: hyperbolic.make_step("hyperbolic", device, dtype, batch, compile=not quick, runs=stack, chart=chart)
-            for chart in CHARTS
-        },
-        device,
-        repeats=repeats,
-        clock=clock,
-    )
+    stacked = _steps(device, dtype, batch, "hyperbolic", **{**steps, "runs": stack})
     classifier = compare(
         {chart: mlr.make_epoch("hyperbolic", [0], nodes, 512, device, dtype, chart=chart) for chart in CHARTS},
         device,
@@ -64,7 +49,9 @@ def run(device: torch.device, batch: int = 64, repeats: int = 10, dtype=torch.fl
         clock=clock,
     )
     table1 = {
-        str(precision).removeprefix("torch."): _table1_steps(device, precision, batch, not quick, repeats, clock)
+        str(precision).removeprefix("torch."): _steps(
+            device, precision, batch, "hyperbolic_eucl_mlr", cell="rnn", **{**steps, "runs": TABLE1_STACK}
+        )
         for precision in (torch.float64, torch.float32)
     }
     torch.set_num_threads(threads)
@@ -87,13 +74,10 @@ def run(device: torch.device, batch: int = 64, repeats: int = 10, dtype=torch.fl
     }
 
 
-def _table1_steps(device, dtype, batch: int, compile: bool, repeats: int, clock) -> dict[str, float]:
-    """Seconds per train step of Table 1's chart runs' model (hyperbolic RNN + Euclidean MLR, a stack of
-    TABLE1_STACK runs) in each chart, in `dtype`."""
+def _steps(device, dtype, batch: int, geometry: str, runs: int, compile: bool, repeats: int, clock, cell="gru"):
+    """Seconds per train step of a sentence-pair model (`geometry`, `cell`, `runs` stacked) in each chart."""
     steps = {
-        chart: hyperbolic.make_step(
-            "hyperbolic_eucl_mlr", device, dtype, batch, compile=compile, runs=TABLE1_STACK, chart=chart, cell="rnn"
-        )
+        chart: hyperbolic.make_step(geometry, device, dtype, batch, compile=compile, runs=runs, chart=chart, cell=cell)
         for chart in CHARTS
     }
     return compare(steps, device, repeats=repeats, clock=clock)
