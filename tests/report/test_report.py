@@ -160,16 +160,6 @@ def test_report_without_runs_says_what_to_run(tmp_path):
         brantner.make(tmp_path / "nothing", "cpu", tmp_path / "out")
 
 
-def test_report_keeps_the_authors_curves_it_cannot_redraw(tmp_path):
-    """A results folder drawn with the authors' curves is not redrawn without them (and nothing is written)."""
-    out = tmp_path / "out"
-    out.mkdir()
-    (out / "authors_curves.csv").write_text("kept\n")
-    with pytest.raises(FileNotFoundError, match="NONEUCLID_DATA_DIR"):
-        brantner.make(tmp_path / "nothing", "cpu", out, reference=tmp_path / "no_reference")
-    assert sorted(p.name for p in out.iterdir()) == ["authors_curves.csv"]
-
-
 def test_report_seeds_take_lists_and_ranges():
     from noneuclid.runs.lookup import seed_list
 

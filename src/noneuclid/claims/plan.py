@@ -164,15 +164,21 @@ def shared(todo: pd.DataFrame, cells: pd.DataFrame) -> pd.DataFrame:
     its arms' settings enter (an arm of theirs whose settings, as claims/<paper>.yaml names them, are all among
     one arm's of this cell): other_cells, and other_decided of them decided now; NaN for a cell that the claims
     file does not hold. Seeds added to this cell are a look for each."""
-    arms = {key: _arms(*key) for key in cells[KEY].itertuples(index=False, name=None)}
-    folder, keys = cells.file.map(lambda f: str(Path(f).parent)), cells[KEY].apply(tuple, axis=1)
+    keys = list(cells[KEY].itertuples(index=False, name=None))
+    arms = {key: _arms(*key) for key in keys}
     counts = []
-    for key in todo[KEY].itertuples(index=False, name=None):
-        others = [k for k, f in zip(keys, folder) if f == str(Path(key[0]).parent) and k != key and arms[k]]
-        hit = keys.isin([k for k in others if any(_among(b, a) for a in arms[key] or () for b in arms[k])])
-        decided = int(cells.verdict[hit].isin(DECIDED).sum())
-        counts.append((int(hit.sum()), decided) if arms[key] is not None else (math.nan, math.nan))
-    return todo.assign(**dict(zip(("other_cells", "other_decided"), zip(*counts) if counts else ([], []))))
+    for mine in todo[KEY].itertuples(index=False, name=None):
+        if arms[mine] is None:
+            counts.append((math.nan, math.nan))
+            continue
+        entered = [
+            key != mine
+            and Path(key[0]).parent == Path(mine[0]).parent
+            and any(_among(b, a) for a in arms[mine] for b in arms[key] or ())
+            for key in keys
+        ]
+        counts.append((sum(entered), int(cells.verdict[entered].isin(DECIDED).sum())))
+    return todo.join(pd.DataFrame(counts, columns=["other_cells", "other_decided"], index=todo.index))
 
 
 def _arms(file: str, claim: str, cell: str) -> list[dict] | None:
