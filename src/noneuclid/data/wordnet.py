@@ -34,6 +34,7 @@ import numpy as np
 import torch
 from torch import Tensor
 
+from noneuclid.config import sweep_values
 from noneuclid.data import files
 from noneuclid.data.files import DataError
 
@@ -46,7 +47,7 @@ INSTALL_HINT = (
     "dict folder with --wordnet-dict /path/to/WordNet-3.0/dict"
 )
 HYPERNYM_POINTERS = ("@", "@i")
-SUBTREES = ("animal.n.01", "group.n.01", "worker.n.01", "mammal.n.01")  # Ganea et al., Table 2
+SUBTREES = tuple(sweep_values("hnn/table2", "data.subtree"))  # Ganea et al., Table 2 (its experiment's sweep)
 NOUNS, CLOSURE_EDGES = 82_115, 743_086  # the WordNet 3.0 noun closure's nodes and edges
 
 # lexnames(5WN): file number, lexicographer file, syntactic category (1 noun, 2 verb, 3 adj, 4 adv)
