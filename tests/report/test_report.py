@@ -339,7 +339,7 @@ def test_brantner_figures_and_table_show_the_authors_curves(four_runs, tmp_path)
     assert len(pd.read_csv(out / "curves.csv.gz")) == 4 * 2  # the per-run curves beside it (4 runs, 2 epochs)
     assert sorted(set(table.label)) == sorted(brantner.SETUPS.values())
     adam = table[table.label == "Adam + Stiefel"].set_index("epoch")
-    assert list(adam.index) == [1, 2, 5, 10, 25]  # CURVE_EPOCHS and our last epoch (2 in smoke)
+    assert list(adam.index) == [1, 2, 5, 10, 25]  # the compared epochs (brantner_tables.yaml) and our last (2 in smoke)
     assert adam.loc[25, "authors_train_loss"] == pytest.approx(theirs[2][24])
     assert adam.last_epoch.tolist() == [False, True, False, False, False] and pd.isna(adam.loc[25, "train_loss"])
     rows = [[c.strip() for c in r.split("|")[1:-1]] for r in (out / "authors_curves.md").read_text().splitlines()]

@@ -19,7 +19,6 @@ from noneuclid.runs import select, table as run_table
 
 PAPER = CLAIMS.numbers  # MNIST's training images, Fig. 3a's plateau, the uniform output's loss
 FIGURES = ("fig3a", "fig3b")  # experiment=brantner/<figure>: the runs it shows
-CURVE_EPOCHS = (1, 5, 10, 25)  # where our curves and theirs are compared (and our last epoch)
 
 
 def load(out: Path, profile: str, seeds=None, overrides=()) -> tuple[pd.DataFrame, pd.DataFrame]:
@@ -42,9 +41,10 @@ def load(out: Path, profile: str, seeds=None, overrides=()) -> tuple[pd.DataFram
 
 
 def curves_table(curves: pd.DataFrame, theirs: dict) -> pd.DataFrame:
-    """Per setup we ran, our mean training loss and the authors' at CURVE_EPOCHS and our last epoch."""
-    last = curves.groupby("setup").epoch.max()
-    epochs = {s: sorted({*CURVE_EPOCHS, last[s]}) for s in SETUPS if s in last}
+    """Per setup we ran, our mean training loss and the authors' at the epochs that claims/brantner_tables.yaml's
+    authors_curves compares and our last epoch."""
+    last, compared = curves.groupby("setup").epoch.max(), table_engine.load("brantner")["authors_curves"]["epochs"]
+    epochs = {s: sorted({*compared, last[s]}) for s in SETUPS if s in last}
     rows = [(s, SETUPS[s], e, theirs[s][e - 1]) for s, at in epochs.items() for e in at]
     data = pd.DataFrame(rows, columns=["setup", "label", "epoch", "authors_train_loss"])
     data = data.merge(curves, on=["setup", "epoch"], how="left")
