@@ -19,20 +19,6 @@ EXPERIMENT, TABLE = "hnn/charts", "table1_charts"
 CLAIM_IDS = ("lorentz_chart_on_par_with_poincare_ball", "float32_on_par_with_float64")
 
 
-def charted(runs: pd.DataFrame, profile: str) -> pd.DataFrame:
-    """The finished runs of the experiment's settings at `profile` (its ball in float64: Table 1's runs), of
-    its seeds."""
-    found = select.swept(runs, EXPERIMENT, [f"profile={profile}"], experiment_value(EXPERIMENT, "stack.data"))
-    return found[found["cfg.seed"].isin(experiment_value(EXPERIMENT, "stack.seed"))] if len(found) else found
-
-
-def table(finished: pd.DataFrame) -> pd.DataFrame:
-    """table_engine's data (a page per dataset, its column first), the runs that met a non-finite loss last."""
-    flagged = finished.assign(nonfinite=finished.nonfinite_events > 0)
-    data = table_engine.data("hnn", TABLE, flagged, table_engine.cells("hnn", TABLE))
-    return data[[*data.columns.drop("nonfinite_runs"), "nonfinite_runs"]]
-
-
 def verdicts(finished: pd.DataFrame, claim_ids=CLAIM_IDS, values=tests) -> list[engine.Verdict]:
     """The cells of claims `claim_ids`, each arm's values per seed (`values`(finished, an arm's settings) ->
     seed -> value; default: hnn_claims.tests, Table 1's test accuracy %), paired by seed."""
@@ -47,20 +33,26 @@ def verdicts(finished: pd.DataFrame, claim_ids=CLAIM_IDS, values=tests) -> list[
     return rows
 
 
+def page(out: Path, profile: str, name: str, table: str, data: pd.DataFrame, judged, runs) -> list[Path]:
+    """Table `table` of `data` (templates/hnn.md's <table>_*), the claims table <name>_claims of the verdicts
+    `judged` (with the provenance of `runs`) and the page <name>.md of both written into `out`; their paths."""
+    section = table_engine.section("hnn", out, table, data, table_engine.shown("hnn", table, data))
+    claims = provenance.write(out, f"{name}_claims", judged, runs, "hnn")
+    (out / f"{name}.md").write_text(text(f"{name}_page", profile=profile, table=section, claims=claims) + "\n")
+    stems = (table, f"{name}_claims")
+    return [*(out / f"{stem}.{ext}" for stem in stems for ext in ("csv", "md", "tex")), out / f"{name}.md"]
+
+
 def make(runs_dir: Path, profile: str, out: Path, seeds=None, overrides=()) -> list[Path]:
     """Write table1_charts, charts_claims and the page charts.md into `out` (`seeds`, `overrides`: ignored,
-    the signature is every report's)."""
-    runs = run_table.Runs(*run_table.load(runs_dir, "hnn", profile, out))
-    finished = charted(runs.table, profile)
+    the signature is every report's); returns their paths."""
+    runs, _ = run_table.load(runs_dir, "hnn", profile, out)
+    # the finished runs of its settings at the profile (its ball in float64: Table 1's runs), of its seeds
+    found = select.swept(runs, EXPERIMENT, [f"profile={profile}"], experiment_value(EXPERIMENT, "stack.data"))
+    finished = found[found["cfg.seed"].isin(experiment_value(EXPERIMENT, "stack.seed"))] if len(found) else found
     if finished.empty or not (finished["cfg.experiment_name"] == EXPERIMENT).any():
         raise FileNotFoundError(text("charts_no_runs", out=out, profile=profile))
-    data = table(finished)
-    # templates/hnn.md's table1_charts_*
-    section = table_engine.section("hnn", out, TABLE, data, table_engine.shown("hnn", TABLE, data))
-    claims = provenance.write(out, "charts_claims", verdicts(finished), finished, "hnn")
-    page = text("charts_page", profile=profile, table=section, claims=claims)
-    (out / "charts.md").write_text(page + "\n")
-    return [
-        *(out / f"{stem}.{ext}" for stem in (TABLE, "charts_claims") for ext in ("csv", "md", "tex")),
-        out / "charts.md",
-    ]
+    flagged = finished.assign(nonfinite=finished.nonfinite_events > 0)
+    data = table_engine.data("hnn", TABLE, flagged, table_engine.cells("hnn", TABLE))  # a page per dataset
+    data = data[[*data.columns.drop("nonfinite_runs"), "nonfinite_runs"]]  # the runs that met a non-finite loss last
+    return page(out, profile, "charts", TABLE, data, verdicts(finished), finished)

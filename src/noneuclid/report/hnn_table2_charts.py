@@ -10,18 +10,13 @@ from pathlib import Path
 
 import pandas as pd
 
-from noneuclid.report import hnn_charts, provenance, table_engine
+from noneuclid.report import hnn_charts, table_engine
 from noneuclid.report.hnn_claims import text
 from noneuclid.runs import hnn_table2 as table2_runs, select, table as run_table
+from noneuclid.runs.hnn_table2 import CHART
 
 TABLE = "table2_charts_f1"
 CLAIM_IDS = ("table2_lorentz_mlr_on_par_with_ball", "table2_float32_mlr_on_par_with_float64")
-
-
-def protocols(profile: str) -> dict[str, dict]:
-    """The hyperbolic MLR's Table 2 protocol at `profile` without its chart and precision (the table's columns)."""
-    hyperbolic = table2_runs.protocols(profile)["hyperbolic"]
-    return {"hyperbolic": {k: v for k, v in hyperbolic.items() if k not in table2_runs.CHART}}
 
 
 def f1(values: pd.DataFrame, selector: dict) -> pd.Series:
@@ -31,16 +26,11 @@ def f1(values: pd.DataFrame, selector: dict) -> pd.Series:
 
 def make(runs_dir: Path, profile: str, out: Path, seeds=None, overrides=()) -> list[Path]:
     """Write table2_charts_f1, table2_charts_claims and the page table2_charts.md into `out` (`seeds`,
-    `overrides`: ignored, the signature is every report's)."""
-    runs = run_table.Runs(*run_table.load(runs_dir, "hnn", profile, out))
-    values = table2_runs.f1_values(runs.table, protocols(profile))
+    `overrides`: ignored, the signature is every report's); returns their paths."""
+    runs, _ = run_table.load(runs_dir, "hnn", profile, out)
+    hyperbolic = table2_runs.protocols(profile)["hyperbolic"]  # without its chart and precision: the columns
+    values = table2_runs.f1_values(runs, {"hyperbolic": {k: v for k, v in hyperbolic.items() if k not in CHART}})
     if values[(values.chart != "poincare") | (values.dtype != "float64")].empty:  # Table 2's own runs alone
         raise FileNotFoundError(text("table2_charts_no_runs", out=out, profile=profile))
     data = table_engine.data("hnn", TABLE, values, table_engine.cells("hnn", TABLE))
-    section = table_engine.section("hnn", out, TABLE, data, table_engine.shown("hnn", TABLE, data))
-    judged = hnn_charts.verdicts(values, CLAIM_IDS, f1)
-    claims = provenance.write(out, "table2_charts_claims", judged, runs.table, "hnn")
-    page = text("table2_charts_page", profile=profile, table=section, claims=claims)
-    (out / "table2_charts.md").write_text(page + "\n")
-    stems = (TABLE, "table2_charts_claims")
-    return [*(out / f"{stem}.{ext}" for stem in stems for ext in ("csv", "md", "tex")), out / "table2_charts.md"]
+    return hnn_charts.page(out, profile, "table2_charts", TABLE, data, hnn_charts.verdicts(values, CLAIM_IDS, f1), runs)
