@@ -9,7 +9,6 @@ runs/hnn/<profile>/.
 
 from __future__ import annotations
 
-import functools
 import math
 from pathlib import Path
 
@@ -100,19 +99,17 @@ def make(runs_dir: Path, profile: str, out: Path, seeds=None, overrides=()) -> l
     )
     reference = pd.read_csv(out / REFERENCE_CSV) if (out / REFERENCE_CSV).is_file() else pd.DataFrame()
     gaps, burnin = table2_claims.reference_gaps(reference), burnin_rows(runs, curves)
-    fields = {"profile": profile, "made": made, "experiment": BURNIN}
-    if len(burnin):  # the burn-in caption's
-        fields |= {"hierarchy": burnin.hierarchy[0], "dim": burnin.dim[0], "epochs": int(burnin.epochs.max())}
-    section = functools.partial(table_engine.section, "hnn", out, **fields)  # templates/hnn.md's <stem>_*
     f1, embeddings = f1_table(values, gaps), table_engine.displayed("hnn", EMBEDDINGS, every_emb)
     f1_shown = table_engine.shown("hnn", F1, f1), table_engine.bold("hnn", F1, f1)
-    section(EMBEDDINGS, every_emb, embeddings)
-    section(F1, f1, *f1_shown)
-    stems = [EMBEDDINGS, F1, *["table2_burnin"] * bool(len(burnin))]
-    stems += [*["table2_reference"] * bool(len(reference)), "table2_claims"]
-    burnin_section = section("table2_burnin", burnin) if len(burnin) else ""
+    written = {EMBEDDINGS: (every_emb, embeddings), F1: (f1, *f1_shown)}  # stem -> its data[, shown, bold]
+    fields = {"profile": profile, "made": made, "experiment": BURNIN}
+    if len(burnin):  # with its caption's fields
+        fields |= {"hierarchy": burnin.hierarchy[0], "dim": burnin.dim[0], "epochs": int(burnin.epochs.max())}
+        written["table2_burnin"] = (burnin,)
     if len(reference):  # the evaluation's CSV, left as it is
-        section("table2_reference", None, table_engine.displayed("hnn", "table2_reference", reference))
+        written["table2_reference"] = (None, table_engine.displayed("hnn", "table2_reference", reference))
+    # each under templates/hnn.md's <stem>_title and <stem>_caption
+    sections = {stem: table_engine.section("hnn", out, stem, *table, **fields) for stem, table in written.items()}
     judged = table2_claims.verdicts(values, emb_map, gaps)
     claims = provenance.write(out, "table2_claims", judged, runs, "hnn", text("table2_claims_title", profile=profile))
     figure = boundaries.figure(values, emb, Path(runs_dir) / "hnn" / profile, c, out)
@@ -125,5 +122,6 @@ def make(runs_dir: Path, profile: str, out: Path, seeds=None, overrides=()) -> l
         embeddings=tables.markdown(embeddings),
         f1=tables.markdown(*f1_shown),
     )
-    (out / "table2.md").write_text("\n".join([page, "", *filter(None, [figure, burnin_section])]))
+    (out / "table2.md").write_text("\n".join([page, "", *filter(None, [figure, sections.get("table2_burnin")])]))
+    stems = [*sections, "table2_claims"]
     return [*(out / f"{stem}.{ext}" for stem in stems for ext in ("csv", "md", "tex")), out / "table2.md"]
