@@ -19,10 +19,8 @@ from noneuclid.config import compose, experiment_value, sweep_values
 from noneuclid.data import snli
 from noneuclid.figures import hnn as drawn
 from noneuclid.report import hnn_claims, provenance, table_engine
-from noneuclid.report.hnn_claims import DATASETS, text
+from noneuclid.report.hnn_claims import DATASETS, SETTINGS, text
 from noneuclid.runs import select, table as run_table
-
-ROWS = table_engine.axis(table_engine.load("hnn")["table1"]["rows"])  # Table 1's row -> its settings
 
 
 def found(runs: pd.DataFrame, profile: str, overrides=()) -> pd.DataFrame:
@@ -75,7 +73,7 @@ def _of_one_experiment(runs: run_table.Runs, trained: pd.DataFrame) -> tuple[pd.
     datasets = DATASETS if experiment == "hnn/table1" else experiment_value(experiment, "stack.data")
     models = [v.removeprefix("hnn/") for v in sweep_values(experiment, "variant")]
     cells = [(m, d) for m in models for d in DATASETS if d in datasets]
-    kept = select.any_of(trained, [{**ROWS[m], "data.label": d} for m, d in cells])
+    kept = select.any_of(trained, [{**SETTINGS[m], "data.label": d} for m, d in cells])
     return runs.finished(sorted(trained.run[kept])), cells, experiment
 
 
@@ -99,7 +97,7 @@ def make(runs_dir: Path, profile: str, out: Path, seeds=None, overrides=()) -> l
     tables.write(out, "table1", table, shown, f"Ganea et al., {title}", settings)
     dtypes = sorted(set(finished["cfg.trainer.dtype"]))  # with the profile and overrides: what tells the runs apart
     first = finished[select.chosen(finished, {"data.label": "prefix10", "seed": seeds[0]})]  # the figure's
-    names = {m: run for m, _ in cells for run in first.run[select.chosen(first, ROWS[m])]}
+    names = {m: run for m, _ in cells for run in first.run[select.chosen(first, SETTINGS[m])]}
     subtitle = ", ".join([f"{profile} profile", *dtypes, *(o for o in overrides if not o.startswith("trainer.dtype="))])
     drawn.prefix10_dev(runs, names, out / "fig_prefix10_dev", seeds[0], subtitle)
     extra, seeds_text = "".join(f" {o}" for o in overrides), ",".join(map(str, seeds))

@@ -14,7 +14,7 @@ from noneuclid.report import table_engine
 from noneuclid.runs import select, table as run_table
 
 CLAIMS = claims_data.load("hnn")
-ROWS = CLAIMS.labels["models"]  # configs/variant/hnn/<name>.yaml -> Table 1's row
+SETTINGS = table_engine.axis(table_engine.load("hnn")["table1"]["rows"])  # configs/variant/hnn/<row> -> its settings
 DATASETS = CLAIMS.labels["datasets"]  # data=<name> -> Table 1's column
 CLASSIFIERS = CLAIMS.labels["classifiers"]  # Table 2's: model.geometry -> its column
 ON_PAR_OR_BETTER, GAIN = "table1_hyperbolic_on_par_or_better", "prefix_gain_grows_with_tree_likeness"
@@ -22,10 +22,8 @@ KEYS = ["cfg.data.label", "cfg.model.geometry", "cfg.model.cell"]  # a run's dat
 CHANCE, SATURATED = CLAIMS.numbers["chance"], CLAIMS.numbers["saturated"]  # rules of ours (claims/hnn.yaml, numbers)
 text = functools.partial(prose.fill, "hnn")  # a section of templates/hnn.md, its fields filled in
 
-
-MODELS = {
-    (s["model.geometry"], s["model.cell"]): ROWS[row]  # (model.geometry, model.cell) -> Table 1's row
-    for row, s in table_engine.load("hnn")["table1"]["rows"]["settings"].items()
+MODELS = {  # (model.geometry, model.cell) -> Table 1's row
+    (s["model.geometry"], s["model.cell"]): CLAIMS.labels["models"][row] for row, s in SETTINGS.items()
 }
 TABLE1 = {
     (c.where["data.label"], c.where["model.cell"]): c  # (dataset, cell kind) -> the Table 1 claim's cell
