@@ -39,9 +39,7 @@ def test_each_chart_is_a_column_and_a_seed_pairs_its_two_charts():
         "hyperboloid, float32": 0,
     }
     assert cell.loc["hyperboloid, float64", "mean"] == pd.Series([90.1, 90.9, 92.1]).mean()
-    judged = {
-        (v.claim, v.cell): v for v in hnn_charts.verdicts(values, hnn_table2_charts.CLAIM_IDS, hnn_table2_charts.f1)
-    }
+    judged = {(v.claim, v.cell): v for v in hnn_charts.verdicts(values, hnn_table2_charts.CLAIM_IDS, "f1")}
     on_par = judged["table2_lorentz_mlr_on_par_with_ball", "animal.n.01, 2-D, float64"]
     assert on_par.verdict == "reproduces" and on_par.paired  # within 1 F1 point, seed by seed
     assert judged["table2_lorentz_mlr_on_par_with_ball", "group.n.01, 2-D, float64"].verdict == "not testable here"

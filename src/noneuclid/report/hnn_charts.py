@@ -12,19 +12,19 @@ import pandas as pd
 from noneuclid.claims import engine
 from noneuclid.config import experiment_value
 from noneuclid.report import provenance, table_engine
-from noneuclid.report.hnn_claims import CLAIMS, tests, text
+from noneuclid.report.hnn_claims import CLAIMS, text
 from noneuclid.runs import select, table as run_table
 
 EXPERIMENT, TABLE = "hnn/charts", "table1_charts"
 CLAIM_IDS = ("lorentz_chart_on_par_with_poincare_ball", "float32_on_par_with_float64")
 
 
-def verdicts(finished: pd.DataFrame, claim_ids=CLAIM_IDS, values=tests) -> list[engine.Verdict]:
-    """The cells of claims `claim_ids`, each arm's values per seed (`values`(finished, an arm's settings) ->
-    seed -> value; default: hnn_claims.tests, Table 1's test accuracy %), paired by seed."""
+def verdicts(finished: pd.DataFrame, claim_ids=CLAIM_IDS, metric="test_accuracy_at_best_dev") -> list[engine.Verdict]:
+    """The cells of claims `claim_ids`, each arm's `metric` % per seed (default: Table 1's test accuracy at the
+    best dev accuracy), paired by seed."""
     rows, no_pair = [], text("charts_no_pair")
     for claim, cell in ((CLAIMS[c], cell) for c in claim_ids for cell in CLAIMS[c].cells):
-        a, b = (values(finished, cell.select[arm]) for arm in cell.arms)
+        a, b = (100 * select.arm_values(finished, cell.select[arm], metric) for arm in cell.arms)
         seeds, runs = a.index.intersection(b.index), select.cell_runs(finished, cell)
         if seeds.empty:
             rows.append(engine.untestable(claim, cell, no_pair, len(a), len(b), runs))

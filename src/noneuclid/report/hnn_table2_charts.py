@@ -8,20 +8,13 @@ from __future__ import annotations
 
 from pathlib import Path
 
-import pandas as pd
-
 from noneuclid.report import hnn_charts, table_engine
 from noneuclid.report.hnn_claims import text
-from noneuclid.runs import hnn_table2 as table2_runs, select, table as run_table
+from noneuclid.runs import hnn_table2 as table2_runs, table as run_table
 from noneuclid.runs.hnn_table2 import CHART
 
 TABLE = "table2_charts_f1"
 CLAIM_IDS = ("table2_lorentz_mlr_on_par_with_ball", "table2_float32_mlr_on_par_with_float64")
-
-
-def f1(values: pd.DataFrame, selector: dict) -> pd.Series:
-    """seed -> the test F1 % of the classifier runs (`values`: f1_values) whose settings are the selector's."""
-    return 100 * select.arm_values(values, selector, "f1")
 
 
 def make(runs_dir: Path, profile: str, out: Path, seeds=None, overrides=()) -> list[Path]:
@@ -33,4 +26,5 @@ def make(runs_dir: Path, profile: str, out: Path, seeds=None, overrides=()) -> l
     if values[(values.chart != "poincare") | (values.dtype != "float64")].empty:  # Table 2's own runs alone
         raise FileNotFoundError(text("table2_charts_no_runs", out=out, profile=profile))
     data = table_engine.data("hnn", TABLE, values, table_engine.cells("hnn", TABLE))
-    return hnn_charts.page(out, profile, "table2_charts", TABLE, data, hnn_charts.verdicts(values, CLAIM_IDS, f1), runs)
+    judged = hnn_charts.verdicts(values, CLAIM_IDS, "f1")  # test F1 %, paired by seed
+    return hnn_charts.page(out, profile, "table2_charts", TABLE, data, judged, runs)
