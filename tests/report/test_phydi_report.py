@@ -13,8 +13,8 @@ from noneuclid.claims import engine
 from noneuclid.claims.estimates import Estimate, compare, estimate
 from noneuclid.figures import phydi as figures_phydi
 from noneuclid.report import (
+    phydi,
     phydi_claims,
-    phydi_cost,
     phydi_fig4,
     phydi_fig4_claims,
     phydi_resnet,
@@ -419,7 +419,7 @@ def test_speed_table_gives_images_per_second_per_depth_n_and_threads():
             "median_seconds_per_epoch": [10.0, 30.0, 5.0, 100.0, 1.0],
         }
     )
-    speed = phydi_cost.speed(runs)
+    speed = phydi.speed(runs)
     assert list(speed.model) == ["PHResNet18", "PHResNet18", "PHResNet50"] and list(speed.runs) == [2, 1, 1]
     assert list(speed.images_per_second) == [250.0, 1000.0, 500.0] and list(speed.threads) == [1, 2, 2]
 
@@ -443,7 +443,7 @@ def test_compute_sums_training_time_per_sweep_model_and_n():
             "train_seconds": [1800.0, 3600.0, 99.0, 600.0],
         }
     )
-    table = phydi_cost.compute(runs)
+    table = phydi.compute(runs)
     assert table.to_dict("records") == [
         {
             "experiment": "phydi/fig4",

@@ -1,6 +1,7 @@
 """PHYDI's report: Tables 1-2 (phydi_resnet, judged by phydi_resnet_claims), Fig. 4 (phydi_fig4, judged by
-phydi_fig4_claims), training speed and compute (phydi_cost), redrawn from the per-run data with every claim
-of claims/phydi.yaml judged, all gathered in summary.md; the prose is templates/phydi.md's.
+phydi_fig4_claims), the ResNets' training speed (speed) and every sweep's training time (compute), redrawn
+from the per-run data with every claim of claims/phydi.yaml judged, all gathered in summary.md; the prose is
+templates/phydi.md's.
 
     python -m noneuclid.report phydi [--runs runs] [--profile cpu]
 """
@@ -14,14 +15,8 @@ import pandas as pd
 from noneuclid import tables
 from noneuclid.config import sweep_values
 from noneuclid.figures.phydi import fig4
-from noneuclid.report import (
-    phydi_cost as cost,
-    phydi_resnet as resnet,
-    phydi_resnet_claims as judged,
-    provenance,
-    table_engine,
-)
-from noneuclid.report.phydi_claims import NUMBERS, fill
+from noneuclid.report import phydi_resnet as resnet, phydi_resnet_claims as judged, provenance, table_engine
+from noneuclid.report.phydi_claims import MODELS, NUMBERS, fill
 from noneuclid.report.phydi_fig4 import fig4_rows, threshold_ratio
 from noneuclid.report.phydi_fig4_claims import fig4_verdicts
 from noneuclid.runs import select, table as run_table
@@ -38,7 +33,7 @@ def make(runs_dir: Path, profile: str, out: Path, seeds=None, overrides=()) -> l
     if runs.empty:
         raise FileNotFoundError(fill("no_runs_error", runs_dir=runs_dir, profile=profile))
     curves = evaluated(curves)
-    skipped, hours = [], cost.compute(runs)  # the paper's parts and cells with no runs here; training time
+    skipped, hours = [], compute(runs)  # the paper's parts and cells with no runs here; training time
     blocks = (
         _resnet_section(runs[select.chosen(runs, {"model.name": "phresnet"})], curves, out, skipped)
         + _fig4_section(runs[select.chosen(runs, {"model.name": "phtransformer"})], curves, out, skipped)
@@ -73,7 +68,7 @@ def _resnet_section(resnets: pd.DataFrame, curves: pd.DataFrame, out: Path, skip
             _claims(out, name, fill("claims_heading", title=title), judged.resnet_claims(scored, name) + leads, scored),
             tables.section(out, name, numbers, shown, fill("table_title", title=title), caption),
         ]
-    return blocks + [table_engine.section("phydi", out, "speed", cost.speed(resnets))]
+    return blocks + [table_engine.section("phydi", out, "speed", speed(resnets))]
 
 
 def _fig4_section(transformers: pd.DataFrame, curves: pd.DataFrame, out: Path, skipped: list) -> list[str]:
@@ -111,3 +106,26 @@ def _reductions(runs: pd.DataFrame, section: str, **fields) -> str:
             shown = (str(int(v)) if isinstance(v, float) and v.is_integer() else str(v) for v in values)
             parts.append(f"{label} {', '.join(shown)}")
     return "; ".join(parts)
+
+
+def speed(resnets: pd.DataFrame) -> pd.DataFrame:
+    """Per depth, n and torch threads of the finished runs: the median of their median seconds per epoch,
+    images per second (data.train_size; null: all of CIFAR-10's)."""
+    rows = []
+    for s, g in select.by_settings(select.finished(resnets), ["model.depth", "model.n"]):
+        model = f"{resnet.RESNET}{int(s['model.depth'])}"
+        for threads, t in g.groupby("env.torch_threads"):
+            images = t["cfg.data.train_size"].fillna(resnet.IMAGES).median()
+            seconds = t.median_seconds_per_epoch.median()
+            rows.append([model, int(s["model.n"]), len(t), int(threads), seconds, images / seconds])
+    return pd.DataFrame(rows, columns=["model", "n", "runs", "threads", "seconds_per_epoch", "images_per_second"])
+
+
+def compute(runs: pd.DataFrame) -> pd.DataFrame:
+    """Per sweep, model and n of the finished runs: runs, training hours in all, median minutes per run."""
+    rows, keys = [], ["experiment_name", "model.name", "model.depth", "model.n"]
+    for s, g in select.by_settings(select.finished(runs), keys):
+        model = f"{MODELS[s['model.name']]}{int(s['model.depth'])}"
+        hours, minutes = g.train_seconds.sum() / 3600, g.train_seconds.median() / 60
+        rows.append([s["experiment_name"], model, int(s["model.n"]), len(g), hours, minutes])
+    return pd.DataFrame(rows, columns=["experiment", "model", "n", "runs", "train_hours", "minutes_per_run"])
