@@ -18,7 +18,6 @@ from noneuclid.report.brantner_claims import AUTHORS, BASE, CLAIMS, SETUPS, pape
 from noneuclid.runs import select, table as run_table
 
 PAPER = CLAIMS.numbers  # MNIST's training images, Fig. 3a's plateau, the uniform output's loss
-FIGURES = ("fig3a", "fig3b")  # experiment=brantner/<figure>: the runs it shows
 
 
 def load(out: Path, profile: str, seeds=None, overrides=()) -> tuple[pd.DataFrame, pd.DataFrame]:
@@ -84,7 +83,7 @@ def make(
     per_seed, curves = load(out, profile, seeds, overrides)
     if (fig3 := per_seed[per_seed.setup.isin(SETUPS)] if len(per_seed) else per_seed).empty:
         raise FileNotFoundError(text("no_runs", runs=runs_dir, profile=profile))
-    for name in FIGURES:  # the setups of each: the variants its experiment sweeps
+    for name in ("fig3a", "fig3b"):  # the setups of each: the variants experiment=brantner/<name> sweeps
         shown = [v.removeprefix("brantner/") for v in sweep_values(f"brantner/{name}", "variant")]
         title = text(name, profile=profile)
         drawn.fig3(fig3, curves, {s: SETUPS[s] for s in shown}, title, out / name, PAPER["uniform_loss"], theirs)
