@@ -354,11 +354,11 @@ def _check_finite(value: float, sums: torch.Tensor, epoch: int, step: int, runs:
     if math.isfinite(value) and bool(sums.isfinite().all()):
         return
     bad = (~sums.isfinite()).nonzero().flatten().tolist() or list(range(runs))  # which runs, where known
+    kept = f"its last good checkpoint (end of epoch {epoch}) is kept" if epoch else "no epoch had ended"
     raise TrainingDiverged(
         f"the training loss became {value if not math.isfinite(value) else sums[bad[0]].item()} at "
-        f"epoch {epoch + 1}, step {step + 1}. The last "
-        f"good checkpoint (end of epoch {epoch}) is kept in the run folder; running the same command "
-        f"again resumes from it and will most likely diverge again. Change a setting (e.g. a "
+        f"epoch {epoch + 1}, step {step + 1}. The run folder is marked DIVERGED and {kept}; the same "
+        f"command skips it from now on (delete the folder to train it again). Change a setting (e.g. a "
         f"smaller optim.lr, or trainer.dtype=float64) to start a new run.",
         runs=bad,
     )
