@@ -35,8 +35,8 @@ class ManifoldOptimizer(torch.optim.Optimizer):
     Q from the reflectors of the QR of Y: deterministic, so Adam's moments of B stay in the same
     coordinates from step to step as long as Y moves little, and cheaper (no random orthogonal matrix
     per projection and step). "random" redraws Q at every step (Algorithm 2 as the authors' code runs it).
-    The choice changes training: on Brantner's ViT, Adam with "random" trains better (experiment=brantner/
-    section: 58 against 50 % test accuracy after 300 steps, 3 seeds), so the paper's runs pin "random".
+    The choice may change training (on Brantner's ViT a householder seed of Adam can stay on a one-class
+    plateau; experiment=brantner/section, results/brantner/cpu/section.md), so the paper's runs pin "random".
     retraction: "geodesic" (eq. 13, exp) or "cayley".
     """
 
