@@ -190,6 +190,15 @@ def test_unknown_optimizer_name(make_cfg):
         train(cfg)
 
 
+def test_unknown_experiment_is_named_with_the_experiments():
+    from noneuclid.train.__main__ import experiments, unknown_experiments
+
+    argv = ["-m", "experiment=brantner/fig3a,brantner/fig3c", "profile=smoke", "experiment=choice(a)"]
+    assert unknown_experiments(argv) == ["brantner/fig3c"]  # Hydra's sweep functions are left to Hydra
+    assert unknown_experiments(["experiment=hnn/table1", "optim.lr=1e-3"]) == []
+    assert {"brantner/fig3a", "hnn/table1", "phydi/fig4"} <= set(experiments())
+
+
 def test_missing_and_corrupt_data_files_are_named(make_cfg, tiny_mnist):
     images = tiny_mnist / "mnist" / "t10k-images-idx3-ubyte.gz"
     data = images.read_bytes()
