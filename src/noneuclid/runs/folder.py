@@ -7,7 +7,7 @@
     checkpoint.pt    the last completed epoch (model, optimizer, RNG states)
     summary.json     final numbers
     train.log        the run's log
-    wandb_id         the id of its W&B run (with logger=wandb)
+    wandb_id         the id of its W&B run (written whatever the logger: a run resumed with logger=wandb has one)
     DIVERGED         only if the loss became NaN/inf: where and why (the checkpoint stays the last good
                      one); the run then counts as finished and is skipped, like DONE
     FAILED           only if training raised: the error (removed when the run is started again)
