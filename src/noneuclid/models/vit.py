@@ -48,6 +48,7 @@ class PatchViT(nn.Module):
         nn.init.xavier_uniform_(self.classifier.weight)
 
     def forward(self, x: Tensor) -> Tensor:
+        """x [batch, tokens, dim] -> class probabilities [batch, num_classes], read from the last token."""
         return torch.softmax(self.classifier(self.blocks(x)[:, -1]), dim=-1)
 
 
