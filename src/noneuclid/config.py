@@ -114,4 +114,15 @@ def _inherited(experiment: str, lookup):
 
 
 def _experiment(experiment: str) -> DictConfig:
-    return OmegaConf.load(extensions.file(CONFIG_DIR, f"experiment/{experiment}.yaml"))
+    return OmegaConf.load(experiment_file(experiment))
+
+
+def experiment_file(experiment: str) -> Path:
+    """configs/experiment/<experiment>.yaml: the suite's, else an added paper's (extensions.file)."""
+    return extensions.file(CONFIG_DIR, f"experiment/{experiment}.yaml")
+
+
+def experiments() -> list[str]:
+    """Every experiment's name (<paper>/<name>), the suite's and the added papers'."""
+    roots = [CONFIG_DIR / "experiment", *(root / "experiment" for root in extensions.roots("configs"))]
+    return sorted({str(p.relative_to(root).with_suffix("")) for root in roots for p in root.rglob("*.yaml")})

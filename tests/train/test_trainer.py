@@ -191,7 +191,8 @@ def test_unknown_optimizer_name(make_cfg):
 
 
 def test_unknown_experiment_is_named_with_the_experiments():
-    from noneuclid.train.__main__ import experiments, unknown_experiments
+    from noneuclid.config import experiments
+    from noneuclid.train.__main__ import unknown_experiments
 
     argv = ["-m", "experiment=brantner/fig3a,brantner/fig3c", "profile=smoke", "experiment=choice(a)"]
     assert unknown_experiments(argv) == ["brantner/fig3c"]  # Hydra's sweep functions are left to Hydra

@@ -12,8 +12,7 @@ import hydra
 from hydra.core.hydra_config import HydraConfig
 from omegaconf import DictConfig, OmegaConf, open_dict
 
-from noneuclid import extensions
-from noneuclid.config import CONFIG_DIR, stacked_runs
+from noneuclid.config import CONFIG_DIR, experiment_file, experiments, stacked_runs
 from noneuclid.train.loop import train_stacked
 from noneuclid.train.trainer import TrainingDiverged
 
@@ -45,13 +44,7 @@ def unknown_experiments(argv: list[str]) -> list[str]:
     configs/experiment/<name>.yaml, the suite's or an added paper's; Hydra's own error would not list them."""
     names = [v for arg in argv if arg.startswith("experiment=") for v in arg.split("=", 1)[1].split(",")]
     names = [n for n in names if re.fullmatch(r"[\w./-]+", n) and n != "null"]  # choice(...), glob(...): left to Hydra
-    return [n for n in names if not extensions.file(CONFIG_DIR, f"experiment/{n}.yaml").is_file()]
-
-
-def experiments() -> list[str]:
-    """Every experiment's name (<paper>/<name>), the suite's and the added papers'."""
-    roots = [CONFIG_DIR / "experiment", *(root / "experiment" for root in extensions.roots("configs"))]
-    return sorted({str(p.relative_to(root).with_suffix("")) for root in roots for p in root.rglob("*.yaml")})
+    return [n for n in names if not experiment_file(n).is_file()]
 
 
 if __name__ == "__main__":
