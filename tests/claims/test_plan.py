@@ -69,7 +69,25 @@ def test_the_plan_counts_the_other_cells_the_added_runs_enter():
     cells = pd.DataFrame(rows, columns=["file", "claim", "cell", "verdict"])
     counted = plan.shared(cells.iloc[[0, 4]], cells)
     assert list(counted.other_cells[:1]) == [1] and list(counted.other_decided[:1]) == [1]
+    assert list(counted.other_at_risk[:1]) == [0]  # no p in this table: none known to be at risk
     assert math.isnan(counted.other_cells.iloc[1]) and math.isnan(counted.other_decided.iloc[1])
+
+
+def test_a_decided_cell_whose_p_is_above_the_next_looks_level_is_at_risk():
+    """Decided by p_adjusted or by p_delta_adjusted (equivalence), read against alpha_next; undecided cells and
+    cells without a p are not at risk."""
+    cells = pd.DataFrame(
+        [  # verdict, p_adjusted, p_delta_adjusted, alpha_next
+            ("reproduces", 0.0074, math.nan, 0.0025),
+            ("reproduces", 0.0010, math.nan, 0.0025),
+            ("contradicts", 1.0, 0.0020, 0.0025),
+            ("contradicts", 1.0, 0.0040, 0.0025),
+            ("consistent", 0.0300, 1.0, 0.0025),
+            ("reproduces", math.nan, math.nan, 0.0025),
+        ],
+        columns=["verdict", "p_adjusted", "p_delta_adjusted", "alpha_next"],
+    )
+    assert list(plan.at_risk(cells)) == [True, False, False, True, False, False]
 
 
 def test_the_looks_validated_per_kind_are_read_from_the_levels():

@@ -162,14 +162,16 @@ def next_seeds(cells: pd.DataFrame, up_to: int = LOOK_UP_TO) -> pd.DataFrame:
 def shared(todo: pd.DataFrame, cells: pd.DataFrame) -> pd.DataFrame:
     """`todo` with, per cell, the other cells of its claims tables' folder (one paper and profile) that runs of
     its arms' settings enter (an arm of theirs whose settings, as claims/<paper>.yaml names them, are all among
-    one arm's of this cell): other_cells, and other_decided of them decided now; NaN for a cell that the claims
-    file does not hold. Seeds added to this cell are a look for each."""
+    one arm's of this cell): other_cells, other_decided of them decided now, and other_at_risk of those
+    (`at_risk`); NaN for a cell that the claims file does not hold. Seeds added to this cell are a look for
+    each."""
     keys = list(cells[KEY].itertuples(index=False, name=None))
     arms = {key: _arms(*key) for key in keys}
+    decided, risky = cells.verdict.isin(DECIDED).to_numpy(), at_risk(cells).to_numpy()
     counts = []
     for mine in todo[KEY].itertuples(index=False, name=None):
         if arms[mine] is None:
-            counts.append((math.nan, math.nan))
+            counts.append((math.nan, math.nan, math.nan))
             continue
         entered = [
             key != mine
@@ -177,8 +179,18 @@ def shared(todo: pd.DataFrame, cells: pd.DataFrame) -> pd.DataFrame:
             and any(_among(b, a) for a in arms[mine] for b in arms[key] or ())
             for key in keys
         ]
-        counts.append((sum(entered), int(cells.verdict[entered].isin(DECIDED).sum())))
-    return todo.join(pd.DataFrame(counts, columns=["other_cells", "other_decided"], index=todo.index))
+        counts.append((sum(entered), int(decided[entered].sum()), int(risky[entered].sum())))
+    columns = ["other_cells", "other_decided", "other_at_risk"]
+    return todo.join(pd.DataFrame(counts, columns=columns, index=todo.index))
+
+
+def at_risk(cells: pd.DataFrame) -> pd.Series:
+    """The decided cells whose deciding adjusted p (the smaller of p_adjusted and p_delta_adjusted) is above
+    their next look's level (alpha_next): at the same p, a look at new seed counts would undecide them.
+    False where the table gives no p (a bound, an exact value)."""
+    nan = pd.Series(math.nan, index=cells.index)
+    p = pd.concat([cells.get(c, nan) for c in ("p_adjusted", "p_delta_adjusted")], axis=1).min(axis=1)
+    return cells.verdict.isin(DECIDED) & (p > cells.get("alpha_next", nan))
 
 
 def _arms(file: str, claim: str, cell: str) -> list[dict] | None:
