@@ -9,7 +9,7 @@ from omegaconf import OmegaConf
 
 from noneuclid.config import CONFIG_DIR, compose, experiment_value, sweep_values
 from noneuclid.papers import PAPERS
-from noneuclid.runs.cli_profile import PROFILES
+from noneuclid.runs.cli import PROFILES
 from noneuclid.runs.settings import flatten
 
 EXPERIMENTS = [f"{key}/{name}" for key, paper in PAPERS.items() for name in paper.experiments]

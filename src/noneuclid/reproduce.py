@@ -30,7 +30,7 @@ from noneuclid import papers as registry
 from noneuclid.config import jobs
 from noneuclid.data.registry import missing
 from noneuclid.runs import table as run_table
-from noneuclid.runs.cli_profile import PROFILES
+from noneuclid.runs.cli import PROFILES
 
 PAPERS = tuple(registry.PAPERS)  # the papers of the suite, in the order they run
 

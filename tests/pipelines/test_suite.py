@@ -20,7 +20,7 @@ import torch
 from noneuclid import reproduce
 from noneuclid.report import html
 from noneuclid.runs import RunDir, table as run_table
-from noneuclid.runs.cli_profile import PROFILES
+from noneuclid.runs.cli import PROFILES
 from noneuclid.train import trainer
 from noneuclid.train.loop import train
 

@@ -161,7 +161,7 @@ def test_report_without_runs_says_what_to_run(tmp_path):
 
 
 def test_report_seeds_take_lists_and_ranges():
-    from noneuclid.runs.lookup import seed_list
+    from noneuclid.runs.cli import seed_list
 
     assert seed_list("0,2,5-7") == [0, 2, 5, 6, 7] and seed_list("3") == [3]
     with pytest.raises(Exception, match="ranges a-b"):
@@ -551,7 +551,7 @@ def test_report_profile_is_the_one_whose_runs_are_there_else_it_stops_naming_the
     from argparse import Namespace
 
     from noneuclid.report.__main__ import main
-    from noneuclid.runs.cli_profile import ProfileError, chosen_profile
+    from noneuclid.runs.cli import ProfileError, chosen_profile
 
     runs, results = tmp_path / "runs", tmp_path / "results"
     args = Namespace(profile=None, runs=runs, results=results)

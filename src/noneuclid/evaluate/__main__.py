@@ -12,7 +12,7 @@ import torch
 
 from noneuclid.data.brantner_gml import reference_dir
 from noneuclid.evaluate import authors_networks, drift, engine_validation, float32_atlas, table2_reference, timing
-from noneuclid.runs.lookup import seed_list
+from noneuclid.runs.cli import seed_list
 
 
 def _parser() -> argparse.ArgumentParser:

@@ -17,8 +17,7 @@ from noneuclid import prose
 from noneuclid.papers import PAPERS, Report
 from noneuclid.report import docs, html
 from noneuclid.report.written import recording
-from noneuclid.runs.cli_profile import PROFILES, ProfileError, chosen_profile
-from noneuclid.runs.lookup import seed_list
+from noneuclid.runs.cli import PROFILES, ProfileError, chosen_profile, seed_list
 
 
 def main(argv=None) -> int:

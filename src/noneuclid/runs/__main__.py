@@ -20,7 +20,7 @@ from pathlib import Path
 
 from noneuclid.papers import PAPERS
 from noneuclid.runs import table as run_table
-from noneuclid.runs.cli_profile import PROFILES, ProfileError, chosen_profile
+from noneuclid.runs.cli import PROFILES, ProfileError, chosen_profile
 from noneuclid.runs.migrate import migrate
 from noneuclid.runs.settings import SETTINGS_VERSION
 

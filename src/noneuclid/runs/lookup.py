@@ -3,7 +3,6 @@ classifier classifies): the config it would have, composed, gives its exact fold
 
 from __future__ import annotations
 
-import argparse
 import functools
 from pathlib import Path
 
@@ -68,17 +67,3 @@ def embedding_name(profile: str, dim: int, hierarchy: str, seed: int, overrides:
     cfg = compose(poincare_embedding(profile, dim, hierarchy, seed, overrides))
     device = device_type(cfg.trainer.device, cuda)
     return f"{cfg.study.run_name}-{digest_settings(OmegaConf.to_container(cfg, resolve=True), device)}"
-
-
-def seed_list(text: str) -> list[int]:
-    """'0,2,5-7' -> [0, 2, 5, 6, 7]."""
-    seeds = []
-    for part in text.split(","):
-        first, _, last = part.partition("-")
-        try:
-            seeds += range(int(first), int(last or first) + 1)
-        except ValueError:
-            raise argparse.ArgumentTypeError(
-                f"seeds are integers and ranges a-b, comma-separated (got {text!r})"
-            ) from None
-    return seeds

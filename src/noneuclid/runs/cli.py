@@ -1,5 +1,8 @@
-"""The profile a command works on when none is named (`python -m noneuclid.report`, `python -m noneuclid.runs
-export`): the one whose runs are there, in run folders or in the committed per-run data."""
+"""What the commands share (`python -m noneuclid.report`, `python -m noneuclid.runs export`, `python -m
+noneuclid.evaluate`): the profile a command works on when none is named (the one whose runs are there, in run
+folders or in the committed per-run data), and a list of seeds as the command line writes it."""
+
+import argparse
 
 from noneuclid.config import CONFIG_DIR
 
@@ -32,3 +35,17 @@ def chosen_profile(args, paper_keys) -> str:
         )
     where = "; ".join(f"{profile} ({', '.join(map(str, paths))})" for profile, paths in found.items())
     raise ProfileError(f"runs of several profiles: {where}. Name the one to report: --profile {'|'.join(found)}")
+
+
+def seed_list(text: str) -> list[int]:
+    """'0,2,5-7' -> [0, 2, 5, 6, 7]."""
+    seeds = []
+    for part in text.split(","):
+        first, _, last = part.partition("-")
+        try:
+            seeds += range(int(first), int(last or first) + 1)
+        except ValueError:
+            raise argparse.ArgumentTypeError(
+                f"seeds are integers and ranges a-b, comma-separated (got {text!r})"
+            ) from None
+    return seeds
