@@ -84,12 +84,14 @@ def test_figures_and_evaluations_do_not_import_the_reports(package):
     assert reaching and not any(reaching.values()), {k: v for k, v in reaching.items() if v}
 
 
-def test_figures_draw_data_and_run_no_model():
+@pytest.mark.parametrize("package", ["noneuclid.figures", "noneuclid.report"])
+def test_figures_and_reports_read_data_and_run_no_model(package):
+    """What runs a model (a classifier on a grid, a network on data) is an evaluation's: noneuclid.evaluate."""
     modules = _modules()
     running = ("noneuclid.models", "noneuclid.nn")
     reaching = {
         name: sorted(m for m in _imports(tree, set(modules)) if m.startswith(running))
         for name, tree in modules.items()
-        if name.startswith("noneuclid.figures")
+        if name.startswith(package)
     }
     assert reaching and not any(reaching.values()), {k: v for k, v in reaching.items() if v}

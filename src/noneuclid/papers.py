@@ -145,6 +145,12 @@ HNN = (
     ),
     _train("train Table 2 embeddings", "hnn/poincare", needs=("wordnet",)),
     _train("train Table 2", "hnn/table2", needs=("wordnet",)),
+    Stage(
+        "write the data of Table 2's boundary figure",
+        ("noneuclid.evaluate", "table2-boundaries", "--runs", "{runs}", "--profile", "{profile}"),
+        kind="report",
+        needs=("wordnet",),
+    ),
     _train("train the burn-in ablation", "hnn/burnin", needs=("wordnet",), ablation=True),
 )
 PHYDI = (
@@ -205,9 +211,8 @@ HNN_EXTRAS = (
     Extra(
         "fig_table2_boundaries",
         "noneuclid.report.hnn_table2",
-        "its data (fig_table2_boundaries_points.csv.gz, "
-        "_classifiers.csv), written from the run folders of the 2-D embedding (experiment=hnn/poincare) and its "
-        "seed-0 classifiers (experiment=hnn/table2) under {runs}/hnn/{profile}",
+        "its data: `python -m noneuclid.evaluate table2-boundaries --runs {runs} --profile {profile}` first (from the "
+        "run folders of the 2-D embedding, experiment=hnn/poincare, and its seed-0 classifiers, experiment=hnn/table2)",
     ),
 )
 PHYDI_EXTRAS = (

@@ -183,10 +183,12 @@ def test_f1():
     assert f1_score(torch.tensor([0, 0]), torch.tensor([0, 0])) == 0.0
 
 
-def test_smoke_embedding_three_classifiers_and_report(tmp_path):
-    """The smoke profile end to end on the toy tree: embedding, the three classifiers, F1, report."""
+def test_smoke_embedding_three_classifiers_and_report(tmp_path, capsys):
+    """The smoke profile end to end on the toy tree: embedding, the three classifiers, F1, the boundary figure's
+    data (evaluate.table2_boundaries), report."""
+    from noneuclid.evaluate import table2_boundaries
+    from noneuclid.figures.hnn import GRID, POINTS, WEIGHTS
     from noneuclid.report import hnn_table2
-    from noneuclid.report.hnn_boundaries import POINTS, WEIGHTS
 
     common = ["profile=smoke", f"paths.runs_dir={tmp_path / 'runs'}", "trainer.progress=false"]
     emb = train(compose(["experiment=hnn/poincare", "model.dim=2", *common]))
@@ -209,6 +211,10 @@ def test_smoke_embedding_three_classifiers_and_report(tmp_path):
     with pytest.raises(FileNotFoundError, match="experiment=hnn/poincare"):  # no 3-D embedding was trained
         train(compose(["experiment=hnn/table2", "data.dim=3", *common]))
     out = tmp_path / "out"
+    hnn_table2.make(tmp_path / "runs", "smoke", out)  # before its data: the figure is not drawn, and it says how
+    assert not (out / "fig_table2_boundaries.png").exists()
+    assert "python -m noneuclid.evaluate table2-boundaries --profile smoke" in capsys.readouterr().out
+    assert table2_boundaries.make(tmp_path / "runs", "smoke", out) == [out / POINTS, out / WEIGHTS, out / GRID]
     written = {p.name for p in hnn_table2.make(tmp_path / "runs", "smoke", out)}
     assert {
         f"{stem}.{ext}" for stem in ("table2_f1", "table2_embeddings", "table2_claims") for ext in ("csv", "md", "tex")

@@ -13,7 +13,7 @@ import pandas as pd
 import pytest
 
 from noneuclid.evaluate import engine_validation, float32_atlas
-from noneuclid.report.hnn_boundaries import POINTS, WEIGHTS
+from noneuclid.figures.hnn import GRID, POINTS, WEIGHTS
 from noneuclid.runs import table as run_table
 
 RESULTS = Path(__file__).resolve().parents[2] / "results"
@@ -23,7 +23,8 @@ IDENTIFIER = r"[0-9a-f]{7,40}"  # settings ids and commits: text, even those tha
 
 # What the reports read in results/<paper>/<profile>/ and do not write without run folders: the per-run
 # data, what `python -m noneuclid.evaluate` writes there (from the authors' networks or the runs'
-# checkpoints), and the boundary figure's data (the 2-D embedding's points, its classifiers' weights).
+# checkpoints), among them the boundary figure's data (the 2-D embedding's points, its classifiers' weights and
+# their logit differences on a grid).
 INPUTS = {
     *run_table.FILES,
     "authors_networks.csv",
@@ -38,6 +39,7 @@ INPUTS = {
     "table2_reference.csv",
     POINTS,
     WEIGHTS,
+    GRID,
 }
 
 # The evaluations' folders of results/ that no report writes: the CSVs each evaluation computes, and what draws
@@ -134,6 +136,15 @@ def test_an_evaluations_tables_and_figures_come_back_byte_for_byte_from_its_csv(
     committed = sorted(p.name for p in (RESULTS / folder).iterdir())
     assert sorted(p.name for p in out.iterdir()) == committed
     assert [name for name in committed if (out / name).read_bytes() != (RESULTS / folder / name).read_bytes()] == []
+
+
+def test_the_boundary_grid_comes_back_byte_for_byte_from_the_classifiers_weights(tmp_path):
+    """evaluate.table2_boundaries' GRID from its committed WEIGHTS alone (no run folders): the committed file."""
+    from noneuclid.evaluate import table2_boundaries
+
+    committed = RESULTS / "hnn" / "cpu"
+    shutil.copy(committed / WEIGHTS, tmp_path)
+    assert table2_boundaries.write_grid(tmp_path).read_bytes() == (committed / GRID).read_bytes()
 
 
 @pytest.mark.slow  # every paper's report: about 25 s of CPU (minutes of wall time on a busy machine)

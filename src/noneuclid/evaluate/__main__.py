@@ -1,5 +1,5 @@
-"""python -m noneuclid.evaluate authors-networks|drift|timing|table2-reference|engine-validation|float32-atlas
-[options]: see noneuclid.evaluate."""
+"""python -m noneuclid.evaluate authors-networks|drift|timing|table2-reference|table2-boundaries|engine-validation|
+float32-atlas [options]: see noneuclid.evaluate."""
 
 from __future__ import annotations
 
@@ -11,16 +11,31 @@ from pathlib import Path
 import torch
 
 from noneuclid.data.brantner_gml import reference_dir
-from noneuclid.evaluate import authors_networks, drift, engine_validation, float32_atlas, table2_reference, timing
+from noneuclid.evaluate import (
+    authors_networks,
+    drift,
+    engine_validation,
+    float32_atlas,
+    table2_boundaries,
+    table2_reference,
+    timing,
+)
 from noneuclid.runs.cli import seed_list
+
+EVALUATIONS = (
+    "authors-networks",
+    "drift",
+    "timing",
+    "table2-reference",
+    "table2-boundaries",
+    "engine-validation",
+    "float32-atlas",
+)
 
 
 def _parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(prog="python -m noneuclid.evaluate", description=__doc__)
-    parser.add_argument(
-        "what",
-        choices=["authors-networks", "drift", "timing", "table2-reference", "engine-validation", "float32-atlas"],
-    )
+    parser.add_argument("what", choices=EVALUATIONS)
     parser.add_argument(
         "--data",
         type=Path,
@@ -34,7 +49,7 @@ def _parser() -> argparse.ArgumentParser:
         type=Path,
         default=None,
         help="default: results/brantner/<profile> (authors-networks, drift, timing), "
-        "results/hnn/<profile> (table2-reference), results/engine (engine-validation), "
+        "results/hnn/<profile> (table2-reference, table2-boundaries), results/engine (engine-validation), "
         "results/geometry (float32-atlas)",
     )
     parser.add_argument(
@@ -106,7 +121,10 @@ def _evaluate(args: argparse.Namespace) -> list:
         return engine_validation.make(args.out or engine_validation.OUT)
     if args.what == "float32-atlas":
         return float32_atlas.make(args.out or Path("results") / "geometry")
-    return [table2_reference.make(args.runs, args.profile, args.out or Path("results") / "hnn" / args.profile)]
+    hnn = args.out or Path("results") / "hnn" / args.profile
+    if args.what == "table2-boundaries":
+        return table2_boundaries.make(args.runs, args.profile, hnn)
+    return [table2_reference.make(args.runs, args.profile, hnn)]
 
 
 def main(argv=None) -> int:

@@ -1,8 +1,8 @@
 """Ganea et al.'s figures: dev accuracy on PREFIX-10 during training (Table 1's runs), and Table 2's
-classifiers in the 2-D Poincare ball (the paper draws none) from the data beside it: POINTS (the 2-D
-embedding's points to 4 decimals, and for each subtree whether a point lies in it;
-report.hnn_boundaries.export) and GRID (the seed-0 classifiers' logit differences on a grid over the
-ball; report.hnn_boundaries). Labels: claims/hnn.yaml (reference: labels)."""
+classifiers in the 2-D Poincare ball (the paper draws none) from the data beside it (evaluate.table2_boundaries
+writes them): POINTS (the 2-D embedding's points to 4 decimals, and for each subtree whether a point lies in
+it) and GRID (the seed-0 classifiers' logit differences on a grid over the ball, from WEIGHTS). Labels:
+claims/hnn.yaml (reference: labels)."""
 
 from __future__ import annotations
 
@@ -21,7 +21,8 @@ from noneuclid.runs import table as run_table
 LABELS = claims_data.load("hnn").labels
 ROWS, CLASSIFIERS = LABELS["models"], LABELS["classifiers"]  # Table 1's rows; Table 2's: model.geometry -> column
 COLORS = {"hyperbolic": "tab:red", "euclidean": "tab:blue", "euclidean_log0": "tab:green"}
-BOUNDARIES = "fig_table2_boundaries"  # the stem of Table 2's figure
+BOUNDARIES = "fig_table2_boundaries"  # the stem of Table 2's figure, and of its data:
+POINTS, WEIGHTS, GRID = (f"{BOUNDARIES}_{name}" for name in ("points.csv.gz", "classifiers.csv", "grid.csv.gz"))
 text = functools.partial(prose.fill, "hnn")  # a section of templates/hnn.md, its fields filled in
 
 
@@ -44,7 +45,7 @@ def prefix10_dev(runs: run_table.Runs, names: dict, out: Path, seed: int, title:
 
 def boundaries(points: pd.DataFrame, grid: pd.DataFrame, out: Path) -> None:
     """Per subtree, the 2-D ball with its points and each classifier's decision boundary, the zero contour
-    of its column of `grid` (report.hnn_boundaries.GRID: x, y and a logit difference per classifier, NaN
+    of its column of `grid` (GRID: x, y and a logit difference per classifier, NaN
     outside the ball); the caption (.md) names each classifier without a sign change on the grid (its boundary,
     if any, in the rim beyond the grid's disc, where the embedding's points lie)."""
     xy = points[["x", "y"]].to_numpy()  # [nodes, 2]

@@ -1,7 +1,7 @@
 """Ganea et al.'s Table 2 (claims/hnn_tables.yaml's table2_f1: F1 of the hyperbolic vs the Euclidean MLRs on
 WordNet noun subtrees) and its claims (report.hnn_table2_claims), beside the Poincare embeddings it classifies,
-the burn-in ablation (experiment=hnn/burnin) and the boundary figure (report.hnn_boundaries), from the runs'
-rows (runs.hnn_table2) of the per-run data in results/hnn/<profile>/ and the ended runs under
+the burn-in ablation (experiment=hnn/burnin) and the boundary figure (its data: evaluate.table2_boundaries),
+from the runs' rows (runs.hnn_table2) of the per-run data in results/hnn/<profile>/ and the ended runs under
 runs/hnn/<profile>/.
 
     python -m noneuclid.report hnn table2 [--runs runs] [--profile cpu]
@@ -17,10 +17,11 @@ import pandas as pd
 from noneuclid import tables
 from noneuclid.claims.estimates import Estimate, difference_interval
 from noneuclid.config import compose
-from noneuclid.report import hnn_boundaries as boundaries, hnn_table2_claims as table2_claims, provenance, table_engine
+from noneuclid.figures import hnn as drawn
+from noneuclid.report import hnn_table2_claims as table2_claims, provenance, table_engine
 from noneuclid.report.hnn_claims import CLAIMS, CLASSIFIERS, text
-from noneuclid.runs import hnn_table2 as table2_runs, lookup, select, table as run_table
-from noneuclid.runs.hnn_table2 import BURNIN, DIMS, TABLE2_PROTOCOL
+from noneuclid.runs import hnn_table2 as table2_runs, select, table as run_table
+from noneuclid.runs.hnn_table2 import BURNIN, TABLE2_PROTOCOL
 
 F1, EMBEDDINGS = "table2_f1", "table2_embeddings"  # claims/hnn_tables.yaml's
 REFERENCE_CSV, NICKEL_KIELA = "table2_reference.csv", "nickel_kiela_reconstruction"  # an evaluation's; a reference
@@ -75,6 +76,18 @@ def _setting(protocols: dict[str, dict], key: str) -> str:
     return values[0] if len(values) == 1 else ", ".join(named)
 
 
+def boundaries(values: pd.DataFrame, out: Path, profile: str) -> str:
+    """The boundary figure (figures.hnn.boundaries) drawn in `out` from its data there (written by `python -m
+    noneuclid.evaluate table2-boundaries`); without them, where `values` have 2-D runs, says so. Returns the
+    figure in words (fig_table2_boundaries.md, kept with it; '' without)."""
+    if (out / drawn.POINTS).is_file() and (out / drawn.GRID).is_file():
+        drawn.boundaries(pd.read_csv(out / drawn.POINTS), pd.read_csv(out / drawn.GRID), out)
+    elif not values[values.dim == 2].empty:
+        print(text("boundaries_not_drawn", stem=out / drawn.BOUNDARIES, profile=profile, out=out))
+    caption = out / f"{drawn.BOUNDARIES}.md"
+    return caption.read_text() if caption.is_file() else ""
+
+
 def make(runs_dir: Path, profile: str, out: Path, seeds=None, overrides=()) -> list[Path]:
     """Write table2_embeddings, table2_f1, table2_burnin (once the burn-in ablation has runs), table2_reference
     (once evaluated), table2_claims, the page table2.md and fig_table2_boundaries into `out`. `seeds` and
@@ -82,13 +95,13 @@ def make(runs_dir: Path, profile: str, out: Path, seeds=None, overrides=()) -> l
     e, c = (compose([f"experiment=hnn/{name}", f"profile={profile}"]) for name in ("poincare", "table2"))
     runs, curves = run_table.load(runs_dir, "hnn", profile, out)
     runs, protocols = select.finished(runs), table2_runs.protocols(profile)
-    found = table2_runs.embeddings(runs, curves, c.data.hierarchy, CLAIMS.references[NICKEL_KIELA].values)
-    every_emb, every_value = table_engine.frame("hnn", EMBEDDINGS, found), table2_runs.f1_values(runs, protocols)
-    if every_value.empty and every_emb.empty:
+    values, shown, found = table2_runs.shown(runs, curves, profile, c.data, CLAIMS.references[NICKEL_KIELA].values)
+    if found.empty and not select.chosen(runs, {"model.name": "point_mlr"}).any():
         raise FileNotFoundError(text("table2_no_runs", out=out, runs_dir=runs_dir, profile=profile))
-    own = {d: lookup.embedding_name(profile, d, c.data.hierarchy, c.data.embedding_seed, (), False) for d in DIMS}
-    values, emb = table2_runs.classified(every_value, every_emb, own)  # own: the profile's, trained on the CPU
-    every_emb["table2"], emb_map = every_emb.run.isin(emb.run), dict(zip(emb.dim, emb["map"]))
+    every_emb = table_engine.frame("hnn", EMBEDDINGS, found)
+    every_emb["table2"] = every_emb.run.isin(shown.run)
+    emb = every_emb[every_emb.table2]
+    emb_map = dict(zip(emb.dim, emb["map"]))
     made = text(
         "table2_made",
         profile=profile,
@@ -112,7 +125,7 @@ def make(runs_dir: Path, profile: str, out: Path, seeds=None, overrides=()) -> l
     sections = {stem: table_engine.section("hnn", out, stem, *table, **fields) for stem, table in written.items()}
     judged = table2_claims.verdicts(values, emb_map, gaps)
     claims = provenance.write(out, "table2_claims", judged, runs, "hnn", text("table2_claims_title", profile=profile))
-    figure = boundaries.figure(values, emb, Path(runs_dir) / "hnn" / profile, c, out)
+    figure = boundaries(values, out, profile)
     page = text(
         "table2_page",
         profile=profile,

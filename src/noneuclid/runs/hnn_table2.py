@@ -4,6 +4,7 @@ and which embedding of each dimension Table 2 classifies."""
 
 from __future__ import annotations
 
+import functools
 import math
 
 import pandas as pd
@@ -40,6 +41,7 @@ NAMES = {  # runs.csv -> a classifier value's column: cfg.data.subtree -> subtre
 BURNIN = "hnn/burnin"  # the burn-in ablation's experiment: its embeddings are not Table 2's
 
 
+@functools.cache
 def protocols(profile: str) -> dict[str, dict]:
     """model.geometry -> today's TABLE2_PROTOCOL settings of that classifier at `profile` (its step sizes
     and form depend on it)."""
@@ -120,8 +122,8 @@ def embeddings(runs: pd.DataFrame, curves: pd.DataFrame, hierarchy: str, referen
     reference_mean_rank and reference_map (NaN where none)."""
     kind = {"model.name": "poincare_embedding", "data.hierarchy": hierarchy}
     found = runs[select.chosen(runs, kind) & ~select.chosen(runs, {"experiment_name": BURNIN})] if len(runs) else runs
-    if found.empty:
-        return found
+    if found.empty:  # with the columns a run has, that `classified` reads
+        return found.reindex(columns=list(dict.fromkeys(["run", "cfg.model.dim", *found.columns])))
     found = last_reconstruction(found, curves).sort_values(["cfg.model.dim", "cfg.data.batch_size"])
     rows = [reference.get(int(dim), {}) for dim in found["cfg.model.dim"]]
     reference = {f"reference_{k}": [r.get(k, math.nan) for r in rows] for k in ("mean_rank", "map")}
@@ -143,3 +145,12 @@ def classified(values: pd.DataFrame, emb: pd.DataFrame, own: dict[int, str]) -> 
             )
         chosen += ran
     return values[values.embedding.isin(chosen)], emb[emb.run.isin(chosen)]
+
+
+def shown(runs: pd.DataFrame, curves: pd.DataFrame, profile: str, data, reference=None) -> tuple[pd.DataFrame, ...]:
+    """(the classifier values and the embedding runs Table 2 shows, every finished embedding run of data.hierarchy)
+    among the finished `runs`: the classifiers of today's protocols (f1_values) and the embeddings, `classified` by
+    the profile's own embedding of each dimension (`data`: a composed Table 2 config's; `reference`: embeddings')."""
+    found = embeddings(runs, curves, data.hierarchy, reference or {})
+    own = {d: lookup.embedding_name(profile, d, data.hierarchy, data.embedding_seed, (), False) for d in DIMS}
+    return *classified(f1_values(runs, protocols(profile)), found, own), found

@@ -1,11 +1,16 @@
-"""The data of Table 2's boundary figure (figures.hnn.boundaries) beside it. POINTS: the 2-D embedding's
-points to 4 decimals and, per subtree, whether a point lies in it; WEIGHTS: the seed-0 classifiers' weights,
-one row per number (both exported from the run folders' checkpoints). GRID: each classifier of WEIGHTS
-evaluated on SIZE x SIZE points over [-1, 1]^2 as its logit difference subtree - rest, the figure's zero
-contour: one row per point (x, y), one column `<subtree> <classifier>` per classifier, empty outside the
-ball (x^2 + y^2 >= 0.999). Only the corners of grid cells whose corners differ in sign decide where the
-zero contour runs (marching squares interpolates along their edges); every other point keeps its sign
-alone (+1 or -1), which keeps the file small."""
+"""The data of Table 2's boundary figure (figures.hnn.boundaries draws it; the paper draws none), from the run
+folders of the 2-D embedding Table 2 shows and its seed-0 classifiers (runs.hnn_table2.shown):
+
+- POINTS: the embedding's points to 4 decimals and, per subtree, whether a point lies in it;
+- WEIGHTS: the classifiers' weights, one row per number;
+- GRID: each classifier evaluated on SIZE x SIZE points over [-1, 1]^2 as its logit difference subtree - rest,
+  the figure's zero contour: one row per point (x, y), one column `<subtree> <classifier>` per classifier,
+  empty outside the ball (x^2 + y^2 >= 0.999). Only the corners of grid cells whose corners differ in sign
+  decide where the zero contour runs (marching squares interpolates along their edges); every other point
+  keeps its sign alone (+1 or -1), which keeps the file small.
+
+    python -m noneuclid.evaluate table2-boundaries [--runs runs] [--profile cpu] [--out results/hnn/cpu]
+"""
 
 from __future__ import annotations
 
@@ -16,28 +21,51 @@ import pandas as pd
 import torch
 from omegaconf import OmegaConf
 
+from noneuclid.config import compose
 from noneuclid.data import wordnet
-from noneuclid.figures import hnn as drawn
+from noneuclid.figures.hnn import GRID, POINTS, WEIGHTS
 from noneuclid.models.mlr import PointMLR
-from noneuclid.report.hnn_claims import text
+from noneuclid.runs import hnn_table2 as table2_runs, select, table as run_table
 from noneuclid.runs.folder import CSV_COMPRESSION
 from noneuclid.tables import FLOAT_FORMAT
 
-POINTS, WEIGHTS = "fig_table2_boundaries_points.csv.gz", "fig_table2_boundaries_classifiers.csv"
-GRID, SIZE = "fig_table2_boundaries_grid.csv.gz", 401
+SIZE = 401  # grid points per axis
+
+
+def make(runs_dir: Path, profile: str, out: Path) -> list[Path]:
+    """POINTS, WEIGHTS and GRID written into `out` from the run folders under runs_dir/hnn/<profile>; their paths.
+    FileNotFoundError where the 2-D embedding or a seed-0 classifier has no finished folder with a checkpoint."""
+    root = Path(runs_dir) / "hnn" / profile
+    runs, curves = run_table.ended_runs(runs_dir, "hnn", profile)
+    cfg = compose(["experiment=hnn/table2", f"profile={profile}"])
+    values, emb, _ = table2_runs.shown(select.finished(runs), curves, profile, cfg.data)
+    seed0 = values[(values.dim == 2) & (values.seed == 0)].sort_values(["subtree", "geometry"])
+    folders = [root / run for run in (*emb[emb["cfg.model.dim"] == 2].run, *seed0.run)]
+    if seed0.empty or len(folders) == len(seed0) or not all((f / "checkpoint.pt").is_file() for f in folders):
+        raise FileNotFoundError(
+            f"no finished 2-D embedding and seed-0 Table 2 classifiers with checkpoints under {root}: train them "
+            f"first, python -m noneuclid.train -m experiment=hnn/poincare profile={profile}, then "
+            f"experiment=hnn/table2 profile={profile}"
+        )
+    out.mkdir(parents=True, exist_ok=True)
+    export(folders[0], seed0, root, cfg.data.hierarchy, cfg.paths.generated_dir, out)
+    return [out / POINTS, out / WEIGHTS, write_grid(out)]
+
+
+def write_grid(out: Path) -> Path:
+    """GRID in `out` from WEIGHTS there; its path."""
+    margins = grid(pd.read_csv(out / WEIGHTS))
+    # at FLOAT_FORMAT's 10 digits: the last of 17 differ between CPUs by rounding, the committed file must not
+    margins.to_csv(out / GRID, index=False, float_format=FLOAT_FORMAT, compression=CSV_COMPRESSION)
+    return out / GRID
 
 
 @torch.no_grad()
-def export(values: pd.DataFrame, emb: pd.DataFrame, root: Path, cfg, out: Path) -> None:
-    """POINTS and WEIGHTS in `out` from the checkpoints under `root` of the 2-D embedding of `emb` and the
-    seed-0 classifiers of `values` (runs.hnn_table2.f1_values), with the subtrees of cfg.data.hierarchy (a
-    composed Table 2 config); nothing where a folder is missing."""
-    seed0 = values[(values.dim == 2) & (values.seed == 0)].sort_values(["subtree", "geometry"])
-    folders = [root / run for run in (*emb[emb.dim == 2].run, *seed0.run)]
-    if seed0.empty or emb[emb.dim == 2].empty or not all((f / "checkpoint.pt").is_file() for f in folders):
-        return
-    points = torch.load(folders[0] / "checkpoint.pt", map_location="cpu", weights_only=False)["model"]["weight"]
-    h = wordnet.load(cfg.data.hierarchy, cfg.paths.generated_dir)
+def export(embedding: Path, seed0: pd.DataFrame, root: Path, hierarchy: str, generated: str, out: Path) -> None:
+    """POINTS from the checkpoint of the `embedding` run folder, with the subtrees of `hierarchy`, and WEIGHTS of
+    the classifiers of `seed0` (rows of runs.hnn_table2.f1_values) from their folders under `root`."""
+    points = torch.load(embedding / "checkpoint.pt", map_location="cpu", weights_only=False)["model"]["weight"]
+    h = wordnet.load(hierarchy, generated)
     members = {subtree: h.descendants(subtree).numpy().astype(int) for subtree in wordnet.SUBTREES}  # 1: in it
     table = pd.DataFrame(points.numpy(), columns=["x", "y"]).assign(**members)
     table.to_csv(out / POINTS, index=False, float_format="%.4f", compression=CSV_COMPRESSION)
@@ -89,21 +117,3 @@ def _at_sign_changes(margin: np.ndarray) -> np.ndarray:
     for c in corners:
         kept[c] |= mixed
     return kept
-
-
-def figure(values: pd.DataFrame, emb: pd.DataFrame, root: Path, cfg, out: Path) -> str:
-    """fig_table2_boundaries.{png,pdf,md} in `out` from its data there, exported first from the run folders
-    under `root` where they are (export), its grid computed from them; without the data, where `values`
-    have 2-D runs, says so. Returns the figure in words (fig_table2_boundaries.md, kept with it; '' without)."""
-    export(values, emb, root, cfg, out)
-    if (out / WEIGHTS).is_file():
-        margins = grid(pd.read_csv(out / WEIGHTS))
-        # at FLOAT_FORMAT's 10 digits: the last of 17 differ between CPUs by rounding, the committed file must not
-        margins.to_csv(out / GRID, index=False, float_format=FLOAT_FORMAT, compression=CSV_COMPRESSION)
-    if (out / POINTS).is_file() and (out / GRID).is_file():
-        drawn.boundaries(pd.read_csv(out / POINTS), pd.read_csv(out / GRID), out)
-    elif not values[values.dim == 2].empty:
-        fields = {"stem": out / drawn.BOUNDARIES, "points": POINTS, "weights": WEIGHTS, "root": root}
-        print(text("boundaries_not_drawn", **fields))
-    caption = out / "fig_table2_boundaries.md"
-    return caption.read_text() if caption.is_file() else ""

@@ -10,13 +10,13 @@ import pandas as pd
 import pytest
 import torch
 
+from noneuclid.evaluate import table2_boundaries
 from noneuclid.models.mlr import PointMLR
-from noneuclid.report import hnn_boundaries
 
 
 def _classifier(geometry: str, offsets: bool | None) -> tuple[PointMLR, pd.DataFrame]:
     """A random classifier of animal.n.01 and its rows of weights (one per number), as
-    report.hnn_boundaries.export writes them."""
+    evaluate.table2_boundaries.export writes them."""
     torch.manual_seed(0)
     model = PointMLR(2, geometry, offsets=offsets).double()
     for p in model.parameters():
@@ -36,18 +36,18 @@ def test_a_classifier_rebuilt_from_its_rows_gives_its_margin(geometry, offsets):
     at = 0.9 * torch.rand(5, 7, 2, dtype=torch.float64) - 0.45  # [5, 7, 2] inside the ball
     logits = model(at)
     torch.testing.assert_close(
-        hnn_boundaries._margin(rows.sample(frac=1, random_state=0), at),  # any row order
+        table2_boundaries._margin(rows.sample(frac=1, random_state=0), at),  # any row order
         logits[..., 1] - logits[..., 0],
     )
 
 
 def test_the_grid_keeps_every_value_the_zero_contour_reads():
     _, rows = _classifier("hyperbolic", None)
-    axis = torch.linspace(-1, 1, hnn_boundaries.SIZE, dtype=torch.float64)
+    axis = torch.linspace(-1, 1, table2_boundaries.SIZE, dtype=torch.float64)
     gx, gy = torch.meshgrid(axis, axis, indexing="xy")
     inside = gx**2 + gy**2 < 0.999
-    full = hnn_boundaries._margin(rows, torch.stack([gx, gy], -1) * inside[..., None]).masked_fill(~inside, np.nan)
-    grid = hnn_boundaries.grid(rows).pivot(index="y", columns="x", values="animal.n.01 hyperbolic").to_numpy()
+    full = table2_boundaries._margin(rows, torch.stack([gx, gy], -1) * inside[..., None]).masked_fill(~inside, np.nan)
+    grid = table2_boundaries.grid(rows).pivot(index="y", columns="x", values="animal.n.01 hyperbolic").to_numpy()
     assert np.isin(grid[np.isfinite(grid)], [-1.0, 1.0]).mean() > 0.9  # mostly signs alone
     lines = [
         contourpy.contour_generator(
