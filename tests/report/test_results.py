@@ -138,6 +138,7 @@ def test_an_evaluations_tables_and_figures_come_back_byte_for_byte_from_its_csv(
     assert [name for name in committed if (out / name).read_bytes() != (RESULTS / folder / name).read_bytes()] == []
 
 
+@pytest.mark.slow  # nine classifiers on a 401 x 401 grid in float64: seconds
 def test_the_boundary_grid_comes_back_byte_for_byte_from_the_classifiers_weights(tmp_path):
     """evaluate.table2_boundaries' GRID from its committed WEIGHTS alone (no run folders): the committed file."""
     from noneuclid.evaluate import table2_boundaries
