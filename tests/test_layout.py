@@ -1,4 +1,5 @@
-"""The package reads one way: no import circles, reports never reach into the trainer, short functions."""
+"""The package reads one way: no import circles, reports never reach into the trainer, short functions and
+small per-paper modules."""
 
 from __future__ import annotations
 
@@ -71,6 +72,20 @@ def test_no_function_longer_than_60_lines():
         if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)) and node.end_lineno - node.lineno >= 60
     ]
     assert not long, long
+
+
+def test_no_module_of_a_papers_report_longer_than_150_lines():
+    """A paper's part of the report layer (report/, figures/ and runs/ modules named <paper>[_part].py) is small;
+    what all papers share goes to the engines."""
+    from noneuclid.papers import PAPERS
+
+    long = {
+        str(path.relative_to(SRC)): lines
+        for folder in ("report", "figures", "runs")
+        for path in (SRC / "noneuclid" / folder).glob("*.py")
+        if path.stem.split("_")[0] in PAPERS and (lines := len(path.read_text().splitlines())) > 150
+    }
+    assert long == {}
 
 
 @pytest.mark.parametrize("package", ["noneuclid.figures", "noneuclid.evaluate"])

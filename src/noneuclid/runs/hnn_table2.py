@@ -51,19 +51,14 @@ def protocols(profile: str) -> dict[str, dict]:
 
 def trained_with(runs: pd.DataFrame, protocols: dict[str, dict]) -> pd.DataFrame:
     """The runs that have every setting of their classifier's protocol (`protocols`: {model.geometry:
-    {key: value}}, None: the key unset) and, where that protocol stops by trainer.converge (`converges`),
+    {key: value}}, None: the key unset) and, where that protocol stops by trainer.converge (a patience set),
     stopped on their own plateau (the summary's own_plateau), not on their stack's (the trainer's rule
     before each run of a stack stopped alone; the settings, and so the run names, are the same). A
     classifier without a protocol has none."""
     kept = runs[select.any_of(runs, [{"model.geometry": g, **p} for g, p in protocols.items()])]
-    converging = [g for g, p in protocols.items() if converges(p)]
+    converging = [g for g, p in protocols.items() if p.get("trainer.converge.patience") is not None]
     own = kept.get("own_plateau", pd.Series(None, index=kept.index, dtype=object)).eq(True)
     return kept[own | ~kept["cfg.model.geometry"].isin(converging)] if len(kept) else kept
-
-
-def converges(protocol: dict) -> bool:
-    """Whether a Table 2 protocol (`protocols`) stops its runs by trainer.converge."""
-    return protocol.get("trainer.converge.patience") is not None
 
 
 def f1_values(runs: pd.DataFrame, protocols: dict | None = None) -> pd.DataFrame:
@@ -148,9 +143,8 @@ def classified(values: pd.DataFrame, emb: pd.DataFrame, own: dict[int, str]) -> 
 
 
 def shown(runs: pd.DataFrame, curves: pd.DataFrame, profile: str, data, reference=None) -> tuple[pd.DataFrame, ...]:
-    """(the classifier values and the embedding runs Table 2 shows, every finished embedding run of data.hierarchy)
-    among the finished `runs`: the classifiers of today's protocols (f1_values) and the embeddings, `classified` by
-    the profile's own embedding of each dimension (`data`: a composed Table 2 config's; `reference`: embeddings')."""
+    """(Table 2's classifier values and embedding runs, `classified` by the profile's own embeddings, and every
+    finished embedding run of data.hierarchy) among the finished `runs`; data: a composed Table 2 config's."""
     found = embeddings(runs, curves, data.hierarchy, reference or {})
     own = {d: lookup.embedding_name(profile, d, data.hierarchy, data.embedding_seed, (), False) for d in DIMS}
     return *classified(f1_values(runs, protocols(profile)), found, own), found
