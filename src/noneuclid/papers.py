@@ -63,12 +63,14 @@ def _runs_of(report: str, *experiments: str) -> tuple[Extra, ...]:
 @dataclass(frozen=True)
 class Report:
     """A report of a paper: its module (noneuclid.report.<name>), the page it writes (file stem of the
-    Markdown page in results/<paper>/<profile>/) and whether its make takes the command's options
-    (seeds=, overrides=)."""
+    Markdown page in results/<paper>/<profile>/), whether its make takes the command's options
+    (seeds=, overrides=) and whether it reads ablations no stage trains (without their runs, the paper's report
+    command says so and leaves its results; named as the part, it is an error)."""
 
     module: str
     page: str = "summary"
     options: bool = True
+    ablation: bool = False
 
 
 @dataclass(frozen=True)
@@ -250,8 +252,8 @@ PAPERS = {
         reports=(
             Report("noneuclid.report.hnn"),
             Report("noneuclid.report.hnn_table2", page="table2", options=False),
-            Report("noneuclid.report.hnn_charts", page="charts", options=False),
-            Report("noneuclid.report.hnn_table2_charts", page="table2_charts", options=False),
+            Report("noneuclid.report.hnn_charts", page="charts", options=False, ablation=True),
+            Report("noneuclid.report.hnn_table2_charts", page="table2_charts", options=False, ablation=True),
         ),
         stages=HNN,
         extras=HNN_EXTRAS,

@@ -1,8 +1,8 @@
 """python -m noneuclid.report brantner|hnn|phydi|html|all [PART] [--profile P] [--runs runs] [--docs] [overrides]
 
 A paper: merges its ended runs into results/<paper>/<profile>/runs.csv and curves.csv.gz, then runs its
-reports (papers.PAPERS; PART picks one, e.g. `hnn table2`; without PART, a report but the first that finds no
-runs says so and leaves its results) and names each table it left out (papers.Extra);
+reports (papers.PAPERS; PART picks one, e.g. `hnn table2`; without PART, a report of ablations no stage trains
+that finds no runs says so and leaves its results) and names each table it left out (papers.Extra);
 --docs also refreshes the claims digest of docs/<paper>.md. The profile: --profile, else the one with
 finished run folders, else the one with committed runs.csv. html: results/index.html. all: every paper,
 then html. The per-run data alone, and run folders as a table: `python -m noneuclid.runs export|table`.
@@ -36,7 +36,10 @@ def main(argv=None) -> int:
     reported = [] if args.paper == "html" else papers
     codes = []
     for paper in reported:  # with --docs, the paper's digest once its reports ran: from every claims table
-        ran = [_run_report(paper, r, args, profile, _missing_ok(args, paper, r)) for r in _parts(paper, args.part)]
+        # a report that finds no runs leaves its results (exit 0) under `all`, and where it reads ablations no
+        # stage trains, unless it is the part named (Report.ablation)
+        missing_ok = {r: args.paper == "all" or (r.ablation and args.part is None) for r in _parts(paper, args.part)}
+        ran = [_run_report(paper, r, args, profile, ok) for r, ok in missing_ok.items()]
         codes += [code for code, _ in ran]
         if args.docs and any(left_out is not None for _, left_out in ran):
             left_out = [line for _, lines in ran for line in lines or ()]
@@ -86,13 +89,6 @@ def _parts(paper: str, part: str | None) -> list[Report]:
     return [
         r for r in PAPERS[paper].reports if part in (None, _part_name(paper, r.module), r.module.rsplit(".", 1)[-1])
     ]
-
-
-def _missing_ok(args: argparse.Namespace, paper: str, report: Report) -> bool:
-    """Whether the report, finding no runs, leaves its results as they are (exit 0): under `all`, and, where no
-    part is named, each but the paper's first (one whose experiments the reproduction does not train, e.g.
-    hnn charts)."""
-    return args.paper == "all" or (args.part is None and report != PAPERS[paper].reports[0])
 
 
 def _run_report(paper: str, report: Report, args, profile: str, missing_ok: bool) -> tuple[int, list[str] | None]:
