@@ -40,8 +40,9 @@ def make(runs_dir: Path, profile: str, out: Path) -> list[Path]:
     cfg = compose(["experiment=hnn/table2", f"profile={profile}"])
     values, emb, _ = table2_runs.shown(select.finished(runs), curves, profile, cfg.data)
     seed0 = values[(values.dim == 2) & (values.seed == 0)].sort_values(["subtree", "geometry"])
-    folders = [root / run for run in (*emb[emb["cfg.model.dim"] == 2].run, *seed0.run)]
-    if seed0.empty or len(folders) == len(seed0) or not all((f / "checkpoint.pt").is_file() for f in folders):
+    embedding = emb[emb["cfg.model.dim"] == 2].run  # Table 2's one 2-D embedding, or none
+    folders = [root / run for run in (*embedding, *seed0.run)]
+    if seed0.empty or embedding.empty or not all((f / "checkpoint.pt").is_file() for f in folders):
         raise FileNotFoundError(
             f"no finished 2-D embedding and seed-0 Table 2 classifiers with checkpoints under {root}: train them "
             f"first, python -m noneuclid.train -m experiment=hnn/poincare profile={profile}, then "
