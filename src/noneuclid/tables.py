@@ -32,6 +32,11 @@ def write(
     return [out / f"{stem}.{ext}" for ext in ("csv", "md", "tex") if ext != "csv" or data is not None]
 
 
+def files(out: Path, stems: Iterable[str], page: str) -> list[Path]:
+    """The paths of the tables `stems` (their .csv, .md and .tex) and of the page <page>.md in `out`."""
+    return [*(out / f"{stem}.{ext}" for stem in stems for ext in ("csv", "md", "tex")), out / f"{page}.md"]
+
+
 def section(out: Path, stem: str, *table) -> str:
     """`write(out, stem, *table)` (table: data, shown, title, caption and bold, as `write` takes them), and return
     the table as a section of a summary page: its Markdown a heading level down."""

@@ -14,7 +14,6 @@ from noneuclid.claims.estimates import Estimate, compare, estimate
 from noneuclid.figures import phydi as figures_phydi
 from noneuclid.report import (
     phydi,
-    phydi_claims,
     phydi_fig4,
     phydi_fig4_claims,
     phydi_resnet,
@@ -237,7 +236,7 @@ def test_fig4_claims_are_judged_by_the_engine():
         (4, 48): {"pre": _lm(160, 162, 158), "post": diverged, "phydi": _lm(120, 121, 119)},
     }
     v = _fig4(phydi_fig4_claims.fig4_verdicts(_lm_runs(cells), unigram, ratio=0.6))
-    assert {x.claim for x in v.values()} == {c.id for c in phydi_claims.CLAIMS.claims if c.id.startswith("fig4_")}
+    assert {x.claim for x in v.values()} == {c.id for c in runs_phydi.CLAIMS.claims if c.id.startswith("fig4_")}
     assert set(x.verdict for x in v.values()) <= set(engine.VERDICTS)
     # 3 of 3 PostNorm seeds diverged at 48 layers, none at 2: the paper's side, not decided by 3 seeds
     diverges = v[("fig4_postnorm_diverges_with_depth", "n = 4, PostNorm, 2 vs 48 layers")]
@@ -316,7 +315,7 @@ def test_fig4_claims_are_judged_by_the_engine():
     post48 = rows[(rows.depth == "48") & (rows.norm == "post")].iloc[0]
     assert post48["best val ppl (ours)"] == "diverged" and post48["diverged"] == "3" and post48["stuck"] == "0"
     assert set(rows.seeds) == {"3"} and float(rows["T"].iloc[0]) == pytest.approx(
-        200 * 300 / phydi_claims.NUMBERS["paper_unigram_perplexity"], abs=0.05
+        200 * 300 / runs_phydi.NUMBERS["paper_unigram_perplexity"], abs=0.05
     )
 
 
@@ -427,7 +426,7 @@ def test_speed_table_gives_images_per_second_per_depth_n_and_threads():
 
 def test_without_runs_every_fig4_claim_is_still_listed_not_testable():
     verdicts = phydi_fig4_claims.fig4_verdicts(runs_phydi.NO_RUNS, {})
-    assert len(verdicts) == sum(len(c.cells) for c in phydi_claims.CLAIMS.claims if c.id.startswith("fig4_"))
+    assert len(verdicts) == sum(len(c.cells) for c in runs_phydi.CLAIMS.claims if c.id.startswith("fig4_"))
     assert {v.verdict for v in verdicts} == {engine.NOT_TESTABLE}
     assert all(v.reason.startswith("no finished runs of ") for v in verdicts)
 
@@ -470,7 +469,7 @@ def test_the_numbers_the_metrics_use_are_claims_phydi_yaml_s_each_with_its_sourc
     its source is refused."""
     from noneuclid.claims import data
 
-    assert phydi_claims.NUMBERS["m1_accuracy"] == 0.8 and phydi_claims.NUMBERS["fig4_perplexity"] == 200
+    assert runs_phydi.NUMBERS["m1_accuracy"] == 0.8 and runs_phydi.NUMBERS["fig4_perplexity"] == 200
     path = tmp_path / "toy.yaml"
     claims = (
         "claims: [{id: c, kind: ours, claim: x, source: s, metric: m, unit: u, better: lower, relation: better, "

@@ -4,21 +4,17 @@ claims/phydi.yaml (reference: labels)."""
 
 from __future__ import annotations
 
-import functools
 import math
 from pathlib import Path
 
 import pandas as pd
 from matplotlib.ticker import MaxNLocator, NullFormatter
 
-from noneuclid import figures, prose
-from noneuclid.claims import data as claims_data
+from noneuclid import figures
 from noneuclid.config import sweep_values
+from noneuclid.runs.phydi import NAMES, NUMBERS, fill as text
 
-CLAIMS = claims_data.load("phydi")
-NAMES, NUMBERS = CLAIMS.labels["arms"], CLAIMS.numbers  # model.init / model.norm -> the paper's name
 NORMS = sweep_values("phydi/fig4", "model.norm")  # post, pre, phydi: a colour each
-text = functools.partial(prose.fill, "phydi")  # a section of templates/phydi.md, its fields filled in
 
 
 def fig4(rows: pd.DataFrame, out: Path) -> None:

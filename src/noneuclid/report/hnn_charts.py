@@ -9,6 +9,7 @@ from pathlib import Path
 
 import pandas as pd
 
+from noneuclid import tables
 from noneuclid.claims import engine
 from noneuclid.config import experiment_value
 from noneuclid.report import provenance, table_engine
@@ -39,13 +40,11 @@ def page(out: Path, profile: str, name: str, table: str, data: pd.DataFrame, jud
     section = table_engine.section("hnn", out, table, data, table_engine.shown("hnn", table, data))
     claims = provenance.write(out, f"{name}_claims", judged, runs, "hnn")
     (out / f"{name}.md").write_text(text(f"{name}_page", profile=profile, table=section, claims=claims) + "\n")
-    stems = (table, f"{name}_claims")
-    return [*(out / f"{stem}.{ext}" for stem in stems for ext in ("csv", "md", "tex")), out / f"{name}.md"]
+    return tables.files(out, (table, f"{name}_claims"), name)
 
 
-def make(runs_dir: Path, profile: str, out: Path, seeds=None, overrides=()) -> list[Path]:
-    """Write table1_charts, charts_claims and the page charts.md into `out` (`seeds`, `overrides`: ignored,
-    the signature is every report's); returns their paths."""
+def make(runs_dir: Path, profile: str, out: Path) -> list[Path]:
+    """Write table1_charts, charts_claims and the page charts.md into `out`; returns their paths."""
     runs, _ = run_table.load(runs_dir, "hnn", profile, out)
     # the finished runs of its settings at the profile (its ball in float64: Table 1's runs), of its seeds
     found = select.swept(runs, EXPERIMENT, [f"profile={profile}"], experiment_value(EXPERIMENT, "stack.data"))

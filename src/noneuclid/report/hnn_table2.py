@@ -88,10 +88,9 @@ def boundaries(values: pd.DataFrame, out: Path, profile: str) -> str:
     return caption.read_text() if caption.is_file() else ""
 
 
-def make(runs_dir: Path, profile: str, out: Path, seeds=None, overrides=()) -> list[Path]:
+def make(runs_dir: Path, profile: str, out: Path) -> list[Path]:
     """Write table2_embeddings, table2_f1, table2_burnin (once the burn-in ablation has runs), table2_reference
-    (once evaluated), table2_claims, the page table2.md and fig_table2_boundaries into `out`. `seeds` and
-    `overrides` are ignored (the signature is every report's): Table 2 shows every seed run."""
+    (once evaluated), table2_claims, the page table2.md and fig_table2_boundaries into `out`: every seed run."""
     e, c = (compose([f"experiment=hnn/{name}", f"profile={profile}"]) for name in ("poincare", "table2"))
     runs, curves = run_table.load(runs_dir, "hnn", profile, out)
     runs, protocols = select.finished(runs), table2_runs.protocols(profile)
@@ -136,5 +135,4 @@ def make(runs_dir: Path, profile: str, out: Path, seeds=None, overrides=()) -> l
         f1=tables.markdown(*f1_shown),
     )
     (out / "table2.md").write_text("\n".join([page, "", *filter(None, [figure, sections.get("table2_burnin")])]))
-    stems = [*sections, "table2_claims"]
-    return [*(out / f"{stem}.{ext}" for stem in stems for ext in ("csv", "md", "tex")), out / "table2.md"]
+    return tables.files(out, [*sections, "table2_claims"], "table2")

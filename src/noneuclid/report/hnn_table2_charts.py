@@ -17,9 +17,8 @@ TABLE = "table2_charts_f1"
 CLAIM_IDS = ("table2_lorentz_mlr_on_par_with_ball", "table2_float32_mlr_on_par_with_float64")
 
 
-def make(runs_dir: Path, profile: str, out: Path, seeds=None, overrides=()) -> list[Path]:
-    """Write table2_charts_f1, table2_charts_claims and the page table2_charts.md into `out` (`seeds`,
-    `overrides`: ignored, the signature is every report's); returns their paths."""
+def make(runs_dir: Path, profile: str, out: Path) -> list[Path]:
+    """Write table2_charts_f1, table2_charts_claims and the page table2_charts.md into `out`; returns their paths."""
     runs, _ = run_table.load(runs_dir, "hnn", profile, out)
     hyperbolic = table2_runs.protocols(profile)["hyperbolic"]  # without its chart and precision: the columns
     values = table2_runs.f1_values(runs, {"hyperbolic": {k: v for k, v in hyperbolic.items() if k not in CHART}})

@@ -16,12 +16,11 @@ from noneuclid import tables
 from noneuclid.config import sweep_values
 from noneuclid.figures.phydi import fig4
 from noneuclid.report import phydi_resnet as resnet, phydi_resnet_claims as judged, provenance, table_engine
-from noneuclid.report.phydi_claims import MODELS, NUMBERS, fill
 from noneuclid.report.phydi_fig4 import fig4_rows, threshold_ratio
 from noneuclid.report.phydi_fig4_claims import fig4_verdicts
 from noneuclid.runs import select, table as run_table
 from noneuclid.runs.curves import evaluated
-from noneuclid.runs.phydi import NO_RUNS, lm_runs
+from noneuclid.runs.phydi import MODELS, NO_RUNS, NUMBERS, fill, lm_runs
 
 
 def make(runs_dir: Path, profile: str, out: Path, seeds=None, overrides=()) -> list[Path]:

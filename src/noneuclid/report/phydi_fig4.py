@@ -15,10 +15,9 @@ import math
 import pandas as pd
 
 from noneuclid.claims.estimates import estimate
-from noneuclid.report.phydi_claims import NUMBERS, fill
 from noneuclid.runs import select
 from noneuclid.runs.curves import epochs_to
-from noneuclid.runs.phydi import CELL
+from noneuclid.runs.phydi import CELL, NUMBERS, fill
 
 
 def scaled_threshold(unigram: float) -> float:

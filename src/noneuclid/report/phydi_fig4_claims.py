@@ -10,9 +10,9 @@ import pandas as pd
 
 from noneuclid.claims import engine
 from noneuclid.claims.significance import ALPHA
-from noneuclid.report.phydi_claims import CLAIMS, NAMES, NUMBERS, fill, no_runs
 from noneuclid.report.phydi_fig4 import scores, threshold_of
 from noneuclid.runs import select
+from noneuclid.runs.phydi import CLAIMS, NAMES, NUMBERS, fill, no_runs
 
 METRICS = ("failed", "best_ppl", "epochs_to_ppl", "phydi_lead")
 

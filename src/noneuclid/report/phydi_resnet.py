@@ -12,9 +12,9 @@ import pandas as pd
 
 from noneuclid.claims.estimates import compare, estimate
 from noneuclid.config import sweep_values
-from noneuclid.report.phydi_claims import CLAIMS, MODELS, NAMES, NUMBERS, fill
 from noneuclid.runs import select
 from noneuclid.runs.curves import epochs_to, with_curves
+from noneuclid.runs.phydi import CLAIMS, MODELS, NAMES, NUMBERS, fill
 
 M1_ACCURACY, IMAGES = NUMBERS["m1_accuracy"], int(NUMBERS["cifar10_train_images"])
 M1_LEVEL = f"{round(100 * M1_ACCURACY)} %"  # as the tables and claims show it

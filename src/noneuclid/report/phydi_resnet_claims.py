@@ -9,10 +9,10 @@ from dataclasses import replace
 import pandas as pd
 
 from noneuclid.claims import engine
-from noneuclid.report.phydi_claims import CLAIMS, fill, no_runs
 from noneuclid.report.phydi_resnet import IMAGES, M1_ACCURACY, M1_LEVEL, RESNET, cell_key, cells, paper_leads
 from noneuclid.runs import select
 from noneuclid.runs.curves import epochs_to
+from noneuclid.runs.phydi import CLAIMS, fill, no_runs
 
 M2_BEYOND = fill("m2_beyond")
 METRICS = ("m1", "auc", "m2")  # a table's claims: <table>_<metric>
