@@ -3,7 +3,7 @@ paper's by default) in claims/registered.csv, with HEAD and today's date, before
 commit the claims files first, and the register after.
 
 python -m noneuclid.claims next [--results results] [--kind paper|ours] [--up-to N]: the undecided cells
-that at most N more seeds per arm would decide and that another look keeps within the validated number of
+that at most N seeds per arm in all would decide and that another look keeps within the validated number of
 looks, cheapest first (claims/plan.py)."""
 
 import argparse
