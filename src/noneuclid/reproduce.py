@@ -173,7 +173,10 @@ def main(argv=None) -> int:
     generated_dir = Path(os.environ.get("NONEUCLID_GENERATED_DIR", "data/generated"))
     runs_dir = Path(os.environ.get("NONEUCLID_RUNS_DIR", "runs"))
 
-    steps = plan(papers, args.profile, data_dir, generated_dir, runs_dir, overrides)
+    try:
+        steps = plan(papers, args.profile, data_dir, generated_dir, runs_dir, overrides)
+    except ValueError as e:  # e.g. NONEUCLID_JOBS that is not a count
+        parser.error(str(e))
     execute(steps, data_dir, generated_dir)
     print("\n" + summary(steps, runs_dir, args.profile))
     runs_dir.mkdir(parents=True, exist_ok=True)

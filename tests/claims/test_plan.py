@@ -117,6 +117,11 @@ def test_the_command_reads_every_claims_table_and_prints_the_plan(tmp_path, caps
     assert "looks validated per kind of interval (results/engine/levels.csv): Welch 4; others 1" in out
     assert main(["next", "--results", str(tmp_path), "--kind", "ours"]) == 2
     assert "no claims tables with ours cells" in capsys.readouterr().err
+    assert main(["next", "hnn", "--results", str(tmp_path)]) == 2  # the cells of the papers named only
+    assert "no claims tables with paper cells under" in capsys.readouterr().err
+    with pytest.raises(SystemExit):  # a paper without a claims file: an error, not every paper
+        main(["next", "nopaper", "--results", str(tmp_path)])
+    assert "no claims file for ['nopaper']" in capsys.readouterr().err
 
 
 def _git(path, *args):

@@ -15,6 +15,8 @@ def test_errors_are_reported_with_exit_code_1(tmp_path, capsys):
     assert "missing data file" in capsys.readouterr().err
     assert main(["verify", "cifar100", "--data-dir", str(tmp_path)]) == 1
     assert "unknown dataset" in capsys.readouterr().err
+    assert main(["fetch", "mnist", "--data-dir", str(tmp_path), "--mirror", str(tmp_path / "typo")]) == 1
+    assert f"no mirror folder {tmp_path / 'typo'}" in capsys.readouterr().err  # not a download instead
 
 
 def test_reproduce_names_the_fix_for_an_unknown_dataset(tmp_path):

@@ -154,6 +154,8 @@ def test_parallel_jobs_default_to_the_cores_and_leave_the_run_names_alone(monkey
     monkeypatch.setenv("NONEUCLID_JOBS", "two")
     with pytest.raises(ValueError, match="whole number of parallel jobs"):
         jobs()
+    with pytest.raises(SystemExit):  # the reproduce command: the message, not a traceback
+        reproduce.main(["phydi"])
 
 
 # -- the HTML report in a browser -------------------------------------------------------------------

@@ -164,8 +164,9 @@ def test_report_seeds_take_lists_and_ranges():
     from noneuclid.runs.cli import seed_list
 
     assert seed_list("0,2,5-7") == [0, 2, 5, 6, 7] and seed_list("3") == [3]
-    with pytest.raises(Exception, match="ranges a-b"):
-        seed_list("0-x")
+    for text in ("0-x", "5-3"):  # not a number; a range that names no seed (not: every seed)
+        with pytest.raises(Exception, match="ranges a-b"):
+            seed_list(text)
 
 
 def _claims_csv(path, claim="c", verdict=engine.REPRODUCES, cell="a cell"):
@@ -521,6 +522,34 @@ def test_an_unknown_report_part_writes_nothing(tmp_path, capsys, monkeypatch):
     monkeypatch.setattr(run_table, "export", lambda *a: exported.append(a) or [])
     assert cli.main(["hnn", "nosuch", "--runs", str(tmp_path / "runs"), "--results", str(tmp_path / "results")]) == 2
     assert "its parts: hnn, table2" in capsys.readouterr().err and exported == []
+
+
+def test_options_go_to_the_reports_that_take_them_and_are_refused_where_none_does(tmp_path, capsys, monkeypatch):
+    """`report hnn --seeds` runs Table 1's report alone and says which it left out; `report hnn table2 --seeds`
+    and `report html --out` are errors, before anything is read or written."""
+    from noneuclid.report import __main__ as cli, hnn, hnn_table2
+
+    ran = []
+    monkeypatch.setattr(hnn, "make", lambda *a, **k: ran.append(("hnn", k)) or [])
+    monkeypatch.setattr(hnn_table2, "make", lambda *a, **k: ran.append(("table2", k)) or [])
+    common = ["--runs", str(tmp_path / "runs"), "--results", str(tmp_path / "results"), "--profile", "cpu"]
+    assert cli.main(["hnn", "--seeds", "0-1", *common]) == 0
+    assert ran == [("hnn", {"overrides": [], "seeds": [0, 1]})]
+    assert "table2, charts, table2_charts left out" in capsys.readouterr().out
+    for argv in (["hnn", "table2", "--seeds", "0-1"], ["html", "--out", str(tmp_path)], ["html", "--docs"]):
+        with pytest.raises(SystemExit):
+            cli.main([*argv, *common])
+        assert "error:" in capsys.readouterr().err
+    assert len(ran) == 1
+
+
+def test_docs_asked_for_but_not_refreshed_is_an_error(tmp_path, capsys, monkeypatch):
+    from noneuclid.report import __main__ as cli, phydi
+
+    monkeypatch.setattr(phydi, "make", lambda runs_dir, profile, out, **_: _claims_csv(out / "t_claims.csv") or [])
+    common = ["--runs", str(tmp_path / "runs"), "--results", str(tmp_path / "results"), "--profile", "cpu", "--docs"]
+    assert cli.main(["phydi", *common, "--docs-dir", str(tmp_path / "nodocs")]) == 1
+    assert "not refreshed (no such file" in capsys.readouterr().err
 
 
 def _files(root) -> dict[str, bytes]:

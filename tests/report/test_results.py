@@ -152,7 +152,8 @@ def test_the_boundary_grid_comes_back_byte_for_byte_from_the_classifiers_weights
 @pytest.mark.shared_data("reference/brantner_gml/mnist_metadata.h5")  # the authors' curves in Brantner's
 def test_report_all_brings_back_every_derived_file_byte_for_byte(tmp_path, monkeypatch, shared_data, capsys):
     """A fresh clone without run folders: with every derived table and figure deleted, `report all`
-    brings each one back, byte for byte (the figures too: no dates or versions in them)."""
+    brings each one back, byte for byte (the figures too: no dates or versions in them), and with --docs the
+    papers' digests and the README's status as committed."""
     from noneuclid.report.__main__ import main
 
     monkeypatch.setenv("NONEUCLID_DATA_DIR", str(shared_data))
@@ -161,7 +162,8 @@ def test_report_all_brings_back_every_derived_file_byte_for_byte(tmp_path, monke
     gone = derived(results)
     for path in gone:
         path.unlink()
-    (tmp_path / "docs").mkdir()
+    shutil.copytree(RESULTS.parent / "docs", tmp_path / "docs")
+    shutil.copy(RESULTS.parent / "README.md", tmp_path)
     assert (
         main(
             [
@@ -192,3 +194,5 @@ def test_report_all_brings_back_every_derived_file_byte_for_byte(tmp_path, monke
         if p.is_file() and p.read_bytes() != (RESULTS / p.relative_to(results)).read_bytes()
     ]
     assert (missing, differ) == ([], [])
+    pages = ["README.md", *(f"docs/{paper}.md" for paper in ("brantner", "hnn", "phydi"))]
+    assert [p for p in pages if (tmp_path / p).read_text() != (RESULTS.parent / p).read_text()] == []

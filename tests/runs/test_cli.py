@@ -48,6 +48,10 @@ def test_export_writes_the_per_run_data_of_the_profile_whose_runs_are_there(make
     assert capsys.readouterr().out.split() == [str(folder / "runs.csv"), str(folder / "curves.csv.gz")]
     assert pd.read_csv(folder / "runs.csv").run.tolist() == [run.name]
     assert pd.read_csv(folder / "curves.csv.gz").train_loss.tolist() == [1.0]
+    empty = ["export", "brantner", "--profile", "cpu", "--runs", str(tmp_path / "typo"), "--results", str(results)]
+    assert main(empty) == 1  # no folder there, nothing committed at that profile: an error, not silence
+    err = capsys.readouterr().err
+    assert f"no folder {tmp_path / 'typo'}" in err and "error: no ended runs of brantner" in err
 
 
 def test_run_folders_follows_links_to_run_folders(tmp_path):

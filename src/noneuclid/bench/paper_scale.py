@@ -39,6 +39,7 @@ from noneuclid.config import compose, stacked_runs, sweep_params
 from noneuclid.data import prefix
 from noneuclid.data.files import DataError
 from noneuclid.runs import resolve_device
+from noneuclid.runs.cli import PROFILES
 from noneuclid.tables import FLOAT_FORMAT
 from noneuclid.train import tasks
 from noneuclid.train.trainer import build_task_and_model, train_step
@@ -257,7 +258,7 @@ def main(argv=None) -> None:
     import argparse
 
     parser = argparse.ArgumentParser(prog="python -m noneuclid.bench paper-scale", description=__doc__.split("\n\n")[0])
-    parser.add_argument("--device", default="cuda" if torch.cuda.is_available() else "cpu")
+    parser.add_argument("--device", choices=["cpu", "cuda"], default="cuda" if torch.cuda.is_available() else "cpu")
     parser.add_argument(
         "--seconds",
         type=float,
@@ -265,7 +266,9 @@ def main(argv=None) -> None:
         help="timed per row, each of ours and the baseline (after a warm-up step; at least 2 steps each)",
     )
     parser.add_argument("--only", action="append", choices=sorted(ROWS), help="these experiments only (repeatable)")
-    parser.add_argument("--profile", default="paper", help="another profile: a smaller check of the machinery")
+    parser.add_argument(
+        "--profile", choices=PROFILES, default="paper", help="another: a smaller check of the machinery"
+    )
     parser.add_argument(
         "--out",
         type=Path,
@@ -281,8 +284,15 @@ def main(argv=None) -> None:
     parser.add_argument("overrides", nargs="*", help="config overrides for every row (e.g. paths.data_dir=...)")
     args = parser.parse_args(argv)
     if args.docs:
-        paper_scale_docs.update(args.docs, sorted(Path("results/bench").glob("paper_scale_*.csv")))
+        if not args.docs.is_file():
+            parser.error(f"--docs {args.docs}: no such file")
+        try:
+            paper_scale_docs.update(args.docs, sorted(Path("results/bench").glob("paper_scale_*.csv")))
+        except (FileNotFoundError, ValueError) as e:  # no timings yet, or a page without the markers
+            parser.error(str(e))
         return
+    if args.device == "cuda" and not torch.cuda.is_available():
+        parser.error("--device cuda: torch sees no CUDA GPU on this machine")
     frame = table(args.only or tuple(ROWS), args.device, args.seconds, args.profile, args.overrides)
     out = args.out or (None if args.only or args.profile != "paper" else default_path(args.device))
     print(paper_scale_docs.markdown(frame))

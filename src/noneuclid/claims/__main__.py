@@ -2,9 +2,9 @@
 paper's by default) in claims/registered.csv, with HEAD and today's date, before their runs are trained;
 commit the claims files first, and the register after.
 
-python -m noneuclid.claims next [--results results] [--kind paper|ours] [--up-to N]: the undecided cells
+python -m noneuclid.claims next [paper ...] [--results results] [--kind paper|ours] [--up-to N]: the undecided cells
 that at most N seeds per arm in all would decide and that another look keeps within the validated number of
-looks, cheapest first (claims/plan.py)."""
+looks, cheapest first (claims/plan.py); of the papers named, else of every paper."""
 
 import argparse
 import sys
@@ -18,16 +18,16 @@ from noneuclid.claims import data, ledger, levels, plan
 def main(argv=None) -> int:
     parser = argparse.ArgumentParser(prog="python -m noneuclid.claims", description=__doc__)
     parser.add_argument("command", choices=["register", "next"])
-    parser.add_argument("papers", nargs="*", help=f"register: default every paper ({', '.join(data.papers())})")
+    parser.add_argument("papers", nargs="*", help=f"default every paper ({', '.join(data.papers())})")
     parser.add_argument("--results", type=Path, default=Path("results"), help="next: the results folder")
     parser.add_argument("--kind", choices=data.KINDS, default="paper", help="next: the paper's claims or ours")
     parser.add_argument("--up-to", type=int, default=plan.LOOK_UP_TO, help="next: seeds per arm at most")
     args = parser.parse_args(sys.argv[1:] if argv is None else argv)
-    if args.command == "next":
-        return next_seeds(args.results, args.kind, args.up_to)
     unknown = sorted(set(args.papers) - set(data.papers()))
     if unknown:
         parser.error(f"no claims file for {unknown}; the papers: {data.papers()}")
+    if args.command == "next":
+        return next_seeds(args.results, args.kind, args.up_to, args.papers)
     try:
         new = ledger.register(args.papers or data.papers())
     except RuntimeError as e:
@@ -39,12 +39,14 @@ def main(argv=None) -> int:
     return 0
 
 
-def next_seeds(results: Path, kind: str, up_to: int) -> int:
-    """Print plan.next_seeds of the kind's cells under results as Markdown, after the share decided."""
+def next_seeds(results: Path, kind: str, up_to: int, papers: list[str]) -> int:
+    """Print plan.next_seeds of the kind's cells under results (of `papers`; none: all) as Markdown, after the
+    share decided."""
     cells = plan.read(results)
-    cells = cells[cells.kind == kind]
+    cells = cells[(cells.kind == kind) & (cells.file.str.split("/").str[0].isin(papers) if papers else True)]
     if cells.empty:
-        print(f"error: no claims tables with {kind} cells under {results}/<paper>/<profile>/", file=sys.stderr)
+        where = f"{results}/<{'|'.join(papers) or 'paper'}>/<profile>/"
+        print(f"error: no claims tables with {kind} cells under {where}", file=sys.stderr)
         return 2
     decided, total = plan.decided_share(cells)
     table = results / plan.LEVELS

@@ -128,7 +128,10 @@ def require(name: str, data_dir: str | os.PathLike, files: list[str] | None = No
 
 
 def fetch(name: str, data_dir: str | os.PathLike, mirror: str | os.PathLike | None = None) -> Path:
-    """Fill <data_dir>/<folder> from a local mirror (same layout) or by downloading; verify each file."""
+    """Fill <data_dir>/<folder> from a local mirror (same layout; a file it lacks is downloaded) or by
+    downloading; verify each file. A mirror that is not a folder is an error."""
+    if mirror is not None and not Path(mirror).is_dir():
+        raise DataError(f"no mirror folder {mirror}: give the folder that holds the data root's layout")
     ds = DATASETS[name]
     folder = Path(data_dir) / ds.folder
     folder.mkdir(parents=True, exist_ok=True)
@@ -140,7 +143,7 @@ def fetch(name: str, data_dir: str | os.PathLike, mirror: str | os.PathLike | No
         if mirror is not None and (Path(mirror) / ds.folder / fname).is_file():
             shutil.copyfile(Path(mirror) / ds.folder / fname, tmp)
         else:
-            _download(ds, fname, tmp)
+            _download(ds, fname, tmp, None if mirror is None else Path(mirror) / ds.folder)
         if sha256sum(tmp) != expected:
             tmp.unlink()
             raise DataError(f"{fname} of {name!r} does not match sha256 {expected}; the source is corrupt")
@@ -148,8 +151,10 @@ def fetch(name: str, data_dir: str | os.PathLike, mirror: str | os.PathLike | No
     return folder
 
 
-def _download(ds: Dataset, fname: str, dest: Path) -> None:
-    errors = []
+def _download(ds: Dataset, fname: str, dest: Path, mirrored: Path | None = None) -> None:
+    """Download `fname` from the first of the dataset's URLs that serves it; `mirrored`: the mirror's folder
+    that lacked it, named where every download fails."""
+    errors = [f"{mirrored / fname}: not in the mirror"] if mirrored is not None else []
     for base in ds.urls:
         try:
             with urllib.request.urlopen(base + fname, timeout=60) as r, open(dest, "wb") as f:
@@ -157,8 +162,9 @@ def _download(ds: Dataset, fname: str, dest: Path) -> None:
             return
         except OSError as e:  # URLError is an OSError
             errors.append(f"{base + fname}: {e}")
+    hint = "Put it in the mirror" if mirrored is not None else "Offline? Copy the files from a mirror"
     raise DataError(
         f"could not download {fname}; tried:\n  "
         + "\n  ".join(errors)
-        + "\nOffline? Copy the files from a mirror: make data DATA_MIRROR=/path/to/mirror"
+        + f"\n{hint}: make data DATA_MIRROR=/path/to/mirror"
     )

@@ -11,6 +11,7 @@ from pathlib import Path
 import torch
 
 from noneuclid.data.brantner_gml import reference_dir
+from noneuclid.data.files import DataError
 from noneuclid.evaluate import (
     authors_networks,
     drift,
@@ -20,7 +21,7 @@ from noneuclid.evaluate import (
     table2_reference,
     timing,
 )
-from noneuclid.runs.cli import seed_list
+from noneuclid.runs.cli import PROFILES, positive, seed_list
 
 EVALUATIONS = (
     "authors-networks",
@@ -43,7 +44,7 @@ def _parser() -> argparse.ArgumentParser:
         help="authors-networks, drift: the data root with mnist/ and reference/brantner_gml/",
     )
     parser.add_argument("--runs", type=Path, default=Path(os.environ.get("NONEUCLID_RUNS_DIR", "runs")))
-    parser.add_argument("--profile", default="cpu")
+    parser.add_argument("--profile", choices=PROFILES, default="cpu")
     parser.add_argument(
         "--out",
         type=Path,
@@ -60,13 +61,15 @@ def _parser() -> argparse.ArgumentParser:
     )
     parser.add_argument(
         "--steps",
-        type=int,
+        type=positive,
         default=None,
         help="drift: optimizer steps (default: the paper profile's epochs x batches per epoch); "
         "timing: training steps per timed block (default: one epoch)",
     )
-    parser.add_argument("--repeats", type=int, default=5, help="timing: interleaved rounds (one block per arm each)")
-    parser.add_argument("--threads", type=int, default=1, help="timing: torch threads")
+    parser.add_argument(
+        "--repeats", type=positive, default=5, help="timing: interleaved rounds (one block per arm each)"
+    )
+    parser.add_argument("--threads", type=positive, default=1, help="timing: torch threads")
     parser.add_argument(
         "--device",
         choices=sorted(timing.FILES),
@@ -134,7 +137,7 @@ def main(argv=None) -> int:
         parser.error("--device cuda: torch sees no CUDA GPU on this machine")
     try:
         written = _evaluate(args)
-    except FileNotFoundError as e:
+    except (FileNotFoundError, DataError) as e:  # what to train, evaluate or fetch first
         print(f"error: {e}", file=sys.stderr)
         return 1
     print("\n".join(map(str, written)))

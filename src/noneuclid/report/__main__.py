@@ -2,8 +2,9 @@
 
 A paper: merges its ended runs into results/<paper>/<profile>/runs.csv and curves.csv.gz, then runs its
 reports (papers.PAPERS; PART picks one, e.g. `hnn table2`; without PART, a report of ablations no stage trains
-that finds no runs says so and leaves its results) and names each table it left out (papers.Extra);
---docs also refreshes the claims digest of docs/<paper>.md. The profile: --profile, else the one with
+that finds no runs says so and leaves its results; --seeds and overrides go to the reports that take them,
+e.g. Table 1's) and names each table it left out (papers.Extra); --docs also refreshes the claims digest of
+docs/<paper>.md (an error where it cannot). The profile: --profile, else the one with
 finished run folders, else the one with committed runs.csv. html: results/index.html. all: every paper,
 then html. The per-run data alone, and run folders as a table: `python -m noneuclid.runs export|table`.
 """
@@ -38,7 +39,7 @@ def main(argv=None) -> int:
     for paper in reported:  # with --docs, the paper's digest once its reports ran: from every claims table
         # a report that finds no runs leaves its results (exit 0) under `all`, and where it reads ablations no
         # stage trains, unless it is the part named (Report.ablation)
-        missing_ok = {r: args.paper == "all" or (r.ablation and args.part is None) for r in _parts(paper, args.part)}
+        missing_ok = {r: args.paper == "all" or (r.ablation and args.part is None) for r in _chosen(paper, args)}
         ran = [_run_report(paper, r, args, profile, ok) for r, ok in missing_ok.items()]
         codes += [code for code, _ in ran]
         if args.docs and any(left_out is not None for _, left_out in ran):
@@ -46,14 +47,23 @@ def main(argv=None) -> int:
             codes.append(_refresh_docs(args, paper, profile, args.out or args.results / paper / profile, left_out))
     if args.paper not in PAPERS:
         print(html.make(profile, args.results))
-    readme = args.docs_dir.parent / "README.md"
+    if args.paper == "all" and args.docs:
+        codes.append(_refresh_status(args.docs_dir.parent / "README.md", args.results))
+    return max(codes, default=0)
+
+
+def _refresh_status(readme: Path, results: Path) -> int:
+    """Replace the status block of the README with every paper's (docs.status), saying so; 1 where the README or
+    its status markers are missing, or a claims table there is older than today's columns."""
     try:
-        if args.paper == "all" and args.docs and prose.replace_block(readme, "status", docs.status(args.results)):
-            print(f"{readme}: status block updated")
+        if not prose.replace_block(readme, "status", docs.status(results)):
+            print(f"error: {readme}: status not updated (no such file, or no status markers in it)", file=sys.stderr)
+            return 1
     except ValueError as e:  # a claims table of another profile from before today's columns
         print(f"error: {readme}: status not updated: {e}", file=sys.stderr)
         return 1
-    return max(codes, default=0)
+    print(f"{readme}: status block updated")
+    return 0
 
 
 def _arguments(argv: list[str]) -> argparse.Namespace:
@@ -74,8 +84,15 @@ def _arguments(argv: list[str]) -> argparse.Namespace:
     args = parser.parse_intermixed_args(argv)  # options may come after the overrides
     if args.part and "=" in args.part:  # the first override, not a part (`report brantner model.depth=1`)
         args.part, args.overrides = None, [args.part, *args.overrides]
-    if args.paper == "all" and (args.part or args.out or args.seeds or args.overrides):
-        parser.error("`all` redraws every paper with its defaults: a part, --out, --seeds and overrides need one paper")
+    if args.paper in ("all", "html") and (args.part or args.out or args.seeds or args.overrides):
+        parser.error(
+            f"`{args.paper}` draws every paper with its defaults: a part, --out, --seeds and overrides need one"
+        )
+    if args.paper == "html" and args.docs:
+        parser.error("`html` writes results/index.html only: --docs needs a paper or `all`")
+    if args.paper in PAPERS and args.part and (args.seeds or args.overrides):
+        if (parts := _parts(args.paper, args.part)) and not any(r.options for r in parts):
+            parser.error(f"{args.paper} {args.part} shows every seed run: --seeds and overrides are not its")
     return args
 
 
@@ -89,6 +106,17 @@ def _parts(paper: str, part: str | None) -> list[Report]:
     return [
         r for r in PAPERS[paper].reports if part in (None, _part_name(paper, r.module), r.module.rsplit(".", 1)[-1])
     ]
+
+
+def _chosen(paper: str, args) -> list[Report]:
+    """The paper's reports to run: those the part names (none: all), with --seeds or overrides those that take
+    them only (the others show every seed run; the command says which it left out)."""
+    parts = _parts(paper, args.part)
+    if not (args.seeds or args.overrides):
+        return parts
+    if fixed := [_part_name(paper, r.module) for r in parts if not r.options]:
+        print(f"{paper}: {', '.join(fixed)} left out (every seed run, no overrides): name no --seeds or overrides")
+    return [r for r in parts if r.options]
 
 
 def _run_report(paper: str, report: Report, args, profile: str, missing_ok: bool) -> tuple[int, list[str] | None]:
@@ -142,7 +170,11 @@ def _refresh_docs(args, paper: str, profile: str, out: Path, left_out: list[str]
             without = f"; the report left out {', '.join(line.split(':')[0] for line in left_out)}" if left_out else ""
             print(f"{report}: claims digest ({profile} profile) updated{without}")
         else:
-            print(f"{report}: not refreshed (no such file, no results markers in it, or no *claims.csv in {out})")
+            print(
+                f"error: {report}: not refreshed (no such file, no results markers in it, or no *claims.csv in {out})",
+                file=sys.stderr,
+            )
+            return 1
     except ValueError as e:
         print(f"error: {report}: not refreshed: {e}", file=sys.stderr)
         return 1

@@ -10,7 +10,7 @@ row per settings, its seeds grouped (runs/table.py's grouped); exits with 1 when
 
 export PAPER [--runs runs] [--profile P] [--results results]: merges the paper's ended runs into
 results/<paper>/<profile>/runs.csv and curves.csv.gz, as each of its reports does first; the profile as
-`python -m noneuclid.report` chooses it.
+`python -m noneuclid.report` chooses it. Exits with 1 when there are no runs to write.
 """
 
 import argparse
@@ -27,6 +27,8 @@ from noneuclid.runs.settings import SETTINGS_VERSION
 
 def main(argv=None) -> int:
     args = _parser().parse_args(sys.argv[1:] if argv is None else argv)
+    if args.command in (migrate_runs, export) and not args.runs.is_dir():  # e.g. a fresh clone's committed data only
+        print(f"note: no folder {args.runs}: no run folders read (--runs, or $NONEUCLID_RUNS_DIR)", file=sys.stderr)
     return args.command(args)
 
 
@@ -100,8 +102,15 @@ def export(args) -> int:
     except ProfileError as e:
         print(f"error: {e}", file=sys.stderr)
         return 2
-    for path in run_table.export(args.runs, args.paper, profile, args.results / args.paper / profile):
-        print(path)
+    out = args.results / args.paper / profile
+    written = run_table.export(args.runs, args.paper, profile, out)
+    if not written:
+        print(
+            f"error: no ended runs of {args.paper} under {args.runs}/{args.paper}/{profile}/ nor in {out}",
+            file=sys.stderr,
+        )
+        return 1
+    print(*written, sep="\n")
     return 0
 
 

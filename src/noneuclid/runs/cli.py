@@ -1,6 +1,6 @@
 """What the commands share (`python -m noneuclid.report`, `python -m noneuclid.runs export`, `python -m
 noneuclid.evaluate`): the profile a command works on when none is named (the one whose runs are there, in run
-folders or in the committed per-run data), and a list of seeds as the command line writes it."""
+folders or in the committed per-run data), a list of seeds and a count as the command line writes them."""
 
 import argparse
 
@@ -43,9 +43,19 @@ def seed_list(text: str) -> list[int]:
     for part in text.split(","):
         first, _, last = part.partition("-")
         try:
-            seeds += range(int(first), int(last or first) + 1)
+            found = range(int(first), int(last or first) + 1)
         except ValueError:
+            found = range(0)
+        if not found:  # not integers, or a range a-b with b below a
             raise argparse.ArgumentTypeError(
-                f"seeds are integers and ranges a-b, comma-separated (got {text!r})"
-            ) from None
+                f"seeds are integers and ranges a-b (a <= b), comma-separated (got {text!r})"
+            )
+        seeds += found
     return seeds
+
+
+def positive(text: str) -> int:
+    """A count of at least 1, as the command line writes it."""
+    if not text.isdigit() or int(text) < 1:
+        raise argparse.ArgumentTypeError(f"a whole number of at least 1, got {text!r}")
+    return int(text)
