@@ -73,8 +73,8 @@ reproduce-phydi: setup  ## PHYDI: Tables 1-2 (PHResNets, CIFAR-10) and Fig. 4 (P
 	$(PY) scripts/reproduce.py phydi --profile $(PROFILE) $(if $(TRAIN_ARGS),-- $(TRAIN_ARGS))
 
 report: setup  ## redraw results/ (every table and figure, results/index.html) and the claims digests of docs/<paper>.md from run folders, no training
-	$(PY) scripts/report.py all --runs $(RUNS_DIR) --profile $(PROFILE) --docs
 	$(if $(wildcard results/hnn/paper/runs.csv),$(PY) scripts/report.py hnn hnn --runs $(RUNS_DIR) --profile paper)
+	$(PY) scripts/report.py all --runs $(RUNS_DIR) --profile $(PROFILE) --docs
 
 tables: report  ## same as report (tables and figures are drawn together)
 
