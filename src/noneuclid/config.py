@@ -14,13 +14,8 @@ CONFIG_DIR = Path(__file__).resolve().parents[2] / "configs"
 
 # ${pick:flag,yes,no} -> yes if flag else no (used in run names, e.g. stiefel | euclidean)
 OmegaConf.register_new_resolver("pick", lambda flag, yes, no: yes if flag else no, replace=True)
-# ${choose:key,{a: x, b: y}} -> the value of key in the table (e.g. epochs per model.cell); a table of
-# its own (a: {k: v}) is a config node, read as the others are (cfg.trainer.converge.patience)
-OmegaConf.register_new_resolver(
-    "choose",
-    lambda key, table: OmegaConf.create(table[key]) if isinstance(table[key], dict) else table[key],
-    replace=True,
-)
+# ${choose:key,{a: x, b: y}} -> the value of key in the table (e.g. epochs per model.cell)
+OmegaConf.register_new_resolver("choose", lambda key, table: table[key], replace=True)
 
 
 # ${paper_configs:} -> the configs/ folders of the papers kept outside the package (extensions.py), as Hydra's

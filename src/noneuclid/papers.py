@@ -26,7 +26,7 @@ class Stage:
     args: tuple[str, ...]
     kind: str = "train"  # train | data | report
     needs: tuple[str, ...] = ()  # datasets; wordnet is not needed at the smoke profile (a hand-made tree)
-    when: str | None = None  # a condition of reproduce.CONDITIONS: unmet, the stage is skipped or left out
+    when: str | None = None  # a condition of reproduce._conditions: unmet, the stage is skipped or left out
     per_core: bool = False  # cpu profile: one process per core (joblib launcher, one torch thread each)
     ablation: bool = False  # beyond the paper's tables: left out at the smoke profile (tests cover it)
     smoke_args: tuple[str, ...] = ()  # added at the smoke profile: a smaller case of a step that has no profile

@@ -43,7 +43,7 @@ def rule_hash(claim: data.Claim) -> str:
 def _rule(value):
     """`value` (a claim as a dict) without its prose, recursively; the learned rule's source too."""
     if isinstance(value, dict):
-        return {k: _rule(v) for k, v in value.items() if k not in PROSE and k != "source"}
+        return {k: _rule(v) for k, v in value.items() if k not in PROSE}
     if isinstance(value, (list, tuple)):
         return [_rule(v) for v in value]
     return value

@@ -10,7 +10,8 @@ row per settings, its seeds grouped (runs/table.py's grouped); exits with 1 when
 
 export PAPER [--runs runs] [--profile P] [--results results]: merges the paper's ended runs into
 results/<paper>/<profile>/runs.csv and curves.csv.gz, as each of its reports does first; the profile as
-`python -m noneuclid.report` chooses it. Exits with 1 when there are no runs to write.
+`python -m noneuclid.report` chooses it. Exits with 1 when there are no runs to write, 2 when no profile
+is given and none is found.
 """
 
 import argparse

@@ -234,9 +234,6 @@ class Runs:
         """The rows of the finished runs among `names`, in their order."""
         return self.done.loc[[n for n in names if n in self.done.index]]
 
-    def is_done(self, name: str) -> bool:
-        return name in self.done.index
-
     def curve(self, name: str) -> pd.DataFrame:
         """A run's rows of the curves (its metrics.jsonl), in the order logged; empty without any."""
         return self._curves.get(name, self.curves.iloc[0:0])

@@ -1,6 +1,6 @@
 """python -m noneuclid.train experiment=<paper>/<name> [profile=smoke|cpu|paper] [overrides]
 
-Add -m for the experiment's sweep (e.g. the four runs of brantner/table2); with stack={key: [values]}
+Add -m for the experiment's sweep (e.g. brantner/table2's four setups x 3 seeds, 12 runs); with stack={key: [values]}
 one job trains several runs side by side (e.g. hnn/table1: the seeds and PREFIX datasets of a model).
 """
 
