@@ -488,3 +488,29 @@ def test_phi1_times_float32_matches_float64(norm):
         assert out.dtype == torch.float32
         bound = 2 * F32_EPS * _maxabs(ref) * max(1.0, X.abs().sum(-2).amax().item())
         assert _maxabs(out.double() - ref) <= bound, (N, n)
+
+
+# -- geotorch's SO(N) as an independent reference -------------------------------------------------
+
+
+@pytest.mark.parametrize("section", SECTIONS)
+@pytest.mark.parametrize("triv, kind", [("expm", "geodesic"), ("cayley", "cayley")])
+def test_retract_matches_geotorch_so(triv, kind, section):
+    """Eq. (13) against geotorch 0.4.0: geotorch.SO with base lambda(Y) = [Y, Q] (set by right_inverse) maps the
+    skew W = [[A, -B^T], [B, 0]] to base f(W), f = torch's matrix_exp (triv "expm") or the Cayley map
+    (I - W/2)^{-1} (I + W/2) (triv "cayley"), the same f as retract's; its first n columns are therefore
+    lambda f(W) E = retract(Y, A, Q B, kind), to 1e-13 (measured: 3e-15), n = N included."""
+    geotorch = pytest.importorskip("geotorch")
+    g = torch.Generator().manual_seed(22)
+    for N, n in ((10, 4), (12, 3), (6, 1), (5, 5)):
+        Y = stiefel.random_point(3, N=N, n=n, dtype=DT, generator=g)
+        Q = stiefel.Section(Y, section, generator=g).Q
+        so = geotorch.SO((3, N, N), triv=triv).to(DT)
+        so.right_inverse(_lam(Y, Q))
+        for norm in (0.5, 3.0):
+            X = torch.randn(3, n, n, dtype=DT, generator=g)
+            A, B = X - X.mT, torch.randn(3, N - n, n, dtype=DT, generator=g)
+            s = norm / _full_W(A, B).flatten(-2).norm(dim=-1)[..., None, None]
+            A, B = A * s, B * s
+            ours = stiefel.retract(Y, A, Q @ B, kind)
+            assert _maxabs(so(_full_W(A, B))[..., :n] - ours) <= 1e-13, (N, n, norm)
