@@ -5,7 +5,8 @@ Notation (paper section 3, appendices A-C):
     section lambda(Y) = [Y, Q] in O(N), global tangent space g^hor = {W = [[A, -B^T], [B, 0]]: A skew},
     E = [I; 0] (N x n), so that Y = lambda E.
 
-Everything is float64 and every test seeds torch's global RNG.
+Everything is float64 unless a test says otherwise (the float32 checks); every test seeds torch's global RNG or
+its own torch.Generator.
 """
 
 from __future__ import annotations
@@ -431,3 +432,85 @@ def test_cayley_retraction_matches_geoopt(section):
     assert _maxabs(M.retr(Y, Q @ B) - stiefel.retract(Y, Z, Q @ B, "cayley")) <= 1e-10
     new_x, _ = M.retr_transp(Y, Y @ A / 2 + Q @ B, Q @ B)
     assert _maxabs(new_x - ours) <= 1e-10
+
+
+# -- float32 against float64 ---------------------------------------------------------------------
+
+F32_EPS = torch.finfo(torch.float32).eps
+F32_CASES = [((8,), 10, 4), ((8,), 49, 7), ((8,), 6, 1)]  # batch, N, n
+STEP_NORMS = (1e-3, 0.3, 30.0)  # lr-sized steps (Horner, s = 0), moderate ones, and many doublings
+
+
+def _f32_inputs(g: torch.Generator, batch, N: int, n: int, norm: float):
+    """Y, A, H = Q B built in float64 (||W||_F = norm), then rounded to float32 and brought back to float64:
+    the float64 computation then sees exactly the float32 inputs."""
+    Y = stiefel.random_point(*batch, N=N, n=n, dtype=DT, generator=g)
+    Q = stiefel.Section(Y).Q
+    X = torch.randn(*batch, n, n, dtype=DT, generator=g)
+    A, B = X - X.mT, torch.randn(*batch, N - n, n, dtype=DT, generator=g)
+    s = norm / _full_W(A, B).flatten(-2).norm(dim=-1)[..., None, None]
+    return tuple(t.float().double() for t in (Y, A * s, Q @ (B * s)))
+
+
+@pytest.mark.parametrize("norm", STEP_NORMS)
+@pytest.mark.parametrize("kind", KINDS)
+def test_retract_float32_matches_float64(kind, norm):
+    """retract in float32 equals retract in float64 on the same (float32) inputs to 2 float32 eps times
+    max(1, ||W||_F) (measured over 60 seeds: 0.64), and its result is orthonormal to 8 eps max(1, ||W||_F)
+    (measured: 3): the step is added to Y once, so float32 rounds at Y's scale only there."""
+    g = torch.Generator().manual_seed(20)
+    scale = max(1.0, norm)
+    for batch, N, n in F32_CASES:
+        Y, A, H = _f32_inputs(g, batch, N, n, norm)
+        Y32 = stiefel.retract(Y.float(), A.float(), H.float(), kind)
+        assert Y32.dtype == torch.float32
+        assert _maxabs(Y32.double() - stiefel.retract(Y, A, H, kind)) <= 2 * F32_EPS * scale, (N, n)
+        assert stiefel.orthonormality_error(Y32).item() <= 8 * F32_EPS * scale, (N, n)
+
+
+@pytest.mark.parametrize("norm", STEP_NORMS)
+def test_phi1_times_float32_matches_float64(norm):
+    """phi_1(X) V in float32 equals float64 on the same inputs to 2 float32 eps times max |phi_1(X) V| times
+    max(1, ||X||_1) (measured over 60 seeds: 0.43), for the X = C U^T U and V = X[:, :n] that retract builds
+    (eigenvalues on the imaginary axis, so phi_1(X) stays bounded): the float32 Taylor degree and the
+    doublings lose no more than that."""
+    g = torch.Generator().manual_seed(21)
+    for batch, N, n in F32_CASES:
+        Y, A, H = _f32_inputs(g, batch, N, n, norm)
+        e = torch.linalg.vector_norm(H, dim=(-2, -1), keepdim=True)
+        U = torch.cat([Y, H / e], -1)
+        eI = e * _eye(n)
+        C = torch.cat([torch.cat([A, -eI], -1), torch.cat([eI, torch.zeros_like(A)], -1)], -2)
+        X = (C @ (U.mT @ U)).float().double()
+        V = X[..., :n]
+        ref = stiefel._phi1_times(X, V)
+        out = stiefel._phi1_times(X.float(), V.float())
+        assert out.dtype == torch.float32
+        bound = 2 * F32_EPS * _maxabs(ref) * max(1.0, X.abs().sum(-2).amax().item())
+        assert _maxabs(out.double() - ref) <= bound, (N, n)
+
+
+# -- geotorch's SO(N) as an independent reference -------------------------------------------------
+
+
+@pytest.mark.parametrize("section", SECTIONS)
+@pytest.mark.parametrize("triv, kind", [("expm", "geodesic"), ("cayley", "cayley")])
+def test_retract_matches_geotorch_so(triv, kind, section):
+    """Eq. (13) against geotorch 0.4.0: geotorch.SO with base lambda(Y) = [Y, Q] (set by right_inverse) maps the
+    skew W = [[A, -B^T], [B, 0]] to base f(W), f = torch's matrix_exp (triv "expm") or the Cayley map
+    (I - W/2)^{-1} (I + W/2) (triv "cayley"), the same f as retract's; its first n columns are therefore
+    lambda f(W) E = retract(Y, A, Q B, kind), to 1e-13 (measured: 3e-15), n = N included."""
+    geotorch = pytest.importorskip("geotorch")
+    g = torch.Generator().manual_seed(22)
+    for N, n in ((10, 4), (12, 3), (6, 1), (5, 5)):
+        Y = stiefel.random_point(3, N=N, n=n, dtype=DT, generator=g)
+        Q = stiefel.Section(Y, section, generator=g).Q
+        so = geotorch.SO((3, N, N), triv=triv).to(DT)
+        so.right_inverse(_lam(Y, Q))
+        for norm in (0.5, 3.0):
+            X = torch.randn(3, n, n, dtype=DT, generator=g)
+            A, B = X - X.mT, torch.randn(3, N - n, n, dtype=DT, generator=g)
+            s = norm / _full_W(A, B).flatten(-2).norm(dim=-1)[..., None, None]
+            A, B = A * s, B * s
+            ours = stiefel.retract(Y, A, Q @ B, kind)
+            assert _maxabs(so(_full_W(A, B))[..., :n] - ours) <= 1e-13, (N, n, norm)
