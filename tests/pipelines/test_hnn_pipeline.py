@@ -1,6 +1,8 @@
 """Ganea et al.'s sentence-pair pipeline at smoke scale: all six Table 1 rows train on PREFIX,
 evaluate on dev and test every few steps and select the test accuracy at the best dev accuracy."""
 
+from pathlib import Path
+
 import pandas as pd
 import pytest
 
@@ -59,7 +61,9 @@ def test_snli_without_train_split_fails_before_training(tmp_path):
 
 
 def test_table1_report_from_runs(tmp_path):
+    from noneuclid.data import snli
     from noneuclid.report import hnn
+    from noneuclid.report.hnn_claims import CLAIMS, DATASETS
 
     common = [
         "experiment=hnn/table1",
@@ -71,14 +75,25 @@ def test_table1_report_from_runs(tmp_path):
         "data.dev_size=64",
         "data.test_size=64",
     ]
-    for row in ("euclidean_gru", "hyperbolic_gru"):
-        train(compose([*common, f"variant=hnn/{row}"], experiment_name="hnn/table1"))
+    trained = {
+        row: train(compose([*common, f"variant=hnn/{row}"], experiment_name="hnn/table1"))
+        for row in ("euclidean_gru", "hyperbolic_gru")
+    }
     out = tmp_path / "results"
     overrides = [f"paths.generated_dir={tmp_path}/gen", "data.train_size=128", "data.dev_size=64", "data.test_size=64"]
     hnn.make(tmp_path / "runs", "smoke", out, seeds=(0,), overrides=overrides)
     table = (out / "table1.md").read_text()
-    assert "n=1" in table and "97.14" in table and (out / "fig_prefix10_dev.png").exists()
-    assert "not run (data missing)" in table or "SNLI" in table
+    assert "n=1" in table and (out / "fig_prefix10_dev.png").exists()
+    # our cells: the two GRUs trained on PREFIX-10 (the default data), seed 0, the test accuracy of their run
+    cells = pd.read_csv(out / "table1.csv").set_index(["model", "dataset"])
+    for row, summary in trained.items():
+        cell = cells.loc[(CLAIMS.labels["models"][row], DATASETS["prefix10"])]
+        assert (cell.n, cell.selected_seed) == (1, 0)
+        assert cell.selected == pytest.approx(100 * summary["test_accuracy_at_best_dev"])
+    assert cells.n.sum() == 2
+    # SNLI's column says "data missing" exactly when its train split is missing where the report looks
+    missing = not snli.split_files(Path(compose(["experiment=hnn/table1"]).paths.data_dir) / "snli", "train")
+    assert ("not run (data missing)" in table) == missing
     summary = (out / "summary.md").read_text()
     assert "## The paper's claims" in summary
     assert "`python -m noneuclid.train -m experiment=hnn/table1 profile=smoke 'stack.seed=[0]'" in summary
