@@ -41,10 +41,12 @@ def test_written_once_and_reused(tmp_path):
 
 
 def test_bad_arguments():
-    with pytest.raises(ValueError):
+    with pytest.raises(ValueError, match="balanced pairs: size must be even, got 3"):
         prefix.make_split(10, 3, 0)
-    with pytest.raises(ValueError):
+    with pytest.raises(ValueError, match=r"percent must be in \[0, 100\], got 120"):
         prefix.make_split(120, 4, 0)
+    with pytest.raises(ValueError, match=r"percent must be in \[0, 100\], got -1"):
+        prefix.make_split(-1, 4, 0)
 
 
 def test_paired_order_holds_the_same_examples_each_first_sentences_pairs_side_by_side(tmp_path):
