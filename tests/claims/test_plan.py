@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import math
 import subprocess
+from pathlib import Path
 
 import pandas as pd
 import pytest
@@ -213,8 +214,19 @@ def test_a_later_look_is_read_at_its_level_and_a_decided_cell_past_the_validated
 
 
 def test_the_history_is_the_clone_of_the_folder_written_else_this_packages_and_never_a_shallow_one(tmp_path):
-    here = plan.published(tmp_path / "results" / "p" / "cpu")  # outside a clone: the package's clone
-    assert here is None or (here.name == "results" and (here.parent / ".git").exists())
+    def git(start, *args):
+        return subprocess.run(["git", "-C", str(start), "rev-parse", *args], capture_output=True, text=True)
+
+    assert git(tmp_path).returncode, f"{tmp_path} is in a git clone: this test needs a folder outside any"
+    package = git(Path(plan.__file__).parent, "--show-toplevel", "--is-shallow-repository")
+    if package.returncode:  # the package outside any clone (an installed copy): no history
+        assert plan.published(tmp_path / "results" / "p" / "cpu") is None
+    elif package.stdout.split()[1] == "true":
+        with pytest.raises(ValueError, match="shallow clone"):
+            plan.published(tmp_path / "results" / "p" / "cpu")
+    else:  # outside a clone: the package's clone's results/
+        here = plan.published(tmp_path / "results" / "p" / "cpu")
+        assert here == Path(package.stdout.split()[0]) / "results"
     _git(tmp_path, "init", "-q")
     for n in (1, 2):
         (tmp_path / "f").write_text(str(n))
