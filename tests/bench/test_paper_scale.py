@@ -76,6 +76,19 @@ def test_table2_reuses_the_runs_of_fig3(monkeypatch):
 
 
 def test_random_closure_is_a_closure_of_the_size_asked():
-    edges = standins.random_closure(nodes=2000, edges=6000)
-    assert len(edges) <= 6000 and bool((edges[:, 1] < edges[:, 0]).all())  # ancestors come first
+    """(node, ancestor) pairs of the closure of a random tree rooted at node 0, cut to `edges` pairs where
+    it has more: the cut is a subset of the same tree's whole closure."""
+    edges, whole = (standins.random_closure(nodes=2000, edges=k) for k in (6000, 10**9))
+    assert len(whole) > 6000 and len(edges) == 6000  # cut to the size asked
+    assert bool((edges[:, 1] < edges[:, 0]).all())  # ancestors come first
     assert len(set(map(tuple, edges.tolist()))) == len(edges)
+    assert set(map(tuple, edges.tolist())) <= set(map(tuple, whole.tolist()))
+    small = standins.random_closure(nodes=40, edges=10**9)  # not cut: the whole closure of a 40-node tree
+    ancestors = {v: set() for v in range(40)}
+    for v, a in small.tolist():
+        ancestors[v].add(a)
+    assert sum(map(len, ancestors.values())) == len(small) and ancestors[0] == set()
+    assert all(ancestors[a] <= ancestors[v] for v in ancestors for a in ancestors[v])  # transitive
+    for v in range(1, 40):  # a tree: v's ancestors are its parent (the nearest, the largest) and the parent's
+        parent = max(ancestors[v])
+        assert ancestors[v] == {parent} | ancestors[parent] and 0 in ancestors[v]
