@@ -124,7 +124,7 @@ def _table1_with_hydra(*overrides: str):
         return compose("train", ["experiment=hnn/table1", "profile=smoke", *overrides], return_hydra_config=True)
 
 
-def test_parallel_jobs_default_to_the_cores_and_leave_the_run_names_alone(monkeypatch):
+def test_parallel_jobs_default_to_the_cores_and_leave_the_run_names_alone(monkeypatch, capsys):
     """hnn/table1's joblib sweep runs one job per core, NONEUCLID_JOBS or hydra.launcher.n_jobs choose
     another count, and no count changes a run's folder name (the hydra node is not a setting)."""
     from omegaconf import OmegaConf, open_dict
@@ -154,8 +154,11 @@ def test_parallel_jobs_default_to_the_cores_and_leave_the_run_names_alone(monkey
     monkeypatch.setenv("NONEUCLID_JOBS", "two")
     with pytest.raises(ValueError, match="whole number of parallel jobs"):
         jobs()
-    with pytest.raises(SystemExit):  # the reproduce command: the message, not a traceback
+    capsys.readouterr()
+    with pytest.raises(SystemExit) as stopped:  # the reproduce command: the message, not a traceback
         reproduce.main(["phydi"])
+    err = capsys.readouterr().err
+    assert stopped.value.code == 2 and "NONEUCLID_JOBS='two'" in err and "whole number of parallel jobs" in err
 
 
 # -- the HTML report in a browser -------------------------------------------------------------------
