@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import math
+import re
 
 import h5py
 import numpy as np
@@ -67,7 +68,7 @@ def test_load_gml_computes_the_authors_network(tmp_path, stiefel):
 
 
 def test_load_gml_of_a_missing_file_says_which(tmp_path):
-    with pytest.raises(FileNotFoundError):
+    with pytest.raises(FileNotFoundError, match=re.escape(str(tmp_path / "absent.h5"))):  # h5py's message
         load_gml(tmp_path / "absent.h5")
 
 
