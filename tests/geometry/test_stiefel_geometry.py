@@ -187,9 +187,24 @@ def test_lift_is_an_isomorphism_onto_the_tangent_space(kind):
     assert _maxabs(Y.mT @ D + D.mT @ Y) <= 1e-12  # the image is tangent
     A, B = stiefel.lift(Y, S, D)
     assert _maxabs(A - A0) <= 1e-12 and _maxabs(B - B0) <= 1e-12
-    # dimensions agree: n(n-1)/2 + (N-n) n = dim St(N, n) = N n - n(n+1)/2
+    # on a basis of g^hor (E_ij - E_ji for i < j in A, E_kl in B) the map has full rank dim St(N, n) =
+    # N n - n(n+1)/2, with tangent images: injective, and onto T_Y St
     N, n = 10, 4
-    assert n * (n - 1) // 2 + (N - n) * n == N * n - n * (n + 1) // 2
+    basis = []
+    for i in range(n):
+        for j in range(i + 1, n):
+            Ab = torch.zeros(n, n, dtype=DT)
+            Ab[i, j], Ab[j, i] = 1.0, -1.0
+            basis.append((Ab, torch.zeros(N - n, n, dtype=DT)))
+    for k in range(N - n):
+        for col in range(n):
+            Bb = torch.zeros(N - n, n, dtype=DT)
+            Bb[k, col] = 1.0
+            basis.append((torch.zeros(n, n, dtype=DT), Bb))
+    images = torch.stack([Y @ Ab + S.embed(Bb.expand(5, N - n, n)) for Ab, Bb in basis], -1)  # [5, N, n, dim]
+    assert _maxabs(torch.einsum("bji,bjkd->bikd", Y, images) + torch.einsum("bjid,bjk->bikd", images, Y)) <= 1e-12
+    rank = torch.linalg.matrix_rank(images.flatten(1, 2))  # [5]: of the N n x dim matrix per point
+    assert rank.tolist() == [N * n - n * (n + 1) // 2] * 5 and len(basis) == N * n - n * (n + 1) // 2
 
 
 @pytest.mark.parametrize("kind", SECTIONS)
