@@ -11,6 +11,7 @@ from noneuclid.config import compose
 from noneuclid.evaluate import drift
 from noneuclid.evaluate.__main__ import retraction_seeds
 from noneuclid.geometry import stiefel
+from noneuclid.nn import StiefelParameter
 
 N, n = 6, 2
 
@@ -29,17 +30,26 @@ def test_deviations_are_the_largest_entry_of_yty_minus_i_per_matrix():
     assert drift.deviations(Y).tolist() == [0.0, 0.5625]
 
 
-def test_records_every_few_steps_per_seed_the_max_and_median_over_the_points():
+def test_records_every_few_steps_per_seed_the_max_and_median_over_the_points(monkeypatch):
+    made = []  # the stacked parameter simulate steps: after it returns, the points of the last step
+
+    def kept(Y):
+        made.append(StiefelParameter(Y))
+        return made[-1]
+
+    monkeypatch.setattr(drift, "StiefelParameter", kept)
     out = _run(steps=10, every=4)
     assert list(out.columns) == ["step", "seed", "max_dev", "median_dev"]
     assert sorted(set(out.step)) == [0, 4, 8, 10] and (out.groupby("step").seed.apply(list) == [[0, 1]] * 4).all()
-    assert (out.max_dev >= out.median_dev).all()
-    for seed in (0, 1):  # step 0: the initial points of Algorithm 3, drawn from the seed's generator
+    (last,) = made
+    for i, seed in enumerate((0, 1)):  # step 0: the initial points of Algorithm 3, drawn from the seed's generator
         start = stiefel.random_point(3, N=N, n=n, dtype=torch.float32, generator=torch.Generator().manual_seed(seed))
-        row = out[(out.step == 0) & (out.seed == seed)].iloc[0]
-        dev = drift.deviations(start)
-        assert row.max_dev == pytest.approx(float(dev.max()), rel=1e-12)
-        assert row.median_dev == pytest.approx(float(dev.quantile(0.5)), rel=1e-12)
+        for step, points in ((0, start), (10, last.detach()[i])):  # step 10: the points after the last step
+            row = out[(out.step == step) & (out.seed == seed)].iloc[0]
+            dev = drift.deviations(points)
+            assert row.max_dev == pytest.approx(float(dev.max()), rel=1e-12)
+            assert row.median_dev == pytest.approx(float(dev.quantile(0.5)), rel=1e-12)
+        assert not torch.equal(last.detach()[i], start)  # the points moved
 
 
 def test_seeds_are_independent_gradient_streams_and_reproducible():
