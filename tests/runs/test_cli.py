@@ -5,6 +5,7 @@ from __future__ import annotations
 import json
 
 import pandas as pd
+import pytest
 from omegaconf import OmegaConf
 
 from noneuclid.runs import RunDir
@@ -64,3 +65,20 @@ def test_run_folders_follows_links_to_run_folders(tmp_path):
     (tmp_path / "links" / "run-s0").symlink_to(stored)
     assert run_folders([tmp_path / "links"]) == [tmp_path / "links" / "run-s0"]
     assert run_folders([tmp_path / "stored"]) == [stored]
+
+
+def test_a_device_is_cpu_or_a_cuda_gpu_torch_sees(monkeypatch):
+    """The --device of evaluate and bench: a name other than cpu or cuda, or cuda without a GPU, is a usage error."""
+    import argparse
+
+    import torch
+
+    from noneuclid.runs.cli import device
+
+    monkeypatch.setattr(torch.cuda, "is_available", lambda: False)
+    assert device("cpu") == "cpu"
+    for text, message in (("gpu", "cpu or cuda"), ("cuda", "sees no CUDA GPU")):
+        with pytest.raises(argparse.ArgumentTypeError, match=message):
+            device(text)
+    monkeypatch.setattr(torch.cuda, "is_available", lambda: True)
+    assert device("cuda") == "cuda"

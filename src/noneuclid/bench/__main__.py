@@ -14,7 +14,7 @@ import sys
 import torch
 
 from noneuclid.bench import charts, hyperbolic, hypercomplex, mlr, paper_scale, poincare, stiefel
-from noneuclid.runs.cli import positive
+from noneuclid.runs.cli import device, positive
 
 BENCHMARKS = {
     "stiefel": stiefel,
@@ -32,7 +32,7 @@ def main(argv=None) -> None:
         return paper_scale.main(argv[1:])
     parser = argparse.ArgumentParser(prog="python -m noneuclid.bench")
     parser.add_argument("name", choices=sorted(BENCHMARKS), help="or paper-scale (see its --help)")
-    parser.add_argument("--device", choices=["cpu", "cuda"], default="cuda" if torch.cuda.is_available() else "cpu")
+    parser.add_argument("--device", type=device, default="cuda" if torch.cuda.is_available() else "cpu")
     parser.add_argument(
         "--batch", type=positive, default=None, help="default: the paper's (2048 ViT, 64 HNN, 64 PHYDI)"
     )
@@ -44,8 +44,6 @@ def main(argv=None) -> None:
         help="the smallest case, without torch.compile (a smoke run; the benchmarks whose run() takes quick)",
     )
     args = parser.parse_args(argv)
-    if args.device == "cuda" and not torch.cuda.is_available():
-        parser.error("--device cuda: torch sees no CUDA GPU on this machine")
     bench = BENCHMARKS[args.name]
     kwargs = {"batch": args.batch} if args.batch else {}
     if args.quick:

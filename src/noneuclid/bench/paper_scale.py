@@ -39,7 +39,7 @@ from noneuclid.config import compose, stacked_runs, sweep_params
 from noneuclid.data import prefix
 from noneuclid.data.files import DataError
 from noneuclid.runs import resolve_device
-from noneuclid.runs.cli import PROFILES
+from noneuclid.runs.cli import PROFILES, device
 from noneuclid.tables import FLOAT_FORMAT
 from noneuclid.train import tasks
 from noneuclid.train.trainer import build_task_and_model, train_step
@@ -258,7 +258,7 @@ def main(argv=None) -> None:
     import argparse
 
     parser = argparse.ArgumentParser(prog="python -m noneuclid.bench paper-scale", description=__doc__.split("\n\n")[0])
-    parser.add_argument("--device", choices=["cpu", "cuda"], default="cuda" if torch.cuda.is_available() else "cpu")
+    parser.add_argument("--device", type=device, default="cuda" if torch.cuda.is_available() else "cpu")
     parser.add_argument(
         "--seconds",
         type=float,
@@ -291,8 +291,6 @@ def main(argv=None) -> None:
         except (FileNotFoundError, ValueError) as e:  # no timings yet, or a page without the markers
             parser.error(str(e))
         return
-    if args.device == "cuda" and not torch.cuda.is_available():
-        parser.error("--device cuda: torch sees no CUDA GPU on this machine")
     frame = table(args.only or tuple(ROWS), args.device, args.seconds, args.profile, args.overrides)
     out = args.out or (None if args.only or args.profile != "paper" else default_path(args.device))
     print(paper_scale_docs.markdown(frame))

@@ -8,8 +8,6 @@ import os
 import sys
 from pathlib import Path
 
-import torch
-
 from noneuclid.data.brantner_gml import reference_dir
 from noneuclid.data.files import DataError
 from noneuclid.evaluate import (
@@ -21,7 +19,7 @@ from noneuclid.evaluate import (
     table2_reference,
     timing,
 )
-from noneuclid.runs.cli import PROFILES, positive, seed_list
+from noneuclid.runs.cli import PROFILES, device, positive, seed_list
 
 EVALUATIONS = (
     "authors-networks",
@@ -72,7 +70,7 @@ def _parser() -> argparse.ArgumentParser:
     parser.add_argument("--threads", type=positive, default=1, help="timing: torch threads")
     parser.add_argument(
         "--device",
-        choices=sorted(timing.FILES),
+        type=device,
         default="cpu",
         help="timing: where to time (cuda writes timing_gpu.csv)",
     )
@@ -133,8 +131,6 @@ def _evaluate(args: argparse.Namespace) -> list:
 def main(argv=None) -> int:
     parser = _parser()
     args = parser.parse_intermixed_args(argv)
-    if args.device == "cuda" and not torch.cuda.is_available():
-        parser.error("--device cuda: torch sees no CUDA GPU on this machine")
     try:
         written = _evaluate(args)
     except (FileNotFoundError, DataError) as e:  # what to train, evaluate or fetch first

@@ -1,6 +1,6 @@
 """What the commands share (`python -m noneuclid.report`, `python -m noneuclid.runs export`, `python -m
 noneuclid.evaluate`): the profile a command works on when none is named (the one whose runs are there, in run
-folders or in the committed per-run data), a list of seeds and a count as the command line writes them."""
+folders or in the committed per-run data), a list of seeds, a count and a device as the command line writes them."""
 
 import argparse
 
@@ -59,3 +59,14 @@ def positive(text: str) -> int:
     if not text.isdigit() or int(text) < 1:
         raise argparse.ArgumentTypeError(f"a whole number of at least 1, got {text!r}")
     return int(text)
+
+
+def device(text: str) -> str:
+    """A --device as the command line writes it: cpu, or cuda where torch sees a GPU."""
+    import torch  # here, not at the top: the report commands import this module and never need torch
+
+    if text not in ("cpu", "cuda"):
+        raise argparse.ArgumentTypeError(f"cpu or cuda, got {text!r}")
+    if text == "cuda" and not torch.cuda.is_available():
+        raise argparse.ArgumentTypeError("cuda: torch sees no CUDA GPU on this machine")
+    return text
